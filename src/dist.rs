@@ -1,0 +1,100 @@
+//! Sampling durations from a scenario's [`DurationDist`], as whole nanoseconds.
+//!
+//! Distributions are built once ([`Sampler::new`]) and sampled many times. Continuous draws are
+//! rounded to the nearest nanosecond and clamped at zero (below zero only where the scenario's
+//! `Uniform` allows it, as for clock steps). rand_distr's pure-Rust math keeps draws identical on
+//! every platform.
+
+use crate::rng::Rng;
+use crate::scenario::DurationDist;
+use crate::time::Dur;
+use rand::RngExt;
+use rand_distr::{Distribution, Exp1, LogNormal, Pareto};
+
+/// A ready-to-sample duration distribution.
+#[derive(Clone, Debug)]
+pub enum Sampler {
+    Fixed(i64),
+    Uniform(i64, i64),
+    Exponential(f64),
+    LogNormal(LogNormal<f64>),
+    Pareto(Pareto<f64>),
+}
+
+impl Sampler {
+    /// Builds a sampler; the error says which parameter is out of range.
+    pub fn new(d: &DurationDist) -> Result<Sampler, String> {
+        Ok(match *d {
+            DurationDist::Fixed(v) => Sampler::Fixed(v.0),
+            DurationDist::Uniform { min, max } => {
+                if min > max {
+                    return Err(format!("Uniform min {min} is above max {max}"));
+                }
+                Sampler::Uniform(min.0, max.0)
+            }
+            DurationDist::Exponential { mean } => {
+                if mean.0 < 0 {
+                    return Err(format!("Exponential mean {mean} is negative"));
+                }
+                Sampler::Exponential(mean.0 as f64)
+            }
+            DurationDist::LogNormal { median, sigma } => {
+                if median.0 <= 0 || !(sigma.is_finite() && sigma >= 0.0) {
+                    return Err(format!(
+                        "LogNormal needs median > 0 and sigma >= 0 (got {median}, {sigma})"
+                    ));
+                }
+                Sampler::LogNormal(
+                    LogNormal::new((median.0 as f64).ln(), sigma).map_err(|e| e.to_string())?,
+                )
+            }
+            DurationDist::Pareto { scale, shape } => {
+                if scale.0 <= 0 || !(shape.is_finite() && shape > 0.0) {
+                    return Err(format!(
+                        "Pareto needs scale > 0 and shape > 0 (got {scale}, {shape})"
+                    ));
+                }
+                Sampler::Pareto(Pareto::new(scale.0 as f64, shape).map_err(|e| e.to_string())?)
+            }
+        })
+    }
+
+    /// Whether every draw is the same value (no randomness consumed).
+    pub fn is_fixed(&self) -> bool {
+        matches!(self, Sampler::Fixed(_))
+    }
+
+    /// The smallest value a draw can take, in ns.
+    pub fn min_ns(&self) -> i64 {
+        match self {
+            Sampler::Fixed(v) | Sampler::Uniform(v, _) => *v,
+            Sampler::Pareto(_) | Sampler::LogNormal(_) | Sampler::Exponential(_) => 0,
+        }
+    }
+
+    /// One draw.
+    pub fn sample(&self, rng: &mut Rng) -> Dur {
+        let ns = match self {
+            Sampler::Fixed(v) => return Dur(*v),
+            Sampler::Uniform(lo, hi) => return Dur(rng.random_range(*lo..=*hi)),
+            Sampler::Exponential(mean) => {
+                let x: f64 = Exp1.sample(rng);
+                x * mean
+            }
+            Sampler::LogNormal(d) => d.sample(rng),
+            Sampler::Pareto(d) => d.sample(rng),
+        };
+        Dur(to_ns(ns))
+    }
+}
+
+/// Rounds a non-negative float count of nanoseconds to an integer, saturating.
+pub fn to_ns(x: f64) -> i64 {
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else if x >= 4e18 {
+        4_000_000_000_000_000_000
+    } else {
+        x.round() as i64
+    }
+}

@@ -1,0 +1,266 @@
+//! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
+//! schedule (fixed and drawn), the network, the workload streams and the initial events.
+
+use super::{Ev, EventQueue, Node, NodeFault, Sim, Stats, TimerSlot};
+use crate::clock::NodeClock;
+use crate::dist::Sampler;
+use crate::msg::NodeId;
+use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
+use crate::oracle::harm::Harm;
+use crate::oracle::Oracle;
+use crate::rng::{self, Component};
+use crate::scenario::{random_faults, validate, DurationDist, Fault, Placement, Role, Scenario};
+use crate::strategy::{LeaseParams, Out, Strategy, MAX_TIMERS};
+use crate::time::{DriftRate, Dur, SimTime};
+use rand::RngExt;
+
+/// A scenario that cannot run, with every problem found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .problems.join("\n"))]
+pub struct BuildError {
+    pub problems: Vec<String>,
+}
+
+/// Builds a run of `scenario` under `strategy`. `keep_timeline` keeps every belief interval.
+pub fn build(
+    scenario: &Scenario,
+    strategy: Box<dyn Strategy>,
+    keep_timeline: bool,
+) -> Result<Sim, BuildError> {
+    let problems = validate::validate(scenario);
+    if !problems.is_empty() {
+        return Err(BuildError { problems });
+    }
+    let n = scenario.nodes.len();
+    let id = |name: &str| scenario.node_index(name).expect("validated node name");
+    let ids = |names: &Option<Vec<String>>| match names {
+        None => NodeSet::all(),
+        Some(v) => NodeSet::of(&v.iter().map(|s| id(s)).collect::<Vec<_>>(), n),
+    };
+    let grantor = scenario
+        .nodes
+        .iter()
+        .position(|c| c.role == Role::Grantor)
+        .expect("validated: one grantor");
+
+    let drifts = place_drifts(scenario);
+    let clocks = scenario
+        .nodes
+        .iter()
+        .zip(&drifts)
+        .map(|(c, &d)| NodeClock::new(d, c.offset))
+        .collect();
+
+    let mut all_faults = scenario.faults.clone();
+    all_faults.extend(random_faults::materialize(scenario));
+    let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
+    for (i, c) in scenario.nodes.iter().enumerate() {
+        node_faults.push((SimTime(c.start.0), i, NodeFault::Start));
+    }
+    let mut net_faults = Vec::new();
+    for f in &all_faults {
+        let at = SimTime(f.at().0);
+        let window = |d: Dur| Window {
+            start: at,
+            end: at + d,
+        };
+        match f {
+            Fault::Pause {
+                node,
+                duration,
+                kind,
+                clock,
+                ..
+            } => node_faults.push((
+                at,
+                id(node),
+                NodeFault::Pause {
+                    duration: *duration,
+                    kind: *kind,
+                    clock: *clock,
+                },
+            )),
+            Fault::Crash { node, .. } => node_faults.push((at, id(node), NodeFault::Crash)),
+            Fault::Restart { node, .. } => node_faults.push((at, id(node), NodeFault::Restart)),
+            Fault::ClockStep { node, by, .. } => {
+                node_faults.push((at, id(node), NodeFault::ClockStep { by: *by }))
+            }
+            Fault::DriftChange {
+                node, drift_ppm, ..
+            } => node_faults.push((
+                at,
+                id(node),
+                NodeFault::DriftChange {
+                    drift: DriftRate::from_ppm(*drift_ppm).expect("validated drift"),
+                },
+            )),
+            Fault::Partition {
+                duration, groups, ..
+            } => {
+                let mut group = vec![None; n];
+                for (g, names) in groups.iter().enumerate() {
+                    for name in names {
+                        group[id(name)] = Some(g as u16);
+                    }
+                }
+                net_faults.push(NetFault::Partition {
+                    window: window(*duration),
+                    group,
+                });
+            }
+            Fault::OneWay {
+                from, to, duration, ..
+            } => net_faults.push(NetFault::OneWay {
+                window: window(*duration),
+                from: id(from),
+                to: id(to),
+            }),
+            Fault::DelaySpike {
+                duration,
+                extra,
+                from,
+                to,
+                kinds,
+                ..
+            } => net_faults.push(NetFault::DelaySpike {
+                window: window(*duration),
+                extra: *extra,
+                which: Match {
+                    from: ids(from),
+                    to: ids(to),
+                    kinds: kinds.as_deref().map_or(KindSet::all(), KindSet::of),
+                },
+            }),
+            Fault::Drop {
+                duration,
+                from,
+                to,
+                kinds,
+                ..
+            } => net_faults.push(NetFault::Drop {
+                window: window(*duration),
+                which: Match {
+                    from: ids(from),
+                    to: ids(to),
+                    kinds: kinds.as_deref().map_or(KindSet::all(), KindSet::of),
+                },
+            }),
+        }
+    }
+    // Stable: faults at one instant apply in the order the scenario lists them.
+    node_faults.sort_by_key(|f| f.0);
+
+    let sampler = |d: &DurationDist| Sampler::new(d).expect("validated distribution");
+    let net_cfg = &scenario.network;
+    let links = net_cfg
+        .links
+        .iter()
+        .map(|l| (id(&l.from), id(&l.to), sampler(&l.delay)))
+        .collect();
+    let net = Network::new(
+        scenario.seed,
+        n,
+        sampler(&net_cfg.delay),
+        links,
+        net_cfg.loss,
+        net_cfg.duplicate,
+        net_faults,
+    );
+
+    let arrivals = |rate: f64, component: Component, node: usize| {
+        (rate > 0.0).then(|| {
+            let mean = Dur(crate::dist::to_ns(1e9 / rate));
+            (
+                Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
+                rng::stream(scenario.seed, component, node as u64),
+            )
+        })
+    };
+    let w = &scenario.workload;
+    let nodes = scenario
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let contender = c.role == Role::Contender;
+            Node {
+                role: c.role,
+                logic: None,
+                life: 0,
+                pause_depth: 0,
+                stall_depth: 0,
+                deferred: Vec::new(),
+                timers: [TimerSlot::default(); MAX_TIMERS],
+                last_token: 0,
+                started: false,
+                reads: arrivals(w.reads_per_second, Component::Reads, i).filter(|_| contender),
+                writes: arrivals(w.writes_per_second, Component::Writes, i).filter(|_| contender),
+            }
+        })
+        .collect();
+
+    let mut queue = EventQueue::default();
+    let faults = node_faults
+        .iter()
+        .enumerate()
+        .map(|(index, &(at, node, fault))| {
+            queue.push(
+                at,
+                Ev::Fault {
+                    index: index as u32,
+                },
+            );
+            (node, fault)
+        })
+        .collect();
+
+    let lease = &scenario.lease;
+    Ok(Sim {
+        now: SimTime::ZERO,
+        end: SimTime(scenario.duration.0),
+        max_events: scenario.limits.max_events,
+        queue,
+        nodes,
+        clocks,
+        net,
+        oracle: Oracle::new(n, keep_timeline),
+        harm: Harm::new(n, scenario.resource.fencing),
+        strategy,
+        params: LeaseParams {
+            lease: lease.duration,
+            renew_every: lease.renew_every(),
+            retry_every: lease.retry_every,
+            grantor_restart: lease.grantor_restart,
+        },
+        grantor,
+        service_time: w.service_time,
+        faults,
+        out: Out::default(),
+        stats: Stats::default(),
+    })
+}
+
+/// Each node's drift: its own `drift_ppm`, or placed within `clocks.drift_spread_ppm` (rho).
+fn place_drifts(s: &Scenario) -> Vec<DriftRate> {
+    let rho = DriftRate::from_ppm(s.clocks.drift_spread_ppm).expect("validated spread");
+    let half = rho.ppt / 2;
+    s.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.drift_ppm {
+            Some(ppm) => DriftRate::from_ppm(ppm).expect("validated drift"),
+            None if half == 0 => DriftRate::ZERO,
+            None => match s.clocks.placement {
+                Placement::Random => {
+                    let mut r = rng::stream(s.seed, Component::Drift, i as u64);
+                    DriftRate {
+                        ppt: r.random_range(-half..=half),
+                    }
+                }
+                Placement::Adversarial => DriftRate {
+                    ppt: if c.role == Role::Grantor { half } else { -half },
+                },
+            },
+        })
+        .collect()
+}

@@ -1,0 +1,531 @@
+//! The discrete-event engine: one run of a scenario in exact true time.
+//!
+//! Events come out of a queue keyed by (true time, sequence number). Node-bound events (message
+//! deliveries, timers, client requests and their effects) go to the node's logic, or wait in the
+//! node's deferred list while it is paused and are handled at resume in the order they fell due;
+//! a crashed node loses them. Timers are set on a node's monotonic or wall clock at a local
+//! deadline and mapped to true time; when a mapping changes (wall step, drift change, stalled
+//! freeze) the node's pending timers are re-mapped. A timer's stale queue entries are skipped by
+//! generation number. The engine feeds the [`Oracle`] and the [`Harm`] ledger but judges nothing
+//! itself, and it knows no strategy: it only calls [`NodeLogic`].
+
+mod build;
+mod queue;
+
+pub use build::{build, BuildError};
+
+use crate::clock::{ClockKind, NodeClock};
+use crate::dist::Sampler;
+use crate::msg::{Message, MsgKind, NodeId, Token};
+use crate::net::Network;
+use crate::oracle::harm::Harm;
+use crate::oracle::{Oracle, OracleReport};
+use crate::rng::Rng;
+use crate::scenario::{FreezeClock, PauseKind, Role};
+use crate::strategy::{Cx, Effect, LeaseParams, NodeLogic, Out, Strategy, TimerId, MAX_TIMERS};
+use crate::time::{DriftRate, Dur, SimTime};
+use queue::EventQueue;
+
+/// A client request's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReqKind {
+    Read,
+    Write,
+}
+
+/// One event. Small and `Copy`: scheduling one allocates nothing.
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    Deliver {
+        to: u32,
+        from: u32,
+        msg: Message,
+    },
+    Timer {
+        node: u32,
+        timer: TimerId,
+        gen: u32,
+    },
+    /// A client request arrives at a node.
+    Arrival {
+        node: u32,
+        kind: ReqKind,
+    },
+    /// A request admitted `service_time` ago takes effect.
+    Effect {
+        node: u32,
+        kind: ReqKind,
+        token: Token,
+    },
+    /// A node fault from the schedule.
+    Fault {
+        index: u32,
+    },
+    PauseEnd {
+        node: u32,
+        life: u32,
+        stall: bool,
+    },
+}
+
+/// A node fault of the schedule, compiled to node ids (network faults live in [`Network`]).
+#[derive(Clone, Copy, Debug)]
+pub enum NodeFault {
+    Start,
+    Pause {
+        duration: Dur,
+        kind: PauseKind,
+        clock: FreezeClock,
+    },
+    Crash,
+    Restart,
+    ClockStep {
+        by: Dur,
+    },
+    DriftChange {
+        drift: DriftRate,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct TimerSlot {
+    gen: u32,
+    armed: bool,
+    clock: Option<ClockKind>,
+    at: crate::time::LocalTime,
+}
+
+struct Node {
+    role: Role,
+    logic: Option<Box<dyn NodeLogic>>,
+    /// Incremented at every crash: a pause end from an earlier life is ignored.
+    life: u32,
+    pause_depth: u32,
+    stall_depth: u32,
+    deferred: Vec<Ev>,
+    timers: [TimerSlot; MAX_TIMERS],
+    /// The highest token this node has issued (durable across crashes).
+    last_token: Token,
+    started: bool,
+    reads: Option<(Sampler, Rng)>,
+    writes: Option<(Sampler, Rng)>,
+}
+
+impl Node {
+    fn up(&self) -> bool {
+        self.logic.is_some()
+    }
+    fn running(&self) -> bool {
+        self.up() && self.pause_depth == 0
+    }
+}
+
+/// Counters of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub events: u64,
+    pub truncated: bool,
+    pub messages_sent: [u64; MsgKind::COUNT],
+    pub messages_dropped: u64,
+    pub grants: u64,
+    pub renewals: u64,
+    pub reads_arrived: u64,
+    pub writes_arrived: u64,
+    pub reads_admitted: u64,
+    pub writes_admitted: u64,
+    pub pauses: u64,
+    pub crashes: u64,
+}
+
+/// The raw result of a run, before it is summarised.
+pub struct RunResult {
+    pub stats: Stats,
+    pub oracle: OracleReport,
+    pub harm: crate::oracle::harm::HarmCounts,
+    pub duration: Dur,
+    /// Each node's drift as run (after placement).
+    pub drifts: Vec<DriftRate>,
+}
+
+/// A scenario ready to run.
+pub struct Sim {
+    now: SimTime,
+    end: SimTime,
+    max_events: u64,
+    queue: EventQueue,
+    nodes: Vec<Node>,
+    clocks: Vec<NodeClock>,
+    net: Network,
+    oracle: Oracle,
+    harm: Harm,
+    strategy: Box<dyn Strategy>,
+    params: LeaseParams,
+    grantor: NodeId,
+    service_time: Dur,
+    faults: Vec<(NodeId, NodeFault)>,
+    out: Out,
+    stats: Stats,
+}
+
+impl Sim {
+    /// Runs to the end of the scenario (or the event bound) and returns what happened.
+    pub fn run(mut self) -> RunResult {
+        while let Some((at, ev)) = self.queue.pop() {
+            if at >= self.end {
+                break;
+            }
+            if self.stats.events >= self.max_events {
+                self.stats.truncated = true;
+                break;
+            }
+            self.stats.events += 1;
+            self.now = at;
+            self.dispatch(ev);
+        }
+        let end = if self.stats.truncated {
+            self.now
+        } else {
+            self.end
+        };
+        let drifts = self.clocks.iter().map(|c| c.drift()).collect();
+        RunResult {
+            oracle: self.oracle.finish(end, &self.clocks),
+            harm: self.harm.counts().clone(),
+            stats: self.stats,
+            duration: Dur(end.0),
+            drifts,
+        }
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::Fault { index } => {
+                let (node, fault) = self.faults[index as usize];
+                self.apply_fault(node, fault);
+            }
+            Ev::PauseEnd { node, life, stall } => self.end_pause(node as NodeId, life, stall),
+            Ev::Arrival { node, kind } => {
+                let n = node as NodeId;
+                self.schedule_arrival(n, kind);
+                match kind {
+                    ReqKind::Read => self.stats.reads_arrived += 1,
+                    ReqKind::Write => self.stats.writes_arrived += 1,
+                }
+                self.route(n, ev);
+            }
+            Ev::Deliver { to, from, msg } => {
+                if self.net.is_cut(self.now, from as NodeId, to as NodeId) {
+                    self.stats.messages_dropped += 1;
+                    return;
+                }
+                let _ = msg;
+                self.route(to as NodeId, ev);
+            }
+            Ev::Timer { node, .. } | Ev::Effect { node, .. } => self.route(node as NodeId, ev),
+        }
+    }
+
+    /// Hands a node-bound event to its node: now, later (paused), or never (down).
+    fn route(&mut self, n: NodeId, ev: Ev) {
+        let node = &mut self.nodes[n];
+        if !node.up() {
+            if matches!(ev, Ev::Deliver { .. }) {
+                self.stats.messages_dropped += 1;
+            }
+            return;
+        }
+        if node.pause_depth > 0 {
+            node.deferred.push(ev);
+            return;
+        }
+        self.handle(n, ev);
+    }
+
+    fn handle(&mut self, n: NodeId, ev: Ev) {
+        match ev {
+            Ev::Deliver { from, msg, .. } => {
+                if let (Message::Write { token }, true) = (msg, n == self.grantor) {
+                    self.harm.write_arrives(from as NodeId, token);
+                } else {
+                    let cx = self.cx(n, false);
+                    let mut logic = self.nodes[n].logic.take().expect("node is up");
+                    logic.on_message(&cx, from as NodeId, msg, &mut self.out);
+                    self.after_call(n, logic);
+                }
+            }
+            Ev::Timer { timer, gen, .. } => {
+                let slot = &mut self.nodes[n].timers[timer as usize];
+                if !slot.armed || slot.gen != gen {
+                    return; // cancelled, re-armed or re-mapped since
+                }
+                slot.armed = false;
+                let cx = self.cx(n, false);
+                let mut logic = self.nodes[n].logic.take().expect("node is up");
+                logic.on_timer(&cx, timer, &mut self.out);
+                self.after_call(n, logic);
+            }
+            Ev::Arrival { kind, .. } => {
+                let cx = self.cx(n, false);
+                let checked = self.nodes[n].logic.as_ref().expect("node is up").check(&cx);
+                let Some(token) = checked else { return };
+                match kind {
+                    ReqKind::Read => self.stats.reads_admitted += 1,
+                    ReqKind::Write => self.stats.writes_admitted += 1,
+                }
+                if self.service_time.0 == 0 {
+                    self.take_effect(n, kind, token);
+                } else {
+                    let ev = Ev::Effect {
+                        node: n as u32,
+                        kind,
+                        token,
+                    };
+                    self.queue.push(self.now + self.service_time, ev);
+                }
+            }
+            Ev::Effect { kind, token, .. } => self.take_effect(n, kind, token),
+            Ev::Fault { .. } | Ev::PauseEnd { .. } => unreachable!("not node-bound"),
+        }
+    }
+
+    /// A request admitted under `token` takes effect: a read is served, a write is sent.
+    fn take_effect(&mut self, n: NodeId, kind: ReqKind, token: Token) {
+        match kind {
+            ReqKind::Read => self.harm.read(n, token),
+            ReqKind::Write => {
+                self.harm.write_sent(token);
+                self.send(n, self.grantor, Message::Write { token });
+            }
+        }
+    }
+
+    fn cx(&self, n: NodeId, restarted: bool) -> Cx {
+        let clock = &self.clocks[n];
+        Cx {
+            node: n,
+            grantor: self.grantor,
+            mono: clock.mono(self.now),
+            wall: clock.wall(self.now),
+            restarted,
+            last_token: self.nodes[n].last_token,
+            register_version: self.harm.version(),
+        }
+    }
+
+    /// Applies the effects of a call into node `n`'s logic and tells the oracle what changed.
+    fn after_call(&mut self, n: NodeId, logic: Box<dyn NodeLogic>) {
+        let belief = logic.belief();
+        self.nodes[n].logic = Some(logic);
+        let mut out = std::mem::take(&mut self.out);
+        for effect in out.drain() {
+            match effect {
+                Effect::Send { to, msg } => self.send(n, to, msg),
+                Effect::SetTimer { timer, clock, at } => {
+                    let slot = &mut self.nodes[n].timers[timer as usize];
+                    slot.gen = slot.gen.wrapping_add(1);
+                    slot.armed = true;
+                    slot.clock = Some(clock);
+                    slot.at = at;
+                    self.schedule_timer(n, timer);
+                }
+                Effect::CancelTimer { timer } => {
+                    let slot = &mut self.nodes[n].timers[timer as usize];
+                    slot.gen = slot.gen.wrapping_add(1);
+                    slot.armed = false;
+                }
+                Effect::Issued { token, .. } => {
+                    self.stats.grants += 1;
+                    self.nodes[n].last_token = self.nodes[n].last_token.max(token);
+                    self.harm.issued(token);
+                }
+                Effect::Renewed { .. } => self.stats.renewals += 1,
+                Effect::Holding { token, version } => self.harm.holding(n, token, version),
+            }
+        }
+        self.out = out;
+        if belief != self.oracle.belief(n) {
+            self.oracle.settle(n, self.now, &self.clocks[n]);
+            self.oracle.set_belief(n, belief);
+            self.oracle.maybe_flush(self.now, &self.clocks);
+        }
+    }
+
+    fn send(&mut self, from: NodeId, to: NodeId, msg: Message) {
+        let kind = msg.kind();
+        self.stats.messages_sent[kind.index()] += 1;
+        let fate = self.net.send(self.now, from, to, kind);
+        let ev = Ev::Deliver {
+            to: to as u32,
+            from: from as u32,
+            msg,
+        };
+        match fate.first {
+            Some(d) => self.queue.push(self.now + d, ev),
+            None => self.stats.messages_dropped += 1,
+        }
+        if let Some(d) = fate.copy {
+            self.queue.push(self.now + d, ev);
+        }
+    }
+
+    /// Maps timer `timer` of node `n` to true time and queues it (if its clock can reach it).
+    fn schedule_timer(&mut self, n: NodeId, timer: TimerId) {
+        let slot = self.nodes[n].timers[timer as usize];
+        let clock = slot.clock.expect("an armed timer has a clock");
+        let due = self.clocks[n].reaches(clock, slot.at, self.now);
+        if due != SimTime::NEVER {
+            let ev = Ev::Timer {
+                node: n as u32,
+                timer,
+                gen: slot.gen,
+            };
+            self.queue.push(due, ev);
+        }
+    }
+
+    /// The mapping of node `n`'s clocks changed: re-map its pending timers on `which` clock
+    /// (`None`: both).
+    fn remap_timers(&mut self, n: NodeId, which: Option<ClockKind>) {
+        for timer in 0..MAX_TIMERS {
+            let slot = &mut self.nodes[n].timers[timer];
+            if slot.armed && which.is_none_or(|k| slot.clock == Some(k)) {
+                slot.gen = slot.gen.wrapping_add(1);
+                self.schedule_timer(n, timer as TimerId);
+            }
+        }
+    }
+
+    fn schedule_arrival(&mut self, n: NodeId, kind: ReqKind) {
+        let node = &mut self.nodes[n];
+        let stream = match kind {
+            ReqKind::Read => node.reads.as_mut(),
+            ReqKind::Write => node.writes.as_mut(),
+        };
+        if let Some((sampler, rng)) = stream {
+            let gap = sampler.sample(rng);
+            self.queue.push(
+                self.now + gap,
+                Ev::Arrival {
+                    node: n as u32,
+                    kind,
+                },
+            );
+        }
+    }
+
+    fn set_running(&mut self, n: NodeId) {
+        self.oracle.settle(n, self.now, &self.clocks[n]);
+        self.oracle.set_running(n, self.nodes[n].running());
+    }
+
+    fn apply_fault(&mut self, n: NodeId, fault: NodeFault) {
+        match fault {
+            NodeFault::Start | NodeFault::Restart => {
+                if self.nodes[n].up() {
+                    return;
+                }
+                let restarted = self.nodes[n].started;
+                let first_start = !self.nodes[n].started;
+                self.nodes[n].started = true;
+                let logic = self.strategy.node_logic(self.nodes[n].role, &self.params);
+                self.nodes[n].logic = Some(logic);
+                self.set_running(n);
+                let cx = self.cx(n, restarted);
+                let mut logic = self.nodes[n].logic.take().expect("just started");
+                logic.on_start(&cx, &mut self.out);
+                self.after_call(n, logic);
+                if first_start {
+                    self.schedule_arrival(n, ReqKind::Read);
+                    self.schedule_arrival(n, ReqKind::Write);
+                }
+            }
+            NodeFault::Crash => {
+                if !self.nodes[n].up() {
+                    return;
+                }
+                self.stats.crashes += 1;
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.oracle.set_belief(n, crate::strategy::Belief::None);
+                let node = &mut self.nodes[n];
+                node.logic = None;
+                node.life += 1;
+                node.pause_depth = 0;
+                node.deferred.clear();
+                for slot in node.timers.iter_mut() {
+                    slot.gen = slot.gen.wrapping_add(1);
+                    slot.armed = false;
+                }
+                self.harm.forget(n);
+                self.set_running(n);
+            }
+            NodeFault::Pause {
+                duration,
+                kind,
+                clock,
+            } => {
+                if !self.nodes[n].up() {
+                    return;
+                }
+                self.stats.pauses += 1;
+                self.nodes[n].pause_depth += 1;
+                self.set_running(n);
+                let stall = kind == PauseKind::VmFreeze && clock == FreezeClock::Stall;
+                if stall {
+                    self.nodes[n].stall_depth += 1;
+                    if self.nodes[n].stall_depth == 1 {
+                        self.oracle.settle(n, self.now, &self.clocks[n]);
+                        self.clocks[n].stall(self.now);
+                        self.remap_timers(n, None);
+                    }
+                }
+                let life = self.nodes[n].life;
+                let ev = Ev::PauseEnd {
+                    node: n as u32,
+                    life,
+                    stall,
+                };
+                self.queue.push(self.now + duration, ev);
+            }
+            NodeFault::ClockStep { by } => {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].step_wall(by);
+                self.remap_timers(n, Some(ClockKind::Wall));
+            }
+            NodeFault::DriftChange { drift } => {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].set_drift(self.now, drift);
+                self.remap_timers(n, None);
+            }
+        }
+    }
+
+    fn end_pause(&mut self, n: NodeId, life: u32, stall: bool) {
+        if stall {
+            // The VM's clock resumes whatever became of the process.
+            self.nodes[n].stall_depth -= 1;
+            if self.nodes[n].stall_depth == 0 {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].resume(self.now);
+                self.remap_timers(n, None);
+            }
+        }
+        let node = &mut self.nodes[n];
+        if node.life != life || node.pause_depth == 0 {
+            return;
+        }
+        node.pause_depth -= 1;
+        if node.pause_depth > 0 {
+            return;
+        }
+        self.set_running(n);
+        // Handle what fell due meanwhile, in the order it fell due.
+        let mut deferred = std::mem::take(&mut self.nodes[n].deferred);
+        for ev in deferred.drain(..) {
+            if !self.nodes[n].up() {
+                break;
+            }
+            self.handle(n, ev);
+        }
+        self.nodes[n].deferred = deferred;
+    }
+}

@@ -1,0 +1,127 @@
+//! The harm a broken lease does (SPEC 3): zombie actions, stale reads, unsafe and fenced writes.
+//!
+//! Also the protected register itself: a version counter at the resource, the highest token
+//! applied, and each holder's local copy (the version its grant carried plus its own writes).
+//! A read is stale when the resource has applied a write that the reader's copy misses: one by
+//! another holder, or one of its own from an earlier lease; its own writes of the current lease
+//! never make it stale, whether or not they have landed.
+
+use crate::msg::{NodeId, Token};
+
+/// A holder's local copy of the register.
+#[derive(Clone, Copy, Debug, Default)]
+struct Copy {
+    token: Token,
+    /// The resource's version when the grant was issued.
+    base_version: u64,
+}
+
+/// Counts of harm and of the register's traffic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HarmCounts {
+    pub zombie_actions: u64,
+    pub stale_reads: u64,
+    pub unsafe_writes: u64,
+    pub fenced_writes: u64,
+    pub reads_served: u64,
+    pub writes_sent: u64,
+    pub writes_applied: u64,
+}
+
+/// The register and the harm ledger of one run.
+pub struct Harm {
+    fencing: bool,
+    /// The newest token issued anywhere: every older one is superseded.
+    latest_token: Token,
+    /// Writes applied at the resource so far.
+    version: u64,
+    max_applied_token: Token,
+    copies: Vec<Copy>,
+    /// Per node: (token, writes applied under it) for its newest token seen at the resource.
+    own_applied: Vec<(Token, u64)>,
+    counts: HarmCounts,
+}
+
+impl Harm {
+    pub fn new(nodes: usize, fencing: bool) -> Harm {
+        Harm {
+            fencing,
+            latest_token: 0,
+            version: 0,
+            max_applied_token: 0,
+            copies: vec![Copy::default(); nodes],
+            own_applied: vec![(0, 0); nodes],
+            counts: HarmCounts::default(),
+        }
+    }
+
+    /// The register's version at the resource now.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub fn counts(&self) -> &HarmCounts {
+        &self.counts
+    }
+
+    /// A grant with `token` was issued.
+    pub fn issued(&mut self, token: Token) {
+        self.latest_token = self.latest_token.max(token);
+    }
+
+    /// `node` took lease `token` with the register at `version`.
+    pub fn holding(&mut self, node: NodeId, token: Token, version: u64) {
+        self.copies[node] = Copy {
+            token,
+            base_version: version,
+        };
+    }
+
+    /// A read admitted under `token` takes effect at `node` now.
+    pub fn read(&mut self, node: NodeId, token: Token) {
+        self.counts.reads_served += 1;
+        if token < self.latest_token {
+            self.counts.zombie_actions += 1;
+        }
+        let copy = self.copies[node];
+        let (own_token, own) = self.own_applied[node];
+        let own = if own_token == copy.token { own } else { 0 };
+        if self.version > copy.base_version + own {
+            self.counts.stale_reads += 1;
+        }
+    }
+
+    /// A write admitted under `token` takes effect at `node` now and is sent to the resource.
+    pub fn write_sent(&mut self, token: Token) {
+        self.counts.writes_sent += 1;
+        if token < self.latest_token {
+            self.counts.zombie_actions += 1;
+        }
+    }
+
+    /// A write from `node` under `token` reaches the resource. Returns whether it was applied.
+    pub fn write_arrives(&mut self, node: NodeId, token: Token) -> bool {
+        if token < self.max_applied_token {
+            if self.fencing {
+                self.counts.fenced_writes += 1;
+                return false;
+            }
+            self.counts.unsafe_writes += 1;
+        }
+        self.max_applied_token = self.max_applied_token.max(token);
+        self.version += 1;
+        self.counts.writes_applied += 1;
+        let own = &mut self.own_applied[node];
+        if token == own.0 {
+            own.1 += 1;
+        } else if token > own.0 {
+            *own = (token, 1);
+        }
+        true
+    }
+
+    /// `node` crashed: its copy is gone.
+    pub fn forget(&mut self, node: NodeId) {
+        self.copies[node] = Copy::default();
+    }
+}

@@ -1,0 +1,211 @@
+//! The summary of a run (SPEC 6's `summary.json` keys) and the check of a scenario's `expect`.
+//!
+//! Everything here is derived from integers the engine and oracle counted; the two ratios are the
+//! only floats, computed once at the end, so the JSON is byte-identical run to run.
+
+use crate::engine::RunResult;
+use crate::msg::MsgKind;
+use crate::oracle::Piece;
+use crate::scenario::{Expect, Scenario};
+use crate::time::format_ns;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One overlap interval, with the names of the nodes that believed in it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IntervalOut {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub nodes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OverlapOut {
+    pub count: u64,
+    pub total_ns: i64,
+    pub max_ns: i64,
+    pub intervals: Vec<IntervalOut>,
+}
+
+/// Client requests: arrived at any contender, admitted by the validity check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RequestsOut {
+    pub reads_arrived: u64,
+    pub reads_served: u64,
+    pub writes_arrived: u64,
+    pub writes_admitted: u64,
+    pub writes_applied: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExpectOut {
+    /// `None` when the scenario states no expectations.
+    pub passed: Option<bool>,
+    pub failures: Vec<String>,
+}
+
+/// The summary of one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub strategy: String,
+    pub seed: u64,
+    pub duration_ns: i64,
+    pub overlap: OverlapOut,
+    pub zombie_actions: u64,
+    pub stale_reads: u64,
+    pub unsafe_writes: u64,
+    pub fenced_writes: u64,
+    /// Fraction of true time in which some running node believed it held the lease.
+    pub availability: f64,
+    /// Fraction of client requests that passed the validity check.
+    pub served_ratio: f64,
+    pub max_unavailable_ns: i64,
+    pub grants: u64,
+    pub renewals: u64,
+    /// Messages sent, by kind.
+    pub messages: BTreeMap<String, u64>,
+    pub messages_dropped: u64,
+    pub requests: RequestsOut,
+    /// Node name to the drift its clocks ran at, in ppm.
+    pub drift_ppm: BTreeMap<String, f64>,
+    pub events: u64,
+    /// The run hit `limits.max_events` before its end.
+    pub truncated: bool,
+    pub expect: ExpectOut,
+}
+
+/// Everything a run produced: the summary, and the belief timeline if one was kept.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub summary: Summary,
+    pub node_names: Vec<String>,
+    /// Per node, every belief interval (only when a timeline was asked for).
+    pub timeline: Option<Vec<Vec<Piece>>>,
+}
+
+impl Outcome {
+    pub(crate) fn new(name: &str, strategy: String, s: &Scenario, r: RunResult) -> Outcome {
+        let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
+        let intervals: Vec<IntervalOut> = r
+            .oracle
+            .overlaps
+            .iter()
+            .map(|o| IntervalOut {
+                start_ns: o.start.0,
+                end_ns: o.end.0,
+                nodes: o.nodes.iter().map(|&n| names[n].clone()).collect(),
+            })
+            .collect();
+        let lengths = intervals.iter().map(|i| i.end_ns - i.start_ns);
+        let overlap = OverlapOut {
+            count: intervals.len() as u64,
+            total_ns: lengths.clone().sum(),
+            max_ns: lengths.max().unwrap_or(0),
+            intervals,
+        };
+        let st = &r.stats;
+        let arrived = st.reads_arrived + st.writes_arrived;
+        let admitted = st.reads_admitted + st.writes_admitted;
+        let duration_ns = r.duration.0;
+        let mut summary = Summary {
+            scenario: name.to_string(),
+            strategy,
+            seed: s.seed,
+            duration_ns,
+            overlap,
+            zombie_actions: r.harm.zombie_actions,
+            stale_reads: r.harm.stale_reads,
+            unsafe_writes: r.harm.unsafe_writes,
+            fenced_writes: r.harm.fenced_writes,
+            availability: ratio(r.oracle.available_ns as u64, duration_ns.max(0) as u64),
+            served_ratio: ratio(admitted, arrived),
+            max_unavailable_ns: r.oracle.max_unavailable_ns,
+            grants: st.grants,
+            renewals: st.renewals,
+            messages: MsgKind::ALL
+                .iter()
+                .map(|k| (k.name().to_string(), st.messages_sent[k.index()]))
+                .collect(),
+            messages_dropped: st.messages_dropped,
+            requests: RequestsOut {
+                reads_arrived: st.reads_arrived,
+                reads_served: r.harm.reads_served,
+                writes_arrived: st.writes_arrived,
+                writes_admitted: st.writes_admitted,
+                writes_applied: r.harm.writes_applied,
+            },
+            drift_ppm: names
+                .iter()
+                .zip(&r.drifts)
+                .map(|(n, d)| (n.clone(), d.as_ppm()))
+                .collect(),
+            events: st.events,
+            truncated: st.truncated,
+            expect: ExpectOut {
+                passed: None,
+                failures: Vec::new(),
+            },
+        };
+        if let Some(e) = &s.expect {
+            let failures = check(e, &summary);
+            summary.expect.passed = Some(failures.is_empty());
+            summary.expect.failures = failures;
+        }
+        Outcome {
+            summary,
+            node_names: names,
+            timeline: r.oracle.timeline,
+        }
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// The expectations of `e` that `s` does not meet, each said in words.
+pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
+    let mut f = Vec::new();
+    let mut flag = |key: &str, want: Option<bool>, count: u64| {
+        if let Some(want) = want {
+            if want != (count > 0) {
+                f.push(format!("expected {key}: {want}, but the run had {count}"));
+            }
+        }
+    };
+    flag("overlap", e.overlap, s.overlap.count);
+    flag("zombie_actions", e.zombie_actions, s.zombie_actions);
+    flag("stale_reads", e.stale_reads, s.stale_reads);
+    flag("unsafe_writes", e.unsafe_writes, s.unsafe_writes);
+    flag("fenced_writes", e.fenced_writes, s.fenced_writes);
+    if let Some(most) = e.max_overlap_at_most {
+        if s.overlap.max_ns > most.0 {
+            f.push(format!(
+                "expected max_overlap_at_most: {most}, but the longest overlap was {}",
+                format_ns(s.overlap.max_ns)
+            ));
+        }
+    }
+    if let Some(least) = e.max_overlap_at_least {
+        if s.overlap.max_ns < least.0 {
+            f.push(format!(
+                "expected max_overlap_at_least: {least}, but the longest overlap was {}",
+                format_ns(s.overlap.max_ns)
+            ));
+        }
+    }
+    if let Some(min) = e.min_availability {
+        if s.availability < min {
+            f.push(format!(
+                "expected min_availability: {min}, but availability was {:.6}",
+                s.availability
+            ));
+        }
+    }
+    f
+}

@@ -1,0 +1,126 @@
+//! Durations as scenario files write them: a decimal number with a unit and an optional sign.
+//!
+//! `"1.5s"`, `"-200ms"`, `"3333333333ns"`, `"2m"`, `"1h"`, `"250us"`. Parsing is exact decimal
+//! arithmetic on the digits (no floating point): a value that is not a whole number of
+//! nanoseconds is an error, as is one that does not fit in an i64.
+
+use crate::time::{format_ns, Dur};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Parses a duration string; the error says what was expected.
+pub fn parse_duration(text: &str) -> Result<Dur, String> {
+    let s = text.trim();
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let split = body
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| {
+            format!("duration {text:?} has no unit; expected one of ns, us, ms, s, m, h (e.g. \"1.5s\")")
+        })?;
+    let (number, unit) = body.split_at(split);
+    let scale: i128 = match unit {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" | "min" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        _ => {
+            return Err(format!(
+                "duration {text:?} has unknown unit {unit:?}; expected one of ns, us, ms, s, m, h"
+            ))
+        }
+    };
+    let (int_part, frac_part) = match number.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (number, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() || frac_part.contains('.') {
+        return Err(format!(
+            "duration {text:?} is not a number followed by a unit"
+        ));
+    }
+    let mut ns: i128 = 0;
+    for c in int_part.chars() {
+        ns = ns * 10 + c.to_digit(10).unwrap() as i128;
+        if ns > i64::MAX as i128 {
+            return Err(format!("duration {text:?} is too large"));
+        }
+    }
+    ns *= scale;
+    let mut place = scale;
+    for c in frac_part.chars() {
+        let d = c.to_digit(10).unwrap() as i128;
+        if place % 10 != 0 {
+            if d != 0 {
+                return Err(format!(
+                    "duration {text:?} is finer than a nanosecond; time is kept in whole ns"
+                ));
+            }
+            continue;
+        }
+        place /= 10;
+        ns += d * place;
+    }
+    if ns > i64::MAX as i128 {
+        return Err(format!("duration {text:?} is too large"));
+    }
+    let ns = ns as i64;
+    Ok(Dur(if neg { -ns } else { ns }))
+}
+
+impl Serialize for Dur {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_ns(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
+        struct DurVisitor;
+        impl Visitor<'_> for DurVisitor {
+            type Value = Dur;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a duration string with a unit, like \"1.5s\" or \"-200ms\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
+                parse_duration(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(DurVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units_signs_and_decimals() {
+        assert_eq!(parse_duration("1.5s").unwrap().0, 1_500_000_000);
+        assert_eq!(parse_duration("-200ms").unwrap().0, -200_000_000);
+        assert_eq!(parse_duration("3333333333ns").unwrap().0, 3_333_333_333);
+        assert_eq!(parse_duration("2m").unwrap().0, 120_000_000_000);
+        assert_eq!(parse_duration("1h").unwrap().0, 3_600_000_000_000);
+        assert_eq!(parse_duration("0.000000001s").unwrap().0, 1);
+        assert_eq!(parse_duration("1.50ms").unwrap().0, 1_500_000);
+        assert_eq!(parse_duration(".5s").unwrap().0, 500_000_000);
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_duration() {
+        assert!(parse_duration("10").unwrap_err().contains("no unit"));
+        assert!(parse_duration("10 parsecs").is_err());
+        assert!(parse_duration("1.5ns").unwrap_err().contains("finer"));
+        assert!(parse_duration("s").is_err());
+        assert!(parse_duration("1.2.3s").is_err());
+        assert!(parse_duration("99999999999999h")
+            .unwrap_err()
+            .contains("too large"));
+    }
+}

@@ -1,0 +1,518 @@
+//! The scenario schema (SPEC 4) as serde types, and parsing from RON text.
+//!
+//! Every field documents its unit and default. Unknown fields are rejected everywhere, enum
+//! struct variants included. Optional fields are written bare in RON (`drift_ppm: -50.0`).
+//! This module only describes and parses; checking that a scenario makes sense lives in
+//! [`validate`], and turning it into a runnable world lives in the engine.
+
+pub mod duration;
+pub mod random_faults;
+pub mod validate;
+
+use crate::clock::ClockKind;
+use crate::msg::MsgKind;
+use crate::time::Dur;
+use serde::{Deserialize, Serialize};
+
+/// One scenario: nodes, clocks, network, workload, faults, a strategy and what to expect.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What the scenario shows, in a sentence or two.
+    #[serde(default)]
+    pub description: String,
+    /// Seed of every random stream. Default 0.
+    #[serde(default)]
+    pub seed: u64,
+    /// Simulated true time to run.
+    pub duration: Dur,
+    pub lease: LeaseConfig,
+    pub strategy: StrategySpec,
+    #[serde(default)]
+    pub clocks: ClocksConfig,
+    pub nodes: Vec<NodeConfig>,
+    #[serde(default)]
+    pub network: NetworkConfig,
+    #[serde(default)]
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub resource: ResourceConfig,
+    /// Faults at fixed true times.
+    #[serde(default)]
+    pub faults: Vec<Fault>,
+    /// Fault generators drawing from the seed's fault stream.
+    #[serde(default)]
+    pub random_faults: Vec<RandomFault>,
+    /// Expected outcome, checked after the run.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    /// Bounds on the run.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// The lease's timing parameters.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseConfig {
+    /// T, the lease term.
+    pub duration: Dur,
+    /// Renewal period of a holder, on its monotonic clock. Default T/3.
+    #[serde(default)]
+    pub renew_every: Option<Dur>,
+    /// Period of `Acquire` retries of a contender holding nothing. Default 1 s.
+    #[serde(default = "default_retry")]
+    pub retry_every: Dur,
+    /// What a restarted grantor does before granting again. Default `Wait` (T + grantor margin).
+    #[serde(default)]
+    pub grantor_restart: GrantorRestart,
+}
+
+fn default_retry() -> Dur {
+    Dur::from_secs(1)
+}
+
+impl LeaseConfig {
+    pub fn renew_every(&self) -> Dur {
+        self.renew_every.unwrap_or(Dur(self.duration.0 / 3))
+    }
+}
+
+/// What a grantor that restarts after a crash does (SPEC 2.5 step 6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GrantorRestart {
+    /// Waits out T + grantor margin on its own clock before granting anything (Gray and Cheriton).
+    #[default]
+    Wait,
+    /// Grants at once, having forgotten what it granted: the "failed-over grantor" stories.
+    Forget,
+}
+
+/// Where a lease holder starts counting its term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeaseStart {
+    /// At the local time it sent the request that the grant answers (correct).
+    OnSend,
+    /// At the local time it received the grant (a classic bug).
+    OnReceive,
+}
+
+/// How a holder decides, on each use, that its lease is still valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Validity {
+    /// Reads the clock on every use and compares it with the deadline.
+    Clock,
+    /// Reads a cached bool that only the renewal loop or a `Reject` clears.
+    CachedBool,
+}
+
+/// The lease strategy (SPEC 2.7). Margins left out are 0.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum StrategySpec {
+    /// Holder stops at T - holder_margin, grantor re-grants at T + grantor_margin.
+    TwoSided {
+        #[serde(default)]
+        holder_margin: Dur,
+        #[serde(default)]
+        grantor_margin: Dur,
+    },
+    /// Only the grantor waits (T); the holder uses the full T.
+    GrantorOnly,
+    /// Only the holder stops early; the grantor re-grants at T - margin too.
+    HolderOnly {
+        #[serde(default)]
+        margin: Dur,
+    },
+    /// isLeader is a bool cleared by the renewal loop or a `Reject`, never checked against a clock.
+    CachedBool,
+    /// The holder's deadline is on its wall clock.
+    WallClock {
+        #[serde(default)]
+        holder_margin: Dur,
+    },
+    /// The holder starts its term when it receives the grant, not when it sent the request.
+    OnReceiveStart {
+        #[serde(default)]
+        holder_margin: Dur,
+    },
+    /// The general point of the space the others are points of.
+    Custom {
+        holder_clock: ClockKind,
+        lease_start: LeaseStart,
+        #[serde(default)]
+        holder_margin: Dur,
+        #[serde(default)]
+        grantor_margin: Dur,
+        validity: Validity,
+    },
+}
+
+impl StrategySpec {
+    /// The strategy as RON text, as a scenario file or `--strategy` writes it.
+    pub fn to_ron(&self) -> String {
+        ron::to_string(self).unwrap_or_else(|_| format!("{self:?}"))
+    }
+
+    /// The variant's name alone (`TwoSided`, `CachedBool`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            StrategySpec::TwoSided { .. } => "TwoSided",
+            StrategySpec::GrantorOnly => "GrantorOnly",
+            StrategySpec::HolderOnly { .. } => "HolderOnly",
+            StrategySpec::CachedBool => "CachedBool",
+            StrategySpec::WallClock { .. } => "WallClock",
+            StrategySpec::OnReceiveStart { .. } => "OnReceiveStart",
+            StrategySpec::Custom { .. } => "Custom",
+        }
+    }
+}
+
+/// How drift rates are given to nodes without their own `drift_ppm`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClocksConfig {
+    /// rho: the spread of drift rates, in ppm (both ends together). Default 0.
+    #[serde(default)]
+    pub drift_spread_ppm: f64,
+    /// How rates are placed within the spread. Default `Random`.
+    #[serde(default)]
+    pub placement: Placement,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Placement {
+    /// Each node draws its drift uniformly from [-rho/2, +rho/2] (its own stream).
+    #[default]
+    Random,
+    /// The grantor runs at +rho/2 and every contender at -rho/2: the worst case for a holder.
+    Adversarial,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    Grantor,
+    Contender,
+}
+
+/// One node.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    pub name: String,
+    pub role: Role,
+    /// Drift of both clocks in ppm (fractions allowed); positive runs fast. Default from `clocks`.
+    #[serde(default)]
+    pub drift_ppm: Option<f64>,
+    /// Wall clock minus monotonic clock at the start. Default 0.
+    #[serde(default)]
+    pub offset: Dur,
+    /// True time at which the node starts. Default 0.
+    #[serde(default)]
+    pub start: Dur,
+}
+
+/// A distribution of durations (message delays, fault lengths, steps).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum DurationDist {
+    Fixed(Dur),
+    /// Uniform over [min, max].
+    Uniform {
+        min: Dur,
+        max: Dur,
+    },
+    /// Exponential with the given mean.
+    Exponential {
+        mean: Dur,
+    },
+    /// Log-normal with the given median and sigma of the underlying normal (heavy-tailed).
+    LogNormal {
+        median: Dur,
+        sigma: f64,
+    },
+    /// Pareto with minimum `scale` and tail index `shape` (heavy-tailed; shape <= 2 has infinite variance).
+    Pareto {
+        scale: Dur,
+        shape: f64,
+    },
+}
+
+/// The network between nodes (SPEC 2.4).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    /// One-way delay of every message. Default `Fixed("1ms")`.
+    #[serde(default = "default_delay")]
+    pub delay: DurationDist,
+    /// Probability that a message is lost. Default 0.
+    #[serde(default)]
+    pub loss: f64,
+    /// Probability that a message is delivered twice (the copy with its own delay). Default 0.
+    #[serde(default)]
+    pub duplicate: f64,
+    /// Per-link delay overrides, first match wins.
+    #[serde(default)]
+    pub links: Vec<LinkConfig>,
+}
+
+fn default_delay() -> DurationDist {
+    DurationDist::Fixed(Dur::from_ms(1))
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            delay: default_delay(),
+            loss: 0.0,
+            duplicate: 0.0,
+            links: Vec::new(),
+        }
+    }
+}
+
+/// A directed link's own delay distribution.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub from: String,
+    pub to: String,
+    pub delay: DurationDist,
+}
+
+/// What clients ask of every contender (SPEC 2.6).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    /// Poisson rate of reads at each contender. Default 0.
+    #[serde(default)]
+    pub reads_per_second: f64,
+    /// Poisson rate of writes at each contender. Default 0.
+    #[serde(default)]
+    pub writes_per_second: f64,
+    /// Time between the validity check and the request's effect. Default 0 (immediate).
+    #[serde(default)]
+    pub service_time: Dur,
+}
+
+/// The protected register.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceConfig {
+    /// Reject writes whose token is below the highest token applied. Default false.
+    #[serde(default)]
+    pub fencing: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PauseKind {
+    /// A stop-the-world garbage collection: the clocks keep counting.
+    #[default]
+    Gc,
+    /// The hypervisor freezes the guest (live migration, host overload).
+    VmFreeze,
+}
+
+/// What a VM freeze does to the guest's clocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FreezeClock {
+    /// The clocks read on resume as if nothing happened.
+    #[default]
+    CatchUp,
+    /// The clocks stop for the freeze and are behind true time afterwards.
+    Stall,
+}
+
+/// A fault at a fixed true time (SPEC 2.4). Lists left out mean "all".
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Fault {
+    Pause {
+        node: String,
+        at: Dur,
+        duration: Dur,
+        #[serde(default)]
+        kind: PauseKind,
+        /// Only for `VmFreeze`: `CatchUp` (default) or `Stall`.
+        #[serde(default)]
+        clock: FreezeClock,
+    },
+    Crash {
+        node: String,
+        at: Dur,
+    },
+    Restart {
+        node: String,
+        at: Dur,
+    },
+    /// Steps the wall clock by `by` (negative: backward).
+    ClockStep {
+        node: String,
+        at: Dur,
+        by: Dur,
+    },
+    DriftChange {
+        node: String,
+        at: Dur,
+        drift_ppm: f64,
+    },
+    /// Nodes in different groups cannot reach each other; nodes in no group reach everyone.
+    Partition {
+        at: Dur,
+        duration: Dur,
+        groups: Vec<Vec<String>>,
+    },
+    /// Messages from `from` to `to` are dropped; the other direction works.
+    OneWay {
+        from: String,
+        to: String,
+        at: Dur,
+        duration: Dur,
+    },
+    /// Messages sent in the window get `extra` delay.
+    DelaySpike {
+        at: Dur,
+        duration: Dur,
+        extra: Dur,
+        #[serde(default)]
+        from: Option<Vec<String>>,
+        #[serde(default)]
+        to: Option<Vec<String>>,
+        #[serde(default)]
+        kinds: Option<Vec<MsgKind>>,
+    },
+    /// Messages sent in the window are dropped.
+    Drop {
+        at: Dur,
+        duration: Dur,
+        #[serde(default)]
+        from: Option<Vec<String>>,
+        #[serde(default)]
+        to: Option<Vec<String>>,
+        #[serde(default)]
+        kinds: Option<Vec<MsgKind>>,
+    },
+}
+
+impl Fault {
+    /// When the fault begins.
+    pub fn at(&self) -> Dur {
+        match self {
+            Fault::Pause { at, .. }
+            | Fault::Crash { at, .. }
+            | Fault::Restart { at, .. }
+            | Fault::ClockStep { at, .. }
+            | Fault::DriftChange { at, .. }
+            | Fault::Partition { at, .. }
+            | Fault::OneWay { at, .. }
+            | Fault::DelaySpike { at, .. }
+            | Fault::Drop { at, .. } => *at,
+        }
+    }
+}
+
+/// A generator of faults drawn from the seed's fault stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum RandomFault {
+    /// Pauses with Poisson start times; overlapping pauses merge.
+    Pauses {
+        #[serde(default)]
+        nodes: Option<Vec<String>>,
+        per_minute: f64,
+        duration: DurationDist,
+        #[serde(default)]
+        kind: PauseKind,
+        #[serde(default)]
+        clock: FreezeClock,
+    },
+    /// Wall-clock steps with Poisson times; `by` may take negative values.
+    ClockSteps {
+        #[serde(default)]
+        nodes: Option<Vec<String>>,
+        per_hour: f64,
+        by: DurationDist,
+    },
+    /// One random node (of `nodes`) cut off from all others for a drawn duration.
+    Partitions {
+        #[serde(default)]
+        nodes: Option<Vec<String>>,
+        per_hour: f64,
+        duration: DurationDist,
+    },
+    /// Crashes with Poisson times, each followed by a restart after a drawn delay.
+    Crashes {
+        #[serde(default)]
+        nodes: Option<Vec<String>>,
+        per_hour: f64,
+        restart_after: DurationDist,
+    },
+}
+
+/// Expectations checked after the run. Each key present must hold.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default)]
+    pub overlap: Option<bool>,
+    #[serde(default)]
+    pub max_overlap_at_most: Option<Dur>,
+    #[serde(default)]
+    pub max_overlap_at_least: Option<Dur>,
+    #[serde(default)]
+    pub zombie_actions: Option<bool>,
+    #[serde(default)]
+    pub stale_reads: Option<bool>,
+    #[serde(default)]
+    pub unsafe_writes: Option<bool>,
+    #[serde(default)]
+    pub fenced_writes: Option<bool>,
+    /// Fraction 0..1.
+    #[serde(default)]
+    pub min_availability: Option<f64>,
+}
+
+/// Bounds on one run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// The run stops (and says so) after this many events. Default 10^9.
+    #[serde(default = "default_max_events")]
+    pub max_events: u64,
+}
+
+fn default_max_events() -> u64 {
+    1_000_000_000
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_events: default_max_events(),
+        }
+    }
+}
+
+/// RON options for scenario files: optional fields written bare.
+pub fn ron_options() -> ron::Options {
+    ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+}
+
+impl Scenario {
+    /// Parses a scenario from RON text (no semantic checks; see [`validate::validate`]).
+    pub fn from_ron(text: &str) -> Result<Scenario, ron::error::SpannedError> {
+        ron_options().from_str(text)
+    }
+
+    /// The scenario as RON text that [`Scenario::from_ron`] reads back.
+    pub fn to_ron(&self) -> String {
+        ron_options()
+            .to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .expect("a scenario always serializes")
+    }
+
+    /// The index of the node called `name`.
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}

@@ -1,0 +1,352 @@
+//! The base single-grantor lease protocol (SPEC 2.5), parameterised by [`Rules`].
+//!
+//! The grantor keeps a FIFO of pending acquirers (a retry keeps its place and replaces its request
+//! id), frees the lease when its monotonic clock reaches the last grant or renewal + T + grantor
+//! margin, and grants with a new token and the register's version. A contender acquires, holds
+//! until its own deadline on its own clock, renews every `renew_every`, and lets go on its
+//! deadline or a `Reject`. Late grants and acks are ignored by a node that has let go.
+
+use super::{Belief, Cx, Effect, LeaseParams, NodeLogic, Out, Rules, Strategy, TimerId};
+use crate::clock::ClockKind;
+use crate::msg::{Message, NodeId, Token};
+use crate::scenario::{GrantorRestart, LeaseStart, Role, Validity};
+use crate::time::LocalTime;
+
+const RETRY: TimerId = 0;
+const RENEW: TimerId = 1;
+const DEADLINE: TimerId = 2;
+const EXPIRY: TimerId = 3;
+const RESTART_WAIT: TimerId = 4;
+
+/// Every strategy of the SPEC 2.7 table: the base protocol with one set of rules.
+pub struct BaseProtocol {
+    rules: Rules,
+    description: String,
+}
+
+impl BaseProtocol {
+    pub fn new(rules: Rules, description: String) -> BaseProtocol {
+        BaseProtocol { rules, description }
+    }
+}
+
+impl Strategy for BaseProtocol {
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn node_logic(&self, role: Role, params: &LeaseParams) -> Box<dyn NodeLogic> {
+        match role {
+            Role::Grantor => Box::new(Grantor::new(self.rules, *params)),
+            Role::Contender => Box::new(Contender::new(self.rules, *params)),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    node: NodeId,
+    req: u64,
+    sent: LocalTime,
+}
+
+/// The lease authority.
+struct Grantor {
+    rules: Rules,
+    p: LeaseParams,
+    /// Pending requesters in order of their first request.
+    pending: Vec<Pending>,
+    /// Per node, the request id its last grant answered; older retries are ignored.
+    granted_req: Vec<u64>,
+    holder: Option<(NodeId, Token)>,
+    /// Local (monotonic) time at which the current lease is free.
+    expiry: LocalTime,
+    last_token: Token,
+    /// After a restart, nothing is granted before this timer fires.
+    waiting_out: bool,
+}
+
+impl Grantor {
+    fn new(rules: Rules, p: LeaseParams) -> Grantor {
+        Grantor {
+            rules,
+            p,
+            pending: Vec::new(),
+            granted_req: Vec::new(),
+            holder: None,
+            expiry: LocalTime(i64::MIN),
+            last_token: 0,
+            waiting_out: false,
+        }
+    }
+
+    fn term_end(&self, cx: &Cx) -> LocalTime {
+        cx.mono + self.p.lease + self.rules.grantor_margin
+    }
+
+    fn granted_req(&self, node: NodeId) -> u64 {
+        self.granted_req.get(node).copied().unwrap_or(0)
+    }
+
+    fn try_grant(&mut self, cx: &Cx, out: &mut Out) {
+        if self.holder.is_some() || self.waiting_out || self.pending.is_empty() {
+            return;
+        }
+        let next = self.pending.remove(0);
+        self.last_token += 1;
+        let token = self.last_token;
+        self.holder = Some((next.node, token));
+        if self.granted_req.len() <= next.node {
+            self.granted_req.resize(next.node + 1, 0);
+        }
+        self.granted_req[next.node] = next.req;
+        self.expiry = self.term_end(cx);
+        out.set_timer(EXPIRY, ClockKind::Monotonic, self.expiry);
+        out.send(
+            next.node,
+            Message::Grant {
+                req: next.req,
+                sent: next.sent,
+                token,
+                version: cx.register_version,
+            },
+        );
+        out.push(Effect::Issued {
+            token,
+            to: next.node,
+        });
+    }
+}
+
+impl NodeLogic for Grantor {
+    fn on_start(&mut self, cx: &Cx, out: &mut Out) {
+        self.last_token = cx.last_token;
+        if cx.restarted && self.p.grantor_restart == GrantorRestart::Wait {
+            // It cannot know what it granted before the crash: wait out the longest term.
+            self.waiting_out = true;
+            out.set_timer(RESTART_WAIT, ClockKind::Monotonic, self.term_end(cx));
+        }
+    }
+
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out) {
+        match msg {
+            Message::Acquire { req, sent } => {
+                if req <= self.granted_req(from) {
+                    return; // a retry older than the request already granted
+                }
+                match self.pending.iter_mut().find(|p| p.node == from) {
+                    Some(p) => {
+                        p.req = req;
+                        p.sent = sent;
+                    }
+                    None => self.pending.push(Pending {
+                        node: from,
+                        req,
+                        sent,
+                    }),
+                }
+                self.try_grant(cx, out);
+            }
+            Message::Renew { token, req, sent } => {
+                if self.holder == Some((from, token)) {
+                    self.expiry = self.term_end(cx);
+                    out.set_timer(EXPIRY, ClockKind::Monotonic, self.expiry);
+                    // A holder that renews has its grant: drop a retry it sent before that.
+                    self.pending.retain(|p| p.node != from);
+                    out.send(from, Message::RenewAck { token, req, sent });
+                    out.push(Effect::Renewed { token });
+                } else {
+                    out.send(from, Message::Reject { token });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out) {
+        match timer {
+            EXPIRY if self.holder.is_some() && cx.mono >= self.expiry => {
+                self.holder = None;
+                self.try_grant(cx, out);
+            }
+            RESTART_WAIT => {
+                self.waiting_out = false;
+                self.try_grant(cx, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn check(&self, _cx: &Cx) -> Option<Token> {
+        None
+    }
+
+    fn belief(&self) -> Belief {
+        Belief::None
+    }
+}
+
+/// A node that wants the lease and serves clients while it believes it holds it.
+struct Contender {
+    rules: Rules,
+    p: LeaseParams,
+    next_req: u64,
+    /// The lease held, if any.
+    token: Option<Token>,
+    /// Holder-clock time at which the lease ends (for `CachedBool`: start + T, seen by renewals).
+    deadline: LocalTime,
+    /// The highest token ever accepted: a duplicate or late grant is ignored.
+    last_token: Token,
+}
+
+impl Contender {
+    fn new(rules: Rules, p: LeaseParams) -> Contender {
+        Contender {
+            rules,
+            p,
+            next_req: 0,
+            token: None,
+            deadline: LocalTime(i64::MIN),
+            last_token: 0,
+        }
+    }
+
+    fn clock(&self) -> ClockKind {
+        self.rules.holder_clock
+    }
+
+    fn uses_clock(&self) -> bool {
+        self.rules.validity == Validity::Clock
+    }
+
+    /// The end of a term that starts at `start` on the holder's clock.
+    fn term_end(&self, start: LocalTime) -> LocalTime {
+        match self.rules.validity {
+            Validity::Clock => start + self.p.lease - self.rules.holder_margin,
+            Validity::CachedBool => start + self.p.lease,
+        }
+    }
+
+    /// Where the term starts for an answer to a request sent at `sent`.
+    fn start_of(&self, cx: &Cx, sent: LocalTime) -> LocalTime {
+        match self.rules.lease_start {
+            LeaseStart::OnSend => sent,
+            LeaseStart::OnReceive => cx.read(self.clock()),
+        }
+    }
+
+    fn acquire(&mut self, cx: &Cx, out: &mut Out) {
+        self.next_req += 1;
+        out.send(
+            cx.grantor,
+            Message::Acquire {
+                req: self.next_req,
+                sent: cx.read(self.clock()),
+            },
+        );
+        out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.p.retry_every);
+    }
+
+    fn let_go(&mut self, cx: &Cx, out: &mut Out) {
+        self.token = None;
+        out.cancel_timer(RENEW);
+        out.cancel_timer(DEADLINE);
+        self.acquire(cx, out);
+    }
+}
+
+impl NodeLogic for Contender {
+    fn on_start(&mut self, cx: &Cx, out: &mut Out) {
+        self.acquire(cx, out);
+    }
+
+    fn on_message(&mut self, cx: &Cx, _from: NodeId, msg: Message, out: &mut Out) {
+        match msg {
+            Message::Grant {
+                sent,
+                token,
+                version,
+                ..
+            } => {
+                if self.token.is_some() || token <= self.last_token {
+                    return; // already holding, or a late or duplicated grant
+                }
+                self.last_token = token;
+                let deadline = self.term_end(self.start_of(cx, sent));
+                if cx.read(self.clock()) >= deadline {
+                    return; // arrived after its own end: nothing to hold
+                }
+                self.token = Some(token);
+                self.deadline = deadline;
+                out.cancel_timer(RETRY);
+                if self.uses_clock() {
+                    out.set_timer(DEADLINE, self.clock(), deadline);
+                }
+                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+                out.push(Effect::Holding { token, version });
+            }
+            Message::RenewAck { token, sent, .. } if self.token == Some(token) => {
+                let deadline = self.term_end(self.start_of(cx, sent));
+                if deadline > self.deadline {
+                    self.deadline = deadline;
+                    if self.uses_clock() {
+                        out.set_timer(DEADLINE, self.clock(), deadline);
+                    }
+                }
+            }
+            Message::Reject { token } if self.token == Some(token) => self.let_go(cx, out),
+            _ => {}
+        }
+    }
+
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out) {
+        match timer {
+            RETRY if self.token.is_none() => self.acquire(cx, out),
+            RENEW => {
+                let Some(token) = self.token else { return };
+                let now = cx.read(self.clock());
+                if now >= self.deadline {
+                    if !self.uses_clock() {
+                        self.let_go(cx, out); // the renewal loop is what clears the cached bool
+                    }
+                    return; // a clock-checked lease lets go on its deadline timer
+                }
+                self.next_req += 1;
+                out.send(
+                    cx.grantor,
+                    Message::Renew {
+                        token,
+                        req: self.next_req,
+                        sent: now,
+                    },
+                );
+                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+            }
+            DEADLINE if self.token.is_some() && cx.read(self.clock()) >= self.deadline => {
+                self.let_go(cx, out)
+            }
+            _ => {}
+        }
+    }
+
+    fn check(&self, cx: &Cx) -> Option<Token> {
+        let token = self.token?;
+        if !self.uses_clock() || cx.read(self.clock()) < self.deadline {
+            Some(token)
+        } else {
+            None
+        }
+    }
+
+    fn belief(&self) -> Belief {
+        match self.token {
+            None => Belief::None,
+            Some(token) if !self.uses_clock() => Belief::Bool { token },
+            Some(token) => Belief::Until {
+                token,
+                clock: self.clock(),
+                deadline: self.deadline,
+            },
+        }
+    }
+}

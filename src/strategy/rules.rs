@@ -1,0 +1,82 @@
+//! The space of base-protocol strategies (SPEC 2.7) and where each named strategy sits in it.
+//!
+//! | name | holder clock | lease start | holder stops at | grantor re-grants at | check |
+//! |---|---|---|---|---|---|
+//! | `TwoSided(h, g)` | monotonic | OnSend | T - h | T + g | clock |
+//! | `GrantorOnly` | monotonic | OnSend | T | T | clock |
+//! | `HolderOnly(m)` | monotonic | OnSend | T - m | T - m | clock |
+//! | `CachedBool` | monotonic | OnSend | renewal loop finds start + T passed | T | bool |
+//! | `WallClock(h)` | wall | OnSend | T - h | T | clock |
+//! | `OnReceiveStart(h)` | monotonic | OnReceive | T - h | T | clock |
+
+use crate::clock::ClockKind;
+use crate::scenario::{LeaseStart, StrategySpec, Validity};
+use crate::time::Dur;
+
+/// One point of the strategy space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// The clock on which the holder keeps its deadline.
+    pub holder_clock: ClockKind,
+    pub lease_start: LeaseStart,
+    /// The holder stops at start + T - holder_margin.
+    pub holder_margin: Dur,
+    /// The grantor frees the lease at grant/renewal + T + grantor_margin (may be negative).
+    pub grantor_margin: Dur,
+    pub validity: Validity,
+}
+
+impl Rules {
+    pub fn of(spec: &StrategySpec) -> Rules {
+        let base = Rules {
+            holder_clock: ClockKind::Monotonic,
+            lease_start: LeaseStart::OnSend,
+            holder_margin: Dur::ZERO,
+            grantor_margin: Dur::ZERO,
+            validity: Validity::Clock,
+        };
+        match *spec {
+            StrategySpec::TwoSided {
+                holder_margin,
+                grantor_margin,
+            } => Rules {
+                holder_margin,
+                grantor_margin,
+                ..base
+            },
+            StrategySpec::GrantorOnly => base,
+            StrategySpec::HolderOnly { margin } => Rules {
+                holder_margin: margin,
+                grantor_margin: -margin,
+                ..base
+            },
+            StrategySpec::CachedBool => Rules {
+                validity: Validity::CachedBool,
+                ..base
+            },
+            StrategySpec::WallClock { holder_margin } => Rules {
+                holder_clock: ClockKind::Wall,
+                holder_margin,
+                ..base
+            },
+            StrategySpec::OnReceiveStart { holder_margin } => Rules {
+                lease_start: LeaseStart::OnReceive,
+                holder_margin,
+                ..base
+            },
+            StrategySpec::Custom {
+                holder_clock,
+                lease_start,
+                holder_margin,
+                grantor_margin,
+                validity,
+            } => Rules {
+                holder_clock,
+                lease_start,
+                holder_margin,
+                grantor_margin,
+                validity,
+            },
+        }
+    }
+}

@@ -1,0 +1,250 @@
+//! Exact time: true instants, durations, node-local clock readings and drift rates.
+//!
+//! True (simulation) time is an integer count of nanoseconds since the start of the run
+//! ([`SimTime`]). A node's clock reading is a different type ([`LocalTime`]) so that true and local
+//! time cannot be mixed by accident. Durations ([`Dur`]) are signed nanoseconds. Drift is held as
+//! an exact integer in parts per 10^12 ([`DriftRate`]); no floating point appears here except in
+//! the one-time conversion from a scenario's `drift_ppm`.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Neg, Sub};
+
+/// Nanoseconds per unit, for readability at call sites.
+pub const NS_PER_US: i64 = 1_000;
+pub const NS_PER_MS: i64 = 1_000_000;
+pub const NS_PER_S: i64 = 1_000_000_000;
+
+/// A true instant: nanoseconds since the start of the run.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct SimTime(pub i64);
+
+/// A signed span of time in nanoseconds (true or local, depending on use).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Dur(pub i64);
+
+/// A reading of one node's clock (monotonic or wall), in nanoseconds of that clock.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct LocalTime(pub i64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    /// Later than any instant a run can reach; used for "never".
+    pub const NEVER: SimTime = SimTime(i64::MAX);
+
+    pub fn ns(self) -> i64 {
+        self.0
+    }
+    pub fn since(self, earlier: SimTime) -> Dur {
+        Dur(self.0 - earlier.0)
+    }
+}
+
+impl Dur {
+    pub const ZERO: Dur = Dur(0);
+
+    pub const fn from_ns(ns: i64) -> Dur {
+        Dur(ns)
+    }
+    pub const fn from_us(us: i64) -> Dur {
+        Dur(us * NS_PER_US)
+    }
+    pub const fn from_ms(ms: i64) -> Dur {
+        Dur(ms * NS_PER_MS)
+    }
+    pub const fn from_secs(s: i64) -> Dur {
+        Dur(s * NS_PER_S)
+    }
+    pub fn ns(self) -> i64 {
+        self.0
+    }
+}
+
+impl Add<Dur> for SimTime {
+    type Output = SimTime;
+    fn add(self, d: Dur) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+impl Sub<Dur> for SimTime {
+    type Output = SimTime;
+    fn sub(self, d: Dur) -> SimTime {
+        SimTime(self.0.saturating_sub(d.0))
+    }
+}
+impl Add<Dur> for LocalTime {
+    type Output = LocalTime;
+    fn add(self, d: Dur) -> LocalTime {
+        LocalTime(self.0.saturating_add(d.0))
+    }
+}
+impl Sub<Dur> for LocalTime {
+    type Output = LocalTime;
+    fn sub(self, d: Dur) -> LocalTime {
+        LocalTime(self.0.saturating_sub(d.0))
+    }
+}
+impl Sub for LocalTime {
+    type Output = Dur;
+    fn sub(self, o: LocalTime) -> Dur {
+        Dur(self.0 - o.0)
+    }
+}
+impl Add for Dur {
+    type Output = Dur;
+    fn add(self, o: Dur) -> Dur {
+        Dur(self.0.saturating_add(o.0))
+    }
+}
+impl Sub for Dur {
+    type Output = Dur;
+    fn sub(self, o: Dur) -> Dur {
+        Dur(self.0.saturating_sub(o.0))
+    }
+}
+impl Neg for Dur {
+    type Output = Dur;
+    fn neg(self) -> Dur {
+        Dur(-self.0)
+    }
+}
+impl AddAssign for Dur {
+    fn add_assign(&mut self, o: Dur) {
+        self.0 = self.0.saturating_add(o.0);
+    }
+}
+
+/// Formats a nanosecond count with the largest unit that keeps it exact (`1.5s`, `-200ms`, `7ns`).
+pub fn format_ns(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    for (unit, per) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
+        if a >= per {
+            let whole = a / per;
+            let frac = a % per;
+            if frac == 0 {
+                return format!("{sign}{whole}{unit}");
+            }
+            let digits = per.ilog10() as usize;
+            let frac_str = format!("{frac:0digits$}");
+            return format!("{sign}{whole}.{}{unit}", frac_str.trim_end_matches('0'));
+        }
+    }
+    format!("{sign}{a}ns")
+}
+
+impl fmt::Display for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_ns(self.0))
+    }
+}
+impl fmt::Debug for Dur {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Dur({})", format_ns(self.0))
+    }
+}
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "t={}", format_ns(self.0))
+    }
+}
+impl fmt::Debug for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SimTime({}ns)", self.0)
+    }
+}
+impl fmt::Debug for LocalTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LocalTime({}ns)", self.0)
+    }
+}
+
+/// Parts per 10^12 in one ppm.
+pub const PPT_PER_PPM: i64 = 1_000_000;
+/// The unit rate: a clock with zero drift advances 10^12 parts per 10^12 of true time.
+pub const RATE_ONE: i64 = 1_000_000_000_000;
+
+/// A drift rate, exactly, in parts per 10^12 (1 ppm = 10^6 ppt). Positive runs fast.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Debug)]
+pub struct DriftRate {
+    pub ppt: i64,
+}
+
+impl DriftRate {
+    pub const ZERO: DriftRate = DriftRate { ppt: 0 };
+
+    /// Converts a scenario's ppm value (fractions allowed) once, rounding to the nearest ppt.
+    /// Returns `None` for values a clock cannot have (not finite, or at or below -10^6 ppm,
+    /// which would stop or reverse the clock).
+    pub fn from_ppm(ppm: f64) -> Option<DriftRate> {
+        if !ppm.is_finite() || ppm <= -1e6 || ppm >= 1e9 {
+            return None;
+        }
+        Some(DriftRate {
+            ppt: (ppm * PPT_PER_PPM as f64).round() as i64,
+        })
+    }
+
+    pub const fn from_ppm_int(ppm: i64) -> DriftRate {
+        DriftRate {
+            ppt: ppm * PPT_PER_PPM,
+        }
+    }
+
+    /// The clock's rate as a ratio over [`RATE_ONE`]: `1 + drift`.
+    pub fn rate(self) -> i64 {
+        RATE_ONE + self.ppt
+    }
+
+    /// The drift in ppm, for display only.
+    pub fn as_ppm(self) -> f64 {
+        self.ppt as f64 / PPT_PER_PPM as f64
+    }
+}
+
+/// `a * b / c` rounded toward negative infinity, computed in i128 so the product cannot overflow.
+pub fn mul_div_floor(a: i64, b: i64, c: i64) -> i64 {
+    debug_assert!(c > 0);
+    let p = a as i128 * b as i128;
+    let q = p.div_euclid(c as i128);
+    q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+/// `a * b / c` rounded toward positive infinity, computed in i128.
+pub fn mul_div_ceil(a: i64, b: i64, c: i64) -> i64 {
+    debug_assert!(c > 0);
+    let p = a as i128 * b as i128;
+    let c = c as i128;
+    let q = p.div_euclid(c) + if p.rem_euclid(c) != 0 { 1 } else { 0 };
+    q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_with_exact_units() {
+        assert_eq!(format_ns(1_500_000_000), "1.5s");
+        assert_eq!(format_ns(-200_000_000), "-200ms");
+        assert_eq!(format_ns(3_333_333_333), "3.333333333s");
+        assert_eq!(format_ns(7), "7ns");
+        assert_eq!(format_ns(3_005_005), "3.005005ms");
+    }
+
+    #[test]
+    fn drift_conversion_is_exact_for_fractions() {
+        assert_eq!(DriftRate::from_ppm(-50.0).unwrap().ppt, -50_000_000);
+        assert_eq!(DriftRate::from_ppm(0.25).unwrap().ppt, 250_000);
+        assert!(DriftRate::from_ppm(-1e6).is_none());
+        assert!(DriftRate::from_ppm(f64::NAN).is_none());
+    }
+
+    #[test]
+    fn mul_div_rounds_both_ways() {
+        assert_eq!(mul_div_floor(7, 1, 2), 3);
+        assert_eq!(mul_div_ceil(7, 1, 2), 4);
+        assert_eq!(mul_div_floor(-7, 1, 2), -4);
+        assert_eq!(mul_div_ceil(-7, 1, 2), -3);
+        assert_eq!(mul_div_ceil(8, 1, 2), 4);
+    }
+}
