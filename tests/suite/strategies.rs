@@ -1,0 +1,172 @@
+//! One test per strategy: its characteristic outcome, with the overlap derived by hand.
+//!
+//! Most use the "cut-off holder" story: grantor `lock` at 0 ppm, holder `h`, a second contender
+//! `b` queued behind it, every message 1 ms. `h` acquires first (its Acquire leaves at 0, the
+//! grant arrives at 2 ms) and renews every 3 s of its monotonic clock. A one-way cut from `h` to
+//! `lock` at 10 s drops every later renewal (a cut applies at delivery time), so the last renewal
+//! that counts is the one sent at true S just before 10 s. `lock` then frees the lease at
+//! S + 1 ms + T on its own clock and the grant reaches `b` 1 ms later, at S + T + 2 ms.
+
+use crate::common::*;
+use leasesim::Summary;
+
+/// The cut-off story with `h` at `h_ppm` and the given strategy and extra faults.
+fn cut_off(strategy: &str, h_ppm: f64, extra_faults: &str) -> Summary {
+    run_text(&format!(
+        r#"Scenario(
+            duration: "40s",
+            lease: (duration: "10s", renew_every: "3s"),
+            strategy: {strategy},
+            nodes: [
+                (name: "lock", role: Grantor, drift_ppm: 0.0),
+                (name: "h", role: Contender, drift_ppm: {h_ppm}),
+                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
+            ],
+            network: (delay: Fixed("1ms")),
+            faults: [
+                OneWay(from: "h", to: "lock", at: "10s", duration: "30s"),
+                {extra_faults}
+            ],
+        )"#
+    ))
+}
+
+fn only_overlap(s: &Summary) -> (i64, i64) {
+    assert_eq!(s.overlap.count, 1, "expected one overlap: {:?}", s.overlap);
+    let i = &s.overlap.intervals[0];
+    assert_eq!(i.nodes, ["h", "b"]);
+    (i.start_ns, i.end_ns - i.start_ns)
+}
+
+#[test]
+fn two_sided_small_margin_overlaps_by_the_drift_it_does_not_cover() {
+    // h runs at -1000 ppm. Its renewal sent at S moves its deadline to local(S) + 9.995 s, which
+    // its slow clock reaches 9.995 / 0.999 s = 10.005005005 s later in true time. b believes
+    // from S + 10.002 s. Overlap: 10.005005005 - 10.002 = 3.005005 ms; the true instants are
+    // rounded up to whole nanoseconds on both sides, so allow 1 ns.
+    let s = cut_off(r#"TwoSided(holder_margin: "5ms")"#, -1000.0, "");
+    let (_, len) = only_overlap(&s);
+    assert!((len - 3_005_005).abs() <= 1, "overlap {len} ns");
+    assert_eq!(s.grants, 2);
+}
+
+#[test]
+fn two_sided_margin_above_the_drift_is_safe() {
+    // 20 ms covers the drift: 9.98 / 0.999 s = 9.98998999 s < 10.002 s.
+    let s = cut_off(r#"TwoSided(holder_margin: "20ms")"#, -1000.0, "");
+    assert_eq!(s.overlap.count, 0);
+    assert_eq!(s.grants, 2, "b still gets the lease after h's");
+}
+
+#[test]
+fn grantor_only_overlaps_by_the_full_drift() {
+    // The holder keeps the whole T: 10 / 0.999 s = 10.01001001 s; minus 10.002 s = 8.010010 ms.
+    let s = cut_off("GrantorOnly", -1000.0, "");
+    let (_, len) = only_overlap(&s);
+    assert!((len - 8_010_010).abs() <= 1, "overlap {len} ns");
+}
+
+#[test]
+fn holder_only_lets_the_grantor_regrant_early() {
+    // Both sides use T - 5 ms. h ends at S + 9.995 / 0.999 s = S + 10.005005005 s; the grantor
+    // frees at S + 1 ms + 9.995 s and b believes from S + 9.997 s: overlap 8.005005 ms.
+    let s = cut_off(r#"HolderOnly(margin: "5ms")"#, -1000.0, "");
+    let (_, len) = only_overlap(&s);
+    assert!((len - 8_005_005).abs() <= 1, "overlap {len} ns");
+}
+
+#[test]
+fn wall_clock_expiry_is_moved_by_a_backward_ntp_step() {
+    // All clocks perfect. h renews at 3.002, 6.002 and 9.002 s (grant at 2 ms, then every 3 s),
+    // so S = 9.002 s and its wall deadline is 9.002 + 9.995 = 18.997 s. A -5 s wall step at 12 s
+    // moves that to true 23.997 s. b believes from S + 10.002 = 19.004 s: overlap 4.993 s.
+    let s = cut_off(
+        r#"WallClock(holder_margin: "5ms")"#,
+        0.0,
+        r#"ClockStep(node: "h", at: "12s", by: "-5s"),"#,
+    );
+    let (start, len) = only_overlap(&s);
+    assert_eq!(start, 19_004_000_000);
+    assert_eq!(len, 4_993_000_000);
+    // The same step does nothing to a monotonic deadline.
+    let s = cut_off(
+        r#"TwoSided(holder_margin: "5ms")"#,
+        0.0,
+        r#"ClockStep(node: "h", at: "12s", by: "-5s"),"#,
+    );
+    assert_eq!(s.overlap.count, 0);
+}
+
+#[test]
+fn on_receive_start_trusts_a_late_ack() {
+    // S = 9.002 s. Its RenewAck leaves lock at 9.003 s and is held up 3 s, arriving at
+    // 12.004 s. Starting the term on receipt gives a deadline of 12.004 + 9.995 = 21.999 s;
+    // b believes from 19.004 s: overlap 2.995 s (= the 3 s delay - the 5 ms margin).
+    let spike = r#"DelaySpike(at: "9s", duration: "500ms", extra: "3s", kinds: [RenewAck]),"#;
+    let s = cut_off(r#"OnReceiveStart(holder_margin: "5ms")"#, 0.0, spike);
+    let (start, len) = only_overlap(&s);
+    assert_eq!(start, 19_004_000_000);
+    assert_eq!(len, 2_995_000_000);
+    // Starting at the send time ignores the delay: the deadline stays 9.002 + 9.995 = 18.997 s.
+    let s = cut_off(r#"TwoSided(holder_margin: "5ms")"#, 0.0, spike);
+    assert_eq!(s.overlap.count, 0);
+}
+
+#[test]
+fn cached_bool_believes_until_its_renewal_loop_runs() {
+    // Without a pause the renewal loop notices in time: the renewal timer of h fires every 3 s
+    // and finds the term (9.002 + 10 = 19.002 s) over at its first run after it, at 21.002 s.
+    // Until then the bool is set: b believes from 19.004 s, overlap 21.002 - 19.004 = 1.998 s.
+    let s = cut_off("CachedBool", 0.0, "");
+    let (start, len) = only_overlap(&s);
+    assert_eq!(start, 19_004_000_000);
+    assert_eq!(len, 1_998_000_000);
+}
+
+#[test]
+fn custom_reproduces_the_named_points() {
+    // Custom written out as TwoSided must give the same run as TwoSided itself.
+    let named = cut_off(r#"TwoSided(holder_margin: "5ms")"#, -1000.0, "");
+    let custom = cut_off(
+        r#"Custom(holder_clock: Monotonic, lease_start: OnSend, holder_margin: "5ms",
+                  grantor_margin: "0s", validity: Clock)"#,
+        -1000.0,
+        "",
+    );
+    assert_eq!(named.overlap, custom.overlap);
+    assert_eq!(named.events, custom.events);
+}
+
+#[test]
+fn a_grantor_that_forgets_on_restart_grants_twice() {
+    // Perfect clocks, 1 ms messages. h holds from 2 ms and renews at 3.002 s (deadline 12.997 s).
+    // b asks at 100 ms and retries every second (1.1 s, 2.1 s, ...). The grantor crashes at 4 s
+    // and restarts at 5 s. With Forget it grants b's retry of 5.1 s at once (arriving 5.101 s;
+    // b believes from 5.102 s). h's next renewal (6.002 s) is rejected because b holds now;
+    // the Reject reaches h at 6.004 s. Overlap: 6.004 - 5.102 = 902 ms.
+    // With Wait it grants nothing before 5 + 10 = 15 s; h is rejected at 6.004 s all the same
+    // and nobody overlaps.
+    let story = |restart: &str| {
+        run_text(&format!(
+            r#"Scenario(
+                duration: "30s",
+                lease: (duration: "10s", renew_every: "3s", grantor_restart: {restart}),
+                strategy: TwoSided(holder_margin: "5ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "h", role: Contender),
+                    (name: "b", role: Contender, start: "100ms"),
+                ],
+                faults: [Crash(node: "lock", at: "4s"), Restart(node: "lock", at: "5s")],
+            )"#
+        ))
+    };
+    let forget = story("Forget");
+    let (start, len) = only_overlap(&forget);
+    assert_eq!(start, 5_102_000_000);
+    assert_eq!(len, 902_000_000);
+    let wait = story("Wait");
+    assert_eq!(wait.overlap.count, 0);
+    assert!(wait.grants >= 2, "the lease is granted again after the wait");
+    // Tokens are durable at the grantor, so the grant after the restart is token 2, not 1 again.
+}
