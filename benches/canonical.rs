@@ -18,7 +18,12 @@ fn canonical_hour(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(20));
     group.throughput(Throughput::Elements(events));
     group.bench_function("hour", |b| {
-        b.iter(|| leasesim::run("canonical", &scenario).expect("builds").summary.events)
+        b.iter(|| {
+            leasesim::run("canonical", &scenario)
+                .expect("builds")
+                .summary
+                .events
+        })
     });
     group.finish();
 }

@@ -27,6 +27,7 @@
 //! - [`oracle`]: exact belief intervals, overlaps, availability, harm.
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.
+//! - [`report`]: `summary.json`, `report.md`, terminal tables; [`cli`]: the command line.
 //!
 //! ```
 //! let text = r#"Scenario(
@@ -43,6 +44,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cli;
 pub mod clock;
 pub mod dist;
 pub mod engine;
@@ -50,6 +52,7 @@ pub mod msg;
 pub mod net;
 pub mod oracle;
 pub mod outcome;
+pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod strategy;

@@ -117,6 +117,9 @@ impl AddAssign for Dur {
 pub fn format_ns(ns: i64) -> String {
     let sign = if ns < 0 { "-" } else { "" };
     let a = ns.unsigned_abs();
+    if a == 0 {
+        return "0s".to_string();
+    }
     for (unit, per) in [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)] {
         if a >= per {
             let whole = a / per;

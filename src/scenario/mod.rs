@@ -6,6 +6,8 @@
 //! [`validate`], and turning it into a runnable world lives in the engine.
 
 pub mod duration;
+pub mod library;
+pub mod load;
 pub mod random_faults;
 pub mod validate;
 
@@ -149,9 +151,49 @@ pub enum StrategySpec {
 }
 
 impl StrategySpec {
-    /// The strategy as RON text, as a scenario file or `--strategy` writes it.
+    /// The strategy as RON text, as a scenario file or `--strategy` writes it; zero margins
+    /// are left out (they are the default).
     pub fn to_ron(&self) -> String {
-        ron::to_string(self).unwrap_or_else(|_| format!("{self:?}"))
+        let margins = |fields: &[(&str, Dur)]| {
+            let set: Vec<String> = fields
+                .iter()
+                .filter(|(_, d)| d.0 != 0)
+                .map(|(k, d)| format!("{k}: \"{d}\""))
+                .collect();
+            format!("({})", set.join(", "))
+        };
+        let name = self.name();
+        match *self {
+            StrategySpec::TwoSided {
+                holder_margin,
+                grantor_margin,
+            } => format!(
+                "{name}{}",
+                margins(&[
+                    ("holder_margin", holder_margin),
+                    ("grantor_margin", grantor_margin)
+                ])
+            ),
+            StrategySpec::HolderOnly { margin } => {
+                format!("{name}{}", margins(&[("margin", margin)]))
+            }
+            StrategySpec::WallClock { holder_margin }
+            | StrategySpec::OnReceiveStart { holder_margin } => {
+                format!("{name}{}", margins(&[("holder_margin", holder_margin)]))
+            }
+            StrategySpec::GrantorOnly | StrategySpec::CachedBool => name.to_string(),
+            StrategySpec::Custom {
+                holder_clock,
+                lease_start,
+                holder_margin,
+                grantor_margin,
+                validity,
+            } => format!(
+                "Custom(holder_clock: {holder_clock:?}, lease_start: {lease_start:?}, \
+                 holder_margin: \"{holder_margin}\", grantor_margin: \"{grantor_margin}\", \
+                 validity: {validity:?})"
+            ),
+        }
     }
 
     /// The variant's name alone (`TwoSided`, `CachedBool`, ...).
@@ -514,5 +556,31 @@ impl Scenario {
     /// The index of the node called `name`.
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strategy_text_round_trips() {
+        for text in [
+            "TwoSided()",
+            r#"TwoSided(holder_margin: "5ms")"#,
+            r#"TwoSided(holder_margin: "5ms", grantor_margin: "1ms")"#,
+            "GrantorOnly",
+            r#"HolderOnly(margin: "20ms")"#,
+            "CachedBool",
+            r#"WallClock(holder_margin: "1.5s")"#,
+            r#"OnReceiveStart(holder_margin: "5ms")"#,
+            r#"Custom(holder_clock: Wall, lease_start: OnReceive, holder_margin: "1ms", grantor_margin: "2ms", validity: CachedBool)"#,
+        ] {
+            let spec: StrategySpec = ron_options()
+                .from_str(text)
+                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            let again: StrategySpec = ron_options().from_str(&spec.to_ron()).unwrap();
+            assert_eq!(spec, again, "{text} -> {}", spec.to_ron());
+        }
     }
 }

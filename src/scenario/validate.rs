@@ -263,6 +263,9 @@ pub fn validate(s: &Scenario) -> Vec<String> {
         }
     }
     for (name, mut events) in life {
+        if s.node_index(name).is_none() {
+            continue; // already reported as unknown
+        }
         events.sort_by_key(|e| e.0);
         let mut up = true;
         for (_, restart, i) in events {

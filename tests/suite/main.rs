@@ -1,6 +1,8 @@
 //! The integration suite: one test binary, a module per behaviour.
 
+mod cli;
 mod common;
+mod library;
 mod properties;
 mod q4;
 mod strategies;

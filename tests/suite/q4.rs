@@ -42,7 +42,11 @@ fn cached_bool_keeps_serving_through_the_pause() {
     assert_eq!(i.nodes, ["a", "b"]);
     // About 1.002 s of queued reads at 1000/s were served late: each is a zombie action, and
     // each misses b's writes (10/s since 28.004 s, applied before 32 s): stale.
-    assert!(s.zombie_actions > 900, "zombie actions {}", s.zombie_actions);
+    assert!(
+        s.zombie_actions > 900,
+        "zombie actions {}",
+        s.zombie_actions
+    );
     assert!(s.stale_reads > 900, "stale reads {}", s.stale_reads);
     // Writes queued in the same second land after b's: about 10 unsafe writes.
     assert!(s.unsafe_writes > 0);
@@ -110,8 +114,14 @@ fn check_then_act_gap_lets_a_checked_write_land_late() {
         .find(|&seed| story(seed, false).unsafe_writes > 0)
         .expect("some seed puts a write in the last millisecond before the pause");
     let unfenced = story(seed, false);
-    assert_eq!(unfenced.overlap.count, 0, "the lease itself was never shared");
-    assert!(unfenced.zombie_actions > 0, "the write took effect under a superseded token");
+    assert_eq!(
+        unfenced.overlap.count, 0,
+        "the lease itself was never shared"
+    );
+    assert!(
+        unfenced.zombie_actions > 0,
+        "the write took effect under a superseded token"
+    );
     let fenced = story(seed, true);
     assert_eq!(fenced.unsafe_writes, 0);
     assert_eq!(fenced.fenced_writes, unfenced.unsafe_writes);

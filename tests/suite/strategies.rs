@@ -167,6 +167,9 @@ fn a_grantor_that_forgets_on_restart_grants_twice() {
     assert_eq!(len, 902_000_000);
     let wait = story("Wait");
     assert_eq!(wait.overlap.count, 0);
-    assert!(wait.grants >= 2, "the lease is granted again after the wait");
+    assert!(
+        wait.grants >= 2,
+        "the lease is granted again after the wait"
+    );
     // Tokens are durable at the grantor, so the grant after the restart is token 2, not 1 again.
 }

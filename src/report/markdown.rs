@@ -1,0 +1,144 @@
+//! `report.md`: one run, readable on its own by a reviewer.
+
+use super::Verdict;
+use crate::outcome::Summary;
+use crate::scenario::Scenario;
+use crate::time::format_ns;
+use std::fmt::Write;
+
+/// Renders the report of run `s` of `scenario`; `rerun` is the command that reproduces it.
+pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
+    let mut m = String::new();
+    let verdict = Verdict::of(s);
+    let _ = writeln!(m, "# {}: {}\n", s.scenario, verdict.word());
+    if !scenario.description.is_empty() {
+        let _ = writeln!(m, "{}\n", scenario.description);
+    }
+    let expect = match s.expect.passed {
+        None => "none stated".to_string(),
+        Some(true) => "all held".to_string(),
+        Some(false) => format!("**{} failed**", s.expect.failures.len()),
+    };
+    let _ = writeln!(m, "| | |\n|---|---|");
+    let _ = writeln!(m, "| verdict | **{}** |", verdict.word());
+    let _ = writeln!(m, "| expectations | {expect} |");
+    let _ = writeln!(m, "| strategy | `{}` |", s.strategy);
+    let _ = writeln!(m, "| seed | {} |", s.seed);
+    let _ = writeln!(m, "| simulated | {} |", format_ns(s.duration_ns));
+    let l = &scenario.lease;
+    let _ = writeln!(
+        m,
+        "| lease | T = {}, renew every {}, retry every {}, grantor restart {:?} |",
+        l.duration,
+        l.renew_every(),
+        l.retry_every,
+        l.grantor_restart
+    );
+    let drifts: Vec<String> = s
+        .drift_ppm
+        .iter()
+        .map(|(n, d)| format!("{n} {d:+} ppm"))
+        .collect();
+    let _ = writeln!(m, "| clock drift | {} |", drifts.join(", "));
+    let _ = writeln!(m, "| events | {} |", s.events);
+    if s.truncated {
+        let _ = writeln!(m, "| **truncated** | the run hit `limits.max_events` |");
+    }
+    for f in &s.expect.failures {
+        let _ = writeln!(m, "\n- expectation failed: {f}");
+    }
+
+    let _ = writeln!(m, "\n## Overlap\n");
+    if s.overlap.count == 0 {
+        let _ = writeln!(
+            m,
+            "No instant at which two nodes both believed they held the lease."
+        );
+    } else {
+        let _ = writeln!(
+            m,
+            "{} interval(s), {} in total, the longest {}.\n",
+            s.overlap.count,
+            format_ns(s.overlap.total_ns),
+            format_ns(s.overlap.max_ns)
+        );
+        let _ = writeln!(
+            m,
+            "| start | end | duration | nodes |\n|---:|---:|---:|---|"
+        );
+        for i in &s.overlap.intervals {
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} | {} |",
+                format_ns(i.start_ns),
+                format_ns(i.end_ns),
+                format_ns(i.end_ns - i.start_ns),
+                i.nodes.join(", ")
+            );
+        }
+    }
+
+    let _ = writeln!(m, "\n## Harm\n");
+    let _ = writeln!(m, "| | count |\n|---|---:|");
+    let _ = writeln!(
+        m,
+        "| zombie actions (served under a superseded token) | {} |",
+        s.zombie_actions
+    );
+    let _ = writeln!(
+        m,
+        "| stale reads (missed an applied write) | {} |",
+        s.stale_reads
+    );
+    let _ = writeln!(
+        m,
+        "| unsafe writes (applied after a newer token's) | {} |",
+        s.unsafe_writes
+    );
+    let _ = writeln!(
+        m,
+        "| fenced writes (rejected by fencing) | {} |",
+        s.fenced_writes
+    );
+
+    let r = &s.requests;
+    let _ = writeln!(m, "\n## Availability and cost\n");
+    let _ = writeln!(m, "| | |\n|---|---:|");
+    let _ = writeln!(
+        m,
+        "| availability (time with a running believer) | {:.4}% |",
+        s.availability * 100.0
+    );
+    let _ = writeln!(
+        m,
+        "| longest window with no running believer | {} |",
+        format_ns(s.max_unavailable_ns)
+    );
+    let _ = writeln!(
+        m,
+        "| requests served | {:.4}% of {} |",
+        s.served_ratio * 100.0,
+        r.reads_arrived + r.writes_arrived
+    );
+    let _ = writeln!(
+        m,
+        "| reads served / arrived | {} / {} |",
+        r.reads_served, r.reads_arrived
+    );
+    let _ = writeln!(
+        m,
+        "| writes admitted / applied / arrived | {} / {} / {} |",
+        r.writes_admitted, r.writes_applied, r.writes_arrived
+    );
+    let _ = writeln!(m, "| grants / renewals | {} / {} |", s.grants, s.renewals);
+    let msgs: Vec<String> = s.messages.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let _ = writeln!(
+        m,
+        "| messages sent (dropped {}) | {} |",
+        s.messages_dropped,
+        msgs.join(", ")
+    );
+
+    let _ = writeln!(m, "\n## Rerun\n\n```\n{rerun}\n```");
+    m
+}

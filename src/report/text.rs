@@ -1,0 +1,204 @@
+//! Plain-text summaries for the terminal: a block per run, and aligned tables.
+
+use super::Verdict;
+use crate::outcome::Summary;
+use crate::time::format_ns;
+use std::fmt::Write;
+
+/// How many overlap intervals a block lists before it says "and N more".
+const SHOWN_INTERVALS: usize = 5;
+
+/// The expectation status in a few characters.
+pub fn expect_word(s: &Summary) -> &'static str {
+    match s.expect.passed {
+        None => "-",
+        Some(true) => "held",
+        Some(false) => "FAILED",
+    }
+}
+
+/// A compact summary of one run: verdict first, then figures, overlaps, how to rerun.
+pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
+    let mut t = String::new();
+    let verdict = Verdict::of(s);
+    let _ = writeln!(
+        t,
+        "{}  {}  expectations: {}",
+        verdict.word(),
+        s.scenario,
+        expect_word(s)
+    );
+    for f in &s.expect.failures {
+        let _ = writeln!(t, "  ! {f}");
+    }
+    let rows = [
+        ("strategy", s.strategy.clone()),
+        (
+            "run",
+            format!(
+                "seed {}, {} simulated, {} events{}",
+                s.seed,
+                format_ns(s.duration_ns),
+                s.events,
+                if s.truncated {
+                    " (TRUNCATED at limits.max_events)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        (
+            "overlap",
+            if s.overlap.count == 0 {
+                "none".to_string()
+            } else {
+                format!(
+                    "{} interval(s), total {}, max {}",
+                    s.overlap.count,
+                    format_ns(s.overlap.total_ns),
+                    format_ns(s.overlap.max_ns)
+                )
+            },
+        ),
+        (
+            "harm",
+            format!(
+                "zombie actions {}, stale reads {}, unsafe writes {}, fenced writes {}",
+                s.zombie_actions, s.stale_reads, s.unsafe_writes, s.fenced_writes
+            ),
+        ),
+        (
+            "availability",
+            format!(
+                "{:.3}%, served {:.3}% of requests, longest unavailable {}",
+                s.availability * 100.0,
+                s.served_ratio * 100.0,
+                format_ns(s.max_unavailable_ns)
+            ),
+        ),
+        (
+            "cost",
+            format!(
+                "{} grants, {} renewals, {} messages ({} dropped)",
+                s.grants,
+                s.renewals,
+                s.messages.values().sum::<u64>(),
+                s.messages_dropped
+            ),
+        ),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(t, "  {k:<12} {v}");
+    }
+    for i in s.overlap.intervals.iter().take(SHOWN_INTERVALS) {
+        let _ = writeln!(
+            t,
+            "  {:<12} [{}, {})  {}  {}",
+            "",
+            format_ns(i.start_ns),
+            format_ns(i.end_ns),
+            format_ns(i.end_ns - i.start_ns),
+            i.nodes.join(", ")
+        );
+    }
+    if s.overlap.intervals.len() > SHOWN_INTERVALS {
+        let _ = writeln!(
+            t,
+            "  {:<12} ... and {} more (see the report)",
+            "",
+            s.overlap.intervals.len() - SHOWN_INTERVALS
+        );
+    }
+    let _ = writeln!(t, "  {:<12} {rerun}", "rerun");
+    if let Some(dir) = report_dir {
+        let _ = writeln!(t, "  {:<12} {dir}", "report");
+    }
+    t
+}
+
+/// Renders rows as a table with a header, columns aligned (numbers to the right).
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let cols = header.len();
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (c, cell) in r.iter().enumerate().take(cols) {
+            width[c] = width[c].max(cell.chars().count());
+        }
+    }
+    let numeric = |c: usize| {
+        rows.iter().all(|r| {
+            r[c].chars()
+                .next()
+                .is_none_or(|ch| ch.is_ascii_digit() || ch == '-')
+        })
+    };
+    let right: Vec<bool> = (0..cols).map(|c| c > 0 && numeric(c)).collect();
+    let mut t = String::new();
+    let line = |t: &mut String, cells: &[String]| {
+        let mut parts = Vec::new();
+        for c in 0..cols {
+            let w = width[c];
+            parts.push(if right[c] {
+                format!("{:>w$}", cells[c])
+            } else {
+                format!("{:<w$}", cells[c])
+            });
+        }
+        let _ = writeln!(t, "{}", parts.join("  ").trim_end());
+    };
+    line(
+        &mut t,
+        &header.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    );
+    line(
+        &mut t,
+        &width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
+    );
+    for r in rows {
+        line(&mut t, r);
+    }
+    t
+}
+
+/// One row of the verdict table for `run` with several scenarios.
+pub fn verdict_row(s: &Summary) -> Vec<String> {
+    vec![
+        s.scenario.clone(),
+        Verdict::of(s).word().to_string(),
+        expect_word(s).to_string(),
+        s.overlap.count.to_string(),
+        format_ns(s.overlap.max_ns),
+        s.zombie_actions.to_string(),
+        s.stale_reads.to_string(),
+        s.unsafe_writes.to_string(),
+        s.fenced_writes.to_string(),
+        format!("{:.2}%", s.availability * 100.0),
+        s.strategy.clone(),
+    ]
+}
+
+pub const VERDICT_HEADER: [&str; 11] = [
+    "scenario", "verdict", "expect", "overlaps", "max", "zombies", "stale", "unsafe", "fenced",
+    "avail", "strategy",
+];
+
+/// One row of the `compare` table.
+pub fn compare_row(s: &Summary) -> Vec<String> {
+    vec![
+        s.strategy.clone(),
+        Verdict::of(s).word().to_string(),
+        s.overlap.count.to_string(),
+        format_ns(s.overlap.total_ns),
+        format_ns(s.overlap.max_ns),
+        s.zombie_actions.to_string(),
+        s.stale_reads.to_string(),
+        s.unsafe_writes.to_string(),
+        s.fenced_writes.to_string(),
+        format!("{:.2}%", s.availability * 100.0),
+    ]
+}
+
+pub const COMPARE_HEADER: [&str; 10] = [
+    "strategy", "verdict", "overlaps", "total", "max", "zombies", "stale", "unsafe", "fenced",
+    "avail",
+];

@@ -1,0 +1,188 @@
+//! Loading scenarios: from files, from RON text, or by name from the bundled library.
+//!
+//! Errors are for people: a syntax or schema error names the source, line and column, says what
+//! was expected and shows the offending line with a caret; a semantic error lists every problem
+//! found, one per line. Nothing here panics on bad input.
+
+use super::{validate, Scenario, StrategySpec};
+use std::fmt;
+use std::path::Path;
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file could not be read.
+    Io { source: String, message: String },
+    /// The text is not a well-formed scenario (syntax, unknown field, bad duration...).
+    Syntax {
+        source: String,
+        line: usize,
+        col: usize,
+        message: String,
+        /// The offending line of the text, if it exists.
+        text: Option<String>,
+    },
+    /// The scenario parses but cannot run; every problem is listed.
+    Invalid {
+        source: String,
+        problems: Vec<String>,
+    },
+    /// No bundled scenario has this name.
+    UnknownName { name: String, known: Vec<String> },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Io { source, message } => write!(f, "{source}: cannot read: {message}"),
+            LoadError::Syntax {
+                source,
+                line,
+                col,
+                message,
+                text,
+            } => {
+                write!(f, "{source}:{line}:{col}: {message}")?;
+                if let Some(text) = text {
+                    let gutter = line.to_string().len();
+                    let caret_at = text
+                        .chars()
+                        .take(col.saturating_sub(1))
+                        .map(|c| if c == '\t' { '\t' } else { ' ' })
+                        .collect::<String>();
+                    write!(
+                        f,
+                        "\n{:gutter$} |\n{line} | {text}\n{:gutter$} | {caret_at}^",
+                        "", ""
+                    )?;
+                }
+                Ok(())
+            }
+            LoadError::Invalid { source, problems } => {
+                let n = problems.len();
+                write!(
+                    f,
+                    "{source}: {n} problem{} found:",
+                    if n == 1 { "" } else { "s" }
+                )?;
+                for p in problems {
+                    write!(f, "\n  - {p}")?;
+                }
+                Ok(())
+            }
+            LoadError::UnknownName { name, known } => write!(
+                f,
+                "no scenario file or bundled scenario named {name:?}; bundled: {}",
+                known.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Turns ron's error into a [`LoadError::Syntax`] with the line shown.
+fn syntax_error(source: &str, text: &str, e: ron::error::SpannedError) -> LoadError {
+    let line = e.span.start.line;
+    let col = e.span.start.col;
+    LoadError::Syntax {
+        source: source.to_string(),
+        line,
+        col,
+        message: describe(&e.code),
+        text: text
+            .lines()
+            .nth(line.saturating_sub(1))
+            .map(|l| l.trim_end().to_string()),
+    }
+}
+
+/// Where a schema type appears in a scenario file, for messages.
+fn place(outer: &Option<String>) -> String {
+    let Some(o) = outer else {
+        return String::new();
+    };
+    let field = match o.as_str() {
+        "Scenario" => "the scenario",
+        "LeaseConfig" => "`lease`",
+        "ClocksConfig" => "`clocks`",
+        "NodeConfig" => "a node of `nodes`",
+        "NetworkConfig" => "`network`",
+        "LinkConfig" => "a link of `network.links`",
+        "WorkloadConfig" => "`workload`",
+        "ResourceConfig" => "`resource`",
+        "Expect" => "`expect`",
+        "Limits" => "`limits`",
+        other => return format!(" in `{other}`"),
+    };
+    format!(" in {field}")
+}
+
+/// ron's message, with the expectation said the way a scenario author thinks of it.
+fn describe(code: &ron::Error) -> String {
+    match code {
+        ron::Error::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => format!(
+            "unknown field `{found}`{}; expected one of: {}",
+            place(outer),
+            expected.join(", ")
+        ),
+        ron::Error::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => format!(
+            "unknown variant `{found}`{}; expected one of: {}",
+            outer
+                .as_ref()
+                .map(|o| format!(" of {o}"))
+                .unwrap_or_default(),
+            expected.join(", ")
+        ),
+        ron::Error::MissingStructField { field, outer } => {
+            format!("missing field `{field}`{}", place(outer))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Parses and validates a scenario from `text`; `source` names it in errors.
+pub fn from_text(source: &str, text: &str) -> Result<Scenario, LoadError> {
+    let scenario = Scenario::from_ron(text).map_err(|e| syntax_error(source, text, e))?;
+    let problems = validate::validate(&scenario);
+    if problems.is_empty() {
+        Ok(scenario)
+    } else {
+        Err(LoadError::Invalid {
+            source: source.to_string(),
+            problems,
+        })
+    }
+}
+
+/// Loads and validates a scenario file.
+pub fn from_file(path: &Path) -> Result<Scenario, LoadError> {
+    let source = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+        source: source.clone(),
+        message: e.to_string(),
+    })?;
+    from_text(&source, &text)
+}
+
+/// The name of a scenario loaded from `path`: the file name without `.ron`.
+pub fn name_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI).
+pub fn strategy_from_text(text: &str) -> Result<StrategySpec, LoadError> {
+    super::ron_options()
+        .from_str(text)
+        .map_err(|e| syntax_error("--strategy", text, e))
+}

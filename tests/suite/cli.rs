@@ -1,0 +1,377 @@
+//! The command line as a user meets it: exit codes, error messages, reports on disk.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn leasesim(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leasesim"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("the binary runs")
+}
+
+/// A fresh empty directory for one test.
+fn workdir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            out.extend(files_under(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
+const GOOD: &str = r#"Scenario(
+    duration: "20s",
+    lease: (duration: "10s"),
+    strategy: TwoSided(holder_margin: "50ms"),
+    nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+)
+"#;
+
+/// Writes `text` as `bad.ron` in a fresh dir, runs `leasesim run bad.ron`, and checks the
+/// failure is a clean exit 2 with nothing written. Returns stderr.
+fn run_bad(test: &str, text: &str) -> String {
+    let dir = workdir(test);
+    fs::write(dir.join("bad.ron"), text).unwrap();
+    let o = leasesim(&["run", "bad.ron", "--out", "out"], &dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("stack backtrace"), "{err}");
+    assert!(
+        !dir.join("out").exists(),
+        "nothing may be written on bad input"
+    );
+    assert_eq!(files_under(&dir), vec![dir.join("bad.ron")]);
+    err
+}
+
+#[test]
+fn syntax_error_names_file_line_column_and_shows_the_line() {
+    let text = GOOD.replace(
+        r#"lease: (duration: "10s"),"#,
+        r#"lease: (duration: "10s")"#,
+    );
+    let err = run_bad("syntax", &text);
+    // The missing comma is noticed at the start of line 4, `strategy`.
+    assert!(err.contains("bad.ron:4:5: Expected comma"), "{err}");
+    assert!(err.contains("4 |     strategy: TwoSided"), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+#[test]
+fn unknown_field_is_named_with_the_expected_ones() {
+    let text = GOOD.replace(r#"(duration: "10s")"#, r#"(duration: "10s", renew: "3s")"#);
+    let err = run_bad("unknown-field", &text);
+    assert!(err.contains("bad.ron:3:30:"), "{err}");
+    assert!(err.contains("unknown field `renew` in `lease`"), "{err}");
+    assert!(
+        err.contains("renew_every"),
+        "the expected fields are listed: {err}"
+    );
+}
+
+#[test]
+fn unknown_field_in_an_enum_struct_variant_is_rejected() {
+    let text = GOOD.replace(r#"holder_margin: "50ms""#, r#"holder_margn: "50ms""#);
+    let err = run_bad("unknown-variant-field", &text);
+    assert!(err.contains("unknown field `holder_margn`"), "{err}");
+}
+
+#[test]
+fn unknown_node_in_a_fault_is_named() {
+    let text = GOOD.replace(
+        "\n)\n",
+        "\n    faults: [Pause(node: \"z\", at: \"5s\", duration: \"1s\")],\n)\n",
+    );
+    let err = run_bad("unknown-node", &text);
+    assert!(
+        err.contains(r#"faults[0]: unknown node "z" (known: lock, a)"#),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_duration_says_what_a_duration_looks_like() {
+    let text = GOOD.replace(r#"duration: "20s""#, r#"duration: "20""#);
+    let err = run_bad("bad-duration", &text);
+    assert!(err.contains("bad.ron:2:"), "{err}");
+    assert!(err.contains("has no unit"), "{err}");
+}
+
+#[test]
+fn margin_not_below_the_lease_is_refused() {
+    let text = GOOD.replace(r#"holder_margin: "50ms""#, r#"holder_margin: "10s""#);
+    let err = run_bad("margin", &text);
+    assert!(
+        err.contains("strategy.holder_margin: 10s must be shorter than the lease (10s)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_semantic_problem_is_listed_at_once() {
+    let text = r#"Scenario(
+    duration: "20s",
+    lease: (duration: "10s", renew_every: "12s"),
+    strategy: TwoSided(holder_margin: "10s"),
+    nodes: [(name: "a", role: Contender), (name: "a", role: Contender)],
+    workload: (reads_per_second: -5.0),
+    faults: [
+        Crash(node: "a", at: "25s"),
+        Restart(node: "b", at: "1s"),
+    ],
+)
+"#;
+    let err = run_bad("many", text);
+    for needle in [
+        "lease.renew_every: 12s must be shorter than the lease",
+        "strategy.holder_margin",
+        "exactly one node with role Grantor (found 0)",
+        "nodes[1]: name \"a\" is already used by nodes[0]",
+        "workload.reads_per_second",
+        "faults[0]: starts at 25s, outside the run",
+        "faults[1]: unknown node \"b\"",
+    ] {
+        assert!(err.contains(needle), "missing {needle:?} in:\n{err}");
+    }
+    assert!(err.contains("7 problems found"), "{err}");
+}
+
+#[test]
+fn bad_strategy_override_is_a_usage_error() {
+    let dir = workdir("bad-strategy");
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-two-sided",
+            "--strategy",
+            "TwoSided(margin: \"5ms\")",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--strategy:1:"), "{}", stderr(&o));
+    assert!(!dir.join("out").exists());
+}
+
+#[test]
+fn unknown_scenario_name_lists_the_library() {
+    let dir = workdir("unknown-name");
+    let o = leasesim(&["run", "no-such-story"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("q4-gc-pause-cached-bool"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn check_validates_without_running_or_writing() {
+    let dir = workdir("check");
+    fs::write(dir.join("good.ron"), GOOD).unwrap();
+    let o = leasesim(&["check", "good.ron", "q4-gc-pause-two-sided"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ok  good.ron"));
+    assert_eq!(files_under(&dir), vec![dir.join("good.ron")]);
+}
+
+#[test]
+fn a_run_writes_its_report_and_reproduces_byte_for_byte() {
+    let dir = workdir("report");
+    let a = leasesim(&["run", "q4-gc-pause-cached-bool", "--out", "a"], &dir);
+    let b = leasesim(&["run", "q4-gc-pause-cached-bool", "--out", "b"], &dir);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(b.status.code(), Some(0));
+    for f in ["summary.json", "report.md"] {
+        let x = fs::read(dir.join("a/q4-gc-pause-cached-bool").join(f)).unwrap();
+        let y = fs::read(dir.join("b/q4-gc-pause-cached-bool").join(f)).unwrap();
+        assert_eq!(x, y, "{f} differs between two identical runs");
+    }
+    let out = stdout(&a);
+    assert!(out.starts_with("OVERLAP  q4-gc-pause-cached-bool"), "{out}");
+    assert!(out.contains("[28.004s, 32s)  3.996s  a, b"), "{out}");
+    assert!(
+        out.contains("leasesim run q4-gc-pause-cached-bool --seed 7"),
+        "{out}"
+    );
+    let json = fs::read_to_string(dir.join("a/q4-gc-pause-cached-bool/summary.json")).unwrap();
+    for key in [
+        "\"scenario\"",
+        "\"strategy\"",
+        "\"seed\"",
+        "\"duration_ns\"",
+        "\"overlap\"",
+        "\"count\"",
+        "\"total_ns\"",
+        "\"max_ns\"",
+        "\"intervals\"",
+        "\"start_ns\"",
+        "\"end_ns\"",
+        "\"nodes\"",
+        "\"zombie_actions\"",
+        "\"stale_reads\"",
+        "\"unsafe_writes\"",
+        "\"fenced_writes\"",
+        "\"availability\"",
+        "\"served_ratio\"",
+        "\"max_unavailable_ns\"",
+        "\"grants\"",
+        "\"messages\"",
+        "\"events\"",
+        "\"passed\"",
+    ] {
+        assert!(json.contains(key), "summary.json lacks {key}");
+    }
+    // No staging directory is left behind.
+    let left: Vec<_> = fs::read_dir(dir.join("a")).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1);
+}
+
+#[test]
+fn a_failed_expectation_exits_1() {
+    let dir = workdir("expect-fails");
+    let text = GOOD.replace("\n)\n", "\n    expect: (overlap: true),\n)\n");
+    fs::write(dir.join("s.ron"), text).unwrap();
+    let o = leasesim(&["run", "s.ron", "--out", "out"], &dir);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("expected overlap: true, but the run had 0"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn json_mode_prints_one_object_per_scenario() {
+    let dir = workdir("json");
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "q4-gc-pause-two-sided",
+            "--json",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("{\"scenario\":\"q4-gc-pause-cached-bool\""));
+    assert!(lines[1].starts_with("{\"scenario\":\"q4-gc-pause-two-sided\""));
+}
+
+#[test]
+fn another_seed_changes_a_random_run() {
+    let dir = workdir("seeds");
+    let a = leasesim(
+        &["run", "q4-gc-pause-cached-bool", "--json", "--out", "out"],
+        &dir,
+    );
+    let b = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "--json",
+            "--seed",
+            "8",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    let c = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "--json",
+            "--seed",
+            "8",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_ne!(stdout(&a), stdout(&b), "seed 8 draws other client requests");
+    assert_eq!(stdout(&b), stdout(&c));
+    assert!(stdout(&b).contains("\"seed\":8"));
+}
+
+#[test]
+fn strategy_override_runs_the_same_schedule() {
+    let dir = workdir("override");
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "--strategy",
+            "TwoSided(holder_margin: \"50ms\")",
+            "--json",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    // The file expects the cached bool's overlap; under TwoSided it does not happen: exit 1.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"count\":0"));
+}
+
+#[test]
+fn compare_runs_every_strategy_on_one_schedule() {
+    let dir = workdir("compare");
+    let o = leasesim(
+        &["compare", "q4-gc-pause-cached-bool", "--out", "out"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for s in [
+        "TwoSided(holder_margin: \"100ms\")",
+        "GrantorOnly",
+        "HolderOnly",
+        "CachedBool",
+        "WallClock",
+        "OnReceiveStart",
+    ] {
+        assert!(out.contains(s), "{s} missing:\n{out}");
+    }
+    let cached = out.lines().find(|l| l.starts_with("CachedBool")).unwrap();
+    assert!(
+        cached.contains("OVERLAP") && cached.contains("3.996s"),
+        "{cached}"
+    );
+    let two_sided = out.lines().find(|l| l.starts_with("TwoSided")).unwrap();
+    assert!(two_sided.contains("SAFE"), "{two_sided}");
+    assert!(dir
+        .join("out/q4-gc-pause-cached-bool-compare/compare.md")
+        .exists());
+}
