@@ -504,7 +504,7 @@ fn safe_world() -> impl Strategy<Value = (World, i64, u32, i64)> {
             vec(0i64..=2 * NS_PER_S, n),
         );
         let net = (
-            delay_dist(false),
+            delay_dist(true),
             0.0f64..0.3,
             0.0f64..0.2,
             (0.0f64..5.0, 0.0f64..2.0),
@@ -816,6 +816,7 @@ proptest! {
         (w, lease_ns, rho, m) in safe_world()
     ) {
         let mut w = w;
+        w.renew_ns = Some(w.lease_ns * ((w.seed >> 20) % 9 + 1) as i64 / 10);
         let split: i64 = (w.seed % 1000) as i64;
         let g = m * split / 1000;
         w.strategy = format!("TwoSided(holder_margin: {}, grantor_margin: {})", d(m - g), d(g));

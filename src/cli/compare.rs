@@ -1,0 +1,168 @@
+//! `leasesim compare`: one scenario, several strategies, the same fault schedule.
+
+use super::{bad_input, load_all, with_strategy, CompareArgs, Loaded};
+use crate::outcome::Summary;
+use crate::report::{self, text};
+use crate::scenario::{load, Scenario, StrategySpec};
+use crate::time::Dur;
+use rayon::prelude::*;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// The strategies `compare --strategies all` runs, with margins from the scenario: its own
+/// strategy's holder margin if it has a positive one, else 1% of T.
+fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
+    let own = match s.strategy {
+        StrategySpec::TwoSided { holder_margin, .. }
+        | StrategySpec::WallClock { holder_margin }
+        | StrategySpec::OnReceiveStart { holder_margin }
+        | StrategySpec::Custom { holder_margin, .. } => holder_margin,
+        StrategySpec::HolderOnly { margin } => margin,
+        StrategySpec::GrantorOnly | StrategySpec::CachedBool => Dur::ZERO,
+    };
+    let m = if own.0 > 0 {
+        own
+    } else {
+        Dur(s.lease.duration.0 / 100)
+    };
+    vec![
+        StrategySpec::TwoSided {
+            holder_margin: m,
+            grantor_margin: Dur::ZERO,
+        },
+        StrategySpec::GrantorOnly,
+        StrategySpec::HolderOnly { margin: m },
+        StrategySpec::CachedBool,
+        StrategySpec::WallClock { holder_margin: m },
+        StrategySpec::OnReceiveStart { holder_margin: m },
+    ]
+}
+
+/// Splits `a,b(c, d),e` at the commas outside parentheses.
+fn split_top_level(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut cur = String::new();
+    for ch in text.chars() {
+        match ch {
+            '"' => in_string = !in_string,
+            '(' | '[' if !in_string => depth += 1,
+            ')' | ']' if !in_string => depth -= 1,
+            ',' if depth == 0 && !in_string => {
+                parts.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.trim().is_empty() {
+        parts.push(cur.trim().to_string());
+    }
+    parts
+}
+
+pub(crate) fn compare(args: CompareArgs) -> ExitCode {
+    let mut base = match load_all(std::slice::from_ref(&args.scenario)) {
+        Ok(mut l) => l.remove(0),
+        Err(code) => return code,
+    };
+    if let Some(seed) = args.seed {
+        base.scenario.seed = seed;
+    }
+    let specs = if args.strategies.trim() == "all" {
+        all_strategies(&base.scenario)
+    } else {
+        let mut specs = Vec::new();
+        for part in split_top_level(&args.strategies) {
+            match load::strategy_from_text(&part) {
+                Ok(s) => specs.push(s),
+                Err(e) => return bad_input(e),
+            }
+        }
+        specs
+    };
+    let mut runs = Vec::new();
+    let mut failed = false;
+    for spec in &specs {
+        let mut l = Loaded {
+            name: base.name.clone(),
+            source: base.source.clone(),
+            scenario: base.scenario.clone(),
+        };
+        match with_strategy(&mut l, spec) {
+            Ok(()) => runs.push(l),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return ExitCode::from(2);
+    }
+    let results: Vec<Summary> = runs
+        .par_iter()
+        .map(|l| {
+            crate::run(&l.name, &l.scenario)
+                .expect("validated at load")
+                .summary
+        })
+        .collect();
+    let rows: Vec<Vec<String>> = results.iter().map(text::compare_row).collect();
+    let table = text::table(&text::COMPARE_HEADER, &rows);
+    let mut md = format!(
+        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n",
+        base.name, base.scenario.description, base.scenario.seed
+    );
+    md.push_str(&format!(
+        "\nRerun: `leasesim compare {} --seed {} --strategies '{}'`\n",
+        base.source, base.scenario.seed, args.strategies
+    ));
+    let mut json = serde_json::to_vec_pretty(&results).expect("summaries serialize");
+    json.push(b'\n');
+    let dir = args.out.join(format!("{}-compare", base.name));
+    if let Err(e) = report::write_dir_atomically(
+        &dir,
+        &[("compare.json", json), ("compare.md", md.into_bytes())],
+    ) {
+        eprintln!("error: cannot write the report {}: {e}", dir.display());
+        return ExitCode::from(2);
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        for s in &results {
+            let _ = writeln!(out, "{}", serde_json::to_string(s).expect("serializes"));
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "{} (seed {}): {}\n",
+            base.name, base.scenario.seed, base.scenario.description
+        );
+        let _ = write!(out, "{table}");
+        let _ = writeln!(out, "\nreport: {}", dir.display());
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_top_level;
+
+    #[test]
+    fn splits_strategies_at_top_level_commas() {
+        assert_eq!(
+            split_top_level(
+                r#"CachedBool, TwoSided(holder_margin: "5ms", grantor_margin: "1ms"),GrantorOnly"#
+            ),
+            vec![
+                "CachedBool".to_string(),
+                r#"TwoSided(holder_margin: "5ms", grantor_margin: "1ms")"#.to_string(),
+                "GrantorOnly".to_string()
+            ]
+        );
+    }
+}

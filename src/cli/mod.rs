@@ -1,0 +1,192 @@
+//! The command line (SPEC 5): parse, turn flags into validated inputs, run, map to an exit code.
+//!
+//! Exit codes: 0 success and every expectation held; 1 an expectation failed; 2 bad input or
+//! usage. All input is loaded and checked before anything runs or is written, so bad input
+//! leaves no file behind.
+
+mod compare;
+mod run;
+
+use crate::report::text;
+use crate::scenario::load::{self, LoadError};
+use crate::scenario::{library, Scenario, StrategySpec};
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "leasesim",
+    version,
+    about = "Deterministic discrete-event simulator for lease protocols",
+    long_about = "Runs lease strategies against drifting clocks, pauses, clock steps, crashes and \
+                  network faults, and reports every interval in which two nodes both believed \
+                  they held the lease, exactly, with the harm done."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run scenarios (files or bundled names; none or --all: the whole library).
+    Run(RunArgs),
+    /// Run one scenario under several strategies on the same fault schedule.
+    Compare(CompareArgs),
+    /// Validate scenario files without running them.
+    Check {
+        /// Scenario files or bundled names.
+        #[arg(required = true)]
+        scenarios: Vec<String>,
+    },
+    /// List the bundled scenarios with their descriptions.
+    List,
+}
+
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// Scenario files (.ron) or names of bundled scenarios.
+    pub(crate) scenarios: Vec<String>,
+    /// Run every bundled scenario.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Override the scenarios' seed.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Override the strategy, in the RON syntax of the `strategy` field,
+    /// e.g. 'TwoSided(holder_margin: "20ms")'.
+    #[arg(long)]
+    pub(crate) strategy: Option<String>,
+    /// Directory for reports (one subdirectory per scenario).
+    #[arg(long, default_value = "reports")]
+    pub(crate) out: PathBuf,
+    /// Print each summary as one JSON object per line instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Also print events processed and events per second of wall time.
+    #[arg(long)]
+    pub(crate) stats: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct CompareArgs {
+    /// A scenario file or bundled name.
+    pub(crate) scenario: String,
+    /// `all`, or strategies in RON syntax separated by commas.
+    #[arg(long, default_value = "all")]
+    pub(crate) strategies: String,
+    /// Override the scenario's seed.
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Directory for the comparison report (`<scenario>-compare/`).
+    #[arg(long, default_value = "reports")]
+    pub(crate) out: PathBuf,
+    /// Print the rows as JSON objects, one per line.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// A scenario ready to run, with where it came from.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) name: String,
+    /// What to pass to `leasesim run` to get it again (a path or a bundled name).
+    pub(crate) source: String,
+    pub(crate) scenario: Scenario,
+}
+
+/// Runs the command line; the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Compare(args) => compare::compare(args),
+        Command::Check { scenarios } => check(&scenarios),
+        Command::List => {
+            let mut rows = Vec::new();
+            for name in library::names() {
+                let s = load::from_text(name, library::text(name).expect("listed"));
+                let d = s
+                    .map(|s| s.description)
+                    .unwrap_or_else(|e| format!("(invalid: {e})"));
+                rows.push(vec![name.to_string(), d]);
+            }
+            print!("{}", text::table(&["scenario", "description"], &rows));
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Loads one argument: a file if it names one (or ends in `.ron`), else a bundled scenario.
+fn load_one(arg: &str) -> Result<Loaded, LoadError> {
+    let path = Path::new(arg);
+    if path.exists() || arg.ends_with(".ron") {
+        return Ok(Loaded {
+            name: load::name_of(path),
+            source: arg.to_string(),
+            scenario: load::from_file(path)?,
+        });
+    }
+    match library::text(arg) {
+        Some(t) => Ok(Loaded {
+            name: arg.to_string(),
+            source: arg.to_string(),
+            scenario: load::from_text(&format!("{arg} (bundled)"), t)?,
+        }),
+        None => Err(LoadError::UnknownName {
+            name: arg.to_string(),
+            known: library::names().iter().map(|s| s.to_string()).collect(),
+        }),
+    }
+}
+
+/// Loads every argument, or reports every error and gives exit code 2.
+pub(crate) fn load_all(args: &[String]) -> Result<Vec<Loaded>, ExitCode> {
+    let (ok, errors): (Vec<_>, Vec<_>) = args.iter().map(|a| load_one(a)).partition(Result::is_ok);
+    if errors.is_empty() {
+        return Ok(ok.into_iter().map(Result::unwrap).collect());
+    }
+    for e in errors {
+        eprintln!("error: {}", e.unwrap_err());
+    }
+    Err(ExitCode::from(2))
+}
+
+pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {e}");
+    ExitCode::from(2)
+}
+
+/// Applies a strategy override and re-validates (a margin can be too large for a scenario's T).
+pub(crate) fn with_strategy(l: &mut Loaded, spec: &StrategySpec) -> Result<(), LoadError> {
+    l.scenario.strategy = spec.clone();
+    let problems = crate::scenario::validate::validate(&l.scenario);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(LoadError::Invalid {
+            source: format!("{} with --strategy {}", l.source, spec.to_ron()),
+            problems,
+        })
+    }
+}
+
+fn check(args: &[String]) -> ExitCode {
+    match load_all(args) {
+        Ok(loaded) => {
+            for l in loaded {
+                println!("ok  {}", l.source);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(code) => code,
+    }
+}

@@ -1,0 +1,141 @@
+//! `leasesim run`: run scenarios, write their reports, print a block or a verdict table.
+
+use super::{bad_input, load_all, with_strategy, RunArgs};
+use crate::outcome::Summary;
+use crate::report::{self, markdown, text};
+use crate::scenario::{library, load};
+use rayon::prelude::*;
+use std::io::Write;
+use std::process::ExitCode;
+
+pub(crate) fn run(args: RunArgs) -> ExitCode {
+    let names: Vec<String> = if args.all || args.scenarios.is_empty() {
+        let mut v: Vec<String> = library::names().iter().map(|s| s.to_string()).collect();
+        v.extend(args.scenarios.iter().cloned());
+        v
+    } else {
+        args.scenarios.clone()
+    };
+    let mut loaded = match load_all(&names) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    if let Some(text) = &args.strategy {
+        let spec = match load::strategy_from_text(text) {
+            Ok(s) => s,
+            Err(e) => return bad_input(e),
+        };
+        let mut failed = false;
+        for l in &mut loaded {
+            if let Err(e) = with_strategy(l, &spec) {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+        if failed {
+            return ExitCode::from(2);
+        }
+    }
+    if let Some(seed) = args.seed {
+        for l in &mut loaded {
+            l.scenario.seed = seed;
+        }
+    }
+
+    #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
+    let results: Vec<(Summary, f64)> = loaded
+        .par_iter()
+        .map(|l| {
+            let started = std::time::Instant::now();
+            let outcome = crate::run(&l.name, &l.scenario).expect("validated at load");
+            (outcome.summary, started.elapsed().as_secs_f64())
+        })
+        .collect();
+
+    for (l, (s, _)) in loaded.iter().zip(&results) {
+        let rerun = report::rerun_command(s, &l.source, args.strategy.is_some());
+        let md = markdown::run_report(s, &l.scenario, &rerun);
+        let dir = report::run_dir(&args.out, &l.name);
+        if let Err(e) = report::write_dir_atomically(&dir, &report::run_files(s, md)) {
+            eprintln!("error: cannot write the report {}: {e}", dir.display());
+            return ExitCode::from(2);
+        }
+    }
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        for (s, secs) in &results {
+            let line = if args.stats {
+                serde_json::to_string(&WithStats {
+                    summary: s,
+                    wall_seconds: *secs,
+                    events_per_second: s.events as f64 / secs.max(1e-9),
+                })
+            } else {
+                serde_json::to_string(s)
+            };
+            let _ = writeln!(out, "{}", line.expect("a summary serializes"));
+        }
+    } else if results.len() == 1 {
+        let (s, secs) = &results[0];
+        let l = &loaded[0];
+        let rerun = report::rerun_command(s, &l.source, args.strategy.is_some());
+        let dir = report::run_dir(&args.out, &l.name);
+        let _ = write!(
+            out,
+            "{}",
+            text::run_block(s, &rerun, Some(&dir.display().to_string()))
+        );
+        if args.stats {
+            let _ = writeln!(out, "  {:<12} {}", "stats", stats_line(s.events, *secs));
+        }
+    } else {
+        let rows: Vec<Vec<String>> = results.iter().map(|(s, _)| text::verdict_row(s)).collect();
+        let _ = write!(out, "{}", text::table(&text::VERDICT_HEADER, &rows));
+        for (s, secs) in &results {
+            for f in &s.expect.failures {
+                let _ = writeln!(out, "FAILED {}: {f}", s.scenario);
+            }
+            if args.stats {
+                let _ = writeln!(out, "{}: {}", s.scenario, stats_line(s.events, *secs));
+            }
+        }
+        let overlaps = results.iter().filter(|(s, _)| s.overlap.count > 0).count();
+        let failed = results
+            .iter()
+            .filter(|(s, _)| s.expect.passed == Some(false))
+            .count();
+        let _ = writeln!(
+            out,
+            "\n{} runs: {} with overlap, {} without; expectations: {}. Reports in {}/",
+            results.len(),
+            overlaps,
+            results.len() - overlaps,
+            if failed == 0 {
+                "all held".to_string()
+            } else {
+                format!("{failed} FAILED")
+            },
+            args.out.display()
+        );
+    }
+    let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
+    ExitCode::from(u8::from(failed))
+}
+
+/// A summary with the wall-clock figures of `--stats` (never written to `summary.json`).
+#[derive(serde::Serialize)]
+struct WithStats<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    wall_seconds: f64,
+    events_per_second: f64,
+}
+
+fn stats_line(events: u64, secs: f64) -> String {
+    format!(
+        "{events} events in {secs:.3} s of wall time: {:.0} events/s",
+        events as f64 / secs.max(1e-9)
+    )
+}
