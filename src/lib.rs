@@ -57,18 +57,12 @@ pub mod rng;
 pub mod scenario;
 pub mod strategy;
 pub mod time;
+pub mod trace;
 
 pub use engine::BuildError;
 pub use outcome::{Outcome, Summary};
 pub use scenario::Scenario;
 pub use strategy::Strategy;
-
-/// Options of one run.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RunOptions {
-    /// Keep every belief interval of every node (for charts); costs memory proportional to grants.
-    pub keep_timeline: bool,
-}
 
 /// Runs `scenario` (named `name` in the summary) under its own strategy.
 pub fn run(name: &str, scenario: &Scenario) -> Result<Outcome, BuildError> {
@@ -76,18 +70,35 @@ pub fn run(name: &str, scenario: &Scenario) -> Result<Outcome, BuildError> {
         name,
         scenario,
         strategy::from_spec(&scenario.strategy),
-        RunOptions::default(),
+        None,
     )
 }
 
-/// Runs `scenario` under `strategy`, which may be any implementation of [`Strategy`].
+/// Runs `scenario` under `strategy` (any implementation of [`Strategy`]), telling `observer`
+/// everything that happens if one is given.
 pub fn run_with(
     name: &str,
     scenario: &Scenario,
     strategy: Box<dyn Strategy>,
-    options: RunOptions,
+    observer: Option<&mut (dyn trace::Observer + 'static)>,
 ) -> Result<Outcome, BuildError> {
     let description = strategy.describe();
-    let sim = engine::build(scenario, strategy, options.keep_timeline)?;
+    let sim = engine::build(scenario, strategy, observer)?;
     Ok(Outcome::new(name, description, scenario, sim.run()))
+}
+
+/// Runs `scenario` under its own strategy and records its [`trace::timeline::Timeline`] for a
+/// chart.
+pub fn run_recorded(
+    name: &str,
+    scenario: &Scenario,
+) -> Result<(Outcome, trace::timeline::Timeline), BuildError> {
+    let mut recorder = trace::timeline::Recorder::for_scenario(scenario);
+    let outcome = run_with(
+        name,
+        scenario,
+        strategy::from_spec(&scenario.strategy),
+        Some(&mut recorder),
+    )?;
+    Ok((outcome, recorder.into_timeline()))
 }

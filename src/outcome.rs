@@ -5,7 +5,6 @@
 
 use crate::engine::RunResult;
 use crate::msg::MsgKind;
-use crate::oracle::Piece;
 use crate::scenario::{Expect, Scenario};
 use crate::time::format_ns;
 use serde::Serialize;
@@ -75,13 +74,11 @@ pub struct Summary {
     pub expect: ExpectOut,
 }
 
-/// Everything a run produced: the summary, and the belief timeline if one was kept.
+/// Everything a run produced.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub summary: Summary,
     pub node_names: Vec<String>,
-    /// Per node, every belief interval (only when a timeline was asked for).
-    pub timeline: Option<Vec<Vec<Piece>>>,
 }
 
 impl Outcome {
@@ -155,7 +152,6 @@ impl Outcome {
         Outcome {
             summary,
             node_names: names,
-            timeline: r.oracle.timeline,
         }
     }
 }

@@ -67,6 +67,9 @@ pub(crate) struct RunArgs {
     /// Also print events processed and events per second of wall time.
     #[arg(long)]
     pub(crate) stats: bool,
+    /// Also write trace.jsonl (every event) and trace.perfetto.json (for ui.perfetto.dev).
+    #[arg(long)]
+    pub(crate) trace: bool,
 }
 
 #[derive(Args)]

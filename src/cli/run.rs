@@ -1,9 +1,17 @@
 //! `leasesim run`: run scenarios, write their reports, print a block or a verdict table.
 
-use super::{bad_input, load_all, with_strategy, RunArgs};
+use super::{bad_input, load_all, with_strategy, Loaded, RunArgs};
+use crate::msg::NodeId;
+use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
-use crate::report::{self, markdown, text};
+use crate::report::{self, markdown, text, ReportDir};
 use crate::scenario::{library, load};
+use crate::strategy;
+use crate::time::SimTime;
+use crate::trace::jsonl::JsonlWriter;
+use crate::trace::perfetto::PerfettoWriter;
+use crate::trace::timeline::Recorder;
+use crate::trace::{Observer, TraceEvent};
 use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
@@ -42,25 +50,25 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
         }
     }
 
-    #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
-    let results: Vec<(Summary, f64)> = loaded
+    let results: Vec<Result<(Summary, f64), String>> = loaded
         .par_iter()
-        .map(|l| {
-            let started = std::time::Instant::now();
-            let outcome = crate::run(&l.name, &l.scenario).expect("validated at load");
-            (outcome.summary, started.elapsed().as_secs_f64())
-        })
+        .map(|l| run_one(l, &args).map_err(|e| format!("{}: {e}", l.name)))
         .collect();
-
-    for (l, (s, _)) in loaded.iter().zip(&results) {
-        let rerun = report::rerun_command(s, &l.source, args.strategy.is_some());
-        let md = markdown::run_report(s, &l.scenario, &rerun);
-        let dir = report::run_dir(&args.out, &l.name);
-        if let Err(e) = report::write_dir_atomically(&dir, &report::run_files(s, md)) {
-            eprintln!("error: cannot write the report {}: {e}", dir.display());
-            return ExitCode::from(2);
+    let mut results_ok = Vec::new();
+    let mut write_failed = false;
+    for r in results {
+        match r {
+            Ok(r) => results_ok.push(r),
+            Err(e) => {
+                eprintln!("error: cannot write the report of {e}");
+                write_failed = true;
+            }
         }
     }
+    if write_failed {
+        return ExitCode::from(2);
+    }
+    let results = results_ok;
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -122,6 +130,86 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
     }
     let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
     ExitCode::from(u8::from(failed))
+}
+
+/// What watches a run for its report: the chart's recorder, and the trace writers if asked.
+struct ReportObservers {
+    recorder: Recorder,
+    traces: Option<(JsonlWriter, PerfettoWriter)>,
+}
+
+impl Observer for ReportObservers {
+    fn event(&mut self, e: &TraceEvent) {
+        self.recorder.event(e);
+        if let Some((j, p)) = self.traces.as_mut() {
+            j.event(e);
+            p.event(e);
+        }
+    }
+    fn belief(&mut self, node: NodeId, piece: &Piece) {
+        self.recorder.belief(node, piece);
+        if let Some((j, p)) = self.traces.as_mut() {
+            j.belief(node, piece);
+            p.belief(node, piece);
+        }
+    }
+    fn overlap(&mut self, o: &Overlap) {
+        self.recorder.overlap(o);
+        if let Some((j, p)) = self.traces.as_mut() {
+            j.overlap(o);
+            p.overlap(o);
+        }
+    }
+    fn finish(&mut self, end: SimTime) {
+        self.recorder.finish(end);
+        if let Some((j, p)) = self.traces.as_mut() {
+            j.finish(end);
+            p.finish(end);
+        }
+    }
+}
+
+/// Runs one scenario with its observers and writes its report directory whole.
+fn run_one(l: &Loaded, args: &RunArgs) -> std::io::Result<(Summary, f64)> {
+    let dir = report::run_dir(&args.out, &l.name);
+    let staging = ReportDir::begin(&dir)?;
+    let names: Vec<String> = l.scenario.nodes.iter().map(|n| n.name.clone()).collect();
+    let traces = if args.trace {
+        Some((
+            JsonlWriter::create(&staging.path("trace.jsonl"), names.clone())?,
+            PerfettoWriter::create(&staging.path("trace.perfetto.json"), names)?,
+        ))
+    } else {
+        None
+    };
+    let mut observers = ReportObservers {
+        recorder: Recorder::for_scenario(&l.scenario),
+        traces,
+    };
+    #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
+    let started = std::time::Instant::now();
+    let outcome = crate::run_with(
+        &l.name,
+        &l.scenario,
+        strategy::from_spec(&l.scenario.strategy),
+        Some(&mut observers),
+    )
+    .expect("validated at load");
+    let secs = started.elapsed().as_secs_f64();
+    if let Some((jsonl, perfetto)) = observers.traces {
+        jsonl.close()?;
+        perfetto.close()?;
+    }
+    let s = outcome.summary;
+    let timeline = observers.recorder.into_timeline();
+    let rerun = report::rerun_command(&s, &l.source, args.strategy.is_some());
+    let md = markdown::run_report(&s, &l.scenario, &rerun);
+    for (name, bytes) in report::run_files(&s, md) {
+        staging.write(name, &bytes)?;
+    }
+    let _ = &timeline;
+    staging.commit()?;
+    Ok((s, secs))
 }
 
 /// A summary with the wall-clock figures of `--stats` (never written to `summary.json`).

@@ -12,6 +12,7 @@ use crate::rng::{self, Component};
 use crate::scenario::{random_faults, validate, DurationDist, Fault, Placement, Role, Scenario};
 use crate::strategy::{LeaseParams, Out, Strategy, MAX_TIMERS};
 use crate::time::{DriftRate, Dur, SimTime};
+use crate::trace::Observer;
 use rand::RngExt;
 
 /// A scenario that cannot run, with every problem found.
@@ -21,12 +22,12 @@ pub struct BuildError {
     pub problems: Vec<String>,
 }
 
-/// Builds a run of `scenario` under `strategy`. `keep_timeline` keeps every belief interval.
-pub fn build(
+/// Builds a run of `scenario` under `strategy`, told to `observer` if there is one.
+pub fn build<'o>(
     scenario: &Scenario,
     strategy: Box<dyn Strategy>,
-    keep_timeline: bool,
-) -> Result<Sim, BuildError> {
+    observer: Option<&'o mut (dyn Observer + 'static)>,
+) -> Result<Sim<'o>, BuildError> {
     let problems = validate::validate(scenario);
     if !problems.is_empty() {
         return Err(BuildError { problems });
@@ -223,7 +224,7 @@ pub fn build(
         nodes,
         clocks,
         net,
-        oracle: Oracle::new(n, keep_timeline),
+        oracle: Oracle::new(n, observer.is_some()),
         harm: Harm::new(n, scenario.resource.fencing),
         strategy,
         params: LeaseParams {
@@ -237,6 +238,9 @@ pub fn build(
         faults,
         out: Out::default(),
         stats: Stats::default(),
+        next_msg_id: 0,
+        observer,
+        overlaps_reported: 0,
     })
 }
 

@@ -24,6 +24,7 @@ use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
 use crate::strategy::{Cx, Effect, LeaseParams, NodeLogic, Out, Strategy, TimerId, MAX_TIMERS};
 use crate::time::{DriftRate, Dur, SimTime};
+use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
 use queue::EventQueue;
 
 /// A client request's kind.
@@ -40,6 +41,7 @@ pub enum Ev {
         to: u32,
         from: u32,
         msg: Message,
+        id: u64,
     },
     Timer {
         node: u32,
@@ -147,8 +149,8 @@ pub struct RunResult {
     pub drifts: Vec<DriftRate>,
 }
 
-/// A scenario ready to run.
-pub struct Sim {
+/// A scenario ready to run; `'o` is the lifetime of an attached observer.
+pub struct Sim<'o> {
     now: SimTime,
     end: SimTime,
     max_events: u64,
@@ -165,9 +167,12 @@ pub struct Sim {
     faults: Vec<(NodeId, NodeFault)>,
     out: Out,
     stats: Stats,
+    next_msg_id: u64,
+    observer: Option<&'o mut (dyn Observer + 'static)>,
+    overlaps_reported: usize,
 }
 
-impl Sim {
+impl Sim<'_> {
     /// Runs to the end of the scenario (or the event bound) and returns what happened.
     pub fn run(mut self) -> RunResult {
         while let Some((at, ev)) = self.queue.pop() {
@@ -188,8 +193,13 @@ impl Sim {
             self.end
         };
         let drifts = self.clocks.iter().map(|c| c.drift()).collect();
+        self.oracle.finish(end, &self.clocks);
+        self.report_to_observer();
+        if let Some(o) = self.observer.as_mut() {
+            o.finish(end);
+        }
         RunResult {
-            oracle: self.oracle.finish(end, &self.clocks),
+            oracle: self.oracle.into_report(),
             harm: self.harm.counts().clone(),
             stats: self.stats,
             duration: Dur(end.0),
@@ -213,12 +223,12 @@ impl Sim {
                 }
                 self.route(n, ev);
             }
-            Ev::Deliver { to, from, msg } => {
+            Ev::Deliver { to, from, msg, id } => {
                 if self.net.is_cut(self.now, from as NodeId, to as NodeId) {
                     self.stats.messages_dropped += 1;
+                    self.emit_drop(from, to, msg, id, DropReason::Cut);
                     return;
                 }
-                let _ = msg;
                 self.route(to as NodeId, ev);
             }
             Ev::Timer { node, .. } | Ev::Effect { node, .. } => self.route(node as NodeId, ev),
@@ -229,8 +239,9 @@ impl Sim {
     fn route(&mut self, n: NodeId, ev: Ev) {
         let node = &mut self.nodes[n];
         if !node.up() {
-            if matches!(ev, Ev::Deliver { .. }) {
+            if let Ev::Deliver { from, to, msg, id } = ev {
                 self.stats.messages_dropped += 1;
+                self.emit_drop(from, to, msg, id, DropReason::Down);
             }
             return;
         }
@@ -243,9 +254,27 @@ impl Sim {
 
     fn handle(&mut self, n: NodeId, ev: Ev) {
         match ev {
-            Ev::Deliver { from, msg, .. } => {
+            Ev::Deliver { from, msg, id, .. } => {
+                if self.observer.is_some() {
+                    let kind = TraceKind::Deliver {
+                        from: from as NodeId,
+                        kind: msg.kind(),
+                        id,
+                        token: token_of(&msg),
+                    };
+                    self.emit(n, kind);
+                }
                 if let (Message::Write { token }, true) = (msg, n == self.grantor) {
-                    self.harm.write_arrives(from as NodeId, token);
+                    let (applied, unsafe_write) = self.harm.write_arrives(from as NodeId, token);
+                    if self.observer.is_some() {
+                        let kind = TraceKind::WriteArrived {
+                            writer: from as NodeId,
+                            token,
+                            applied,
+                            unsafe_write,
+                        };
+                        self.emit(n, kind);
+                    }
                 } else {
                     let cx = self.cx(n, false);
                     let mut logic = self.nodes[n].logic.take().expect("node is up");
@@ -267,7 +296,13 @@ impl Sim {
             Ev::Arrival { kind, .. } => {
                 let cx = self.cx(n, false);
                 let checked = self.nodes[n].logic.as_ref().expect("node is up").check(&cx);
-                let Some(token) = checked else { return };
+                let Some(token) = checked else {
+                    if self.observer.is_some() {
+                        let write = kind == ReqKind::Write;
+                        self.emit(n, TraceKind::Rejected { write });
+                    }
+                    return;
+                };
                 match kind {
                     ReqKind::Read => self.stats.reads_admitted += 1,
                     ReqKind::Write => self.stats.writes_admitted += 1,
@@ -291,9 +326,24 @@ impl Sim {
     /// A request admitted under `token` takes effect: a read is served, a write is sent.
     fn take_effect(&mut self, n: NodeId, kind: ReqKind, token: Token) {
         match kind {
-            ReqKind::Read => self.harm.read(n, token),
+            ReqKind::Read => {
+                let (zombie, stale) = self.harm.read(n, token);
+                if self.observer.is_some() {
+                    self.emit(
+                        n,
+                        TraceKind::Read {
+                            token,
+                            zombie,
+                            stale,
+                        },
+                    );
+                }
+            }
             ReqKind::Write => {
-                self.harm.write_sent(token);
+                let zombie = self.harm.write_sent(token);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::WriteSent { token, zombie });
+                }
                 self.send(n, self.grantor, Message::Write { token });
             }
         }
@@ -333,12 +383,22 @@ impl Sim {
                     slot.gen = slot.gen.wrapping_add(1);
                     slot.armed = false;
                 }
-                Effect::Issued { token, .. } => {
+                Effect::Issued { token, to, until } => {
                     self.stats.grants += 1;
                     self.nodes[n].last_token = self.nodes[n].last_token.max(token);
                     self.harm.issued(token);
+                    if self.observer.is_some() {
+                        let until = self.clocks[n].reaches(ClockKind::Monotonic, until, self.now);
+                        self.emit(n, TraceKind::Grant { token, to, until });
+                    }
                 }
-                Effect::Renewed { .. } => self.stats.renewals += 1,
+                Effect::Renewed { token, until } => {
+                    self.stats.renewals += 1;
+                    if self.observer.is_some() {
+                        let until = self.clocks[n].reaches(ClockKind::Monotonic, until, self.now);
+                        self.emit(n, TraceKind::Renewed { token, until });
+                    }
+                }
                 Effect::Holding { token, version } => self.harm.holding(n, token, version),
             }
         }
@@ -346,22 +406,83 @@ impl Sim {
         if belief != self.oracle.belief(n) {
             self.oracle.settle(n, self.now, &self.clocks[n]);
             self.oracle.set_belief(n, belief);
-            self.oracle.maybe_flush(self.now, &self.clocks);
+            if self.oracle.maybe_flush(self.now, &self.clocks) {
+                self.report_to_observer();
+            }
+        }
+    }
+
+    /// Passes what the oracle has swept since last time to the observer.
+    fn report_to_observer(&mut self) {
+        if let Some(o) = self.observer.as_mut() {
+            self.oracle.drain_exported(|n, p| o.belief(n, p));
+            for ov in &self.oracle.overlaps()[self.overlaps_reported..] {
+                o.overlap(ov);
+            }
+            self.overlaps_reported = self.oracle.overlaps().len();
+        }
+    }
+
+    /// Tells the observer (there must be one) that `kind` happened at node `n` now.
+    fn emit(&mut self, n: NodeId, kind: TraceKind) {
+        let clock = &self.clocks[n];
+        let e = TraceEvent {
+            t: self.now,
+            node: n,
+            mono: clock.mono(self.now),
+            wall: clock.wall(self.now),
+            kind,
+        };
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&e);
+        }
+    }
+
+    fn emit_drop(&mut self, from: u32, to: u32, msg: Message, id: u64, reason: DropReason) {
+        if self.observer.is_some() {
+            let kind = TraceKind::Drop {
+                from: from as NodeId,
+                to: to as NodeId,
+                kind: msg.kind(),
+                id,
+                reason,
+            };
+            self.emit(to as NodeId, kind);
         }
     }
 
     fn send(&mut self, from: NodeId, to: NodeId, msg: Message) {
         let kind = msg.kind();
         self.stats.messages_sent[kind.index()] += 1;
+        let id = self.next_msg_id;
+        self.next_msg_id += 1;
         let fate = self.net.send(self.now, from, to, kind);
+        if self.observer.is_some() {
+            let arrives = fate.first.map(|d| self.now + d);
+            let token = token_of(&msg);
+            self.emit(
+                from,
+                TraceKind::Send {
+                    to,
+                    kind,
+                    id,
+                    token,
+                    arrives,
+                },
+            );
+        }
         let ev = Ev::Deliver {
             to: to as u32,
             from: from as u32,
             msg,
+            id,
         };
         match fate.first {
             Some(d) => self.queue.push(self.now + d, ev),
-            None => self.stats.messages_dropped += 1,
+            None => {
+                self.stats.messages_dropped += 1;
+                self.emit_drop(from as u32, to as u32, msg, id, DropReason::Lost);
+            }
         }
         if let Some(d) = fate.copy {
             self.queue.push(self.now + d, ev);
@@ -430,6 +551,9 @@ impl Sim {
                 let logic = self.strategy.node_logic(self.nodes[n].role, &self.params);
                 self.nodes[n].logic = Some(logic);
                 self.set_running(n);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::Start { restarted });
+                }
                 let cx = self.cx(n, restarted);
                 let mut logic = self.nodes[n].logic.take().expect("just started");
                 logic.on_start(&cx, &mut self.out);
@@ -457,6 +581,9 @@ impl Sim {
                 }
                 self.harm.forget(n);
                 self.set_running(n);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::Crash);
+                }
             }
             NodeFault::Pause {
                 duration,
@@ -478,6 +605,10 @@ impl Sim {
                         self.remap_timers(n, None);
                     }
                 }
+                if self.observer.is_some() {
+                    let until = self.now + duration;
+                    self.emit(n, TraceKind::PauseBegin { kind, stall, until });
+                }
                 let life = self.nodes[n].life;
                 let ev = Ev::PauseEnd {
                     node: n as u32,
@@ -490,11 +621,17 @@ impl Sim {
                 self.oracle.settle(n, self.now, &self.clocks[n]);
                 self.clocks[n].step_wall(by);
                 self.remap_timers(n, Some(ClockKind::Wall));
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::ClockStep { by });
+                }
             }
             NodeFault::DriftChange { drift } => {
                 self.oracle.settle(n, self.now, &self.clocks[n]);
                 self.clocks[n].set_drift(self.now, drift);
                 self.remap_timers(n, None);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::DriftChange { drift });
+                }
             }
         }
     }
@@ -514,7 +651,10 @@ impl Sim {
             return;
         }
         node.pause_depth -= 1;
-        if node.pause_depth > 0 {
+        if self.observer.is_some() {
+            self.emit(n, TraceKind::PauseEnd);
+        }
+        if self.nodes[n].pause_depth > 0 {
             return;
         }
         self.set_running(n);
@@ -527,5 +667,17 @@ impl Sim {
             self.handle(n, ev);
         }
         self.nodes[n].deferred = deferred;
+    }
+}
+
+/// The token a message carries, if any (for traces).
+fn token_of(msg: &Message) -> Option<Token> {
+    match *msg {
+        Message::Grant { token, .. }
+        | Message::Renew { token, .. }
+        | Message::RenewAck { token, .. }
+        | Message::Reject { token }
+        | Message::Write { token } => Some(token),
+        Message::Acquire { .. } => None,
     }
 }

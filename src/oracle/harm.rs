@@ -77,36 +77,44 @@ impl Harm {
         };
     }
 
-    /// A read admitted under `token` takes effect at `node` now.
-    pub fn read(&mut self, node: NodeId, token: Token) {
+    /// A read admitted under `token` takes effect at `node` now. Returns (zombie, stale).
+    pub fn read(&mut self, node: NodeId, token: Token) -> (bool, bool) {
         self.counts.reads_served += 1;
-        if token < self.latest_token {
+        let zombie = token < self.latest_token;
+        if zombie {
             self.counts.zombie_actions += 1;
         }
         let copy = self.copies[node];
         let (own_token, own) = self.own_applied[node];
         let own = if own_token == copy.token { own } else { 0 };
-        if self.version > copy.base_version + own {
+        let stale = self.version > copy.base_version + own;
+        if stale {
             self.counts.stale_reads += 1;
         }
+        (zombie, stale)
     }
 
-    /// A write admitted under `token` takes effect at `node` now and is sent to the resource.
-    pub fn write_sent(&mut self, token: Token) {
+    /// A write admitted under `token` takes effect at its node now and is sent to the resource.
+    /// Returns whether it is a zombie action.
+    pub fn write_sent(&mut self, token: Token) -> bool {
         self.counts.writes_sent += 1;
-        if token < self.latest_token {
+        let zombie = token < self.latest_token;
+        if zombie {
             self.counts.zombie_actions += 1;
         }
+        zombie
     }
 
-    /// A write from `node` under `token` reaches the resource. Returns whether it was applied.
-    pub fn write_arrives(&mut self, node: NodeId, token: Token) -> bool {
+    /// A write from `node` under `token` reaches the resource. Returns (applied, unsafe).
+    pub fn write_arrives(&mut self, node: NodeId, token: Token) -> (bool, bool) {
+        let mut unsafe_write = false;
         if token < self.max_applied_token {
             if self.fencing {
                 self.counts.fenced_writes += 1;
-                return false;
+                return (false, false);
             }
             self.counts.unsafe_writes += 1;
+            unsafe_write = true;
         }
         self.max_applied_token = self.max_applied_token.max(token);
         self.version += 1;
@@ -117,7 +125,7 @@ impl Harm {
         } else if token > own.0 {
             *own = (token, 1);
         }
-        true
+        (true, unsafe_write)
     }
 
     /// `node` crashed: its copy is gone.

@@ -66,15 +66,17 @@ pub struct Oracle {
     overlaps: Vec<Overlap>,
     pending_pieces: usize,
     points: Vec<(SimTime, NodeId, i8, i8)>,
-    /// With a timeline asked for: every piece, per node.
-    timeline: Option<Vec<Vec<Piece>>>,
+    /// With export on: pieces swept since the last [`Oracle::drain_exported`].
+    exported: Option<Vec<(NodeId, Piece)>>,
 }
 
 /// Flush once this many settled pieces wait, to bound memory.
 const FLUSH_AT: usize = 4096;
 
 impl Oracle {
-    pub fn new(nodes: usize, keep_timeline: bool) -> Oracle {
+    /// An oracle for `nodes` nodes; with `export`, settled pieces are kept for
+    /// [`Oracle::drain_exported`] (an observer wants them).
+    pub fn new(nodes: usize, export: bool) -> Oracle {
         Oracle {
             tracks: (0..nodes)
                 .map(|_| Track {
@@ -93,7 +95,7 @@ impl Oracle {
             overlaps: Vec::new(),
             pending_pieces: 0,
             points: Vec::new(),
-            timeline: keep_timeline.then(|| vec![Vec::new(); nodes]),
+            exported: export.then(Vec::new),
         }
     }
 
@@ -150,11 +152,14 @@ impl Oracle {
         self.tracks[n].running = running;
     }
 
-    /// Sweeps if enough pieces wait. `clocks` are the nodes' clocks, to settle everyone at `now`.
-    pub fn maybe_flush(&mut self, now: SimTime, clocks: &[NodeClock]) {
-        if self.pending_pieces >= FLUSH_AT {
+    /// Sweeps if enough pieces wait (returns whether it did). `clocks` are the nodes' clocks,
+    /// to settle everyone at `now`.
+    pub fn maybe_flush(&mut self, now: SimTime, clocks: &[NodeClock]) -> bool {
+        let due = self.pending_pieces >= FLUSH_AT;
+        if due {
             self.flush(now, clocks);
         }
+        due
     }
 
     /// Settles every node at `now` and sweeps everything before it. Points at `now` itself wait
@@ -167,7 +172,7 @@ impl Oracle {
         self.sweep(Some(now));
     }
 
-    /// Moves every settled piece into the sweep's points (and the timeline, if kept).
+    /// Moves every settled piece into the sweep's points (and the export, if on).
     fn collect_points(&mut self) {
         for (n, t) in self.tracks.iter_mut().enumerate() {
             for p in &t.pieces {
@@ -175,17 +180,8 @@ impl Oracle {
                 self.points.push((p.start, n, 1, avail));
                 self.points.push((p.end, n, -1, -avail));
             }
-            if let Some(tl) = self.timeline.as_mut() {
-                for p in &t.pieces {
-                    match tl[n].last_mut() {
-                        Some(l)
-                            if l.end == p.start && l.token == p.token && l.running == p.running =>
-                        {
-                            l.end = p.end
-                        }
-                        _ => tl[n].push(*p),
-                    }
-                }
+            if let Some(x) = self.exported.as_mut() {
+                x.extend(t.pieces.iter().map(|p| (n, *p)));
             }
             t.pieces.clear();
         }
@@ -247,8 +243,22 @@ impl Oracle {
         self.points.drain(..stop);
     }
 
+    /// Hands the pieces swept since the last call to `f`, then forgets them.
+    pub fn drain_exported(&mut self, mut f: impl FnMut(NodeId, &Piece)) {
+        if let Some(x) = self.exported.as_mut() {
+            for (n, p) in x.drain(..) {
+                f(n, &p);
+            }
+        }
+    }
+
+    /// The overlap intervals closed so far.
+    pub fn overlaps(&self) -> &[Overlap] {
+        &self.overlaps
+    }
+
     /// Ends the run at `end`: settles and sweeps everything, closes what is open.
-    pub fn finish(mut self, end: SimTime, clocks: &[NodeClock]) -> OracleReport {
+    pub fn finish(&mut self, end: SimTime, clocks: &[NodeClock]) {
         for (n, clock) in clocks.iter().enumerate() {
             self.settle(n, end, clock);
         }
@@ -265,14 +275,17 @@ impl Oracle {
                 nodes: (0..who.len()).filter(|&n| who[n]).collect(),
             });
         }
-        if let Some(since) = c.unavailable_since {
+        if let Some(since) = c.unavailable_since.take() {
             c.max_unavailable_ns = c.max_unavailable_ns.max(end.0 - since.0);
         }
+    }
+
+    /// What the oracle found, after [`Oracle::finish`].
+    pub fn into_report(self) -> OracleReport {
         OracleReport {
             overlaps: self.overlaps,
-            available_ns: c.available_ns,
-            max_unavailable_ns: c.max_unavailable_ns,
-            timeline: self.timeline,
+            available_ns: self.carry.available_ns,
+            max_unavailable_ns: self.carry.max_unavailable_ns,
         }
     }
 }
@@ -285,6 +298,4 @@ pub struct OracleReport {
     pub available_ns: i64,
     /// The longest stretch with no running believer (from the start, between, or to the end).
     pub max_unavailable_ns: i64,
-    /// Every belief piece per node, when a timeline was asked for.
-    pub timeline: Option<Vec<Vec<Piece>>>,
 }

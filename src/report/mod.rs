@@ -3,6 +3,7 @@
 //! A report directory is written whole or not at all: every file goes into a fresh sibling
 //! directory first, which then replaces the old report in one rename.
 
+pub mod chart;
 pub mod markdown;
 pub mod text;
 
@@ -51,44 +52,88 @@ pub fn rerun_command(s: &Summary, source: &str, strategy_overridden: bool) -> St
     cmd
 }
 
-/// Writes `files` (name, content) as the directory `dir`, replacing any old one, whole or not
-/// at all: on error nothing of the new report is left behind and the old one is intact.
-pub fn write_dir_atomically(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
-    let parent = dir.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(parent)?;
-    let leaf = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let staging = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
-    let old = parent.join(format!(".{leaf}.old-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
-    let written = (|| {
+/// A report directory being written: files go into a fresh staging directory beside `dir`,
+/// which [`ReportDir::commit`] renames over `dir` in one step. Dropped without a commit, it
+/// removes the staging directory, so a failed report leaves nothing behind and the old one intact.
+pub struct ReportDir {
+    dir: PathBuf,
+    staging: PathBuf,
+    committed: bool,
+}
+
+impl ReportDir {
+    pub fn begin(dir: &Path) -> io::Result<ReportDir> {
+        let parent = dir.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(parent)?;
+        let leaf = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "report".into());
+        let staging = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&staging);
         fs::create_dir_all(&staging)?;
-        for (name, bytes) in files {
-            fs::write(staging.join(name), bytes)?;
-        }
-        Ok::<(), io::Error>(())
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_dir_all(&staging);
-        return Err(e);
+        Ok(ReportDir {
+            dir: dir.to_path_buf(),
+            staging,
+            committed: false,
+        })
     }
-    let had_old = dir.exists();
-    if had_old {
-        fs::rename(dir, &old)?;
+
+    /// Where files being written go (for files streamed as the run goes).
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.staging.join(name)
     }
-    if let Err(e) = fs::rename(&staging, dir) {
+
+    pub fn write(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        fs::write(self.path(name), bytes)
+    }
+
+    /// Replaces `dir` with what was written.
+    pub fn commit(mut self) -> io::Result<()> {
+        let parent = self.dir.parent().unwrap_or(Path::new("."));
+        let leaf = self
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        let old = parent.join(format!(
+            ".{}.old-{}",
+            leaf.unwrap_or_default(),
+            std::process::id()
+        ));
+        let had_old = self.dir.exists();
         if had_old {
-            let _ = fs::rename(&old, dir);
+            fs::rename(&self.dir, &old)?;
         }
-        let _ = fs::remove_dir_all(&staging);
-        return Err(e);
+        if let Err(e) = fs::rename(&self.staging, &self.dir) {
+            if had_old {
+                let _ = fs::rename(&old, &self.dir);
+            }
+            return Err(e);
+        }
+        self.committed = true;
+        if had_old {
+            let _ = fs::remove_dir_all(&old);
+        }
+        Ok(())
     }
-    if had_old {
-        let _ = fs::remove_dir_all(&old);
+}
+
+impl Drop for ReportDir {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.staging);
+        }
     }
-    Ok(())
+}
+
+/// Writes `files` (name, content) as the directory `dir`, replacing any old one, whole or not
+/// at all.
+pub fn write_dir_atomically(dir: &Path, files: &[(&str, Vec<u8>)]) -> io::Result<()> {
+    let report = ReportDir::begin(dir)?;
+    for (name, bytes) in files {
+        report.write(name, bytes)?;
+    }
+    report.commit()
 }
 
 /// The files of one run's report.

@@ -114,6 +114,7 @@ impl Grantor {
         out.push(Effect::Issued {
             token,
             to: next.node,
+            until: self.expiry,
         });
     }
 }
@@ -154,7 +155,10 @@ impl NodeLogic for Grantor {
                     // A holder that renews has its grant: drop a retry it sent before that.
                     self.pending.retain(|p| p.node != from);
                     out.send(from, Message::RenewAck { token, req, sent });
-                    out.push(Effect::Renewed { token });
+                    out.push(Effect::Renewed {
+                        token,
+                        until: self.expiry,
+                    });
                 } else {
                     out.send(from, Message::Reject { token });
                 }

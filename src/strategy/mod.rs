@@ -67,14 +67,17 @@ pub enum Effect {
     CancelTimer {
         timer: TimerId,
     },
-    /// The grantor issued a new lease with `token` to `to`: every older token is superseded.
+    /// The grantor issued a new lease with `token` to `to`, free again when its monotonic clock
+    /// reads `until`: every older token is superseded.
     Issued {
         token: Token,
         to: NodeId,
+        until: LocalTime,
     },
-    /// The grantor extended the current lease.
+    /// The grantor extended the current lease to `until` on its monotonic clock.
     Renewed {
         token: Token,
+        until: LocalTime,
     },
     /// The holder took lease `token`; its copy of the register is at `version`.
     Holding {

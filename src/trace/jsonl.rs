@@ -1,0 +1,311 @@
+//! `trace.jsonl`: every event of a run, one JSON object per line, streamed to disk.
+//!
+//! Each line has `t_ns` (true time), `node`, `kind`, the node's `mono_ns` and `wall_ns`
+//! readings, and the kind's own fields (message ids, tokens, ...). Belief intervals and overlaps
+//! are written as `belief` and `overlap` lines when the oracle has settled them (so they follow
+//! the events they summarise). Nothing is held in memory: lines go through a buffered writer.
+
+use super::{DropReason, Observer, TraceEvent, TraceKind};
+use crate::msg::NodeId;
+use crate::oracle::{Overlap, Piece};
+use crate::time::SimTime;
+use serde::Serialize;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// Streams `trace.jsonl`.
+pub struct JsonlWriter {
+    out: BufWriter<File>,
+    names: Vec<String>,
+    error: Option<io::Error>,
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    t_ns: i64,
+    node: &'a str,
+    kind: &'static str,
+    mono_ns: i64,
+    wall_ns: i64,
+    #[serde(flatten)]
+    fields: Fields<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Fields<'a> {
+    None {},
+    Start {
+        restarted: bool,
+    },
+    Pause {
+        pause: &'static str,
+        stall: bool,
+        until_ns: i64,
+    },
+    Step {
+        by_ns: i64,
+    },
+    Drift {
+        drift_ppm: f64,
+    },
+    Msg {
+        msg: &'static str,
+        msg_id: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        from: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        to: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        token: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arrives_ns: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'static str>,
+    },
+    Lease {
+        token: u64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        to: Option<&'a str>,
+        until_ns: i64,
+    },
+    Request {
+        write: bool,
+    },
+    Effect {
+        token: u64,
+        zombie: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stale: Option<bool>,
+    },
+    Arrived {
+        writer: &'a str,
+        token: u64,
+        applied: bool,
+        #[serde(rename = "unsafe")]
+        unsafe_write: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct IntervalLine<'a> {
+    kind: &'static str,
+    start_ns: i64,
+    end_ns: i64,
+    nodes: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    running: Option<bool>,
+}
+
+impl JsonlWriter {
+    pub fn create(path: &Path, names: Vec<String>) -> io::Result<JsonlWriter> {
+        Ok(JsonlWriter {
+            out: BufWriter::with_capacity(1 << 16, File::create(path)?),
+            names,
+            error: None,
+        })
+    }
+
+    /// Flushes the file; the first write error, if any happened.
+    pub fn close(mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+}
+
+/// Writes one line, keeping the first error (later lines are skipped after one).
+fn write_line<T: Serialize>(out: &mut BufWriter<File>, error: &mut Option<io::Error>, value: &T) {
+    if error.is_some() {
+        return;
+    }
+    let r = serde_json::to_writer(&mut *out, value)
+        .map_err(io::Error::other)
+        .and_then(|_| out.write_all(b"\n"));
+    if let Err(e) = r {
+        *error = Some(e);
+    }
+}
+
+fn reason(r: DropReason) -> &'static str {
+    match r {
+        DropReason::Lost => "lost",
+        DropReason::Cut => "cut",
+        DropReason::Down => "down",
+    }
+}
+
+impl Observer for JsonlWriter {
+    fn event(&mut self, e: &TraceEvent) {
+        let names = &self.names;
+        let name = |n: NodeId| names[n].as_str();
+        let (kind, fields) = match e.kind {
+            TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
+            TraceKind::Crash => ("Crash", Fields::None {}),
+            TraceKind::PauseBegin { kind, stall, until } => (
+                "PauseBegin",
+                Fields::Pause {
+                    pause: match kind {
+                        crate::scenario::PauseKind::Gc => "Gc",
+                        crate::scenario::PauseKind::VmFreeze => "VmFreeze",
+                    },
+                    stall,
+                    until_ns: until.0,
+                },
+            ),
+            TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
+            TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.0 }),
+            TraceKind::DriftChange { drift } => (
+                "DriftChange",
+                Fields::Drift {
+                    drift_ppm: drift.as_ppm(),
+                },
+            ),
+            TraceKind::Send {
+                to,
+                kind,
+                id,
+                token,
+                arrives,
+            } => (
+                "Send",
+                Fields::Msg {
+                    msg: kind.name(),
+                    msg_id: id,
+                    from: None,
+                    to: Some(name(to)),
+                    token,
+                    arrives_ns: arrives.map(|t| t.0),
+                    reason: None,
+                },
+            ),
+            TraceKind::Deliver {
+                from,
+                kind,
+                id,
+                token,
+            } => (
+                "Deliver",
+                Fields::Msg {
+                    msg: kind.name(),
+                    msg_id: id,
+                    from: Some(name(from)),
+                    to: None,
+                    token,
+                    arrives_ns: None,
+                    reason: None,
+                },
+            ),
+            TraceKind::Drop {
+                from,
+                to,
+                kind,
+                id,
+                reason: r,
+            } => (
+                "Drop",
+                Fields::Msg {
+                    msg: kind.name(),
+                    msg_id: id,
+                    from: Some(name(from)),
+                    to: Some(name(to)),
+                    token: None,
+                    arrives_ns: None,
+                    reason: Some(reason(r)),
+                },
+            ),
+            TraceKind::Grant { token, to, until } => (
+                "Grant",
+                Fields::Lease {
+                    token,
+                    to: Some(name(to)),
+                    until_ns: until.0,
+                },
+            ),
+            TraceKind::Renewed { token, until } => (
+                "Renewed",
+                Fields::Lease {
+                    token,
+                    to: None,
+                    until_ns: until.0,
+                },
+            ),
+            TraceKind::Rejected { write } => ("Rejected", Fields::Request { write }),
+            TraceKind::Read {
+                token,
+                zombie,
+                stale,
+            } => (
+                "Read",
+                Fields::Effect {
+                    token,
+                    zombie,
+                    stale: Some(stale),
+                },
+            ),
+            TraceKind::WriteSent { token, zombie } => (
+                "WriteSent",
+                Fields::Effect {
+                    token,
+                    zombie,
+                    stale: None,
+                },
+            ),
+            TraceKind::WriteArrived {
+                writer,
+                token,
+                applied,
+                unsafe_write,
+            } => (
+                "WriteArrived",
+                Fields::Arrived {
+                    writer: name(writer),
+                    token,
+                    applied,
+                    unsafe_write,
+                },
+            ),
+        };
+        let line = Line {
+            t_ns: e.t.0,
+            node: name(e.node),
+            kind,
+            mono_ns: e.mono.0,
+            wall_ns: e.wall.0,
+            fields,
+        };
+        write_line(&mut self.out, &mut self.error, &line);
+    }
+
+    fn belief(&mut self, node: NodeId, p: &Piece) {
+        let names = &self.names;
+        let line = IntervalLine {
+            kind: "belief",
+            start_ns: p.start.0,
+            end_ns: p.end.0,
+            nodes: vec![names[node].as_str()],
+            token: Some(p.token),
+            running: Some(p.running),
+        };
+        write_line(&mut self.out, &mut self.error, &line);
+    }
+
+    fn overlap(&mut self, o: &Overlap) {
+        let names = &self.names;
+        let line = IntervalLine {
+            kind: "overlap",
+            start_ns: o.start.0,
+            end_ns: o.end.0,
+            nodes: o.nodes.iter().map(|&n| names[n].as_str()).collect(),
+            token: None,
+            running: None,
+        };
+        write_line(&mut self.out, &mut self.error, &line);
+    }
+
+    fn finish(&mut self, _end: SimTime) {}
+}

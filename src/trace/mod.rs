@@ -1,0 +1,124 @@
+//! What a run can tell an observer as it happens: one [`TraceEvent`] per thing that happened,
+//! plus the oracle's belief intervals and overlaps as they are settled.
+//!
+//! The engine calls an [`Observer`] only when one is attached, so a run without one pays a
+//! branch per event and nothing else. Observers here: [`timeline::Recorder`] keeps what a chart
+//! needs (bounded by faults, grants and fixed-size bins, not by events), and the writers in
+//! [`jsonl`] and [`perfetto`] stream `trace.jsonl` and `trace.perfetto.json` to disk.
+
+pub mod jsonl;
+pub mod perfetto;
+pub mod timeline;
+
+use crate::msg::{MsgKind, NodeId, Token};
+use crate::oracle::{Overlap, Piece};
+use crate::scenario::PauseKind;
+use crate::time::{DriftRate, Dur, LocalTime, SimTime};
+
+/// Why a message was not delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Lost at send time (loss probability or a `Drop` fault).
+    Lost,
+    /// A partition or one-way cut was active when it would have been delivered.
+    Cut,
+    /// The destination was crashed or not started.
+    Down,
+}
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TraceKind {
+    Start {
+        restarted: bool,
+    },
+    Crash,
+    PauseBegin {
+        kind: PauseKind,
+        stall: bool,
+        until: SimTime,
+    },
+    PauseEnd,
+    ClockStep {
+        by: Dur,
+    },
+    DriftChange {
+        drift: DriftRate,
+    },
+    Send {
+        to: NodeId,
+        kind: MsgKind,
+        id: u64,
+        token: Option<Token>,
+        /// When it will arrive (`None`: lost at send time).
+        arrives: Option<SimTime>,
+    },
+    Deliver {
+        from: NodeId,
+        kind: MsgKind,
+        id: u64,
+        token: Option<Token>,
+    },
+    Drop {
+        from: NodeId,
+        to: NodeId,
+        kind: MsgKind,
+        id: u64,
+        reason: DropReason,
+    },
+    /// The grantor issued a lease; `until` is its expiry on the grantor's clock mapped to true time.
+    Grant {
+        token: Token,
+        to: NodeId,
+        until: SimTime,
+    },
+    /// The grantor extended the lease `token` to `until` (true time).
+    Renewed {
+        token: Token,
+        until: SimTime,
+    },
+    /// A client request failed the validity check.
+    Rejected {
+        write: bool,
+    },
+    /// A read took effect under `token`.
+    Read {
+        token: Token,
+        zombie: bool,
+        stale: bool,
+    },
+    /// A write took effect at the holder under `token` and left for the resource.
+    WriteSent {
+        token: Token,
+        zombie: bool,
+    },
+    /// A write from `writer` reached the resource (at this node): applied, possibly unsafely,
+    /// or fenced.
+    WriteArrived {
+        writer: NodeId,
+        token: Token,
+        applied: bool,
+        unsafe_write: bool,
+    },
+}
+
+/// One event of a run, with the node's clock readings at that instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceEvent {
+    pub t: SimTime,
+    pub node: NodeId,
+    pub mono: LocalTime,
+    pub wall: LocalTime,
+    pub kind: TraceKind,
+}
+
+/// Something that watches a run.
+pub trait Observer {
+    fn event(&mut self, e: &TraceEvent);
+    /// A settled belief interval of `node` (pieces of one node arrive in time order).
+    fn belief(&mut self, _node: NodeId, _piece: &Piece) {}
+    /// An overlap interval, once it has closed.
+    fn overlap(&mut self, _o: &Overlap) {}
+    /// The run ended at `end`.
+    fn finish(&mut self, _end: SimTime) {}
+}

@@ -1,0 +1,317 @@
+//! `trace.perfetto.json`: the run in Chrome trace format, streamed to disk; it opens in
+//! ui.perfetto.dev (and chrome://tracing).
+//!
+//! One process per node, each with three tracks: `lease` (belief slices named by token; the
+//! grantor's grants), `faults` (pauses, crashes, clock steps, drift changes), `messages` (a short
+//! slice per send and per delivery, joined by flow arrows). A last process holds the `overlaps`
+//! track. Client reads are not drawn one by one (a run has millions); harm is drawn as instant
+//! events on the node's `lease` track. Timestamps are microseconds with nanosecond decimals.
+
+use super::{Observer, TraceEvent, TraceKind};
+use crate::msg::NodeId;
+use crate::oracle::{Overlap, Piece};
+use crate::scenario::PauseKind;
+use crate::time::{format_ns, SimTime};
+use serde_json::json;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+const LEASE: u64 = 1;
+const FAULTS: u64 = 2;
+const MESSAGES: u64 = 3;
+
+/// Streams `trace.perfetto.json`.
+pub struct PerfettoWriter {
+    out: BufWriter<File>,
+    names: Vec<String>,
+    first: bool,
+    error: Option<io::Error>,
+    /// Open pauses per node: (start, kind, stall).
+    open_pauses: Vec<Vec<(SimTime, PauseKind, bool)>>,
+    crashed_at: Vec<Option<SimTime>>,
+}
+
+/// Microseconds with three decimals, exactly, as JSON wants numbers.
+fn us(t: i64) -> serde_json::Value {
+    let s = format!(
+        "{}{}.{:03}",
+        if t < 0 { "-" } else { "" },
+        t.abs() / 1000,
+        t.abs() % 1000
+    );
+    serde_json::Value::Number(s.parse().expect("a decimal number"))
+}
+
+impl PerfettoWriter {
+    pub fn create(path: &Path, names: Vec<String>) -> io::Result<PerfettoWriter> {
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
+        let n = names.len();
+        let mut w = PerfettoWriter {
+            out,
+            names,
+            first: true,
+            error: None,
+            open_pauses: vec![Vec::new(); n],
+            crashed_at: vec![None; n],
+        };
+        for node in 0..n {
+            let pid = node as u64 + 1;
+            let name = w.names[node].clone();
+            w.push(json!({"ph":"M","name":"process_name","pid":pid,"args":{"name":name}}));
+            w.push(
+                json!({"ph":"M","name":"process_sort_index","pid":pid,"args":{"sort_index":pid}}),
+            );
+            for (tid, track) in [(LEASE, "lease"), (FAULTS, "faults"), (MESSAGES, "messages")] {
+                w.push(json!({"ph":"M","name":"thread_name","pid":pid,"tid":tid,"args":{"name":track}}));
+            }
+        }
+        let pid = n as u64 + 1;
+        w.push(json!({"ph":"M","name":"process_name","pid":pid,"args":{"name":"oracle"}}));
+        w.push(json!({"ph":"M","name":"process_sort_index","pid":pid,"args":{"sort_index":pid}}));
+        w.push(json!({"ph":"M","name":"thread_name","pid":pid,"tid":1,"args":{"name":"overlaps"}}));
+        Ok(w)
+    }
+
+    fn push(&mut self, v: serde_json::Value) {
+        if self.error.is_some() {
+            return;
+        }
+        let sep: &[u8] = if self.first { b"" } else { b",\n" };
+        self.first = false;
+        let r = self
+            .out
+            .write_all(sep)
+            .and_then(|_| serde_json::to_writer(&mut self.out, &v).map_err(io::Error::other));
+        if let Err(e) = r {
+            self.error = Some(e);
+        }
+    }
+
+    fn slice(
+        &mut self,
+        node: NodeId,
+        tid: u64,
+        name: &str,
+        start: SimTime,
+        end: SimTime,
+        args: serde_json::Value,
+    ) {
+        self.push(json!({
+            "ph": "X", "name": name, "pid": node as u64 + 1, "tid": tid,
+            "ts": us(start.0), "dur": us((end.0 - start.0).max(1)), "args": args,
+        }));
+    }
+
+    fn instant(&mut self, node: NodeId, tid: u64, name: &str, t: SimTime, args: serde_json::Value) {
+        self.push(json!({
+            "ph": "i", "s": "t", "name": name, "pid": node as u64 + 1, "tid": tid,
+            "ts": us(t.0), "args": args,
+        }));
+    }
+
+    fn pause_slice(
+        &mut self,
+        node: NodeId,
+        start: SimTime,
+        end: SimTime,
+        kind: PauseKind,
+        stall: bool,
+    ) {
+        let name = match (kind, stall) {
+            (PauseKind::Gc, _) => "GC pause",
+            (PauseKind::VmFreeze, false) => "VM freeze (clock catches up)",
+            (PauseKind::VmFreeze, true) => "VM freeze (clock stalls)",
+        };
+        self.slice(
+            node,
+            FAULTS,
+            name,
+            start,
+            end,
+            json!({"duration": format_ns(end.0 - start.0)}),
+        );
+    }
+
+    /// Closes the JSON document; the first write error, if any happened.
+    pub fn close(mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.write_all(b"\n]}\n")?;
+        self.out.flush()
+    }
+}
+
+impl Observer for PerfettoWriter {
+    fn event(&mut self, e: &TraceEvent) {
+        let n = e.node;
+        let clocks = json!({"mono_ns": e.mono.0, "wall_ns": e.wall.0});
+        match e.kind {
+            TraceKind::Start { restarted } => {
+                if let Some(since) = self.crashed_at[n].take() {
+                    self.slice(n, FAULTS, "crashed", since, e.t, json!({}));
+                }
+                let name = if restarted { "restart" } else { "start" };
+                self.instant(n, FAULTS, name, e.t, clocks);
+            }
+            TraceKind::Crash => {
+                self.crashed_at[n] = Some(e.t);
+                let open: Vec<_> = self.open_pauses[n].drain(..).collect();
+                for (start, kind, stall) in open {
+                    self.pause_slice(n, start, e.t, kind, stall);
+                }
+            }
+            TraceKind::PauseBegin { kind, stall, .. } => {
+                self.open_pauses[n].push((e.t, kind, stall))
+            }
+            TraceKind::PauseEnd => {
+                if !self.open_pauses[n].is_empty() {
+                    let (start, kind, stall) = self.open_pauses[n].remove(0);
+                    self.pause_slice(n, start, e.t, kind, stall);
+                }
+            }
+            TraceKind::ClockStep { by } => {
+                let name = format!("wall clock step {}", format_ns(by.0));
+                self.instant(n, FAULTS, &name, e.t, clocks);
+            }
+            TraceKind::DriftChange { drift } => {
+                let name = format!("drift now {:+} ppm", drift.as_ppm());
+                self.instant(n, FAULTS, &name, e.t, clocks);
+            }
+            TraceKind::Send {
+                to,
+                kind,
+                id,
+                token,
+                arrives,
+            } => {
+                let name = format!("{} to {}", kind.name(), self.names[to]);
+                self.slice(
+                    n,
+                    MESSAGES,
+                    &name,
+                    e.t,
+                    e.t,
+                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.0}),
+                );
+                if arrives.is_some() {
+                    self.push(json!({"ph":"s","name":kind.name(),"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
+                }
+            }
+            TraceKind::Deliver {
+                from,
+                kind,
+                id,
+                token,
+            } => {
+                let name = format!("{} from {}", kind.name(), self.names[from]);
+                self.slice(
+                    n,
+                    MESSAGES,
+                    &name,
+                    e.t,
+                    e.t,
+                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.0}),
+                );
+                self.push(json!({"ph":"f","bp":"e","name":kind.name(),"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
+            }
+            TraceKind::Drop {
+                from,
+                kind,
+                id,
+                reason,
+                ..
+            } => {
+                let name = format!(
+                    "{} from {} dropped ({reason:?})",
+                    kind.name(),
+                    self.names[from]
+                );
+                self.instant(n, MESSAGES, &name, e.t, json!({"msg_id": id}));
+            }
+            TraceKind::Grant { token, to, until } => {
+                let name = format!("granted token {token} to {}", self.names[to]);
+                self.slice(n, LEASE, &name, e.t, e.t, json!({"until_ns": until.0}));
+            }
+            TraceKind::Renewed { .. }
+            | TraceKind::Rejected { .. }
+            | TraceKind::WriteSent { zombie: false, .. } => {}
+            TraceKind::Read {
+                token,
+                zombie,
+                stale,
+            } => {
+                if zombie || stale {
+                    let name = match (zombie, stale) {
+                        (true, true) => "zombie stale read",
+                        (true, false) => "zombie read",
+                        _ => "stale read",
+                    };
+                    self.instant(n, LEASE, name, e.t, json!({"token": token}));
+                }
+            }
+            TraceKind::WriteSent {
+                token,
+                zombie: true,
+            } => {
+                self.instant(n, LEASE, "zombie write", e.t, json!({"token": token}));
+            }
+            TraceKind::WriteArrived {
+                writer,
+                token,
+                applied,
+                unsafe_write,
+            } => {
+                if unsafe_write || !applied {
+                    let name = if applied {
+                        "unsafe write applied"
+                    } else {
+                        "write fenced"
+                    };
+                    self.instant(writer, LEASE, name, e.t, json!({"token": token}));
+                }
+            }
+        }
+    }
+
+    fn belief(&mut self, node: NodeId, p: &Piece) {
+        let name = if p.running {
+            format!("holds token {}", p.token)
+        } else {
+            format!("holds token {} (paused)", p.token)
+        };
+        self.slice(
+            node,
+            LEASE,
+            &name,
+            p.start,
+            p.end,
+            json!({"token": p.token}),
+        );
+    }
+
+    fn overlap(&mut self, o: &Overlap) {
+        let who: Vec<&str> = o.nodes.iter().map(|&n| self.names[n].as_str()).collect();
+        let name = format!(
+            "OVERLAP {} ({})",
+            format_ns(o.end.0 - o.start.0),
+            who.join(", ")
+        );
+        let pid = self.names.len(); // slice() adds 1: the oracle's process
+        self.slice(pid, 1, &name, o.start, o.end, json!({"nodes": who}));
+    }
+
+    fn finish(&mut self, end: SimTime) {
+        for n in 0..self.names.len() {
+            let open: Vec<_> = self.open_pauses[n].drain(..).collect();
+            for (start, kind, stall) in open {
+                self.pause_slice(n, start, end, kind, stall);
+            }
+            if let Some(since) = self.crashed_at[n].take() {
+                self.slice(n, FAULTS, "crashed", since, end, json!({}));
+            }
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The [`Recorder`]: an observer that keeps what a timeline chart needs, and the [`Timeline`] it
+//! produces.
+//!
+//! Memory is bounded by the run's faults, grants, belief intervals and a fixed number of bins,
+//! never by its event count: client reads and writes are counted into [`BINS`] bins per node and
+//! kind, and only the first [`EXACT_MARKS`] marks of each kind are kept exactly (for the zoom).
+
+use super::{Observer, TraceEvent, TraceKind};
+use crate::msg::{NodeId, Token};
+use crate::oracle::{Overlap, Piece};
+use crate::scenario::{PauseKind, Role};
+use crate::time::{DriftRate, Dur, SimTime};
+
+/// Bins across the run for dense marks.
+pub const BINS: usize = 1000;
+/// Exact marks kept per kind before only bins are.
+pub const EXACT_MARKS: usize = 5000;
+
+/// A span of true time on one node's row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub node: NodeId,
+    pub start: SimTime,
+    pub end: SimTime,
+}
+
+/// A pause, GC or VM freeze.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PauseSpan {
+    pub span: Span,
+    pub kind: PauseKind,
+    /// A VM freeze that stalled the clocks.
+    pub stall: bool,
+}
+
+/// What the grantor granted: `token` to `to`, from `start` until `until` (its expiry on its own
+/// clock mapped to true time, moved by each renewal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GrantSpan {
+    pub grantor: NodeId,
+    pub to: NodeId,
+    pub token: Token,
+    pub start: SimTime,
+    pub until: SimTime,
+}
+
+/// Kinds of marks a chart draws on the row of the node that did them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MarkKind {
+    /// A read served under a superseded token.
+    ZombieRead,
+    /// A read that missed an applied write.
+    StaleRead,
+    /// A write that took effect under a superseded token.
+    ZombieWrite,
+    /// A write applied after a newer token's (drawn on the writer's row).
+    UnsafeWrite,
+    /// A write rejected by fencing (drawn on the writer's row).
+    FencedWrite,
+    /// Any read served (harmful or not).
+    Read,
+    /// A client request rejected by the validity check.
+    Rejected,
+}
+
+impl MarkKind {
+    pub const ALL: [MarkKind; 7] = [
+        MarkKind::ZombieRead,
+        MarkKind::StaleRead,
+        MarkKind::ZombieWrite,
+        MarkKind::UnsafeWrite,
+        MarkKind::FencedWrite,
+        MarkKind::Read,
+        MarkKind::Rejected,
+    ];
+}
+
+/// One exact mark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub t: SimTime,
+    pub node: NodeId,
+    pub kind: MarkKind,
+}
+
+/// A network cut: `cut_off` nodes could not exchange messages with `others` over [start, end).
+/// A one-way cut has `one_way` set: only `cut_off` -> `others` was cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CutSpan {
+    pub start: SimTime,
+    pub end: SimTime,
+    pub cut_off: Vec<NodeId>,
+    pub others: Vec<NodeId>,
+    pub one_way: bool,
+}
+
+/// A node's clock error at a breakpoint: local minus true, for both clocks, just after `t`.
+/// Between breakpoints the error changes linearly (constant drift).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockPoint {
+    pub t: SimTime,
+    pub mono_err_ns: i64,
+    pub wall_err_ns: i64,
+}
+
+/// Everything a timeline chart of one run shows.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    pub node_names: Vec<String>,
+    pub roles: Vec<Role>,
+    pub end: SimTime,
+    /// Per node, its belief intervals (with token, and whether it was running).
+    pub beliefs: Vec<Vec<Piece>>,
+    pub overlaps: Vec<Overlap>,
+    pub grants: Vec<GrantSpan>,
+    pub pauses: Vec<PauseSpan>,
+    /// Spans in which a node was crashed (not the time before its first start).
+    pub down: Vec<Span>,
+    /// Restarts after a crash: (time, node).
+    pub restarts: Vec<(SimTime, NodeId)>,
+    pub cuts: Vec<CutSpan>,
+    pub clock_steps: Vec<(SimTime, NodeId, Dur)>,
+    pub drift_changes: Vec<(SimTime, NodeId, DriftRate)>,
+    /// Per node, clock-error breakpoints in time order (first at the node's start).
+    pub clock_error: Vec<Vec<ClockPoint>>,
+    /// The first [`EXACT_MARKS`] marks of each kind, in time order.
+    pub marks: Vec<Mark>,
+    /// `bins[node][kind as usize][i]`: marks of that kind in bin i of [`BINS`] across the run.
+    pub bins: Vec<Vec<Vec<u32>>>,
+}
+
+impl Timeline {
+    /// The true time covered by bin `i`.
+    pub fn bin_span(&self, i: usize) -> (SimTime, SimTime) {
+        let w = self.end.0 as i128;
+        let a = (w * i as i128 / BINS as i128) as i64;
+        let b = (w * (i as i128 + 1) / BINS as i128) as i64;
+        (SimTime(a), SimTime(b))
+    }
+}
+
+/// Builds a [`Timeline`] from a run's events.
+pub struct Recorder {
+    tl: Timeline,
+    end_hint: SimTime,
+    open_pause: Vec<Vec<(SimTime, PauseKind, bool)>>,
+    crashed_at: Vec<Option<SimTime>>,
+    exact_counts: [usize; 7],
+}
+
+impl Recorder {
+    /// A recorder for a run of `node_names` with `roles`, lasting until `end`. `cuts` are the
+    /// scenario's network cuts (they are not events of the run).
+    pub fn new(
+        node_names: Vec<String>,
+        roles: Vec<Role>,
+        end: SimTime,
+        cuts: Vec<CutSpan>,
+    ) -> Recorder {
+        let n = node_names.len();
+        Recorder {
+            tl: Timeline {
+                node_names,
+                roles,
+                end,
+                beliefs: vec![Vec::new(); n],
+                cuts,
+                clock_error: vec![Vec::new(); n],
+                bins: vec![vec![vec![0; BINS]; MarkKind::ALL.len()]; n],
+                ..Timeline::default()
+            },
+            end_hint: end,
+            open_pause: vec![Vec::new(); n],
+            crashed_at: vec![None; n],
+            exact_counts: [0; 7],
+        }
+    }
+
+    fn mark(&mut self, t: SimTime, node: NodeId, kind: MarkKind) {
+        let k = kind as usize;
+        if self.exact_counts[k] < EXACT_MARKS {
+            self.exact_counts[k] += 1;
+            self.tl.marks.push(Mark { t, node, kind });
+        }
+        let w = self.end_hint.0.max(1) as i128;
+        let bin = ((t.0 as i128 * BINS as i128) / w).clamp(0, BINS as i128 - 1) as usize;
+        self.tl.bins[node][k][bin] += 1;
+    }
+
+    fn clock_point(&mut self, e: &TraceEvent) {
+        self.tl.clock_error[e.node].push(ClockPoint {
+            t: e.t,
+            mono_err_ns: e.mono.0 - e.t.0,
+            wall_err_ns: e.wall.0 - e.t.0,
+        });
+    }
+
+    /// The timeline, once the run has finished.
+    pub fn into_timeline(mut self) -> Timeline {
+        self.tl.marks.sort_by_key(|m| (m.t, m.node, m.kind));
+        self.tl.grants.sort_by_key(|g| (g.start, g.token));
+        self.tl.pauses.sort_by_key(|p| (p.span.start, p.span.node));
+        self.tl
+    }
+}
+
+impl Observer for Recorder {
+    fn event(&mut self, e: &TraceEvent) {
+        let n = e.node;
+        match e.kind {
+            TraceKind::Start { restarted } => {
+                if let Some(since) = self.crashed_at[n].take() {
+                    self.tl.down.push(Span {
+                        node: n,
+                        start: since,
+                        end: e.t,
+                    });
+                }
+                if restarted {
+                    self.tl.restarts.push((e.t, n));
+                }
+                self.clock_point(e);
+            }
+            TraceKind::Crash => {
+                self.crashed_at[n] = Some(e.t);
+                for (start, kind, stall) in self.open_pause[n].drain(..) {
+                    self.tl.pauses.push(PauseSpan {
+                        span: Span {
+                            node: n,
+                            start,
+                            end: e.t,
+                        },
+                        kind,
+                        stall,
+                    });
+                }
+                // Grants the grantor had made are forgotten with it.
+                for g in self.tl.grants.iter_mut().filter(|g| g.grantor == n) {
+                    g.until = g.until.min(e.t);
+                }
+            }
+            TraceKind::PauseBegin { kind, stall, .. } => {
+                self.open_pause[n].push((e.t, kind, stall));
+                if stall {
+                    self.clock_point(e);
+                }
+            }
+            TraceKind::PauseEnd => {
+                if let Some((start, kind, stall)) = self.open_pause[n].first().copied() {
+                    self.open_pause[n].remove(0);
+                    self.tl.pauses.push(PauseSpan {
+                        span: Span {
+                            node: n,
+                            start,
+                            end: e.t,
+                        },
+                        kind,
+                        stall,
+                    });
+                    if stall {
+                        self.clock_point(e);
+                    }
+                }
+            }
+            TraceKind::ClockStep { by } => {
+                self.tl.clock_steps.push((e.t, n, by));
+                self.clock_point(e);
+            }
+            TraceKind::DriftChange { drift } => {
+                self.tl.drift_changes.push((e.t, n, drift));
+                self.clock_point(e);
+            }
+            TraceKind::Grant { token, to, until } => self.tl.grants.push(GrantSpan {
+                grantor: n,
+                to,
+                token,
+                start: e.t,
+                until,
+            }),
+            TraceKind::Renewed { token, until } => {
+                if let Some(g) = self
+                    .tl
+                    .grants
+                    .iter_mut()
+                    .rev()
+                    .find(|g| g.grantor == n && g.token == token)
+                {
+                    g.until = g.until.max(until);
+                }
+            }
+            TraceKind::Rejected { .. } => self.mark(e.t, n, MarkKind::Rejected),
+            TraceKind::Read { zombie, stale, .. } => {
+                self.mark(e.t, n, MarkKind::Read);
+                if zombie {
+                    self.mark(e.t, n, MarkKind::ZombieRead);
+                }
+                if stale {
+                    self.mark(e.t, n, MarkKind::StaleRead);
+                }
+            }
+            TraceKind::WriteSent { zombie: true, .. } => self.mark(e.t, n, MarkKind::ZombieWrite),
+            TraceKind::WriteArrived {
+                writer,
+                applied,
+                unsafe_write,
+                ..
+            } => {
+                // Marked on the writer's row: it is the writer's lease that failed.
+                if unsafe_write {
+                    self.mark(e.t, writer, MarkKind::UnsafeWrite);
+                }
+                if !applied {
+                    self.mark(e.t, writer, MarkKind::FencedWrite);
+                }
+            }
+            TraceKind::Send { .. }
+            | TraceKind::Deliver { .. }
+            | TraceKind::Drop { .. }
+            | TraceKind::WriteSent { .. } => {}
+        }
+    }
+
+    fn belief(&mut self, node: NodeId, piece: &Piece) {
+        let v = &mut self.tl.beliefs[node];
+        match v.last_mut() {
+            Some(l)
+                if l.end == piece.start && l.token == piece.token && l.running == piece.running =>
+            {
+                l.end = piece.end
+            }
+            _ => v.push(*piece),
+        }
+    }
+
+    fn overlap(&mut self, o: &Overlap) {
+        self.tl.overlaps.push(o.clone());
+    }
+
+    fn finish(&mut self, end: SimTime) {
+        self.tl.end = end;
+        for n in 0..self.tl.node_names.len() {
+            for (start, kind, stall) in self.open_pause[n].drain(..) {
+                self.tl.pauses.push(PauseSpan {
+                    span: Span {
+                        node: n,
+                        start,
+                        end,
+                    },
+                    kind,
+                    stall,
+                });
+            }
+            if let Some(since) = self.crashed_at[n].take() {
+                self.tl.down.push(Span {
+                    node: n,
+                    start: since,
+                    end,
+                });
+            }
+        }
+    }
+}
+
+impl Recorder {
+    /// A recorder for a run of `s` (which must be valid): its nodes, its end, and the network
+    /// cuts of its fault schedule (fixed and drawn).
+    pub fn for_scenario(s: &crate::scenario::Scenario) -> Recorder {
+        use crate::scenario::{random_faults, Fault};
+        let id = |name: &str| s.node_index(name).expect("validated node name");
+        let mut faults = s.faults.clone();
+        faults.extend(random_faults::materialize(s));
+        let mut cuts = Vec::new();
+        for f in &faults {
+            match f {
+                Fault::Partition {
+                    at,
+                    duration,
+                    groups,
+                } => {
+                    let mut groups: Vec<Vec<NodeId>> = groups
+                        .iter()
+                        .map(|g| g.iter().map(|n| id(n)).collect())
+                        .collect();
+                    groups.sort_by_key(|g| g.len());
+                    let cut_off = groups.first().cloned().unwrap_or_default();
+                    let others = groups.iter().skip(1).flatten().copied().collect();
+                    cuts.push(CutSpan {
+                        start: SimTime(at.0),
+                        end: SimTime(at.0 + duration.0),
+                        cut_off,
+                        others,
+                        one_way: false,
+                    });
+                }
+                Fault::OneWay {
+                    from,
+                    to,
+                    at,
+                    duration,
+                } => cuts.push(CutSpan {
+                    start: SimTime(at.0),
+                    end: SimTime(at.0 + duration.0),
+                    cut_off: vec![id(from)],
+                    others: vec![id(to)],
+                    one_way: true,
+                }),
+                _ => {}
+            }
+        }
+        cuts.sort_by_key(|c| c.start);
+        Recorder::new(
+            s.nodes.iter().map(|n| n.name.clone()).collect(),
+            s.nodes.iter().map(|n| n.role).collect(),
+            SimTime(s.duration.0),
+            cuts,
+        )
+    }
+}
