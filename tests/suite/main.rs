@@ -5,4 +5,5 @@ mod common;
 mod library;
 mod properties;
 mod q4;
+mod readme;
 mod strategies;
