@@ -53,9 +53,11 @@ pub enum Ev {
         node: u32,
         kind: ReqKind,
     },
-    /// A request admitted `service_time` ago takes effect.
+    /// A request admitted `service_time` ago takes effect (unless the node has crashed since:
+    /// `life` is the node's life at admission).
     Effect {
         node: u32,
+        life: u32,
         kind: ReqKind,
         token: Token,
     },
@@ -312,13 +314,20 @@ impl Sim<'_> {
                 } else {
                     let ev = Ev::Effect {
                         node: n as u32,
+                        life: self.nodes[n].life,
                         kind,
                         token,
                     };
                     self.queue.push(self.now + self.service_time, ev);
                 }
             }
-            Ev::Effect { kind, token, .. } => self.take_effect(n, kind, token),
+            Ev::Effect {
+                kind, token, life, ..
+            } => {
+                if life == self.nodes[n].life {
+                    self.take_effect(n, kind, token);
+                }
+            }
             Ev::Fault { .. } | Ev::PauseEnd { .. } => unreachable!("not node-bound"),
         }
     }

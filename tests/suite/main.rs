@@ -7,3 +7,4 @@ mod properties;
 mod q4;
 mod readme;
 mod strategies;
+mod traces;

@@ -1,0 +1,168 @@
+//! `--trace`: trace.jsonl and trace.perfetto.json of a small run, counted by hand.
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The cut-off story under GrantorOnly (see strategies.rs): lock grants h at 1 ms; h, at
+/// -1000 ppm, is cut off from lock at 10 s; lock grants b at S + 10.001 s while h still
+/// believes until S + 10.01001 s: one overlap. Nobody pauses or crashes; no client requests.
+const STORY: &str = r#"Scenario(
+    duration: "40s",
+    lease: (duration: "10s", renew_every: "3s"),
+    strategy: GrantorOnly,
+    nodes: [
+        (name: "lock", role: Grantor, drift_ppm: 0.0),
+        (name: "h", role: Contender, drift_ppm: -1000.0),
+        (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
+    ],
+    network: (delay: Fixed("1ms")),
+    faults: [
+        OneWay(from: "h", to: "lock", at: "10s", duration: "30s"),
+        Pause(node: "b", at: "35s", duration: "1s"),
+    ],
+)
+"#;
+
+/// Runs the story with --trace into `out` under a fresh dir; returns the report dir.
+fn traced(test: &str, out: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(test);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("story.ron"), STORY).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_leasesim"))
+        .args(["run", "story.ron", "--trace", "--out", out])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    dir.join(out).join("story")
+}
+
+fn perfetto(dir: &Path) -> Vec<Value> {
+    let text = fs::read_to_string(dir.join("trace.perfetto.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).expect("trace.perfetto.json is JSON");
+    v["traceEvents"].as_array().unwrap().clone()
+}
+
+fn named<'a>(events: &'a [Value], ph: &str, prefix: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .filter(|e| e["ph"] == ph && e["name"].as_str().unwrap_or("").starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn perfetto_trace_has_a_track_per_node_and_the_slices_of_the_story() {
+    let dir = traced("trace-counts", "out");
+    let events = perfetto(&dir);
+    let summary: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    // Tracks: a process per node (lock, h, b) and one for the oracle; three threads per node
+    // (lease, faults, messages) and one (overlaps) for the oracle.
+    assert_eq!(named(&events, "M", "process_name").len(), 4);
+    assert_eq!(named(&events, "M", "thread_name").len(), 3 * 3 + 1);
+    // Beliefs: h holds token 1 from 2 ms until its clock ends the lease, running throughout,
+    // so one slice; b holds token 2 from its grant to the end, paused in [35 s, 36 s): its
+    // belief is cut into running / paused / running pieces, three slices.
+    let beliefs = named(&events, "X", "holds token");
+    assert_eq!(beliefs.len(), 4, "{beliefs:#?}");
+    assert_eq!(named(&events, "X", "holds token 2 (paused)").len(), 1);
+    // lock granted twice.
+    assert_eq!(named(&events, "X", "granted token").len(), 2);
+    // One overlap, on the oracle's track, as long as the summary says (in microseconds).
+    let overlaps = named(&events, "X", "OVERLAP");
+    assert_eq!(overlaps.len(), 1);
+    let dur_us = overlaps[0]["dur"].as_f64().unwrap();
+    let total_ns = summary["overlap"]["total_ns"].as_i64().unwrap();
+    assert!((dur_us * 1000.0 - total_ns as f64).abs() < 0.5);
+    // One GC pause slice on b's faults track.
+    assert_eq!(named(&events, "X", "GC pause").len(), 1);
+    // Every message sent has a send slice; every one delivered a delivery slice and a flow.
+    let sent: u64 = summary["messages"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    let dropped = summary["messages_dropped"].as_u64().unwrap();
+    let sends = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == 3 && e["name"].as_str().unwrap().contains(" to "))
+        .count() as u64;
+    let delivers = events
+        .iter()
+        .filter(|e| {
+            e["ph"] == "X" && e["tid"] == 3 && e["name"].as_str().unwrap().contains(" from ")
+        })
+        .count() as u64;
+    assert_eq!(sends, sent);
+    assert!(
+        dropped > 0,
+        "h's messages to lock after the cut are dropped"
+    );
+    assert_eq!(delivers, sent - dropped);
+    assert_eq!(
+        events.iter().filter(|e| e["ph"] == "f").count() as u64,
+        sent - dropped
+    );
+}
+
+#[test]
+fn jsonl_has_one_event_per_line_with_clock_readings() {
+    let dir = traced("trace-jsonl", "out");
+    let text = fs::read_to_string(dir.join("trace.jsonl")).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events: Vec<&Value> = lines.iter().filter(|l| l.get("t_ns").is_some()).collect();
+    for e in &events {
+        for key in ["t_ns", "node", "kind", "mono_ns", "wall_ns"] {
+            assert!(e.get(key).is_some(), "{key} missing in {e}");
+        }
+    }
+    // The grant to h: sent by lock at 1 ms, delivered at 2 ms, token 1; h's clock at 2 ms reads
+    // 2 ms * 0.999 = 1.998 ms.
+    let deliver = events
+        .iter()
+        .find(|e| e["kind"] == "Deliver" && e["msg"] == "Grant" && e["node"] == "h")
+        .unwrap();
+    assert_eq!(deliver["t_ns"], 2_000_000);
+    assert_eq!(deliver["mono_ns"], 1_998_000);
+    assert_eq!(deliver["token"], 1);
+    assert_eq!(deliver["from"], "lock");
+    let send = events
+        .iter()
+        .find(|e| e["kind"] == "Send" && e["msg_id"] == deliver["msg_id"])
+        .unwrap();
+    assert_eq!(send["node"], "lock");
+    assert_eq!(send["t_ns"], 1_000_000);
+    // The overlap line agrees with the summary.
+    let overlap: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "overlap").collect();
+    assert_eq!(overlap.len(), 1);
+    assert_eq!(overlap[0]["nodes"], serde_json::json!(["h", "b"]));
+}
+
+#[test]
+fn traces_are_byte_identical_across_runs() {
+    let a = traced("trace-twice", "a");
+    let b = traced("trace-twice", "b");
+    for f in [
+        "trace.jsonl",
+        "trace.perfetto.json",
+        "summary.json",
+        "report.md",
+    ] {
+        assert_eq!(
+            fs::read(a.join(f)).unwrap(),
+            fs::read(b.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}
