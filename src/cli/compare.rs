@@ -1,10 +1,12 @@
 //! `leasesim compare`: one scenario, several strategies, the same fault schedule.
 
-use super::{bad_input, load_all, with_strategy, CompareArgs, Loaded};
+use super::{bad_input, load_all, split_top_level, with_strategy, CompareArgs, Loaded};
 use crate::outcome::Summary;
+use crate::report::chart::compare::compare_chart;
 use crate::report::{self, text};
 use crate::scenario::{load, Scenario, StrategySpec};
 use crate::time::Dur;
+use crate::trace::timeline::Timeline;
 use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
@@ -36,31 +38,6 @@ fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
         StrategySpec::WallClock { holder_margin: m },
         StrategySpec::OnReceiveStart { holder_margin: m },
     ]
-}
-
-/// Splits `a,b(c, d),e` at the commas outside parentheses.
-fn split_top_level(text: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut in_string = false;
-    let mut cur = String::new();
-    for ch in text.chars() {
-        match ch {
-            '"' => in_string = !in_string,
-            '(' | '[' if !in_string => depth += 1,
-            ')' | ']' if !in_string => depth -= 1,
-            ',' if depth == 0 && !in_string => {
-                parts.push(std::mem::take(&mut cur).trim().to_string());
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(ch);
-    }
-    if !cur.trim().is_empty() {
-        parts.push(cur.trim().to_string());
-    }
-    parts
 }
 
 pub(crate) fn compare(args: CompareArgs) -> ExitCode {
@@ -102,18 +79,23 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
     if failed {
         return ExitCode::from(2);
     }
-    let results: Vec<Summary> = runs
+    let recorded: Vec<(String, Timeline, Summary)> = runs
         .par_iter()
         .map(|l| {
-            crate::run(&l.name, &l.scenario)
-                .expect("validated at load")
-                .summary
+            let (outcome, timeline) =
+                crate::run_recorded(&l.name, &l.scenario).expect("validated at load");
+            (l.scenario.strategy.to_ron(), timeline, outcome.summary)
         })
         .collect();
+    let chart = compare_chart(
+        &format!("{}: the same fault schedule under each strategy", base.name),
+        &recorded,
+    );
+    let results: Vec<Summary> = recorded.into_iter().map(|(_, _, s)| s).collect();
     let rows: Vec<Vec<String>> = results.iter().map(text::compare_row).collect();
     let table = text::table(&text::COMPARE_HEADER, &rows);
     let mut md = format!(
-        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n",
+        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n",
         base.name, base.scenario.description, base.scenario.seed
     );
     md.push_str(&format!(
@@ -125,7 +107,12 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
     let dir = args.out.join(format!("{}-compare", base.name));
     if let Err(e) = report::write_dir_atomically(
         &dir,
-        &[("compare.json", json), ("compare.md", md.into_bytes())],
+        &[
+            ("compare.json", json),
+            ("compare.md", md.into_bytes()),
+            ("compare.svg", chart.svg.into_bytes()),
+            ("compare.png", chart.png),
+        ],
     ) {
         eprintln!("error: cannot write the report {}: {e}", dir.display());
         return ExitCode::from(2);
@@ -150,7 +137,7 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::split_top_level;
+    use super::super::split_top_level;
 
     #[test]
     fn splits_strategies_at_top_level_commas() {

@@ -163,6 +163,31 @@ pub(crate) fn load_all(args: &[String]) -> Result<Vec<Loaded>, ExitCode> {
     Err(ExitCode::from(2))
 }
 
+/// Splits `a,b(c, d),e` at the commas outside parentheses, brackets and strings.
+pub(crate) fn split_top_level(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut cur = String::new();
+    for ch in text.chars() {
+        match ch {
+            '"' => in_string = !in_string,
+            '(' | '[' if !in_string => depth += 1,
+            ')' | ']' if !in_string => depth -= 1,
+            ',' if depth == 0 && !in_string => {
+                parts.push(std::mem::take(&mut cur).trim().to_string());
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.trim().is_empty() {
+        parts.push(cur.trim().to_string());
+    }
+    parts
+}
+
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(2)

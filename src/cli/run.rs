@@ -4,6 +4,7 @@ use super::{bad_input, load_all, with_strategy, Loaded, RunArgs};
 use crate::msg::NodeId;
 use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
+use crate::report::chart::timeline::timeline_chart;
 use crate::report::{self, markdown, text, ReportDir};
 use crate::scenario::{library, load};
 use crate::strategy;
@@ -207,7 +208,9 @@ fn run_one(l: &Loaded, args: &RunArgs) -> std::io::Result<(Summary, f64)> {
     for (name, bytes) in report::run_files(&s, md) {
         staging.write(name, &bytes)?;
     }
-    let _ = &timeline;
+    let chart = timeline_chart(&timeline, &s);
+    staging.write("timeline.svg", chart.svg.as_bytes())?;
+    staging.write("timeline.png", &chart.png)?;
     staging.commit()?;
     Ok((s, secs))
 }

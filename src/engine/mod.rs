@@ -366,6 +366,7 @@ impl Sim<'_> {
             mono: clock.mono(self.now),
             wall: clock.wall(self.now),
             restarted,
+            incarnation: self.nodes[n].life,
             last_token: self.nodes[n].last_token,
             register_version: self.harm.version(),
         }

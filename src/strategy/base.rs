@@ -10,7 +10,7 @@ use super::{Belief, Cx, Effect, LeaseParams, NodeLogic, Out, Rules, Strategy, Ti
 use crate::clock::ClockKind;
 use crate::msg::{Message, NodeId, Token};
 use crate::scenario::{GrantorRestart, LeaseStart, Role, Validity};
-use crate::time::LocalTime;
+use crate::time::{Dur, LocalTime};
 
 const RETRY: TimerId = 0;
 const RENEW: TimerId = 1;
@@ -239,12 +239,19 @@ impl Contender {
         }
     }
 
-    fn acquire(&mut self, cx: &Cx, out: &mut Out) {
+    /// A fresh request id, larger than any this node sent in an earlier life: the grantor
+    /// ignores ids at or below the last one it granted, so ids must not restart from 1.
+    fn new_req(&mut self, cx: &Cx) -> u64 {
         self.next_req += 1;
+        ((cx.incarnation as u64) << 40) | self.next_req
+    }
+
+    fn acquire(&mut self, cx: &Cx, out: &mut Out) {
+        let req = self.new_req(cx);
         out.send(
             cx.grantor,
             Message::Acquire {
-                req: self.next_req,
+                req,
                 sent: cx.read(self.clock()),
             },
         );
@@ -286,7 +293,15 @@ impl NodeLogic for Contender {
                 if self.uses_clock() {
                     out.set_timer(DEADLINE, self.clock(), deadline);
                 }
-                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+                // Renew after renew_every, or sooner if the term left is shorter than that (a
+                // grant answering an old retry): halfway through what is left.
+                let left = deadline - cx.read(self.clock());
+                let first = if left < self.p.renew_every {
+                    Dur(left.0 / 2)
+                } else {
+                    self.p.renew_every
+                };
+                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + first);
                 out.push(Effect::Holding { token, version });
             }
             Message::RenewAck { token, sent, .. } if self.token == Some(token) => {
@@ -315,12 +330,12 @@ impl NodeLogic for Contender {
                     }
                     return; // a clock-checked lease lets go on its deadline timer
                 }
-                self.next_req += 1;
+                let req = self.new_req(cx);
                 out.send(
                     cx.grantor,
                     Message::Renew {
                         token,
-                        req: self.next_req,
+                        req,
                         sent: now,
                     },
                 );

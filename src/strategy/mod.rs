@@ -36,6 +36,9 @@ pub struct Cx {
     pub wall: LocalTime,
     /// True when the node is starting again after a crash.
     pub restarted: bool,
+    /// How many times the node has crashed: durable, like a boot counter. Request ids that must
+    /// stay unique across restarts can be built on it.
+    pub incarnation: u32,
     /// The highest token this node has ever issued: durable, it survives crashes.
     pub last_token: Token,
     /// The protected register's current version (the grantor hosts it).

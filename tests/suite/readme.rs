@@ -32,7 +32,12 @@ fn every_ron_example_loads_runs_and_holds_its_expectations() {
     for text in examples {
         let s = load::from_text("README.md", &text).unwrap_or_else(|e| panic!("{e}"));
         let summary = leasesim::run("readme", &s).unwrap().summary;
-        assert_ne!(summary.expect.passed, Some(false), "{:?}", summary.expect.failures);
+        assert_ne!(
+            summary.expect.passed,
+            Some(false),
+            "{:?}",
+            summary.expect.failures
+        );
     }
 }
 
@@ -53,7 +58,10 @@ fn the_printed_run_matches_what_run_prints() {
         .output()
         .unwrap();
     let printed = String::from_utf8(out.stdout).unwrap();
-    for line in printed.lines().filter(|l| !l.trim_start().starts_with("report")) {
+    for line in printed
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("report"))
+    {
         assert!(shown.contains(line), "README lacks the line {line:?}");
     }
 }

@@ -1,3 +1,153 @@
 //! Charts (PNG and SVG) drawn with plotters and the embedded font.
+//!
+//! [`timeline`] draws one run, [`compare`] several runs of one fault schedule side by side. Each
+//! lays its chart out once as a [`scene::Scene`] (a display list in pixels) and renders that to
+//! both SVG and PNG, so the two files show the same thing and are byte-identical run to run.
+//! Shared here: the [`ChartFiles`] a chart returns and the tick helper for time axes.
 
+pub mod compare;
 pub mod font;
+pub mod scene;
+pub mod timeline;
+
+/// One chart as SVG text and PNG bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartFiles {
+    pub svg: String,
+    pub png: Vec<u8>,
+}
+
+/// A unit for nanosecond values on an axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeUnit {
+    /// As an axis label writes it: `s`, `ms`, `us`, `ns`.
+    pub name: &'static str,
+    /// Nanoseconds per unit.
+    pub ns: i64,
+}
+
+/// The units an axis may use, largest first.
+pub const TIME_UNITS: [TimeUnit; 4] = [
+    TimeUnit {
+        name: "s",
+        ns: 1_000_000_000,
+    },
+    TimeUnit {
+        name: "ms",
+        ns: 1_000_000,
+    },
+    TimeUnit {
+        name: "us",
+        ns: 1_000,
+    },
+    TimeUnit { name: "ns", ns: 1 },
+];
+
+impl TimeUnit {
+    /// `ns` in this unit with exactly `decimals` decimals, from integers (no float rounding).
+    pub fn format(self, ns: i64, decimals: usize) -> String {
+        let sign = if ns < 0 { "-" } else { "" };
+        let a = ns.unsigned_abs();
+        let per = self.ns as u64;
+        let whole = a / per;
+        if decimals == 0 {
+            return format!("{sign}{whole}");
+        }
+        let scale = 10u64.pow(decimals as u32);
+        let frac = (a % per) as u128 * scale as u128 / per as u128;
+        format!("{sign}{whole}.{frac:0decimals$}")
+    }
+
+    /// The decimals this unit needs to write multiples of `step_ns` exactly.
+    pub fn decimals_for(self, step_ns: i64) -> usize {
+        let mut d = 0;
+        let mut q = self.ns;
+        while q > 1 && step_ns % q != 0 {
+            q /= 10;
+            d += 1;
+        }
+        d
+    }
+}
+
+/// Ticks of an axis of nanosecond values: where they are, in which unit, and their labels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ticks {
+    pub unit: TimeUnit,
+    pub step_ns: i64,
+    /// Tick positions (ns), multiples of `step_ns` within the range.
+    pub at: Vec<i64>,
+    /// One label per tick, in `unit`, without the unit.
+    pub labels: Vec<String>,
+}
+
+/// Ticks for the range `[lo, hi]` (ns), at most `max_ticks` steps apart end to end, at a 1-2-5 step. The unit is
+/// the one whose labels are shortest (then: with fewest decimals, then: the larger unit), so a 40 s
+/// run reads `0 .. 40` in s, a 10 ms window at 19 s reads `19000 .. 19010` in ms, and an error of
+/// up to 0.4 s reads `-400 .. 0` in ms.
+pub fn time_ticks(lo: i64, hi: i64, max_ticks: usize) -> Ticks {
+    let span = (hi - lo).max(1) as i128;
+    let max_ticks = max_ticks.max(1) as i128;
+    let mut step: i64 = 1;
+    'find: for exp in 0..18 {
+        for m in [1i64, 2, 5] {
+            let s = m * 10i64.pow(exp);
+            if (span + s as i128 - 1) / s as i128 <= max_ticks {
+                step = s;
+                break 'find;
+            }
+        }
+    }
+    let first = lo.div_euclid(step) + i64::from(lo.rem_euclid(step) != 0);
+    let at: Vec<i64> = (0..)
+        .map(|k| (first + k) * step)
+        .take_while(|&t| t <= hi)
+        .collect();
+    let mut best: Option<((usize, usize), TimeUnit, Vec<String>)> = None;
+    for unit in TIME_UNITS {
+        let d = unit.decimals_for(step);
+        let labels: Vec<String> = at.iter().map(|&t| unit.format(t, d)).collect();
+        let len = labels.iter().map(|l| l.len()).max().unwrap_or(0);
+        // Shortest labels first, then fewest decimals (`-200` ms over `-0.2` s).
+        if best.as_ref().is_none_or(|(l, _, _)| (len, d) < *l) {
+            best = Some(((len, d), unit, labels));
+        }
+    }
+    let (_, unit, labels) = best.expect("four units were tried");
+    Ticks {
+        unit,
+        step_ns: step,
+        at,
+        labels,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_pick_a_unit_that_fits() {
+        let t = time_ticks(0, 40_000_000_000, 10);
+        assert_eq!(t.unit.name, "s");
+        assert_eq!(t.labels.first().map(String::as_str), Some("0"));
+        assert_eq!(t.labels.last().map(String::as_str), Some("40"));
+        let t = time_ticks(18_998_000_000, 19_010_000_000, 8);
+        assert_eq!(t.unit.name, "ms");
+        assert!(t.labels.contains(&"19000".to_string()), "{t:?}");
+        let t = time_ticks(0, 1_000_000, 10);
+        assert_eq!((t.unit.name, t.labels[1].as_str()), ("ms", "0.1"));
+        let t = time_ticks(-400_000_000, 0, 2);
+        assert_eq!((t.unit.name, t.labels[0].as_str()), ("ms", "-400"));
+        let t = time_ticks(-40_000_000, 0, 3);
+        assert_eq!(t.unit.name, "ms");
+        assert_eq!(t.labels, ["-40", "-20", "0"]);
+    }
+
+    #[test]
+    fn format_is_exact() {
+        assert_eq!(TIME_UNITS[0].format(-1_500_000_000, 1), "-1.5");
+        assert_eq!(TIME_UNITS[1].format(19_004_000_000, 0), "19004");
+        assert_eq!(TIME_UNITS[0].format(19_004_000_000, 3), "19.004");
+    }
+}

@@ -1,0 +1,372 @@
+//! A display list in pixels ([`Scene`]) and its rendering to SVG and PNG with plotters.
+//!
+//! Charts lay themselves out once into a scene and render it twice, so the SVG and the PNG hold
+//! the same shapes in the same order. Everything is integer pixels except text sizes; nothing
+//! here reads the clock, the environment or a hash map, so the output is byte-identical run to
+//! run. Text is measured and drawn with the embedded font ([`super::font`]); this module does not
+//! decide what a chart shows.
+
+use super::font::{ensure_registered, FAMILY};
+use super::ChartFiles;
+use plotters::backend::{BitMapBackend, DrawingBackend, SVGBackend};
+use plotters::drawing::{DrawingArea, IntoDrawingArea};
+use plotters::element::{Circle, DashedPathElement, PathElement, Polygon, Rectangle, Text};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{Color, FontDesc, FontStyle, IntoFont, RGBAColor, ShapeStyle, TextStyle};
+
+/// An opaque colour.
+pub const fn rgb(r: u8, g: u8, b: u8) -> RGBAColor {
+    RGBAColor(r, g, b, 1.0)
+}
+
+/// A colour with opacity `a` (0..1).
+pub const fn rgba(r: u8, g: u8, b: u8, a: f64) -> RGBAColor {
+    RGBAColor(r, g, b, a)
+}
+
+/// How a text is placed relative to its point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    Left,
+    Center,
+    Right,
+}
+
+/// One shape, in pixels. Rectangles span `[x0, x1) x [y0, y1)`.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    Rect {
+        x0: i32,
+        y0: i32,
+        x1: i32,
+        y1: i32,
+        color: RGBAColor,
+    },
+    Frame {
+        x0: i32,
+        y0: i32,
+        x1: i32,
+        y1: i32,
+        color: RGBAColor,
+        width: u32,
+    },
+    Line {
+        pts: Vec<(i32, i32)>,
+        color: RGBAColor,
+        width: u32,
+    },
+    Dashed {
+        pts: Vec<(i32, i32)>,
+        color: RGBAColor,
+        width: u32,
+        dash: i32,
+        gap: i32,
+    },
+    Polygon {
+        pts: Vec<(i32, i32)>,
+        color: RGBAColor,
+    },
+    Circle {
+        x: i32,
+        y: i32,
+        r: i32,
+        color: RGBAColor,
+        filled: bool,
+    },
+    /// Text centred vertically on `y`.
+    Text {
+        x: i32,
+        y: i32,
+        text: String,
+        size: f64,
+        bold: bool,
+        color: RGBAColor,
+        anchor: Anchor,
+    },
+}
+
+/// A chart's shapes, drawn in order over a white background.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub width: u32,
+    pub height: u32,
+    pub shapes: Vec<Shape>,
+}
+
+/// Text sizes are whole even pixels: plotters' ab_glyph renderer places each glyph at
+/// `size / 2 + its top`, truncated, so at odd sizes short glyphs (a period) sit a pixel above the
+/// baseline of tall ones and `3.996` reads `3·996`.
+fn even(size: f64) -> f64 {
+    ((size / 2.0).round() * 2.0).max(2.0)
+}
+
+fn font(size: f64, bold: bool) -> FontDesc<'static> {
+    let size = even(size);
+    let style = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    (FAMILY, size, style).into_font()
+}
+
+/// The width in pixels of `text` at `size` in the embedded font.
+pub fn text_width(text: &str, size: f64, bold: bool) -> i32 {
+    ensure_registered();
+    if text.is_empty() {
+        return 0;
+    }
+    font(size, bold)
+        .box_size(text)
+        .map(|(w, _)| w as i32)
+        .unwrap_or_else(|e| panic!("the embedded font measures text: {e:?}"))
+}
+
+impl Scene {
+    pub fn new(width: u32, height: u32) -> Scene {
+        Scene {
+            width,
+            height,
+            shapes: Vec::new(),
+        }
+    }
+
+    /// A filled rectangle; empty ones are skipped.
+    pub fn rect(&mut self, x0: i32, y0: i32, x1: i32, y1: i32, color: RGBAColor) {
+        if x1 > x0 && y1 > y0 {
+            self.shapes.push(Shape::Rect {
+                x0,
+                y0,
+                x1,
+                y1,
+                color,
+            });
+        }
+    }
+
+    pub fn frame(&mut self, x0: i32, y0: i32, x1: i32, y1: i32, color: RGBAColor, width: u32) {
+        self.shapes.push(Shape::Frame {
+            x0,
+            y0,
+            x1,
+            y1,
+            color,
+            width,
+        });
+    }
+
+    pub fn line(&mut self, pts: Vec<(i32, i32)>, color: RGBAColor, width: u32) {
+        if pts.len() >= 2 {
+            self.shapes.push(Shape::Line { pts, color, width });
+        }
+    }
+
+    pub fn dashed(
+        &mut self,
+        pts: Vec<(i32, i32)>,
+        color: RGBAColor,
+        width: u32,
+        dash: i32,
+        gap: i32,
+    ) {
+        if pts.len() >= 2 {
+            self.shapes.push(Shape::Dashed {
+                pts,
+                color,
+                width,
+                dash,
+                gap,
+            });
+        }
+    }
+
+    pub fn polygon(&mut self, pts: Vec<(i32, i32)>, color: RGBAColor) {
+        self.shapes.push(Shape::Polygon { pts, color });
+    }
+
+    pub fn circle(&mut self, x: i32, y: i32, r: i32, color: RGBAColor, filled: bool) {
+        self.shapes.push(Shape::Circle {
+            x,
+            y,
+            r,
+            color,
+            filled,
+        });
+    }
+
+    /// Text with its vertical centre at `y`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn text(
+        &mut self,
+        x: i32,
+        y: i32,
+        text: impl Into<String>,
+        size: f64,
+        bold: bool,
+        color: RGBAColor,
+        anchor: Anchor,
+    ) {
+        let text = text.into();
+        if !text.is_empty() {
+            self.shapes.push(Shape::Text {
+                x,
+                y,
+                text,
+                size,
+                bold,
+                color,
+                anchor,
+            });
+        }
+    }
+
+    /// Diagonal hatching over `[x0, x1) x [y0, y1)`, lines `spacing` px apart.
+    #[allow(clippy::too_many_arguments)]
+    pub fn hatch(
+        &mut self,
+        x0: i32,
+        y0: i32,
+        x1: i32,
+        y1: i32,
+        spacing: i32,
+        color: RGBAColor,
+        width: u32,
+    ) {
+        let (x1, y1) = (x1 - 1, y1 - 1);
+        if x1 <= x0 || y1 <= y0 {
+            return;
+        }
+        // Lines x + y = c, rising to the right; phase fixed to the canvas so neighbours line up.
+        let mut c = (x0 + y0).div_euclid(spacing) * spacing;
+        while c <= x1 + y1 {
+            let xa = x0.max(c - y1);
+            let xb = x1.min(c - y0);
+            if xb > xa {
+                self.line(vec![(xa, c - xa), (xb, c - xb)], color, width);
+            }
+            c += spacing;
+        }
+    }
+
+    /// Renders the scene to SVG text and PNG bytes.
+    pub fn render(&self) -> ChartFiles {
+        ensure_registered();
+        let mut svg = String::new();
+        {
+            let root =
+                SVGBackend::with_string(&mut svg, (self.width, self.height)).into_drawing_area();
+            self.draw_on(&root);
+        }
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut buf = vec![0u8; w * h * 3];
+        {
+            let root =
+                BitMapBackend::with_buffer(&mut buf, (self.width, self.height)).into_drawing_area();
+            self.draw_on(&root);
+        }
+        let mut png = Vec::new();
+        {
+            use image::ImageEncoder;
+            image::codecs::png::PngEncoder::new(&mut png)
+                .write_image(&buf, self.width, self.height, image::ColorType::Rgb8)
+                .unwrap_or_else(|e| panic!("encoding a PNG into memory: {e}"));
+        }
+        ChartFiles { svg, png }
+    }
+
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>) {
+        let fail = |e: plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>| -> ! {
+            panic!("drawing a chart into memory: {e:?}")
+        };
+        root.fill(&rgb(255, 255, 255)).unwrap_or_else(|e| fail(e));
+        for s in &self.shapes {
+            let r = match s {
+                Shape::Rect {
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    color,
+                } => root.draw(&Rectangle::new([(*x0, *y0), (*x1, *y1)], color.filled())),
+                Shape::Frame {
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    color,
+                    width,
+                } => root.draw(&Rectangle::new(
+                    [(*x0, *y0), (*x1, *y1)],
+                    ShapeStyle {
+                        color: *color,
+                        filled: false,
+                        stroke_width: *width,
+                    },
+                )),
+                Shape::Line { pts, color, width } => root.draw(&PathElement::new(
+                    pts.clone(),
+                    ShapeStyle {
+                        color: *color,
+                        filled: false,
+                        stroke_width: *width,
+                    },
+                )),
+                Shape::Dashed {
+                    pts,
+                    color,
+                    width,
+                    dash,
+                    gap,
+                } => root.draw(&DashedPathElement::new(
+                    pts.clone(),
+                    *dash,
+                    *gap,
+                    ShapeStyle {
+                        color: *color,
+                        filled: false,
+                        stroke_width: *width,
+                    },
+                )),
+                Shape::Polygon { pts, color } => {
+                    root.draw(&Polygon::new(pts.clone(), color.filled()))
+                }
+                Shape::Circle {
+                    x,
+                    y,
+                    r,
+                    color,
+                    filled,
+                } => root.draw(&Circle::new(
+                    (*x, *y),
+                    *r,
+                    ShapeStyle {
+                        color: *color,
+                        filled: *filled,
+                        stroke_width: if *filled { 0 } else { 2 },
+                    },
+                )),
+                Shape::Text {
+                    x,
+                    y,
+                    text,
+                    size,
+                    bold,
+                    color,
+                    anchor,
+                } => {
+                    let h = match anchor {
+                        Anchor::Left => HPos::Left,
+                        Anchor::Center => HPos::Center,
+                        Anchor::Right => HPos::Right,
+                    };
+                    let style = TextStyle::from(font(*size, *bold))
+                        .color(color)
+                        .pos(Pos::new(h, VPos::Center));
+                    root.draw(&Text::new(text.clone(), (*x, *y), style))
+                }
+            };
+            r.unwrap_or_else(|e| fail(e));
+        }
+        root.present().unwrap_or_else(|e| fail(e));
+    }
+}

@@ -1,0 +1,332 @@
+//! Timeline and comparison charts: what the SVG holds, that the PNG decodes at the chart's size,
+//! that a chart is byte-identical run to run, and when the zoom panel appears.
+//!
+//! Set `LEASESIM_CHART_DIR=/some/dir` to have the tests write every chart they draw there, to look
+//! at them.
+
+use crate::common::scenario;
+use leasesim::report::chart::compare::compare_chart;
+use leasesim::report::chart::timeline::{
+    timeline_chart, timeline_scene, OVERLAP_FILL, WIDTH, ZOOM_HEADING,
+};
+use leasesim::report::chart::ChartFiles;
+use leasesim::scenario::{library, StrategySpec};
+use leasesim::time::Dur;
+use leasesim::trace::timeline::Timeline;
+use leasesim::{Scenario, Summary};
+
+fn recorded(name: &str, s: &Scenario) -> (Timeline, Summary) {
+    let (outcome, tl) = leasesim::run_recorded(name, s)
+        .unwrap_or_else(|e| panic!("test scenario {name} does not build:\n{e}"));
+    (tl, outcome.summary)
+}
+
+fn bundled(name: &str) -> Scenario {
+    scenario(library::text(name).unwrap_or_else(|| panic!("no bundled scenario {name}")))
+}
+
+/// The cut-off holder story of `strategies.rs`: `h` holds, a one-way cut h -> lock at 10 s drops
+/// its renewals, and `b` gets the lease once the grantor's term runs out.
+fn cut_off(strategy: &str, h_ppm: f64, extra_faults: &str) -> Scenario {
+    scenario(&format!(
+        r#"Scenario(
+            duration: "40s",
+            lease: (duration: "10s", renew_every: "3s"),
+            strategy: {strategy},
+            nodes: [
+                (name: "lock", role: Grantor, drift_ppm: 0.0),
+                (name: "h", role: Contender, drift_ppm: {h_ppm}),
+                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
+            ],
+            network: (delay: Fixed("1ms")),
+            faults: [
+                OneWay(from: "h", to: "lock", at: "10s", duration: "30s"),
+                {extra_faults}
+            ],
+        )"#
+    ))
+}
+
+/// Q4 under CachedBool with a second 12 s GC pause, on `b` once it holds: two overlaps.
+fn two_pauses() -> Scenario {
+    scenario(
+        r#"Scenario(
+            seed: 7,
+            duration: "80s",
+            lease: (duration: "10s", renew_every: "3s"),
+            strategy: CachedBool,
+            nodes: [
+                (name: "lock", role: Grantor),
+                (name: "a", role: Contender),
+                (name: "b", role: Contender, start: "100ms"),
+            ],
+            network: (delay: Fixed("1ms")),
+            workload: (reads_per_second: 100.0, writes_per_second: 10.0),
+            faults: [
+                Pause(node: "a", at: "20s", duration: "12s", kind: Gc),
+                Pause(node: "b", at: "50s", duration: "12s", kind: Gc),
+            ],
+        )"#,
+    )
+}
+
+/// Writes `files` under `$LEASESIM_CHART_DIR` as `name.svg` and `name.png`, if it is set.
+fn keep(name: &str, files: &ChartFiles) {
+    if let Ok(dir) = std::env::var("LEASESIM_CHART_DIR") {
+        let dir = std::path::Path::new(&dir);
+        std::fs::create_dir_all(dir).expect("chart dir");
+        std::fs::write(dir.join(format!("{name}.svg")), &files.svg).expect("write svg");
+        std::fs::write(dir.join(format!("{name}.png")), &files.png).expect("write png");
+    }
+}
+
+/// The PNG's size, decoding it whole.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    let img = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+        .unwrap_or_else(|e| panic!("the chart's PNG does not decode: {e}"));
+    (img.width(), img.height())
+}
+
+/// The SVG's declared size.
+fn svg_size(svg: &str) -> (u32, u32) {
+    let attr = |name: &str| -> u32 {
+        let key = format!("{name}=\"");
+        let at = svg
+            .find(&key)
+            .unwrap_or_else(|| panic!("svg has no {name}"))
+            + key.len();
+        svg[at..]
+            .split('"')
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number")
+    };
+    (attr("width"), attr("height"))
+}
+
+/// The texts of the SVG, trimmed.
+fn texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim())
+        })
+        .collect()
+}
+
+fn bands(svg: &str) -> usize {
+    svg.matches(&format!("fill=\"{OVERLAP_FILL}\"")).count()
+}
+
+#[test]
+fn timeline_svg_names_the_run_and_its_nodes_and_bands_each_overlap_once() {
+    let (tl, s) = recorded("two-pauses", &two_pauses());
+    assert_eq!(
+        s.overlap.count, 2,
+        "the story has two overlaps: {:?}",
+        s.overlap
+    );
+    let files = timeline_chart(&tl, &s);
+    keep("two-pauses", &files);
+    let texts = texts(&files.svg);
+    assert!(
+        texts.iter().any(|t| t.contains("two-pauses")),
+        "scenario name missing"
+    );
+    assert!(texts.contains(&"OVERLAP"), "verdict missing");
+    for name in &tl.node_names {
+        assert!(
+            texts.contains(&name.as_str()),
+            "node {name} has no label: {texts:?}"
+        );
+    }
+    assert_eq!(bands(&files.svg), 2, "one band per overlap interval");
+    // A run without an overlap has no band at all.
+    let (tl, s) = recorded("q4-gc-pause-two-sided", &bundled("q4-gc-pause-two-sided"));
+    assert_eq!(s.overlap.count, 0);
+    let files = timeline_chart(&tl, &s);
+    keep("q4-two-sided", &files);
+    assert_eq!(bands(&files.svg), 0);
+    assert!(files.svg.contains("SAFE"));
+}
+
+#[test]
+fn timeline_png_decodes_at_the_charts_size() {
+    let (tl, s) = recorded(
+        "q4-gc-pause-cached-bool",
+        &bundled("q4-gc-pause-cached-bool"),
+    );
+    let files = timeline_chart(&tl, &s);
+    keep("q4-cached-bool", &files);
+    assert_eq!(&files.png[..8], b"\x89PNG\r\n\x1a\n");
+    let (w, h) = png_size(&files.png);
+    assert_eq!(w, WIDTH);
+    assert_eq!(
+        (w, h),
+        svg_size(&files.svg),
+        "PNG and SVG have the same size"
+    );
+    assert!((400..2400).contains(&h), "height {h}");
+    // More nodes, a taller chart.
+    let mut bigger = bundled("q4-gc-pause-cached-bool");
+    let mut extra = bigger.nodes[2].clone();
+    extra.name = "c".into();
+    bigger.nodes.push(extra);
+    let (tl, s) = recorded("four-nodes", &bigger);
+    let (_, h4) = png_size(&timeline_chart(&tl, &s).png);
+    assert!(h4 > h, "a fourth node adds a row and a lane: {h4} <= {h}");
+}
+
+#[test]
+fn timeline_chart_is_byte_identical_run_to_run() {
+    let sc = bundled("vm-freeze-stall");
+    let (tl1, s1) = recorded("vm-freeze-stall", &sc);
+    let (tl2, s2) = recorded("vm-freeze-stall", &sc);
+    let a = timeline_chart(&tl1, &s1);
+    let b = timeline_chart(&tl2, &s2);
+    keep("vm-freeze-stall", &a);
+    assert!(a.svg == b.svg, "SVG differs between two runs");
+    assert!(a.png == b.png, "PNG differs between two runs");
+    assert!(
+        a.svg.contains("clock stalled"),
+        "the stalled freeze is named"
+    );
+}
+
+#[test]
+fn a_millisecond_overlap_gets_a_zoom_panel_and_q4_does_not() {
+    // h at -1000 ppm with a 5 ms margin: 3.005005 ms of overlap in a 40 s run (< 1%).
+    let (tl, s) = recorded(
+        "drift-overlap",
+        &cut_off(r#"TwoSided(holder_margin: "5ms")"#, -1000.0, ""),
+    );
+    assert_eq!(s.overlap.count, 1);
+    let files = timeline_chart(&tl, &s);
+    keep("drift-overlap-zoom", &files);
+    assert!(
+        files.svg.contains(ZOOM_HEADING),
+        "no zoom panel for a 3 ms overlap"
+    );
+    assert!(
+        files.svg.contains("3.005005ms"),
+        "the overlap is labelled with its length"
+    );
+    assert_eq!(
+        bands(&files.svg),
+        1,
+        "the zoom panel's band is not counted as another"
+    );
+    // Q4: the overlap is 10% of the run, visible as it is.
+    let (tl, s) = recorded("q4", &bundled("q4-gc-pause-cached-bool"));
+    let files = timeline_chart(&tl, &s);
+    assert!(
+        !files.svg.contains(ZOOM_HEADING),
+        "a zoom panel for a 4 s overlap"
+    );
+    assert!(files.svg.contains("3.996s"));
+}
+
+#[test]
+fn a_wall_clock_step_is_marked_with_its_size() {
+    let (tl, s) = recorded(
+        "ntp-step-wall-clock",
+        &cut_off(
+            r#"WallClock(holder_margin: "5ms")"#,
+            0.0,
+            r#"ClockStep(node: "h", at: "12s", by: "-5s"),"#,
+        ),
+    );
+    assert_eq!(s.overlap.count, 1);
+    let files = timeline_chart(&tl, &s);
+    keep("ntp-step-wall-clock", &files);
+    assert!(files.svg.contains("wall step -5s"));
+    assert!(
+        files.svg.contains("wall clock error"),
+        "both clocks are drawn when they differ"
+    );
+}
+
+#[test]
+fn compare_chart_has_a_group_per_strategy() {
+    let base = bundled("q4-gc-pause-cached-bool");
+    let ms50 = Dur::from_ms(50);
+    let strategies = [
+        StrategySpec::TwoSided {
+            holder_margin: ms50,
+            grantor_margin: Dur::ZERO,
+        },
+        StrategySpec::GrantorOnly,
+        StrategySpec::HolderOnly { margin: ms50 },
+        StrategySpec::CachedBool,
+        StrategySpec::WallClock {
+            holder_margin: ms50,
+        },
+        StrategySpec::OnReceiveStart {
+            holder_margin: ms50,
+        },
+    ];
+    let runs: Vec<(String, Timeline, Summary)> = strategies
+        .iter()
+        .map(|spec| {
+            let mut sc = base.clone();
+            sc.strategy = spec.clone();
+            let (tl, s) = recorded("q4-gc-pause", &sc);
+            (spec.to_ron(), tl, s)
+        })
+        .collect();
+    let files = compare_chart("Q4: a 12 s GC pause with T = 10 s, six strategies", &runs);
+    keep("q4-compare", &files);
+    assert!(files.svg.contains("six strategies"));
+    for (label, _, _) in &runs {
+        let escaped = label.replace('"', "&quot;");
+        assert!(
+            files.svg.contains(label.as_str()) || files.svg.contains(&escaped),
+            "label {label} missing"
+        );
+    }
+    let overlaps: u64 = runs.iter().map(|r| r.2.overlap.count).sum();
+    assert!(overlaps >= 1, "CachedBool overlaps in Q4");
+    assert_eq!(bands(&files.svg) as u64, overlaps);
+    assert_eq!(png_size(&files.png), svg_size(&files.svg));
+    let again = compare_chart("Q4: a 12 s GC pause with T = 10 s, six strategies", &runs);
+    assert!(again == files, "the compare chart is deterministic");
+}
+
+#[test]
+fn dense_marks_stay_a_bounded_number_of_shapes() {
+    // Q4 CachedBool has thousands of zombie and stale reads; the chart merges them by pixel.
+    let (tl, s) = recorded("q4", &bundled("q4-gc-pause-cached-bool"));
+    assert!(tl.marks.len() > 2000, "marks {}", tl.marks.len());
+    let scene = timeline_scene(&tl, &s);
+    assert!(scene.shapes.len() < 3000, "{} shapes", scene.shapes.len());
+}
+
+/// The canonical benchmark hour (14.6 M events): drawing its chart must take well under a
+/// second. Ignored by default (the run itself takes seconds in a debug build); run it with
+/// `cargo test --release --test suite canonical_hour -- --ignored`.
+#[test]
+#[ignore]
+#[allow(clippy::disallowed_types)] // timing the chart itself, not simulated time
+fn canonical_hour_chart_draws_in_well_under_a_second() {
+    let sc = scenario(include_str!("../../benches/canonical.ron"));
+    let (tl, s) = recorded("canonical", &sc);
+    let t = std::time::Instant::now();
+    let files = timeline_chart(&tl, &s);
+    let took = t.elapsed();
+    keep("canonical-hour", &files);
+    eprintln!(
+        "canonical hour: chart drawn in {took:?} ({} events)",
+        s.events
+    );
+    let scene = timeline_scene(&tl, &s);
+    assert!(scene.shapes.len() < 5000, "{} shapes", scene.shapes.len());
+    assert!(took.as_millis() < 500, "drawing took {took:?}");
+}
+
+#[test]
+fn a_compare_chart_of_nothing_is_still_a_chart() {
+    let files = compare_chart("nothing to compare", &[]);
+    assert!(texts(&files.svg).contains(&"nothing to compare"));
+    assert_eq!(png_size(&files.png), svg_size(&files.svg));
+}
