@@ -56,6 +56,8 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod strategy;
+pub mod sweep;
+pub mod tables;
 pub mod time;
 pub mod trace;
 

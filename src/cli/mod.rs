@@ -4,8 +4,11 @@
 //! usage. All input is loaded and checked before anything runs or is written, so bad input
 //! leaves no file behind.
 
+mod advise;
 mod compare;
 mod run;
+mod sweep;
+mod tables;
 
 use crate::report::text;
 use crate::scenario::load::{self, LoadError};
@@ -42,6 +45,14 @@ enum Command {
     },
     /// List the bundled scenarios with their descriptions.
     List,
+    /// Run a grid of parameter values x seeds; write results.csv, runs.csv, a report, charts.
+    Sweep(sweep::SweepArgs),
+    /// Merge the partial-I-of-K.csv files of a sharded sweep into its full results.
+    SweepMerge(sweep::MergeArgs),
+    /// Print the lease arithmetic tables (round trips, drift margin, usable lease).
+    Tables(tables::TablesArgs),
+    /// Recommend T, epsilon and the renew interval for an environment, and check them.
+    Advise(advise::AdviseArgs),
 }
 
 #[derive(Args)]
@@ -113,6 +124,10 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Compare(args) => compare::compare(args),
         Command::Check { scenarios } => check(&scenarios),
+        Command::Sweep(args) => sweep::sweep(args),
+        Command::SweepMerge(args) => sweep::merge(args),
+        Command::Tables(args) => tables::tables(args),
+        Command::Advise(args) => advise::advise(args),
         Command::List => {
             let mut rows = Vec::new();
             for name in library::names() {
@@ -163,7 +178,7 @@ pub(crate) fn load_all(args: &[String]) -> Result<Vec<Loaded>, ExitCode> {
     Err(ExitCode::from(2))
 }
 
-/// Splits `a,b(c, d),e` at the commas outside parentheses, brackets and strings.
+/// Splits `a,b(c, d),e` at the commas outside parentheses, brackets, braces and strings.
 pub(crate) fn split_top_level(text: &str) -> Vec<String> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
@@ -172,8 +187,8 @@ pub(crate) fn split_top_level(text: &str) -> Vec<String> {
     for ch in text.chars() {
         match ch {
             '"' => in_string = !in_string,
-            '(' | '[' if !in_string => depth += 1,
-            ')' | ']' if !in_string => depth -= 1,
+            '(' | '[' | '{' if !in_string => depth += 1,
+            ')' | ']' | '}' if !in_string => depth -= 1,
             ',' if depth == 0 && !in_string => {
                 parts.push(std::mem::take(&mut cur).trim().to_string());
                 continue;

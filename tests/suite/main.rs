@@ -8,4 +8,5 @@ mod properties;
 mod q4;
 mod readme;
 mod strategies;
+mod sweep;
 mod traces;

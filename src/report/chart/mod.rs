@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod font;
 pub mod scene;
+pub mod sweep;
 pub mod timeline;
 
 /// One chart as SVG text and PNG bytes.

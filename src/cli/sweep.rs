@@ -1,0 +1,378 @@
+//! `leasesim sweep` and `leasesim sweep-merge`: parse and check the grid, run it (or one shard
+//! of it) on every core, and write `<scenario>-sweep/` whole: results.csv, runs.csv, report.md
+//! and the charts. A shard writes only its `partial-I-of-K.csv`; the merge turns the partials
+//! into the same files, byte for byte, as one unsharded sweep.
+//!
+//! Every input problem (a bad path, a value of the wrong type, a cell that does not validate) is
+//! reported before anything runs, with exit code 2, and nothing is written.
+
+use super::{load_all, split_top_level};
+use crate::report::chart::sweep as charts;
+use crate::report::{self, text};
+use crate::sweep::{self, report as sweep_report, CellStats, Collected, Grid, Shard, SweepSpec};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub(crate) struct SweepArgs {
+    /// A scenario file (.ron) or the name of a bundled scenario.
+    pub(crate) scenario: String,
+    /// A field to vary and its values: PATH=V1,V2,... Short names: T (lease.duration), rho
+    /// (clocks.drift_spread_ppm), epsilon (the strategy's holder margin). Any scenario field
+    /// path works: lease.renew_every, network.delay, faults[0].duration, nodes[h].drift_ppm.
+    /// Values are written as in a scenario file: 10s, 250, Adversarial, Fixed("1ms").
+    /// Repeat --vary for more parameters; the first varies slowest.
+    #[arg(long = "vary", value_name = "PATH=V1,V2,...", required = true)]
+    pub(crate) vary: Vec<String>,
+    /// Runs per cell, with seeds seed, seed+1, ..., seed+N-1.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) seeds: u64,
+    /// The first seed (default: the scenario's `seed`).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
+    /// Worker threads (default: one per core). The results do not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
+    /// Directory for the sweep's report (`<scenario>-sweep/`).
+    #[arg(long, default_value = "reports")]
+    pub(crate) out: PathBuf,
+    /// Run only shard I of K (the runs whose index % K == I) and write
+    /// `<scenario>-sweep/partial-I-of-K.csv`; merge the K partials with `leasesim sweep-merge`.
+    #[arg(long, value_name = "I/K")]
+    pub(crate) shard: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct MergeArgs {
+    /// The directory holding every `partial-I-of-K.csv` of one sweep.
+    pub(crate) dir: PathBuf,
+    /// Directory for the merged report (`<scenario>-sweep/`). When that is DIR itself, the
+    /// partial files are kept in it.
+    #[arg(long, default_value = "reports")]
+    pub(crate) out: PathBuf,
+}
+
+/// Reads `--vary` texts into (name, values), or says what is wrong with each.
+fn parse_vary(texts: &[String], problems: &mut Vec<String>) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for t in texts {
+        match t.split_once('=') {
+            Some((name, values)) if !name.trim().is_empty() => {
+                out.push((name.trim().to_string(), split_top_level(values)));
+            }
+            _ => problems.push(format!(
+                "--vary {t:?}: expected PATH=V1,V2,... (like T=5s,10s or epsilon=1ms,10ms)"
+            )),
+        }
+    }
+    out
+}
+
+fn report_problems(problems: &[String]) -> ExitCode {
+    let n = problems.len();
+    eprintln!(
+        "error: {n} problem{} with the sweep (nothing was run or written):",
+        if n == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        eprintln!("  - {p}");
+    }
+    ExitCode::from(2)
+}
+
+pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
+    let mut loaded = match load_all(std::slice::from_ref(&args.scenario)) {
+        Ok(mut l) => l.remove(0),
+        Err(code) => return code,
+    };
+    if let Some(seed) = args.seed {
+        loaded.scenario.seed = seed;
+    }
+    let mut problems = Vec::new();
+    let shard = match args.shard.as_deref().map(Shard::parse) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            problems.push(e);
+            None
+        }
+    };
+    let vary = parse_vary(&args.vary, &mut problems);
+    if !problems.is_empty() {
+        return report_problems(&problems);
+    }
+    let spec = SweepSpec {
+        name: loaded.name.clone(),
+        source: loaded.source.clone(),
+        scenario: loaded.scenario,
+        vary,
+        seeds: args.seeds,
+    };
+    let grid = match Grid::build(spec) {
+        Ok(g) => g,
+        Err(problems) => return report_problems(&problems),
+    };
+    let dir = args.out.join(format!("{}-sweep", grid.spec.name));
+    let jobs = args.jobs.map(usize::from);
+    let threads = jobs.unwrap_or_else(rayon::current_num_threads);
+    let runs_here = shard.unwrap_or(Shard::ALL).run_count(grid.run_count());
+    eprintln!(
+        "sweep {}: {} cells x {} seeds = {} runs{}, {threads} thread{}",
+        grid.spec.name,
+        grid.cell_count(),
+        grid.spec.seeds,
+        grid.run_count(),
+        shard.map_or(String::new(), |s| format!(
+            " (shard {}/{}: {runs_here} of them)",
+            s.index, s.of
+        )),
+        if threads == 1 { "" } else { "s" }
+    );
+
+    #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
+    let started = std::time::Instant::now();
+    if let Some(shard) = shard {
+        let (bytes, events) = match sweep::run_shard(&grid, shard, jobs, true) {
+            Ok(r) => r,
+            Err(e) => return super::bad_input(e),
+        };
+        let secs = started.elapsed().as_secs_f64();
+        let path = dir.join(sweep::files::partial_name(shard.index, shard.of));
+        if let Err(e) = write_file_atomically(&path, &bytes) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        println!(
+            "shard {}/{}: {runs_here} runs, {events} events in {secs:.2} s ({:.0} runs/s)\n\
+             partial: {}\n\
+             when every shard is done: leasesim sweep-merge {}",
+            shard.index,
+            shard.of,
+            runs_here as f64 / secs.max(1e-9),
+            path.display(),
+            dir.display()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let (collected, events) = match sweep::run_all(&grid, jobs, true) {
+        Ok(r) => r,
+        Err(e) => return super::bad_input(e),
+    };
+    let secs = started.elapsed().as_secs_f64();
+    let Collected { stats, runs_csv } = collected;
+    if let Err(code) = write_outputs(&grid, &stats, runs_csv, &dir, Vec::new()) {
+        return code;
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = writeln!(
+        out,
+        "{} runs, {events} events in {secs:.2} s of wall time: {:.0} runs/s on {threads} thread{}",
+        grid.run_count(),
+        grid.run_count() as f64 / secs.max(1e-9),
+        if threads == 1 { "" } else { "s" }
+    );
+    let _ = write!(out, "{}", summary(&grid, &stats, &dir));
+    ExitCode::SUCCESS
+}
+
+pub(crate) fn merge(args: MergeArgs) -> ExitCode {
+    let entries = match std::fs::read_dir(&args.dir) {
+        Ok(e) => e,
+        Err(e) => return super::bad_input(format!("{}: cannot read: {e}", args.dir.display())),
+    };
+    let mut names: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("partial-") && n.ends_with(".csv"))
+        })
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return super::bad_input(format!(
+            "{}: no partial-I-of-K.csv files (write them with leasesim sweep ... --shard I/K)",
+            args.dir.display()
+        ));
+    }
+    let mut partials = Vec::new();
+    let mut problems = Vec::new();
+    for p in &names {
+        match std::fs::read_to_string(p) {
+            Ok(t) => partials.push((p.display().to_string(), t)),
+            Err(e) => problems.push(format!("{}: cannot read: {e}", p.display())),
+        }
+    }
+    if !problems.is_empty() {
+        return report_problems(&problems);
+    }
+    let (grid, collected) = match sweep::merge(&partials) {
+        Ok(r) => r,
+        Err(problems) => return report_problems(&problems),
+    };
+    let dir = args.out.join(format!("{}-sweep", grid.spec.name));
+    // Merging in place keeps the partials: the new directory replaces the old one whole.
+    let same = match (dir.canonicalize(), args.dir.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    let keep: Vec<(String, Vec<u8>)> = if same {
+        names
+            .iter()
+            .zip(&partials)
+            .map(|(p, (_, t))| {
+                (
+                    p.file_name()
+                        .expect("a file")
+                        .to_string_lossy()
+                        .into_owned(),
+                    t.clone().into_bytes(),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let Collected { stats, runs_csv } = collected;
+    if let Err(code) = write_outputs(&grid, &stats, runs_csv, &dir, keep) {
+        return code;
+    }
+    println!(
+        "merged {} partials: {} runs of {} cells",
+        names.len(),
+        grid.run_count(),
+        grid.cell_count()
+    );
+    print!("{}", summary(&grid, &stats, &dir));
+    ExitCode::SUCCESS
+}
+
+/// Writes the sweep's directory whole: CSVs, charts, report, and `extra` files.
+fn write_outputs(
+    grid: &Grid,
+    stats: &[CellStats],
+    runs_csv: Vec<u8>,
+    dir: &Path,
+    extra: Vec<(String, Vec<u8>)>,
+) -> Result<(), ExitCode> {
+    let drawn = charts::draw(grid, stats);
+    let notes: Vec<sweep_report::ChartNote> = drawn
+        .drawn
+        .iter()
+        .map(|ch| sweep_report::ChartNote {
+            file: ch.file.to_string(),
+            caption: ch.caption.clone(),
+        })
+        .collect();
+    let md = sweep_report::render(grid, stats, &notes, &drawn.skipped);
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("results.csv".into(), sweep::files::results_csv(grid, stats)),
+        ("runs.csv".into(), runs_csv),
+        ("report.md".into(), md.into_bytes()),
+    ];
+    for ch in drawn.drawn {
+        files.push((format!("{}.png", ch.file), ch.png));
+        files.push((format!("{}.svg", ch.file), ch.svg));
+    }
+    files.extend(extra);
+    let refs: Vec<(&str, Vec<u8>)> = files
+        .iter_mut()
+        .map(|(n, b)| (n.as_str(), std::mem::take(b)))
+        .collect();
+    report::write_dir_atomically(dir, &refs).map_err(|e| {
+        eprintln!(
+            "error: cannot write the sweep report {}: {e}",
+            dir.display()
+        );
+        ExitCode::from(2)
+    })
+}
+
+/// The terminal summary: the best safe cells, the bound, a small grid, where the files are.
+fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
+    let mut s = String::new();
+    if grid.cell_count() <= 64 {
+        let mut header: Vec<&str> = grid.params.iter().map(|p| p.name.as_str()).collect();
+        header.extend([
+            "runs",
+            "P(overlap)",
+            "95% CI",
+            "max overlap",
+            "availability",
+            "zombie",
+            "stale",
+        ]);
+        let rows: Vec<Vec<String>> = stats
+            .iter()
+            .enumerate()
+            .map(|(cell, st)| {
+                let (lo, hi) = st.wilson();
+                let mut r: Vec<String> = grid.values(cell).iter().map(|v| v.to_string()).collect();
+                r.extend([
+                    st.runs.to_string(),
+                    format!("{:.3}", st.p_overlap()),
+                    format!("{lo:.3}-{hi:.3}"),
+                    sweep_report::human_ns(st.max_overlap_ns as f64),
+                    format!("{:.4}%", st.mean_availability() * 100.0),
+                    st.zombie_actions.to_string(),
+                    st.stale_reads.to_string(),
+                ]);
+                r
+            })
+            .collect();
+        s.push('\n');
+        s.push_str(&text::table(&header, &rows));
+    }
+    s.push('\n');
+    match sweep_report::best_safe(stats, 1).first() {
+        Some(&b) => s.push_str(&format!(
+            "best safe: {} (availability {:.4}%, 0 of {} runs overlapped)\n",
+            grid.label(b),
+            stats[b].mean_availability() * 100.0,
+            stats[b].runs
+        )),
+        None => s.push_str("best safe: none (every cell had an overlap or harm)\n"),
+    }
+    if sweep_report::bound_applies(grid) {
+        let bs = sweep_report::boundaries(grid, stats);
+        let held = bs.iter().filter(|b| b.bound_holds).count();
+        s.push_str(&format!(
+            "bound epsilon >= T*rho: overlap-free at or above the bound in {held} of {} groups\n",
+            bs.len()
+        ));
+        if bs.len() == 1 {
+            let b = &bs[0];
+            s.push_str(&format!(
+                "  T*rho = {}; measured boundary between {} (overlap) and {} (none)\n",
+                sweep_report::human_ns(b.bound_ns),
+                b.last_overlap_eps_ns
+                    .map_or("-".into(), |e| sweep_report::human_ns(e as f64)),
+                b.first_safe_eps_ns
+                    .map_or("-".into(), |e| sweep_report::human_ns(e as f64)),
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "report: {}/report.md (results.csv, runs.csv, charts)\n",
+        dir.display()
+    ));
+    s
+}
+
+/// Writes one file whole: to a temporary name beside it, then renamed over it.
+fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}

@@ -1,0 +1,205 @@
+//! Per-run rows and per-cell statistics.
+//!
+//! A run is reduced at once to a [`RunRow`] (a few integers and one float), so a sweep never
+//! holds whole summaries. Cell statistics are folded from rows in run-index order; integer sums
+//! are exact and the one float sum (availability) is always added in the same order, so the
+//! figures do not depend on thread count or on how the runs were split into shards.
+
+use crate::outcome::Summary;
+
+/// What a sweep keeps of one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunRow {
+    /// The global run index: `cell * seeds + i`.
+    pub index: u64,
+    pub overlap_count: u64,
+    pub overlap_total_ns: i64,
+    pub overlap_max_ns: i64,
+    pub availability: f64,
+    pub max_unavailable_ns: i64,
+    pub zombie_actions: u64,
+    pub stale_reads: u64,
+    pub unsafe_writes: u64,
+    pub fenced_writes: u64,
+    pub events: u64,
+}
+
+impl RunRow {
+    pub fn of(index: u64, s: &Summary) -> RunRow {
+        RunRow {
+            index,
+            overlap_count: s.overlap.count,
+            overlap_total_ns: s.overlap.total_ns,
+            overlap_max_ns: s.overlap.max_ns,
+            availability: s.availability,
+            max_unavailable_ns: s.max_unavailable_ns,
+            zombie_actions: s.zombie_actions,
+            stale_reads: s.stale_reads,
+            unsafe_writes: s.unsafe_writes,
+            fenced_writes: s.fenced_writes,
+            events: s.events,
+        }
+    }
+}
+
+/// Statistics of a set of runs (a cell, or several cells pooled).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellStats {
+    pub runs: u64,
+    pub overlap_runs: u64,
+    /// Runs with an overlap or any harm (zombie action, stale read, unsafe write).
+    pub unsafe_runs: u64,
+    pub sum_overlap_ns: i128,
+    pub max_overlap_ns: i64,
+    pub sum_availability: f64,
+    pub sum_max_unavailable_ns: i128,
+    pub max_unavailable_ns: i64,
+    pub zombie_actions: u64,
+    pub stale_reads: u64,
+    pub unsafe_writes: u64,
+    pub fenced_writes: u64,
+    pub events: u64,
+}
+
+/// z for a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+
+impl CellStats {
+    pub fn push(&mut self, r: &RunRow) {
+        self.runs += 1;
+        self.overlap_runs += u64::from(r.overlap_count > 0);
+        self.unsafe_runs +=
+            u64::from(r.overlap_count + r.zombie_actions + r.stale_reads + r.unsafe_writes > 0);
+        self.sum_overlap_ns += r.overlap_total_ns as i128;
+        self.max_overlap_ns = self.max_overlap_ns.max(r.overlap_max_ns);
+        self.sum_availability += r.availability;
+        self.sum_max_unavailable_ns += r.max_unavailable_ns as i128;
+        self.max_unavailable_ns = self.max_unavailable_ns.max(r.max_unavailable_ns);
+        self.zombie_actions += r.zombie_actions;
+        self.stale_reads += r.stale_reads;
+        self.unsafe_writes += r.unsafe_writes;
+        self.fenced_writes += r.fenced_writes;
+        self.events += r.events;
+    }
+
+    /// Adds `o`'s runs to these (pooling cells; call in a fixed order).
+    pub fn merge(&mut self, o: &CellStats) {
+        self.runs += o.runs;
+        self.overlap_runs += o.overlap_runs;
+        self.unsafe_runs += o.unsafe_runs;
+        self.sum_overlap_ns += o.sum_overlap_ns;
+        self.max_overlap_ns = self.max_overlap_ns.max(o.max_overlap_ns);
+        self.sum_availability += o.sum_availability;
+        self.sum_max_unavailable_ns += o.sum_max_unavailable_ns;
+        self.max_unavailable_ns = self.max_unavailable_ns.max(o.max_unavailable_ns);
+        self.zombie_actions += o.zombie_actions;
+        self.stale_reads += o.stale_reads;
+        self.unsafe_writes += o.unsafe_writes;
+        self.fenced_writes += o.fenced_writes;
+        self.events += o.events;
+    }
+
+    /// Fraction of runs with at least one overlap.
+    pub fn p_overlap(&self) -> f64 {
+        ratio(self.overlap_runs, self.runs)
+    }
+
+    /// The 95% Wilson score interval of [`Self::p_overlap`].
+    pub fn wilson(&self) -> (f64, f64) {
+        wilson(self.overlap_runs, self.runs)
+    }
+
+    /// Fraction of runs with an overlap or harm.
+    pub fn p_unsafe(&self) -> f64 {
+        ratio(self.unsafe_runs, self.runs)
+    }
+
+    /// Mean total overlap per run, in ns, rounded to the nearest ns.
+    pub fn mean_overlap_ns(&self) -> i64 {
+        mean_round(self.sum_overlap_ns, self.runs)
+    }
+
+    pub fn mean_availability(&self) -> f64 {
+        if self.runs == 0 {
+            0.0
+        } else {
+            self.sum_availability / self.runs as f64
+        }
+    }
+
+    /// Mean over runs of the longest window with no running believer, in ns.
+    pub fn mean_max_unavailable_ns(&self) -> i64 {
+        mean_round(self.sum_max_unavailable_ns, self.runs)
+    }
+
+    /// No run overlapped and no harm was counted (zombie actions, stale reads, unsafe writes).
+    pub fn safe(&self) -> bool {
+        self.runs > 0 && self.unsafe_runs == 0
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn mean_round(sum: i128, n: u64) -> i64 {
+    if n == 0 {
+        return 0;
+    }
+    let n = n as i128;
+    let q = (2 * sum + n).div_euclid(2 * n);
+    q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
+/// The 95% Wilson score interval for `k` successes in `n` trials; (0, 1) when `n` is 0.
+pub fn wilson(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let nf = n as f64;
+    let p = k as f64 / nf;
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / nf;
+    let center = (p + z2 / (2.0 * nf)) / denom;
+    let half = Z95 / denom * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();
+    let lo = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_matches_known_values() {
+        // 0 of 10: upper bound 0.2775 (the "rule of three"-like Wilson figure).
+        let (lo, hi) = wilson(0, 10);
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.277_532).abs() < 1e-5, "{hi}");
+        // 5 of 10: 0.2366 .. 0.7634.
+        let (lo, hi) = wilson(5, 10);
+        assert!((lo - 0.236_593).abs() < 1e-5 && (hi - 0.763_407).abs() < 1e-5);
+        assert_eq!(wilson(10, 10).1, 1.0);
+    }
+
+    #[test]
+    fn means_round_to_nearest() {
+        assert_eq!(mean_round(5, 2), 3);
+        assert_eq!(mean_round(4, 3), 1);
+        assert_eq!(mean_round(-5, 2), -2);
+        assert_eq!(mean_round(0, 0), 0);
+    }
+}

@@ -1,0 +1,254 @@
+//! The sweep's CSV files: `results.csv` (one row per cell), `runs.csv` (one row per run) and
+//! `partial-I-of-K.csv` (the runs of one shard, headed by the sweep's definition).
+//!
+//! Column names and order are part of the product contract (SPEC 6): the varied parameters
+//! first, named and valued as given, then the fixed figures. Floats that are merged later
+//! (a run's availability) are written in Rust's shortest round-trip form, so that a partial read
+//! back gives the same bits and a merge the same bytes as an unsharded sweep.
+
+use super::aggregate::{CellStats, RunRow};
+use super::grid::{Grid, SweepSpec};
+
+/// The fixed columns of `results.csv` after the parameters (SPEC 6, then our additions).
+pub const RESULT_COLUMNS: [&str; 16] = [
+    "runs",
+    "overlap_runs",
+    "p_overlap",
+    "p_overlap_lo",
+    "p_overlap_hi",
+    "mean_overlap_ns",
+    "max_overlap_ns",
+    "mean_availability",
+    "zombie_actions",
+    "stale_reads",
+    "unsafe_writes",
+    "fenced_writes",
+    "mean_max_unavailable_ns",
+    "max_unavailable_ns",
+    "events",
+    "unsafe_runs",
+];
+
+/// The per-run figures of `runs.csv` after `run, cell, seed` and the parameters.
+pub const RUN_COLUMNS: [&str; 10] = [
+    "overlap_count",
+    "overlap_total_ns",
+    "overlap_max_ns",
+    "availability",
+    "max_unavailable_ns",
+    "zombie_actions",
+    "stale_reads",
+    "unsafe_writes",
+    "fenced_writes",
+    "events",
+];
+
+/// First-line marker of a partial file.
+const PARTIAL_MARK: &str = "#leasesim-sweep-partial ";
+
+fn writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
+
+fn finish(w: csv::Writer<Vec<u8>>) -> Vec<u8> {
+    w.into_inner().expect("writing to memory cannot fail")
+}
+
+/// `results.csv`: one row per cell, in grid order.
+pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
+    let mut w = writer();
+    let mut header: Vec<&str> = grid.params.iter().map(|p| p.name.as_str()).collect();
+    header.extend(RESULT_COLUMNS);
+    w.write_record(&header).expect("memory");
+    for (cell, c) in stats.iter().enumerate() {
+        let (lo, hi) = c.wilson();
+        let mut row: Vec<String> = grid.values(cell).iter().map(|v| v.to_string()).collect();
+        row.extend([
+            c.runs.to_string(),
+            c.overlap_runs.to_string(),
+            format!("{:.6}", c.p_overlap()),
+            format!("{lo:.6}"),
+            format!("{hi:.6}"),
+            c.mean_overlap_ns().to_string(),
+            c.max_overlap_ns.to_string(),
+            format!("{:.9}", c.mean_availability()),
+            c.zombie_actions.to_string(),
+            c.stale_reads.to_string(),
+            c.unsafe_writes.to_string(),
+            c.fenced_writes.to_string(),
+            c.mean_max_unavailable_ns().to_string(),
+            c.max_unavailable_ns.to_string(),
+            c.events.to_string(),
+            c.unsafe_runs.to_string(),
+        ]);
+        w.write_record(&row).expect("memory");
+    }
+    finish(w)
+}
+
+/// Writes runs as CSV rows (`runs.csv` and the body of a partial), header first.
+pub struct RunsWriter<'g> {
+    grid: &'g Grid,
+    w: csv::Writer<Vec<u8>>,
+}
+
+impl<'g> RunsWriter<'g> {
+    pub fn new(grid: &'g Grid) -> RunsWriter<'g> {
+        let mut w = writer();
+        let mut header = vec!["run", "cell", "seed"];
+        header.extend(grid.params.iter().map(|p| p.name.as_str()));
+        header.extend(RUN_COLUMNS);
+        w.write_record(&header).expect("memory");
+        RunsWriter { grid, w }
+    }
+
+    pub fn push(&mut self, r: &RunRow) {
+        let (cell, _) = self.grid.split(r.index);
+        let mut row = vec![
+            r.index.to_string(),
+            cell.to_string(),
+            self.grid.seed_of(r.index).to_string(),
+        ];
+        row.extend(self.grid.values(cell).iter().map(|v| v.to_string()));
+        row.extend([
+            r.overlap_count.to_string(),
+            r.overlap_total_ns.to_string(),
+            r.overlap_max_ns.to_string(),
+            r.availability.to_string(),
+            r.max_unavailable_ns.to_string(),
+            r.zombie_actions.to_string(),
+            r.stale_reads.to_string(),
+            r.unsafe_writes.to_string(),
+            r.fenced_writes.to_string(),
+            r.events.to_string(),
+        ]);
+        self.w.write_record(&row).expect("memory");
+    }
+
+    pub fn finish(self) -> Vec<u8> {
+        finish(self.w)
+    }
+}
+
+/// The name of shard `i` of `k`'s file.
+pub fn partial_name(i: u64, k: u64) -> String {
+    format!("partial-{i}-of-{k}.csv")
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PartialHead {
+    shard: u64,
+    of: u64,
+    spec: SweepSpec,
+}
+
+/// The first line of a partial file: the marker and the sweep's definition as JSON.
+pub fn partial_head(spec: &SweepSpec, shard: u64, of: u64) -> String {
+    let head = PartialHead {
+        shard,
+        of,
+        spec: spec.clone(),
+    };
+    format!(
+        "{PARTIAL_MARK}{}\n",
+        serde_json::to_string(&head).expect("a sweep definition serializes")
+    )
+}
+
+/// A partial file read back.
+pub struct Partial {
+    pub shard: u64,
+    pub of: u64,
+    pub spec: SweepSpec,
+    /// The definition's JSON as written, to compare partials exactly.
+    pub spec_json: String,
+    /// The CSV body after the first line.
+    pub body: String,
+}
+
+/// Splits a partial file into its definition and its CSV body.
+pub fn read_partial(source: &str, text: &str) -> Result<Partial, String> {
+    let (first, body) = text.split_once('\n').unwrap_or((text, ""));
+    let json = first.strip_prefix(PARTIAL_MARK).ok_or_else(|| {
+        format!(
+            "{source}: not a leasesim sweep partial (no `{}` first line)",
+            PARTIAL_MARK.trim()
+        )
+    })?;
+    let head: PartialHead = serde_json::from_str(json)
+        .map_err(|e| format!("{source}: the sweep definition on line 1 does not read: {e}"))?;
+    let spec_json = serde_json::to_string(&head.spec).expect("serializes");
+    Ok(Partial {
+        shard: head.shard,
+        of: head.of,
+        spec: head.spec,
+        spec_json,
+        body: body.to_string(),
+    })
+}
+
+/// The runs of a partial's body, checked against `grid`.
+pub fn parse_runs(source: &str, grid: &Grid, body: &str) -> Result<Vec<RunRow>, String> {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(body.as_bytes());
+    let n_params = grid.params.len();
+    let want = 3 + n_params + RUN_COLUMNS.len();
+    let mut rows = Vec::new();
+    for (k, rec) in r.records().enumerate() {
+        let line = k + 3; // the definition line and the header come first
+        let rec = rec.map_err(|e| format!("{source}:{line}: {e}"))?;
+        if rec.len() != want {
+            return Err(format!(
+                "{source}:{line}: {} columns, expected {want}",
+                rec.len()
+            ));
+        }
+        let int = |i: usize| -> Result<i64, String> {
+            rec[i].parse::<i64>().map_err(|_| {
+                format!(
+                    "{source}:{line}: column {} is not an integer: {:?}",
+                    i + 1,
+                    &rec[i]
+                )
+            })
+        };
+        let uint = |i: usize| -> Result<u64, String> {
+            rec[i].parse::<u64>().map_err(|_| {
+                format!(
+                    "{source}:{line}: column {} is not a count: {:?}",
+                    i + 1,
+                    &rec[i]
+                )
+            })
+        };
+        let index = uint(0)?;
+        let cell = uint(1)? as usize;
+        let seed = uint(2)?;
+        if grid.index_of(cell, seed) != Some(index) {
+            return Err(format!(
+                "{source}:{line}: run {index} (cell {cell}, seed {seed}) is not a run of this sweep"
+            ));
+        }
+        let m = 3 + n_params;
+        let availability = rec[m + 3]
+            .parse::<f64>()
+            .map_err(|_| format!("{source}:{line}: availability is not a number"))?;
+        rows.push(RunRow {
+            index,
+            overlap_count: uint(m)?,
+            overlap_total_ns: int(m + 1)?,
+            overlap_max_ns: int(m + 2)?,
+            availability,
+            max_unavailable_ns: int(m + 4)?,
+            zombie_actions: uint(m + 5)?,
+            stale_reads: uint(m + 6)?,
+            unsafe_writes: uint(m + 7)?,
+            fenced_writes: uint(m + 8)?,
+            events: uint(m + 9)?,
+        });
+    }
+    Ok(rows)
+}

@@ -1,0 +1,333 @@
+//! The sweep grid: parameters with their values, every combination of them (a cell), and the
+//! runs of a cell (one per seed), each with a global index.
+//!
+//! The first parameter varies slowest. Run `index = cell * seeds + i` runs the cell's scenario
+//! with seed `scenario.seed + i`, so any subset of runs (a shard) can be computed anywhere and
+//! merged. Every cell's scenario is built and validated here, before anything runs, and every
+//! problem found is returned.
+
+use super::path::{self, FieldPath, Role};
+use crate::scenario::{validate, Scenario};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Everything that defines a sweep, as the user gave it. Written at the top of every partial
+/// result so that a merge needs nothing else.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SweepSpec {
+    /// The scenario's name (output directory `<name>-sweep`).
+    pub name: String,
+    /// How the user named the scenario (a path or a bundled name), for the rerun command.
+    pub source: String,
+    /// The base scenario, with its `seed` the first seed of every cell.
+    pub scenario: Scenario,
+    /// `(name as given, values as given)`, one per `--vary`, in order.
+    pub vary: Vec<(String, Vec<String>)>,
+    /// Seeds per cell.
+    pub seeds: u64,
+}
+
+/// One varied parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// As given to `--vary` (`T`, `epsilon`, `lease.duration`): the results.csv column name.
+    pub name: String,
+    pub path: FieldPath,
+    pub role: Role,
+    /// As given (`1ms`).
+    pub values: Vec<String>,
+}
+
+/// What the charts and the report need to know of a cell beyond its parameter values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellFacts {
+    /// T in ns.
+    pub t_ns: i64,
+    /// `clocks.drift_spread_ppm`.
+    pub rho_ppm: f64,
+    /// The worst-case spread of the configured drifts: the grantor's rate (its own `drift_ppm`,
+    /// else +rho/2) minus the slowest contender's (its own, else -rho/2). Equals `rho_ppm` when
+    /// every node takes its drift from `clocks`.
+    pub rho_eff_ppm: f64,
+    /// The strategy's holder margin in ns, if it has one.
+    pub eps_ns: Option<i64>,
+}
+
+impl CellFacts {
+    fn of(s: &Scenario) -> CellFacts {
+        use crate::scenario::Role as NodeRole;
+        let half = s.clocks.drift_spread_ppm / 2.0;
+        let grantor = s
+            .nodes
+            .iter()
+            .filter(|n| n.role == NodeRole::Grantor)
+            .map(|n| n.drift_ppm.unwrap_or(half))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let slowest = s
+            .nodes
+            .iter()
+            .filter(|n| n.role == NodeRole::Contender)
+            .map(|n| n.drift_ppm.unwrap_or(-half))
+            .fold(f64::INFINITY, f64::min);
+        let eps_ns = path::epsilon_path(&s.strategy)
+            .ok()
+            .map(|_| match s.strategy {
+                crate::scenario::StrategySpec::HolderOnly { margin } => margin.0,
+                crate::scenario::StrategySpec::TwoSided { holder_margin, .. }
+                | crate::scenario::StrategySpec::WallClock { holder_margin }
+                | crate::scenario::StrategySpec::OnReceiveStart { holder_margin }
+                | crate::scenario::StrategySpec::Custom { holder_margin, .. } => holder_margin.0,
+                _ => 0,
+            });
+        CellFacts {
+            t_ns: s.lease.duration.0,
+            rho_ppm: s.clocks.drift_spread_ppm,
+            rho_eff_ppm: (grantor - slowest).max(0.0),
+            eps_ns,
+        }
+    }
+
+    /// The analytic drift margin T * rho_eff in ns.
+    pub fn drift_margin_ns(&self) -> f64 {
+        self.t_ns as f64 * self.rho_eff_ppm / 1e6
+    }
+}
+
+/// A validated grid, ready to run.
+#[derive(Debug)]
+pub struct Grid {
+    pub spec: SweepSpec,
+    pub params: Vec<Param>,
+    /// Each cell's scenario (seed = the first seed).
+    cells: Vec<Scenario>,
+    pub facts: Vec<CellFacts>,
+}
+
+/// The most cells a grid may have (each is a scenario held in memory).
+pub const MAX_CELLS: usize = 1_000_000;
+
+impl Grid {
+    /// Resolves every parameter, applies every value, builds and validates every cell.
+    /// On failure, every problem found (each on its own line when printed).
+    pub fn build(spec: SweepSpec) -> Result<Grid, Vec<String>> {
+        let mut problems = Vec::new();
+        if spec.seeds == 0 {
+            problems.push("--seeds: must be at least 1".to_string());
+        }
+        if spec.vary.is_empty() {
+            problems.push("no --vary given: a sweep needs at least one parameter".to_string());
+        }
+        let base_json =
+            serde_json::to_value(&spec.scenario).expect("a scenario serializes to JSON");
+        let mut params: Vec<Param> = Vec::new();
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for (name, values) in &spec.vary {
+            let (path, role) = match path::resolve(name, &spec.scenario) {
+                Ok(r) => r,
+                Err(e) => {
+                    problems.push(format!("--vary {name}: {e}"));
+                    continue;
+                }
+            };
+            if let Some(other) = seen.insert(path.to_string(), name.clone()) {
+                problems.push(format!(
+                    "--vary {name}: the field `{path}` is already varied by --vary {other}"
+                ));
+                continue;
+            }
+            if values.is_empty() || values.iter().any(|v| v.trim().is_empty()) {
+                problems.push(format!(
+                    "--vary {name}: needs values, like {name}=V1,V2 (an empty value was given)"
+                ));
+                continue;
+            }
+            let mut good = Vec::new();
+            for v in values {
+                // Each value alone on the base scenario: wrong paths, types and units show here.
+                let mut j = base_json.clone();
+                let applied = path::set(&mut j, &path, v).and_then(|()| {
+                    serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string())
+                });
+                match applied {
+                    Ok(_) => good.push(v.trim().to_string()),
+                    Err(e) => {
+                        let wrong_path = e.contains("has no field")
+                            || e.contains("out of range")
+                            || e.contains("no entry named")
+                            || e.contains(", not a list");
+                        if wrong_path {
+                            // One message for all the values of a wrong path.
+                            problems.push(format!("--vary {name}: {e}"));
+                            good.clear();
+                            break;
+                        }
+                        problems.push(format!("--vary {name}={v}: {e}"));
+                    }
+                }
+            }
+            if !good.is_empty() {
+                params.push(Param {
+                    name: name.clone(),
+                    path,
+                    role,
+                    values: good,
+                });
+            }
+        }
+        // The combinations of the good values are checked even when some values were bad, so
+        // that every problem is reported at once.
+        let count = params
+            .iter()
+            .try_fold(1usize, |n, p| n.checked_mul(p.values.len()))
+            .filter(|&n| n <= MAX_CELLS);
+        let Some(count) = count else {
+            problems.push(format!(
+                "the grid has more than {MAX_CELLS} cells; split it into several sweeps"
+            ));
+            return Err(problems);
+        };
+        if (count as u64).checked_mul(spec.seeds.max(1)).is_none() {
+            problems.push("--seeds: cells x seeds does not fit in 64 bits".into());
+            return Err(problems);
+        }
+
+        // Every combination, validated; a problem shared by several cells is said once.
+        let mut cells = Vec::with_capacity(count);
+        let mut by_problem: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut order: Vec<String> = Vec::new();
+        for cell in 0..count {
+            let values = decode(&params, cell);
+            let label = label(&params, &values);
+            let mut j = base_json.clone();
+            let mut built = Ok(());
+            for (p, &k) in params.iter().zip(&values) {
+                built = built.and_then(|()| path::set(&mut j, &p.path, &p.values[k]));
+            }
+            let s = built
+                .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()));
+            let mut found = match &s {
+                Ok(s) => validate::validate(s),
+                Err(e) => vec![e.clone()],
+            };
+            for f in found.drain(..) {
+                let cells_of = by_problem.entry(f.clone()).or_default();
+                if cells_of.is_empty() {
+                    order.push(f);
+                }
+                cells_of.push(label.clone());
+            }
+            if let Ok(mut s) = s {
+                s.expect = None; // a sweep crosses boundaries on purpose; nothing is expected
+                cells.push(s);
+            }
+        }
+        if !order.is_empty() || !problems.is_empty() {
+            const SHOWN: usize = 4;
+            return Err(problems
+                .into_iter()
+                .chain(order.into_iter().map(|f| {
+                    let at = &by_problem[&f];
+                    let mut where_ = at
+                        .iter()
+                        .take(SHOWN)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("; ");
+                    if at.len() > SHOWN {
+                        where_.push_str(&format!("; and {} more", at.len() - SHOWN));
+                    }
+                    let n = at.len();
+                    format!(
+                        "{f} (in {n} cell{}: {where_})",
+                        if n == 1 { "" } else { "s" }
+                    )
+                }))
+                .collect());
+        }
+        let facts = cells.iter().map(CellFacts::of).collect();
+        Ok(Grid {
+            spec,
+            params,
+            cells,
+            facts,
+        })
+    }
+
+    pub fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn run_count(&self) -> u64 {
+        self.cells.len() as u64 * self.spec.seeds
+    }
+
+    /// The value index of each parameter in `cell`.
+    pub fn value_indices(&self, cell: usize) -> Vec<usize> {
+        decode(&self.params, cell)
+    }
+
+    /// The values of `cell` as given, one per parameter.
+    pub fn values(&self, cell: usize) -> Vec<&str> {
+        self.value_indices(cell)
+            .iter()
+            .zip(&self.params)
+            .map(|(&k, p)| p.values[k].as_str())
+            .collect()
+    }
+
+    /// `T=1s, epsilon=5ms`.
+    pub fn label(&self, cell: usize) -> String {
+        label(&self.params, &self.value_indices(cell))
+    }
+
+    /// The cell of run `index` and the seed offset `i` within it.
+    pub fn split(&self, index: u64) -> (usize, u64) {
+        ((index / self.spec.seeds) as usize, index % self.spec.seeds)
+    }
+
+    /// The seed of run `index`.
+    pub fn seed_of(&self, index: u64) -> u64 {
+        self.spec
+            .scenario
+            .seed
+            .wrapping_add(index % self.spec.seeds)
+    }
+
+    /// The run index of `cell` with seed `seed`, if that seed belongs to the cell's runs.
+    pub fn index_of(&self, cell: usize, seed: u64) -> Option<u64> {
+        let i = seed.wrapping_sub(self.spec.scenario.seed);
+        (cell < self.cells.len() && i < self.spec.seeds).then(|| cell as u64 * self.spec.seeds + i)
+    }
+
+    /// The scenario of run `index`.
+    pub fn scenario(&self, index: u64) -> Scenario {
+        let (cell, _) = self.split(index);
+        let mut s = self.cells[cell].clone();
+        s.seed = self.seed_of(index);
+        s
+    }
+
+    /// The parameter with `role`, if one is varied.
+    pub fn param_with(&self, role: Role) -> Option<usize> {
+        self.params.iter().position(|p| p.role == role)
+    }
+}
+
+/// Mixed-radix decoding, first parameter slowest.
+fn decode(params: &[Param], mut cell: usize) -> Vec<usize> {
+    let mut out = vec![0; params.len()];
+    for (k, p) in params.iter().enumerate().rev() {
+        out[k] = cell % p.values.len();
+        cell /= p.values.len();
+    }
+    out
+}
+
+fn label(params: &[Param], values: &[usize]) -> String {
+    params
+        .iter()
+        .zip(values)
+        .map(|(p, &k)| format!("{}={}", p.name, p.values[k]))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,204 @@
+//! Parameter sweeps (SPEC 5 `sweep`, 6, 7, 8): a grid of scenario variants times seeds, run in
+//! parallel, aggregated per cell, written as CSV, a report and charts.
+//!
+//! - [`path`]: field paths and setting a value in a scenario (through serde JSON).
+//! - [`ron_value`]: RON value text to JSON, keeping enum variant names.
+//! - [`grid`]: the definition ([`SweepSpec`]), every cell built and validated, run indices.
+//! - [`runner`]: parallel runs in index order, shards, the progress bar.
+//! - [`aggregate`]: per-run rows and per-cell statistics (Wilson intervals).
+//! - [`files`]: `results.csv`, `runs.csv`, partial files and reading them back.
+//! - [`report`](mod@report): the report, `report.md`.
+//!
+//! Runs are indexed `cell * seeds + i`, so a sweep split into shards and merged gives the same
+//! bytes as one run. Nothing here writes files or prints: the CLI does.
+
+pub mod aggregate;
+pub mod files;
+pub mod grid;
+pub mod path;
+pub mod report;
+pub mod ron_value;
+pub mod runner;
+
+pub use aggregate::{CellStats, RunRow};
+pub use grid::{Grid, SweepSpec};
+pub use runner::{RunOptions, Shard};
+
+/// Everything a finished sweep (or a merge) produced, before it is written.
+pub struct Collected {
+    /// Per cell, in grid order.
+    pub stats: Vec<CellStats>,
+    /// `runs.csv`.
+    pub runs_csv: Vec<u8>,
+}
+
+/// Folds rows, arriving in run-index order, into cell statistics and `runs.csv`.
+pub struct Collector<'g> {
+    grid: &'g Grid,
+    stats: Vec<CellStats>,
+    runs: files::RunsWriter<'g>,
+}
+
+impl<'g> Collector<'g> {
+    pub fn new(grid: &'g Grid) -> Collector<'g> {
+        Collector {
+            grid,
+            stats: vec![CellStats::default(); grid.cell_count()],
+            runs: files::RunsWriter::new(grid),
+        }
+    }
+
+    pub fn push(&mut self, r: RunRow) {
+        let (cell, _) = self.grid.split(r.index);
+        self.stats[cell].push(&r);
+        self.runs.push(&r);
+    }
+
+    pub fn finish(self) -> Collected {
+        Collected {
+            stats: self.stats,
+            runs_csv: self.runs.finish(),
+        }
+    }
+}
+
+/// Runs every run of `grid`; returns the collected results and the events processed.
+pub fn run_all(
+    grid: &Grid,
+    jobs: Option<usize>,
+    progress: bool,
+) -> Result<(Collected, u64), String> {
+    let mut c = Collector::new(grid);
+    let events = runner::run(
+        grid,
+        RunOptions {
+            shard: Shard::ALL,
+            jobs,
+            progress,
+        },
+        &mut |r| c.push(r),
+    )?;
+    Ok((c.finish(), events))
+}
+
+/// Runs one shard of `grid`; returns the partial file's bytes and the events processed.
+pub fn run_shard(
+    grid: &Grid,
+    shard: Shard,
+    jobs: Option<usize>,
+    progress: bool,
+) -> Result<(Vec<u8>, u64), String> {
+    let mut w = files::RunsWriter::new(grid);
+    let events = runner::run(
+        grid,
+        RunOptions {
+            shard,
+            jobs,
+            progress,
+        },
+        &mut |r| w.push(&r),
+    )?;
+    let mut bytes = files::partial_head(&grid.spec, shard.index, shard.of).into_bytes();
+    bytes.extend(w.finish());
+    Ok((bytes, events))
+}
+
+/// Merges partial files (`(source, text)`) into the grid they share and its results.
+/// Every problem is returned: files of different sweeps, missing or doubled shards, missing or
+/// unexpected runs.
+pub fn merge(partials: &[(String, String)]) -> Result<(Grid, Collected), Vec<String>> {
+    let mut problems = Vec::new();
+    let mut read = Vec::new();
+    for (source, text) in partials {
+        match files::read_partial(source, text) {
+            Ok(p) => read.push((source.as_str(), p)),
+            Err(e) => problems.push(e),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let Some((first_src, first)) = read.first() else {
+        return Err(vec!["no partial files to merge".into()]);
+    };
+    let of = first.of;
+    let mut by_shard: Vec<Option<usize>> = vec![None; of as usize];
+    for (k, (src, p)) in read.iter().enumerate() {
+        if p.spec_json != first.spec_json {
+            problems.push(format!(
+                "{src}: a different sweep from {first_src} (scenario, --vary, --seeds or --seed differ)"
+            ));
+            continue;
+        }
+        if p.of != of {
+            problems.push(format!(
+                "{src}: shard {}/{} does not belong to a split into {of} like {first_src}",
+                p.shard, p.of
+            ));
+            continue;
+        }
+        match by_shard.get_mut(p.shard as usize) {
+            Some(slot @ None) => *slot = Some(k),
+            Some(Some(other)) => problems.push(format!(
+                "{src}: shard {}/{of} is also in {}",
+                p.shard, read[*other].0
+            )),
+            None => problems.push(format!("{src}: shard {} is not below {of}", p.shard)),
+        }
+    }
+    let missing: Vec<String> = by_shard
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(i, _)| files::partial_name(i as u64, of))
+        .collect();
+    if !missing.is_empty() {
+        problems.push(format!("missing shards: {}", missing.join(", ")));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let grid = Grid::build(first.spec.clone())?;
+    let mut rows = Vec::with_capacity(of as usize);
+    for slot in &by_shard {
+        let (src, p) = &read[slot.expect("checked")];
+        match files::parse_runs(src, &grid, &p.body) {
+            Ok(r) => rows.push(r),
+            Err(e) => problems.push(e),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut c = Collector::new(&grid);
+    for index in 0..grid.run_count() {
+        let shard = (index % of) as usize;
+        let at = (index / of) as usize;
+        match rows[shard].get(at) {
+            Some(r) if r.index == index => c.push(*r),
+            _ => {
+                let src = read[by_shard[shard].expect("checked")].0;
+                return Err(vec![format!(
+                    "{src}: run {index} is missing or out of order \
+                     (shard {shard} holds runs {shard}, {shard}+{of}, ...)"
+                )]);
+            }
+        }
+    }
+    for (shard, r) in rows.iter().enumerate() {
+        let expected = Shard {
+            index: shard as u64,
+            of,
+        }
+        .run_count(grid.run_count());
+        if r.len() as u64 != expected {
+            return Err(vec![format!(
+                "{}: {} runs, but shard {shard}/{of} has {expected}",
+                read[by_shard[shard].expect("checked")].0,
+                r.len()
+            )]);
+        }
+    }
+    let collected = c.finish();
+    Ok((grid, collected))
+}

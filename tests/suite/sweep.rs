@@ -1,0 +1,285 @@
+//! Sweeps, tables and advice: the boundary a sweep finds, results independent of threads and
+//! shards, bad input refused before anything is written, and the seed tables' figures.
+
+use crate::common::scenario;
+use leasesim::sweep::{self, Grid, SweepSpec};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn leasesim(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_leasesim"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("the binary runs")
+}
+
+fn workdir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ok(o: &Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{out}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// The file names of `dir`, sorted, without the shards' partial files.
+fn report_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("partial-"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every report file of `a` has the same bytes in `b`, and `b` has no others.
+fn same_reports(a: &Path, b: &Path) {
+    let (fa, fb) = (report_files(a), report_files(b));
+    assert_eq!(fa, fb);
+    for f in &fa {
+        assert!(
+            fs::read(a.join(f)).unwrap() == fs::read(b.join(f)).unwrap(),
+            "{f} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+/// A small grid over a scenario with random delays, so that seeds matter.
+const SMALL_GRID: [&str; 8] = [
+    "sweep-drift-boundary",
+    "--vary",
+    "T=5s,10s",
+    "--vary",
+    "epsilon=2ms,5ms,8ms",
+    "--seeds",
+    "3",
+    "--out",
+];
+
+#[test]
+fn a_sweep_across_the_analytic_boundary_finds_it() {
+    // The cut-off story of strategies.rs: grantor `lock` at 0 ppm, holder `h` at -1000 ppm, `b`
+    // queued, every message 1 ms, T = 10 s, renewals every 3 s, h's messages to lock cut from
+    // 10 s. The last renewal lock receives leaves h at true S. h believes until its slow clock
+    // has run T - eps: S + (T - eps) / 0.999. lock frees the lease T after receiving the renewal
+    // (S + 1 ms + T) and b believes 1 ms later, from S + T + 2 ms = S + 10.002 s. So
+    //   overlap = (T - eps) / 0.999 - 10.002 s,
+    // positive iff T - eps > 0.999 * 10.002 s = 9.991998 s, i.e. eps < eps* = 8.002 ms.
+    // (The analytic bound T * rho = 10 s * 1000 ppm = 10 ms is on the safe side by the two
+    // message delays.) No randomness: every seed gives the same run, so P(overlap) is 1 or 0.
+    let s = scenario(
+        r#"Scenario(
+            duration: "40s",
+            lease: (duration: "10s", renew_every: "3s"),
+            strategy: TwoSided(holder_margin: "5ms"),
+            nodes: [
+                (name: "lock", role: Grantor, drift_ppm: 0.0),
+                (name: "h", role: Contender, drift_ppm: -1000.0),
+                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
+            ],
+            network: (delay: Fixed("1ms")),
+            faults: [OneWay(from: "h", to: "lock", at: "10s", duration: "30s")],
+        )"#,
+    );
+    let below = ["1ms", "5ms", "8ms", "8.0015ms"];
+    let above = ["8.0025ms", "9ms", "10ms", "20ms"];
+    let values: Vec<String> = below.iter().chain(&above).map(|v| v.to_string()).collect();
+    let grid = Grid::build(SweepSpec {
+        name: "cut-off".into(),
+        source: "test".into(),
+        scenario: s,
+        vary: vec![("epsilon".into(), values)],
+        seeds: 3,
+    })
+    .unwrap_or_else(|p| panic!("{p:?}"));
+    let (c, _) = sweep::run_all(&grid, Some(2), false).unwrap();
+    for (cell, st) in c.stats.iter().enumerate() {
+        let eps = grid.values(cell)[0];
+        let want = if below.contains(&eps) { 1.0 } else { 0.0 };
+        assert_eq!(st.p_overlap(), want, "epsilon = {eps}: {st:?}");
+        assert_eq!(st.runs, 3);
+    }
+    // At 5 ms: 9.995 / 0.999 s - 10.002 s = 3.005005 ms (true instants rounded up: 1 ns).
+    assert!((c.stats[1].max_overlap_ns - 3_005_005).abs() <= 1);
+    // The measured boundary sits between 8.0015 and 8.0025 ms, below the bound of 10 ms.
+    let b = &sweep::report::boundaries(&grid, &c.stats)[0];
+    assert_eq!(b.last_overlap_eps_ns, Some(8_001_500));
+    assert_eq!(b.first_safe_eps_ns, Some(8_002_500));
+    assert!(b.bound_holds && (b.bound_ns - 10_000_000.0).abs() < 1e-6);
+}
+
+#[test]
+fn results_do_not_depend_on_jobs() {
+    let dir = workdir("sweep-jobs");
+    for jobs in ["1", "2"] {
+        let mut args = vec!["sweep"];
+        args.extend(SMALL_GRID);
+        args.extend([jobs, "--jobs", jobs]);
+        ok(&leasesim(&args, &dir));
+    }
+    let report = |j: &str| dir.join(j).join("sweep-drift-boundary-sweep");
+    let results = fs::read_to_string(report("1").join("results.csv")).unwrap();
+    assert!(results.starts_with(
+        "T,epsilon,runs,overlap_runs,p_overlap,p_overlap_lo,p_overlap_hi,mean_overlap_ns,\
+         max_overlap_ns,mean_availability,zombie_actions,stale_reads,"
+    ));
+    assert_eq!(results.lines().count(), 1 + 6, "{results}");
+    assert!(results.lines().nth(1).unwrap().starts_with("5s,2ms,3,"));
+    same_reports(&report("1"), &report("2"));
+}
+
+#[test]
+fn shards_merged_give_the_unsharded_bytes() {
+    let dir = workdir("sweep-shards");
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.push("whole");
+    ok(&leasesim(&args, &dir));
+    for shard in ["0/3", "1/3", "2/3"] {
+        let mut args = vec!["sweep"];
+        args.extend(SMALL_GRID);
+        args.extend(["split", "--shard", shard, "--jobs", "1"]);
+        ok(&leasesim(&args, &dir));
+    }
+    let split = dir.join("split/sweep-drift-boundary-sweep");
+    assert_eq!(
+        report_files(&split),
+        Vec::<String>::new(),
+        "a shard writes its partial only"
+    );
+    // A missing shard is refused, with nothing written.
+    let lone = dir.join("lone");
+    fs::create_dir_all(&lone).unwrap();
+    fs::copy(
+        split.join("partial-1-of-3.csv"),
+        lone.join("partial-1-of-3.csv"),
+    )
+    .unwrap();
+    let o = leasesim(&["sweep-merge", "lone", "--out", "lone-out"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("missing shards: partial-0-of-3.csv, partial-2-of-3.csv"),
+        "{err}"
+    );
+    assert!(!dir.join("lone-out").exists());
+
+    ok(&leasesim(
+        &[
+            "sweep-merge",
+            "split/sweep-drift-boundary-sweep",
+            "--out",
+            "split",
+        ],
+        &dir,
+    ));
+    same_reports(&dir.join("whole/sweep-drift-boundary-sweep"), &split);
+    assert!(
+        split.join("partial-0-of-3.csv").exists(),
+        "merging in place keeps the partials"
+    );
+}
+
+#[test]
+fn a_bad_vary_path_exits_2_and_writes_nothing() {
+    let dir = workdir("sweep-bad");
+    let o = leasesim(
+        &[
+            "sweep",
+            "sweep-drift-boundary",
+            "--vary",
+            "lease.durration=1s,2s",
+            "--vary",
+            "epsilon=1ms,20s",
+            "--seeds",
+            "2",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("`lease` has no field `durration`"), "{err}");
+    assert!(
+        err.contains("20s must be shorter than the lease (10s)"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        fs::read_dir(&dir).unwrap().next().is_none(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn tables_reproduce_the_seed_figures() {
+    let out = ok(&leasesim(
+        &["tables"],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ));
+    for figure in ["100000x", "30.00 ms", "949.9 ms", "29947.0 ms"] {
+        assert!(out.contains(figure), "{figure} missing from:\n{out}");
+    }
+    let md = ok(&leasesim(
+        &["tables", "--format", "md", "--T", "30s", "--rho", "1000"],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ));
+    assert!(md.contains("| 30s | 30.00 ms |"), "{md}");
+}
+
+#[test]
+fn advise_shows_its_arithmetic_and_checks_it() {
+    let out = ok(&leasesim(
+        &[
+            "advise",
+            "--rho",
+            "200",
+            "--max-step",
+            "50ms",
+            "--max-pause",
+            "2s",
+            "--max-delay",
+            "10ms",
+            "--failover",
+            "30s",
+            "--seeds",
+            "3",
+        ],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ));
+    // T = 20 s (the largest round value within 30 s - 2 x 10 ms); epsilon = 20 s x 200 ppm
+    // + 50 ms + 10 ms = 64 ms.
+    for line in [
+        "T x rho = 20s x 200 ppm",
+        "4.000 ms",
+        "epsilon >= drift + step + scheduling",
+        "=> epsilon = 64ms",
+        "T > 1.5 x (2s + 64ms + 2 x 10ms) = 3.126s",
+        "T <= 29.98s",
+        "=> T = 20s",
+        "renew every T/3 = 6.666666666s",
+        "1x (advised)",
+    ] {
+        assert!(out.contains(line), "{line:?} missing from:\n{out}");
+    }
+    assert!(
+        out.contains("The advised epsilon (64ms) was safe in all 3 runs"),
+        "{out}"
+    );
+}
