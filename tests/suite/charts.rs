@@ -4,7 +4,7 @@
 //! Set `LEASESIM_CHART_DIR=/some/dir` to have the tests write every chart they draw there, to look
 //! at them.
 
-use crate::common::scenario;
+use crate::common::{cut_off_text, scenario};
 use leasesim::report::chart::compare::compare_chart;
 use leasesim::report::chart::timeline::{
     timeline_chart, timeline_scene, OVERLAP_FILL, WIDTH, ZOOM_HEADING,
@@ -25,26 +25,9 @@ fn bundled(name: &str) -> Scenario {
     scenario(library::text(name).unwrap_or_else(|| panic!("no bundled scenario {name}")))
 }
 
-/// The cut-off holder story of `strategies.rs`: `h` holds, a one-way cut h -> lock at 10 s drops
-/// its renewals, and `b` gets the lease once the grantor's term runs out.
+/// The cut-off holder story of `strategies.rs`.
 fn cut_off(strategy: &str, h_ppm: f64, extra_faults: &str) -> Scenario {
-    scenario(&format!(
-        r#"Scenario(
-            duration: "40s",
-            lease: (duration: "10s", renew_every: "3s"),
-            strategy: {strategy},
-            nodes: [
-                (name: "lock", role: Grantor, drift_ppm: 0.0),
-                (name: "h", role: Contender, drift_ppm: {h_ppm}),
-                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
-            ],
-            network: (delay: Fixed("1ms")),
-            faults: [
-                OneWay(from: "h", to: "lock", at: "10s", duration: "30s"),
-                {extra_faults}
-            ],
-        )"#
-    ))
+    scenario(&cut_off_text(strategy, h_ppm, extra_faults))
 }
 
 /// Q4 under CachedBool with a second 12 s GC pause, on `b` once it holds: two overlaps.

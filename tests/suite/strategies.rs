@@ -12,23 +12,7 @@ use leasesim::Summary;
 
 /// The cut-off story with `h` at `h_ppm` and the given strategy and extra faults.
 fn cut_off(strategy: &str, h_ppm: f64, extra_faults: &str) -> Summary {
-    run_text(&format!(
-        r#"Scenario(
-            duration: "40s",
-            lease: (duration: "10s", renew_every: "3s"),
-            strategy: {strategy},
-            nodes: [
-                (name: "lock", role: Grantor, drift_ppm: 0.0),
-                (name: "h", role: Contender, drift_ppm: {h_ppm}),
-                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
-            ],
-            network: (delay: Fixed("1ms")),
-            faults: [
-                OneWay(from: "h", to: "lock", at: "10s", duration: "30s"),
-                {extra_faults}
-            ],
-        )"#
-    ))
+    run_text(&cut_off_text(strategy, h_ppm, extra_faults))
 }
 
 fn only_overlap(s: &Summary) -> (i64, i64) {

@@ -1,27 +1,11 @@
 //! Sweeps, tables and advice: the boundary a sweep finds, results independent of threads and
 //! shards, bad input refused before anything is written, and the seed tables' figures.
 
-use crate::common::scenario;
+use crate::common::{leasesim, scenario, workdir};
 use leasesim::sweep::{self, Grid, SweepSpec};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn leasesim(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_leasesim"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("the binary runs")
-}
-
-fn workdir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
+use std::process::Output;
 
 fn ok(o: &Output) -> String {
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
