@@ -8,7 +8,7 @@
 
 use super::{load_all, split_top_level};
 use crate::report::chart::sweep as charts;
-use crate::report::{self, text};
+use crate::report::{text, ReportDir};
 use crate::sweep::{self, report as sweep_report, CellStats, Collected, Grid, Shard, SweepSpec};
 use clap::Args;
 use std::io::Write;
@@ -134,16 +134,17 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
     if let Some(shard) = shard {
-        let (bytes, events) = match sweep::run_shard(&grid, shard, jobs, true) {
-            Ok(r) => r,
-            Err(e) => return super::bad_input(e),
+        let path = dir.join(sweep::files::partial_name(shard.index, shard.of));
+        let events = match stream_file_atomically(&path, |out| {
+            sweep::run_shard(&grid, shard, jobs, true, out)
+        }) {
+            Ok(events) => events,
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
         };
         let secs = started.elapsed().as_secs_f64();
-        let path = dir.join(sweep::files::partial_name(shard.index, shard.of));
-        if let Err(e) = write_file_atomically(&path, &bytes) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
         println!(
             "shard {}/{}: {runs_here} runs, {events} events in {secs:.2} s ({:.0} runs/s)\n\
              partial: {}\n\
@@ -156,14 +157,22 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
-    let (collected, events) = match sweep::run_all(&grid, jobs, true) {
+    // runs.csv streams into the report's staging directory as runs finish.
+    let staging = match ReportDir::begin(&dir) {
+        Ok(s) => s,
+        Err(e) => return cannot_write(&dir, e),
+    };
+    let runs_file = match std::fs::File::create(staging.path("runs.csv")) {
+        Ok(f) => std::io::BufWriter::new(f),
+        Err(e) => return cannot_write(&dir, e),
+    };
+    let (stats, events) = match sweep::run_all(&grid, jobs, true, runs_file) {
         Ok(r) => r,
-        Err(e) => return super::bad_input(e),
+        Err(e) => return cannot_write(&dir, e),
     };
     let secs = started.elapsed().as_secs_f64();
-    let Collected { stats, runs_csv } = collected;
-    if let Err(code) = write_outputs(&grid, &stats, runs_csv, &dir, Vec::new()) {
-        return code;
+    if let Err(e) = write_outputs(&grid, &stats, staging, Vec::new()) {
+        return cannot_write(&dir, e);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -237,8 +246,12 @@ pub(crate) fn merge(args: MergeArgs) -> ExitCode {
         Vec::new()
     };
     let Collected { stats, runs_csv } = collected;
-    if let Err(code) = write_outputs(&grid, &stats, runs_csv, &dir, keep) {
-        return code;
+    let mut extra = vec![("runs.csv".to_string(), runs_csv)];
+    extra.extend(keep);
+    let written =
+        ReportDir::begin(&dir).and_then(|staging| write_outputs(&grid, &stats, staging, extra));
+    if let Err(e) = written {
+        return cannot_write(&dir, e);
     }
     println!(
         "merged {} partials: {} runs of {} cells",
@@ -250,14 +263,14 @@ pub(crate) fn merge(args: MergeArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Writes the sweep's directory whole: CSVs, charts, report, and `extra` files.
+/// Finishes the sweep's directory and puts it in place whole: results.csv, charts, report,
+/// and `extra` files, beside whatever was streamed into `staging` already (runs.csv).
 fn write_outputs(
     grid: &Grid,
     stats: &[CellStats],
-    runs_csv: Vec<u8>,
-    dir: &Path,
+    staging: ReportDir,
     extra: Vec<(String, Vec<u8>)>,
-) -> Result<(), ExitCode> {
+) -> std::io::Result<()> {
     let drawn = charts::draw(grid, stats);
     let notes: Vec<sweep_report::ChartNote> = drawn
         .drawn
@@ -268,27 +281,24 @@ fn write_outputs(
         })
         .collect();
     let md = sweep_report::render(grid, stats, &notes, &drawn.skipped);
-    let mut files: Vec<(String, Vec<u8>)> = vec![
-        ("results.csv".into(), sweep::files::results_csv(grid, stats)),
-        ("runs.csv".into(), runs_csv),
-        ("report.md".into(), md.into_bytes()),
-    ];
+    staging.write("results.csv", &sweep::files::results_csv(grid, stats))?;
+    staging.write("report.md", md.as_bytes())?;
     for ch in drawn.drawn {
-        files.push((format!("{}.png", ch.file), ch.png));
-        files.push((format!("{}.svg", ch.file), ch.svg));
+        staging.write(&format!("{}.png", ch.file), &ch.png)?;
+        staging.write(&format!("{}.svg", ch.file), &ch.svg)?;
     }
-    files.extend(extra);
-    let refs: Vec<(&str, Vec<u8>)> = files
-        .iter_mut()
-        .map(|(n, b)| (n.as_str(), std::mem::take(b)))
-        .collect();
-    report::write_dir_atomically(dir, &refs).map_err(|e| {
-        eprintln!(
-            "error: cannot write the sweep report {}: {e}",
-            dir.display()
-        );
-        ExitCode::from(2)
-    })
+    for (name, bytes) in extra {
+        staging.write(&name, &bytes)?;
+    }
+    staging.commit()
+}
+
+fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!(
+        "error: cannot write the sweep report {}: {e}",
+        dir.display()
+    );
+    ExitCode::from(2)
 }
 
 /// The terminal summary: the best safe cells, the bound, a small grid, where the files are.
@@ -362,17 +372,29 @@ fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
     s
 }
 
-/// Writes one file whole: to a temporary name beside it, then renamed over it.
-fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Streams one file whole: `write` fills a temporary file beside `path`, which is then renamed
+/// over it; on any error the temporary file is removed and `path` is untouched.
+fn stream_file_atomically<T>(
+    path: &Path,
+    write: impl FnOnce(std::io::BufWriter<std::fs::File>) -> Result<T, String>,
+) -> Result<T, String> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
+    let result = std::fs::File::create(&tmp)
+        .map_err(|e| e.to_string())
+        .and_then(|f| write(std::io::BufWriter::new(f)))
+        .and_then(|t| {
+            std::fs::rename(&tmp, path)
+                .map(|_| t)
+                .map_err(|e| e.to_string())
+        });
+    if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
-    })
+    }
+    result
 }

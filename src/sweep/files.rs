@@ -88,23 +88,30 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
     finish(w)
 }
 
-/// Writes runs as CSV rows (`runs.csv` and the body of a partial), header first.
-pub struct RunsWriter<'g> {
+/// Writes runs as CSV rows (`runs.csv` and the body of a partial), header first, to any
+/// writer: a file in the report's staging directory, so that rows stream to disk as runs finish.
+pub struct RunsWriter<'g, W: std::io::Write> {
     grid: &'g Grid,
-    w: csv::Writer<Vec<u8>>,
+    w: csv::Writer<W>,
+    error: Option<csv::Error>,
 }
 
-impl<'g> RunsWriter<'g> {
-    pub fn new(grid: &'g Grid) -> RunsWriter<'g> {
-        let mut w = writer();
+impl<'g, W: std::io::Write> RunsWriter<'g, W> {
+    pub fn new(grid: &'g Grid, out: W) -> RunsWriter<'g, W> {
+        let mut w = csv::WriterBuilder::new()
+            .terminator(csv::Terminator::Any(b'\n'))
+            .from_writer(out);
         let mut header = vec!["run", "cell", "seed"];
         header.extend(grid.params.iter().map(|p| p.name.as_str()));
         header.extend(RUN_COLUMNS);
-        w.write_record(&header).expect("memory");
-        RunsWriter { grid, w }
+        let error = w.write_record(&header).err();
+        RunsWriter { grid, w, error }
     }
 
     pub fn push(&mut self, r: &RunRow) {
+        if self.error.is_some() {
+            return;
+        }
         let (cell, _) = self.grid.split(r.index);
         let mut row = vec![
             r.index.to_string(),
@@ -124,11 +131,17 @@ impl<'g> RunsWriter<'g> {
             r.fenced_writes.to_string(),
             r.events.to_string(),
         ]);
-        self.w.write_record(&row).expect("memory");
+        self.error = self.w.write_record(&row).err();
     }
 
-    pub fn finish(self) -> Vec<u8> {
-        finish(self.w)
+    /// Flushes and returns the writer; the first write error, if any.
+    pub fn finish(self) -> std::io::Result<W> {
+        if let Some(e) = self.error {
+            return Err(std::io::Error::other(e));
+        }
+        self.w
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))
     }
 }
 

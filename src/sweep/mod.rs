@@ -24,7 +24,9 @@ pub use aggregate::{CellStats, RunRow};
 pub use grid::{Grid, SweepSpec};
 pub use runner::{RunOptions, Shard};
 
-/// Everything a finished sweep (or a merge) produced, before it is written.
+use std::io::Write;
+
+/// Everything a merge of partial files produced, before it is written.
 pub struct Collected {
     /// Per cell, in grid order.
     pub stats: Vec<CellStats>,
@@ -32,19 +34,20 @@ pub struct Collected {
     pub runs_csv: Vec<u8>,
 }
 
-/// Folds rows, arriving in run-index order, into cell statistics and `runs.csv`.
-pub struct Collector<'g> {
+/// Folds rows, arriving in run-index order, into cell statistics and `runs.csv` rows written
+/// to `W` as they come (memory stays flat however many runs).
+pub struct Collector<'g, W: Write> {
     grid: &'g Grid,
     stats: Vec<CellStats>,
-    runs: files::RunsWriter<'g>,
+    runs: files::RunsWriter<'g, W>,
 }
 
-impl<'g> Collector<'g> {
-    pub fn new(grid: &'g Grid) -> Collector<'g> {
+impl<'g, W: Write> Collector<'g, W> {
+    pub fn new(grid: &'g Grid, runs_out: W) -> Collector<'g, W> {
         Collector {
             grid,
             stats: vec![CellStats::default(); grid.cell_count()],
-            runs: files::RunsWriter::new(grid),
+            runs: files::RunsWriter::new(grid, runs_out),
         }
     }
 
@@ -54,21 +57,22 @@ impl<'g> Collector<'g> {
         self.runs.push(&r);
     }
 
-    pub fn finish(self) -> Collected {
-        Collected {
-            stats: self.stats,
-            runs_csv: self.runs.finish(),
-        }
+    /// The cell statistics in grid order, and the `runs.csv` writer, flushed.
+    pub fn finish(self) -> std::io::Result<(Vec<CellStats>, W)> {
+        let out = self.runs.finish()?;
+        Ok((self.stats, out))
     }
 }
 
-/// Runs every run of `grid`; returns the collected results and the events processed.
-pub fn run_all(
+/// Runs every run of `grid`, streaming `runs.csv` to `runs_out`; returns the cell statistics
+/// and the events processed.
+pub fn run_all<W: Write>(
     grid: &Grid,
     jobs: Option<usize>,
     progress: bool,
-) -> Result<(Collected, u64), String> {
-    let mut c = Collector::new(grid);
+    runs_out: W,
+) -> Result<(Vec<CellStats>, u64), String> {
+    let mut c = Collector::new(grid, runs_out);
     let events = runner::run(
         grid,
         RunOptions {
@@ -78,17 +82,24 @@ pub fn run_all(
         },
         &mut |r| c.push(r),
     )?;
-    Ok((c.finish(), events))
+    let (stats, mut out) = c.finish().map_err(|e| format!("runs.csv: {e}"))?;
+    out.flush().map_err(|e| format!("runs.csv: {e}"))?;
+    Ok((stats, events))
 }
 
-/// Runs one shard of `grid`; returns the partial file's bytes and the events processed.
-pub fn run_shard(
+/// Runs one shard of `grid`, streaming its partial file (definition line, then runs) to `out`;
+/// returns the events processed.
+pub fn run_shard<W: Write>(
     grid: &Grid,
     shard: Shard,
     jobs: Option<usize>,
     progress: bool,
-) -> Result<(Vec<u8>, u64), String> {
-    let mut w = files::RunsWriter::new(grid);
+    mut out: W,
+) -> Result<u64, String> {
+    let head = files::partial_head(&grid.spec, shard.index, shard.of);
+    out.write_all(head.as_bytes())
+        .map_err(|e| format!("partial: {e}"))?;
+    let mut w = files::RunsWriter::new(grid, out);
     let events = runner::run(
         grid,
         RunOptions {
@@ -98,9 +109,9 @@ pub fn run_shard(
         },
         &mut |r| w.push(&r),
     )?;
-    let mut bytes = files::partial_head(&grid.spec, shard.index, shard.of).into_bytes();
-    bytes.extend(w.finish());
-    Ok((bytes, events))
+    let mut out = w.finish().map_err(|e| format!("partial: {e}"))?;
+    out.flush().map_err(|e| format!("partial: {e}"))?;
+    Ok(events)
 }
 
 /// Merges partial files (`(source, text)`) into the grid they share and its results.
@@ -170,7 +181,7 @@ pub fn merge(partials: &[(String, String)]) -> Result<(Grid, Collected), Vec<Str
     if !problems.is_empty() {
         return Err(problems);
     }
-    let mut c = Collector::new(&grid);
+    let mut c = Collector::new(&grid, Vec::new());
     for index in 0..grid.run_count() {
         let shard = (index % of) as usize;
         let at = (index / of) as usize;
@@ -199,6 +210,6 @@ pub fn merge(partials: &[(String, String)]) -> Result<(Grid, Collected), Vec<Str
             )]);
         }
     }
-    let collected = c.finish();
-    Ok((grid, collected))
+    let (stats, runs_csv) = c.finish().map_err(|e| vec![format!("runs.csv: {e}")])?;
+    Ok((grid, Collected { stats, runs_csv }))
 }
