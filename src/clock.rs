@@ -54,12 +54,20 @@ impl NodeClock {
             return self.anchor_mono;
         }
         let elapsed = t.0 - self.anchor_true.0;
+        if self.drift.ppt == 0 {
+            return LocalTime(self.anchor_mono.0 + elapsed); // exact without the division
+        }
         LocalTime(self.anchor_mono.0 + mul_div_floor(elapsed, self.drift.rate(), RATE_ONE))
     }
 
     /// The wall reading at true time `t`.
     pub fn wall(&self, t: SimTime) -> LocalTime {
-        self.mono(t) + self.wall_offset
+        self.wall_of(self.mono(t))
+    }
+
+    /// The wall reading at the instant the monotonic clock reads `mono`.
+    pub fn wall_of(&self, mono: LocalTime) -> LocalTime {
+        mono + self.wall_offset
     }
 
     pub fn read(&self, kind: ClockKind, t: SimTime) -> LocalTime {

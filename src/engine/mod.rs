@@ -360,11 +360,12 @@ impl Sim<'_> {
 
     fn cx(&self, n: NodeId, restarted: bool) -> Cx {
         let clock = &self.clocks[n];
+        let mono = clock.mono(self.now);
         Cx {
             node: n,
             grantor: self.grantor,
-            mono: clock.mono(self.now),
-            wall: clock.wall(self.now),
+            mono,
+            wall: clock.wall_of(mono),
             restarted,
             incarnation: self.nodes[n].life,
             last_token: self.nodes[n].last_token,
@@ -436,11 +437,12 @@ impl Sim<'_> {
     /// Tells the observer (there must be one) that `kind` happened at node `n` now.
     fn emit(&mut self, n: NodeId, kind: TraceKind) {
         let clock = &self.clocks[n];
+        let mono = clock.mono(self.now);
         let e = TraceEvent {
             t: self.now,
             node: n,
-            mono: clock.mono(self.now),
-            wall: clock.wall(self.now),
+            mono,
+            wall: clock.wall_of(mono),
             kind,
         };
         if let Some(o) = self.observer.as_mut() {
