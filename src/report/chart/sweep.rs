@@ -47,6 +47,45 @@ trait Figure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn;
 }
 
+/// A region of a figure.
+type Area<DB> = DrawingArea<DB, Shift>;
+
+/// The height of a figure's title block with `lines` subtitle lines.
+fn head_height(lines: usize) -> u32 {
+    70 + 22 * lines as u32
+}
+
+/// The size of a figure of `panels` panels in `cols` columns of `panel` pixels each, under a
+/// title with `lines` subtitle lines and above a legend `legend_h` high.
+fn panel_grid_size(
+    panels: usize,
+    cols: usize,
+    panel: (u32, u32),
+    lines: usize,
+    legend_h: u32,
+) -> (u32, u32) {
+    let rows = panels.div_ceil(cols) as u32;
+    (
+        panel.0 * cols as u32 + 40,
+        head_height(lines) + 20 + panel.1 * rows + legend_h,
+    )
+}
+
+/// Draws the title block and splits the rest into the body and, `legend_h` high at the bottom,
+/// the legend's area.
+fn frame<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    height: u32,
+    title_text: &str,
+    lines: &[String],
+    legend_h: u32,
+) -> Result<(Area<DB>, Area<DB>), String> {
+    let head = head_height(lines.len());
+    let (top, rest) = root.split_vertically(head);
+    title(&top, title_text, lines)?;
+    Ok(rest.split_vertically(height - head - legend_h))
+}
+
 /// Draws `f` as PNG and SVG bytes, both in memory.
 fn render<F: Figure>(f: &F) -> Result<(Vec<u8>, Vec<u8>), String> {
     ensure_registered();
@@ -672,19 +711,18 @@ fn heatmap(d: &Data) -> Result<Heatmap, String> {
 
 impl Figure for Heatmap {
     fn size(&self) -> (u32, u32) {
-        let rows = self.panels.len().div_ceil(self.cols) as u32;
-        (
-            self.panel_size.0 * self.cols as u32 + 40,
-            90 + 22 * self.lines.len() as u32 + self.panel_size.1 * rows + self.legend_h,
+        panel_grid_size(
+            self.panels.len(),
+            self.cols,
+            self.panel_size,
+            self.lines.len(),
+            self.legend_h,
         )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         let (_, h) = self.size();
-        let head = 70 + 22 * self.lines.len() as u32;
-        let (top, rest) = root.split_vertically(head);
-        title(&top, &self.title, &self.lines)?;
-        let (body, foot) = rest.split_vertically(h - head - self.legend_h);
+        let (body, foot) = frame(root, h, &self.title, &self.lines, self.legend_h)?;
         let body = body.margin(0, 0, 20, 20);
         let rows = self.panels.len().div_ceil(self.cols);
         let areas = body.split_evenly((rows, self.cols));
@@ -919,19 +957,18 @@ struct LineChart {
 
 impl Figure for LineChart {
     fn size(&self) -> (u32, u32) {
-        let rows = self.panels.len().div_ceil(self.cols) as u32;
-        (
-            self.panel_size.0 * self.cols as u32 + 40,
-            90 + 22 * self.lines.len() as u32 + self.panel_size.1 * rows + self.legend_h,
+        panel_grid_size(
+            self.panels.len(),
+            self.cols,
+            self.panel_size,
+            self.lines.len(),
+            self.legend_h,
         )
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         let (_, h) = self.size();
-        let head = 70 + 22 * self.lines.len() as u32;
-        let (top, rest) = root.split_vertically(head);
-        title(&top, &self.title, &self.lines)?;
-        let (body, foot) = rest.split_vertically(h - head - self.legend_h);
+        let (body, foot) = frame(root, h, &self.title, &self.lines, self.legend_h)?;
         let body = body.margin(0, 0, 20, 20);
         let rows = self.panels.len().div_ceil(self.cols);
         let areas = body.split_evenly((rows, self.cols));
@@ -1401,11 +1438,8 @@ impl Figure for Tradeoff {
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         let (w, h) = self.size();
-        let head = 70 + 22 * self.lines.len() as u32;
         let legend_h = 24 * legend_rows(&self.legend, w) + 20;
-        let (top, rest) = root.split_vertically(head);
-        title(&top, &self.title, &self.lines)?;
-        let (body, foot) = rest.split_vertically(h - head - legend_h);
+        let (body, foot) = frame(root, h, &self.title, &self.lines, legend_h)?;
         let body = body.margin(0, 0, 20, 30);
         let (y0, y1) = self.y_range;
         let mut chart = ChartBuilder::on(&body)
