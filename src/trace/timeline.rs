@@ -187,6 +187,29 @@ impl Recorder {
         self.tl.bins[node][k][bin] += 1;
     }
 
+    fn push_pause(
+        &mut self,
+        node: NodeId,
+        start: SimTime,
+        end: SimTime,
+        kind: PauseKind,
+        stall: bool,
+    ) {
+        self.tl.pauses.push(PauseSpan {
+            span: Span { node, start, end },
+            kind,
+            stall,
+        });
+    }
+
+    /// Ends every open pause of `node` at `end` (a crash, or the end of the run).
+    fn close_pauses(&mut self, node: NodeId, end: SimTime) {
+        let open = std::mem::take(&mut self.open_pause[node]);
+        for (start, kind, stall) in open {
+            self.push_pause(node, start, end, kind, stall);
+        }
+    }
+
     fn clock_point(&mut self, e: &TraceEvent) {
         self.tl.clock_error[e.node].push(ClockPoint {
             t: e.t,
@@ -223,17 +246,7 @@ impl Observer for Recorder {
             }
             TraceKind::Crash => {
                 self.crashed_at[n] = Some(e.t);
-                for (start, kind, stall) in self.open_pause[n].drain(..) {
-                    self.tl.pauses.push(PauseSpan {
-                        span: Span {
-                            node: n,
-                            start,
-                            end: e.t,
-                        },
-                        kind,
-                        stall,
-                    });
-                }
+                self.close_pauses(n, e.t);
                 // Grants the grantor had made are forgotten with it.
                 for g in self.tl.grants.iter_mut().filter(|g| g.grantor == n) {
                     g.until = g.until.min(e.t);
@@ -246,17 +259,9 @@ impl Observer for Recorder {
                 }
             }
             TraceKind::PauseEnd => {
-                if let Some((start, kind, stall)) = self.open_pause[n].first().copied() {
-                    self.open_pause[n].remove(0);
-                    self.tl.pauses.push(PauseSpan {
-                        span: Span {
-                            node: n,
-                            start,
-                            end: e.t,
-                        },
-                        kind,
-                        stall,
-                    });
+                if !self.open_pause[n].is_empty() {
+                    let (start, kind, stall) = self.open_pause[n].remove(0);
+                    self.push_pause(n, start, e.t, kind, stall);
                     if stall {
                         self.clock_point(e);
                     }
@@ -339,17 +344,7 @@ impl Observer for Recorder {
     fn finish(&mut self, end: SimTime) {
         self.tl.end = end;
         for n in 0..self.tl.node_names.len() {
-            for (start, kind, stall) in self.open_pause[n].drain(..) {
-                self.tl.pauses.push(PauseSpan {
-                    span: Span {
-                        node: n,
-                        start,
-                        end,
-                    },
-                    kind,
-                    stall,
-                });
-            }
+            self.close_pauses(n, end);
             if let Some(since) = self.crashed_at[n].take() {
                 self.tl.down.push(Span {
                     node: n,
