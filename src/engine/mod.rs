@@ -554,8 +554,9 @@ impl Sim<'_> {
     fn apply_fault(&mut self, n: NodeId, fault: NodeFault) {
         match fault {
             NodeFault::Start | NodeFault::Restart => {
-                if self.nodes[n].up() {
-                    return;
+                let before_start = matches!(fault, NodeFault::Restart) && !self.nodes[n].started;
+                if self.nodes[n].up() || before_start {
+                    return; // running already, or a restart before the node's own start
                 }
                 let restarted = self.nodes[n].started;
                 let first_start = !self.nodes[n].started;

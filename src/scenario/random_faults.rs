@@ -96,8 +96,9 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                 let rate = per_hour / 3600.0;
                 for (i, name) in chosen(nodes) {
                     let mut r = stream(i);
-                    let mut t = Dur::ZERO;
-                    // The next crash is drawn from the restart on, so a node is never crashed twice.
+                    // From the node's start; the next crash is drawn from the restart on, so a
+                    // node is never crashed twice, nor crashed before it has started.
+                    let mut t = s.nodes[i].start;
                     while let Some(gap) = exp_gap(&mut r, rate) {
                         let at = t + gap;
                         if at >= s.duration {

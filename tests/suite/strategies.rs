@@ -157,3 +157,52 @@ fn a_grantor_that_forgets_on_restart_grants_twice() {
     );
     // Tokens are durable at the grantor, so the grant after the restart is token 2, not 1 again.
 }
+
+#[test]
+fn a_restarted_contender_is_heard_at_once() {
+    // Perfect clocks, 1 ms messages, TwoSided(50 ms), T = 10 s, renewals every 3 s. `a` holds
+    // from 2 ms and renews at 3.002 ... 27.002 s, then crashes at 30 s: the grantor frees the
+    // lease at 27.003 + 10 = 37.003 s. `b` asked at 100 ms and retried every second, so the grant
+    // answers its 37th request (sent at 36.1 s); b holds from 37.004 s. b crashes at 40 s (before
+    // its first renewal at 40.004 s) and restarts at 41 s: its new requests must not be taken for
+    // retries older than request 37, or it would wait ~37 s for its counter to catch up. The
+    // grantor frees b's old lease at 47.003 s and grants its new request: b holds from 47.004 s.
+    // Unavailable: [0, 2 ms), [30 s, 37.004 s) and [40 s, 47.004 s): the longest is 7.004 s.
+    let s = run_text(
+        r#"Scenario(
+            duration: "60s",
+            lease: (duration: "10s", renew_every: "3s"),
+            strategy: TwoSided(holder_margin: "50ms"),
+            nodes: [
+                (name: "lock", role: Grantor),
+                (name: "a", role: Contender),
+                (name: "b", role: Contender, start: "100ms"),
+            ],
+            faults: [
+                Crash(node: "a", at: "30s"),
+                Crash(node: "b", at: "40s"),
+                Restart(node: "b", at: "41s"),
+            ],
+        )"#,
+    );
+    assert_eq!(s.grants, 3, "a, b, and b again after its restart");
+    assert_eq!(s.overlap.count, 0);
+    assert_eq!(s.max_unavailable_ns, 7_004_000_000);
+}
+
+#[test]
+fn a_restart_before_the_node_starts_does_not_start_it() {
+    // `a` starts at 15 s; a crash at 1 s and a restart at 2 s happen to a node that is not
+    // running yet and change nothing: a asks at 15 s and holds from 15.002 s to the end.
+    let s = run_text(
+        r#"Scenario(
+            duration: "30s",
+            lease: (duration: "10s"),
+            strategy: TwoSided(holder_margin: "50ms"),
+            nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender, start: "15s")],
+            faults: [Crash(node: "a", at: "1s"), Restart(node: "a", at: "2s")],
+        )"#,
+    );
+    assert_eq!(s.grants, 1);
+    assert_eq!(s.availability, (30e9 - 15.002e9) / 30e9);
+}
