@@ -1,6 +1,7 @@
 //! Events per second on the canonical one-hour scenario (about 14.6 million events).
 //!
-//! `cargo bench --bench canonical` reports the time per run and, as throughput, events/s.
+//! `cargo bench --bench canonical` reports the time per run and, as throughput, events/s, and
+//! the time to draw that hour's timeline chart (PNG and SVG).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::time::Duration;
@@ -28,5 +29,17 @@ fn canonical_hour(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, canonical_hour);
+fn canonical_chart(c: &mut Criterion) {
+    let scenario = leasesim::Scenario::from_ron(CANONICAL).expect("canonical.ron parses");
+    let (outcome, timeline) = leasesim::run_recorded("canonical", &scenario).expect("builds");
+    c.bench_function("canonical/chart", |b| {
+        b.iter(|| {
+            leasesim::report::chart::timeline::timeline_chart(&timeline, &outcome.summary)
+                .png
+                .len()
+        })
+    });
+}
+
+criterion_group!(benches, canonical_hour, canonical_chart);
 criterion_main!(benches);

@@ -289,25 +289,6 @@ fn dense_marks_stay_a_bounded_number_of_shapes() {
 /// second. Ignored by default (the run itself takes seconds in a debug build); run it with
 /// `cargo test --release --test suite canonical_hour -- --ignored`.
 #[test]
-#[ignore]
-#[allow(clippy::disallowed_types)] // timing the chart itself, not simulated time
-fn canonical_hour_chart_draws_in_well_under_a_second() {
-    let sc = scenario(include_str!("../../benches/canonical.ron"));
-    let (tl, s) = recorded("canonical", &sc);
-    let t = std::time::Instant::now();
-    let files = timeline_chart(&tl, &s);
-    let took = t.elapsed();
-    keep("canonical-hour", &files);
-    eprintln!(
-        "canonical hour: chart drawn in {took:?} ({} events)",
-        s.events
-    );
-    let scene = timeline_scene(&tl, &s);
-    assert!(scene.shapes.len() < 5000, "{} shapes", scene.shapes.len());
-    assert!(took.as_millis() < 500, "drawing took {took:?}");
-}
-
-#[test]
 fn a_compare_chart_of_nothing_is_still_a_chart() {
     let files = compare_chart("nothing to compare", &[]);
     assert!(texts(&files.svg).contains(&"nothing to compare"));
