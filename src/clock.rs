@@ -1,13 +1,14 @@
 //! A node's two clocks, monotonic and wall, as exact piecewise-linear maps of true time.
 //!
 //! `monotonic(t)` advances at `1 + drift` from its last anchor and never steps; it stops while a
-//! `Stall` VM freeze lasts. `wall(t) = monotonic(t) + offset`, and only `offset` jumps, at clock
+//! `Stall` VM freeze lasts. An anchor keeps the fraction of a nanosecond the clock had accrued
+//! (in parts per 10^12), so re-anchoring at a drift change or a freeze changes no later reading. `wall(t) = monotonic(t) + offset`, and only `offset` jumps, at clock
 //! steps. Both directions are exact integers: [`NodeClock::read`] rounds a reading down,
 //! [`NodeClock::reaches`] gives the first true nanosecond at which a reading reaches a deadline.
 //! This module knows nothing of events or timers; the engine calls it and re-maps its timers
 //! whenever a mapping changes.
 
-use crate::time::{mul_div_ceil, mul_div_floor, DriftRate, Dur, LocalTime, SimTime, RATE_ONE};
+use crate::time::{div_rate_one_floor, DriftRate, Dur, LocalTime, SimTime, RATE_ONE};
 use serde::{Deserialize, Serialize};
 
 /// Which of a node's clocks a timer or a validity check uses.
@@ -22,6 +23,9 @@ pub enum ClockKind {
 pub struct NodeClock {
     anchor_true: SimTime,
     anchor_mono: LocalTime,
+    /// The fraction of a nanosecond past `anchor_mono` at the anchor, in parts per 10^12
+    /// (`0 <= anchor_frac < RATE_ONE`): readings are `floor` of an exact rational.
+    anchor_frac: i64,
     drift: DriftRate,
     stalled: bool,
     wall_offset: Dur,
@@ -33,6 +37,7 @@ impl NodeClock {
         NodeClock {
             anchor_true: SimTime::ZERO,
             anchor_mono: LocalTime(0),
+            anchor_frac: 0,
             drift,
             stalled: false,
             wall_offset,
@@ -54,10 +59,19 @@ impl NodeClock {
             return self.anchor_mono;
         }
         let elapsed = t.0 - self.anchor_true.0;
-        if self.drift.ppt == 0 {
-            return LocalTime(self.anchor_mono.0 + elapsed); // exact without the division
-        }
-        LocalTime(self.anchor_mono.0 + mul_div_floor(elapsed, self.drift.rate(), RATE_ONE))
+        // reading = anchor + floor((elapsed * (1e12 + ppt) + frac) / 1e12)
+        //         = anchor + elapsed + floor((elapsed * ppt + frac) / 1e12)
+        let extra = if self.drift.ppt == 0 {
+            0 // frac < 1e12, so the floor is 0: exact without the division
+        } else {
+            div_rate_one_floor(elapsed as i128 * self.drift.ppt as i128 + self.anchor_frac as i128)
+        };
+        LocalTime(
+            self.anchor_mono
+                .0
+                .saturating_add(elapsed)
+                .saturating_add(extra),
+        )
     }
 
     /// The wall reading at true time `t`.
@@ -90,18 +104,35 @@ impl NodeClock {
         if self.stalled {
             return SimTime::NEVER;
         }
-        // mono(t) >= L  <=>  floor((t - a) * rate / 1e12) >= L - m
-        //               <=>  t - a >= ceil((L - m) * 1e12 / rate)   (L - m is an integer)
-        let needed = target_mono.0 - self.anchor_mono.0;
-        let elapsed = mul_div_ceil(needed, RATE_ONE, self.drift.rate());
-        SimTime(self.anchor_true.0.saturating_add(elapsed))
+        // mono(t) >= L  <=>  floor(((t - a) * rate + frac) / 1e12) >= L - m
+        //               <=>  (t - a) * rate >= (L - m) * 1e12 - frac     (L - m is an integer)
+        //               <=>  t - a >= ceil(((L - m) * 1e12 - frac) / rate)
+        let needed = (target_mono.0 as i128 - self.anchor_mono.0 as i128) * RATE_ONE as i128
+            - self.anchor_frac as i128;
+        let rate = self.drift.rate() as i128;
+        debug_assert!(rate > 0, "a validated clock runs forward");
+        let elapsed = needed.div_euclid(rate) + i128::from(needed.rem_euclid(rate) != 0);
+        let at = self.anchor_true.0 as i128 + elapsed;
+        if at >= i64::MAX as i128 {
+            SimTime::NEVER
+        } else {
+            SimTime(at as i64)
+        }
     }
 
-    /// Re-anchors the mapping at `t` (keeping the current reading) so that a change can start there.
+    /// Re-anchors the mapping at `t`, keeping the current reading and its fraction of a
+    /// nanosecond, so that a change can start there without moving any later reading.
     fn reanchor(&mut self, t: SimTime) {
-        let now = self.mono(t);
+        debug_assert!(t >= self.anchor_true, "clock re-anchored before its anchor");
+        if !self.stalled {
+            let elapsed = t.0 - self.anchor_true.0;
+            let total = elapsed as i128 * self.drift.ppt as i128 + self.anchor_frac as i128;
+            let whole = total.div_euclid(RATE_ONE as i128);
+            self.anchor_frac = total.rem_euclid(RATE_ONE as i128) as i64;
+            let mono = self.anchor_mono.0 as i128 + elapsed as i128 + whole;
+            self.anchor_mono = LocalTime(mono.clamp(i64::MIN as i128, i64::MAX as i128) as i64);
+        }
         self.anchor_true = t;
-        self.anchor_mono = now;
     }
 
     /// From `t` on, the clocks run at `1 + drift`.
@@ -209,6 +240,46 @@ mod tests {
         assert_eq!(c.mono(SimTime(10_000_000_000)), LocalTime(10_000_000_000));
         assert_eq!(c.mono(SimTime(20_000_000_000)), LocalTime(20_010_000_000));
     }
+
+    #[test]
+    fn reanchoring_keeps_the_fraction_of_a_nanosecond() {
+        // -333 ppm: at true 1.000000001 s the clock has run 1_000_000_001 * 0.999667
+        // = 999_667_000.999667 ns, which reads 999_667_000. A re-anchor that dropped the .999667
+        // would read one nanosecond less from then on, e.g. at true 10 s:
+        // 10e9 * 0.999667 = 9_996_670_000 exactly, but 999_667_000 + 8_999_999_999 * 0.999667
+        // = 9_996_669_999.000333 -> 9_996_669_999.
+        let drift = DriftRate::from_ppm_int(-333);
+        let plain = NodeClock::new(drift, Dur::ZERO);
+        let mut changed = NodeClock::new(drift, Dur::ZERO);
+        changed.set_drift(SimTime(1_000_000_001), drift);
+        assert_eq!(changed.mono(SimTime(1_000_000_001)), LocalTime(999_667_000));
+        assert_eq!(
+            plain.mono(SimTime(10_000_000_000)),
+            LocalTime(9_996_670_000)
+        );
+        for t in [
+            1_000_000_001i64,
+            1_000_000_002,
+            5_000_000_003,
+            10_000_000_000,
+            3_600 * NS,
+        ] {
+            assert_eq!(changed.mono(SimTime(t)), plain.mono(SimTime(t)), "t = {t}");
+        }
+        // The inverse too: the first instant reading 10 s is the same for both.
+        let dl = LocalTime(10_000_000_000);
+        let want = plain.reaches(MONO, dl, SimTime(1_000_000_001));
+        assert_eq!(changed.reaches(MONO, dl, SimTime(1_000_000_001)), want);
+        // 10e9 / 0.999667 = 10_003_331_109.1... -> first whole nanosecond 10_003_331_110.
+        assert_eq!(want, SimTime(10_003_331_110));
+        // A stalled freeze keeps the fraction too: stall and resume at the same instant.
+        let mut frozen = NodeClock::new(drift, Dur::ZERO);
+        frozen.stall(SimTime(1_000_000_001));
+        frozen.resume(SimTime(1_000_000_001));
+        assert_eq!(frozen.reaches(MONO, dl, SimTime(1_000_000_001)), want);
+    }
+
+    const NS: i64 = 1_000_000_000;
 
     #[test]
     fn reaches_is_the_exact_inverse_of_read() {

@@ -55,6 +55,8 @@ pub struct Summary {
     pub stale_reads: u64,
     pub unsafe_writes: u64,
     pub fenced_writes: u64,
+    /// Second deliveries of a write the resource already had: applied once, counted here.
+    pub duplicate_writes: u64,
     /// Fraction of true time in which some running node believed it held the lease.
     pub availability: f64,
     /// Fraction of client requests that passed the validity check.
@@ -115,6 +117,7 @@ impl Outcome {
             stale_reads: r.harm.stale_reads,
             unsafe_writes: r.harm.unsafe_writes,
             fenced_writes: r.harm.fenced_writes,
+            duplicate_writes: r.harm.duplicate_writes,
             availability: ratio(r.oracle.available_ns as u64, duration_ns.max(0) as u64),
             served_ratio: ratio(admitted, arrived),
             max_unavailable_ns: r.oracle.max_unavailable_ns,

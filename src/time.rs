@@ -204,6 +204,22 @@ impl DriftRate {
     }
 }
 
+/// `x / 10^12` rounded toward negative infinity, clamped to i64. 10^12 = 2^12 * 5^12 and nested
+/// floor divisions compose exactly, so a shift first brings most products (|x| < 2^75) into i64,
+/// where dividing by the constant 5^12 is a multiply and a shift instead of an i128 division.
+#[inline]
+pub fn div_rate_one_floor(x: i128) -> i64 {
+    const FIVE_12: i64 = 244_140_625;
+    let shifted = x >> 12; // floor(x / 2^12), also for negative x
+    match i64::try_from(shifted) {
+        Ok(s) => s.div_euclid(FIVE_12),
+        Err(_) => {
+            let q = x.div_euclid(RATE_ONE as i128);
+            q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+        }
+    }
+}
+
 /// `a * b / c` rounded toward negative infinity, computed in i128 so the product cannot overflow.
 pub fn mul_div_floor(a: i64, b: i64, c: i64) -> i64 {
     debug_assert!(c > 0);
@@ -240,6 +256,30 @@ mod tests {
         assert_eq!(DriftRate::from_ppm(0.25).unwrap().ppt, 250_000);
         assert!(DriftRate::from_ppm(-1e6).is_none());
         assert!(DriftRate::from_ppm(f64::NAN).is_none());
+    }
+
+    #[test]
+    fn fast_division_by_rate_one_matches_i128() {
+        let one = RATE_ONE as i128;
+        for x in [
+            0i128,
+            1,
+            -1,
+            one - 1,
+            one,
+            -one,
+            -one - 1,
+            (1i128 << 75) - 1,
+            -(1i128 << 75),
+            1i128 << 80,
+            -(1i128 << 80) - 7,
+            3_600_000_000_000 * 100_000_000 + 999_999_999_999,
+        ] {
+            let want = x.div_euclid(one).clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            assert_eq!(div_rate_one_floor(x), want, "x = {x}");
+        }
+        assert_eq!(div_rate_one_floor(i128::MAX), i64::MAX);
+        assert_eq!(div_rate_one_floor(i128::MIN), i64::MIN);
     }
 
     #[test]

@@ -5,8 +5,14 @@
 //! node's deferred list while it is paused and are handled at resume in the order they fell due;
 //! a crashed node loses them. Timers are set on a node's monotonic or wall clock at a local
 //! deadline and mapped to true time; when a mapping changes (wall step, drift change, stalled
-//! freeze) the node's pending timers are re-mapped. A timer's stale queue entries are skipped by
-//! generation number. The engine feeds the [`Oracle`] and the [`Harm`] ledger but judges nothing
+//! freeze) the node's pending timers are re-mapped, except those that already fell due during a
+//! pause (they wait in the deferred list, in their place). A timer's stale queue entries are
+//! skipped by generation number.
+//!
+//! Invariants (asserted, in release builds too): time never goes backward; pause and stall
+//! depths never wrap; a node that believes has a timer pending. A duplicated message is delivered
+//! twice to node logic (protocols must cope), but the resource applies a write once and counts
+//! the second copy in `duplicate_writes`. The engine feeds the [`Oracle`] and the [`Harm`] ledger but judges nothing
 //! itself, and it knows no strategy: it only calls [`NodeLogic`].
 
 mod build;
@@ -26,6 +32,7 @@ use crate::strategy::{Cx, Effect, LeaseParams, NodeLogic, Out, Strategy, TimerId
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
 use queue::EventQueue;
+use std::collections::HashMap;
 
 /// A client request's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +49,8 @@ pub enum Ev {
         from: u32,
         msg: Message,
         id: u64,
+        /// The network made two copies of this message and both are on their way.
+        twin: bool,
     },
     Timer {
         node: u32,
@@ -95,8 +104,13 @@ pub enum NodeFault {
 struct TimerSlot {
     gen: u32,
     armed: bool,
+    /// The timer fell due while its node was paused and waits in the deferred list: it has fired
+    /// as far as the clock is concerned, so a later change of the mapping must not move it.
+    fell_due: bool,
     clock: Option<ClockKind>,
     at: crate::time::LocalTime,
+    /// The true instant its queue entry is due ([`SimTime::NEVER`]: a stalled clock).
+    due: SimTime,
 }
 
 struct Node {
@@ -170,6 +184,9 @@ pub struct Sim<'o> {
     out: Out,
     stats: Stats,
     next_msg_id: u64,
+    /// Messages sent as two copies of which one has been delivered (`true`) or lost (`false`)
+    /// and the other is still on its way: how a second delivery is told from a first.
+    twins: HashMap<u64, bool>,
     observer: Option<&'o mut (dyn Observer + 'static)>,
     overlaps_reported: usize,
 }
@@ -186,6 +203,11 @@ impl Sim<'_> {
                 break;
             }
             self.stats.events += 1;
+            assert!(
+                at >= self.now,
+                "time went backward: {at:?} < {:?}",
+                self.now
+            );
             self.now = at;
             self.dispatch(ev);
         }
@@ -225,9 +247,16 @@ impl Sim<'_> {
                 }
                 self.route(n, ev);
             }
-            Ev::Deliver { to, from, msg, id } => {
+            Ev::Deliver {
+                to,
+                from,
+                msg,
+                id,
+                twin,
+            } => {
                 if self.net.is_cut(self.now, from as NodeId, to as NodeId) {
                     self.stats.messages_dropped += 1;
+                    self.twin_consumed(twin, id, false);
                     self.emit_drop(from, to, msg, id, DropReason::Cut);
                     return;
                 }
@@ -241,13 +270,27 @@ impl Sim<'_> {
     fn route(&mut self, n: NodeId, ev: Ev) {
         let node = &mut self.nodes[n];
         if !node.up() {
-            if let Ev::Deliver { from, to, msg, id } = ev {
+            if let Ev::Deliver {
+                from,
+                to,
+                msg,
+                id,
+                twin,
+            } = ev
+            {
                 self.stats.messages_dropped += 1;
+                self.twin_consumed(twin, id, false);
                 self.emit_drop(from, to, msg, id, DropReason::Down);
             }
             return;
         }
         if node.pause_depth > 0 {
+            if let Ev::Timer { timer, gen, .. } = ev {
+                let slot = &mut node.timers[timer as usize];
+                if slot.armed && slot.gen == gen {
+                    slot.fell_due = true;
+                }
+            }
             node.deferred.push(ev);
             return;
         }
@@ -256,7 +299,13 @@ impl Sim<'_> {
 
     fn handle(&mut self, n: NodeId, ev: Ev) {
         match ev {
-            Ev::Deliver { from, msg, id, .. } => {
+            Ev::Deliver {
+                from,
+                msg,
+                id,
+                twin,
+                ..
+            } => {
                 if self.observer.is_some() {
                     let kind = TraceKind::Deliver {
                         from: from as NodeId,
@@ -267,13 +316,21 @@ impl Sim<'_> {
                     self.emit(n, kind);
                 }
                 if let (Message::Write { token }, true) = (msg, n == self.grantor) {
-                    let (applied, unsafe_write) = self.harm.write_arrives(from as NodeId, token);
+                    // The resource applies a write once: a second copy is counted, not applied.
+                    let duplicate = self.twin_consumed(twin, id, true);
+                    let (applied, unsafe_write) = if duplicate {
+                        self.harm.duplicate_write();
+                        (false, false)
+                    } else {
+                        self.harm.write_arrives(from as NodeId, token)
+                    };
                     if self.observer.is_some() {
                         let kind = TraceKind::WriteArrived {
                             writer: from as NodeId,
                             token,
                             applied,
                             unsafe_write,
+                            duplicate,
                         };
                         self.emit(n, kind);
                     }
@@ -290,6 +347,7 @@ impl Sim<'_> {
                     return; // cancelled, re-armed or re-mapped since
                 }
                 slot.armed = false;
+                slot.fell_due = false;
                 let cx = self.cx(n, false);
                 let mut logic = self.nodes[n].logic.take().expect("node is up");
                 logic.on_timer(&cx, timer, &mut self.out);
@@ -385,6 +443,7 @@ impl Sim<'_> {
                     let slot = &mut self.nodes[n].timers[timer as usize];
                     slot.gen = slot.gen.wrapping_add(1);
                     slot.armed = true;
+                    slot.fell_due = false;
                     slot.clock = Some(clock);
                     slot.at = at;
                     self.schedule_timer(n, timer);
@@ -393,6 +452,7 @@ impl Sim<'_> {
                     let slot = &mut self.nodes[n].timers[timer as usize];
                     slot.gen = slot.gen.wrapping_add(1);
                     slot.armed = false;
+                    slot.fell_due = false;
                 }
                 Effect::Issued { token, to, until } => {
                     self.stats.grants += 1;
@@ -414,6 +474,12 @@ impl Sim<'_> {
             }
         }
         self.out = out;
+        // A node that believes must have something pending that will renew or end the belief
+        // (a renewal, a deadline); otherwise it would believe forever without asking anyone.
+        assert!(
+            belief == crate::strategy::Belief::None || self.nodes[n].timers.iter().any(|t| t.armed),
+            "node {n} believes {belief:?} with no timer pending"
+        );
         if belief != self.oracle.belief(n) {
             self.oracle.settle(n, self.now, &self.clocks[n]);
             self.oracle.set_belief(n, belief);
@@ -488,6 +554,7 @@ impl Sim<'_> {
             from: from as u32,
             msg,
             id,
+            twin: fate.first.is_some() && fate.copy.is_some(),
         };
         match fate.first {
             Some(d) => self.queue.push(self.now + d, ev),
@@ -501,11 +568,28 @@ impl Sim<'_> {
         }
     }
 
+    /// One copy of message `id` was delivered (`delivered`) or lost on the way. Returns whether
+    /// this is the second copy and the first was delivered: a duplicate delivery.
+    fn twin_consumed(&mut self, twin: bool, id: u64, delivered: bool) -> bool {
+        if !twin {
+            return false;
+        }
+        match self.twins.remove(&id) {
+            Some(first_delivered) => first_delivered && delivered,
+            None => {
+                self.twins.insert(id, delivered);
+                false
+            }
+        }
+    }
+
     /// Maps timer `timer` of node `n` to true time and queues it (if its clock can reach it).
     fn schedule_timer(&mut self, n: NodeId, timer: TimerId) {
-        let slot = self.nodes[n].timers[timer as usize];
+        let slot = &mut self.nodes[n].timers[timer as usize];
         let clock = slot.clock.expect("an armed timer has a clock");
         let due = self.clocks[n].reaches(clock, slot.at, self.now);
+        slot.due = due;
+        let slot = *slot;
         if due != SimTime::NEVER {
             let ev = Ev::Timer {
                 node: n as u32,
@@ -517,14 +601,23 @@ impl Sim<'_> {
     }
 
     /// The mapping of node `n`'s clocks changed: re-map its pending timers on `which` clock
-    /// (`None`: both).
+    /// (`None`: both). A timer that already fell due during a pause keeps its place in the
+    /// deferred list: its clock reached the deadline before the change. A timer whose due
+    /// instant did not move keeps its queue entry, and so its place among events of that
+    /// instant: a change that moves nothing changes nothing.
     fn remap_timers(&mut self, n: NodeId, which: Option<ClockKind>) {
         for timer in 0..MAX_TIMERS {
-            let slot = &mut self.nodes[n].timers[timer];
-            if slot.armed && which.is_none_or(|k| slot.clock == Some(k)) {
-                slot.gen = slot.gen.wrapping_add(1);
-                self.schedule_timer(n, timer as TimerId);
+            let slot = self.nodes[n].timers[timer];
+            if !slot.armed || slot.fell_due || which.is_some_and(|k| slot.clock != Some(k)) {
+                continue;
             }
+            let clock = slot.clock.expect("an armed timer has a clock");
+            if self.clocks[n].reaches(clock, slot.at, self.now) == slot.due {
+                continue;
+            }
+            let slot = &mut self.nodes[n].timers[timer];
+            slot.gen = slot.gen.wrapping_add(1);
+            self.schedule_timer(n, timer as TimerId);
         }
     }
 
@@ -587,10 +680,16 @@ impl Sim<'_> {
                 node.logic = None;
                 node.life += 1;
                 node.pause_depth = 0;
-                node.deferred.clear();
+                for ev in std::mem::take(&mut node.deferred) {
+                    if let Ev::Deliver { twin, id, .. } = ev {
+                        self.twin_consumed(twin, id, false);
+                    }
+                }
+                let node = &mut self.nodes[n];
                 for slot in node.timers.iter_mut() {
                     slot.gen = slot.gen.wrapping_add(1);
                     slot.armed = false;
+                    slot.fell_due = false;
                 }
                 self.harm.forget(n);
                 self.set_running(n);
@@ -607,11 +706,13 @@ impl Sim<'_> {
                     return;
                 }
                 self.stats.pauses += 1;
-                self.nodes[n].pause_depth += 1;
+                let depth = &mut self.nodes[n].pause_depth;
+                *depth = depth.checked_add(1).expect("pause depth never wraps");
                 self.set_running(n);
                 let stall = kind == PauseKind::VmFreeze && clock == FreezeClock::Stall;
                 if stall {
-                    self.nodes[n].stall_depth += 1;
+                    let depth = &mut self.nodes[n].stall_depth;
+                    *depth = depth.checked_add(1).expect("stall depth never wraps");
                     if self.nodes[n].stall_depth == 1 {
                         self.oracle.settle(n, self.now, &self.clocks[n]);
                         self.clocks[n].stall(self.now);
@@ -652,7 +753,10 @@ impl Sim<'_> {
     fn end_pause(&mut self, n: NodeId, life: u32, stall: bool) {
         if stall {
             // The VM's clock resumes whatever became of the process.
-            self.nodes[n].stall_depth -= 1;
+            let depth = &mut self.nodes[n].stall_depth;
+            *depth = depth
+                .checked_sub(1)
+                .expect("a stall ends only after it began");
             if self.nodes[n].stall_depth == 0 {
                 self.oracle.settle(n, self.now, &self.clocks[n]);
                 self.clocks[n].resume(self.now);

@@ -4,6 +4,9 @@
 //! order they were scheduled: the order is total and repeatable. Push and pop cost O(log n). The
 //! heap holds only the 24-byte keys; the events themselves sit in a slab whose slots are reused,
 //! so sifting moves little memory and a steady run allocates nothing.
+//!
+//! Invariant (asserted): nothing is scheduled before the last event taken out, so the times that
+//! come out never go backward.
 
 use super::Ev;
 use crate::time::SimTime;
@@ -18,10 +21,17 @@ pub struct EventQueue {
     slots: Vec<Ev>,
     free: Vec<u32>,
     next_seq: u64,
+    /// The time of the last event taken out.
+    popped_to: SimTime,
 }
 
 impl EventQueue {
     pub fn push(&mut self, at: SimTime, ev: Ev) {
+        assert!(
+            at >= self.popped_to,
+            "event scheduled in the past: {at:?} < {:?}",
+            self.popped_to
+        );
         let seq = self.next_seq;
         self.next_seq += 1;
         let slot = match self.free.pop() {
@@ -39,6 +49,8 @@ impl EventQueue {
 
     pub fn pop(&mut self) -> Option<(SimTime, Ev)> {
         let Reverse((at, _, slot)) = self.heap.pop()?;
+        debug_assert!(at >= self.popped_to, "the heap gave an event out of order");
+        self.popped_to = at;
         self.free.push(slot);
         Some((at, self.slots[slot as usize]))
     }

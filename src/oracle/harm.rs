@@ -23,6 +23,9 @@ pub struct HarmCounts {
     pub stale_reads: u64,
     pub unsafe_writes: u64,
     pub fenced_writes: u64,
+    /// Second deliveries of a write the resource already had (the network duplicated it). The
+    /// resource applies a write once, by its id; one without write ids would apply it twice.
+    pub duplicate_writes: u64,
     pub reads_served: u64,
     pub writes_sent: u64,
     pub writes_applied: u64,
@@ -126,6 +129,11 @@ impl Harm {
             *own = (token, 1);
         }
         (true, unsafe_write)
+    }
+
+    /// A second copy of a write that already reached the resource arrives: not applied again.
+    pub fn duplicate_write(&mut self) {
+        self.counts.duplicate_writes += 1;
     }
 
     /// `node` crashed: its copy is gone.

@@ -8,6 +8,9 @@
 //! pieces are swept across nodes from time to time, so memory stays bounded however long the run:
 //! overlaps (two or more believers) and availability (some running believer) are accumulated as
 //! the sweep goes, and only the overlap intervals themselves are kept.
+//!
+//! Invariants (asserted): the sweep never goes back in time, and no count of believers or of
+//! available nodes goes negative.
 
 pub mod harm;
 
@@ -125,6 +128,7 @@ impl Oracle {
         if end <= since {
             return;
         }
+        debug_assert!(end <= now, "a settled piece ends after now");
         let piece = Piece {
             start: since,
             end,
@@ -200,6 +204,7 @@ impl Oracle {
         let mut i = 0;
         while i < stop {
             let t = self.points[i].0;
+            assert!(t >= c.swept_to, "the oracle's sweep went back in time");
             // Account the stretch [swept_to, t) with the state before t.
             if c.available_nodes > 0 {
                 c.available_ns += t.0 - c.swept_to.0;
@@ -209,10 +214,16 @@ impl Oracle {
             while i < stop && self.points[i].0 == t {
                 let (_, n, db, da) = self.points[i];
                 c.believing[n] = db > 0;
-                c.believers = (c.believers as isize + db as isize) as usize;
+                c.believers = c
+                    .believers
+                    .checked_add_signed(db as isize)
+                    .expect("a believer count never goes negative");
                 if da != 0 {
                     c.available[n] = da > 0;
-                    c.available_nodes = (c.available_nodes as isize + da as isize) as usize;
+                    c.available_nodes = c
+                        .available_nodes
+                        .checked_add_signed(da as isize)
+                        .expect("an available-node count never goes negative");
                 }
                 if let (Some((_, who)), true) = (c.open_overlap.as_mut(), db > 0) {
                     who[n] = true;

@@ -100,6 +100,11 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
         "| fenced writes (rejected by fencing) | {} |",
         s.fenced_writes
     );
+    let _ = writeln!(
+        m,
+        "| duplicate writes (a second copy delivered; applied once) | {} |",
+        s.duplicate_writes
+    );
 
     let r = &s.requests;
     let _ = writeln!(m, "\n## Availability and cost\n");

@@ -4,7 +4,9 @@
 //! id), frees the lease when its monotonic clock reaches the last grant or renewal + T + grantor
 //! margin, and grants with a new token and the register's version. A contender acquires, holds
 //! until its own deadline on its own clock, renews every `renew_every`, and lets go on its
-//! deadline or a `Reject`. Late grants and acks are ignored by a node that has let go.
+//! deadline or a `Reject`. Late grants and acks are ignored by a node that has let go. Duplicated
+//! messages are harmless: a grant or ack repeats what the holder has, and a duplicated `Renew`
+//! is recognised by its request id and renews once.
 
 use super::{Belief, Cx, Effect, LeaseParams, NodeLogic, Out, Rules, Strategy, TimerId};
 use crate::clock::ClockKind;
@@ -59,6 +61,9 @@ struct Grantor {
     /// Per node, the request id its last grant answered; older retries are ignored.
     granted_req: Vec<u64>,
     holder: Option<(NodeId, Token)>,
+    /// The newest renewal request of the current holder already honoured: a duplicated
+    /// `Renew` (same id) is ignored, so one request renews once.
+    renewed_req: u64,
     /// Local (monotonic) time at which the current lease is free.
     expiry: LocalTime,
     last_token: Token,
@@ -74,6 +79,7 @@ impl Grantor {
             pending: Vec::new(),
             granted_req: Vec::new(),
             holder: None,
+            renewed_req: 0,
             expiry: LocalTime(i64::MIN),
             last_token: 0,
             waiting_out: false,
@@ -96,6 +102,7 @@ impl Grantor {
         self.last_token += 1;
         let token = self.last_token;
         self.holder = Some((next.node, token));
+        self.renewed_req = 0;
         if self.granted_req.len() <= next.node {
             self.granted_req.resize(next.node + 1, 0);
         }
@@ -150,6 +157,10 @@ impl NodeLogic for Grantor {
             }
             Message::Renew { token, req, sent } => {
                 if self.holder == Some((from, token)) {
+                    if req <= self.renewed_req {
+                        return; // a duplicate of a renewal already honoured (and answered)
+                    }
+                    self.renewed_req = req;
                     self.expiry = self.term_end(cx);
                     out.set_timer(EXPIRY, ClockKind::Monotonic, self.expiry);
                     // A holder that renews has its grant: drop a retry it sent before that.
@@ -201,6 +212,8 @@ struct Contender {
     deadline: LocalTime,
     /// The highest token ever accepted: a duplicate or late grant is ignored.
     last_token: Token,
+    /// Monotonic time at which the pending renewal runs (while holding, one is always pending).
+    renew_at: LocalTime,
 }
 
 impl Contender {
@@ -212,6 +225,7 @@ impl Contender {
             token: None,
             deadline: LocalTime(i64::MIN),
             last_token: 0,
+            renew_at: LocalTime(i64::MIN),
         }
     }
 
@@ -258,6 +272,27 @@ impl Contender {
         out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.p.retry_every);
     }
 
+    fn arm_renew(&mut self, at: LocalTime, out: &mut Out) {
+        self.renew_at = at;
+        out.set_timer(RENEW, ClockKind::Monotonic, at);
+    }
+
+    /// Makes sure the next renewal runs before the deadline: after renew_every, or halfway
+    /// through what is left of the term when that is shorter (a grant answering an old retry,
+    /// or a late ack that moved the deadline only a little past now).
+    fn renew_before_deadline(&mut self, cx: &Cx, out: &mut Out) {
+        let left = self.deadline - cx.read(self.clock());
+        let first = if left < self.p.renew_every {
+            Dur(left.0.max(0) / 2)
+        } else {
+            self.p.renew_every
+        };
+        let at = cx.mono + first;
+        if at < self.renew_at {
+            self.arm_renew(at, out);
+        }
+    }
+
     fn let_go(&mut self, cx: &Cx, out: &mut Out) {
         self.token = None;
         out.cancel_timer(RENEW);
@@ -293,15 +328,8 @@ impl NodeLogic for Contender {
                 if self.uses_clock() {
                     out.set_timer(DEADLINE, self.clock(), deadline);
                 }
-                // Renew after renew_every, or sooner if the term left is shorter than that (a
-                // grant answering an old retry): halfway through what is left.
-                let left = deadline - cx.read(self.clock());
-                let first = if left < self.p.renew_every {
-                    Dur(left.0 / 2)
-                } else {
-                    self.p.renew_every
-                };
-                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + first);
+                self.renew_at = LocalTime(i64::MAX); // no renewal pending yet
+                self.renew_before_deadline(cx, out);
                 out.push(Effect::Holding { token, version });
             }
             Message::RenewAck { token, sent, .. } if self.token == Some(token) => {
@@ -311,6 +339,9 @@ impl NodeLogic for Contender {
                     if self.uses_clock() {
                         out.set_timer(DEADLINE, self.clock(), deadline);
                     }
+                    // A late ack can move a deadline that had (nearly) passed: the renewal
+                    // pending may now come too late to keep the lease.
+                    self.renew_before_deadline(cx, out);
                 }
             }
             Message::Reject { token } if self.token == Some(token) => self.let_go(cx, out),
@@ -327,8 +358,13 @@ impl NodeLogic for Contender {
                 if now >= self.deadline {
                     if !self.uses_clock() {
                         self.let_go(cx, out); // the renewal loop is what clears the cached bool
+                        return;
                     }
-                    return; // a clock-checked lease lets go on its deadline timer
+                    // A clock-checked lease lets go on its deadline timer, which may still wait
+                    // behind a late ack that extends the lease: keep a renewal pending so that
+                    // a holder revived by that ack goes on renewing.
+                    self.arm_renew(cx.mono + self.p.renew_every, out);
+                    return;
                 }
                 let req = self.new_req(cx);
                 out.send(
@@ -339,7 +375,7 @@ impl NodeLogic for Contender {
                         sent: now,
                     },
                 );
-                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+                self.arm_renew(cx.mono + self.p.renew_every, out);
             }
             DEADLINE if self.token.is_some() && cx.read(self.clock()) >= self.deadline => {
                 self.let_go(cx, out)

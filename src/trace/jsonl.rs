@@ -85,6 +85,8 @@ enum Fields<'a> {
         applied: bool,
         #[serde(rename = "unsafe")]
         unsafe_write: bool,
+        #[serde(skip_serializing_if = "is_false")]
+        duplicate: bool,
     },
 }
 
@@ -260,6 +262,7 @@ impl Observer for JsonlWriter {
                 token,
                 applied,
                 unsafe_write,
+                duplicate,
             } => (
                 "WriteArrived",
                 Fields::Arrived {
@@ -267,6 +270,7 @@ impl Observer for JsonlWriter {
                     token,
                     applied,
                     unsafe_write,
+                    duplicate,
                 },
             ),
         };
@@ -308,4 +312,8 @@ impl Observer for JsonlWriter {
     }
 
     fn finish(&mut self, _end: SimTime) {}
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }

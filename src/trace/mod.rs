@@ -93,12 +93,14 @@ pub enum TraceKind {
         zombie: bool,
     },
     /// A write from `writer` reached the resource (at this node): applied, possibly unsafely,
-    /// or fenced.
+    /// or fenced; or a second copy of a write the resource already had (`duplicate`: not applied
+    /// again, counted in `duplicate_writes`).
     WriteArrived {
         writer: NodeId,
         token: Token,
         applied: bool,
         unsafe_write: bool,
+        duplicate: bool,
     },
 }
 

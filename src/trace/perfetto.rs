@@ -261,8 +261,18 @@ impl Observer for PerfettoWriter {
             TraceKind::WriteArrived {
                 writer,
                 token,
+                duplicate: true,
+                ..
+            } => {
+                let args = json!({"token": token});
+                self.instant(writer, LEASE, "duplicate write delivered", e.t, args);
+            }
+            TraceKind::WriteArrived {
+                writer,
+                token,
                 applied,
                 unsafe_write,
+                ..
             } => {
                 if unsafe_write || !applied {
                     let name = if applied {

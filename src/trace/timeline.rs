@@ -305,6 +305,9 @@ impl Observer for Recorder {
             }
             TraceKind::WriteSent { zombie: true, .. } => self.mark(e.t, n, MarkKind::ZombieWrite),
             TraceKind::WriteArrived {
+                duplicate: true, ..
+            } => {}
+            TraceKind::WriteArrived {
                 writer,
                 applied,
                 unsafe_write,
