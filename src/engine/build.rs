@@ -239,7 +239,7 @@ pub fn build<'o>(
         out: Out::default(),
         stats: Stats::default(),
         next_msg_id: 0,
-        twins: std::collections::HashMap::new(),
+        twins: std::collections::BTreeMap::new(),
         observer,
         overlaps_reported: 0,
     })

@@ -32,7 +32,7 @@ use crate::strategy::{Cx, Effect, LeaseParams, NodeLogic, Out, Strategy, TimerId
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
 use queue::EventQueue;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// A client request's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,7 +186,7 @@ pub struct Sim<'o> {
     next_msg_id: u64,
     /// Messages sent as two copies of which one has been delivered (`true`) or lost (`false`)
     /// and the other is still on its way: how a second delivery is told from a first.
-    twins: HashMap<u64, bool>,
+    twins: BTreeMap<u64, bool>,
     observer: Option<&'o mut (dyn Observer + 'static)>,
     overlaps_reported: usize,
 }

@@ -405,3 +405,94 @@ impl NodeLogic for Contender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::StrategySpec;
+
+    const MS: i64 = 1_000_000;
+
+    fn holder() -> Contender {
+        let spec = StrategySpec::TwoSided {
+            holder_margin: Dur::from_ms(50),
+            grantor_margin: Dur::ZERO,
+        };
+        let p = LeaseParams {
+            lease: Dur::from_secs(10),
+            renew_every: Dur::from_secs(3),
+            retry_every: Dur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+        };
+        Contender::new(Rules::of(&spec), p)
+    }
+
+    fn cx(mono_ms: i64) -> Cx {
+        Cx {
+            node: 1,
+            grantor: 0,
+            mono: LocalTime(mono_ms * MS),
+            wall: LocalTime(mono_ms * MS),
+            restarted: false,
+            incarnation: 0,
+            last_token: 0,
+            register_version: 0,
+        }
+    }
+
+    fn renewals_armed(out: &mut Out) -> Vec<i64> {
+        out.drain()
+            .filter_map(|e| match e {
+                Effect::SetTimer {
+                    timer: RENEW, at, ..
+                } => Some(at.0 / MS),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A holder whose renewal runs late (after a pause) past its own deadline sends nothing but
+    /// keeps a renewal pending; a late ack that then moves the deadline to just past now brings
+    /// that renewal forward, so the holder renews in time and keeps the lease.
+    #[test]
+    fn a_revived_holder_renews_before_its_deadline() {
+        let mut h = holder();
+        let mut out = Out::default();
+        // Granted at 2 ms for the Acquire sent at 0: deadline 0 + 10 s - 50 ms = 9.95 s, first
+        // renewal after renew_every, at 3.002 s.
+        let grant = Message::Grant {
+            req: 1,
+            sent: LocalTime(0),
+            token: 1,
+            version: 0,
+        };
+        h.on_message(&cx(2), 0, grant, &mut out);
+        assert_eq!(renewals_armed(&mut out), vec![3_002]);
+        // The renewal sent at 3.002 s is answered late; meanwhile a pause holds everything and
+        // the renewal timer of 6.002 s runs at 11 s, past the 9.95 s deadline: nothing is sent,
+        // and the next renewal is armed at 11 + 3 = 14 s.
+        h.on_timer(&cx(11_000), RENEW, &mut out);
+        assert!(!out
+            .as_slice()
+            .iter()
+            .any(|e| matches!(e, Effect::Send { .. })));
+        assert_eq!(renewals_armed(&mut out), vec![14_000]);
+        // The ack for the renewal sent at 3.002 s arrives at 11 s: deadline 3.002 + 9.95 =
+        // 12.952 s, 1.952 s ahead, less than renew_every: renew halfway, at 11 + 0.976 s.
+        let ack = Message::RenewAck {
+            token: 1,
+            req: 2,
+            sent: LocalTime(3_002 * MS),
+        };
+        h.on_message(&cx(11_000), 0, ack, &mut out);
+        assert_eq!(renewals_armed(&mut out), vec![11_976]);
+        assert_eq!(
+            h.belief(),
+            Belief::Until {
+                token: 1,
+                clock: ClockKind::Monotonic,
+                deadline: LocalTime(12_952 * MS)
+            }
+        );
+    }
+}

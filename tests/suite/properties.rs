@@ -20,7 +20,7 @@ use proptest::test_runner::TestRunner;
 // ---------------------------------------------------------------------------------------------
 
 /// A duration as a RON string, exact to the nanosecond (`"1.5s"`, `"-200ms"`, `"123ns"`).
-fn d(ns: i64) -> String {
+pub(crate) fn d(ns: i64) -> String {
     format!("\"{}\"", format_ns(ns))
 }
 
@@ -48,37 +48,37 @@ fn names(ids: &[usize]) -> String {
 
 /// One node of a random world.
 #[derive(Clone, Debug)]
-struct NodeSpec {
-    drift_ppm: Option<f64>,
-    start_ns: i64,
-    offset_ns: i64,
+pub(crate) struct NodeSpec {
+    pub(crate) drift_ppm: Option<f64>,
+    pub(crate) start_ns: i64,
+    pub(crate) offset_ns: i64,
 }
 
 /// A random world; `ron()` writes it as a scenario file.
 #[derive(Clone, Debug)]
-struct World {
-    seed: u64,
-    duration_ns: i64,
-    lease_ns: i64,
-    renew_ns: Option<i64>,
-    grantor_restart: &'static str,
-    strategy: String,
+pub(crate) struct World {
+    pub(crate) seed: u64,
+    pub(crate) duration_ns: i64,
+    pub(crate) lease_ns: i64,
+    pub(crate) renew_ns: Option<i64>,
+    pub(crate) grantor_restart: &'static str,
+    pub(crate) strategy: String,
     /// `(drift_spread_ppm, placement)`.
-    clocks: (u32, &'static str),
+    pub(crate) clocks: (u32, &'static str),
     /// Node 0 is the grantor.
-    nodes: Vec<NodeSpec>,
-    delay: String,
-    loss: f64,
-    duplicate: f64,
+    pub(crate) nodes: Vec<NodeSpec>,
+    pub(crate) delay: String,
+    pub(crate) loss: f64,
+    pub(crate) duplicate: f64,
     /// `(reads_per_second, writes_per_second, service_time_ns)`.
-    workload: (f64, f64, i64),
-    fencing: bool,
-    faults: Vec<String>,
-    random_faults: Vec<String>,
+    pub(crate) workload: (f64, f64, i64),
+    pub(crate) fencing: bool,
+    pub(crate) faults: Vec<String>,
+    pub(crate) random_faults: Vec<String>,
 }
 
 impl World {
-    fn ron(&self) -> String {
+    pub(crate) fn ron(&self) -> String {
         let nodes: Vec<String> = self
             .nodes
             .iter()
@@ -399,7 +399,7 @@ fn any_strategy() -> impl Strategy<Value = String> {
 
 /// Anything goes: every strategy, every delay distribution, loss, duplication, a workload, every
 /// kind of fixed fault and all four random fault generators (stalled freezes included).
-fn any_world() -> impl Strategy<Value = World> {
+pub(crate) fn any_world() -> impl Strategy<Value = World> {
     (2usize..=4, NS_PER_S..=10 * NS_PER_S).prop_flat_map(|(contenders, lease_ns)| {
         let n = contenders + 1;
         let nodes = vec(
