@@ -5,6 +5,9 @@
 //! A read is stale when the resource has applied a write that the reader's copy misses: one by
 //! another holder, or one of its own from an earlier lease; its own writes of the current lease
 //! never make it stale, whether or not they have landed.
+//!
+//! Invariant (asserted): a copy (its grant's version plus its own applied writes) is never ahead
+//! of the register.
 
 use crate::msg::{NodeId, Token};
 
@@ -90,6 +93,10 @@ impl Harm {
         let copy = self.copies[node];
         let (own_token, own) = self.own_applied[node];
         let own = if own_token == copy.token { own } else { 0 };
+        assert!(
+            copy.base_version + own <= self.version,
+            "a copy is never ahead of the register it copies"
+        );
         let stale = self.version > copy.base_version + own;
         if stale {
             self.counts.stale_reads += 1;
