@@ -134,7 +134,7 @@ pub fn run_into(
             c.push(r);
             // On disk every 256 runs: an interruption loses at most those.
             pushed += 1;
-            if pushed % 256 == 0 && flushed.is_ok() {
+            if pushed.is_multiple_of(256) && flushed.is_ok() {
                 flushed = c.flush();
             }
         },

@@ -70,7 +70,8 @@ pub struct RunOptions {
 }
 
 /// Runs the shard's runs of `grid` (but the first `opts.skip`), handing each row to `sink` in
-/// run-index order. Returns the number of events processed. An error names a run that could not be built.
+/// run-index order. Returns the number of events processed. An error names a run that could not
+/// be built.
 pub fn run(grid: &Grid, opts: RunOptions, sink: &mut dyn FnMut(RunRow)) -> Result<u64, String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
