@@ -3,6 +3,9 @@
 //! and the charts. A shard writes only its `partial-I-of-K.csv`; the merge turns the partials
 //! into the same files, byte for byte, as one unsharded sweep.
 //!
+//! Runs stream to an in-progress file beside the output (`sweep::resume`), kept when the sweep
+//! is interrupted; `--resume` checks it is the same sweep and runs only what is missing.
+//!
 //! Every input problem (a bad path, a value of the wrong type, a cell that does not validate) is
 //! reported before anything runs, with exit code 2, and nothing is written.
 

@@ -459,4 +459,27 @@ fn resuming_another_sweep_is_refused() {
     assert!(err.contains("without --resume"), "{err}");
     assert_eq!(all_names(&dir.join("out")), [IN_PROGRESS]);
     assert!(fs::read(dir.join("out").join(IN_PROGRESS)).unwrap() == half);
+
+    // The same sweep started while another process writes its file is refused too.
+    let held = fs::File::options()
+        .read(true)
+        .write(true)
+        .open(dir.join("out").join(IN_PROGRESS))
+        .unwrap();
+    held.lock().unwrap();
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.extend(["out", "--resume"]);
+    let o = leasesim(&args, &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another leasesim process is running this sweep"),
+        "{err}"
+    );
+    drop(held);
+    assert!(fs::read(dir.join("out").join(IN_PROGRESS)).unwrap() == half);
+    // Once it is free, the resume runs.
+    ok(&leasesim(&args, &dir));
+    assert_eq!(all_names(&dir.join("out")), ["sweep-drift-boundary-sweep"]);
 }
