@@ -11,7 +11,7 @@
 
 use super::{load_all, split_top_level};
 use crate::report::chart::sweep as charts;
-use crate::report::{text, ReportDir};
+use crate::report::{staging, text, ReportDir};
 use crate::sweep::resume::{Found, InProgress};
 use crate::sweep::{self, report as sweep_report, CellStats, Collected, Grid, Shard, SweepSpec};
 use clap::Args;
@@ -149,6 +149,7 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
         Some(s) => dir.join(sweep::files::partial_name(s.index, s.of)),
         None => dir.clone(),
     };
+    staging::sweep_stale(&target); // a partial's `.tmp-PID` left by an older leasesim
     let mut stats = vec![CellStats::default(); grid.cell_count()];
     let file = match InProgress::open(&target, &grid, here, args.resume, &mut |r| {
         stats[grid.split(r.index).0].push(r)
@@ -179,6 +180,10 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
         Found::Nothing => {}
     }
     let resumed = file.done;
+    staging::on_interrupt_say(Some(format!(
+        "interrupted: the runs done are kept in {shown}; \
+         the same command with --resume continues the sweep"
+    )));
     let events = match sweep::run_into(&grid, here, jobs, true, &file, &mut stats) {
         Ok(events) => events,
         Err(e) => {
@@ -197,6 +202,7 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
         if let Err(e) = file.publish_as(&target) {
             return cannot_write(&target, e);
         }
+        staging::on_interrupt_say(None);
         println!(
             "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
              ({rate:.0} runs/s)\n\
@@ -218,6 +224,7 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
     }
     // The report holds every run now: the in-progress file has served.
     let _ = file.remove();
+    staging::on_interrupt_say(None);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let _ = writeln!(

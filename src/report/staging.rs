@@ -20,6 +20,14 @@ use std::sync::{Mutex, MutexGuard, Once};
 
 static REGISTRY: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
 
+/// What to tell the user if interrupted now (how to resume), printed by the signal handler.
+static ON_INTERRUPT: Mutex<Option<String>> = Mutex::new(None);
+
+/// Sets (or clears) the line printed on stderr if a signal interrupts the process.
+pub fn on_interrupt_say(note: Option<String>) {
+    *ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()) = note;
+}
+
 /// The registry of paths being written, locked (a panic elsewhere does not poison it for us).
 pub(crate) fn registry() -> MutexGuard<'static, BTreeSet<PathBuf>> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
@@ -48,6 +56,13 @@ pub fn install_signal_handler() {
                     let held = registry();
                     for path in held.iter() {
                         remove_any(path);
+                    }
+                    if let Some(note) = ON_INTERRUPT
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .as_ref()
+                    {
+                        eprintln!("\n{note}");
                     }
                     std::process::exit(128 + signal);
                 }
