@@ -120,6 +120,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Staging left by an interrupt is removed on SIGINT/SIGTERM/SIGHUP (exit 128 + signal).
+    crate::report::staging::install_signal_handler();
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Compare(args) => compare::compare(args),

@@ -25,10 +25,14 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
     } else {
         args.scenarios.clone()
     };
+    let names = without_repeats(names);
     let mut loaded = match load_all(&names) {
         Ok(l) => l,
         Err(code) => return code,
     };
+    if let Err(code) = refuse_name_clashes(&loaded) {
+        return code;
+    }
     if let Some(text) = &args.strategy {
         let spec = match load::strategy_from_text(text) {
             Ok(s) => s,
@@ -131,6 +135,44 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
     }
     let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
     ExitCode::from(u8::from(failed))
+}
+
+/// The arguments with repeats of the same scenario dropped, first kept: a bundled name given
+/// twice (`--all q4-gc-pause-two-sided`), or the same file twice, under any spelling of its path.
+fn without_repeats(args: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    args.into_iter()
+        .filter(|a| {
+            let path = std::path::Path::new(a);
+            let key = match path.canonicalize() {
+                Ok(p) if path.is_file() => format!("file:{}", p.display()),
+                _ => format!("arg:{a}"),
+            };
+            seen.insert(key)
+        })
+        .collect()
+}
+
+/// Two different scenarios with the same name would write the same report directory: refuses
+/// them, before anything runs, listing each clash's sources (exit 2).
+fn refuse_name_clashes(loaded: &[Loaded]) -> Result<(), ExitCode> {
+    let mut by_name: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for l in loaded {
+        by_name.entry(&l.name).or_default().push(&l.source);
+    }
+    let clashes: Vec<_> = by_name.iter().filter(|(_, s)| s.len() > 1).collect();
+    if clashes.is_empty() {
+        return Ok(());
+    }
+    for (name, sources) in clashes {
+        eprintln!(
+            "error: {} scenarios are named {name:?} and would write the same report {name}/: {} \
+             (rename a file, or run them one at a time with different --out)",
+            sources.len(),
+            sources.join(", ")
+        );
+    }
+    Err(ExitCode::from(2))
 }
 
 /// What watches a run for its report: the chart's recorder, and the trace writers if asked.

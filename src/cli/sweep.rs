@@ -3,12 +3,16 @@
 //! and the charts. A shard writes only its `partial-I-of-K.csv`; the merge turns the partials
 //! into the same files, byte for byte, as one unsharded sweep.
 //!
+//! Runs stream to an in-progress file beside the output (`sweep::resume`), kept when the sweep
+//! is interrupted; `--resume` checks it is the same sweep and runs only what is missing.
+//!
 //! Every input problem (a bad path, a value of the wrong type, a cell that does not validate) is
 //! reported before anything runs, with exit code 2, and nothing is written.
 
 use super::{load_all, split_top_level};
 use crate::report::chart::sweep as charts;
-use crate::report::{text, ReportDir};
+use crate::report::{staging, text, ReportDir};
+use crate::sweep::resume::{Found, InProgress};
 use crate::sweep::{self, report as sweep_report, CellStats, Collected, Grid, Shard, SweepSpec};
 use clap::Args;
 use std::io::Write;
@@ -42,6 +46,12 @@ pub(crate) struct SweepArgs {
     /// `<scenario>-sweep/partial-I-of-K.csv`; merge the K partials with `leasesim sweep-merge`.
     #[arg(long, value_name = "I/K")]
     pub(crate) shard: Option<String>,
+    /// Continue an interrupted sweep (or shard) from the runs it left in
+    /// `<out>/.<scenario>-sweep.in-progress` (a shard: `.partial-I-of-K.csv.in-progress`):
+    /// same scenario, --vary, --seeds and --seed required; gives the same bytes as one
+    /// uninterrupted sweep. Without it, a sweep starts over.
+    #[arg(long)]
+    pub(crate) resume: bool,
 }
 
 #[derive(Args)]
@@ -133,54 +143,95 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
 
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
-    if let Some(shard) = shard {
-        let path = dir.join(sweep::files::partial_name(shard.index, shard.of));
-        let events = match stream_file_atomically(&path, |out| {
-            sweep::run_shard(&grid, shard, jobs, true, out)
-        }) {
-            Ok(events) => events,
-            Err(e) => {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                return ExitCode::from(2);
+    let here = shard.unwrap_or(Shard::ALL);
+    // The runs stream into an in-progress file beside the target, kept on an interruption.
+    let target = match shard {
+        Some(s) => dir.join(sweep::files::partial_name(s.index, s.of)),
+        None => dir.clone(),
+    };
+    staging::sweep_stale(&target); // a partial's `.tmp-PID` left by an older leasesim
+    let mut stats = vec![CellStats::default(); grid.cell_count()];
+    let file = match InProgress::open(&target, &grid, here, args.resume, &mut |r| {
+        stats[grid.split(r.index).0].push(r)
+    }) {
+        Ok(f) => f,
+        Err(e) => return super::bad_input(e),
+    };
+    let shown = file.path().display();
+    match file.found {
+        Found::Resumed {
+            runs,
+            dropped_bytes,
+        } => eprintln!(
+            "resuming {shown}: {runs} of {runs_here} runs were done{}",
+            if dropped_bytes > 0 {
+                format!(" ({dropped_bytes} bytes of a cut last run dropped)")
+            } else {
+                String::new()
             }
-        };
-        let secs = started.elapsed().as_secs_f64();
+        ),
+        Found::Nothing if args.resume => {
+            eprintln!("nothing to resume in {shown}: running the whole sweep")
+        }
+        Found::Discarded => eprintln!(
+            "note: {shown} held the runs of an interrupted sweep; starting over \
+             (--resume continues it instead)"
+        ),
+        Found::Nothing => {}
+    }
+    let resumed = file.done;
+    staging::on_interrupt_say(Some(format!(
+        "interrupted: the runs done are kept in {shown}; \
+         the same command with --resume continues the sweep"
+    )));
+    let events = match sweep::run_into(&grid, here, jobs, true, &file, &mut stats) {
+        Ok(events) => events,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let secs = started.elapsed().as_secs_f64();
+    let rate = (runs_here - resumed) as f64 / secs.max(1e-9);
+    let resumed_note = if resumed > 0 {
+        format!(" ({resumed} resumed)")
+    } else {
+        String::new()
+    };
+    if let Some(shard) = shard {
+        if let Err(e) = file.publish_as(&target) {
+            return cannot_write(&target, e);
+        }
+        staging::on_interrupt_say(None);
         println!(
-            "shard {}/{}: {runs_here} runs, {events} events in {secs:.2} s ({:.0} runs/s)\n\
+            "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
+             ({rate:.0} runs/s)\n\
              partial: {}\n\
              when every shard is done: leasesim sweep-merge {}",
             shard.index,
             shard.of,
-            runs_here as f64 / secs.max(1e-9),
-            path.display(),
+            target.display(),
             dir.display()
         );
         return ExitCode::SUCCESS;
     }
-    // runs.csv streams into the report's staging directory as runs finish.
-    let staging = match ReportDir::begin(&dir) {
-        Ok(s) => s,
-        Err(e) => return cannot_write(&dir, e),
-    };
-    let runs_file = match std::fs::File::create(staging.path("runs.csv")) {
-        Ok(f) => std::io::BufWriter::new(f),
-        Err(e) => return cannot_write(&dir, e),
-    };
-    let (stats, events) = match sweep::run_all(&grid, jobs, true, runs_file) {
-        Ok(r) => r,
-        Err(e) => return cannot_write(&dir, e),
-    };
-    let secs = started.elapsed().as_secs_f64();
-    if let Err(e) = write_outputs(&grid, &stats, staging, Vec::new()) {
+    let written = ReportDir::begin(&dir).and_then(|staging| {
+        file.copy_runs_to(&staging.path("runs.csv"))?;
+        write_outputs(&grid, &stats, staging, Vec::new())
+    });
+    if let Err(e) = written {
         return cannot_write(&dir, e);
     }
+    // The report holds every run now: the in-progress file has served.
+    let _ = file.remove();
+    staging::on_interrupt_say(None);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let _ = writeln!(
         out,
-        "{} runs, {events} events in {secs:.2} s of wall time: {:.0} runs/s on {threads} thread{}",
+        "{} runs{resumed_note}, {events} events in {secs:.2} s of wall time: {rate:.0} runs/s \
+         on {threads} thread{}",
         grid.run_count(),
-        grid.run_count() as f64 / secs.max(1e-9),
         if threads == 1 { "" } else { "s" }
     );
     let _ = write!(out, "{}", summary(&grid, &stats, &dir));
@@ -370,31 +421,4 @@ fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
         dir.display()
     ));
     s
-}
-
-/// Streams one file whole: `write` fills a temporary file beside `path`, which is then renamed
-/// over it; on any error the temporary file is removed and `path` is untouched.
-fn stream_file_atomically<T>(
-    path: &Path,
-    write: impl FnOnce(std::io::BufWriter<std::fs::File>) -> Result<T, String>,
-) -> Result<T, String> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = std::fs::File::create(&tmp)
-        .map_err(|e| e.to_string())
-        .and_then(|f| write(std::io::BufWriter::new(f)))
-        .and_then(|t| {
-            std::fs::rename(&tmp, path)
-                .map(|_| t)
-                .map_err(|e| e.to_string())
-        });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }

@@ -1,13 +1,16 @@
 //! Reports of runs: `summary.json`, `report.md`, and the plain-text summaries the CLI prints.
 //!
 //! A report directory is written whole or not at all: every file goes into a fresh sibling
-//! directory first, which then replaces the old report in one rename.
+//! directory first, which then replaces the old report in one rename; nothing is left aside
+//! after an error, a panic or an interrupt ([`staging`]).
 
 pub mod chart;
 pub mod markdown;
+pub mod staging;
 pub mod text;
 
 use crate::outcome::Summary;
+use staging::Staged;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -53,77 +56,66 @@ pub fn rerun_command(s: &Summary, source: &str, strategy_overridden: bool) -> St
 }
 
 /// A report directory being written: files go into a fresh staging directory beside `dir`,
-/// which [`ReportDir::commit`] renames over `dir` in one step. Dropped without a commit, it
-/// removes the staging directory, so a failed report leaves nothing behind and the old one intact.
+/// which [`ReportDir::commit`] renames over `dir` in one step. Dropped without a commit (an
+/// error, a panic), it removes the staging directory, so a failed report leaves nothing behind
+/// and the old one intact; an interrupt removes it too, and what a killed process left for the
+/// same `dir` is removed by the next [`ReportDir::begin`] (see [`staging`]).
 pub struct ReportDir {
     dir: PathBuf,
-    staging: PathBuf,
-    committed: bool,
+    staging: Staged,
 }
 
 impl ReportDir {
     pub fn begin(dir: &Path) -> io::Result<ReportDir> {
         let parent = dir.parent().unwrap_or(Path::new("."));
         fs::create_dir_all(parent)?;
-        let leaf = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "report".into());
-        let staging = parent.join(format!(".{leaf}.tmp-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&staging);
-        fs::create_dir_all(&staging)?;
+        staging::sweep_stale(dir);
+        let staging = Staged::dir(parent.join(staging::aside_name(&leaf_of(dir), "tmp")))?;
         Ok(ReportDir {
             dir: dir.to_path_buf(),
             staging,
-            committed: false,
         })
     }
 
     /// Where files being written go (for files streamed as the run goes).
     pub fn path(&self, name: &str) -> PathBuf {
-        self.staging.join(name)
+        self.staging.path().join(name)
     }
 
     pub fn write(&self, name: &str, bytes: &[u8]) -> io::Result<()> {
         fs::write(self.path(name), bytes)
     }
 
-    /// Replaces `dir` with what was written.
-    pub fn commit(mut self) -> io::Result<()> {
+    /// Replaces `dir` with what was written. The old report is set aside as `.NAME.old-PID`
+    /// for the moment between the two renames, then removed.
+    pub fn commit(self) -> io::Result<()> {
         let parent = self.dir.parent().unwrap_or(Path::new("."));
-        let leaf = self
-            .dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        let old = parent.join(format!(
-            ".{}.old-{}",
-            leaf.unwrap_or_default(),
-            std::process::id()
-        ));
-        let had_old = self.dir.exists();
-        if had_old {
-            fs::rename(&self.dir, &old)?;
-        }
-        if let Err(e) = fs::rename(&self.staging, &self.dir) {
+        let old = parent.join(staging::aside_name(&leaf_of(&self.dir), "old"));
+        let dir = self.dir;
+        // Under the registry's lock: an interrupt waits until the old report is gone.
+        self.staging.commit(|staged| {
+            let had_old = dir.exists();
             if had_old {
-                let _ = fs::rename(&old, &self.dir);
+                fs::rename(&dir, &old)?;
             }
-            return Err(e);
-        }
-        self.committed = true;
-        if had_old {
-            let _ = fs::remove_dir_all(&old);
-        }
-        Ok(())
+            if let Err(e) = fs::rename(staged, &dir) {
+                if had_old {
+                    let _ = fs::rename(&old, &dir);
+                }
+                return Err(e);
+            }
+            if had_old {
+                let _ = fs::remove_dir_all(&old);
+            }
+            Ok(())
+        })
     }
 }
 
-impl Drop for ReportDir {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_dir_all(&self.staging);
-        }
-    }
+fn leaf_of(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into())
 }
 
 /// Writes `files` (name, content) as the directory `dir`, replacing any old one, whole or not

@@ -88,6 +88,52 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
     finish(w)
 }
 
+/// The header of `runs.csv`: `run, cell, seed`, the parameters, then [`RUN_COLUMNS`].
+fn runs_header(grid: &Grid) -> Vec<&str> {
+    let mut header = vec!["run", "cell", "seed"];
+    header.extend(grid.params.iter().map(|p| p.name.as_str()));
+    header.extend(RUN_COLUMNS);
+    header
+}
+
+/// The fields of one run's `runs.csv` row.
+fn run_fields(grid: &Grid, r: &RunRow) -> Vec<String> {
+    let (cell, _) = grid.split(r.index);
+    let mut row = vec![
+        r.index.to_string(),
+        cell.to_string(),
+        grid.seed_of(r.index).to_string(),
+    ];
+    row.extend(grid.values(cell).iter().map(|v| v.to_string()));
+    row.extend([
+        r.overlap_count.to_string(),
+        r.overlap_total_ns.to_string(),
+        r.overlap_max_ns.to_string(),
+        r.availability.to_string(),
+        r.max_unavailable_ns.to_string(),
+        r.zombie_actions.to_string(),
+        r.stale_reads.to_string(),
+        r.unsafe_writes.to_string(),
+        r.fenced_writes.to_string(),
+        r.events.to_string(),
+    ]);
+    row
+}
+
+/// The header line of `runs.csv`, with its newline, as [`RunsWriter`] writes it.
+pub fn runs_header_line(grid: &Grid) -> Vec<u8> {
+    let mut w = writer();
+    w.write_record(runs_header(grid)).expect("memory");
+    finish(w)
+}
+
+/// One run's line of `runs.csv`, with its newline, as [`RunsWriter`] writes it.
+pub fn run_line(grid: &Grid, r: &RunRow) -> Vec<u8> {
+    let mut w = writer();
+    w.write_record(run_fields(grid, r)).expect("memory");
+    finish(w)
+}
+
 /// Writes runs as CSV rows (`runs.csv` and the body of a partial), header first, to any
 /// writer: a file in the report's staging directory, so that rows stream to disk as runs finish.
 pub struct RunsWriter<'g, W: std::io::Write> {
@@ -98,40 +144,36 @@ pub struct RunsWriter<'g, W: std::io::Write> {
 
 impl<'g, W: std::io::Write> RunsWriter<'g, W> {
     pub fn new(grid: &'g Grid, out: W) -> RunsWriter<'g, W> {
-        let mut w = csv::WriterBuilder::new()
+        let mut w = RunsWriter::continuing(grid, out);
+        w.error = w.w.write_record(runs_header(grid)).err();
+        w
+    }
+
+    /// A writer that appends rows to a file that has its header already (a resumed sweep).
+    pub fn continuing(grid: &'g Grid, out: W) -> RunsWriter<'g, W> {
+        let w = csv::WriterBuilder::new()
             .terminator(csv::Terminator::Any(b'\n'))
             .from_writer(out);
-        let mut header = vec!["run", "cell", "seed"];
-        header.extend(grid.params.iter().map(|p| p.name.as_str()));
-        header.extend(RUN_COLUMNS);
-        let error = w.write_record(&header).err();
-        RunsWriter { grid, w, error }
+        RunsWriter {
+            grid,
+            w,
+            error: None,
+        }
     }
 
     pub fn push(&mut self, r: &RunRow) {
         if self.error.is_some() {
             return;
         }
-        let (cell, _) = self.grid.split(r.index);
-        let mut row = vec![
-            r.index.to_string(),
-            cell.to_string(),
-            self.grid.seed_of(r.index).to_string(),
-        ];
-        row.extend(self.grid.values(cell).iter().map(|v| v.to_string()));
-        row.extend([
-            r.overlap_count.to_string(),
-            r.overlap_total_ns.to_string(),
-            r.overlap_max_ns.to_string(),
-            r.availability.to_string(),
-            r.max_unavailable_ns.to_string(),
-            r.zombie_actions.to_string(),
-            r.stale_reads.to_string(),
-            r.unsafe_writes.to_string(),
-            r.fenced_writes.to_string(),
-            r.events.to_string(),
-        ]);
-        self.error = self.w.write_record(&row).err();
+        self.error = self.w.write_record(run_fields(self.grid, r)).err();
+    }
+
+    /// Pushes the rows written so far through to the writer, and flushes it.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        if let Some(e) = &self.error {
+            return Err(std::io::Error::other(e.to_string()));
+        }
+        self.w.flush()
     }
 
     /// Flushes and returns the writer; the first write error, if any.
@@ -207,61 +249,88 @@ pub fn parse_runs(source: &str, grid: &Grid, body: &str) -> Result<Vec<RunRow>, 
     let mut r = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(body.as_bytes());
-    let n_params = grid.params.len();
-    let want = 3 + n_params + RUN_COLUMNS.len();
     let mut rows = Vec::new();
     for (k, rec) in r.records().enumerate() {
         let line = k + 3; // the definition line and the header come first
         let rec = rec.map_err(|e| format!("{source}:{line}: {e}"))?;
-        if rec.len() != want {
-            return Err(format!(
-                "{source}:{line}: {} columns, expected {want}",
-                rec.len()
-            ));
-        }
-        let int = |i: usize| -> Result<i64, String> {
-            rec[i].parse::<i64>().map_err(|_| {
-                format!(
-                    "{source}:{line}: column {} is not an integer: {:?}",
-                    i + 1,
-                    &rec[i]
-                )
-            })
-        };
-        let uint = |i: usize| -> Result<u64, String> {
-            rec[i].parse::<u64>().map_err(|_| {
-                format!(
-                    "{source}:{line}: column {} is not a count: {:?}",
-                    i + 1,
-                    &rec[i]
-                )
-            })
-        };
-        let index = uint(0)?;
-        let cell = uint(1)? as usize;
-        let seed = uint(2)?;
-        if grid.index_of(cell, seed) != Some(index) {
-            return Err(format!(
-                "{source}:{line}: run {index} (cell {cell}, seed {seed}) is not a run of this sweep"
-            ));
-        }
-        let m = 3 + n_params;
-        let availability = rec[m + 3]
-            .parse::<f64>()
-            .map_err(|_| format!("{source}:{line}: availability is not a number"))?;
-        rows.push(RunRow {
-            index,
-            overlap_count: uint(m)?,
-            overlap_total_ns: int(m + 1)?,
-            overlap_max_ns: int(m + 2)?,
-            availability,
-            max_unavailable_ns: int(m + 4)?,
-            zombie_actions: uint(m + 5)?,
-            stale_reads: uint(m + 6)?,
-            unsafe_writes: uint(m + 7)?,
-            fenced_writes: uint(m + 8)?,
-            events: uint(m + 9)?,
-        });
+        rows.push(parse_run(source, line, grid, &rec)?);
     }
     Ok(rows)
+}
+
+/// One line of `runs.csv` (without its newline) read back, checked against `grid`.
+pub fn parse_run_line(
+    source: &str,
+    line: usize,
+    grid: &Grid,
+    text: &[u8],
+) -> Result<RunRow, String> {
+    let mut r = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text);
+    let mut rec = csv::StringRecord::new();
+    match r.read_record(&mut rec) {
+        Ok(true) => parse_run(source, line, grid, &rec),
+        Ok(false) => Err(format!("{source}:{line}: empty line")),
+        Err(e) => Err(format!("{source}:{line}: {e}")),
+    }
+}
+
+fn parse_run(
+    source: &str,
+    line: usize,
+    grid: &Grid,
+    rec: &csv::StringRecord,
+) -> Result<RunRow, String> {
+    let n_params = grid.params.len();
+    let want = 3 + n_params + RUN_COLUMNS.len();
+    if rec.len() != want {
+        return Err(format!(
+            "{source}:{line}: {} columns, expected {want}",
+            rec.len()
+        ));
+    }
+    let int = |i: usize| -> Result<i64, String> {
+        rec[i].parse::<i64>().map_err(|_| {
+            format!(
+                "{source}:{line}: column {} is not an integer: {:?}",
+                i + 1,
+                &rec[i]
+            )
+        })
+    };
+    let uint = |i: usize| -> Result<u64, String> {
+        rec[i].parse::<u64>().map_err(|_| {
+            format!(
+                "{source}:{line}: column {} is not a count: {:?}",
+                i + 1,
+                &rec[i]
+            )
+        })
+    };
+    let index = uint(0)?;
+    let cell = uint(1)? as usize;
+    let seed = uint(2)?;
+    if grid.index_of(cell, seed) != Some(index) {
+        return Err(format!(
+            "{source}:{line}: run {index} (cell {cell}, seed {seed}) is not a run of this sweep"
+        ));
+    }
+    let m = 3 + n_params;
+    let availability = rec[m + 3]
+        .parse::<f64>()
+        .map_err(|_| format!("{source}:{line}: availability is not a number"))?;
+    Ok(RunRow {
+        index,
+        overlap_count: uint(m)?,
+        overlap_total_ns: int(m + 1)?,
+        overlap_max_ns: int(m + 2)?,
+        availability,
+        max_unavailable_ns: int(m + 4)?,
+        zombie_actions: uint(m + 5)?,
+        stale_reads: uint(m + 6)?,
+        unsafe_writes: uint(m + 7)?,
+        fenced_writes: uint(m + 8)?,
+        events: uint(m + 9)?,
+    })
 }

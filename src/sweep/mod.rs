@@ -7,16 +7,19 @@
 //! - [`runner`]: parallel runs in index order, shards, the progress bar.
 //! - [`aggregate`]: per-run rows and per-cell statistics (Wilson intervals).
 //! - [`files`]: `results.csv`, `runs.csv`, partial files and reading them back.
+//! - [`resume`]: the in-progress file that lets an interrupted sweep or shard resume.
 //! - [`report`](mod@report): the report, `report.md`.
 //!
 //! Runs are indexed `cell * seeds + i`, so a sweep split into shards and merged gives the same
-//! bytes as one run. Nothing here writes files or prints: the CLI does.
+//! bytes as one run. Nothing here prints, and only [`resume`] touches files (its in-progress
+//! file): the CLI writes the outputs.
 
 pub mod aggregate;
 pub mod files;
 pub mod grid;
 pub mod path;
 pub mod report;
+pub mod resume;
 pub mod ron_value;
 pub mod runner;
 
@@ -51,10 +54,26 @@ impl<'g, W: Write> Collector<'g, W> {
         }
     }
 
+    /// Continues a resumed sweep: `stats` holds the runs already on disk, and `runs_out`
+    /// appends to a `runs.csv` that has its header and those runs.
+    pub fn continuing(grid: &'g Grid, stats: Vec<CellStats>, runs_out: W) -> Collector<'g, W> {
+        assert_eq!(stats.len(), grid.cell_count());
+        Collector {
+            grid,
+            stats,
+            runs: files::RunsWriter::continuing(grid, runs_out),
+        }
+    }
+
     pub fn push(&mut self, r: RunRow) {
         let (cell, _) = self.grid.split(r.index);
         self.stats[cell].push(&r);
         self.runs.push(&r);
+    }
+
+    /// Writes the rows pushed so far through to the writer.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.runs.flush()
     }
 
     /// The cell statistics in grid order, and the `runs.csv` writer, flushed.
@@ -79,6 +98,7 @@ pub fn run_all<W: Write>(
             shard: Shard::ALL,
             jobs,
             progress,
+            skip: 0,
         },
         &mut |r| c.push(r),
     )?;
@@ -87,30 +107,42 @@ pub fn run_all<W: Write>(
     Ok((stats, events))
 }
 
-/// Runs one shard of `grid`, streaming its partial file (definition line, then runs) to `out`;
-/// returns the events processed.
-pub fn run_shard<W: Write>(
+/// Runs the runs of `shard` that `file` does not hold yet, appending them to it as they finish;
+/// `stats` holds the cell statistics of the runs in it already, and gets the new ones. Returns
+/// the events of the runs done now.
+pub fn run_into(
     grid: &Grid,
     shard: Shard,
     jobs: Option<usize>,
     progress: bool,
-    mut out: W,
+    file: &resume::InProgress,
+    stats: &mut Vec<CellStats>,
 ) -> Result<u64, String> {
-    let head = files::partial_head(&grid.spec, shard.index, shard.of);
-    out.write_all(head.as_bytes())
-        .map_err(|e| format!("partial: {e}"))?;
-    let mut w = files::RunsWriter::new(grid, out);
+    let shown = file.path().display().to_string();
+    let mut c = Collector::continuing(grid, std::mem::take(stats), file.appender());
+    let mut pushed = 0u64;
+    let mut flushed = Ok(());
     let events = runner::run(
         grid,
         RunOptions {
             shard,
             jobs,
             progress,
+            skip: file.done,
         },
-        &mut |r| w.push(&r),
+        &mut |r| {
+            c.push(r);
+            // On disk every 256 runs: an interruption loses at most those.
+            pushed += 1;
+            if pushed.is_multiple_of(256) && flushed.is_ok() {
+                flushed = c.flush();
+            }
+        },
     )?;
-    let mut out = w.finish().map_err(|e| format!("partial: {e}"))?;
-    out.flush().map_err(|e| format!("partial: {e}"))?;
+    flushed.map_err(|e| format!("{shown}: {e}"))?;
+    let (done, mut out) = c.finish().map_err(|e| format!("{shown}: {e}"))?;
+    out.flush().map_err(|e| format!("{shown}: {e}"))?;
+    *stats = done;
     Ok(events)
 }
 

@@ -65,10 +65,13 @@ pub struct RunOptions {
     pub jobs: Option<usize>,
     /// Draw a progress bar on stderr if it is a terminal.
     pub progress: bool,
+    /// How many of the shard's first runs are done already (a resumed sweep): they are skipped.
+    pub skip: u64,
 }
 
-/// Runs the shard's runs of `grid`, handing each row to `sink` in run-index order. Returns the
-/// number of events processed. An error names a run that could not be built.
+/// Runs the shard's runs of `grid` (but the first `opts.skip`), handing each row to `sink` in
+/// run-index order. Returns the number of events processed. An error names a run that could not
+/// be built.
 pub fn run(grid: &Grid, opts: RunOptions, sink: &mut dyn FnMut(RunRow)) -> Result<u64, String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
@@ -85,13 +88,30 @@ pub fn run(grid: &Grid, opts: RunOptions, sink: &mut dyn FnMut(RunRow)) -> Resul
         .iter()
         .filter(|r| r.load(Ordering::Relaxed) > 0)
         .count();
-    let cells_done = AtomicU64::new(0);
+    let skip = opts.skip.min(mine);
+    for j in 0..skip {
+        let (cell, _) = grid.split(shard.index + j * shard.of);
+        remaining[cell].fetch_sub(1, Ordering::Relaxed);
+    }
+    let cells_done = AtomicU64::new(
+        (cells_here
+            - remaining
+                .iter()
+                .filter(|r| r.load(Ordering::Relaxed) > 0)
+                .count()) as u64,
+    );
     let bar = progress_bar(opts.progress, mine);
-    bar.set_message(format!("0/{cells_here} cells"));
+    bar.set_position(skip);
+    bar.set_message(format!(
+        "{}/{cells_here} cells",
+        cells_done.load(Ordering::Relaxed)
+    ));
 
-    let chunk = (pool.current_num_threads() as u64 * 256).max(1024);
+    // Small enough that rows reach the sink (and an interrupted sweep's file) every fraction
+    // of a second, large enough that the threads rarely wait for each other.
+    let chunk = (pool.current_num_threads() as u64 * 64).max(256);
     let mut events = 0u64;
-    let mut k = 0u64; // position among this shard's runs
+    let mut k = skip; // position among this shard's runs
     while k < mine {
         let n = chunk.min(mine - k);
         let rows: Vec<Result<RunRow, String>> = pool.install(|| {

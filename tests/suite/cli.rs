@@ -360,3 +360,148 @@ fn compare_runs_every_strategy_on_one_schedule() {
         .join("out/q4-gc-pause-cached-bool-compare/compare.md")
         .exists());
 }
+
+#[test]
+fn two_scenarios_with_one_name_are_refused_before_anything_runs() {
+    let dir = workdir("same-name");
+    for sub in ["a", "b"] {
+        fs::create_dir_all(dir.join(sub)).unwrap();
+        fs::write(dir.join(sub).join("x.ron"), GOOD).unwrap();
+    }
+    let o = leasesim(&["run", "a/x.ron", "b/x.ron", "--out", "out"], &dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("a/x.ron, b/x.ron"), "{err}");
+    assert!(!dir.join("out").exists(), "nothing may run or be written");
+    // The same file twice, under two spellings, is one scenario: it runs once.
+    let o = leasesim(
+        &["run", "a/x.ron", "./a/x.ron", "--json", "--out", "out"],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1);
+}
+
+#[test]
+fn a_bundled_name_given_twice_runs_once() {
+    let dir = workdir("same-bundled");
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-two-sided",
+            "q4-gc-pause-two-sided",
+            "--json",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1);
+    let names: Vec<_> = fs::read_dir(dir.join("out")).unwrap().flatten().collect();
+    assert_eq!(names.len(), 1);
+}
+
+/// The names in `dir`, sorted (hidden ones included).
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_report_that_fails_midway_leaves_nothing_behind() {
+    use leasesim::report::ReportDir;
+    let dir = workdir("report-fails");
+    let target = dir.join("x");
+    fs::create_dir_all(&target).unwrap();
+    fs::write(target.join("summary.json"), "old").unwrap();
+    // An I/O error midway: the staging directory goes, the old report stays whole.
+    let report = ReportDir::begin(&target).unwrap();
+    report.write("summary.json", b"new").unwrap();
+    assert!(report.write("no/such/dir/report.md", b"x").is_err());
+    drop(report);
+    assert_eq!(names_in(&dir), ["x"]);
+    assert_eq!(
+        fs::read_to_string(target.join("summary.json")).unwrap(),
+        "old"
+    );
+    // A panic midway: the same.
+    let t = target.clone();
+    let panicked = std::panic::catch_unwind(move || {
+        let report = ReportDir::begin(&t).unwrap();
+        report.write("summary.json", b"new").unwrap();
+        panic!("a report failing midway (expected by this test)");
+    });
+    assert!(panicked.is_err());
+    assert_eq!(names_in(&dir), ["x"]);
+    assert_eq!(
+        fs::read_to_string(target.join("summary.json")).unwrap(),
+        "old"
+    );
+}
+
+/// The PID of a process that has exited.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn staging_left_by_a_dead_process_is_swept() {
+    let dir = workdir("stale");
+    let out = dir.join("out");
+    let pid = dead_pid();
+    let name = "q4-gc-pause-two-sided";
+    for aside in [format!(".{name}.tmp-{pid}"), format!(".{name}.old-{pid}")] {
+        fs::create_dir_all(out.join(&aside)).unwrap();
+        fs::write(out.join(aside).join("summary.json"), "half").unwrap();
+    }
+    // Another target's staging is not this run's business (its writer may be elsewhere).
+    fs::create_dir_all(out.join(format!(".other.tmp-{pid}"))).unwrap();
+    let o = leasesim(&["run", name, "--out", "out"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        names_in(&out),
+        [format!(".other.tmp-{pid}"), name.to_string()]
+    );
+    let json = fs::read_to_string(out.join(name).join("summary.json")).unwrap();
+    assert!(json.contains("\"scenario\""), "{json}");
+}
+
+#[test]
+fn sigterm_during_a_run_leaves_no_staging_directory() {
+    let dir = workdir("sigterm");
+    // The canonical benchmark hour made ten hours long: seconds of work to interrupt.
+    let long = include_str!("../../benches/canonical.ron").replace("\"3600s\"", "\"36000s\"");
+    fs::write(dir.join("long.ron"), long).unwrap();
+    let out = dir.join("out");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_leasesim"))
+        .args(["run", "long.ron", "--out", "out"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let staged = || out.exists() && names_in(&out).iter().any(|n| n.starts_with(".long.tmp-"));
+    let mut waited = 0;
+    while !staged() && waited < 2000 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    assert!(staged(), "the run never began its report");
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    assert_eq!(names_in(&out), Vec::<String>::new());
+}

@@ -267,3 +267,219 @@ fn advise_shows_its_arithmetic_and_checks_it() {
         "{out}"
     );
 }
+
+/// The names in `dir`, sorted, hidden ones included.
+fn all_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+const IN_PROGRESS: &str = ".sweep-drift-boundary-sweep.in-progress";
+
+#[test]
+fn a_sweep_killed_at_random_points_resumes_to_the_same_bytes() {
+    // 1,920 runs: a few seconds on two threads, so that the kills land mid-sweep.
+    let grid = [
+        "sweep",
+        "sweep-drift-boundary",
+        "--vary",
+        "T=2s,5s,10s,20s",
+        "--vary",
+        "rho=200,500,1000,2000",
+        "--vary",
+        "epsilon=2ms,5ms,10ms,20ms",
+        "--seeds",
+        "30",
+        "--jobs",
+        "2",
+        "--out",
+    ];
+    let dir = workdir("sweep-killed");
+    let mut args = grid.to_vec();
+    args.push("whole");
+    ok(&leasesim(&args, &dir));
+    let mut args = grid.to_vec();
+    args.extend(["killed", "--resume"]);
+    // Seeded delays (splitmix64 of a fixed seed) between 0.4 and 1.4 s: repeatable.
+    let mut state = 0x1ea5e5u64;
+    for _ in 0..3 {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let delay_ms = 400 + (z ^ (z >> 31)) % 1000;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_leasesim"))
+            .args(&args)
+            .current_dir(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        child.kill().unwrap(); // SIGKILL: no handler runs
+        child.wait().unwrap();
+    }
+    let o = leasesim(&args, &dir);
+    let out = ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("resuming killed/"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        out.contains(" resumed)"),
+        "only the missing runs ran: {out}"
+    );
+    same_reports(
+        &dir.join("whole/sweep-drift-boundary-sweep"),
+        &dir.join("killed/sweep-drift-boundary-sweep"),
+    );
+    assert_eq!(
+        all_names(&dir.join("killed")),
+        ["sweep-drift-boundary-sweep"],
+        "nothing left aside"
+    );
+}
+
+#[test]
+fn an_in_progress_file_cut_anywhere_resumes_to_the_same_bytes() {
+    let dir = workdir("sweep-cut");
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.push("whole");
+    ok(&leasesim(&args, &dir));
+    // A one-shard partial has the in-progress file's format: definition, header, runs.
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.extend(["full", "--shard", "0/1"]);
+    ok(&leasesim(&args, &dir));
+    let full = fs::read(dir.join("full/sweep-drift-boundary-sweep/partial-0-of-1.csv")).unwrap();
+    let lines: Vec<usize> = (0..full.len()).filter(|&i| full[i] == b'\n').collect();
+    assert_eq!(lines.len(), 2 + 18);
+    // Blocks of zeros in place of runs 5 to 8 (what a power loss can leave): the runs from there
+    // on are run again, even those whole after the zeros.
+    let mut damaged = full.clone();
+    damaged[lines[2 + 4] + 10..lines[2 + 8]].fill(0);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("inside the definition", full[..lines[0] / 2].to_vec()),
+        ("inside the header", full[..lines[1] - 3].to_vec()),
+        ("after the header", full[..lines[1] + 1].to_vec()),
+        ("in the middle of run 7", full[..lines[2 + 6] + 20].to_vec()),
+        ("just before a newline", full[..lines[2 + 11]].to_vec()),
+        ("a damaged run", damaged),
+        ("every run done", full.clone()),
+    ];
+    for (k, (case, bytes)) in cases.into_iter().enumerate() {
+        let out = format!("cut{k}");
+        fs::create_dir_all(dir.join(&out)).unwrap();
+        fs::write(dir.join(&out).join(IN_PROGRESS), bytes).unwrap();
+        let mut args = vec!["sweep"];
+        args.extend(SMALL_GRID);
+        args.extend([out.as_str(), "--resume"]);
+        ok(&leasesim(&args, &dir));
+        let got = dir.join(&out).join("sweep-drift-boundary-sweep");
+        assert_eq!(
+            all_names(&dir.join(&out)),
+            ["sweep-drift-boundary-sweep"],
+            "{case}"
+        );
+        same_reports(&dir.join("whole/sweep-drift-boundary-sweep"), &got);
+    }
+
+    // A shard resumes too: its partial comes out the same.
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.extend(["shard", "--shard", "1/3"]);
+    ok(&leasesim(&args, &dir));
+    let partial = dir.join("shard/sweep-drift-boundary-sweep/partial-1-of-3.csv");
+    let want = fs::read(&partial).unwrap();
+    fs::remove_file(&partial).unwrap();
+    let cut = want.iter().rposition(|&b| b == b'\n').unwrap() - 9;
+    fs::write(
+        dir.join("shard/sweep-drift-boundary-sweep/.partial-1-of-3.csv.in-progress"),
+        &want[..cut],
+    )
+    .unwrap();
+    args.push("--resume");
+    let o = leasesim(&args, &dir);
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("5 of 6 runs were done"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(fs::read(&partial).unwrap() == want);
+    assert_eq!(
+        all_names(&dir.join("shard/sweep-drift-boundary-sweep")),
+        ["partial-1-of-3.csv"]
+    );
+}
+
+#[test]
+fn resuming_another_sweep_is_refused() {
+    let dir = workdir("sweep-other");
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.extend(["full", "--shard", "0/1"]);
+    ok(&leasesim(&args, &dir));
+    let full = fs::read(dir.join("full/sweep-drift-boundary-sweep/partial-0-of-1.csv")).unwrap();
+    let fifth = full
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .nth(4)
+        .unwrap()
+        .0;
+    let half = &full[..fifth + 1];
+    fs::create_dir_all(dir.join("out")).unwrap();
+    fs::write(dir.join("out").join(IN_PROGRESS), half).unwrap();
+    let o = leasesim(
+        &[
+            "sweep",
+            "sweep-drift-boundary",
+            "--vary",
+            "T=5s,10s",
+            "--vary",
+            "epsilon=2ms,5ms,8ms",
+            "--seeds",
+            "4",
+            "--out",
+            "out",
+            "--resume",
+        ],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--seeds 3 there, 4 here"), "{err}");
+    assert!(err.contains("without --resume"), "{err}");
+    assert_eq!(all_names(&dir.join("out")), [IN_PROGRESS]);
+    assert!(fs::read(dir.join("out").join(IN_PROGRESS)).unwrap() == half);
+
+    // The same sweep started while another process writes its file is refused too.
+    let held = fs::File::options()
+        .read(true)
+        .write(true)
+        .open(dir.join("out").join(IN_PROGRESS))
+        .unwrap();
+    held.lock().unwrap();
+    let mut args = vec!["sweep"];
+    args.extend(SMALL_GRID);
+    args.extend(["out", "--resume"]);
+    let o = leasesim(&args, &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another leasesim process is running this sweep"),
+        "{err}"
+    );
+    drop(held);
+    assert!(fs::read(dir.join("out").join(IN_PROGRESS)).unwrap() == half);
+    // Once it is free, the resume runs.
+    ok(&leasesim(&args, &dir));
+    assert_eq!(all_names(&dir.join("out")), ["sweep-drift-boundary-sweep"]);
+}

@@ -1,0 +1,200 @@
+//! What an error, a panic, an interrupt or a crash must not leave behind in an output directory.
+//!
+//! Every path being written aside (a report's staging directory `.NAME.tmp-PID`, a file's
+//! `.NAME.tmp-PID`) is held by a [`Staged`] guard and registered here while it exists:
+//! - dropped without [`Staged::commit`] (an error, a panic unwinding), the guard removes it;
+//! - on SIGINT, SIGTERM or SIGHUP the handler of [`install_signal_handler`] removes every
+//!   registered path and exits with 128 + the signal number (130, 143, 129);
+//! - left by a process that died without running either (`kill -9`, power loss), it is removed
+//!   by [`sweep_stale`] the next time the same target is written: the PID in its name is no
+//!   longer a running leasesim (Linux: `/proc/PID`).
+//!
+//! The registry's lock is held across a commit's renames and by the handler until the process
+//! exits, so the handler never sees a report half-renamed. Nothing here decides what is written.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, Once};
+
+static REGISTRY: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// What to tell the user if interrupted now (how to resume), printed by the signal handler.
+static ON_INTERRUPT: Mutex<Option<String>> = Mutex::new(None);
+
+/// Sets (or clears) the line printed on stderr if a signal interrupts the process.
+pub fn on_interrupt_say(note: Option<String>) {
+    *ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()) = note;
+}
+
+/// The registry of paths being written, locked (a panic elsewhere does not poison it for us).
+pub(crate) fn registry() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn remove_any(path: &Path) {
+    if fs::remove_dir_all(path).is_err() {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// Removes every registered path and exits 128 + `signal` on SIGINT, SIGTERM or SIGHUP.
+/// Idempotent; the CLI calls it before writing anything.
+pub fn install_signal_handler() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return; // no handler: the default action (exit) stands, stale sweeping still works
+        };
+        std::thread::Builder::new()
+            .name("leasesim-signals".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    // Held until the process is gone: no commit or new staging can start.
+                    let held = registry();
+                    for path in held.iter() {
+                        remove_any(path);
+                    }
+                    if let Some(note) = ON_INTERRUPT
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .as_ref()
+                    {
+                        eprintln!("\n{note}");
+                    }
+                    std::process::exit(128 + signal);
+                }
+            })
+            .expect("a signal thread starts");
+    });
+}
+
+/// A path being written aside, removed unless committed. See the module header.
+#[derive(Debug)]
+pub struct Staged {
+    path: PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    /// Creates `path` as a fresh empty directory (removing a leftover of ours) and registers it.
+    pub fn dir(path: PathBuf) -> io::Result<Staged> {
+        let mut reg = registry();
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path)?;
+        reg.insert(path.clone());
+        Ok(Staged { path, done: false })
+    }
+
+    /// Registers `path` as a file about to be created by the caller (removed unless committed).
+    pub fn file(path: PathBuf) -> Staged {
+        registry().insert(path.clone());
+        Staged { path, done: false }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `put_in_place` (the renames that publish what was written) under the registry's
+    /// lock, so that an interrupt waits for it; on success the path is no longer ours to remove.
+    pub fn commit(mut self, put_in_place: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
+        let mut reg = registry();
+        put_in_place(&self.path)?;
+        reg.remove(&self.path);
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let mut reg = registry();
+            remove_any(&self.path);
+            reg.remove(&self.path);
+        }
+    }
+}
+
+/// The name of the aside path for `leaf` of kind `tmp` or `old`, owned by this process.
+pub fn aside_name(leaf: &str, kind: &str) -> String {
+    format!(".{leaf}.{kind}-{}", std::process::id())
+}
+
+/// Whether process `pid` may still be a leasesim writing: `/proc/PID` exists and runs the same
+/// program as this one. Without `/proc` it cannot tell, and says yes (nothing is removed).
+pub fn may_be_running(pid: u32) -> bool {
+    let proc_dir = Path::new("/proc");
+    if !proc_dir.join("self").exists() {
+        return true;
+    }
+    if pid == std::process::id() {
+        return true;
+    }
+    let pid_dir = proc_dir.join(pid.to_string());
+    if !pid_dir.exists() {
+        return false;
+    }
+    // A PID reused by another program is not a writer of ours.
+    match (
+        fs::read(pid_dir.join("comm")),
+        fs::read(proc_dir.join("self/comm")),
+    ) {
+        (Ok(theirs), Ok(ours)) => theirs == ours,
+        _ => true,
+    }
+}
+
+/// Removes what dead processes left aside for `target` (`DIR/NAME`): `.NAME.tmp-PID`
+/// (an unfinished write) and `.NAME.old-PID` (a previous version set aside by a commit; put back
+/// if `NAME` is missing, since the commit then died between its two renames). Only paths for
+/// this target are touched, so writers of other targets in a shared directory are left alone.
+pub fn sweep_stale(target: &Path) {
+    let (Some(parent), Some(leaf)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let leaf = leaf.to_string_lossy();
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    let mut stale_old = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name
+            .strip_prefix('.')
+            .and_then(|r| r.strip_prefix(leaf.as_ref()))
+        else {
+            continue;
+        };
+        let (kind, pid) = match rest.rsplit_once('-') {
+            Some((".tmp", pid)) => ("tmp", pid),
+            Some((".old", pid)) => ("old", pid),
+            _ => continue,
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if may_be_running(pid) {
+            continue;
+        }
+        if kind == "tmp" {
+            remove_any(&e.path());
+        } else {
+            stale_old.push(e.path());
+        }
+    }
+    for old in stale_old {
+        if !target.exists() && fs::rename(&old, target).is_ok() {
+            continue;
+        }
+        remove_any(&old);
+    }
+}
