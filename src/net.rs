@@ -6,14 +6,14 @@
 //! `OneWay` cut that is active drops it.
 //!
 //! A run may hold any number of fault windows (random partitions make thousands), so they are
-//! indexed by time rather than scanned: [`Windows`] keeps them sorted by start, a cursor that
-//! moves forward with the query time, and the few windows active now. Send-time faults and cuts
-//! each have their own index, because sends are asked at send time and cuts at delivery time; the
-//! engine's time never goes backward, so each is queried at non-decreasing times. A message then
-//! costs O(windows active at that instant), plus amortised O(1) for windows starting and ending,
-//! whatever the number of windows in the run. This module must not change a message's fate for
-//! the sake of speed: active windows are visited in the order the faults are listed, exactly as a
-//! scan of every window would visit them.
+//! indexed by time, not scanned: a `Windows` index keeps them sorted by start, a cursor that moves
+//! forward with the query time, and the windows active at the last query. Send-time faults and
+//! cuts have an index each, because the first are asked at send time and the second at delivery
+//! time; the engine's time never goes backward, so each is asked at non-decreasing times. A
+//! message then costs the windows active at that instant, and each window is added and removed
+//! once in the whole run, however many windows the run has. Speed must not change a message's
+//! fate: active windows are visited in the order the faults are listed, as a scan of every window
+//! visits them, so spikes add up and drops win exactly as before.
 
 use crate::dist::Sampler;
 use crate::msg::{MsgKind, NodeId};
