@@ -3,8 +3,17 @@
 //! At send time a message draws its delay (the link's override or the default distribution) from
 //! the sender's stream for that message kind, then `Drop` windows, loss and `DelaySpike` windows
 //! apply; duplication sends a second copy with its own delay. At delivery time a `Partition` or
-//! `OneWay` cut that is active drops it. Fault windows are few and checked by a scan, so a message
-//! costs the same whatever the length of the run.
+//! `OneWay` cut that is active drops it.
+//!
+//! A run may hold any number of fault windows (random partitions make thousands), so they are
+//! indexed by time, not scanned: a `Windows` index keeps them sorted by start, a cursor that moves
+//! forward with the query time, and the windows active at the last query. Send-time faults and
+//! cuts have an index each, because the first are asked at send time and the second at delivery
+//! time; the engine's time never goes backward, so each is asked at non-decreasing times. A
+//! message then costs the windows active at that instant, and each window is added and removed
+//! once in the whole run, however many windows the run has. Speed must not change a message's
+//! fate: active windows are visited in the order the faults are listed, as a scan of every window
+//! visits them, so spikes add up and drops win exactly as before.
 
 use crate::dist::Sampler;
 use crate::msg::{MsgKind, NodeId};
@@ -118,7 +127,11 @@ pub struct Network {
     loss: f64,
     duplicate: f64,
     cuts: Vec<NetFault>,
+    /// `cuts` by time, queried at delivery times.
+    cut_windows: Windows,
     send_faults: Vec<NetFault>,
+    /// `send_faults` by time, queried at send times.
+    send_windows: Windows,
     /// One stream per (sender, kind).
     rngs: Vec<Rng>,
 }
@@ -143,9 +156,11 @@ impl Network {
                 overrides.push(s);
             }
         }
-        let (cuts, send_faults) = faults
+        let (cuts, send_faults): (Vec<NetFault>, Vec<NetFault>) = faults
             .into_iter()
             .partition(|f| matches!(f, NetFault::Partition { .. } | NetFault::OneWay { .. }));
+        let cut_windows = Windows::new(cuts.iter().map(NetFault::window));
+        let send_windows = Windows::new(send_faults.iter().map(NetFault::window));
         let rngs = (0..nodes * MsgKind::COUNT)
             .map(|i| rng::stream(seed, Component::Network, i as u64))
             .collect();
@@ -157,7 +172,9 @@ impl Network {
             loss,
             duplicate,
             cuts,
+            cut_windows,
             send_faults,
+            send_windows,
             rngs,
         }
     }
@@ -178,21 +195,19 @@ impl Network {
             copy = Some(sampler.sample(rng));
         }
         let mut extra = Dur::ZERO;
-        for f in &self.send_faults {
+        for i in self.send_windows.active_at(now) {
+            let f = &self.send_faults[i as usize];
+            debug_assert!(f.window().contains(now));
             match f {
-                NetFault::Drop { window, which }
-                    if window.contains(now) && which.applies(from, to, kind) =>
-                {
+                NetFault::Drop { which, .. } if which.applies(from, to, kind) => {
                     return Fate {
                         first: None,
                         copy: None,
                     };
                 }
                 NetFault::DelaySpike {
-                    window,
-                    extra: e,
-                    which,
-                } if window.contains(now) && which.applies(from, to, kind) => extra += *e,
+                    extra: e, which, ..
+                } if which.applies(from, to, kind) => extra += *e,
                 _ => {}
             }
         }
@@ -203,18 +218,435 @@ impl Network {
     }
 
     /// Whether the link from `from` to `to` is cut at `t` (a message arriving then is dropped).
-    pub fn is_cut(&self, t: SimTime, from: NodeId, to: NodeId) -> bool {
-        self.cuts.iter().any(|f| match f {
+    /// `t` must not be earlier than at the previous call (it is the engine's time).
+    pub fn is_cut(&mut self, t: SimTime, from: NodeId, to: NodeId) -> bool {
+        let cuts = &self.cuts;
+        self.cut_windows
+            .active_at(t)
+            .any(|i| match &cuts[i as usize] {
+                NetFault::Partition { group, .. } => {
+                    matches!((group[from], group[to]), (Some(a), Some(b)) if a != b)
+                }
+                NetFault::OneWay { from: f, to: d, .. } => *f == from && *d == to,
+                _ => false,
+            })
+    }
+}
+
+impl NetFault {
+    fn window(&self) -> Window {
+        match self {
+            NetFault::Partition { window, .. }
+            | NetFault::OneWay { window, .. }
+            | NetFault::DelaySpike { window, .. }
+            | NetFault::Drop { window, .. } => *window,
+        }
+    }
+}
+
+/// A list of windows indexed by time, for queries at non-decreasing times: which windows
+/// contain `t`?
+///
+/// The windows are sorted by start; a cursor marks the first that had not started at the last
+/// query, and `active` holds those that had started and not ended. A query moves the cursor past
+/// the windows that start by then, adds them to `active`, and drops from `active` those that
+/// have ended. Each window enters and leaves `active` once, so a run of queries costs the number
+/// of windows plus, per query, the number active.
+#[derive(Clone, Debug)]
+struct Windows {
+    /// (start, end, index in the fault list) by start; windows that contain no instant are left
+    /// out.
+    by_start: Vec<(SimTime, SimTime, u32)>,
+    /// The first entry of `by_start` that had not started at the last query.
+    next: usize,
+    /// (index in the fault list, end) of the windows active at the last query, by index.
+    active: Vec<(u32, SimTime)>,
+    /// The time of the last query.
+    last: SimTime,
+}
+
+impl Windows {
+    fn new(windows: impl Iterator<Item = Window>) -> Windows {
+        let mut by_start: Vec<(SimTime, SimTime, u32)> = windows
+            .enumerate()
+            .filter(|(_, w)| w.start < w.end)
+            .map(|(i, w)| {
+                let i = u32::try_from(i).expect("fewer than 2^32 fault windows");
+                (w.start, w.end, i)
+            })
+            .collect();
+        by_start.sort_unstable_by_key(|&(start, _, i)| (start, i));
+        Windows {
+            by_start,
+            next: 0,
+            active: Vec::new(),
+            last: SimTime(i64::MIN),
+        }
+    }
+
+    /// The indices, in list order, of the windows that contain `t` (`start <= t < end`). `t`
+    /// should not be earlier than at the previous call; if it is, the index starts over from the
+    /// first window, which gives the right answer slowly.
+    fn active_at(&mut self, t: SimTime) -> impl Iterator<Item = u32> + '_ {
+        debug_assert!(
+            t >= self.last,
+            "fault windows queried at {t:?} after {:?}",
+            self.last
+        );
+        if t < self.last {
+            self.next = 0;
+            self.active.clear();
+        }
+        self.last = t;
+        while let Some(&(start, end, i)) = self.by_start.get(self.next) {
+            if start > t {
+                break;
+            }
+            self.next += 1;
+            if end > t {
+                let at = self.active.partition_point(|&(j, _)| j < i);
+                self.active.insert(at, (i, end));
+            }
+        }
+        if !self.active.is_empty() {
+            self.active.retain(|&(_, end)| end > t);
+        }
+        self.active.iter().map(|&(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DurationDist;
+    use proptest::prelude::*;
+
+    fn t(ns: i64) -> SimTime {
+        SimTime(ns)
+    }
+
+    fn w(start: i64, end: i64) -> Window {
+        Window {
+            start: t(start),
+            end: t(end),
+        }
+    }
+
+    fn every() -> Match {
+        Match {
+            from: NodeSet::all(),
+            to: NodeSet::all(),
+            kinds: KindSet::all(),
+        }
+    }
+
+    fn spike(start: i64, end: i64, extra: i64) -> NetFault {
+        NetFault::DelaySpike {
+            window: w(start, end),
+            extra: Dur(extra),
+            which: every(),
+        }
+    }
+
+    /// Three nodes, every delay 100 ns, no loss or duplication.
+    fn fixed(faults: Vec<NetFault>) -> Network {
+        let d = Sampler::new(&DurationDist::Fixed(Dur(100))).unwrap();
+        Network::new(7, 3, d, Vec::new(), 0.0, 0.0, faults)
+    }
+
+    fn delay(net: &mut Network, at: i64) -> Option<Dur> {
+        let fate = net.send(t(at), 0, 1, MsgKind::Renew);
+        assert_eq!(fate.copy, None);
+        fate.first
+    }
+
+    #[test]
+    fn window_is_closed_at_start_and_open_at_end() {
+        let mut net = fixed(vec![spike(1_000, 2_000, 7)]);
+        assert_eq!(delay(&mut net, 999), Some(Dur(100)));
+        assert_eq!(delay(&mut net, 1_000), Some(Dur(107)));
+        assert_eq!(delay(&mut net, 1_999), Some(Dur(107)));
+        assert_eq!(delay(&mut net, 2_000), Some(Dur(100)));
+    }
+
+    #[test]
+    fn overlapping_spikes_add_up() {
+        // [0, 10) +3, [5, 20) +4, [5, 6) +50.
+        let mut net = fixed(vec![spike(0, 10, 3), spike(5, 20, 4), spike(5, 6, 50)]);
+        assert_eq!(delay(&mut net, 4), Some(Dur(100 + 3)));
+        assert_eq!(delay(&mut net, 5), Some(Dur(100 + 3 + 4 + 50)));
+        assert_eq!(delay(&mut net, 5), Some(Dur(100 + 3 + 4 + 50)));
+        assert_eq!(delay(&mut net, 6), Some(Dur(100 + 3 + 4)));
+        assert_eq!(delay(&mut net, 10), Some(Dur(100 + 4)));
+        assert_eq!(delay(&mut net, 19), Some(Dur(100 + 4)));
+        assert_eq!(delay(&mut net, 20), Some(Dur(100)));
+    }
+
+    #[test]
+    fn a_drop_beats_spikes_listed_before_or_after_it() {
+        let drop = |start, end| NetFault::Drop {
+            window: w(start, end),
+            which: every(),
+        };
+        let mut net = fixed(vec![spike(0, 100, 5), drop(10, 20), spike(0, 100, 6)]);
+        assert_eq!(delay(&mut net, 9), Some(Dur(111)));
+        assert_eq!(delay(&mut net, 10), None);
+        assert_eq!(delay(&mut net, 19), None);
+        assert_eq!(delay(&mut net, 20), Some(Dur(111)));
+    }
+
+    #[test]
+    fn a_drop_of_other_kinds_lets_the_message_through() {
+        let mut net = fixed(vec![NetFault::Drop {
+            window: w(0, 10),
+            which: Match {
+                from: NodeSet::all(),
+                to: NodeSet::all(),
+                kinds: KindSet::of(&[MsgKind::Write]),
+            },
+        }]);
+        assert_eq!(delay(&mut net, 5), Some(Dur(100)));
+        assert_eq!(net.send(t(5), 0, 1, MsgKind::Write).first, None);
+    }
+
+    #[test]
+    fn empty_windows_are_never_active() {
+        let mut net = fixed(vec![spike(5, 5, 1), spike(9, 3, 1)]);
+        for at in 0..12 {
+            assert_eq!(delay(&mut net, at), Some(Dur(100)), "at {at}");
+        }
+    }
+
+    #[test]
+    fn cuts_hold_from_start_to_end_and_one_way_cuts_one_direction() {
+        let mut net = fixed(vec![
+            NetFault::Partition {
+                window: w(10, 20),
+                group: vec![Some(0), Some(1), None],
+            },
+            NetFault::OneWay {
+                window: w(15, 30),
+                from: 2,
+                to: 0,
+            },
+        ]);
+        assert!(!net.is_cut(t(9), 0, 1));
+        assert!(net.is_cut(t(10), 0, 1));
+        assert!(net.is_cut(t(10), 1, 0));
+        // A node in no group reaches everyone.
+        assert!(!net.is_cut(t(10), 0, 2));
+        assert!(!net.is_cut(t(14), 2, 0));
+        assert!(net.is_cut(t(15), 2, 0));
+        assert!(!net.is_cut(t(15), 0, 2));
+        assert!(net.is_cut(t(19), 1, 0));
+        assert!(!net.is_cut(t(20), 1, 0));
+        assert!(net.is_cut(t(29), 2, 0));
+        assert!(!net.is_cut(t(30), 2, 0));
+    }
+
+    #[test]
+    fn a_long_window_outlives_many_short_ones() {
+        let mut faults = vec![spike(0, 1_000, 1)];
+        faults.extend((0..100).map(|i| spike(i * 10, i * 10 + 1, 1_000)));
+        let mut net = fixed(faults);
+        for at in (0..1_000).step_by(5) {
+            let short = if at % 10 == 0 { 1_000 } else { 0 };
+            assert_eq!(delay(&mut net, at), Some(Dur(100 + 1 + short)), "at {at}");
+        }
+        assert_eq!(delay(&mut net, 1_000), Some(Dur(100)));
+    }
+
+    #[test]
+    fn sends_and_cuts_keep_their_own_cursors() {
+        // Cuts are asked at delivery times, later than the send times asked between them.
+        let mut net = fixed(vec![
+            spike(0, 10, 2),
+            NetFault::OneWay {
+                window: w(0, 10),
+                from: 0,
+                to: 1,
+            },
+        ]);
+        assert!(net.is_cut(t(9), 0, 1));
+        assert_eq!(delay(&mut net, 0), Some(Dur(102)));
+        assert!(!net.is_cut(t(10), 0, 1));
+        assert_eq!(delay(&mut net, 9), Some(Dur(102)));
+        assert_eq!(delay(&mut net, 10), Some(Dur(100)));
+    }
+
+    /// The semantics as a scan of every window: the extra delay at `now`, or `None` if a `Drop`
+    /// applies.
+    fn scan_send(
+        faults: &[NetFault],
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        kind: MsgKind,
+    ) -> Option<Dur> {
+        let mut extra = Dur::ZERO;
+        for f in faults {
+            match f {
+                NetFault::Drop { window, which }
+                    if window.contains(now) && which.applies(from, to, kind) =>
+                {
+                    return None
+                }
+                NetFault::DelaySpike {
+                    window,
+                    extra: e,
+                    which,
+                } if window.contains(now) && which.applies(from, to, kind) => extra += *e,
+                _ => {}
+            }
+        }
+        Some(extra)
+    }
+
+    fn scan_cut(faults: &[NetFault], now: SimTime, from: NodeId, to: NodeId) -> bool {
+        faults.iter().any(|f| match f {
             NetFault::Partition { window, group } => {
-                window.contains(t)
+                window.contains(now)
                     && matches!((group[from], group[to]), (Some(a), Some(b)) if a != b)
             }
             NetFault::OneWay {
                 window,
                 from: f,
                 to: d,
-            } => window.contains(t) && *f == from && *d == to,
+            } => window.contains(now) && *f == from && *d == to,
             _ => false,
         })
+    }
+
+    const NODES: usize = 4;
+
+    fn node_set() -> impl Strategy<Value = NodeSet> {
+        prop_oneof![
+            Just(NodeSet::all()),
+            proptest::collection::vec(0..NODES, 0..3).prop_map(|v| NodeSet::of(&v, NODES)),
+        ]
+    }
+
+    fn which() -> impl Strategy<Value = Match> {
+        let kinds = prop_oneof![
+            Just(KindSet::all()),
+            proptest::collection::vec(0..MsgKind::COUNT, 0..3)
+                .prop_map(|v| KindSet::of(&v.iter().map(|&k| MsgKind::ALL[k]).collect::<Vec<_>>())),
+        ];
+        (node_set(), node_set(), kinds).prop_map(|(from, to, kinds)| Match { from, to, kinds })
+    }
+
+    /// Windows in [0, 200) of up to 40 ns, some empty and some inverted.
+    fn window() -> impl Strategy<Value = Window> {
+        (0i64..200, -5i64..40).prop_map(|(start, len)| w(start, start + len))
+    }
+
+    fn fault() -> impl Strategy<Value = NetFault> {
+        // Extras are small, or huge so that sums saturate; validation keeps them non-negative, but
+        // `Network` adds them in list order whatever their sign, and then the order shows.
+        let extra = prop_oneof![
+            0i64..50,
+            Just(i64::MAX / 2),
+            Just(i64::MAX),
+            Just(-(i64::MAX / 2)),
+        ]
+        .prop_map(Dur);
+        prop_oneof![
+            (
+                window(),
+                proptest::collection::vec(proptest::option::of(0u16..3), NODES)
+            )
+                .prop_map(|(window, group)| NetFault::Partition { window, group }),
+            (window(), 0..NODES, 0..NODES).prop_map(|(window, from, to)| NetFault::OneWay {
+                window,
+                from,
+                to
+            }),
+            (window(), extra, which()).prop_map(|(window, extra, which)| NetFault::DelaySpike {
+                window,
+                extra,
+                which
+            }),
+            (window(), which()).prop_map(|(window, which)| NetFault::Drop { window, which }),
+        ]
+    }
+
+    /// Queries: (time step, is it a cut query, from, to, kind).
+    fn queries() -> impl Strategy<Value = Vec<(i64, bool, NodeId, NodeId, usize)>> {
+        proptest::collection::vec(
+            (
+                prop_oneof![Just(0i64), 0i64..4, 0i64..30],
+                any::<bool>(),
+                0..NODES,
+                0..NODES,
+                0..MsgKind::COUNT,
+            ),
+            0..300,
+        )
+    }
+
+    fn sampler() -> Sampler {
+        Sampler::new(&DurationDist::Uniform {
+            min: Dur(1),
+            max: Dur(1_000),
+        })
+        .unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// The index gives every message the fate a scan of every window gives it.
+        #[test]
+        fn index_agrees_with_a_scan(
+            faults in proptest::collection::vec(fault(), 0..40),
+            queries in queries(),
+            seed in any::<u64>(),
+            lossy in any::<bool>(),
+        ) {
+            let (loss, dup) = if lossy { (0.2, 0.3) } else { (0.0, 0.0) };
+            let mut net = Network::new(seed, NODES, sampler(), Vec::new(), loss, dup, faults.clone());
+            // Same streams, no faults: the draws the faults then act on.
+            let mut bare = Network::new(seed, NODES, sampler(), Vec::new(), loss, dup, Vec::new());
+            let (mut send_at, mut cut_at) = (0, 0);
+            for (step, cut, from, to, kind) in queries {
+                if cut {
+                    cut_at += step;
+                    let now = t(cut_at);
+                    prop_assert_eq!(net.is_cut(now, from, to), scan_cut(&faults, now, from, to));
+                } else {
+                    send_at += step;
+                    let now = t(send_at);
+                    let kind = MsgKind::ALL[kind];
+                    let got = net.send(now, from, to, kind);
+                    let base = bare.send(now, from, to, kind);
+                    let want = match scan_send(&faults, now, from, to, kind) {
+                        None => Fate { first: None, copy: None },
+                        Some(extra) => Fate {
+                            first: base.first.map(|d| d + extra),
+                            copy: base.copy.map(|d| d + extra),
+                        },
+                    };
+                    prop_assert_eq!(got, want, "send at {:?}", now);
+                }
+            }
+        }
+
+        /// The index on its own: the active windows at each time, in list order.
+        #[test]
+        fn windows_are_those_that_contain_the_time(
+            windows in proptest::collection::vec(window(), 0..60),
+            steps in proptest::collection::vec(0i64..8, 0..100),
+        ) {
+            let mut index = Windows::new(windows.iter().copied());
+            let mut now = -3;
+            for step in steps {
+                now += step;
+                let got: Vec<u32> = index.active_at(t(now)).collect();
+                let want: Vec<u32> = (0..windows.len() as u32)
+                    .filter(|&i| windows[i as usize].contains(t(now)))
+                    .collect();
+                prop_assert_eq!(got, want, "at {}", now);
+            }
+        }
     }
 }
