@@ -3,6 +3,7 @@
 mod charts;
 mod cli;
 mod common;
+mod hostile;
 mod library;
 mod properties;
 mod q4;
