@@ -187,8 +187,8 @@ mod tests {
         let steps = MAX_CLOCK_STEPS as i128 + CLOCK_STEPS_HARD_STOP as i128 + 1;
         let worst = steps * MAX_CLOCK_STEP_NS as i128 + 3 * MAX_DURATION_NS as i128;
         assert!(worst < i64::MAX as i128);
-        assert!(MAX_DRIFT_PPM < 1e6);
-        assert!(DEFAULT_MAX_EVENTS <= MAX_EVENTS);
+        const { assert!(MAX_DRIFT_PPM < 1e6) };
+        const { assert!(DEFAULT_MAX_EVENTS <= MAX_EVENTS) };
     }
 
     #[test]
