@@ -176,15 +176,18 @@ impl DriftRate {
     pub const ZERO: DriftRate = DriftRate { ppt: 0 };
 
     /// Converts a scenario's ppm value (fractions allowed) once, rounding to the nearest ppt.
-    /// Returns `None` for values a clock cannot have (not finite, or at or below -10^6 ppm,
-    /// which would stop or reverse the clock).
+    /// Returns `None` for values a clock cannot have: not finite, at or above 10^9 ppm, or so
+    /// close to -10^6 ppm that the rounded rate `1 + drift` is not positive (a clock that stops
+    /// or runs backward; mapping a deadline back to true time would divide by zero).
+    /// Scenarios are held to far narrower drifts (`scenario::limits::MAX_DRIFT_PPM`).
     pub fn from_ppm(ppm: f64) -> Option<DriftRate> {
         if !ppm.is_finite() || ppm <= -1e6 || ppm >= 1e9 {
             return None;
         }
-        Some(DriftRate {
+        let rate = DriftRate {
             ppt: (ppm * PPT_PER_PPM as f64).round() as i64,
-        })
+        };
+        (rate.rate() > 0).then_some(rate)
     }
 
     pub const fn from_ppm_int(ppm: i64) -> DriftRate {
@@ -256,6 +259,9 @@ mod tests {
         assert_eq!(DriftRate::from_ppm(0.25).unwrap().ppt, 250_000);
         assert!(DriftRate::from_ppm(-1e6).is_none());
         assert!(DriftRate::from_ppm(f64::NAN).is_none());
+        // Rounds to a rate of 0: a stopped clock (found by fuzzing).
+        assert!(DriftRate::from_ppm(-999999.9999995).is_none());
+        assert!(DriftRate::from_ppm(-999999.999).unwrap().rate() > 0);
     }
 
     #[test]

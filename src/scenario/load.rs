@@ -4,8 +4,10 @@
 //! was expected and shows the offending line with a caret; a semantic error lists every problem
 //! found, one per line. Nothing here panics on bad input.
 
+use super::limits::MAX_SCENARIO_BYTES;
 use super::{validate, Scenario, StrategySpec};
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 /// Why a scenario could not be loaded.
@@ -166,11 +168,47 @@ pub fn from_text(source: &str, text: &str) -> Result<Scenario, LoadError> {
 /// Loads and validates a scenario file.
 pub fn from_file(path: &Path) -> Result<Scenario, LoadError> {
     let source = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
+    let io = |message: String| LoadError::Io {
         source: source.clone(),
-        message: e.to_string(),
-    })?;
-    from_text(&source, &text)
+        message,
+    };
+    // Never more than the limit plus one byte, whatever the path names (`/dev/zero`, a log).
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_SCENARIO_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(io(format!(
+            "larger than {} MiB, the limit for a scenario file (see README, Limits)",
+            MAX_SCENARIO_BYTES >> 20
+        )));
+    }
+    let text = text_of(&source, &bytes)?;
+    from_text(&source, text)
+}
+
+/// `bytes` as UTF-8 text, or a [`LoadError::Syntax`] at the first invalid byte (line, column and
+/// byte offset), like every other error in a file.
+pub fn text_of<'b>(source: &str, bytes: &'b [u8]) -> Result<&'b str, LoadError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let before = std::str::from_utf8(&good[line_start..]).unwrap_or_default();
+        let rest = &bytes[line_start..];
+        let line_end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        let line_text = String::from_utf8_lossy(&rest[..line_end]);
+        LoadError::Syntax {
+            source: source.to_string(),
+            line: good.iter().filter(|&&b| b == b'\n').count() + 1,
+            col: before.chars().count() + 1,
+            message: format!(
+                "invalid UTF-8 (byte 0x{:02x} at byte offset {}); scenario files are UTF-8 text",
+                bytes[e.valid_up_to()],
+                e.valid_up_to()
+            ),
+            text: Some(line_text.trim_end().to_string()),
+        }
+    })
 }
 
 /// The name of a scenario loaded from `path`: the file name without `.ron`.

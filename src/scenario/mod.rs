@@ -7,6 +7,7 @@
 
 pub mod duration;
 pub mod library;
+pub mod limits;
 pub mod load;
 pub mod random_faults;
 pub mod validate;
@@ -518,13 +519,14 @@ pub struct Expect {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    /// The run stops (and says so) after this many events. Default 10^9.
+    /// The run stops (and says so) after this many events. Default 10^8, at most 10^10
+    /// (see [`limits`]).
     #[serde(default = "default_max_events")]
     pub max_events: u64,
 }
 
 fn default_max_events() -> u64 {
-    1_000_000_000
+    limits::DEFAULT_MAX_EVENTS
 }
 
 impl Default for Limits {

@@ -4,8 +4,15 @@
 //! generator or a node does not move the faults another one draws. Start times form a Poisson
 //! process over the run; the drawn schedule is an ordinary fault list, which is what the engine
 //! runs and what a shrinker can cut down.
+//!
+//! Bounded whatever the draws (see [`limits`]): each draw is clamped to the distribution's
+//! [`limits::draw_bound_ns`] (heavy tails cut at their 1 - 1e-9 quantile; a clock step also at
+//! [`limits::MAX_CLOCK_STEP_NS`]), and drawing stops once [`limits::RANDOM_FAULTS_HARD_STOP`]
+//! faults (a partition counting once per node) or [`limits::CLOCK_STEPS_HARD_STOP`] clock steps
+//! are drawn. Validation keeps the expected counts at half those, so the stops never bite a
+//! valid scenario in practice.
 
-use super::{DurationDist, Fault, RandomFault, Scenario};
+use super::{limits, DurationDist, Fault, RandomFault, Scenario};
 use crate::dist::Sampler;
 use crate::rng::{self, Component, Rng};
 use crate::time::{Dur, NS_PER_S};
@@ -16,7 +23,14 @@ use rand::RngExt;
 pub fn materialize(s: &Scenario) -> Vec<Fault> {
     let mut out = Vec::new();
     let all: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
+    // What has been drawn, as the hard stops count it.
+    let mut cost = 0usize;
+    let mut steps = 0usize;
+    let partition_cost = all.len().max(1);
     for (g, gen) in s.random_faults.iter().enumerate() {
+        if cost >= limits::RANDOM_FAULTS_HARD_STOP {
+            break;
+        }
         let stream =
             |node: usize| rng::stream(s.seed, Component::Faults, ((g as u64) << 16) | node as u64);
         let chosen = |names: &Option<Vec<String>>| -> Vec<(usize, String)> {
@@ -35,10 +49,12 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                 kind,
                 clock,
             } => {
-                let d = sampler(duration);
+                let d = Clamped::new(duration);
                 for (i, name) in chosen(nodes) {
                     let mut r = stream(i);
-                    for at in poisson(&mut r, per_minute / 60.0, s.duration) {
+                    let left = limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(cost);
+                    for at in poisson(&mut r, per_minute / 60.0, s.duration, left) {
+                        cost += 1;
                         out.push(Fault::Pause {
                             node: name.clone(),
                             at,
@@ -54,10 +70,15 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                 per_hour,
                 by,
             } => {
-                let d = sampler(by);
+                let d = Clamped::new(by);
                 for (i, name) in chosen(nodes) {
                     let mut r = stream(i);
-                    for at in poisson(&mut r, per_hour / 3600.0, s.duration) {
+                    let left = limits::RANDOM_FAULTS_HARD_STOP
+                        .saturating_sub(cost)
+                        .min(limits::CLOCK_STEPS_HARD_STOP.saturating_sub(steps));
+                    for at in poisson(&mut r, per_hour / 3600.0, s.duration, left) {
+                        cost += 1;
+                        steps += 1;
                         out.push(Fault::ClockStep {
                             node: name.clone(),
                             at,
@@ -71,13 +92,15 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                 per_hour,
                 duration,
             } => {
-                let d = sampler(duration);
+                let d = Clamped::new(duration);
                 let candidates = chosen(nodes);
                 let mut r = stream(0xffff);
-                for at in poisson(&mut r, per_hour / 3600.0, s.duration) {
+                let left = limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(cost) / partition_cost;
+                for at in poisson(&mut r, per_hour / 3600.0, s.duration, left) {
                     if candidates.is_empty() {
                         break;
                     }
+                    cost += partition_cost;
                     let (_, cut) = &candidates[r.random_range(0..candidates.len())];
                     let rest = all.iter().filter(|n| *n != cut).cloned().collect();
                     out.push(Fault::Partition {
@@ -92,7 +115,7 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                 per_hour,
                 restart_after,
             } => {
-                let d = sampler(restart_after);
+                let d = Clamped::new(restart_after);
                 let rate = per_hour / 3600.0;
                 for (i, name) in chosen(nodes) {
                     let mut r = stream(i);
@@ -100,6 +123,10 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                     // node is never crashed twice, nor crashed before it has started.
                     let mut t = s.nodes[i].start;
                     while let Some(gap) = exp_gap(&mut r, rate) {
+                        if cost + 2 > limits::RANDOM_FAULTS_HARD_STOP {
+                            break;
+                        }
+                        cost += 2;
                         let at = t + gap;
                         if at >= s.duration {
                             break;
@@ -129,6 +156,28 @@ fn sampler(d: &DurationDist) -> Sampler {
     Sampler::new(d).expect("validated distribution")
 }
 
+/// A sampler whose draws are clamped to what [`limits`] promises: the distribution's own
+/// bounds (heavy tails cut at their 1 - 1e-9 quantile) and at most a maximal clock step either
+/// way (validation rejects a distribution that reaches beyond, so this only cuts tails).
+struct Clamped {
+    sampler: Sampler,
+    lo: i64,
+    hi: i64,
+}
+
+impl Clamped {
+    fn new(d: &DurationDist) -> Clamped {
+        let sampler = sampler(d);
+        let hi = limits::draw_bound_ns(d);
+        let lo = limits::draw_floor_ns(d).min(hi);
+        Clamped { sampler, lo, hi }
+    }
+
+    fn sample(&self, r: &mut Rng) -> Dur {
+        Dur(self.sampler.sample(r).0.clamp(self.lo, self.hi))
+    }
+}
+
 /// At least one nanosecond: a fault that lasts no time is no fault.
 fn positive(d: Dur) -> Dur {
     Dur(d.0.max(1))
@@ -143,11 +192,14 @@ fn exp_gap(r: &mut Rng, per_second: f64) -> Option<Dur> {
     Some(sampler(&DurationDist::Exponential { mean }).sample(r))
 }
 
-/// Poisson start times in [0, end) at `per_second`.
-fn poisson(r: &mut Rng, per_second: f64, end: Dur) -> Vec<Dur> {
+/// Poisson start times in [0, end) at `per_second`, at most `most` of them.
+fn poisson(r: &mut Rng, per_second: f64, end: Dur, most: usize) -> Vec<Dur> {
     let mut times = Vec::new();
     let mut t = Dur::ZERO;
-    while let Some(gap) = exp_gap(r, per_second) {
+    while times.len() < most {
+        let Some(gap) = exp_gap(r, per_second) else {
+            break;
+        };
         t += gap;
         if t >= end {
             break;

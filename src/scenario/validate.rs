@@ -4,6 +4,7 @@
 //! we check what the types cannot say: names that exist, one grantor, margins below T, faults
 //! inside the run, crash/restart sequences that make sense, rates and probabilities in range.
 
+use super::limits::{self, count};
 use super::{DurationDist, Fault, RandomFault, Role, Scenario, StrategySpec};
 use crate::dist::Sampler;
 use crate::time::{DriftRate, Dur};
@@ -52,16 +53,40 @@ pub fn validate(s: &Scenario) -> Vec<String> {
         }
     };
 
+    // A span of time that some local deadline adds to a clock reading: at most the longest run.
+    let at_most_max = |p: &mut Vec<String>, at: &str, d: Dur| {
+        if d.0 > limits::MAX_DURATION_NS {
+            p.push(format!(
+                "{at}: {} is above the limit of {} (see README, Limits)",
+                limits::dur(d.0),
+                limits::dur(limits::MAX_DURATION_NS)
+            ));
+        }
+    };
+    // The lease's own periods: positive, at least MIN_INTERVAL_NS, at most MAX_DURATION_NS.
+    let interval = |p: &mut Vec<String>, at: &str, d: Dur| {
+        if d.0 <= 0 {
+            p.push(format!("{at}: must be positive (got {d})"));
+        } else if d.0 < limits::MIN_INTERVAL_NS {
+            p.push(format!(
+                "{at}: {d} is below the limit of {} (see README, Limits)",
+                Dur(limits::MIN_INTERVAL_NS)
+            ));
+        }
+        at_most_max(p, at, d);
+    };
+
     positive(&mut p, "duration", s.duration);
-    positive(&mut p, "lease.duration", t);
+    at_most_max(&mut p, "duration", s.duration);
+    interval(&mut p, "lease.duration", t);
     let renew = s.lease.renew_every();
-    positive(&mut p, "lease.renew_every", renew);
+    interval(&mut p, "lease.renew_every", renew);
     if renew >= t && t.0 > 0 {
         p.push(format!(
             "lease.renew_every: {renew} must be shorter than the lease ({t}), or the lease lapses between renewals"
         ));
     }
-    positive(&mut p, "lease.retry_every", s.lease.retry_every);
+    interval(&mut p, "lease.retry_every", s.lease.retry_every);
 
     // Strategy margins.
     let margin = |p: &mut Vec<String>, at: &str, m: Dur| {
@@ -84,6 +109,7 @@ pub fn validate(s: &Scenario) -> Vec<String> {
                     "strategy.grantor_margin: must not be negative (got {grantor_margin})"
                 ));
             }
+            at_most_max(&mut p, "strategy.grantor_margin", *grantor_margin);
         }
         StrategySpec::Custom {
             holder_margin,
@@ -96,6 +122,7 @@ pub fn validate(s: &Scenario) -> Vec<String> {
                     "strategy.grantor_margin: {grantor_margin} would free the lease before it is granted (T is {t})"
                 ));
             }
+            at_most_max(&mut p, "strategy.grantor_margin", *grantor_margin);
         }
         StrategySpec::HolderOnly { margin: m } => margin(&mut p, "margin", *m),
         StrategySpec::WallClock { holder_margin }
@@ -107,9 +134,39 @@ pub fn validate(s: &Scenario) -> Vec<String> {
 
     // Nodes and clocks.
     let spread = s.clocks.drift_spread_ppm;
-    if !(spread.is_finite() && spread >= 0.0 && DriftRate::from_ppm(spread / 2.0).is_some()) {
+    if !(spread.is_finite() && (0.0..=limits::MAX_DRIFT_SPREAD_PPM).contains(&spread)) {
         p.push(format!(
-            "clocks.drift_spread_ppm: must be >= 0 and below 2,000,000 (got {spread})"
+            "clocks.drift_spread_ppm: {spread} is outside [0, {}], the limit (see README, Limits)",
+            limits::MAX_DRIFT_SPREAD_PPM
+        ));
+    }
+    // A drift a clock can have within the limits: |ppm| <= MAX_DRIFT_PPM.
+    let drift = |p: &mut Vec<String>, at: &str, ppm: f64| {
+        if !(ppm.is_finite()
+            && ppm.abs() <= limits::MAX_DRIFT_PPM
+            && DriftRate::from_ppm(ppm).is_some())
+        {
+            p.push(format!(
+                "{at}: {ppm} is outside [-{m}, {m}], the limit (see README, Limits)",
+                m = limits::MAX_DRIFT_PPM
+            ));
+        }
+    };
+    // A wall-clock offset or step: |d| <= MAX_CLOCK_STEP_NS.
+    let clock_step = |p: &mut Vec<String>, at: &str, d: Dur| {
+        if d.0.unsigned_abs() > limits::MAX_CLOCK_STEP_NS as u64 {
+            p.push(format!(
+                "{at}: {} is beyond the limit of {} either way (see README, Limits)",
+                limits::dur(d.0),
+                limits::dur(limits::MAX_CLOCK_STEP_NS)
+            ));
+        }
+    };
+    if s.nodes.len() > limits::MAX_NODES {
+        p.push(format!(
+            "nodes: {} nodes, above the limit of {} (see README, Limits)",
+            s.nodes.len(),
+            limits::MAX_NODES
         ));
     }
     let grantors = s.nodes.iter().filter(|n| n.role == Role::Grantor).count();
@@ -133,12 +190,9 @@ pub fn validate(s: &Scenario) -> Vec<String> {
             ));
         }
         if let Some(ppm) = n.drift_ppm {
-            if DriftRate::from_ppm(ppm).is_none() {
-                p.push(format!(
-                    "nodes[{i}].drift_ppm: {ppm} is not a drift a clock can have (must be above -1000000)"
-                ));
-            }
+            drift(&mut p, &format!("nodes[{i}].drift_ppm"), ppm);
         }
+        clock_step(&mut p, &format!("nodes[{i}].offset"), n.offset);
         if n.start.0 < 0 || n.start >= s.duration {
             p.push(format!(
                 "nodes[{i}].start: {} is not within the run [0, {})",
@@ -173,8 +227,28 @@ pub fn validate(s: &Scenario) -> Vec<String> {
             s.workload.service_time
         ));
     }
+    at_most_max(&mut p, "workload.service_time", s.workload.service_time);
+    for (at, r) in [
+        ("workload.reads_per_second", s.workload.reads_per_second),
+        ("workload.writes_per_second", s.workload.writes_per_second),
+    ] {
+        if r > limits::MAX_REQUEST_RATE {
+            p.push(format!(
+                "{at}: {r} is above the limit of {} per contender (see README, Limits)",
+                limits::MAX_REQUEST_RATE
+            ));
+        }
+    }
 
     // Faults.
+    if s.faults.len() > limits::MAX_FAULTS {
+        p.push(format!(
+            "faults: {} faults, above the limit of {} (see README, Limits)",
+            s.faults.len(),
+            limits::MAX_FAULTS
+        ));
+    }
+
     let mut life: BTreeMap<&str, Vec<(Dur, bool, usize)>> = BTreeMap::new();
     for (i, f) in s.faults.iter().enumerate() {
         let at = format!("faults[{i}]");
@@ -200,16 +274,15 @@ pub fn validate(s: &Scenario) -> Vec<String> {
                 node(&mut p, &at, n);
                 life.entry(n).or_default().push((*when, true, i));
             }
-            Fault::ClockStep { node: n, .. } => node(&mut p, &at, n),
+            Fault::ClockStep { node: n, by, .. } => {
+                node(&mut p, &at, n);
+                clock_step(&mut p, &format!("{at}.by"), *by);
+            }
             Fault::DriftChange {
                 node: n, drift_ppm, ..
             } => {
                 node(&mut p, &at, n);
-                if DriftRate::from_ppm(*drift_ppm).is_none() {
-                    p.push(format!(
-                        "{at}.drift_ppm: {drift_ppm} is not a drift a clock can have"
-                    ));
-                }
+                drift(&mut p, &format!("{at}.drift_ppm"), *drift_ppm);
             }
             Fault::Partition {
                 duration, groups, ..
@@ -303,6 +376,16 @@ pub fn validate(s: &Scenario) -> Vec<String> {
                 nodes(&mut p, &at, ns);
                 rate(&mut p, &format!("{at}.per_hour"), *per_hour);
                 dist(&mut p, &format!("{at}.by"), by, true);
+                if Sampler::new(by).is_ok() {
+                    let (lo, hi) = (limits::draw_floor_ns(by), limits::draw_bound_ns(by));
+                    if lo.unsigned_abs().max(hi.unsigned_abs()) > limits::MAX_CLOCK_STEP_NS as u64 {
+                        p.push(format!(
+                            "{at}.by: draws reach {} (heavy tails cut at their 1 - 1e-9 quantile), beyond the limit of {} either way (see README, Limits)",
+                            limits::dur(if hi.unsigned_abs() >= lo.unsigned_abs() { hi } else { lo }),
+                            limits::dur(limits::MAX_CLOCK_STEP_NS)
+                        ));
+                    }
+                }
             }
             RandomFault::Partitions {
                 nodes: ns,
@@ -325,6 +408,8 @@ pub fn validate(s: &Scenario) -> Vec<String> {
         }
     }
 
+    budgets(s, &mut p);
+
     if let Some(e) = &s.expect {
         if let Some(a) = e.min_availability {
             if !(0.0..=1.0).contains(&a) {
@@ -335,4 +420,191 @@ pub fn validate(s: &Scenario) -> Vec<String> {
         }
     }
     p
+}
+
+/// The limits on totals (see [`limits`]): random faults, clock steps, requests waiting in a
+/// paused node or in flight, and events. Skipped where a rate is already reported as invalid.
+fn budgets(s: &Scenario, p: &mut Vec<String>) {
+    let see = "(see README, Limits)";
+    if s.limits.max_events > limits::MAX_EVENTS {
+        p.push(format!(
+            "limits.max_events: {} is above the limit of {} {see}",
+            s.limits.max_events,
+            limits::MAX_EVENTS
+        ));
+    }
+    let rates_ok = s.random_faults.iter().all(|g| {
+        let r = match g {
+            RandomFault::Pauses { per_minute, .. } => *per_minute,
+            RandomFault::ClockSteps { per_hour, .. }
+            | RandomFault::Partitions { per_hour, .. }
+            | RandomFault::Crashes { per_hour, .. } => *per_hour,
+        };
+        r.is_finite() && r >= 0.0
+    }) && [s.workload.reads_per_second, s.workload.writes_per_second]
+        .iter()
+        .all(|r| r.is_finite() && *r >= 0.0);
+    if !rates_ok || s.duration.0 <= 0 {
+        return;
+    }
+    for (i, g) in s.random_faults.iter().enumerate() {
+        let (field, per_second) = match g {
+            RandomFault::Pauses { per_minute, .. } => ("per_minute", per_minute / 60.0),
+            RandomFault::ClockSteps { per_hour, .. }
+            | RandomFault::Partitions { per_hour, .. }
+            | RandomFault::Crashes { per_hour, .. } => ("per_hour", per_hour / 3600.0),
+        };
+        if per_second > limits::MAX_FAULT_RATE_PER_SECOND {
+            p.push(format!(
+                "random_faults[{i}].{field}: {} per second, above the limit of {} per second (a mean gap of {}) {see}",
+                count(per_second),
+                count(limits::MAX_FAULT_RATE_PER_SECOND),
+                Dur(limits::MIN_INTERVAL_NS)
+            ));
+        }
+    }
+
+    let expected = limits::expected_random_faults(s);
+    let total: f64 = expected.iter().sum();
+    if total > limits::MAX_RANDOM_FAULTS {
+        p.push(format!(
+            "random_faults: the generators are expected to draw {} faults over {} (rate x duration x nodes; a partition counts once per node), above the limit of {} {see}",
+            count(total),
+            s.duration,
+            count(limits::MAX_RANDOM_FAULTS)
+        ));
+    }
+    let fixed_steps = s
+        .faults
+        .iter()
+        .filter(|f| matches!(f, Fault::ClockStep { .. }))
+        .count() as f64;
+    let drawn_steps: f64 = s
+        .random_faults
+        .iter()
+        .zip(&expected)
+        .filter(|(g, _)| matches!(g, RandomFault::ClockSteps { .. }))
+        .map(|(_, e)| e)
+        .sum();
+    if fixed_steps + drawn_steps > limits::MAX_CLOCK_STEPS {
+        p.push(format!(
+            "faults, random_faults: {} clock steps ({} fixed, {} expected to be drawn), above the limit of {} {see}",
+            count(fixed_steps + drawn_steps),
+            count(fixed_steps),
+            count(drawn_steps),
+            count(limits::MAX_CLOCK_STEPS)
+        ));
+    }
+
+    // Requests that wait: in a paused contender until it resumes, and for their effect.
+    let w = &s.workload;
+    let per_second = w.reads_per_second + w.writes_per_second;
+    if per_second > 0.0 {
+        let run = s.duration.0;
+        let mut longest: (i64, String) = (0, String::new());
+        let mut windows: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
+        for f in &s.faults {
+            if let Fault::Pause {
+                node, at, duration, ..
+            } = f
+            {
+                let start = at.0.clamp(0, run);
+                let end = at.0.saturating_add(duration.0.max(0)).clamp(0, run);
+                windows.entry(node).or_default().push((start, end));
+            }
+        }
+        for (node, ws) in windows {
+            if s.node_index(node)
+                .is_some_and(|i| s.nodes[i].role == Role::Contender)
+            {
+                let merged = longest_merged(ws);
+                if merged > longest.0 {
+                    longest = (merged, format!("fixed pauses of {node:?}"));
+                }
+            }
+        }
+        for (i, g) in s.random_faults.iter().enumerate() {
+            if let RandomFault::Pauses { duration, .. } = g {
+                if Sampler::new(duration).is_ok() {
+                    let d = limits::draw_bound_ns(duration).min(run);
+                    if d > longest.0 {
+                        longest = (d, format!("random_faults[{i}] (largest draw)"));
+                    }
+                }
+            }
+        }
+        let wait_ns = longest.0.saturating_add(w.service_time.0.max(0));
+        let pending = per_second * wait_ns as f64 / 1e9;
+        if pending > limits::MAX_PENDING_REQUESTS {
+            let why = if longest.0 > 0 {
+                format!("a pause of {} ({}) plus ", Dur(longest.0), longest.1)
+            } else {
+                String::new()
+            };
+            p.push(format!(
+                "workload: {} requests/s x ({why}service_time {}) = {} requests waiting at one contender, above the limit of {} {see}",
+                per_second,
+                w.service_time,
+                count(pending),
+                count(limits::MAX_PENDING_REQUESTS)
+            ));
+        }
+    }
+    if w.writes_per_second > 0.0 {
+        let mut delay = [&s.network.delay]
+            .into_iter()
+            .chain(s.network.links.iter().map(|l| &l.delay))
+            .filter(|d| Sampler::new(d).is_ok())
+            .map(limits::draw_bound_ns)
+            .max()
+            .unwrap_or(0);
+        let extra = s
+            .faults
+            .iter()
+            .filter_map(|f| match f {
+                Fault::DelaySpike { extra, .. } => Some(extra.0.max(0)),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        delay = delay.saturating_add(extra).min(s.duration.0);
+        let in_flight = w.writes_per_second * delay as f64 / 1e9;
+        if in_flight > limits::MAX_PENDING_REQUESTS {
+            p.push(format!(
+                "workload.writes_per_second: {} writes/s x a delay of up to {} (network.delay and delay spikes; heavy tails cut at their 1 - 1e-9 quantile) = {} writes in flight from one contender, above the limit of {} {see}",
+                w.writes_per_second,
+                Dur(delay),
+                count(in_flight),
+                count(limits::MAX_PENDING_REQUESTS)
+            ));
+        }
+    }
+
+    let events = limits::estimated_events(s);
+    if events > limits::MAX_EVENTS as f64 {
+        p.push(format!(
+            "duration: a run of {} needs about {} events (requests, retries, renewals, faults), above the limit of {} {see}; shorten it or lower the rates",
+            limits::dur(s.duration.0),
+            count(events),
+            count(limits::MAX_EVENTS as f64)
+        ));
+    }
+}
+
+/// The longest stretch covered by the union of the windows `[start, end)`.
+fn longest_merged(mut ws: Vec<(i64, i64)>) -> i64 {
+    ws.sort_unstable();
+    let mut best = 0;
+    let mut cur: Option<(i64, i64)> = None;
+    for (x, y) in ws {
+        cur = match cur {
+            Some((a, b)) if x <= b => Some((a, b.max(y))),
+            Some((a, b)) => {
+                best = best.max(b - a);
+                Some((x, y))
+            }
+            None => Some((x, y)),
+        };
+    }
+    cur.map_or(best, |(a, b)| best.max(b - a))
 }

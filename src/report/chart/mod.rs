@@ -86,23 +86,24 @@ pub struct Ticks {
 /// the one whose labels are shortest (then: with fewest decimals, then: the larger unit), so a 40 s
 /// run reads `0 .. 40` in s, a 10 ms window at 19 s reads `19000 .. 19010` in ms, and an error of
 /// up to 0.4 s reads `-400 .. 0` in ms.
+///
+/// Bounded whatever the range: at most `max_ticks + 1` ticks, even for a span near the whole of
+/// `i64` (a clock error of 10^18 ns once asked for 10^18 ticks); the arithmetic is in i128.
 pub fn time_ticks(lo: i64, hi: i64, max_ticks: usize) -> Ticks {
-    let span = (hi - lo).max(1) as i128;
+    let span = (hi as i128 - lo as i128).max(1);
     let max_ticks = max_ticks.max(1) as i128;
-    let mut step: i64 = 1;
-    'find: for exp in 0..18 {
-        for m in [1i64, 2, 5] {
-            let s = m * 10i64.pow(exp);
-            if (span + s as i128 - 1) / s as i128 <= max_ticks {
-                step = s;
-                break 'find;
-            }
-        }
-    }
-    let first = lo.div_euclid(step) + i64::from(lo.rem_euclid(step) != 0);
-    let at: Vec<i64> = (0..)
-        .map(|k| (first + k) * step)
-        .take_while(|&t| t <= hi)
+    // The 1-2-5 steps that fit an i64, smallest first; the largest if none is coarse enough.
+    let steps = (0..=18u32).flat_map(|exp| [1i64, 2, 5].map(|m| m.checked_mul(10i64.pow(exp))));
+    let step = steps
+        .clone()
+        .flatten()
+        .find(|&s| (span + s as i128 - 1) / s as i128 <= max_ticks)
+        .unwrap_or_else(|| steps.flatten().last().expect("steps exist"));
+    let first = lo.div_euclid(step) as i128 + i128::from(lo.rem_euclid(step) != 0);
+    let at: Vec<i64> = (0..=max_ticks)
+        .map(|k| (first + k) * step as i128)
+        .take_while(|&t| t <= hi as i128)
+        .map(|t| t as i64)
         .collect();
     let mut best: Option<((usize, usize), TimeUnit, Vec<String>)> = None;
     for unit in TIME_UNITS {
@@ -143,6 +144,21 @@ mod tests {
         let t = time_ticks(-40_000_000, 0, 3);
         assert_eq!(t.unit.name, "ms");
         assert_eq!(t.labels, ["-40", "-20", "0"]);
+    }
+
+    #[test]
+    fn ticks_are_bounded_for_any_range() {
+        for (lo, hi) in [
+            (0, i64::MAX),
+            (i64::MIN, i64::MAX),
+            (-1_080_000_000_000_000_000, 0),
+            (i64::MIN, i64::MIN + 1),
+            (i64::MAX - 1, i64::MAX),
+        ] {
+            let t = time_ticks(lo, hi, 2);
+            assert!(t.at.len() <= 3, "{lo}..{hi}: {t:?}");
+            assert!(t.at.iter().all(|&x| lo <= x && x <= hi));
+        }
     }
 
     #[test]

@@ -1,0 +1,208 @@
+//! The limits on what a scenario may ask for, in one place, each with its reason.
+//!
+//! Every scenario that validates must run in bounded memory and bounded time; every one that
+//! cannot is rejected by [`super::validate`] with the field, the value and the limit named (exit
+//! code 2). The limits are far above anything the lease stories need (the bundled scenarios stay
+//! below a thousandth of most of them) and well below what would exhaust a laptop. The README's
+//! "Limits" section says the same for users; keep the two in step.
+//!
+//! - [`MAX_SCENARIO_BYTES`]: a scenario file is read whole; 16 MiB is thousands of times the
+//!   largest bundled file and keeps a mistaken path (a log, `/dev/zero`) from filling memory.
+//! - [`MAX_NODES`]: the timeline chart draws rows and clock-error lanes per node (about 0.4 MB
+//!   of peak memory each), the network keeps per-link state and every fault a per-node table.
+//!   A lease has one grantor; a hundred contenders is already an unreadable chart (~50 MB).
+//! - [`MAX_DURATION_NS`]: 1000 h of simulated time. With drift bounded (below) a clock reading
+//!   stays under 1.1 x 1000 h, far from `i64` overflow; longer soaks are sweeps of seeds.
+//! - [`MIN_INTERVAL_NS`]: the lease term, the renewal and the retry period are at least 1 us. No
+//!   real system times a lease finer; shorter ones only multiply events (a `renew_every` of 1 ns
+//!   is a billion renewals per simulated second).
+//! - [`MAX_DRIFT_PPM`], [`MAX_DRIFT_SPREAD_PPM`]: a drift of at most 100,000 ppm (10 %) either
+//!   way, a spread of at most twice that. Quartz is off by tens of ppm, a broken or throttled
+//!   clock by a few percent; beyond that the rate `1 + drift` approaches 0 (a clock that stops:
+//!   division by zero when a deadline is mapped back to true time) or makes local readings
+//!   outrun `i64` on long runs.
+//! - [`MAX_CLOCK_STEP_NS`], [`MAX_CLOCK_STEPS`]: a node's `offset`, each `ClockStep.by` and each
+//!   drawn random step are at most 100 h either way, and a run has at most 5,000 steps (fixed
+//!   plus the expected number drawn; drawing stops at 10,000 whatever the draws). So a wall
+//!   clock is never more than 15,001 x 100 h = 5.4e18 ns off true time, and local readings plus
+//!   a lease term cannot saturate an `i64` (a saturated wall clock would fire its timers at
+//!   once, forever). A VM restored from a snapshot days old is 100 h; an RTC reset to 1970 is
+//!   out of scope.
+//! - [`MAX_REQUEST_RATE`]: at most 100,000 reads and 100,000 writes per second per contender
+//!   (a mean gap of 10 us, far above the 1 ns resolution: at 1e10/s every gap rounds to 0 and
+//!   all requests fall on one instant). [`MAX_FAULT_RATE_PER_SECOND`]: likewise a random fault
+//!   generator's mean gap is at least 1 us.
+//! - [`MAX_PENDING_REQUESTS`]: a paused node keeps every request that arrives until it resumes,
+//!   and each served request waits `service_time` for its effect. So (reads + writes per second)
+//!   x (longest pause + service time) must stay under 1,000,000 requests (about 50 MB). The
+//!   longest pause is that of the merged fixed pauses of a node, or the largest draw a random
+//!   pause distribution gives (heavy tails are cut at their 1 - 1e-9 quantile, see
+//!   [`draw_bound_ns`]).
+//! - [`MAX_FAULTS`], [`MAX_RANDOM_FAULTS`], [`RANDOM_FAULTS_HARD_STOP`]: every fault is queued
+//!   before the run, so their number is memory. At most 100,000 fixed faults, and random
+//!   generators whose expected count (rate x duration x nodes; a drawn partition lists every
+//!   node and counts once per node) is at most 100,000. Drawing stops at twice that whatever the
+//!   draws, which a Poisson count of mean 100,000 reaches with probability below 1e-1000.
+//! - [`MAX_EVENTS`], [`DEFAULT_MAX_EVENTS`]: the engine processes about 10 million events per
+//!   second. `limits.max_events` defaults to 10^8 (about ten seconds; a run that reaches it
+//!   stops and says TRUNCATED) and may be raised to 10^10 (about a quarter of an hour). A
+//!   scenario whose estimated event count ([`estimated_events`]) is above 10^10 could never
+//!   finish and is rejected.
+
+use super::{DurationDist, RandomFault, Role, Scenario};
+use crate::time::Dur;
+
+/// The largest scenario file read, in bytes (16 MiB).
+pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+/// The most nodes a scenario may have.
+pub const MAX_NODES: usize = 100;
+/// The longest run: 1000 h of simulated time.
+pub const MAX_DURATION_NS: i64 = 1000 * 3_600_000_000_000;
+/// The shortest lease term, renewal and retry period: 1 us.
+pub const MIN_INTERVAL_NS: i64 = 1_000;
+/// The largest drift either way, in ppm (10 %).
+pub const MAX_DRIFT_PPM: f64 = 100_000.0;
+/// The largest `clocks.drift_spread_ppm` (rho): both ends at [`MAX_DRIFT_PPM`].
+pub const MAX_DRIFT_SPREAD_PPM: f64 = 2.0 * MAX_DRIFT_PPM;
+/// The largest wall-clock offset or step either way: 100 h.
+pub const MAX_CLOCK_STEP_NS: i64 = 100 * 3_600_000_000_000;
+/// The most clock steps in a run, fixed plus the expected number drawn.
+pub const MAX_CLOCK_STEPS: f64 = 5_000.0;
+/// Where drawing random clock steps stops, whatever the draws.
+pub const CLOCK_STEPS_HARD_STOP: usize = 2 * MAX_CLOCK_STEPS as usize;
+/// The most client requests per second of each kind at one contender.
+pub const MAX_REQUEST_RATE: f64 = 100_000.0;
+/// The highest rate of a random fault generator, per second (a mean gap of 1 us).
+pub const MAX_FAULT_RATE_PER_SECOND: f64 = 1e9 / MIN_INTERVAL_NS as f64;
+/// The most requests that may wait at once in a paused node or for their effect.
+pub const MAX_PENDING_REQUESTS: f64 = 1_000_000.0;
+/// The most faults in `faults`.
+pub const MAX_FAULTS: usize = 100_000;
+/// The most faults `random_faults` may be expected to draw (a partition counts once per node).
+pub const MAX_RANDOM_FAULTS: f64 = 100_000.0;
+/// Where drawing random faults stops, whatever the draws.
+pub const RANDOM_FAULTS_HARD_STOP: usize = 2 * MAX_RANDOM_FAULTS as usize;
+/// The default of `limits.max_events`.
+pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
+/// The largest `limits.max_events`, and the most events a scenario may be estimated to need.
+pub const MAX_EVENTS: u64 = 10_000_000_000;
+
+/// The largest value a draw from `d` takes, in ns, with heavy tails cut at their 1 - 1e-9
+/// quantile (the random fault generators clamp their draws to it, so it is a hard bound).
+/// Saturates at `i64::MAX`; `d` must be a valid distribution.
+pub fn draw_bound_ns(d: &DurationDist) -> i64 {
+    let f = |x: f64| crate::dist::to_ns(x).max(0);
+    match *d {
+        DurationDist::Fixed(v) => v.0,
+        DurationDist::Uniform { max, .. } => max.0,
+        // P(X > 21 mean) = e^-21 < 1e-9.
+        DurationDist::Exponential { mean } => f(mean.0 as f64 * 21.0),
+        // P(Z > 6.1) < 1e-9 for a standard normal Z.
+        DurationDist::LogNormal { median, sigma } => f(median.0 as f64 * (6.1 * sigma).exp()),
+        // P(X > scale * 1e9^(1/shape)) = 1e-9.
+        DurationDist::Pareto { scale, shape } => f(scale.0 as f64 * 1e9f64.powf(1.0 / shape)),
+    }
+}
+
+/// The smallest value a draw from `d` takes after the same clamping (negative only for a
+/// `Fixed` or `Uniform` that allows it).
+pub fn draw_floor_ns(d: &DurationDist) -> i64 {
+    match *d {
+        DurationDist::Fixed(v) => v.0,
+        DurationDist::Uniform { min, .. } => min.0,
+        _ => 0,
+    }
+}
+
+/// How many nodes a generator's `nodes` list covers (all when left out).
+fn covered(s: &Scenario, nodes: &Option<Vec<String>>) -> f64 {
+    nodes.as_ref().map_or(s.nodes.len(), Vec::len) as f64
+}
+
+/// The expected number of faults each generator draws over the run, in order, counted as
+/// [`MAX_RANDOM_FAULTS`] counts them (a partition once per node). Rates must be finite.
+pub fn expected_random_faults(s: &Scenario) -> Vec<f64> {
+    let hours = s.duration.0.max(0) as f64 / 3.6e12;
+    s.random_faults
+        .iter()
+        .map(|g| match g {
+            RandomFault::Pauses {
+                nodes, per_minute, ..
+            } => per_minute * 60.0 * hours * covered(s, nodes),
+            RandomFault::ClockSteps {
+                nodes, per_hour, ..
+            } => per_hour * hours * covered(s, nodes),
+            RandomFault::Partitions { per_hour, .. } => per_hour * hours * s.nodes.len() as f64,
+            // A crash and its restart.
+            RandomFault::Crashes {
+                nodes, per_hour, ..
+            } => 2.0 * per_hour * hours * covered(s, nodes),
+        })
+        .collect()
+}
+
+/// An estimate of the events a run of `s` processes, from above where it is cheap to be:
+/// every request's arrival, the holder's effects and writes, every contender's retries (timer
+/// and `Acquire`), renewals (timer, `Renew`, `RenewAck`), and the faults. Rates must be finite.
+pub fn estimated_events(s: &Scenario) -> f64 {
+    let secs = s.duration.0.max(0) as f64 / 1e9;
+    let contenders = s.nodes.iter().filter(|n| n.role == Role::Contender).count() as f64;
+    let w = &s.workload;
+    let rate = w.reads_per_second.max(0.0) + w.writes_per_second.max(0.0);
+    let per = |d: Dur| secs / (d.0.max(1) as f64 / 1e9);
+    let requests = contenders * rate * secs + rate * secs + w.writes_per_second.max(0.0) * secs;
+    let protocol = 2.0 * contenders * per(s.lease.retry_every) + 3.0 * per(s.lease.renew_every());
+    let faults = s.faults.len() as f64 + 2.0 * expected_random_faults(s).iter().sum::<f64>();
+    requests + protocol + faults
+}
+
+/// Writes a duration for a message, with hours too when it is that long (`3600000s (1000h)`).
+pub fn dur(ns: i64) -> String {
+    let h = ns as f64 / 3.6e12;
+    if h.abs() >= 1.0 {
+        let hours = format!("{h:.3}");
+        let hours = hours.trim_end_matches('0').trim_end_matches('.');
+        format!("{} ({hours}h)", Dur(ns))
+    } else {
+        Dur(ns).to_string()
+    }
+}
+
+/// Writes a count for a message: `1.2e+12` style above a million, digits below.
+pub fn count(x: f64) -> String {
+    if x.abs() >= 1e6 {
+        format!("{x:.3e}")
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_are_consistent() {
+        // The worst wall offset plus the longest run and a lease term stays within i64.
+        let steps = MAX_CLOCK_STEPS as i128 + CLOCK_STEPS_HARD_STOP as i128 + 1;
+        let worst = steps * MAX_CLOCK_STEP_NS as i128 + 3 * MAX_DURATION_NS as i128;
+        assert!(worst < i64::MAX as i128);
+        const { assert!(MAX_DRIFT_PPM < 1e6) };
+        const { assert!(DEFAULT_MAX_EVENTS <= MAX_EVENTS) };
+    }
+
+    #[test]
+    fn draw_bounds() {
+        let ms = Dur::from_ms;
+        assert_eq!(draw_bound_ns(&DurationDist::Fixed(ms(3))), 3_000_000);
+        assert_eq!(
+            draw_bound_ns(&DurationDist::Exponential { mean: ms(100) }),
+            2_100_000_000
+        );
+        let p = DurationDist::Pareto {
+            scale: ms(1),
+            shape: 1e-3,
+        };
+        assert!(draw_bound_ns(&p) > 1_000_000_000_000_000_000);
+    }
+}
