@@ -304,14 +304,24 @@ fn a_sweep_killed_at_random_points_resumes_to_the_same_bytes() {
     ok(&leasesim(&args, &dir));
     let mut args = grid.to_vec();
     args.extend(["killed", "--resume"]);
-    // Seeded delays (splitmix64 of a fixed seed) between 0.4 and 1.4 s: repeatable.
+    // Each kill lands after the sweep has put more runs on disk than the last one left (so
+    // every kill interrupts real progress, however loaded the machine), plus a seeded delay
+    // (splitmix64 of a fixed seed) of 0 to 50 ms that moves it off the flush itself.
+    let in_progress = dir.join("killed").join(IN_PROGRESS);
+    let lines = || {
+        fs::read(&in_progress)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .unwrap_or(0)
+    };
     let mut state = 0x1ea5e5u64;
+    let mut kills = 0;
     for _ in 0..3 {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        let delay_ms = 400 + (z ^ (z >> 31)) % 1000;
+        let delay_ms = (z ^ (z >> 31)) % 50;
+        let before = lines().max(2); // the definition and the header come first
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_leasesim"))
             .args(&args)
             .current_dir(&dir)
@@ -319,10 +329,24 @@ fn a_sweep_killed_at_random_points_resumes_to_the_same_bytes() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
+        let started = std::time::Instant::now();
+        while lines() <= before && started.elapsed().as_secs() < 120 {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        child.kill().unwrap(); // SIGKILL: no handler runs
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap(); // SIGKILL: no handler runs
+            kills += 1;
+        }
         child.wait().unwrap();
+        if !in_progress.exists() {
+            break; // it finished before the kill: nothing more to interrupt
+        }
     }
+    assert!(kills > 0, "no kill landed mid-sweep");
     let o = leasesim(&args, &dir);
     let out = ok(&o);
     assert!(
