@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod library;
 mod metamorphic;
+mod pins;
 mod properties;
 mod q4;
 mod readme;
