@@ -875,7 +875,7 @@ fn run_keeping_timeline(s: &Scenario) -> Summary {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(3072))]
 
     /// Determinism (SPEC 7): a run is a function of the scenario and its seed. Every random draw
     /// comes from a ChaCha stream keyed by (seed, component, index), time and drift are
@@ -919,7 +919,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(ProptestConfig::with_cases(16384))]
 
     /// Safety of TwoSided. A holder's term starts at the local time it SENT the request that
     /// was answered, so it ends at true S + (T - m) / (1 + rho_h). The grantor received that
@@ -992,7 +992,7 @@ fn safety_worlds_overlap_without_the_holder_margin() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(ProptestConfig::with_cases(4096))]
 
     /// Closed form of the cut-off holder (see `CutOff::predicted_ns`): the overlap is
     /// max(0, (T - m) / (1 + rho_h) - d1 - T / (1 + rho_g) - d2), one interval at most, to
