@@ -64,6 +64,12 @@ pub struct Summary {
     pub max_unavailable_ns: i64,
     pub grants: u64,
     pub renewals: u64,
+    /// Crashes that took effect (of nodes that were up).
+    pub crashes: u64,
+    /// Pauses that began (on nodes that were up).
+    pub pauses: u64,
+    /// The recipients of the first 64 grants, in grant order.
+    pub holders: Vec<String>,
     /// Messages sent, by kind.
     pub messages: BTreeMap<String, u64>,
     pub messages_dropped: u64,
@@ -123,6 +129,9 @@ impl Outcome {
             max_unavailable_ns: r.oracle.max_unavailable_ns,
             grants: st.grants,
             renewals: st.renewals,
+            crashes: st.crashes,
+            pauses: st.pauses,
+            holders: st.grant_order.iter().map(|&n| names[n].clone()).collect(),
             messages: MsgKind::ALL
                 .iter()
                 .map(|k| (k.name().to_string(), st.messages_sent[k.index()]))
@@ -204,6 +213,59 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
                 "expected min_availability: {min}, but availability was {:.6}",
                 s.availability
             ));
+        }
+    }
+    if let Some(max) = e.max_availability {
+        if s.availability > max {
+            f.push(format!(
+                "expected max_availability: {max}, but availability was {:.6}",
+                s.availability
+            ));
+        }
+    }
+    if let Some(most) = e.max_unavailable_at_most {
+        if s.max_unavailable_ns > most.0 {
+            f.push(format!(
+                "expected max_unavailable_at_most: {most}, but the longest unavailable stretch was {}",
+                format_ns(s.max_unavailable_ns)
+            ));
+        }
+    }
+    if let Some(least) = e.max_unavailable_at_least {
+        if s.max_unavailable_ns < least.0 {
+            f.push(format!(
+                "expected max_unavailable_at_least: {least}, but the longest unavailable stretch was {}",
+                format_ns(s.max_unavailable_ns)
+            ));
+        }
+    }
+    let mut exact = |key: &str, want: Option<u64>, got: u64| {
+        if let Some(want) = want {
+            if want != got {
+                f.push(format!("expected {key}: {want}, but the run had {got}"));
+            }
+        }
+    };
+    exact("overlap_count", e.overlap_count, s.overlap.count);
+    exact("grants", e.grants, s.grants);
+    exact("renewals", e.renewals, s.renewals);
+    exact("crashes", e.crashes, s.crashes);
+    exact("pauses", e.pauses, s.pauses);
+    if let Some(want) = &e.holders {
+        if *want != s.holders {
+            f.push(format!(
+                "expected holders: {want:?}, but the lease went to {:?}",
+                s.holders
+            ));
+        }
+    }
+    for (kind, &want) in e.messages.iter().flatten() {
+        match s.messages.get(kind) {
+            Some(&got) if got == want => {}
+            Some(&got) => f.push(format!(
+                "expected messages.{kind}: {want}, but the run sent {got}"
+            )),
+            None => f.push(format!("expected messages.{kind}: no such message kind")),
         }
     }
     f

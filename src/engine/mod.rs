@@ -153,7 +153,13 @@ pub struct Stats {
     pub writes_admitted: u64,
     pub pauses: u64,
     pub crashes: u64,
+    /// The recipients of the first [`GRANT_ORDER_CAP`] grants, in the order they were issued
+    /// (bounded: a long run's later grants are counted in `grants` only).
+    pub grant_order: Vec<NodeId>,
 }
+
+/// How many grant recipients [`Stats::grant_order`] keeps.
+pub const GRANT_ORDER_CAP: usize = 64;
 
 /// The raw result of a run, before it is summarised.
 pub struct RunResult {
@@ -456,6 +462,9 @@ impl Sim<'_> {
                 }
                 Effect::Issued { token, to, until } => {
                     self.stats.grants += 1;
+                    if self.stats.grant_order.len() < GRANT_ORDER_CAP {
+                        self.stats.grant_order.push(to);
+                    }
                     self.nodes[n].last_token = self.nodes[n].last_token.max(token);
                     self.harm.issued(token);
                     if self.observer.is_some() {

@@ -513,6 +513,37 @@ pub struct Expect {
     /// Fraction 0..1.
     #[serde(default)]
     pub min_availability: Option<f64>,
+    /// Fraction 0..1: availability must not exceed it (with `min_availability`, a window).
+    #[serde(default)]
+    pub max_availability: Option<f64>,
+    /// Exactly this many overlap intervals.
+    #[serde(default)]
+    pub overlap_count: Option<u64>,
+    /// The longest stretch with no running believer (`max_unavailable_ns`) is at most this.
+    #[serde(default)]
+    pub max_unavailable_at_most: Option<Dur>,
+    /// The longest stretch with no running believer is at least this.
+    #[serde(default)]
+    pub max_unavailable_at_least: Option<Dur>,
+    /// Exactly this many grants (new tokens issued).
+    #[serde(default)]
+    pub grants: Option<u64>,
+    /// Exactly this many renewals granted.
+    #[serde(default)]
+    pub renewals: Option<u64>,
+    /// Exactly this many crashes took effect (a crash of a node already down does not count).
+    #[serde(default)]
+    pub crashes: Option<u64>,
+    /// Exactly this many pauses began (a pause of a node that is down does not count).
+    #[serde(default)]
+    pub pauses: Option<u64>,
+    /// The nodes granted the lease, in grant order (the summary's `holders`: the first 64).
+    #[serde(default)]
+    pub holders: Option<Vec<String>>,
+    /// Exactly this many messages sent of each kind listed (`{"Acquire": 38}`); kinds left out
+    /// are not checked.
+    #[serde(default)]
+    pub messages: Option<std::collections::BTreeMap<String, u64>>,
 }
 
 /// Bounds on one run.

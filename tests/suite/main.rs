@@ -6,6 +6,7 @@ mod common;
 mod hostile;
 mod library;
 mod metamorphic;
+mod pins;
 mod properties;
 mod q4;
 mod readme;

@@ -36,7 +36,7 @@ fn node_names(w: &World) -> Vec<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
     fn no_op_faults_change_nothing(w in any_world(), extra in vec(no_op(), 1..6)) {

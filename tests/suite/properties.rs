@@ -267,25 +267,106 @@ fn fixed_fault(n: usize, stall: bool, wild: bool) -> BoxedStrategy<String> {
             d(at)
         )
     });
-    let spike = (at.clone(), NS_PER_MS..=10 * NS_PER_S, 0i64..=3 * NS_PER_S).prop_map(
-        |(at, len, extra)| {
+    prop_oneof![pause, partition, one_way, step, drift, spikes(n), drops(n)].boxed()
+}
+
+/// Message kinds as an optional `kinds:` list (left out: all).
+fn kinds() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(", kinds: [Renew, RenewAck]".to_string()),
+        Just(", kinds: [Grant]".to_string()),
+        Just(", kinds: [Acquire, Grant, Reject]".to_string()),
+        Just(", kinds: [Write]".to_string()),
+    ]
+}
+
+/// A delay spike on messages sent in a window (from one node, or all), of some kinds.
+fn spikes(n: usize) -> impl Strategy<Value = String> {
+    (
+        0i64..FAULT_WINDOW_NS,
+        NS_PER_MS..=10 * NS_PER_S,
+        0i64..=3 * NS_PER_S,
+        option::of(0..n),
+        kinds(),
+    )
+        .prop_map(|(at, len, extra, from, kinds)| {
+            let from = from
+                .map(|i| format!(", from: [{}]", quoted(i)))
+                .unwrap_or_default();
             format!(
-                "DelaySpike(at: {}, duration: {}, extra: {}, kinds: [Renew, RenewAck])",
+                "DelaySpike(at: {}, duration: {}, extra: {}{from}{kinds})",
                 d(at),
                 d(len),
                 d(extra)
             )
-        },
-    );
-    let drop = (at, NS_PER_MS..=10 * NS_PER_S, node).prop_map(|(at, len, i)| {
-        format!(
-            "Drop(at: {}, duration: {}, from: [{}])",
-            d(at),
-            d(len),
-            quoted(i)
-        )
-    });
-    prop_oneof![pause, partition, one_way, step, drift, spike, drop].boxed()
+        })
+}
+
+/// Messages sent in a window dropped (from one node, or all), of some kinds.
+fn drops(n: usize) -> impl Strategy<Value = String> {
+    (
+        0i64..FAULT_WINDOW_NS,
+        NS_PER_MS..=10 * NS_PER_S,
+        option::of(0..n),
+        kinds(),
+    )
+        .prop_map(|(at, len, from, kinds)| {
+            let from = from
+                .map(|i| format!(", from: [{}]", quoted(i)))
+                .unwrap_or_default();
+            format!("Drop(at: {}, duration: {}{from}{kinds})", d(at), d(len))
+        })
+}
+
+/// Adds a cut-off-and-grantor-restart group to `fixed`; only its cut when `fixed` already
+/// crashes the grantor (a node is crashed at most once at a time).
+fn with_grantor_restart(fixed: &mut Vec<String>, group: Option<Vec<String>>) {
+    let Some(group) = group else { return };
+    let keep = if fixed.iter().any(|f| f.starts_with("Crash(node: \"g\"")) {
+        1
+    } else {
+        group.len()
+    };
+    fixed.extend(group.into_iter().take(keep));
+}
+
+/// A contender cut off from the grantor (both ways, or only its messages to it), and the grantor
+/// crashing and restarting while it is: the restarted grantor must not grant over a holder it
+/// cannot hear from.
+fn grantor_restart_while_cut_off(n: usize) -> impl Strategy<Value = Vec<String>> {
+    // Cut by 40 s for up to 10 s, the grantor back within 9 s: inside the first minute.
+    (
+        1..n,
+        0i64..40 * NS_PER_S,
+        NS_PER_S..=10 * NS_PER_S,
+        0.0f64..1.0,
+        NS_PER_MS..=9 * NS_PER_S,
+        any::<bool>(),
+    )
+        .prop_map(|(c, at, len, into, down, one_way)| {
+            let crash = at + (len as f64 * into) as i64;
+            let cut = if one_way {
+                format!(
+                    "OneWay(from: {}, to: \"g\", at: {}, duration: {})",
+                    quoted(c),
+                    d(at),
+                    d(len)
+                )
+            } else {
+                format!(
+                    "Partition(at: {}, duration: {}, groups: [[{}], [\"g\"]])",
+                    d(at),
+                    d(len),
+                    quoted(c)
+                )
+            };
+            vec![
+                cut,
+                format!("Crash(node: \"g\", at: {})", d(crash)),
+                format!("Restart(node: \"g\", at: {})", d(crash + down)),
+            ]
+        })
 }
 
 /// At most one fixed crash and restart per node (the grantor included).
@@ -438,15 +519,17 @@ pub(crate) fn any_world() -> impl Strategy<Value = World> {
             vec(fixed_fault(n, true, true), 0..6),
             crashes(n),
             random_faults(n, true),
+            option::weighted(0.25, grantor_restart_while_cut_off(n)),
         );
         (setup, net, faults).prop_map(
             move |(
                 (seed, duration_ns, renew_ns, restart, strategy, clocks, mut nodes),
                 (delay, loss, duplicate, workload, fencing),
-                (mut fixed, crash, random),
+                (mut fixed, crash, random, restart_cut),
             )| {
                 nodes[0].start_ns = 0;
                 fixed.extend(crash);
+                with_grantor_restart(&mut fixed, restart_cut);
                 World {
                     seed,
                     duration_ns,
@@ -484,8 +567,11 @@ enum Drifts {
 /// A world in which `TwoSided(holder_margin: m)` with m >= T*rho + 1us must be safe: drifts
 /// within rho, random delays (heavy-tailed ones too), loss and duplication, any renewal period,
 /// GC pauses (and freezes that let the clocks catch up), partitions and one-way cuts, crashes
-/// and restarts of contenders and of the grantor (which waits out T on restart), and wall-clock
-/// steps (which the monotonic holder clock ignores). Returns the world with its T, rho and m.
+/// and restarts of contenders and of the grantor (which waits out T on restart), also while a
+/// contender is cut off from it, wall-clock steps (which the monotonic holder clock ignores),
+/// drops and delay spikes of any message kind, drift changes within the spread, stalled freezes
+/// of the grantor, and a grantor margin. The strategy is TwoSided or the same point written as
+/// Custom. Returns the world with its T, rho and m.
 fn safe_world() -> impl Strategy<Value = (World, i64, u32, i64)> {
     (2usize..=4).prop_flat_map(|contenders| {
         let n = contenders + 1;
@@ -513,16 +599,35 @@ fn safe_world() -> impl Strategy<Value = (World, i64, u32, i64)> {
             0.0f64..0.2,
             (0.0f64..5.0, 0.0f64..2.0),
         );
+        // Faults that keep TwoSided safe on top of the ones `fixed_fault` draws: drops and delay
+        // spikes of any kind, drift changes that stay within [-rho/2, +rho/2] (drawn as a
+        // fraction u of the spread: the drift is (u - 1/2) rho), a stalled freeze of the
+        // grantor (its clock stops: it frees the lease later, never earlier), and a grantor
+        // restart while a contender is cut off from it.
+        let extra_faults = (
+            vec(prop_oneof![spikes(n), drops(n)], 0..3),
+            vec((0..n, 0i64..FAULT_WINDOW_NS, 0.0f64..=1.0), 0..3),
+            option::of((0i64..FAULT_WINDOW_NS, NS_PER_MS..=15 * NS_PER_S)),
+            option::weighted(0.3, grantor_restart_while_cut_off(n)),
+        );
         let faults = (
             vec(fixed_fault(n, false, false), 1..6),
             crashes(n),
             random_faults(n, false),
+            extra_faults,
         );
-        (setup, net, faults).prop_map(
+        // The strategy: TwoSided, or the same point written with Custom; a grantor margin (which
+        // only makes the grantor later) half of the time.
+        let shape = (
+            any::<bool>(),
+            prop_oneof![Just(0i64), 0i64..=100 * NS_PER_MS],
+        );
+        (setup, net, faults, shape).prop_map(
             |(
                 (seed, duration_ns, lease_ns, rho, drifts, extra, starts, tenths),
                 (delay, loss, duplicate, (reads, writes)),
-                (mut fixed, crash, random),
+                (mut fixed, crash, random, (net_faults, drift_changes, grantor_stall, restart_cut)),
+                (custom, grantor_margin),
             )| {
                 // T*rho in ns, rounded up.
                 let t_rho = (lease_ns * i64::from(rho) + 999_999) / 1_000_000;
@@ -542,13 +647,44 @@ fn safe_world() -> impl Strategy<Value = (World, i64, u32, i64)> {
                     })
                     .collect();
                 fixed.extend(crash);
+                fixed.extend(net_faults);
+                fixed.extend(drift_changes.into_iter().map(|(i, at, u)| {
+                    format!(
+                        "DriftChange(node: {}, at: {}, drift_ppm: {:?})",
+                        quoted(i),
+                        d(at),
+                        (u - 0.5) * f64::from(rho)
+                    )
+                }));
+                if let Some((at, len)) = grantor_stall {
+                    fixed.push(format!(
+                        "Pause(node: \"g\", at: {}, duration: {}, kind: VmFreeze, clock: Stall)",
+                        d(at),
+                        d(len)
+                    ));
+                }
+                with_grantor_restart(&mut fixed, restart_cut);
+                let strategy = if custom {
+                    format!(
+                        "Custom(holder_clock: Monotonic, lease_start: OnSend, holder_margin: {}, \
+                         grantor_margin: {}, validity: Clock)",
+                        d(m),
+                        d(grantor_margin)
+                    )
+                } else {
+                    format!(
+                        "TwoSided(holder_margin: {}, grantor_margin: {})",
+                        d(m),
+                        d(grantor_margin)
+                    )
+                };
                 let world = World {
                     seed,
                     duration_ns,
                     lease_ns,
                     renew_ns: tenths.map(|k| lease_ns * k / 10),
                     grantor_restart: "Wait",
-                    strategy: format!("TwoSided(holder_margin: {})", d(m)),
+                    strategy,
                     clocks: (rho, placement),
                     nodes,
                     delay,
@@ -739,7 +875,7 @@ fn run_keeping_timeline(s: &Scenario) -> Summary {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(3072))]
 
     /// Determinism (SPEC 7): a run is a function of the scenario and its seed. Every random draw
     /// comes from a ChaCha stream keyed by (seed, component, index), time and drift are
@@ -783,7 +919,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(ProptestConfig::with_cases(16384))]
 
     /// Safety of TwoSided. A holder's term starts at the local time it SENT the request that
     /// was answered, so it ends at true S + (T - m) / (1 + rho_h). The grantor received that
@@ -795,8 +931,10 @@ proptest! {
     /// count; the renewal period only moves S; a GC pause (or a freeze whose clocks catch up)
     /// stops no clock, and belief is judged by the clock, paused or not; a partition only drops
     /// messages; a wall-clock step does not move the monotonic clock the holder uses; a crashed
-    /// contender forgets its lease, and a restarted grantor waits out T (+ its margin, 0 here)
-    /// before granting anything. So no two nodes
+    /// contender forgets its lease, and a restarted grantor waits out T (+ its margin) before
+    /// granting anything. A drift change within [-rho/2, +rho/2] keeps every clock's rate in the
+    /// bounds the inequality uses; a grantor margin, a stalled freeze of the grantor, a dropped or
+    /// delayed message only make the grantor free the lease later. So no two nodes
     /// ever believe at once: no overlap. With no service time, no request is admitted under a
     /// superseded token either: no zombie actions.
     ///
@@ -854,7 +992,7 @@ fn safety_worlds_overlap_without_the_holder_margin() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1024))]
+    #![proptest_config(ProptestConfig::with_cases(4096))]
 
     /// Closed form of the cut-off holder (see `CutOff::predicted_ns`): the overlap is
     /// max(0, (T - m) / (1 + rho_h) - d1 - T / (1 + rho_g) - d2), one interval at most, to
