@@ -7,6 +7,7 @@
 use super::limits::{self, count};
 use super::{DurationDist, Fault, RandomFault, Role, Scenario, StrategySpec};
 use crate::dist::Sampler;
+use crate::msg::MsgKind;
 use crate::time::{DriftRate, Dur};
 use std::collections::BTreeMap;
 
@@ -411,10 +412,24 @@ pub fn validate(s: &Scenario) -> Vec<String> {
     budgets(s, &mut p);
 
     if let Some(e) = &s.expect {
-        if let Some(a) = e.min_availability {
-            if !(0.0..=1.0).contains(&a) {
+        for (key, a) in [
+            ("min_availability", e.min_availability),
+            ("max_availability", e.max_availability),
+        ] {
+            if a.is_some_and(|a| !(0.0..=1.0).contains(&a)) {
+                let a = a.unwrap_or_default();
+                p.push(format!("expect.{key}: must be a fraction in [0, 1] (got {a})"));
+            }
+        }
+        for (i, name) in e.holders.iter().flatten().enumerate() {
+            node(&mut p, &format!("expect.holders[{i}]"), name);
+        }
+        let kinds: Vec<&str> = MsgKind::ALL.iter().map(|k| k.name()).collect();
+        for kind in e.messages.iter().flat_map(|m| m.keys()) {
+            if !kinds.contains(&kind.as_str()) {
                 p.push(format!(
-                    "expect.min_availability: must be a fraction in [0, 1] (got {a})"
+                    "expect.messages: unknown message kind {kind:?} (known: {})",
+                    kinds.join(", ")
                 ));
             }
         }

@@ -488,3 +488,34 @@ fn every_bundled_scenario_is_within_the_limits() {
         assert!(load::from_text(name, t).is_ok(), "{name}");
     }
 }
+
+/// Expectations that name what cannot exist are input errors, listed together before the run.
+#[test]
+fn expectations_naming_unknown_nodes_or_kinds_are_rejected() {
+    let text = r#"Scenario(
+        duration: "10s",
+        lease: (duration: "2s"),
+        strategy: GrantorOnly,
+        nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+        expect: (
+            max_availability: 1.5,
+            holders: ["a", "nobody"],
+            messages: {"Acquire": 1, "Heartbeat": 2},
+        ),
+    )"#;
+    let s = leasesim::Scenario::from_ron(text).expect("it parses");
+    let problems = leasesim::scenario::validate::validate(&s).join("\n");
+    assert!(
+        problems.contains("expect.max_availability: must be a fraction in [0, 1] (got 1.5)"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("expect.holders[1]: unknown node \"nobody\""),
+        "{problems}"
+    );
+    assert!(
+        problems.contains("expect.messages: unknown message kind \"Heartbeat\""),
+        "{problems}"
+    );
+    assert!(!problems.contains("holders[0]"), "{problems}");
+}
