@@ -282,6 +282,52 @@ mod tests {
     const NS: i64 = 1_000_000_000;
 
     #[test]
+    fn a_second_re_anchor_keeps_the_fraction_too() {
+        // Two no-op changes: the second starts from an anchor that is not 0 and carries a
+        // fraction. -333 ppm at true 2.500000003 s: 2_500_000_003 * 0.999667 = 2_499_167_502.
+        // 999001 -> reads 2_499_167_502; from the anchor at 1.000000001 s (999_667_000 and
+        // .999667) the same reading needs elapsed 1_500_000_002 * 0.999667 + 0.999667.
+        let drift = DriftRate::from_ppm_int(-333);
+        let plain = NodeClock::new(drift, Dur::ZERO);
+        let mut changed = NodeClock::new(drift, Dur::ZERO);
+        changed.set_drift(SimTime(1_000_000_001), drift);
+        changed.set_drift(SimTime(2_500_000_003), drift);
+        assert_eq!(
+            changed.mono(SimTime(2_500_000_003)),
+            LocalTime(2_499_167_502)
+        );
+        for t in [2_500_000_003i64, 7_777_777_777, 10_003_331_110, 3_600 * NS] {
+            assert_eq!(changed.mono(SimTime(t)), plain.mono(SimTime(t)), "t = {t}");
+        }
+        let dl = LocalTime(10_000_000_000);
+        assert_eq!(
+            changed.reaches(MONO, dl, SimTime(2_500_000_003)),
+            SimTime(10_003_331_110)
+        );
+        // A stall in between: 1 s frozen at 3 s, then the same rate. Afterwards the clock is
+        // behind the plain one by exactly 1 s of its own time (0.999667 s): 2_999_001_000 at
+        // 3 s, and at true 5 s it reads 2_999_001_000 + 1 s * 0.999667 = 3_998_668_000.
+        changed.stall(SimTime(3 * NS));
+        assert!(changed.is_stalled());
+        changed.resume(SimTime(4 * NS));
+        assert!(!changed.is_stalled());
+        assert_eq!(changed.mono(SimTime(5 * NS)), LocalTime(3_998_668_000));
+        assert_eq!(changed.drift(), drift);
+    }
+
+    #[test]
+    fn wall_is_monotonic_plus_offset() {
+        // +100 ppm with a wall offset of 5 s: at true 10 s, monotonic 10.001 s, wall 15.001 s.
+        let mut c = NodeClock::new(DriftRate::from_ppm_int(100), Dur::from_secs(5));
+        let t = SimTime(10 * NS);
+        assert_eq!(c.read(MONO, t), LocalTime(10_001_000_000));
+        assert_eq!(c.read(ClockKind::Wall, t), LocalTime(15_001_000_000));
+        assert_eq!(c.wall(t), LocalTime(15_001_000_000));
+        c.step_wall(Dur::from_ms(-2));
+        assert_eq!(c.read(ClockKind::Wall, t), LocalTime(14_999_000_000));
+    }
+
+    #[test]
     fn reaches_is_the_exact_inverse_of_read() {
         for ppm in [-999_999i64, -1000, -37, 0, 1, 250, 100_000] {
             let c = NodeClock::new(DriftRate::from_ppm_int(ppm), Dur::ZERO);

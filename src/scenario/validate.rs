@@ -418,7 +418,9 @@ pub fn validate(s: &Scenario) -> Vec<String> {
         ] {
             if a.is_some_and(|a| !(0.0..=1.0).contains(&a)) {
                 let a = a.unwrap_or_default();
-                p.push(format!("expect.{key}: must be a fraction in [0, 1] (got {a})"));
+                p.push(format!(
+                    "expect.{key}: must be a fraction in [0, 1] (got {a})"
+                ));
             }
         }
         for (i, name) in e.holders.iter().flatten().enumerate() {
