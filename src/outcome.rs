@@ -34,6 +34,8 @@ pub struct RequestsOut {
     pub writes_arrived: u64,
     pub writes_admitted: u64,
     pub writes_applied: u64,
+    /// Requests dropped at a paused node whose backlog was full (`engine::MAX_DEFERRED`).
+    pub shed_while_paused: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -143,6 +145,7 @@ impl Outcome {
                 writes_arrived: st.writes_arrived,
                 writes_admitted: st.writes_admitted,
                 writes_applied: r.harm.writes_applied,
+                shed_while_paused: st.requests_shed,
             },
             drift_ppm: names
                 .iter()

@@ -34,6 +34,13 @@ use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
 use queue::EventQueue;
 use std::collections::BTreeMap;
 
+/// The most input a paused node keeps for its resume: messages and client requests beyond it are
+/// dropped (a full socket backlog) and counted, so that no pause, however long and however busy
+/// the node, holds unbounded memory. Timers and effects of admitted requests always wait: there
+/// are few of them. Validation keeps scenarios within their limits below it (see
+/// `scenario::limits::MAX_PENDING_REQUESTS`), so only merged random pauses can reach it.
+pub const MAX_DEFERRED: usize = 1 << 20;
+
 /// A client request's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReqKind {
@@ -151,6 +158,8 @@ pub struct Stats {
     pub writes_arrived: u64,
     pub reads_admitted: u64,
     pub writes_admitted: u64,
+    /// Client requests dropped because their paused node's backlog was full.
+    pub requests_shed: u64,
     pub pauses: u64,
     pub crashes: u64,
     /// The recipients of the first [`GRANT_ORDER_CAP`] grants, in the order they were issued
@@ -291,6 +300,28 @@ impl Sim<'_> {
             return;
         }
         if node.pause_depth > 0 {
+            if node.deferred.len() >= MAX_DEFERRED {
+                match ev {
+                    Ev::Arrival { .. } => {
+                        self.stats.requests_shed += 1;
+                        return;
+                    }
+                    Ev::Deliver {
+                        from,
+                        to,
+                        msg,
+                        id,
+                        twin,
+                    } => {
+                        self.stats.messages_dropped += 1;
+                        self.twin_consumed(twin, id, false);
+                        self.emit_drop(from, to, msg, id, DropReason::Backlog);
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+            let node = &mut self.nodes[n];
             if let Ev::Timer { timer, gen, .. } = ev {
                 let slot = &mut node.timers[timer as usize];
                 if slot.armed && slot.gen == gen {

@@ -138,6 +138,7 @@ fn reason(r: DropReason) -> &'static str {
         DropReason::Lost => "lost",
         DropReason::Cut => "cut",
         DropReason::Down => "down",
+        DropReason::Backlog => "backlog",
     }
 }
 

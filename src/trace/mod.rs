@@ -24,6 +24,8 @@ pub enum DropReason {
     Cut,
     /// The destination was crashed or not started.
     Down,
+    /// The destination was paused with its backlog full ([`crate::engine::MAX_DEFERRED`]).
+    Backlog,
 }
 
 /// What happened.
