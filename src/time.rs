@@ -223,26 +223,34 @@ pub fn div_rate_one_floor(x: i128) -> i64 {
     }
 }
 
-/// `a * b / c` rounded toward negative infinity, computed in i128 so the product cannot overflow.
-pub fn mul_div_floor(a: i64, b: i64, c: i64) -> i64 {
-    debug_assert!(c > 0);
-    let p = a as i128 * b as i128;
-    let q = p.div_euclid(c as i128);
-    q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-}
-
-/// `a * b / c` rounded toward positive infinity, computed in i128.
-pub fn mul_div_ceil(a: i64, b: i64, c: i64) -> i64 {
-    debug_assert!(c > 0);
-    let p = a as i128 * b as i128;
-    let c = c as i128;
-    let q = p.div_euclid(c) + if p.rem_euclid(c) != 0 { 1 } else { 0 };
-    q.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_and_arithmetic_are_exact_and_saturate() {
+        assert_eq!(Dur::from_us(7).ns(), 7_000);
+        assert_eq!(Dur::from_ms(7).ns(), 7_000_000);
+        assert_eq!(Dur::from_secs(7).ns(), 7_000_000_000);
+        assert_eq!(Dur::from_ns(7).ns(), 7);
+        let t = SimTime(10_000);
+        assert_eq!(t.ns(), 10_000);
+        assert_eq!(t.since(SimTime(2_500)), Dur(7_500));
+        assert_eq!(t + Dur(5), SimTime(10_005));
+        assert_eq!(t - Dur(5), SimTime(9_995));
+        assert_eq!(SimTime::NEVER + Dur(1), SimTime::NEVER);
+        assert_eq!(LocalTime(3) + Dur(4), LocalTime(7));
+        assert_eq!(LocalTime(3) - Dur(4), LocalTime(-1));
+        assert_eq!(LocalTime(3) - LocalTime(10), Dur(-7));
+        assert_eq!(Dur(3) + Dur(4), Dur(7));
+        assert_eq!(Dur(3) - Dur(4), Dur(-1));
+        assert_eq!(-Dur(3), Dur(-3));
+        let mut d = Dur(i64::MAX - 1);
+        d += Dur(5);
+        assert_eq!(d, Dur(i64::MAX));
+        assert_eq!(DriftRate::from_ppm_int(-50).rate(), RATE_ONE - 50_000_000);
+        assert_eq!(DriftRate::from_ppm_int(-50).as_ppm(), -50.0);
+    }
 
     #[test]
     fn formats_with_exact_units() {
@@ -286,14 +294,5 @@ mod tests {
         }
         assert_eq!(div_rate_one_floor(i128::MAX), i64::MAX);
         assert_eq!(div_rate_one_floor(i128::MIN), i64::MIN);
-    }
-
-    #[test]
-    fn mul_div_rounds_both_ways() {
-        assert_eq!(mul_div_floor(7, 1, 2), 3);
-        assert_eq!(mul_div_ceil(7, 1, 2), 4);
-        assert_eq!(mul_div_floor(-7, 1, 2), -4);
-        assert_eq!(mul_div_ceil(-7, 1, 2), -3);
-        assert_eq!(mul_div_ceil(8, 1, 2), 4);
     }
 }
