@@ -7,13 +7,15 @@
 //! deadline and mapped to true time; when a mapping changes (wall step, drift change, stalled
 //! freeze) the node's pending timers are re-mapped, except those that already fell due during a
 //! pause (they wait in the deferred list, in their place). A timer's stale queue entries are
-//! skipped by generation number.
+//! skipped by generation number. A paused node's backlog is capped at [`MAX_DEFERRED`].
+//!
+//! A duplicated message is delivered twice to node logic (protocols must cope), but the resource
+//! applies a write once and counts the second copy in `duplicate_writes`. The engine feeds the
+//! [`Oracle`] and the [`Harm`] ledger but judges nothing itself, and it knows no strategy: it only
+//! calls [`NodeLogic`].
 //!
 //! Invariants (asserted, in release builds too): time never goes backward; pause and stall
-//! depths never wrap; a node that believes has a timer pending. A duplicated message is delivered
-//! twice to node logic (protocols must cope), but the resource applies a write once and counts
-//! the second copy in `duplicate_writes`. The engine feeds the [`Oracle`] and the [`Harm`] ledger but judges nothing
-//! itself, and it knows no strategy: it only calls [`NodeLogic`].
+//! depths never wrap; a node that believes has a timer pending.
 
 mod build;
 mod queue;
