@@ -250,6 +250,17 @@ mod tests {
         assert_eq!(d, Dur(i64::MAX));
         assert_eq!(DriftRate::from_ppm_int(-50).rate(), RATE_ONE - 50_000_000);
         assert_eq!(DriftRate::from_ppm_int(-50).as_ppm(), -50.0);
+        // Too fast for any clock, though the rate would be positive.
+        assert!(DriftRate::from_ppm(1e9).is_none());
+        assert!(DriftRate::from_ppm(5e8).is_some());
+    }
+
+    #[test]
+    fn debug_and_display_show_units() {
+        assert_eq!(format!("{:?}", Dur(1_500_000_000)), "Dur(1.5s)");
+        assert_eq!(format!("{}", SimTime(1_500_000_000)), "t=1.5s");
+        assert_eq!(format!("{:?}", SimTime(5)), "SimTime(5ns)");
+        assert_eq!(format!("{:?}", LocalTime(-5)), "LocalTime(-5ns)");
     }
 
     #[test]
