@@ -627,11 +627,22 @@ impl Sim<'_> {
 
     /// Maps timer `timer` of node `n` to true time and queues it (if its clock can reach it).
     fn schedule_timer(&mut self, n: NodeId, timer: TimerId) {
-        let slot = &mut self.nodes[n].timers[timer as usize];
+        let due = self.timer_due(n, timer);
+        self.queue_timer(n, timer, due);
+    }
+
+    /// When timer `timer` of node `n` falls due under the current clock mapping.
+    fn timer_due(&self, n: NodeId, timer: TimerId) -> SimTime {
+        let slot = &self.nodes[n].timers[timer as usize];
         let clock = slot.clock.expect("an armed timer has a clock");
-        let due = self.clocks[n].reaches(clock, slot.at, self.now);
+        self.clocks[n].reaches(clock, slot.at, self.now)
+    }
+
+    /// Queues timer `timer` of node `n` at `due` under its current generation (never, if a
+    /// stalled clock cannot reach it).
+    fn queue_timer(&mut self, n: NodeId, timer: TimerId, due: SimTime) {
+        let slot = &mut self.nodes[n].timers[timer as usize];
         slot.due = due;
-        let slot = *slot;
         if due != SimTime::NEVER {
             let ev = Ev::Timer {
                 node: n as u32,
@@ -653,13 +664,13 @@ impl Sim<'_> {
             if !slot.armed || slot.fell_due || which.is_some_and(|k| slot.clock != Some(k)) {
                 continue;
             }
-            let clock = slot.clock.expect("an armed timer has a clock");
-            if self.clocks[n].reaches(clock, slot.at, self.now) == slot.due {
+            let due = self.timer_due(n, timer as TimerId);
+            if due == slot.due {
                 continue;
             }
             let slot = &mut self.nodes[n].timers[timer];
             slot.gen = slot.gen.wrapping_add(1);
-            self.schedule_timer(n, timer as TimerId);
+            self.queue_timer(n, timer as TimerId, due);
         }
     }
 
