@@ -84,9 +84,12 @@ pub fn run_with(
     strategy: Box<dyn Strategy>,
     observer: Option<&mut (dyn trace::Observer + 'static)>,
 ) -> Result<Outcome, BuildError> {
-    let description = strategy.describe();
-    let sim = engine::build(scenario, strategy, observer)?;
-    Ok(Outcome::new(name, description, scenario, sim.run()))
+    let problems = scenario::validate::validate_with(scenario, &*strategy);
+    if !problems.is_empty() {
+        return Err(BuildError { problems });
+    }
+    let result = strategy.simulate(scenario, observer);
+    Ok(Outcome::new(name, strategy.describe(), scenario, result))
 }
 
 /// Runs `scenario` under its own strategy and records its [`trace::timeline::Timeline`] for a

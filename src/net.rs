@@ -16,7 +16,7 @@
 //! visits them, so spikes add up and drops win exactly as before.
 
 use crate::dist::Sampler;
-use crate::msg::{MsgKind, NodeId};
+use crate::msg::NodeId;
 use crate::rng::{self, Component, Rng};
 use crate::time::{Dur, SimTime};
 use rand::RngExt;
@@ -49,11 +49,12 @@ impl KindSet {
     pub fn all() -> KindSet {
         KindSet(u32::MAX)
     }
-    pub fn of(kinds: &[MsgKind]) -> KindSet {
-        KindSet(kinds.iter().fold(0, |m, k| m | 1 << k.index()))
+    /// The kinds with these indices (each below [`crate::strategy::MAX_KINDS`]).
+    pub fn of(kinds: impl IntoIterator<Item = usize>) -> KindSet {
+        KindSet(kinds.into_iter().fold(0, |m, k| m | 1 << k))
     }
-    pub fn contains(self, k: MsgKind) -> bool {
-        self.0 & (1 << k.index()) != 0
+    pub fn contains(self, k: usize) -> bool {
+        self.0 & (1 << k) != 0
     }
 }
 
@@ -66,7 +67,7 @@ pub struct Match {
 }
 
 impl Match {
-    fn applies(&self, from: NodeId, to: NodeId, kind: MsgKind) -> bool {
+    fn applies(&self, from: NodeId, to: NodeId, kind: usize) -> bool {
         self.kinds.contains(kind) && self.from.contains(from) && self.to.contains(to)
     }
 }
@@ -132,15 +133,19 @@ pub struct Network {
     send_faults: Vec<NetFault>,
     /// `send_faults` by time, queried at send times.
     send_windows: Windows,
+    /// How many message kinds the protocol has.
+    kinds: usize,
     /// One stream per (sender, kind).
     rngs: Vec<Rng>,
 }
 
 impl Network {
     /// `links` are (from, to, delay) overrides; the first for a link wins.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         seed: u64,
         nodes: usize,
+        kinds: usize,
         default: Sampler,
         links: Vec<(NodeId, NodeId, Sampler)>,
         loss: f64,
@@ -161,7 +166,7 @@ impl Network {
             .partition(|f| matches!(f, NetFault::Partition { .. } | NetFault::OneWay { .. }));
         let cut_windows = Windows::new(cuts.iter().map(NetFault::window));
         let send_windows = Windows::new(send_faults.iter().map(NetFault::window));
-        let rngs = (0..nodes * MsgKind::COUNT)
+        let rngs = (0..nodes * kinds)
             .map(|i| rng::stream(seed, Component::Network, i as u64))
             .collect();
         Network {
@@ -175,17 +180,18 @@ impl Network {
             cut_windows,
             send_faults,
             send_windows,
+            kinds,
             rngs,
         }
     }
 
-    /// Decides the fate of a message sent at `now`.
-    pub fn send(&mut self, now: SimTime, from: NodeId, to: NodeId, kind: MsgKind) -> Fate {
+    /// Decides the fate of a message of kind `kind` (an index into the protocol's kinds).
+    pub fn send(&mut self, now: SimTime, from: NodeId, to: NodeId, kind: usize) -> Fate {
         let sampler = match self.link[from * self.nodes + to] {
             Some(i) => &self.overrides[i as usize],
             None => &self.default,
         };
-        let rng = &mut self.rngs[from * MsgKind::COUNT + kind.index()];
+        let rng = &mut self.rngs[from * self.kinds + kind];
         let mut first = Some(sampler.sample(rng));
         let mut copy = None;
         if self.loss > 0.0 && rng.random::<f64>() < self.loss {
@@ -321,6 +327,11 @@ mod tests {
     use crate::scenario::DurationDist;
     use proptest::prelude::*;
 
+    /// The tests' protocol has six message kinds, as the base protocol does.
+    const KINDS: usize = 6;
+    const RENEW: usize = 2;
+    const WRITE: usize = 5;
+
     fn t(ns: i64) -> SimTime {
         SimTime(ns)
     }
@@ -351,11 +362,11 @@ mod tests {
     /// Three nodes, every delay 100 ns, no loss or duplication.
     fn fixed(faults: Vec<NetFault>) -> Network {
         let d = Sampler::new(&DurationDist::Fixed(Dur(100))).unwrap();
-        Network::new(7, 3, d, Vec::new(), 0.0, 0.0, faults)
+        Network::new(7, 3, KINDS, d, Vec::new(), 0.0, 0.0, faults)
     }
 
     fn delay(net: &mut Network, at: i64) -> Option<Dur> {
-        let fate = net.send(t(at), 0, 1, MsgKind::Renew);
+        let fate = net.send(t(at), 0, 1, RENEW);
         assert_eq!(fate.copy, None);
         fate.first
     }
@@ -402,11 +413,11 @@ mod tests {
             which: Match {
                 from: NodeSet::all(),
                 to: NodeSet::all(),
-                kinds: KindSet::of(&[MsgKind::Write]),
+                kinds: KindSet::of([WRITE]),
             },
         }]);
         assert_eq!(delay(&mut net, 5), Some(Dur(100)));
-        assert_eq!(net.send(t(5), 0, 1, MsgKind::Write).first, None);
+        assert_eq!(net.send(t(5), 0, 1, WRITE).first, None);
     }
 
     #[test]
@@ -481,7 +492,7 @@ mod tests {
         now: SimTime,
         from: NodeId,
         to: NodeId,
-        kind: MsgKind,
+        kind: usize,
     ) -> Option<Dur> {
         let mut extra = Dur::ZERO;
         for f in faults {
@@ -529,8 +540,7 @@ mod tests {
     fn which() -> impl Strategy<Value = Match> {
         let kinds = prop_oneof![
             Just(KindSet::all()),
-            proptest::collection::vec(0..MsgKind::COUNT, 0..3)
-                .prop_map(|v| KindSet::of(&v.iter().map(|&k| MsgKind::ALL[k]).collect::<Vec<_>>())),
+            proptest::collection::vec(0..KINDS, 0..3).prop_map(KindSet::of),
         ];
         (node_set(), node_set(), kinds).prop_map(|(from, to, kinds)| Match { from, to, kinds })
     }
@@ -578,7 +588,7 @@ mod tests {
                 any::<bool>(),
                 0..NODES,
                 0..NODES,
-                0..MsgKind::COUNT,
+                0..KINDS,
             ),
             0..300,
         )
@@ -604,9 +614,9 @@ mod tests {
             lossy in any::<bool>(),
         ) {
             let (loss, dup) = if lossy { (0.2, 0.3) } else { (0.0, 0.0) };
-            let mut net = Network::new(seed, NODES, sampler(), Vec::new(), loss, dup, faults.clone());
+            let mut net = Network::new(seed, NODES, KINDS, sampler(), Vec::new(), loss, dup, faults.clone());
             // Same streams, no faults: the draws the faults then act on.
-            let mut bare = Network::new(seed, NODES, sampler(), Vec::new(), loss, dup, Vec::new());
+            let mut bare = Network::new(seed, NODES, KINDS, sampler(), Vec::new(), loss, dup, Vec::new());
             let (mut send_at, mut cut_at) = (0, 0);
             for (step, cut, from, to, kind) in queries {
                 if cut {
@@ -616,7 +626,6 @@ mod tests {
                 } else {
                     send_at += step;
                     let now = t(send_at);
-                    let kind = MsgKind::ALL[kind];
                     let got = net.send(now, from, to, kind);
                     let base = bare.send(now, from, to, kind);
                     let want = match scan_send(&faults, now, from, to, kind) {

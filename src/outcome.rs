@@ -4,7 +4,6 @@
 //! only floats, computed once at the end, so the JSON is byte-identical run to run.
 
 use crate::engine::RunResult;
-use crate::msg::MsgKind;
 use crate::scenario::{Expect, Scenario};
 use crate::time::format_ns;
 use serde::Serialize;
@@ -134,9 +133,11 @@ impl Outcome {
             crashes: st.crashes,
             pauses: st.pauses,
             holders: st.grant_order.iter().map(|&n| names[n].clone()).collect(),
-            messages: MsgKind::ALL
+            messages: r
+                .kinds
                 .iter()
-                .map(|k| (k.name().to_string(), st.messages_sent[k.index()]))
+                .zip(&st.messages_sent)
+                .map(|(k, &sent)| (k.to_string(), sent))
                 .collect(),
             messages_dropped: st.messages_dropped,
             requests: RequestsOut {

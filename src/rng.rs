@@ -23,6 +23,8 @@ pub enum Component {
     Faults = 4,
     /// Drift placement; index = node.
     Drift = 5,
+    /// Node logic's own stream (jitter, randomised timeouts); index = node.
+    Node = 6,
 }
 
 /// The stream of `component` for `index` under `seed`.

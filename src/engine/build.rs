@@ -9,8 +9,8 @@ use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
 use crate::oracle::harm::Harm;
 use crate::oracle::Oracle;
 use crate::rng::{self, Component};
-use crate::scenario::{random_faults, validate, DurationDist, Fault, Placement, Role, Scenario};
-use crate::strategy::{LeaseParams, Out, Strategy, MAX_TIMERS};
+use crate::scenario::{random_faults, DurationDist, Fault, KindName, Placement, Role, Scenario};
+use crate::strategy::{LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS};
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
 use rand::RngExt;
@@ -22,28 +22,33 @@ pub struct BuildError {
     pub problems: Vec<String>,
 }
 
-/// Builds a run of `scenario` under `strategy`, told to `observer` if there is one.
-pub fn build<'o>(
+/// Builds a run of `scenario` under `protocol`, told to `observer` if there is one. The scenario
+/// must have passed [`crate::scenario::validate::validate_with`] for this protocol.
+pub fn build<'o, P: Protocol>(
     scenario: &Scenario,
-    strategy: Box<dyn Strategy>,
+    protocol: &'o P,
     observer: Option<&'o mut (dyn Observer + 'static)>,
-) -> Result<Sim<'o>, BuildError> {
-    let problems = validate::validate(scenario);
-    if !problems.is_empty() {
-        return Err(BuildError { problems });
-    }
+) -> Sim<'o, P> {
+    let kind_names = <MsgOf<P> as ProtocolMessage>::KINDS;
+    assert!(
+        kind_names.len() <= MAX_KINDS,
+        "a protocol has at most {MAX_KINDS} message kinds"
+    );
+    let kinds = |names: &Option<Vec<KindName>>| match names {
+        None => KindSet::all(),
+        Some(v) => KindSet::of(v.iter().map(|k| {
+            kind_names
+                .iter()
+                .position(|&name| name == k.0)
+                .expect("validated kind")
+        })),
+    };
     let n = scenario.nodes.len();
     let id = |name: &str| scenario.node_index(name).expect("validated node name");
     let ids = |names: &Option<Vec<String>>| match names {
         None => NodeSet::all(),
         Some(v) => NodeSet::of(&v.iter().map(|s| id(s)).collect::<Vec<_>>(), n),
     };
-    let grantor = scenario
-        .nodes
-        .iter()
-        .position(|c| c.role == Role::Grantor)
-        .expect("validated: one grantor");
-
     let drifts = place_drifts(scenario);
     let clocks = scenario
         .nodes
@@ -121,7 +126,7 @@ pub fn build<'o>(
                 extra,
                 from,
                 to,
-                kinds,
+                kinds: kinds_filter,
                 ..
             } => net_faults.push(NetFault::DelaySpike {
                 window: window(*duration),
@@ -129,21 +134,21 @@ pub fn build<'o>(
                 which: Match {
                     from: ids(from),
                     to: ids(to),
-                    kinds: kinds.as_deref().map_or(KindSet::all(), KindSet::of),
+                    kinds: kinds(kinds_filter),
                 },
             }),
             Fault::Drop {
                 duration,
                 from,
                 to,
-                kinds,
+                kinds: kinds_filter,
                 ..
             } => net_faults.push(NetFault::Drop {
                 window: window(*duration),
                 which: Match {
                     from: ids(from),
                     to: ids(to),
-                    kinds: kinds.as_deref().map_or(KindSet::all(), KindSet::of),
+                    kinds: kinds(kinds_filter),
                 },
             }),
         }
@@ -161,6 +166,7 @@ pub fn build<'o>(
     let net = Network::new(
         scenario.seed,
         n,
+        kind_names.len(),
         sampler(&net_cfg.delay),
         links,
         net_cfg.loss,
@@ -187,12 +193,13 @@ pub fn build<'o>(
             Node {
                 role: c.role,
                 logic: None,
+                disk: None,
+                rng: rng::stream(scenario.seed, Component::Node, i as u64),
                 life: 0,
                 pause_depth: 0,
                 stall_depth: 0,
                 deferred: Vec::new(),
                 timers: [TimerSlot::default(); MAX_TIMERS],
-                last_token: 0,
                 started: false,
                 reads: arrivals(w.reads_per_second, Component::Reads, i).filter(|_| contender),
                 writes: arrivals(w.writes_per_second, Component::Writes, i).filter(|_| contender),
@@ -216,7 +223,7 @@ pub fn build<'o>(
         .collect();
 
     let lease = &scenario.lease;
-    Ok(Sim {
+    Sim {
         now: SimTime::ZERO,
         end: SimTime(scenario.duration.0),
         max_events: scenario.limits.max_events,
@@ -225,24 +232,28 @@ pub fn build<'o>(
         clocks,
         net,
         oracle: Oracle::new(n, observer.is_some()),
-        harm: Harm::new(n, scenario.resource.fencing),
-        strategy,
+        harm: Harm::new(n),
+        protocol,
+        roles: scenario.nodes.iter().map(|c| c.role).collect(),
         params: LeaseParams {
             lease: lease.duration,
             renew_every: lease.renew_every(),
             retry_every: lease.retry_every,
             grantor_restart: lease.grantor_restart,
+            fencing: scenario.resource.fencing,
         },
-        grantor,
         service_time: w.service_time,
         faults,
         out: Out::default(),
-        stats: Stats::default(),
+        stats: Stats {
+            messages_sent: vec![0; kind_names.len()],
+            ..Stats::default()
+        },
         next_msg_id: 0,
         twins: std::collections::BTreeMap::new(),
         observer,
         overlaps_reported: 0,
-    })
+    }
 }
 
 /// Each node's drift: its own `drift_ppm`, or placed within `clocks.drift_spread_ppm` (rho).

@@ -9,10 +9,18 @@
 //! pause (they wait in the deferred list, in their place). A timer's stale queue entries are
 //! skipped by generation number. A paused node's backlog is capped at [`MAX_DEFERRED`].
 //!
-//! A duplicated message is delivered twice to node logic (protocols must cope), but the resource
-//! applies a write once and counts the second copy in `duplicate_writes`. The engine feeds the
-//! [`Oracle`] and the [`Harm`] ledger but judges nothing itself, and it knows no strategy: it only
-//! calls [`NodeLogic`].
+//! The engine is generic over the [`Protocol`] (monomorphised: messages are never boxed). It knows
+//! no protocol's rules: it calls [`NodeLogic`], carries out the effects it returns (sends,
+//! timers), and passes the rest (grants, reads, writes applied) to the [`Oracle`] and the [`Harm`]
+//! ledger, which judge. A duplicated message is delivered twice to node logic, the second time
+//! with `cx.duplicate` set, so that a resource can apply a write once.
+//!
+//! The path of a message, in one place: node logic pushes [`Effect::Send`] into its [`Out`];
+//! [`Sim::after_call`] hands it to `send`, which asks the [`Network`] its fate and queues an
+//! [`Ev::Deliver`]; at that instant `dispatch` checks for a cut, `route` hands it to the node (or
+//! its deferred list while paused), and `handle` calls the recipient's
+//! [`NodeLogic::on_message`]. After every call into node logic, `after_call` tells the oracle
+//! what the node now believes.
 //!
 //! Invariants (asserted, in release builds too): time never goes backward; pause and stall
 //! depths never wrap; a node that believes has a timer pending.
@@ -24,13 +32,16 @@ pub use build::{build, BuildError};
 
 use crate::clock::{ClockKind, NodeClock};
 use crate::dist::Sampler;
-use crate::msg::{Message, MsgKind, NodeId, Token};
+use crate::msg::{NodeId, Token};
 use crate::net::Network;
 use crate::oracle::harm::Harm;
 use crate::oracle::{Oracle, OracleReport};
 use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
-use crate::strategy::{Cx, Effect, LeaseParams, NodeLogic, Out, Strategy, TimerId, MAX_TIMERS};
+use crate::strategy::{
+    Belief, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request,
+    TimerId, MAX_TIMERS,
+};
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
 use queue::EventQueue;
@@ -43,20 +54,13 @@ use std::collections::BTreeMap;
 /// `scenario::limits::MAX_PENDING_REQUESTS`), so only merged random pauses can reach it.
 pub const MAX_DEFERRED: usize = 1 << 20;
 
-/// A client request's kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReqKind {
-    Read,
-    Write,
-}
-
-/// One event. Small and `Copy`: scheduling one allocates nothing.
+/// One event, carrying messages of type `M`. Small and `Copy`: scheduling one allocates nothing.
 #[derive(Clone, Copy, Debug)]
-pub enum Ev {
+pub enum Ev<M> {
     Deliver {
         to: u32,
         from: u32,
-        msg: Message,
+        msg: M,
         id: u64,
         /// The network made two copies of this message and both are on their way.
         twin: bool,
@@ -69,14 +73,14 @@ pub enum Ev {
     /// A client request arrives at a node.
     Arrival {
         node: u32,
-        kind: ReqKind,
+        kind: Request,
     },
     /// A request admitted `service_time` ago takes effect (unless the node has crashed since:
     /// `life` is the node's life at admission).
     Effect {
         node: u32,
         life: u32,
-        kind: ReqKind,
+        kind: Request,
         token: Token,
     },
     /// A node fault from the schedule.
@@ -122,23 +126,25 @@ struct TimerSlot {
     due: SimTime,
 }
 
-struct Node {
+struct Node<L: NodeLogic> {
     role: Role,
-    logic: Option<Box<dyn NodeLogic>>,
+    logic: Option<L>,
+    /// What the logic kept when the node last crashed, for its restart.
+    disk: Option<L::Disk>,
+    /// The node logic's own random stream.
+    rng: Rng,
     /// Incremented at every crash: a pause end from an earlier life is ignored.
     life: u32,
     pause_depth: u32,
     stall_depth: u32,
-    deferred: Vec<Ev>,
+    deferred: Vec<Ev<L::Msg>>,
     timers: [TimerSlot; MAX_TIMERS],
-    /// The highest token this node has issued (durable across crashes).
-    last_token: Token,
     started: bool,
     reads: Option<(Sampler, Rng)>,
     writes: Option<(Sampler, Rng)>,
 }
 
-impl Node {
+impl<L: NodeLogic> Node<L> {
     fn up(&self) -> bool {
         self.logic.is_some()
     }
@@ -152,7 +158,8 @@ impl Node {
 pub struct Stats {
     pub events: u64,
     pub truncated: bool,
-    pub messages_sent: [u64; MsgKind::COUNT],
+    /// Messages sent, by kind (indexed as the protocol's `KINDS`).
+    pub messages_sent: Vec<u64>,
     pub messages_dropped: u64,
     pub grants: u64,
     pub renewals: u64,
@@ -180,25 +187,29 @@ pub struct RunResult {
     pub duration: Dur,
     /// Each node's drift as run (after placement).
     pub drifts: Vec<DriftRate>,
+    /// The protocol's message kinds, as `stats.messages_sent` counts them.
+    pub kinds: &'static [&'static str],
 }
 
-/// A scenario ready to run; `'o` is the lifetime of an attached observer.
-pub struct Sim<'o> {
+/// A scenario ready to run under protocol `P`; `'o` is the lifetime of the protocol and of an
+/// attached observer.
+pub struct Sim<'o, P: Protocol> {
     now: SimTime,
     end: SimTime,
     max_events: u64,
-    queue: EventQueue,
-    nodes: Vec<Node>,
+    queue: EventQueue<MsgOf<P>>,
+    nodes: Vec<Node<P::Logic>>,
+    /// Every node's role, by node id (node logic sees it as its peers).
+    roles: Vec<Role>,
     clocks: Vec<NodeClock>,
     net: Network,
     oracle: Oracle,
     harm: Harm,
-    strategy: Box<dyn Strategy>,
+    protocol: &'o P,
     params: LeaseParams,
-    grantor: NodeId,
     service_time: Dur,
     faults: Vec<(NodeId, NodeFault)>,
-    out: Out,
+    out: Out<MsgOf<P>>,
     stats: Stats,
     next_msg_id: u64,
     /// Messages sent as two copies of which one has been delivered (`true`) or lost (`false`)
@@ -208,7 +219,7 @@ pub struct Sim<'o> {
     overlaps_reported: usize,
 }
 
-impl Sim<'_> {
+impl<P: Protocol> Sim<'_, P> {
     /// Runs to the end of the scenario (or the event bound) and returns what happened.
     pub fn run(mut self) -> RunResult {
         while let Some((at, ev)) = self.queue.pop() {
@@ -245,10 +256,11 @@ impl Sim<'_> {
             stats: self.stats,
             duration: Dur(end.0),
             drifts,
+            kinds: <MsgOf<P> as ProtocolMessage>::KINDS,
         }
     }
 
-    fn dispatch(&mut self, ev: Ev) {
+    fn dispatch(&mut self, ev: Ev<MsgOf<P>>) {
         match ev {
             Ev::Fault { index } => {
                 let (node, fault) = self.faults[index as usize];
@@ -259,8 +271,8 @@ impl Sim<'_> {
                 let n = node as NodeId;
                 self.schedule_arrival(n, kind);
                 match kind {
-                    ReqKind::Read => self.stats.reads_arrived += 1,
-                    ReqKind::Write => self.stats.writes_arrived += 1,
+                    Request::Read => self.stats.reads_arrived += 1,
+                    Request::Write => self.stats.writes_arrived += 1,
                 }
                 self.route(n, ev);
             }
@@ -284,7 +296,7 @@ impl Sim<'_> {
     }
 
     /// Hands a node-bound event to its node: now, later (paused), or never (down).
-    fn route(&mut self, n: NodeId, ev: Ev) {
+    fn route(&mut self, n: NodeId, ev: Ev<MsgOf<P>>) {
         let node = &mut self.nodes[n];
         if !node.up() {
             if let Ev::Deliver {
@@ -336,7 +348,7 @@ impl Sim<'_> {
         self.handle(n, ev);
     }
 
-    fn handle(&mut self, n: NodeId, ev: Ev) {
+    fn handle(&mut self, n: NodeId, ev: Ev<MsgOf<P>>) {
         match ev {
             Ev::Deliver {
                 from,
@@ -348,37 +360,16 @@ impl Sim<'_> {
                 if self.observer.is_some() {
                     let kind = TraceKind::Deliver {
                         from: from as NodeId,
-                        kind: msg.kind(),
+                        kind: kind_name(&msg),
                         id,
-                        token: token_of(&msg),
+                        token: msg.token(),
                     };
                     self.emit(n, kind);
                 }
-                if let (Message::Write { token }, true) = (msg, n == self.grantor) {
-                    // The resource applies a write once: a second copy is counted, not applied.
-                    let duplicate = self.twin_consumed(twin, id, true);
-                    let (applied, unsafe_write) = if duplicate {
-                        self.harm.duplicate_write();
-                        (false, false)
-                    } else {
-                        self.harm.write_arrives(from as NodeId, token)
-                    };
-                    if self.observer.is_some() {
-                        let kind = TraceKind::WriteArrived {
-                            writer: from as NodeId,
-                            token,
-                            applied,
-                            unsafe_write,
-                            duplicate,
-                        };
-                        self.emit(n, kind);
-                    }
-                } else {
-                    let cx = self.cx(n, false);
-                    let mut logic = self.nodes[n].logic.take().expect("node is up");
-                    logic.on_message(&cx, from as NodeId, msg, &mut self.out);
-                    self.after_call(n, logic);
-                }
+                let duplicate = self.twin_consumed(twin, id, true);
+                self.call(n, false, duplicate, |logic, cx, out| {
+                    logic.on_message(cx, from as NodeId, msg, out)
+                });
             }
             Ev::Timer { timer, gen, .. } => {
                 let slot = &mut self.nodes[n].timers[timer as usize];
@@ -387,24 +378,22 @@ impl Sim<'_> {
                 }
                 slot.armed = false;
                 slot.fell_due = false;
-                let cx = self.cx(n, false);
-                let mut logic = self.nodes[n].logic.take().expect("node is up");
-                logic.on_timer(&cx, timer, &mut self.out);
-                self.after_call(n, logic);
+                self.call(n, false, false, |logic, cx, out| {
+                    logic.on_timer(cx, timer, out)
+                });
             }
             Ev::Arrival { kind, .. } => {
-                let cx = self.cx(n, false);
-                let checked = self.nodes[n].logic.as_ref().expect("node is up").check(&cx);
+                let checked = self.with_cx(n, false, false, |logic, cx, _| logic.check(cx, kind));
                 let Some(token) = checked else {
                     if self.observer.is_some() {
-                        let write = kind == ReqKind::Write;
+                        let write = kind == Request::Write;
                         self.emit(n, TraceKind::Rejected { write });
                     }
                     return;
                 };
                 match kind {
-                    ReqKind::Read => self.stats.reads_admitted += 1,
-                    ReqKind::Write => self.stats.writes_admitted += 1,
+                    Request::Read => self.stats.reads_admitted += 1,
+                    Request::Write => self.stats.writes_admitted += 1,
                 }
                 if self.service_time.0 == 0 {
                     self.take_effect(n, kind, token);
@@ -429,51 +418,59 @@ impl Sim<'_> {
         }
     }
 
-    /// A request admitted under `token` takes effect: a read is served, a write is sent.
-    fn take_effect(&mut self, n: NodeId, kind: ReqKind, token: Token) {
-        match kind {
-            ReqKind::Read => {
-                let (zombie, stale) = self.harm.read(n, token);
-                if self.observer.is_some() {
-                    self.emit(
-                        n,
-                        TraceKind::Read {
-                            token,
-                            zombie,
-                            stale,
-                        },
-                    );
-                }
-            }
-            ReqKind::Write => {
-                let zombie = self.harm.write_sent(token);
-                if self.observer.is_some() {
-                    self.emit(n, TraceKind::WriteSent { token, zombie });
-                }
-                self.send(n, self.grantor, Message::Write { token });
-            }
-        }
+    /// A request admitted under `token` takes effect: node logic serves the read or sends the
+    /// write.
+    fn take_effect(&mut self, n: NodeId, kind: Request, token: Token) {
+        self.call(n, false, false, |logic, cx, out| {
+            logic.on_request(cx, kind, token, out)
+        });
     }
 
-    fn cx(&self, n: NodeId, restarted: bool) -> Cx {
+    /// Runs `f` on node `n`'s logic with its context (the node must be up).
+    fn with_cx<R>(
+        &mut self,
+        n: NodeId,
+        restarted: bool,
+        duplicate: bool,
+        f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>) -> R,
+    ) -> R {
         let clock = &self.clocks[n];
         let mono = clock.mono(self.now);
-        Cx {
+        let node = &mut self.nodes[n];
+        let mut cx = Cx {
             node: n,
-            grantor: self.grantor,
+            roles: &self.roles,
             mono,
             wall: clock.wall_of(mono),
             restarted,
-            incarnation: self.nodes[n].life,
-            last_token: self.nodes[n].last_token,
-            register_version: self.harm.version(),
-        }
+            incarnation: node.life,
+            duplicate,
+            rng: &mut node.rng,
+        };
+        let logic = node.logic.as_mut().expect("node is up");
+        f(logic, &mut cx, &mut self.out)
     }
 
-    /// Applies the effects of a call into node `n`'s logic and tells the oracle what changed.
-    fn after_call(&mut self, n: NodeId, logic: Box<dyn NodeLogic>) {
-        let belief = logic.belief();
-        self.nodes[n].logic = Some(logic);
+    /// Calls into node `n`'s logic with `f`, then carries out what it asked for.
+    fn call(
+        &mut self,
+        n: NodeId,
+        restarted: bool,
+        duplicate: bool,
+        f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>),
+    ) {
+        self.with_cx(n, restarted, duplicate, f);
+        self.after_call(n);
+    }
+
+    /// Carries out the effects of a call into node `n`'s logic and tells the oracle what changed.
+    fn after_call(&mut self, n: NodeId) {
+        let belief = self.nodes[n]
+            .logic
+            .as_ref()
+            .expect("node is up")
+            .beliefs()
+            .write;
         let mut out = std::mem::take(&mut self.out);
         for effect in out.drain() {
             match effect {
@@ -498,7 +495,6 @@ impl Sim<'_> {
                     if self.stats.grant_order.len() < GRANT_ORDER_CAP {
                         self.stats.grant_order.push(to);
                     }
-                    self.nodes[n].last_token = self.nodes[n].last_token.max(token);
                     self.harm.issued(token);
                     if self.observer.is_some() {
                         let until = self.clocks[n].reaches(ClockKind::Monotonic, until, self.now);
@@ -513,13 +509,42 @@ impl Sim<'_> {
                     }
                 }
                 Effect::Holding { token, version } => self.harm.holding(n, token, version),
+                Effect::Read { token } => {
+                    let (zombie, stale) = self.harm.read(n, token);
+                    if self.observer.is_some() {
+                        let kind = TraceKind::Read {
+                            token,
+                            zombie,
+                            stale,
+                        };
+                        self.emit(n, kind);
+                    }
+                }
+                Effect::WriteSent { token } => {
+                    let zombie = self.harm.write_sent(token);
+                    if self.observer.is_some() {
+                        self.emit(n, TraceKind::WriteSent { token, zombie });
+                    }
+                }
+                Effect::WriteApplied { writer, token } => {
+                    let unsafe_write = self.harm.write_applied(writer, token);
+                    self.emit_write(n, writer, token, true, unsafe_write, false);
+                }
+                Effect::WriteFenced { writer, token } => {
+                    self.harm.write_fenced();
+                    self.emit_write(n, writer, token, false, false, false);
+                }
+                Effect::DuplicateWrite { writer, token } => {
+                    self.harm.duplicate_write();
+                    self.emit_write(n, writer, token, false, false, true);
+                }
             }
         }
         self.out = out;
         // A node that believes must have something pending that will renew or end the belief
         // (a renewal, a deadline); otherwise it would believe forever without asking anyone.
         assert!(
-            belief == crate::strategy::Belief::None || self.nodes[n].timers.iter().any(|t| t.armed),
+            belief == Belief::None || self.nodes[n].timers.iter().any(|t| t.armed),
             "node {n} believes {belief:?} with no timer pending"
         );
         if belief != self.oracle.belief(n) {
@@ -558,12 +583,34 @@ impl Sim<'_> {
         }
     }
 
-    fn emit_drop(&mut self, from: u32, to: u32, msg: Message, id: u64, reason: DropReason) {
+    /// Tells the observer that a write from `writer` reached the resource at node `n`.
+    fn emit_write(
+        &mut self,
+        n: NodeId,
+        writer: NodeId,
+        token: Token,
+        applied: bool,
+        unsafe_write: bool,
+        duplicate: bool,
+    ) {
+        if self.observer.is_some() {
+            let kind = TraceKind::WriteArrived {
+                writer,
+                token,
+                applied,
+                unsafe_write,
+                duplicate,
+            };
+            self.emit(n, kind);
+        }
+    }
+
+    fn emit_drop(&mut self, from: u32, to: u32, msg: MsgOf<P>, id: u64, reason: DropReason) {
         if self.observer.is_some() {
             let kind = TraceKind::Drop {
                 from: from as NodeId,
                 to: to as NodeId,
-                kind: msg.kind(),
+                kind: kind_name(&msg),
                 id,
                 reason,
             };
@@ -571,20 +618,20 @@ impl Sim<'_> {
         }
     }
 
-    fn send(&mut self, from: NodeId, to: NodeId, msg: Message) {
+    fn send(&mut self, from: NodeId, to: NodeId, msg: MsgOf<P>) {
         let kind = msg.kind();
-        self.stats.messages_sent[kind.index()] += 1;
+        self.stats.messages_sent[kind] += 1;
         let id = self.next_msg_id;
         self.next_msg_id += 1;
         let fate = self.net.send(self.now, from, to, kind);
         if self.observer.is_some() {
             let arrives = fate.first.map(|d| self.now + d);
-            let token = token_of(&msg);
+            let token = msg.token();
             self.emit(
                 from,
                 TraceKind::Send {
                     to,
-                    kind,
+                    kind: kind_name(&msg),
                     id,
                     token,
                     arrives,
@@ -674,11 +721,11 @@ impl Sim<'_> {
         }
     }
 
-    fn schedule_arrival(&mut self, n: NodeId, kind: ReqKind) {
+    fn schedule_arrival(&mut self, n: NodeId, kind: Request) {
         let node = &mut self.nodes[n];
         let stream = match kind {
-            ReqKind::Read => node.reads.as_mut(),
-            ReqKind::Write => node.writes.as_mut(),
+            Request::Read => node.reads.as_mut(),
+            Request::Write => node.writes.as_mut(),
         };
         if let Some((sampler, rng)) = stream {
             let gap = sampler.sample(rng);
@@ -707,19 +754,20 @@ impl Sim<'_> {
                 let restarted = self.nodes[n].started;
                 let first_start = !self.nodes[n].started;
                 self.nodes[n].started = true;
-                let logic = self.strategy.node_logic(self.nodes[n].role, &self.params);
-                self.nodes[n].logic = Some(logic);
+                let node = &mut self.nodes[n];
+                let disk = node.disk.take().unwrap_or_default();
+                let logic = self.protocol.node_logic(n, node.role, &self.params, disk);
+                node.logic = Some(logic);
                 self.set_running(n);
                 if self.observer.is_some() {
                     self.emit(n, TraceKind::Start { restarted });
                 }
-                let cx = self.cx(n, restarted);
-                let mut logic = self.nodes[n].logic.take().expect("just started");
-                logic.on_start(&cx, &mut self.out);
-                self.after_call(n, logic);
+                self.call(n, restarted, false, |logic, cx, out| {
+                    logic.on_start(cx, out)
+                });
                 if first_start {
-                    self.schedule_arrival(n, ReqKind::Read);
-                    self.schedule_arrival(n, ReqKind::Write);
+                    self.schedule_arrival(n, Request::Read);
+                    self.schedule_arrival(n, Request::Write);
                 }
             }
             NodeFault::Crash => {
@@ -728,9 +776,9 @@ impl Sim<'_> {
                 }
                 self.stats.crashes += 1;
                 self.oracle.settle(n, self.now, &self.clocks[n]);
-                self.oracle.set_belief(n, crate::strategy::Belief::None);
+                self.oracle.set_belief(n, Belief::None);
                 let node = &mut self.nodes[n];
-                node.logic = None;
+                node.disk = node.logic.take().map(NodeLogic::into_disk);
                 node.life += 1;
                 node.pause_depth = 0;
                 for ev in std::mem::take(&mut node.deferred) {
@@ -840,14 +888,7 @@ impl Sim<'_> {
     }
 }
 
-/// The token a message carries, if any (for traces).
-fn token_of(msg: &Message) -> Option<Token> {
-    match *msg {
-        Message::Grant { token, .. }
-        | Message::Renew { token, .. }
-        | Message::RenewAck { token, .. }
-        | Message::Reject { token }
-        | Message::Write { token } => Some(token),
-        Message::Acquire { .. } => None,
-    }
+/// The name of a message's kind (for traces).
+fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
+    M::KINDS[msg.kind()]
 }

@@ -13,20 +13,31 @@ use crate::time::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Pending events in (time, seq) order.
-#[derive(Default)]
-pub struct EventQueue {
+/// Pending events (carrying messages of type `M`) in (time, seq) order.
+pub struct EventQueue<M> {
     /// (time, seq, slot), smallest first.
     heap: BinaryHeap<Reverse<(SimTime, u64, u32)>>,
-    slots: Vec<Ev>,
+    slots: Vec<Ev<M>>,
     free: Vec<u32>,
     next_seq: u64,
     /// The time of the last event taken out.
     popped_to: SimTime,
 }
 
-impl EventQueue {
-    pub fn push(&mut self, at: SimTime, ev: Ev) {
+impl<M> Default for EventQueue<M> {
+    fn default() -> Self {
+        EventQueue {
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            next_seq: 0,
+            popped_to: SimTime::ZERO,
+        }
+    }
+}
+
+impl<M: Copy> EventQueue<M> {
+    pub fn push(&mut self, at: SimTime, ev: Ev<M>) {
         assert!(
             at >= self.popped_to,
             "event scheduled in the past: {at:?} < {:?}",
@@ -47,7 +58,7 @@ impl EventQueue {
         self.heap.push(Reverse((at, seq, slot)));
     }
 
-    pub fn pop(&mut self) -> Option<(SimTime, Ev)> {
+    pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
         let Reverse((at, _, slot)) = self.heap.pop()?;
         debug_assert!(at >= self.popped_to, "the heap gave an event out of order");
         self.popped_to = at;

@@ -34,9 +34,8 @@ pub struct HarmCounts {
     pub writes_applied: u64,
 }
 
-/// The register and the harm ledger of one run.
+/// The oracle's record of the register, and the harm ledger of one run.
 pub struct Harm {
-    fencing: bool,
     /// The newest token issued anywhere: every older one is superseded.
     latest_token: Token,
     /// Writes applied at the resource so far.
@@ -49,9 +48,8 @@ pub struct Harm {
 }
 
 impl Harm {
-    pub fn new(nodes: usize, fencing: bool) -> Harm {
+    pub fn new(nodes: usize) -> Harm {
         Harm {
-            fencing,
             latest_token: 0,
             version: 0,
             max_applied_token: 0,
@@ -115,16 +113,12 @@ impl Harm {
         zombie
     }
 
-    /// A write from `node` under `token` reaches the resource. Returns (applied, unsafe).
-    pub fn write_arrives(&mut self, node: NodeId, token: Token) -> (bool, bool) {
-        let mut unsafe_write = false;
-        if token < self.max_applied_token {
-            if self.fencing {
-                self.counts.fenced_writes += 1;
-                return (false, false);
-            }
+    /// The resource applied a write from `node` under `token`. Returns whether it was unsafe: a
+    /// write with a newer token had been applied before it.
+    pub fn write_applied(&mut self, node: NodeId, token: Token) -> bool {
+        let unsafe_write = token < self.max_applied_token;
+        if unsafe_write {
             self.counts.unsafe_writes += 1;
-            unsafe_write = true;
         }
         self.max_applied_token = self.max_applied_token.max(token);
         self.version += 1;
@@ -135,7 +129,12 @@ impl Harm {
         } else if token > own.0 {
             *own = (token, 1);
         }
-        (true, unsafe_write)
+        unsafe_write
+    }
+
+    /// The resource's fencing check rejected a write.
+    pub fn write_fenced(&mut self) {
+        self.counts.fenced_writes += 1;
     }
 
     /// A second copy of a write that already reached the resource arrives: not applied again.

@@ -13,7 +13,6 @@ pub mod random_faults;
 pub mod validate;
 
 use crate::clock::ClockKind;
-use crate::msg::MsgKind;
 use crate::time::Dur;
 use serde::{Deserialize, Serialize};
 
@@ -234,8 +233,12 @@ pub enum Placement {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Role {
+    /// An authority that grants leases (a lock service, a Redis master, an API server).
     Grantor,
+    /// A node that wants the lease.
     Contender,
+    /// A member of a consensus group whose leader holds the lease.
+    Replica,
 }
 
 /// One node.
@@ -422,7 +425,7 @@ pub enum Fault {
         #[serde(default)]
         to: Option<Vec<String>>,
         #[serde(default)]
-        kinds: Option<Vec<MsgKind>>,
+        kinds: Option<Vec<KindName>>,
     },
     /// Messages sent in the window are dropped.
     Drop {
@@ -433,7 +436,7 @@ pub enum Fault {
         #[serde(default)]
         to: Option<Vec<String>>,
         #[serde(default)]
-        kinds: Option<Vec<MsgKind>>,
+        kinds: Option<Vec<KindName>>,
     },
 }
 
@@ -565,6 +568,35 @@ impl Default for Limits {
         Limits {
             max_events: default_max_events(),
         }
+    }
+}
+
+/// A message kind as a scenario names it (`kinds: [Renew, RenewAck]`): a bare identifier, which
+/// validation checks against the kinds of the scenario's protocol.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KindName(pub String);
+
+impl<'de> Deserialize<'de> for KindName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = KindName;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message kind, such as Renew")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<KindName, E> {
+                Ok(KindName(v.to_string()))
+            }
+        }
+        d.deserialize_identifier(Name)
+    }
+}
+
+impl Serialize for KindName {
+    /// Written bare, as it is read.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw = ron::value::RawValue::from_ron(&self.0).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
     }
 }
 

@@ -5,15 +5,33 @@
 //! inside the run, crash/restart sequences that make sense, rates and probabilities in range.
 
 use super::limits::{self, count};
-use super::{DurationDist, Fault, RandomFault, Role, Scenario, StrategySpec};
+use super::{DurationDist, Fault, KindName, RandomFault, Role, Scenario, StrategySpec};
 use crate::dist::Sampler;
-use crate::msg::MsgKind;
+use crate::strategy::{self, Strategy};
 use crate::time::{DriftRate, Dur};
 use std::collections::BTreeMap;
 
-/// Every problem of `s`, in the order of the file; empty if it can run.
+/// Every problem of `s` under its own strategy, in the order of the file; empty if it can run.
 pub fn validate(s: &Scenario) -> Vec<String> {
+    validate_with(s, &*strategy::from_spec(&s.strategy))
+}
+
+/// Every problem of `s` run under `strategy` (whose own checks of roles and options come where
+/// the nodes are), in the order of the file; empty if it can run.
+pub fn validate_with(s: &Scenario, strategy: &dyn Strategy) -> Vec<String> {
     let mut p = Vec::new();
+    let kinds = strategy.kinds();
+    let known_kinds = |p: &mut Vec<String>, at: &str, names: &Option<Vec<KindName>>| {
+        for KindName(kind) in names.iter().flatten() {
+            if !kinds.contains(&kind.as_str()) {
+                p.push(format!(
+                    "{at}.kinds: {} has no message kind {kind:?} (its kinds: {})",
+                    strategy.describe(),
+                    kinds.join(", ")
+                ));
+            }
+        }
+    };
     let t = s.lease.duration;
     let known = s
         .nodes
@@ -170,15 +188,7 @@ pub fn validate(s: &Scenario) -> Vec<String> {
             limits::MAX_NODES
         ));
     }
-    let grantors = s.nodes.iter().filter(|n| n.role == Role::Grantor).count();
-    if grantors != 1 {
-        p.push(format!(
-            "nodes: the base protocol needs exactly one node with role Grantor (found {grantors})"
-        ));
-    }
-    if !s.nodes.iter().any(|n| n.role == Role::Contender) {
-        p.push("nodes: no node with role Contender: nobody wants the lease".into());
-    }
+    p.extend(strategy.check(s));
     let mut seen = BTreeMap::new();
     for (i, n) in s.nodes.iter().enumerate() {
         if n.name.is_empty() {
@@ -318,6 +328,7 @@ pub fn validate(s: &Scenario) -> Vec<String> {
                 extra,
                 from,
                 to,
+                kinds,
                 ..
             } => {
                 positive(&mut p, &format!("{at}.duration"), *duration);
@@ -326,13 +337,19 @@ pub fn validate(s: &Scenario) -> Vec<String> {
                 }
                 nodes(&mut p, &at, from);
                 nodes(&mut p, &at, to);
+                known_kinds(&mut p, &at, kinds);
             }
             Fault::Drop {
-                duration, from, to, ..
+                duration,
+                from,
+                to,
+                kinds,
+                ..
             } => {
                 positive(&mut p, &format!("{at}.duration"), *duration);
                 nodes(&mut p, &at, from);
                 nodes(&mut p, &at, to);
+                known_kinds(&mut p, &at, kinds);
             }
         }
     }
@@ -426,7 +443,6 @@ pub fn validate(s: &Scenario) -> Vec<String> {
         for (i, name) in e.holders.iter().flatten().enumerate() {
             node(&mut p, &format!("expect.holders[{i}]"), name);
         }
-        let kinds: Vec<&str> = MsgKind::ALL.iter().map(|k| k.name()).collect();
         for kind in e.messages.iter().flat_map(|m| m.keys()) {
             if !kinds.contains(&kind.as_str()) {
                 p.push(format!(

@@ -1,35 +1,102 @@
-//! Lease strategies: pure node logic behind a trait.
+//! Lease protocols as code: the [`Protocol`] and [`NodeLogic`] traits, and the built-in ones.
 //!
-//! A strategy builds one [`NodeLogic`] per node. Node logic is pure: it sees the node's clock
-//! readings in a [`Cx`] and one input (start, message, timer, client request), and it answers with
-//! effects pushed into an [`Out`] (send, set or cancel a timer, note a grant). It never reads a
-//! clock or a random stream of its own, so the engine controls everything it sees. It also tells
-//! the oracle what it believes ([`Belief`]): the oracle, not the strategy, turns that into exact
-//! intervals of true time.
+//! A protocol brings its own message type ([`ProtocolMessage`], small and `Copy`), checks that a
+//! scenario's roles fit it, and builds one [`NodeLogic`] per node. Node logic is pure: it sees the
+//! node's clock readings, its peers and a random stream of its own in a [`Cx`], and one input
+//! (start, message, timer, client request), and it answers with effects pushed into an [`Out`]:
+//! messages to send, timers to set, and the facts the oracle needs (grants issued, reads served,
+//! writes applied). It never reads a clock of its own, so the engine controls everything it sees.
+//! It also says what it believes ([`Beliefs`]): the oracle, not the protocol, turns that into
+//! exact intervals of true time.
 //!
-//! Adding a strategy means adding a type that implements [`Strategy`]; the engine is not touched.
+//! The engine is generic over the protocol (monomorphised: a message is never boxed); the
+//! object-safe [`Strategy`] hides that type for the command line, and is implemented for every
+//! protocol. Adding a protocol means implementing [`Protocol`]; the engine is not touched.
+//!
+//! # What a protocol must emit
+//!
+//! The oracle judges harm from effects, so a protocol must emit them truthfully:
+//! - [`Effect::Issued`] whenever an authority hands out a new exclusive grant (the token orders
+//!   grants: every older token is superseded); [`Effect::Renewed`] when it extends one.
+//! - [`Effect::Holding`] when a node starts to hold under a token, with the resource version its
+//!   local copy starts from.
+//! - From [`NodeLogic::on_request`]: [`Effect::Read`] for a read served from local state, and
+//!   [`Effect::WriteSent`] for a write that leaves the node (then send it to the resource).
+//! - At the resource: [`Effect::WriteApplied`], [`Effect::WriteFenced`] or
+//!   [`Effect::DuplicateWrite`] for each write that arrives ([`Register`] decides which).
+//!
+//! ```
+//! use leasesim::strategy::{Beliefs, Cx, NodeLogic, Out, ProtocolMessage, Request, TimerId};
+//! use leasesim::msg::{NodeId, Token};
+//!
+//! /// A message type with one kind.
+//! #[derive(Clone, Copy, Debug)]
+//! struct Ping;
+//! impl ProtocolMessage for Ping {
+//!     const KINDS: &'static [&'static str] = &["Ping"];
+//!     fn kind(&self) -> usize { 0 }
+//! }
+//!
+//! /// A node that never holds anything and serves nothing.
+//! struct Idle;
+//! impl NodeLogic for Idle {
+//!     type Msg = Ping;
+//!     type Disk = ();
+//!     fn on_start(&mut self, _: &mut Cx, _: &mut Out<Ping>) {}
+//!     fn on_message(&mut self, _: &mut Cx, _: NodeId, _: Ping, _: &mut Out<Ping>) {}
+//!     fn on_timer(&mut self, _: &mut Cx, _: TimerId, _: &mut Out<Ping>) {}
+//!     fn check(&self, _: &Cx, _: Request) -> Option<Token> { None }
+//!     fn on_request(&mut self, _: &mut Cx, _: Request, _: Token, _: &mut Out<Ping>) {}
+//!     fn beliefs(&self) -> Beliefs { Beliefs::NONE }
+//!     fn into_disk(self) {}
+//! }
+//! ```
 
 pub mod base;
+pub mod register;
 pub mod rules;
 
 use crate::clock::ClockKind;
-use crate::msg::{Message, NodeId, Token};
-use crate::scenario::{GrantorRestart, Role, StrategySpec};
+use crate::msg::{NodeId, Token};
+use crate::rng::Rng;
+use crate::scenario::{GrantorRestart, Role, Scenario, StrategySpec};
 use crate::time::{Dur, LocalTime};
 
+pub use register::Register;
 pub use rules::Rules;
 
 /// A node's timers are named by small integers of the logic's choosing (at most [`MAX_TIMERS`]).
 pub type TimerId = u8;
 /// How many distinct timers one node's logic may have pending at once.
 pub const MAX_TIMERS: usize = 8;
+/// How many message kinds one protocol may have (network filters keep them in a bit set).
+pub const MAX_KINDS: usize = 32;
+
+/// A protocol's message: small and `Copy`, so that sending one allocates nothing.
+pub trait ProtocolMessage: Copy + std::fmt::Debug + Send + 'static {
+    /// The names of the message kinds, as scenario faults (`kinds: [Renew]`) and traces name
+    /// them. At most [`MAX_KINDS`].
+    const KINDS: &'static [&'static str];
+    /// This message's kind: an index into [`Self::KINDS`].
+    fn kind(&self) -> usize;
+    /// The fencing token the message carries, if any (shown in traces).
+    fn token(&self) -> Option<Token> {
+        None
+    }
+}
+
+/// A client request's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    Read,
+    Write,
+}
 
 /// What node logic sees of the world when it runs.
-#[derive(Clone, Copy, Debug)]
-pub struct Cx {
+pub struct Cx<'a> {
     pub node: NodeId,
-    /// The node that grants leases (the scenario's grantor).
-    pub grantor: NodeId,
+    /// Every node's role, by node id: how a node finds its peers.
+    pub roles: &'a [Role],
     /// The node's monotonic clock now.
     pub mono: LocalTime,
     /// The node's wall clock now.
@@ -39,27 +106,35 @@ pub struct Cx {
     /// How many times the node has crashed: durable, like a boot counter. Request ids that must
     /// stay unique across restarts can be built on it.
     pub incarnation: u32,
-    /// The highest token this node has ever issued: durable, it survives crashes.
-    pub last_token: Token,
-    /// The protected register's current version (the grantor hosts it).
-    pub register_version: u64,
+    /// True while handling the second copy of a message the network duplicated, when the first
+    /// copy was delivered too (a resource that applies writes once tells them apart this way;
+    /// real systems do it with request ids).
+    pub duplicate: bool,
+    /// The node's own random stream, derived from (seed, node): the only randomness node logic
+    /// may use.
+    pub rng: &'a mut Rng,
 }
 
-impl Cx {
+impl Cx<'_> {
     pub fn read(&self, clock: ClockKind) -> LocalTime {
         match clock {
             ClockKind::Monotonic => self.mono,
             ClockKind::Wall => self.wall,
         }
     }
+
+    /// The nodes with `role`, in node order.
+    pub fn peers(&self, role: Role) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.roles.len()).filter(move |&n| self.roles[n] == role)
+    }
 }
 
-/// One thing node logic asks the engine to do.
+/// One thing node logic asks the engine to do, or tells the oracle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Effect {
+pub enum Effect<M> {
     Send {
         to: NodeId,
-        msg: Message,
+        msg: M,
     },
     /// Arms (or re-arms) `timer` to fire when `clock` first reads `at` or more.
     SetTimer {
@@ -70,33 +145,64 @@ pub enum Effect {
     CancelTimer {
         timer: TimerId,
     },
-    /// The grantor issued a new lease with `token` to `to`, free again when its monotonic clock
+    /// This node issued a new lease with `token` to `to`, free again when its monotonic clock
     /// reads `until`: every older token is superseded.
     Issued {
         token: Token,
         to: NodeId,
         until: LocalTime,
     },
-    /// The grantor extended the current lease to `until` on its monotonic clock.
+    /// This node extended lease `token` to `until` on its monotonic clock.
     Renewed {
         token: Token,
         until: LocalTime,
     },
-    /// The holder took lease `token`; its copy of the register is at `version`.
+    /// This node holds lease `token` now; its copy of the resource is at `version`.
     Holding {
         token: Token,
         version: u64,
     },
+    /// A read admitted under `token` was served from this node's local copy.
+    Read {
+        token: Token,
+    },
+    /// A write admitted under `token` took effect here and left for the resource.
+    WriteSent {
+        token: Token,
+    },
+    /// A write from `writer` under `token` was applied at the resource (this node).
+    WriteApplied {
+        writer: NodeId,
+        token: Token,
+    },
+    /// A write from `writer` under `token` was rejected by the resource's fencing check.
+    WriteFenced {
+        writer: NodeId,
+        token: Token,
+    },
+    /// A second copy of a write the resource already applied arrived, and was not applied.
+    DuplicateWrite {
+        writer: NodeId,
+        token: Token,
+    },
 }
 
 /// The effects of one call into node logic, in order. The engine reuses one buffer.
-#[derive(Debug, Default)]
-pub struct Out {
-    effects: Vec<Effect>,
+#[derive(Debug)]
+pub struct Out<M> {
+    effects: Vec<Effect<M>>,
 }
 
-impl Out {
-    pub fn send(&mut self, to: NodeId, msg: Message) {
+impl<M> Default for Out<M> {
+    fn default() -> Self {
+        Out {
+            effects: Vec::new(),
+        }
+    }
+}
+
+impl<M> Out<M> {
+    pub fn send(&mut self, to: NodeId, msg: M) {
         self.effects.push(Effect::Send { to, msg });
     }
     pub fn set_timer(&mut self, timer: TimerId, clock: ClockKind, at: LocalTime) {
@@ -105,22 +211,22 @@ impl Out {
     pub fn cancel_timer(&mut self, timer: TimerId) {
         self.effects.push(Effect::CancelTimer { timer });
     }
-    pub fn push(&mut self, e: Effect) {
+    pub fn push(&mut self, e: Effect<M>) {
         self.effects.push(e);
     }
     /// Takes the effects out, leaving the buffer empty (its capacity kept by the caller).
-    pub fn drain(&mut self) -> std::vec::Drain<'_, Effect> {
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Effect<M>> {
         self.effects.drain(..)
     }
     pub fn is_empty(&self) -> bool {
         self.effects.is_empty()
     }
-    pub fn as_slice(&self) -> &[Effect] {
+    pub fn as_slice(&self) -> &[Effect<M>] {
         &self.effects
     }
 }
 
-/// What a node believes about holding the lease, as the oracle needs it (SPEC 3).
+/// What a node believes about one authority, as the oracle needs it (SPEC 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Belief {
     /// Holds nothing.
@@ -145,32 +251,151 @@ impl Belief {
     }
 }
 
-/// The per-node logic of a strategy.
-pub trait NodeLogic: Send {
-    /// The node starts (at its start time, or on restart after a crash).
-    fn on_start(&mut self, cx: &Cx, out: &mut Out);
-    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out);
-    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out);
-    /// The validity check a client request runs: the token to act under, or `None` to reject.
-    fn check(&self, cx: &Cx) -> Option<Token>;
-    /// What the node believes now.
-    fn belief(&self) -> Belief;
+/// A node's beliefs, per authority (SPEC 2.8): `write` (it acts alone on the resource) and
+/// `read` (it serves reads from local state without a round trip).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Beliefs {
+    pub write: Belief,
+    pub read: Belief,
 }
 
-/// The timing parameters every strategy gets.
+impl Beliefs {
+    pub const NONE: Beliefs = Beliefs {
+        write: Belief::None,
+        read: Belief::None,
+    };
+
+    /// Both authorities together, as the base protocol grants them.
+    pub fn both(b: Belief) -> Beliefs {
+        Beliefs { write: b, read: b }
+    }
+}
+
+/// How a protocol's authority may be held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub enum Claim {
+    /// At most one node may hold it: two believers at once are an overlap.
+    Exclusive,
+    /// Several nodes may hold it by design (reported as shared, judged by harm alone).
+    Shared,
+    /// Held with the write authority, always: not tracked apart.
+    WithWrite,
+}
+
+/// The claims a protocol makes for its two authorities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Authorities {
+    pub write: Claim,
+    pub read: Claim,
+}
+
+impl Authorities {
+    /// One exclusive lease that carries both authorities (the base protocol, Redlock).
+    pub const ONE_LEASE: Authorities = Authorities {
+        write: Claim::Exclusive,
+        read: Claim::WithWrite,
+    };
+}
+
+/// The per-node logic of a protocol.
+pub trait NodeLogic: Send {
+    /// The protocol's messages.
+    type Msg: ProtocolMessage;
+    /// What survives a crash of the node (its disk): taken by [`NodeLogic::into_disk`] when the
+    /// node crashes, handed to [`Protocol::node_logic`] when it restarts.
+    type Disk: Default + Send;
+
+    /// The node starts (at its start time, or on restart after a crash: `cx.restarted`).
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Self::Msg>);
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Self::Msg, out: &mut Out<Self::Msg>);
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Self::Msg>);
+    /// The validity check a client request runs when it arrives: the token to act under, or
+    /// `None` to reject it.
+    fn check(&self, cx: &Cx, request: Request) -> Option<Token>;
+    /// A request admitted under `token` takes effect (the workload's service time after the
+    /// check): serve the read ([`Effect::Read`]) or send the write ([`Effect::WriteSent`]).
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
+    /// What the node believes now.
+    fn beliefs(&self) -> Beliefs;
+    /// The node crashed: what it keeps.
+    fn into_disk(self) -> Self::Disk;
+}
+
+/// The timing parameters every protocol gets from the scenario.
 #[derive(Clone, Copy, Debug)]
 pub struct LeaseParams {
+    /// T.
     pub lease: Dur,
     pub renew_every: Dur,
     pub retry_every: Dur,
     pub grantor_restart: GrantorRestart,
+    /// `resource.fencing`: the resource rejects writes with an old token.
+    pub fencing: bool,
 }
 
-/// A lease strategy: builds the logic of each node.
-pub trait Strategy: Send + Sync {
-    /// The strategy as RON text (`TwoSided(holder_margin: "5ms", grantor_margin: "0s")`).
+/// A lease protocol: checks that a scenario fits it and builds the logic of each node.
+pub trait Protocol: Send + Sync + 'static {
+    type Logic: NodeLogic;
+    /// The protocol as RON text (`TwoSided(holder_margin: "5ms", grantor_margin: "0s")`).
     fn describe(&self) -> String;
-    fn node_logic(&self, role: Role, params: &LeaseParams) -> Box<dyn NodeLogic>;
+    /// Which authorities it grants, and how.
+    fn authorities(&self) -> Authorities {
+        Authorities::ONE_LEASE
+    }
+    /// Every reason `scenario` does not fit the protocol (roles and their counts, options it
+    /// does not support), each prefixed with the field at fault.
+    fn check(&self, scenario: &Scenario) -> Vec<String>;
+    /// The logic of node `node` with `role`, starting from `disk` (the default on first start).
+    fn node_logic(
+        &self,
+        node: NodeId,
+        role: Role,
+        params: &LeaseParams,
+        disk: <Self::Logic as NodeLogic>::Disk,
+    ) -> Self::Logic;
+}
+
+/// The message type of protocol `P`.
+pub type MsgOf<P> = <<P as Protocol>::Logic as NodeLogic>::Msg;
+
+/// A protocol with its types hidden: what the command line and [`crate::run_with`] take.
+/// Implemented for every [`Protocol`].
+pub trait Strategy: Send + Sync {
+    fn describe(&self) -> String;
+    /// The names of the protocol's message kinds.
+    fn kinds(&self) -> &'static [&'static str];
+    fn authorities(&self) -> Authorities;
+    /// Every reason `scenario` does not fit the protocol.
+    fn check(&self, scenario: &Scenario) -> Vec<String>;
+    /// Runs `scenario` (validated by the caller) under this protocol.
+    fn simulate(
+        &self,
+        scenario: &Scenario,
+        observer: Option<&mut (dyn crate::trace::Observer + 'static)>,
+    ) -> crate::engine::RunResult;
+}
+
+impl<P: Protocol> Strategy for P {
+    fn describe(&self) -> String {
+        Protocol::describe(self)
+    }
+    fn kinds(&self) -> &'static [&'static str] {
+        <MsgOf<P> as ProtocolMessage>::KINDS
+    }
+    fn authorities(&self) -> Authorities {
+        Protocol::authorities(self)
+    }
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        Protocol::check(self, scenario)
+    }
+    fn simulate(
+        &self,
+        scenario: &Scenario,
+        observer: Option<&mut (dyn crate::trace::Observer + 'static)>,
+    ) -> crate::engine::RunResult {
+        crate::engine::build(scenario, self, observer).run()
+    }
 }
 
 /// The strategy a scenario's `strategy` field names.

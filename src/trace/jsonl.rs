@@ -177,7 +177,7 @@ impl Observer for JsonlWriter {
             } => (
                 "Send",
                 Fields::Msg {
-                    msg: kind.name(),
+                    msg: kind,
                     msg_id: id,
                     from: None,
                     to: Some(name(to)),
@@ -194,7 +194,7 @@ impl Observer for JsonlWriter {
             } => (
                 "Deliver",
                 Fields::Msg {
-                    msg: kind.name(),
+                    msg: kind,
                     msg_id: id,
                     from: Some(name(from)),
                     to: None,
@@ -212,7 +212,7 @@ impl Observer for JsonlWriter {
             } => (
                 "Drop",
                 Fields::Msg {
-                    msg: kind.name(),
+                    msg: kind,
                     msg_id: id,
                     from: Some(name(from)),
                     to: Some(name(to)),

@@ -10,7 +10,7 @@ pub mod jsonl;
 pub mod perfetto;
 pub mod timeline;
 
-use crate::msg::{MsgKind, NodeId, Token};
+use crate::msg::{NodeId, Token};
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::PauseKind;
 use crate::time::{DriftRate, Dur, LocalTime, SimTime};
@@ -49,7 +49,8 @@ pub enum TraceKind {
     },
     Send {
         to: NodeId,
-        kind: MsgKind,
+        /// The message kind, as the protocol names it.
+        kind: &'static str,
         id: u64,
         token: Option<Token>,
         /// When it will arrive (`None`: lost at send time).
@@ -57,14 +58,16 @@ pub enum TraceKind {
     },
     Deliver {
         from: NodeId,
-        kind: MsgKind,
+        /// The message kind, as the protocol names it.
+        kind: &'static str,
         id: u64,
         token: Option<Token>,
     },
     Drop {
         from: NodeId,
         to: NodeId,
-        kind: MsgKind,
+        /// The message kind, as the protocol names it.
+        kind: &'static str,
         id: u64,
         reason: DropReason,
     },

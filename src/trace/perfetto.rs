@@ -187,7 +187,7 @@ impl Observer for PerfettoWriter {
                 token,
                 arrives,
             } => {
-                let name = format!("{} to {}", kind.name(), self.names[to]);
+                let name = format!("{} to {}", kind, self.names[to]);
                 self.slice(
                     n,
                     MESSAGES,
@@ -197,7 +197,7 @@ impl Observer for PerfettoWriter {
                     json!({"msg_id": id, "token": token, "mono_ns": e.mono.0}),
                 );
                 if arrives.is_some() {
-                    self.push(json!({"ph":"s","name":kind.name(),"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
+                    self.push(json!({"ph":"s","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
                 }
             }
             TraceKind::Deliver {
@@ -206,7 +206,7 @@ impl Observer for PerfettoWriter {
                 id,
                 token,
             } => {
-                let name = format!("{} from {}", kind.name(), self.names[from]);
+                let name = format!("{} from {}", kind, self.names[from]);
                 self.slice(
                     n,
                     MESSAGES,
@@ -215,7 +215,7 @@ impl Observer for PerfettoWriter {
                     e.t,
                     json!({"msg_id": id, "token": token, "mono_ns": e.mono.0}),
                 );
-                self.push(json!({"ph":"f","bp":"e","name":kind.name(),"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
+                self.push(json!({"ph":"f","bp":"e","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
             }
             TraceKind::Drop {
                 from,
@@ -224,11 +224,7 @@ impl Observer for PerfettoWriter {
                 reason,
                 ..
             } => {
-                let name = format!(
-                    "{} from {} dropped ({reason:?})",
-                    kind.name(),
-                    self.names[from]
-                );
+                let name = format!("{} from {} dropped ({reason:?})", kind, self.names[from]);
                 self.instant(n, MESSAGES, &name, e.t, json!({"msg_id": id}));
             }
             TraceKind::Grant { token, to, until } => {

@@ -6,13 +6,20 @@
 //! until its own deadline on its own clock, renews every `renew_every`, and lets go on its
 //! deadline or a `Reject`. Late grants and acks are ignored by a node that has let go. Duplicated
 //! messages are harmless: a grant or ack repeats what the holder has, and a duplicated `Renew`
-//! is recognised by its request id and renews once.
+//! is recognised by its request id and renews once. The grantor also hosts the protected
+//! register; it and the last token issued are on its disk and survive a crash.
 
-use super::{Belief, Cx, Effect, LeaseParams, NodeLogic, Out, Rules, Strategy, TimerId};
+pub mod msg;
+
+use super::{
+    Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, Register, Request, Rules,
+    TimerId,
+};
 use crate::clock::ClockKind;
-use crate::msg::{Message, NodeId, Token};
-use crate::scenario::{GrantorRestart, LeaseStart, Role, Validity};
+use crate::msg::{NodeId, Token};
+use crate::scenario::{GrantorRestart, LeaseStart, Role, Scenario, Validity};
 use crate::time::{Dur, LocalTime};
+pub use msg::Message;
 
 const RETRY: TimerId = 0;
 const RENEW: TimerId = 1;
@@ -32,15 +39,109 @@ impl BaseProtocol {
     }
 }
 
-impl Strategy for BaseProtocol {
+impl Protocol for BaseProtocol {
+    type Logic = BaseNode;
+
     fn describe(&self) -> String {
         self.description.clone()
     }
 
-    fn node_logic(&self, role: Role, params: &LeaseParams) -> Box<dyn NodeLogic> {
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        let mut problems = Vec::new();
+        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
+        let grantors = count(Role::Grantor);
+        if grantors != 1 {
+            problems.push(format!(
+                "nodes: the base protocol needs exactly one node with role Grantor (found {grantors})"
+            ));
+        }
+        if count(Role::Contender) == 0 {
+            problems.push("nodes: the base protocol needs at least one Contender".to_string());
+        }
+        if count(Role::Replica) > 0 {
+            problems.push(
+                "nodes: the base protocol has no Replica role (it takes one Grantor and Contenders)"
+                    .to_string(),
+            );
+        }
+        problems
+    }
+
+    fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> BaseNode {
         match role {
-            Role::Grantor => Box::new(Grantor::new(self.rules, *params)),
-            Role::Contender => Box::new(Contender::new(self.rules, *params)),
+            Role::Grantor => BaseNode::Grantor(Grantor::new(self.rules, *params, disk)),
+            _ => BaseNode::Contender(Contender::new(self.rules, *params)),
+        }
+    }
+}
+
+/// What the grantor keeps across a crash.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Disk {
+    /// The highest token it has issued: tokens keep increasing after a restart.
+    last_token: Token,
+    /// The protected register it hosts.
+    register: Register,
+}
+
+/// A node of the base protocol.
+pub enum BaseNode {
+    Grantor(Grantor),
+    Contender(Contender),
+}
+
+impl NodeLogic for BaseNode {
+    type Msg = Message;
+    type Disk = Disk;
+
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        match self {
+            BaseNode::Grantor(g) => g.on_start(cx, out),
+            BaseNode::Contender(c) => c.acquire(cx, out),
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        match self {
+            BaseNode::Grantor(g) => g.on_message(cx, from, msg, out),
+            BaseNode::Contender(c) => c.on_message(cx, msg, out),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        match self {
+            BaseNode::Grantor(g) => g.on_timer(cx, timer, out),
+            BaseNode::Contender(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
+        match self {
+            BaseNode::Grantor(_) => None,
+            BaseNode::Contender(c) => c.check(cx),
+        }
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        if let BaseNode::Contender(c) = self {
+            c.on_request(cx, request, token, out);
+        }
+    }
+
+    fn beliefs(&self) -> Beliefs {
+        match self {
+            BaseNode::Grantor(_) => Beliefs::NONE,
+            BaseNode::Contender(c) => Beliefs::both(c.belief()),
+        }
+    }
+
+    fn into_disk(self) -> Disk {
+        match self {
+            BaseNode::Grantor(g) => Disk {
+                last_token: g.last_token,
+                register: g.register,
+            },
+            BaseNode::Contender(_) => Disk::default(),
         }
     }
 }
@@ -52,8 +153,8 @@ struct Pending {
     sent: LocalTime,
 }
 
-/// The lease authority.
-struct Grantor {
+/// The lease authority, and the host of the protected register.
+pub struct Grantor {
     rules: Rules,
     p: LeaseParams,
     /// Pending requesters in order of their first request.
@@ -69,10 +170,11 @@ struct Grantor {
     last_token: Token,
     /// After a restart, nothing is granted before this timer fires.
     waiting_out: bool,
+    register: Register,
 }
 
 impl Grantor {
-    fn new(rules: Rules, p: LeaseParams) -> Grantor {
+    fn new(rules: Rules, p: LeaseParams, disk: Disk) -> Grantor {
         Grantor {
             rules,
             p,
@@ -81,8 +183,9 @@ impl Grantor {
             holder: None,
             renewed_req: 0,
             expiry: LocalTime(i64::MIN),
-            last_token: 0,
+            last_token: disk.last_token,
             waiting_out: false,
+            register: disk.register,
         }
     }
 
@@ -94,7 +197,7 @@ impl Grantor {
         self.granted_req.get(node).copied().unwrap_or(0)
     }
 
-    fn try_grant(&mut self, cx: &Cx, out: &mut Out) {
+    fn try_grant(&mut self, cx: &Cx, out: &mut Out<Message>) {
         if self.holder.is_some() || self.waiting_out || self.pending.is_empty() {
             return;
         }
@@ -115,7 +218,7 @@ impl Grantor {
                 req: next.req,
                 sent: next.sent,
                 token,
-                version: cx.register_version,
+                version: self.register.version(),
             },
         );
         out.push(Effect::Issued {
@@ -126,9 +229,8 @@ impl Grantor {
     }
 }
 
-impl NodeLogic for Grantor {
-    fn on_start(&mut self, cx: &Cx, out: &mut Out) {
-        self.last_token = cx.last_token;
+impl Grantor {
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
         if cx.restarted && self.p.grantor_restart == GrantorRestart::Wait {
             // It cannot know what it granted before the crash: wait out the longest term.
             self.waiting_out = true;
@@ -136,7 +238,7 @@ impl NodeLogic for Grantor {
         }
     }
 
-    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out) {
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match msg {
             Message::Acquire { req, sent } => {
                 if req <= self.granted_req(from) {
@@ -174,11 +276,17 @@ impl NodeLogic for Grantor {
                     out.send(from, Message::Reject { token });
                 }
             }
+            Message::Write { token } => {
+                let applied = self
+                    .register
+                    .apply(from, token, self.p.fencing, cx.duplicate);
+                out.push(applied);
+            }
             _ => {}
         }
     }
 
-    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out) {
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             EXPIRY if self.holder.is_some() && cx.mono >= self.expiry => {
                 self.holder = None;
@@ -191,18 +299,10 @@ impl NodeLogic for Grantor {
             _ => {}
         }
     }
-
-    fn check(&self, _cx: &Cx) -> Option<Token> {
-        None
-    }
-
-    fn belief(&self) -> Belief {
-        Belief::None
-    }
 }
 
 /// A node that wants the lease and serves clients while it believes it holds it.
-struct Contender {
+pub struct Contender {
     rules: Rules,
     p: LeaseParams,
     next_req: u64,
@@ -260,10 +360,17 @@ impl Contender {
         ((cx.incarnation as u64) << 40) | self.next_req
     }
 
-    fn acquire(&mut self, cx: &Cx, out: &mut Out) {
+    /// The grantor (the protocol's check makes sure there is one).
+    fn grantor(cx: &Cx) -> NodeId {
+        cx.peers(Role::Grantor)
+            .next()
+            .expect("checked: one grantor")
+    }
+
+    fn acquire(&mut self, cx: &Cx, out: &mut Out<Message>) {
         let req = self.new_req(cx);
         out.send(
-            cx.grantor,
+            Self::grantor(cx),
             Message::Acquire {
                 req,
                 sent: cx.read(self.clock()),
@@ -272,7 +379,7 @@ impl Contender {
         out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.p.retry_every);
     }
 
-    fn arm_renew(&mut self, at: LocalTime, out: &mut Out) {
+    fn arm_renew(&mut self, at: LocalTime, out: &mut Out<Message>) {
         self.renew_at = at;
         out.set_timer(RENEW, ClockKind::Monotonic, at);
     }
@@ -280,7 +387,7 @@ impl Contender {
     /// Makes sure the next renewal runs before the deadline: after renew_every, or halfway
     /// through what is left of the term when that is shorter (a grant answering an old retry,
     /// or a late ack that moved the deadline only a little past now).
-    fn renew_before_deadline(&mut self, cx: &Cx, out: &mut Out) {
+    fn renew_before_deadline(&mut self, cx: &Cx, out: &mut Out<Message>) {
         let left = self.deadline - cx.read(self.clock());
         let first = if left < self.p.renew_every {
             Dur(left.0.max(0) / 2)
@@ -293,7 +400,7 @@ impl Contender {
         }
     }
 
-    fn let_go(&mut self, cx: &Cx, out: &mut Out) {
+    fn let_go(&mut self, cx: &Cx, out: &mut Out<Message>) {
         self.token = None;
         out.cancel_timer(RENEW);
         out.cancel_timer(DEADLINE);
@@ -301,12 +408,8 @@ impl Contender {
     }
 }
 
-impl NodeLogic for Contender {
-    fn on_start(&mut self, cx: &Cx, out: &mut Out) {
-        self.acquire(cx, out);
-    }
-
-    fn on_message(&mut self, cx: &Cx, _from: NodeId, msg: Message, out: &mut Out) {
+impl Contender {
+    fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
         match msg {
             Message::Grant {
                 sent,
@@ -349,7 +452,7 @@ impl NodeLogic for Contender {
         }
     }
 
-    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out) {
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             RETRY if self.token.is_none() => self.acquire(cx, out),
             RENEW => {
@@ -368,7 +471,7 @@ impl NodeLogic for Contender {
                 }
                 let req = self.new_req(cx);
                 out.send(
-                    cx.grantor,
+                    Self::grantor(cx),
                     Message::Renew {
                         token,
                         req,
@@ -390,6 +493,18 @@ impl NodeLogic for Contender {
             Some(token)
         } else {
             None
+        }
+    }
+
+    /// A request admitted under `token` takes effect: a read is served from the local copy, a
+    /// write goes to the register at the grantor.
+    fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        match request {
+            Request::Read => out.push(Effect::Read { token }),
+            Request::Write => {
+                out.push(Effect::WriteSent { token });
+                out.send(Self::grantor(cx), Message::Write { token });
+            }
         }
     }
 
@@ -423,24 +538,27 @@ mod tests {
             renew_every: Dur::from_secs(3),
             retry_every: Dur::from_secs(1),
             grantor_restart: GrantorRestart::Wait,
+            fencing: false,
         };
         Contender::new(Rules::of(&spec), p)
     }
 
-    fn cx(mono_ms: i64) -> Cx {
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
+
+    fn cx(mono_ms: i64, rng: &mut crate::rng::Rng) -> Cx<'_> {
         Cx {
             node: 1,
-            grantor: 0,
+            roles: ROLES,
             mono: LocalTime(mono_ms * MS),
             wall: LocalTime(mono_ms * MS),
             restarted: false,
             incarnation: 0,
-            last_token: 0,
-            register_version: 0,
+            duplicate: false,
+            rng,
         }
     }
 
-    fn renewals_armed(out: &mut Out) -> Vec<i64> {
+    fn renewals_armed(out: &mut Out<Message>) -> Vec<i64> {
         out.drain()
             .filter_map(|e| match e {
                 Effect::SetTimer {
@@ -458,6 +576,7 @@ mod tests {
     fn a_revived_holder_renews_before_its_deadline() {
         let mut h = holder();
         let mut out = Out::default();
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
         // Granted at 2 ms for the Acquire sent at 0: deadline 0 + 10 s - 50 ms = 9.95 s, first
         // renewal after renew_every, at 3.002 s.
         let grant = Message::Grant {
@@ -466,12 +585,12 @@ mod tests {
             token: 1,
             version: 0,
         };
-        h.on_message(&cx(2), 0, grant, &mut out);
+        h.on_message(&cx(2, &mut rng), grant, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![3_002]);
         // The renewal sent at 3.002 s is answered late; meanwhile a pause holds everything and
         // the renewal timer of 6.002 s runs at 11 s, past the 9.95 s deadline: nothing is sent,
         // and the next renewal is armed at 11 + 3 = 14 s.
-        h.on_timer(&cx(11_000), RENEW, &mut out);
+        h.on_timer(&cx(11_000, &mut rng), RENEW, &mut out);
         assert!(!out
             .as_slice()
             .iter()
@@ -484,7 +603,7 @@ mod tests {
             req: 2,
             sent: LocalTime(3_002 * MS),
         };
-        h.on_message(&cx(11_000), 0, ack, &mut out);
+        h.on_message(&cx(11_000, &mut rng), ack, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![11_976]);
         assert_eq!(
             h.belief(),

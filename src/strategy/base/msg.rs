@@ -1,0 +1,68 @@
+//! The base protocol's messages (SPEC 2.5), small and `Copy`.
+//!
+//! Request ids and local send times travel with requests and are echoed in the answers, so a
+//! holder can start its term at the send time of the request a grant answers (SPEC 2.5 step 3)
+//! without keeping a table. The grantor treats the echoed times as opaque.
+
+use crate::msg::Token;
+use crate::strategy::ProtocolMessage;
+use crate::time::LocalTime;
+
+/// A message's content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// "Grant me the lease": `req` replaces any earlier request id of the sender.
+    Acquire { req: u64, sent: LocalTime },
+    /// Answers request `req` (sent at `sent` on the holder's clock) with a new token and the
+    /// register's version at the grantor.
+    Grant {
+        req: u64,
+        sent: LocalTime,
+        token: Token,
+        version: u64,
+    },
+    /// "Extend my lease `token`", sent at `sent` on the holder's clock.
+    Renew {
+        token: Token,
+        req: u64,
+        sent: LocalTime,
+    },
+    /// The renewal of `token` sent at `sent` was accepted.
+    RenewAck {
+        token: Token,
+        req: u64,
+        sent: LocalTime,
+    },
+    /// `token` is not (or no longer) the current lease.
+    Reject { token: Token },
+    /// A write to the protected register, carrying the writer's token.
+    Write { token: Token },
+}
+
+impl ProtocolMessage for Message {
+    /// In this order: the network's random streams are numbered by kind.
+    const KINDS: &'static [&'static str] =
+        &["Acquire", "Grant", "Renew", "RenewAck", "Reject", "Write"];
+
+    fn kind(&self) -> usize {
+        match self {
+            Message::Acquire { .. } => 0,
+            Message::Grant { .. } => 1,
+            Message::Renew { .. } => 2,
+            Message::RenewAck { .. } => 3,
+            Message::Reject { .. } => 4,
+            Message::Write { .. } => 5,
+        }
+    }
+
+    fn token(&self) -> Option<Token> {
+        match *self {
+            Message::Grant { token, .. }
+            | Message::Renew { token, .. }
+            | Message::RenewAck { token, .. }
+            | Message::Reject { token }
+            | Message::Write { token } => Some(token),
+            Message::Acquire { .. } => None,
+        }
+    }
+}
