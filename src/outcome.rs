@@ -4,6 +4,8 @@
 //! only floats, computed once at the end, so the JSON is byte-identical run to run.
 
 use crate::engine::RunResult;
+use crate::oracle::authority::Authority;
+use crate::oracle::Overlap;
 use crate::scenario::{Expect, Scenario};
 use crate::time::format_ns;
 use serde::Serialize;
@@ -15,6 +17,16 @@ pub struct IntervalOut {
     pub start_ns: i64,
     pub end_ns: i64,
     pub nodes: Vec<String>,
+    /// The exclusive authority that two nodes held at once.
+    pub authority: Authority,
+}
+
+/// The overlap of a read authority that the protocol shares by design: informational.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SharedOut {
+    pub count: u64,
+    pub total_ns: i64,
+    pub max_ns: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -51,7 +63,10 @@ pub struct Summary {
     pub strategy: String,
     pub seed: u64,
     pub duration_ns: i64,
+    /// Overlaps of every exclusive authority: the safety verdict.
     pub overlap: OverlapOut,
+    /// Overlap of a read authority shared by design (`None`: the protocol has none).
+    pub shared_read_overlap: Option<SharedOut>,
     pub zombie_actions: u64,
     pub stale_reads: u64,
     pub unsafe_writes: u64,
@@ -93,16 +108,28 @@ pub struct Outcome {
 impl Outcome {
     pub(crate) fn new(name: &str, strategy: String, s: &Scenario, r: RunResult) -> Outcome {
         let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
-        let intervals: Vec<IntervalOut> = r
+        let interval = |authority: Authority, o: &Overlap| IntervalOut {
+            start_ns: o.start.0,
+            end_ns: o.end.0,
+            nodes: o.nodes.iter().map(|&n| names[n].clone()).collect(),
+            authority,
+        };
+        let mut intervals: Vec<IntervalOut> = r
             .oracle
-            .overlaps
-            .iter()
-            .map(|o| IntervalOut {
-                start_ns: o.start.0,
-                end_ns: o.end.0,
-                nodes: o.nodes.iter().map(|&n| names[n].clone()).collect(),
-            })
+            .exclusive()
+            .flat_map(|(a, report)| report.overlaps.iter().map(move |o| (a, o)))
+            .map(|(a, o)| interval(a, o))
             .collect();
+        // In time order; at one instant, write authority first (stable).
+        intervals.sort_by_key(|i| i.start_ns);
+        let shared_read_overlap = r.oracle.shared_read().map(|report| {
+            let lengths = report.overlaps.iter().map(|o| o.end.0 - o.start.0);
+            SharedOut {
+                count: report.overlaps.len() as u64,
+                total_ns: lengths.clone().sum(),
+                max_ns: lengths.max().unwrap_or(0),
+            }
+        });
         let lengths = intervals.iter().map(|i| i.end_ns - i.start_ns);
         let overlap = OverlapOut {
             count: intervals.len() as u64,
@@ -120,14 +147,18 @@ impl Outcome {
             seed: s.seed,
             duration_ns,
             overlap,
+            shared_read_overlap,
             zombie_actions: r.harm.zombie_actions,
             stale_reads: r.harm.stale_reads,
             unsafe_writes: r.harm.unsafe_writes,
             fenced_writes: r.harm.fenced_writes,
             duplicate_writes: r.harm.duplicate_writes,
-            availability: ratio(r.oracle.available_ns as u64, duration_ns.max(0) as u64),
+            availability: ratio(
+                r.oracle.write.available_ns as u64,
+                duration_ns.max(0) as u64,
+            ),
             served_ratio: ratio(admitted, arrived),
-            max_unavailable_ns: r.oracle.max_unavailable_ns,
+            max_unavailable_ns: r.oracle.write.max_unavailable_ns,
             grants: st.grants,
             renewals: st.renewals,
             crashes: st.crashes,

@@ -6,8 +6,8 @@ use crate::clock::NodeClock;
 use crate::dist::Sampler;
 use crate::msg::NodeId;
 use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
+use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
-use crate::oracle::Oracle;
 use crate::rng::{self, Component};
 use crate::scenario::{random_faults, DurationDist, Fault, KindName, Placement, Role, Scenario};
 use crate::strategy::{LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS};
@@ -231,7 +231,7 @@ pub fn build<'o, P: Protocol>(
         nodes,
         clocks,
         net,
-        oracle: Oracle::new(n, observer.is_some()),
+        oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
         harm: Harm::new(n),
         protocol,
         roles: scenario.nodes.iter().map(|c| c.role).collect(),

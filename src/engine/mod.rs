@@ -34,12 +34,12 @@ use crate::clock::{ClockKind, NodeClock};
 use crate::dist::Sampler;
 use crate::msg::{NodeId, Token};
 use crate::net::Network;
+use crate::oracle::authority::{AuthorityOracles, AuthorityReports};
 use crate::oracle::harm::Harm;
-use crate::oracle::{Oracle, OracleReport};
 use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
 use crate::strategy::{
-    Belief, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request,
+    Beliefs, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request,
     TimerId, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, SimTime};
@@ -182,7 +182,7 @@ pub const GRANT_ORDER_CAP: usize = 64;
 /// The raw result of a run, before it is summarised.
 pub struct RunResult {
     pub stats: Stats,
-    pub oracle: OracleReport,
+    pub oracle: AuthorityReports,
     pub harm: crate::oracle::harm::HarmCounts,
     pub duration: Dur,
     /// Each node's drift as run (after placement).
@@ -203,7 +203,7 @@ pub struct Sim<'o, P: Protocol> {
     roles: Vec<Role>,
     clocks: Vec<NodeClock>,
     net: Network,
-    oracle: Oracle,
+    oracle: AuthorityOracles,
     harm: Harm,
     protocol: &'o P,
     params: LeaseParams,
@@ -251,7 +251,7 @@ impl<P: Protocol> Sim<'_, P> {
             o.finish(end);
         }
         RunResult {
-            oracle: self.oracle.into_report(),
+            oracle: self.oracle.into_reports(),
             harm: self.harm.counts().clone(),
             stats: self.stats,
             duration: Dur(end.0),
@@ -465,12 +465,7 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Carries out the effects of a call into node `n`'s logic and tells the oracle what changed.
     fn after_call(&mut self, n: NodeId) {
-        let belief = self.nodes[n]
-            .logic
-            .as_ref()
-            .expect("node is up")
-            .beliefs()
-            .write;
+        let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
         let mut out = std::mem::take(&mut self.out);
         for effect in out.drain() {
             match effect {
@@ -544,12 +539,12 @@ impl<P: Protocol> Sim<'_, P> {
         // A node that believes must have something pending that will renew or end the belief
         // (a renewal, a deadline); otherwise it would believe forever without asking anyone.
         assert!(
-            belief == Belief::None || self.nodes[n].timers.iter().any(|t| t.armed),
-            "node {n} believes {belief:?} with no timer pending"
+            beliefs == Beliefs::NONE || self.nodes[n].timers.iter().any(|t| t.armed),
+            "node {n} believes {beliefs:?} with no timer pending"
         );
-        if belief != self.oracle.belief(n) {
+        if beliefs != self.oracle.beliefs(n) {
             self.oracle.settle(n, self.now, &self.clocks[n]);
-            self.oracle.set_belief(n, belief);
+            self.oracle.set_beliefs(n, beliefs);
             if self.oracle.maybe_flush(self.now, &self.clocks) {
                 self.report_to_observer();
             }
@@ -559,11 +554,14 @@ impl<P: Protocol> Sim<'_, P> {
     /// Passes what the oracle has swept since last time to the observer.
     fn report_to_observer(&mut self) {
         if let Some(o) = self.observer.as_mut() {
-            self.oracle.drain_exported(|n, p| o.belief(n, p));
-            for ov in &self.oracle.overlaps()[self.overlaps_reported..] {
+            self.oracle
+                .write_mut()
+                .drain_exported(|n, p| o.belief(n, p));
+            let overlaps = self.oracle.write().overlaps();
+            for ov in &overlaps[self.overlaps_reported..] {
                 o.overlap(ov);
             }
-            self.overlaps_reported = self.oracle.overlaps().len();
+            self.overlaps_reported = overlaps.len();
         }
     }
 
@@ -776,7 +774,7 @@ impl<P: Protocol> Sim<'_, P> {
                 }
                 self.stats.crashes += 1;
                 self.oracle.settle(n, self.now, &self.clocks[n]);
-                self.oracle.set_belief(n, Belief::None);
+                self.oracle.set_beliefs(n, Beliefs::NONE);
                 let node = &mut self.nodes[n];
                 node.disk = node.logic.take().map(NodeLogic::into_disk);
                 node.life += 1;

@@ -12,6 +12,7 @@
 //! Invariants (asserted): the sweep never goes back in time, and no count of believers or of
 //! available nodes goes negative.
 
+pub mod authority;
 pub mod harm;
 
 use crate::clock::NodeClock;

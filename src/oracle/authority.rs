@@ -1,0 +1,134 @@
+//! Beliefs kept per authority (SPEC 2.8, 3): one [`Oracle`] for write authority, and a second
+//! for read authority when the protocol tracks it apart (Raft's lease reads, LeaseGuard's
+//! inherited reads); the base protocol and Redlock grant both together, and keep one.
+//!
+//! Availability comes from write authority. Overlaps count for the verdict only for the
+//! authorities the protocol declares [`Claim::Exclusive`]; a shared read authority's overlap is
+//! reported apart, informational.
+
+use super::{Oracle, OracleReport};
+use crate::clock::NodeClock;
+use crate::msg::NodeId;
+use crate::strategy::{Authorities, Beliefs, Claim};
+use crate::time::SimTime;
+
+/// Which authority a belief, an overlap or a handover concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Authority {
+    Write,
+    Read,
+}
+
+/// The oracles of one run, one per tracked authority.
+pub struct AuthorityOracles {
+    claims: Authorities,
+    write: Oracle,
+    read: Option<Oracle>,
+}
+
+/// What the oracles found over a whole run.
+#[derive(Clone, Debug)]
+pub struct AuthorityReports {
+    pub claims: Authorities,
+    pub write: OracleReport,
+    /// `None` when read authority goes with write authority.
+    pub read: Option<OracleReport>,
+}
+
+impl AuthorityReports {
+    /// The reports whose overlaps count: those of exclusive authorities.
+    pub fn exclusive(&self) -> impl Iterator<Item = (Authority, &OracleReport)> {
+        let write =
+            (self.claims.write == Claim::Exclusive).then_some((Authority::Write, &self.write));
+        let read = self
+            .read
+            .as_ref()
+            .filter(|_| self.claims.read == Claim::Exclusive)
+            .map(|r| (Authority::Read, r));
+        write.into_iter().chain(read)
+    }
+
+    /// The read authority's report when the protocol shares it by design.
+    pub fn shared_read(&self) -> Option<&OracleReport> {
+        self.read
+            .as_ref()
+            .filter(|_| self.claims.read == Claim::Shared)
+    }
+}
+
+impl AuthorityOracles {
+    /// Oracles for `nodes` nodes under `claims`; with `export`, the write authority's settled
+    /// pieces are kept for an observer.
+    pub fn new(nodes: usize, export: bool, claims: Authorities) -> AuthorityOracles {
+        AuthorityOracles {
+            claims,
+            write: Oracle::new(nodes, export),
+            read: (claims.read != Claim::WithWrite).then(|| Oracle::new(nodes, false)),
+        }
+    }
+
+    /// The write authority's oracle (what an observer is shown).
+    pub fn write(&self) -> &Oracle {
+        &self.write
+    }
+
+    pub fn write_mut(&mut self) -> &mut Oracle {
+        &mut self.write
+    }
+
+    fn each(&mut self, mut f: impl FnMut(&mut Oracle)) {
+        f(&mut self.write);
+        if let Some(r) = self.read.as_mut() {
+            f(r);
+        }
+    }
+
+    /// What node `n` believes now, as last set.
+    pub fn beliefs(&self, n: NodeId) -> Beliefs {
+        let write = self.write.belief(n);
+        Beliefs {
+            write,
+            read: self.read.as_ref().map_or(write, |r| r.belief(n)),
+        }
+    }
+
+    /// See [`Oracle::settle`].
+    pub fn settle(&mut self, n: NodeId, now: SimTime, clock: &NodeClock) {
+        self.each(|o| o.settle(n, now, clock));
+    }
+
+    /// Node `n` believes `beliefs` from now on (settle first).
+    pub fn set_beliefs(&mut self, n: NodeId, beliefs: Beliefs) {
+        self.write.set_belief(n, beliefs.write);
+        if let Some(r) = self.read.as_mut() {
+            r.set_belief(n, beliefs.read);
+        }
+    }
+
+    /// See [`Oracle::set_running`].
+    pub fn set_running(&mut self, n: NodeId, running: bool) {
+        self.each(|o| o.set_running(n, running));
+    }
+
+    /// See [`Oracle::maybe_flush`]: whether the write authority's oracle swept.
+    pub fn maybe_flush(&mut self, now: SimTime, clocks: &[NodeClock]) -> bool {
+        if let Some(r) = self.read.as_mut() {
+            r.maybe_flush(now, clocks);
+        }
+        self.write.maybe_flush(now, clocks)
+    }
+
+    /// See [`Oracle::finish`].
+    pub fn finish(&mut self, end: SimTime, clocks: &[NodeClock]) {
+        self.each(|o| o.finish(end, clocks));
+    }
+
+    pub fn into_reports(self) -> AuthorityReports {
+        AuthorityReports {
+            claims: self.claims,
+            write: self.write.into_report(),
+            read: self.read.map(Oracle::into_report),
+        }
+    }
+}
