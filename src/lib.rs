@@ -69,6 +69,11 @@ pub mod tables;
 pub mod time;
 pub mod trace;
 
+/// The README's Rust examples ("Using leasesim as a library") run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use engine::BuildError;
 pub use outcome::{Outcome, Summary};
 pub use scenario::Scenario;
