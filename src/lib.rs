@@ -27,7 +27,14 @@
 //! - [`oracle`]: exact belief intervals, overlaps, availability, harm.
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.
-//! - [`report`]: `summary.json`, `report.md`, terminal tables; [`cli`]: the command line.
+//! - [`report`]: `summary.json`, `report.md`, terminal tables; `report::chart`: the charts.
+//! - [`sweep`]: parameter grids, run over seeds, aggregated; `cli`: the command line.
+//!
+//! Features: `cli` (the default) is the command line and brings in `charts` (the
+//! `report::chart` module: PNG and SVG through plotters) and `parallel` (sweeps on a rayon
+//! pool, with a progress bar). With `default-features = false` none of them is compiled, and
+//! everything else is here: scenarios, the engine, the oracle, outcomes and their JSON, traces,
+//! the text and Markdown reports, sweeps on the calling thread (the same results).
 //!
 //! ```
 //! let text = r#"Scenario(
@@ -44,6 +51,7 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod clock;
 pub mod dist;
@@ -60,6 +68,11 @@ pub mod sweep;
 pub mod tables;
 pub mod time;
 pub mod trace;
+
+/// The README's Rust examples ("Using leasesim as a library") run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use engine::BuildError;
 pub use outcome::{Outcome, Summary};

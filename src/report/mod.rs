@@ -4,6 +4,7 @@
 //! directory first, which then replaces the old report in one rename; nothing is left aside
 //! after an error, a panic or an interrupt ([`staging`]).
 
+#[cfg(feature = "charts")]
 pub mod chart;
 pub mod markdown;
 pub mod staging;

@@ -12,6 +12,7 @@ use std::path::Path;
 
 /// Why a scenario could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The file could not be read.
     Io { source: String, message: String },

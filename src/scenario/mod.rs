@@ -111,6 +111,7 @@ pub enum Validity {
 /// The lease strategy (SPEC 2.7). Margins left out are 0.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub enum StrategySpec {
     /// Holder stops at T - holder_margin, grantor re-grants at T + grantor_margin.
     TwoSided {
@@ -232,6 +233,7 @@ pub enum Placement {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum Role {
     /// An authority that grants leases (a lock service, a Redis master, an API server).
     Grantor,
@@ -372,6 +374,7 @@ pub enum FreezeClock {
 /// A fault at a fixed true time (SPEC 2.4). Lists left out mean "all".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub enum Fault {
     Pause {
         node: String,
@@ -460,6 +463,7 @@ impl Fault {
 /// A generator of faults drawn from the seed's fault stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub enum RandomFault {
     /// Pauses with Poisson start times; overlapping pauses merge.
     Pauses {

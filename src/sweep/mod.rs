@@ -1,10 +1,12 @@
 //! Parameter sweeps (SPEC 5 `sweep`, 6, 7, 8): a grid of scenario variants times seeds, run in
-//! parallel, aggregated per cell, written as CSV, a report and charts.
+//! parallel (feature `parallel`; one after another without it, with the same results),
+//! aggregated per cell, written as CSV, a report and charts.
 //!
 //! - [`path`]: field paths and setting a value in a scenario (through serde JSON).
 //! - [`ron_value`]: RON value text to JSON, keeping enum variant names.
 //! - [`grid`]: the definition ([`SweepSpec`]), every cell built and validated, run indices.
-//! - [`runner`]: parallel runs in index order, shards, the progress bar.
+//! - [`runner`]: runs in index order, on a pool or on the calling thread; shards; the progress
+//!   bar.
 //! - [`aggregate`]: per-run rows and per-cell statistics (Wilson intervals).
 //! - [`files`]: `results.csv`, `runs.csv`, partial files and reading them back.
 //! - [`resume`]: the in-progress file that lets an interrupted sweep or shard resume.

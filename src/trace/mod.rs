@@ -17,6 +17,7 @@ use crate::time::{DriftRate, Dur, LocalTime, SimTime};
 
 /// Why a message was not delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DropReason {
     /// Lost at send time (loss probability or a `Drop` fault).
     Lost,
@@ -30,6 +31,7 @@ pub enum DropReason {
 
 /// What happened.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum TraceKind {
     Start {
         restarted: bool,

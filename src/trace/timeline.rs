@@ -46,6 +46,7 @@ pub struct GrantSpan {
 
 /// Kinds of marks a chart draws on the row of the node that did them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum MarkKind {
     /// A read served under a superseded token.
     ZombieRead,

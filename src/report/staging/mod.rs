@@ -3,8 +3,9 @@
 //! Every path being written aside (a report's staging directory `.NAME.tmp-PID`, a file's
 //! `.NAME.tmp-PID`) is held by a [`Staged`] guard and registered here while it exists:
 //! - dropped without [`Staged::commit`] (an error, a panic unwinding), the guard removes it;
-//! - on SIGINT, SIGTERM or SIGHUP the handler of [`install_signal_handler`] removes every
-//!   registered path and exits with 128 + the signal number (130, 143, 129);
+//! - on SIGINT, SIGTERM or SIGHUP the handler of `install_signal_handler` (feature `cli`: a
+//!   library does not take over its host's signals) removes every registered path and exits
+//!   with 128 + the signal number (130, 143, 129);
 //! - left by a process that died without running either (`kill -9`, power loss), it is removed
 //!   by [`sweep_stale`] the next time the same target is written: the PID in its name is no
 //!   longer a running leasesim (Linux: `/proc/PID`).
@@ -16,17 +17,14 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, Once};
+use std::sync::{Mutex, MutexGuard};
+
+#[cfg(feature = "cli")]
+mod signals;
+#[cfg(feature = "cli")]
+pub use signals::{install_signal_handler, on_interrupt_say};
 
 static REGISTRY: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
-
-/// What to tell the user if interrupted now (how to resume), printed by the signal handler.
-static ON_INTERRUPT: Mutex<Option<String>> = Mutex::new(None);
-
-/// Sets (or clears) the line printed on stderr if a signal interrupts the process.
-pub fn on_interrupt_say(note: Option<String>) {
-    *ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()) = note;
-}
 
 /// The registry of paths being written, locked (a panic elsewhere does not poison it for us).
 pub(crate) fn registry() -> MutexGuard<'static, BTreeSet<PathBuf>> {
@@ -37,38 +35,6 @@ fn remove_any(path: &Path) {
     if fs::remove_dir_all(path).is_err() {
         let _ = fs::remove_file(path);
     }
-}
-
-/// Removes every registered path and exits 128 + `signal` on SIGINT, SIGTERM or SIGHUP.
-/// Idempotent; the CLI calls it before writing anything.
-pub fn install_signal_handler() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
-            return; // no handler: the default action (exit) stands, stale sweeping still works
-        };
-        std::thread::Builder::new()
-            .name("leasesim-signals".into())
-            .spawn(move || {
-                if let Some(signal) = signals.forever().next() {
-                    // Held until the process is gone: no commit or new staging can start.
-                    let held = registry();
-                    for path in held.iter() {
-                        remove_any(path);
-                    }
-                    if let Some(note) = ON_INTERRUPT
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .as_ref()
-                    {
-                        eprintln!("\n{note}");
-                    }
-                    std::process::exit(128 + signal);
-                }
-            })
-            .expect("a signal thread starts");
-    });
 }
 
 /// A path being written aside, removed unless committed. See the module header.

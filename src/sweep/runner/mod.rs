@@ -1,16 +1,26 @@
-//! Running a grid's runs (all, or one shard's) in parallel, handing rows over in index order.
+//! Running a grid's runs (all, or one shard's), handing rows over in index order.
 //!
-//! Runs go to rayon in chunks; each chunk is collected with an indexed collect, so rows reach the
-//! sink in run-index order whatever the thread count: results never depend on `--jobs`. Only
-//! compact rows are kept, a chunk at a time, so memory does not grow with the number of runs.
-//! The progress bar (runs done, cells done, runs/s, eta) draws only on a terminal.
+//! Runs go out in chunks; each chunk's rows come back in run-index order however they were
+//! computed, so rows reach the sink in run-index order whatever the thread count: results never
+//! depend on `--jobs`, nor on whether the runs went to a thread pool (`parallel`, feature
+//! `parallel`: rayon, and a progress bar that draws only on a terminal) or ran one after another
+//! on the calling thread ([`serial`]). [`run`] is the first when the feature is on, the second
+//! otherwise. Only compact rows are kept, a chunk at a time, so memory does not grow with the
+//! number of runs.
 
 use super::aggregate::RunRow;
 use super::grid::Grid;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
-use std::io::IsTerminal;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+#[cfg(feature = "parallel")]
+pub mod parallel;
+pub mod serial;
+
+#[cfg(feature = "parallel")]
+pub use parallel::run;
+#[cfg(not(feature = "parallel"))]
+pub use serial::run;
 
 /// Which runs to do: those whose index `% of == index`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,22 +71,44 @@ impl Shard {
 #[derive(Clone, Copy, Debug)]
 pub struct RunOptions {
     pub shard: Shard,
-    /// Worker threads; `None` for one per core.
+    /// Worker threads; `None` for one per core. (Ignored by [`serial::run`].)
     pub jobs: Option<usize>,
-    /// Draw a progress bar on stderr if it is a terminal.
+    /// Draw a progress bar on stderr if it is a terminal. (Ignored by [`serial::run`].)
     pub progress: bool,
     /// How many of the shard's first runs are done already (a resumed sweep): they are skipped.
     pub skip: u64,
 }
 
-/// Runs the shard's runs of `grid` (but the first `opts.skip`), handing each row to `sink` in
-/// run-index order. Returns the number of events processed. An error names a run that could not
-/// be built.
-pub fn run(grid: &Grid, opts: RunOptions, sink: &mut dyn FnMut(RunRow)) -> Result<u64, String> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs.unwrap_or(0))
-        .build()
-        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+/// How the runs of a chunk are computed.
+trait Workers {
+    /// How many runs go at once.
+    fn threads(&self) -> usize;
+    /// `f` of every position in `range`, in that order.
+    fn map(
+        &self,
+        range: Range<u64>,
+        f: &(dyn Fn(u64) -> Result<RunRow, String> + Sync),
+    ) -> Vec<Result<RunRow, String>>;
+}
+
+/// What is shown of the progress (nothing, or a bar).
+trait Progress: Sync {
+    fn set_position(&self, pos: u64);
+    fn inc(&self, n: u64);
+    fn set_message(&self, msg: String);
+    fn finish_and_clear(&self);
+}
+
+/// Runs the shard's runs of `grid` (but the first `opts.skip`) on `workers`, handing each row
+/// to `sink` in run-index order. Returns the number of events processed. An error names a run
+/// that could not be built.
+fn drive(
+    grid: &Grid,
+    opts: RunOptions,
+    workers: &impl Workers,
+    bar: &impl Progress,
+    sink: &mut dyn FnMut(RunRow),
+) -> Result<u64, String> {
     let total = grid.run_count();
     let shard = opts.shard;
     let mine = shard.run_count(total);
@@ -100,7 +132,6 @@ pub fn run(grid: &Grid, opts: RunOptions, sink: &mut dyn FnMut(RunRow)) -> Resul
                 .filter(|r| r.load(Ordering::Relaxed) > 0)
                 .count()) as u64,
     );
-    let bar = progress_bar(opts.progress, mine);
     bar.set_position(skip);
     bar.set_message(format!(
         "{}/{cells_here} cells",
@@ -109,26 +140,21 @@ pub fn run(grid: &Grid, opts: RunOptions, sink: &mut dyn FnMut(RunRow)) -> Resul
 
     // Small enough that rows reach the sink (and an interrupted sweep's file) every fraction
     // of a second, large enough that the threads rarely wait for each other.
-    let chunk = (pool.current_num_threads() as u64 * 64).max(256);
+    let chunk = (workers.threads() as u64 * 64).max(256);
     let mut events = 0u64;
     let mut k = skip; // position among this shard's runs
     while k < mine {
         let n = chunk.min(mine - k);
-        let rows: Vec<Result<RunRow, String>> = pool.install(|| {
-            (k..k + n)
-                .into_par_iter()
-                .map(|j| {
-                    let index = shard.index + j * shard.of;
-                    let row = run_one(grid, index);
-                    bar.inc(1);
-                    let (cell, _) = grid.split(index);
-                    if remaining[cell].fetch_sub(1, Ordering::Relaxed) == 1 {
-                        let done = cells_done.fetch_add(1, Ordering::Relaxed) + 1;
-                        bar.set_message(format!("{done}/{cells_here} cells"));
-                    }
-                    row
-                })
-                .collect()
+        let rows = workers.map(k..k + n, &|j| {
+            let index = shard.index + j * shard.of;
+            let row = run_one(grid, index);
+            bar.inc(1);
+            let (cell, _) = grid.split(index);
+            if remaining[cell].fetch_sub(1, Ordering::Relaxed) == 1 {
+                let done = cells_done.fetch_add(1, Ordering::Relaxed) + 1;
+                bar.set_message(format!("{done}/{cells_here} cells"));
+            }
+            row
         });
         for r in rows {
             let r = r.inspect_err(|_| bar.finish_and_clear())?;
@@ -156,32 +182,9 @@ fn run_one(grid: &Grid, index: u64) -> Result<RunRow, String> {
     }
 }
 
-/// A bar on stderr when it is a terminal; a hidden one otherwise (indicatif also hides itself
-/// off a terminal, this makes sure).
-fn progress_bar(wanted: bool, len: u64) -> ProgressBar {
-    if !wanted || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{wide_bar}] {pos}/{len} runs, {msg}, {rate}, eta {eta}",
-        )
-        .expect("a valid template")
-        .with_key(
-            "rate",
-            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.0} runs/s", s.per_sec());
-            },
-        )
-        .progress_chars("=> "),
-    );
-    bar
-}
-
 #[cfg(test)]
 mod tests {
-    use super::Shard;
+    use super::*;
 
     #[test]
     fn shards_partition_the_runs() {
@@ -201,5 +204,41 @@ mod tests {
         }
         assert!(Shard::parse("2/2").is_err());
         assert_eq!(Shard::parse("1/3").unwrap(), Shard { index: 1, of: 3 });
+    }
+
+    /// The serial runner a library without `parallel` gets hands over the very rows the pool
+    /// does, so every file written from them has the same bytes.
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn a_pool_and_one_thread_hand_over_the_same_rows() {
+        let name = "sweep-drift-boundary";
+        let text = crate::scenario::library::text(name).expect("bundled");
+        let scenario = crate::scenario::load::from_text(name, text).expect("valid");
+        let grid = Grid::build(crate::sweep::SweepSpec {
+            name: name.into(),
+            source: name.into(),
+            scenario,
+            vary: vec![("epsilon".into(), vec!["2ms".into(), "8ms".into()])],
+            seeds: 3,
+        })
+        .expect("a valid grid");
+        type Runner = fn(&Grid, RunOptions, &mut dyn FnMut(RunRow)) -> Result<u64, String>;
+        for (shard, skip) in [(Shard::ALL, 0), (Shard { index: 1, of: 2 }, 1)] {
+            let rows = |run: Runner| {
+                let mut rows = Vec::new();
+                let opts = RunOptions {
+                    shard,
+                    jobs: Some(2),
+                    progress: false,
+                    skip,
+                };
+                let events = run(&grid, opts, &mut |r| rows.push(r)).expect("runs");
+                (rows, events)
+            };
+            let (pool, one) = (rows(parallel::run), rows(serial::run));
+            assert_eq!(pool.0.len() as u64, shard.run_count(6) - skip);
+            assert!(pool.1 > 0);
+            assert_eq!(pool, one);
+        }
     }
 }
