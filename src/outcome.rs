@@ -78,6 +78,12 @@ pub struct Summary {
     /// Fraction of client requests that passed the validity check.
     pub served_ratio: f64,
     pub max_unavailable_ns: i64,
+    /// Safety slack (SPEC 3): over every handover of the lease from one node's belief to
+    /// another's, the smallest true time from the end of the previous holder's belief to the
+    /// start of the next one's; negative when they overlapped (how long the previous holder went
+    /// on believing), `None` (null) when there was no handover. Defined exactly in
+    /// [`crate::oracle`].
+    pub min_slack_ns: Option<i64>,
     pub grants: u64,
     pub renewals: u64,
     /// Crashes that took effect (of nodes that were up).
@@ -159,6 +165,11 @@ impl Outcome {
             ),
             served_ratio: ratio(admitted, arrived),
             max_unavailable_ns: r.oracle.write.max_unavailable_ns,
+            min_slack_ns: r
+                .oracle
+                .exclusive()
+                .filter_map(|(_, o)| o.min_slack_ns)
+                .min(),
             grants: st.grants,
             renewals: st.renewals,
             crashes: st.crashes,
@@ -272,6 +283,27 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
                 "expected max_unavailable_at_least: {least}, but the longest unavailable stretch was {}",
                 format_ns(s.max_unavailable_ns)
             ));
+        }
+    }
+    if let Some(least) = e.min_slack_at_least {
+        match s.min_slack_ns {
+            Some(got) if got < least.0 => f.push(format!(
+                "expected min_slack_at_least: {least}, but the closest handover had {} of slack",
+                format_ns(got)
+            )),
+            _ => {}
+        }
+    }
+    if let Some(want) = e.min_slack {
+        match s.min_slack_ns {
+            Some(got) if got == want.0 => {}
+            Some(got) => f.push(format!(
+                "expected min_slack: {want}, but the closest handover had {} of slack",
+                format_ns(got)
+            )),
+            None => f.push(format!(
+                "expected min_slack: {want}, but the run had no handover"
+            )),
         }
     }
     let mut exact = |key: &str, want: Option<u64>, got: u64| {

@@ -11,6 +11,43 @@
 //!
 //! Invariants (asserted): the sweep never goes back in time, and no count of believers or of
 //! available nodes goes negative.
+//!
+//! **Safety slack** (SPEC 3, `min_slack_ns`), the near miss, is computed in the same sweep:
+//!
+//! - A node's *belief stretch* is a maximal interval of true time in which it believes, whatever
+//!   its token or running flag: pieces of one node that meet end to end are one stretch (a token
+//!   change or a pause does not split it; a paused believer still believes).
+//! - Stretches are ordered by start, and two that start at the same instant by node index: a
+//!   stretch *started before* another if it started strictly earlier, or at the same instant on a
+//!   lower-indexed node.
+//! - At the start s_B of each stretch of node B, the *previous holder* is the node whose stretch,
+//!   among all stretches (B's own included) that started before this one, ends latest; a stretch
+//!   still open at the end of the run ends at the run's end. When that is another node (on a tie
+//!   with B's own previous stretch, the other node), this start is a *handover*, and its slack is
+//!   s_B - e, where e is the latest end among the other nodes' stretches that started before it:
+//!   the smallest s_B - e over every other node that believed at s_B. When B's own previous
+//!   stretch ended last, B took the lease back: no handover.
+//! - The slack is negative when the beliefs overlapped: then |slack| is how long the previous
+//!   holder's belief went on after B's began (which is longer than the overlap when B's stretch
+//!   ends first). A holder whose belief ends at the very instant the next one's starts gives 0.
+//!   Two stretches that start at the same instant with nobody earlier: by the tie-break, the
+//!   higher-indexed node's start is a handover from the lower-indexed one, with slack -(how long
+//!   the lower-indexed node's stretch lasted); -(their common believing) when it ended first.
+//! - `min_slack_ns` is the smallest slack over all handovers of the run, `None` when there was
+//!   none.
+//!
+//! The minimum is computed as the smallest s_Z - e_Y over every pair of stretches Y, Z of two
+//! different nodes where Y started before Z, which is the same number: take the pair with the
+//! smallest value; if Z's node B took the lease back, B's previous stretch P ended after Y, and
+//! then (Y, P) if Y started before P, or (P, Y) if P started before Y (s_Y - e_P < s_Z - e_Y, as
+//! s_Y < e_Y < e_P < s_Z) would be smaller still. So Z's start is a handover, whose slack is at
+//! most s_Z - e_Y, and every handover's slack is the value of one of its pairs.
+//!
+//! The sweep never keeps stretches: per node, whether a stretch is open, the end of its last
+//! one, and, while one is open, the earliest start of another node's stretch since it began (when
+//! it ends at e, that start s gives the smallest s - e of the pairs it comes first in). So the
+//! carry is a few words per node however long the run, and a handover whose previous holder is
+//! still believing is resolved when that belief ends, in whatever flush.
 
 pub mod authority;
 pub mod harm;
@@ -61,6 +98,59 @@ struct Carry {
     max_unavailable_ns: i64,
     /// Time up to which the sweep has run.
     swept_to: SimTime,
+    /// Safety slack (see the module doc): per node, and the smallest slack so far.
+    stretches: Vec<StretchCarry>,
+    min_slack_ns: Option<i64>,
+}
+
+/// One node's belief stretches as far as the slack needs them.
+#[derive(Clone, Copy, Debug, Default)]
+struct StretchCarry {
+    /// A stretch of this node is open (it started and has not ended yet).
+    open: bool,
+    /// The end of this node's last closed stretch.
+    last_end: Option<SimTime>,
+    /// While a stretch is open: the earliest start of another node's stretch since it began.
+    waiting: Option<SimTime>,
+}
+
+impl Carry {
+    fn note_slack(&mut self, slack_ns: i64) {
+        self.min_slack_ns = Some(self.min_slack_ns.map_or(slack_ns, |m| m.min(slack_ns)));
+    }
+
+    /// Node `n`'s belief stretch ends at `t`: the handovers waiting on it are resolved.
+    fn stretch_ends(&mut self, n: NodeId, t: SimTime) {
+        let s = &mut self.stretches[n];
+        debug_assert!(s.open, "a belief stretch ends that never started");
+        s.open = false;
+        s.last_end = Some(t);
+        if let Some(start) = s.waiting.take() {
+            self.note_slack(start.0 - t.0);
+        }
+    }
+
+    /// Node `n`'s belief stretch starts at `t` (after every stretch ending at `t`, and after the
+    /// starts at `t` of lower-indexed nodes): its slack against every other node's stretch that
+    /// started before it, now for those that ended, at their end for those still open.
+    fn stretch_starts(&mut self, n: NodeId, t: SimTime) {
+        let mut ended: Option<SimTime> = None;
+        for (m, s) in self.stretches.iter_mut().enumerate() {
+            if m == n {
+                continue;
+            }
+            if s.open {
+                // The earliest start waiting on a stretch gives its smallest slack.
+                s.waiting.get_or_insert(t);
+            } else {
+                ended = ended.max(s.last_end);
+            }
+        }
+        self.stretches[n].open = true;
+        if let Some(e) = ended {
+            self.note_slack(t.0 - e.0);
+        }
+    }
 }
 
 /// Exact beliefs, overlaps and availability of one run.
@@ -93,6 +183,7 @@ impl Oracle {
             carry: Carry {
                 believing: vec![false; nodes],
                 available: vec![false; nodes],
+                stretches: vec![StretchCarry::default(); nodes],
                 unavailable_since: Some(SimTime::ZERO),
                 ..Carry::default()
             },
@@ -205,6 +296,7 @@ impl Oracle {
         let mut i = 0;
         while i < stop {
             let t = self.points[i].0;
+            let at_t = i;
             assert!(t >= c.swept_to, "the oracle's sweep went back in time");
             // Account the stretch [swept_to, t) with the state before t.
             if c.available_nodes > 0 {
@@ -231,6 +323,7 @@ impl Oracle {
                 }
                 i += 1;
             }
+            stretch_changes(c, &self.points[at_t..i], t);
             match (&c.open_overlap, c.believers >= 2) {
                 (None, true) => c.open_overlap = Some((t, c.believing.clone())),
                 (Some(_), false) => {
@@ -298,6 +391,24 @@ impl Oracle {
             overlaps: self.overlaps,
             available_ns: self.carry.available_ns,
             max_unavailable_ns: self.carry.max_unavailable_ns,
+            min_slack_ns: self.carry.min_slack_ns,
+        }
+    }
+}
+
+/// Tells `c` which belief stretches end and start at `t`, given every point at `t` (sorted by
+/// node, an end before a start): a node whose first point at `t` is an end believed before `t`,
+/// one whose last point is a start believes after it. Ends first, then starts in node order.
+fn stretch_changes(c: &mut Carry, at_t: &[(SimTime, NodeId, i8, i8)], t: SimTime) {
+    let groups = at_t.chunk_by(|a, b| a.1 == b.1);
+    for g in groups.clone() {
+        if g[0].2 < 0 && g[g.len() - 1].2 < 0 {
+            c.stretch_ends(g[0].1, t);
+        }
+    }
+    for g in groups {
+        if g[0].2 > 0 {
+            c.stretch_starts(g[0].1, t);
         }
     }
 }
@@ -310,4 +421,182 @@ pub struct OracleReport {
     pub available_ns: i64,
     /// The longest stretch with no running believer (from the start, between, or to the end).
     pub max_unavailable_ns: i64,
+    /// The smallest safety slack over the run's handovers (see the module doc); negative when
+    /// beliefs overlapped, `None` when there was no handover.
+    pub min_slack_ns: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{DriftRate, Dur};
+
+    /// An oracle fed by hand: cached-bool beliefs, so every piece ends exactly where it is
+    /// settled, and times in plain nanoseconds.
+    struct Feed {
+        o: Oracle,
+        clocks: Vec<NodeClock>,
+    }
+
+    impl Feed {
+        fn new(nodes: usize) -> Feed {
+            Feed {
+                o: Oracle::new(nodes, false),
+                clocks: vec![NodeClock::new(DriftRate::ZERO, Dur::ZERO); nodes],
+            }
+        }
+
+        /// Node `n` believes under `token` from `t` on (`None`: stops believing).
+        fn believe(&mut self, n: NodeId, t: i64, token: Option<Token>) -> &mut Feed {
+            self.o.settle(n, SimTime(t), &self.clocks[n]);
+            self.o.set_belief(
+                n,
+                token.map_or(Belief::None, |token| Belief::Bool { token }),
+            );
+            self
+        }
+
+        /// Node `n` runs (or is paused) from `t` on.
+        fn running(&mut self, n: NodeId, t: i64, running: bool) -> &mut Feed {
+            self.o.settle(n, SimTime(t), &self.clocks[n]);
+            self.o.set_running(n, running);
+            self
+        }
+
+        fn flush(&mut self, t: i64) -> &mut Feed {
+            self.o.flush(SimTime(t), &self.clocks);
+            self
+        }
+
+        /// Node `n` believes over [from, to) under token 1.
+        fn stretch(&mut self, n: NodeId, from: i64, to: i64) -> &mut Feed {
+            self.believe(n, from, Some(1)).believe(n, to, None)
+        }
+
+        fn finish(&mut self, end: i64) -> OracleReport {
+            let mut o = std::mem::replace(&mut self.o, Oracle::new(0, false));
+            o.finish(SimTime(end), &self.clocks);
+            o.into_report()
+        }
+    }
+
+    #[test]
+    fn a_clean_handover_is_the_gap_between_the_two_beliefs() {
+        // a [10, 100), b [130, 200): b starts 130 - 100 = 30 ns after a's belief ended.
+        let r = Feed::new(2)
+            .stretch(0, 10, 100)
+            .stretch(1, 130, 200)
+            .finish(300);
+        assert_eq!(r.min_slack_ns, Some(30));
+        assert!(r.overlaps.is_empty());
+    }
+
+    #[test]
+    fn the_previous_holder_is_the_one_whose_belief_ended_last() {
+        // a [0, 10), b [20, 30), c [35, 50): a -> b 20 - 10 = 10; at 35 the latest end among the
+        // others is b's 30: 35 - 30 = 5 (not 35 - 10 = 25).
+        let r = Feed::new(3)
+            .stretch(0, 0, 10)
+            .stretch(1, 20, 30)
+            .stretch(2, 35, 50)
+            .finish(60);
+        assert_eq!(r.min_slack_ns, Some(5));
+    }
+
+    #[test]
+    fn an_overlap_counts_how_long_the_previous_holder_went_on() {
+        // a [10, 100), b [40, 60) inside it: a believed 100 - 40 = 60 ns after b began, though
+        // the overlap is only [40, 60).
+        let r = Feed::new(2)
+            .stretch(0, 10, 100)
+            .stretch(1, 40, 60)
+            .finish(300);
+        assert_eq!(r.min_slack_ns, Some(40 - 100));
+        assert_eq!(
+            r.overlaps,
+            [Overlap {
+                start: SimTime(40),
+                end: SimTime(60),
+                nodes: vec![0, 1]
+            }]
+        );
+        // b starting twice during a's belief: the earlier start is the closer call,
+        // 40 - 100 = -60, not 70 - 100 = -30.
+        let r = Feed::new(2)
+            .stretch(0, 10, 100)
+            .stretch(1, 40, 60)
+            .stretch(1, 70, 80)
+            .finish(300);
+        assert_eq!(r.min_slack_ns, Some(-60));
+    }
+
+    #[test]
+    fn one_node_alone_never_hands_over() {
+        // a [0, 10) and [20, 30): a takes the lease back, no handover.
+        let r = Feed::new(2).stretch(0, 0, 10).stretch(0, 20, 30).finish(40);
+        assert_eq!(r.min_slack_ns, None);
+    }
+
+    #[test]
+    fn a_token_change_or_a_pause_does_not_split_a_stretch() {
+        // a believes over [0, 100) in three pieces: token 1, token 2 from 50, paused from 70.
+        // b believes [10, 40) inside. Stretch a [0, 100): b's start gives 10 - 100 = -90. Were a
+        // split at 50, b's stretch would be compared with [0, 50) only: 10 - 50 = -40.
+        let r = Feed::new(2)
+            .running(0, 0, true)
+            .believe(0, 0, Some(1))
+            .stretch(1, 10, 40)
+            .believe(0, 50, Some(2))
+            .running(0, 70, false)
+            .believe(0, 100, None)
+            .finish(200);
+        assert_eq!(r.min_slack_ns, Some(-90));
+    }
+
+    #[test]
+    fn a_handover_is_resolved_across_a_flush() {
+        // a [0, 100), b from 40: flushes at 60 (a's piece is cut there, and must not end its
+        // stretch) and at 80; a's belief ends at 100, after both: 40 - 100 = -60.
+        let mut f = Feed::new(2);
+        f.believe(0, 0, Some(1)).believe(1, 40, Some(2));
+        f.flush(60).flush(80);
+        assert_eq!(f.o.carry.min_slack_ns, None, "a's end is not known yet");
+        f.believe(0, 100, None);
+        assert_eq!(f.finish(150).min_slack_ns, Some(-60));
+    }
+
+    #[test]
+    fn a_belief_open_at_the_end_ends_with_the_run() {
+        // a from 0 to the end (200), b [50, 60): 50 - 200 = -150.
+        let r = Feed::new(2)
+            .believe(0, 0, Some(1))
+            .stretch(1, 50, 60)
+            .finish(200);
+        assert_eq!(r.min_slack_ns, Some(-150));
+    }
+
+    #[test]
+    fn an_end_and_a_start_at_one_instant_give_zero() {
+        let r = Feed::new(2).stretch(0, 0, 30).stretch(1, 30, 60).finish(90);
+        assert_eq!(r.min_slack_ns, Some(0));
+        assert!(r.overlaps.is_empty());
+    }
+
+    #[test]
+    fn simultaneous_starts_break_the_tie_by_node_index() {
+        // a and b both from 10, a until 30, b until 50: a's stretch counts as the earlier, so
+        // b's start is the handover: 10 - 30 = -20, their common believing. (b's as the earlier
+        // would give 10 - 50 = -40.)
+        let r = Feed::new(2)
+            .stretch(0, 10, 30)
+            .stretch(1, 10, 50)
+            .finish(90);
+        assert_eq!(r.min_slack_ns, Some(-20));
+        // a until 50, b until 30: a went on 40 ns after b began.
+        let r = Feed::new(2)
+            .stretch(0, 10, 50)
+            .stretch(1, 10, 30)
+            .finish(90);
+        assert_eq!(r.min_slack_ns, Some(-40));
+    }
 }

@@ -22,6 +22,14 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
     let _ = writeln!(m, "| | |\n|---|---|");
     let _ = writeln!(m, "| verdict | **{}** |", verdict.word());
     let _ = writeln!(m, "| expectations | {expect} |");
+    let _ = writeln!(
+        m,
+        "| safety slack (closest handover; negative: the beliefs overlapped) | {} |",
+        match s.min_slack_ns {
+            None => "no handover".to_string(),
+            Some(ns) => format_ns(ns),
+        }
+    );
     let _ = writeln!(m, "| strategy | `{}` |", s.strategy);
     let _ = writeln!(m, "| seed | {} |", s.seed);
     let _ = writeln!(m, "| simulated | {} |", format_ns(s.duration_ns));

@@ -60,6 +60,7 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
                 )
             },
         ),
+        ("slack", slack_words(s.min_slack_ns)),
         (
             "harm",
             format!(
@@ -116,6 +117,24 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
     t
 }
 
+/// The safety slack in words: "closest handover: 40us of slack", or "no handover".
+pub fn slack_words(min_slack_ns: Option<i64>) -> String {
+    match min_slack_ns {
+        None => "no handover".to_string(),
+        Some(ns) if ns < 0 => format!(
+            "closest handover: {} of slack (the previous holder believed on for {})",
+            format_ns(ns),
+            format_ns(-ns)
+        ),
+        Some(ns) => format!("closest handover: {} of slack", format_ns(ns)),
+    }
+}
+
+/// The safety slack in a table cell: the duration, or "-" when there was no handover.
+fn slack_cell(min_slack_ns: Option<i64>) -> String {
+    min_slack_ns.map_or_else(|| "-".to_string(), format_ns)
+}
+
 /// Renders rows as a table with a header, columns aligned (numbers to the right).
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let cols = header.len();
@@ -168,6 +187,7 @@ pub fn verdict_row(s: &Summary) -> Vec<String> {
         expect_word(s).to_string(),
         s.overlap.count.to_string(),
         format_ns(s.overlap.max_ns),
+        slack_cell(s.min_slack_ns),
         s.zombie_actions.to_string(),
         s.stale_reads.to_string(),
         s.unsafe_writes.to_string(),
@@ -177,9 +197,9 @@ pub fn verdict_row(s: &Summary) -> Vec<String> {
     ]
 }
 
-pub const VERDICT_HEADER: [&str; 11] = [
-    "scenario", "verdict", "expect", "overlaps", "max", "zombies", "stale", "unsafe", "fenced",
-    "avail", "strategy",
+pub const VERDICT_HEADER: [&str; 12] = [
+    "scenario", "verdict", "expect", "overlaps", "max", "slack", "zombies", "stale", "unsafe",
+    "fenced", "avail", "strategy",
 ];
 
 /// One row of the `compare` table.
@@ -190,6 +210,7 @@ pub fn compare_row(s: &Summary) -> Vec<String> {
         s.overlap.count.to_string(),
         format_ns(s.overlap.total_ns),
         format_ns(s.overlap.max_ns),
+        slack_cell(s.min_slack_ns),
         s.zombie_actions.to_string(),
         s.stale_reads.to_string(),
         s.unsafe_writes.to_string(),
@@ -198,7 +219,7 @@ pub fn compare_row(s: &Summary) -> Vec<String> {
     ]
 }
 
-pub const COMPARE_HEADER: [&str; 10] = [
-    "strategy", "verdict", "overlaps", "total", "max", "zombies", "stale", "unsafe", "fenced",
-    "avail",
+pub const COMPARE_HEADER: [&str; 11] = [
+    "strategy", "verdict", "overlaps", "total", "max", "slack", "zombies", "stale", "unsafe",
+    "fenced", "avail",
 ];

@@ -532,6 +532,13 @@ pub struct Expect {
     /// The longest stretch with no running believer is at least this.
     #[serde(default)]
     pub max_unavailable_at_least: Option<Dur>,
+    /// The safety slack (`min_slack_ns`: the closest handover, negative for an overlap) is at
+    /// least this; may be negative. Holds when there was no handover.
+    #[serde(default)]
+    pub min_slack_at_least: Option<Dur>,
+    /// The safety slack (`min_slack_ns`) is exactly this; fails when there was no handover.
+    #[serde(default)]
+    pub min_slack: Option<Dur>,
     /// Exactly this many grants (new tokens issued).
     #[serde(default)]
     pub grants: Option<u64>,

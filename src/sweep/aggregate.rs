@@ -22,6 +22,8 @@ pub struct RunRow {
     pub unsafe_writes: u64,
     pub fenced_writes: u64,
     pub events: u64,
+    /// The run's safety slack (`None`: no handover).
+    pub min_slack_ns: Option<i64>,
 }
 
 impl RunRow {
@@ -38,6 +40,7 @@ impl RunRow {
             unsafe_writes: s.unsafe_writes,
             fenced_writes: s.fenced_writes,
             events: s.events,
+            min_slack_ns: s.min_slack_ns,
         }
     }
 }
@@ -59,6 +62,8 @@ pub struct CellStats {
     pub unsafe_writes: u64,
     pub fenced_writes: u64,
     pub events: u64,
+    /// The smallest safety slack of the runs (`None`: no run had a handover).
+    pub min_slack_ns: Option<i64>,
 }
 
 /// z for a two-sided 95% interval.
@@ -80,6 +85,7 @@ impl CellStats {
         self.unsafe_writes += r.unsafe_writes;
         self.fenced_writes += r.fenced_writes;
         self.events += r.events;
+        self.min_slack_ns = min_some(self.min_slack_ns, r.min_slack_ns);
     }
 
     /// Adds `o`'s runs to these (pooling cells; call in a fixed order).
@@ -97,6 +103,7 @@ impl CellStats {
         self.unsafe_writes += o.unsafe_writes;
         self.fenced_writes += o.fenced_writes;
         self.events += o.events;
+        self.min_slack_ns = min_some(self.min_slack_ns, o.min_slack_ns);
     }
 
     /// Fraction of runs with at least one overlap.
@@ -135,6 +142,14 @@ impl CellStats {
     /// No run overlapped and no harm was counted (zombie actions, stale reads, unsafe writes).
     pub fn safe(&self) -> bool {
         self.runs > 0 && self.unsafe_runs == 0
+    }
+}
+
+/// The smaller of two optional values; `None` only when both are.
+fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -193,6 +208,15 @@ mod tests {
         let (lo, hi) = wilson(5, 10);
         assert!((lo - 0.236_593).abs() < 1e-5 && (hi - 0.763_407).abs() < 1e-5);
         assert_eq!(wilson(10, 10).1, 1.0);
+    }
+
+    #[test]
+    fn the_smallest_slack_ignores_runs_without_a_handover() {
+        assert_eq!(min_some(None, None), None);
+        assert_eq!(min_some(Some(5), None), Some(5));
+        assert_eq!(min_some(None, Some(-3)), Some(-3));
+        assert_eq!(min_some(Some(5), Some(-3)), Some(-3));
+        assert_eq!(min_some(Some(-3), Some(5)), Some(-3));
     }
 
     #[test]

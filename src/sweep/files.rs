@@ -10,7 +10,7 @@ use super::aggregate::{CellStats, RunRow};
 use super::grid::{Grid, SweepSpec};
 
 /// The fixed columns of `results.csv` after the parameters (SPEC 6, then our additions).
-pub const RESULT_COLUMNS: [&str; 16] = [
+pub const RESULT_COLUMNS: [&str; 17] = [
     "runs",
     "overlap_runs",
     "p_overlap",
@@ -27,10 +27,11 @@ pub const RESULT_COLUMNS: [&str; 16] = [
     "max_unavailable_ns",
     "events",
     "unsafe_runs",
+    "min_slack_ns",
 ];
 
 /// The per-run figures of `runs.csv` after `run, cell, seed` and the parameters.
-pub const RUN_COLUMNS: [&str; 10] = [
+pub const RUN_COLUMNS: [&str; 11] = [
     "overlap_count",
     "overlap_total_ns",
     "overlap_max_ns",
@@ -41,6 +42,7 @@ pub const RUN_COLUMNS: [&str; 10] = [
     "unsafe_writes",
     "fenced_writes",
     "events",
+    "min_slack_ns",
 ];
 
 /// First-line marker of a partial file.
@@ -82,6 +84,7 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
             c.max_unavailable_ns.to_string(),
             c.events.to_string(),
             c.unsafe_runs.to_string(),
+            slack_field(c.min_slack_ns),
         ]);
         w.write_record(&row).expect("memory");
     }
@@ -116,8 +119,14 @@ fn run_fields(grid: &Grid, r: &RunRow) -> Vec<String> {
         r.unsafe_writes.to_string(),
         r.fenced_writes.to_string(),
         r.events.to_string(),
+        slack_field(r.min_slack_ns),
     ]);
     row
+}
+
+/// A safety slack as a CSV field: the nanoseconds, or empty when there was no handover.
+fn slack_field(ns: Option<i64>) -> String {
+    ns.map(|ns| ns.to_string()).unwrap_or_default()
 }
 
 /// The header line of `runs.csv`, with its newline, as [`RunsWriter`] writes it.
@@ -332,5 +341,9 @@ fn parse_run(
         unsafe_writes: uint(m + 7)?,
         fenced_writes: uint(m + 8)?,
         events: uint(m + 9)?,
+        min_slack_ns: match &rec[m + 10] {
+            "" => None,
+            _ => Some(int(m + 10)?),
+        },
     })
 }

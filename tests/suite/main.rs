@@ -11,6 +11,7 @@ mod properties;
 mod q4;
 mod readme;
 mod regressions;
+mod slack;
 mod strategies;
 mod sweep;
 mod traces;

@@ -19,7 +19,8 @@ fn bundled(name: &str) -> Summary {
 }
 
 /// Q4 under CachedBool (see q4.rs): overlap [28.004 s, 32 s), availability 0.79985, the gap
-/// [20 s, 28.004 s), two grants (a, b), nine renewals, one pause, no crash.
+/// [20 s, 28.004 s), two grants (a, b), nine renewals, one pause, no crash; slack
+/// 28.004 - 32 = -3.996 s (a believed on 3.996 s after b began).
 fn q4_summary() -> Summary {
     bundled("q4-gc-pause-cached-bool")
 }
@@ -151,6 +152,28 @@ fn every_expect_key_is_checked() {
             },
             Expect {
                 max_unavailable_at_least: ms(8005),
+                ..d()
+            },
+        ),
+        (
+            "min_slack_at_least",
+            Expect {
+                min_slack_at_least: ms(-3996),
+                ..d()
+            },
+            Expect {
+                min_slack_at_least: ms(-3995),
+                ..d()
+            },
+        ),
+        (
+            "min_slack",
+            Expect {
+                min_slack: ms(-3996),
+                ..d()
+            },
+            Expect {
+                min_slack: ms(-3997),
                 ..d()
             },
         ),
