@@ -1,4 +1,5 @@
-//! Builds the scenario library into the binary: every `scenarios/*.ron`, sorted by name.
+//! Builds the scenario library into the binary: every `scenarios/*.ron`, sorted by name (without
+//! the extension, so `a` comes before `a-b`).
 
 use std::env;
 use std::fs;
@@ -11,7 +12,7 @@ fn main() {
         .map(|rd| {
             rd.filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".ron"))
+                .filter_map(|n| n.strip_suffix(".ron").map(str::to_string))
                 .collect()
         })
         .unwrap_or_default();
@@ -20,11 +21,9 @@ fn main() {
         String::from("/// (name, RON text) of every bundled scenario, sorted by name.\n");
     code.push_str("pub static LIBRARY: &[(&str, &str)] = &[\n");
     for n in &names {
-        println!("cargo:rerun-if-changed=scenarios/{n}");
+        println!("cargo:rerun-if-changed=scenarios/{n}.ron");
         code.push_str(&format!(
-            "    ({:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/scenarios/{}\"))),\n",
-            n.trim_end_matches(".ron"),
-            n
+            "    ({n:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/scenarios/{n}.ron\"))),\n"
         ));
     }
     code.push_str("];\n");

@@ -20,6 +20,9 @@ fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
         | StrategySpec::OnReceiveStart { holder_margin }
         | StrategySpec::Custom { holder_margin, .. } => holder_margin,
         StrategySpec::HolderOnly { margin } => margin,
+        StrategySpec::Redlock {
+            drift_allowance, ..
+        } => drift_allowance,
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => Dur::ZERO,
     };
     let m = if own.0 > 0 {

@@ -245,6 +245,7 @@ pub fn build<'o, P: Protocol>(
         service_time: w.service_time,
         faults,
         out: Out::default(),
+        run_token: 0,
         stats: Stats {
             messages_sent: vec![0; kind_names.len()],
             ..Stats::default()

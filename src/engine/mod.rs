@@ -210,6 +210,8 @@ pub struct Sim<'o, P: Protocol> {
     service_time: Dur,
     faults: Vec<(NodeId, NodeFault)>,
     out: Out<MsgOf<P>>,
+    /// The run-wide token sequence ([`Cx::next_run_token`]).
+    run_token: Token,
     stats: Stats,
     next_msg_id: u64,
     /// Messages sent as two copies of which one has been delivered (`true`) or lost (`false`)
@@ -446,6 +448,7 @@ impl<P: Protocol> Sim<'_, P> {
             incarnation: node.life,
             duplicate,
             rng: &mut node.rng,
+            run_token: &mut self.run_token,
         };
         let logic = node.logic.as_mut().expect("node is up");
         f(logic, &mut cx, &mut self.out)

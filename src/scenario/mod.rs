@@ -109,7 +109,7 @@ pub enum Validity {
 }
 
 /// The lease strategy (SPEC 2.7). Margins left out are 0.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub enum StrategySpec {
@@ -139,6 +139,23 @@ pub enum StrategySpec {
         #[serde(default)]
         holder_margin: Dur,
     },
+    /// Redlock over every Grantor as an independent Redis master (SPEC 2.8).
+    Redlock {
+        /// Clock drift allowed for, as a fraction of T (Redis's `CLOCK_DRIFT_FACTOR`); applied
+        /// at 1 ppm resolution.
+        #[serde(default = "redlock_drift_factor")]
+        drift_factor: f64,
+        #[serde(default = "redlock_drift_allowance")]
+        drift_allowance: Dur,
+        /// How long a client waits for the masters' answers.
+        #[serde(default = "redlock_request_timeout")]
+        request_timeout: Dur,
+        /// The clock on which masters expire keys (Redis: the wall clock).
+        #[serde(default = "redlock_expiry_clock")]
+        expiry_clock: ClockKind,
+        #[serde(default)]
+        quorum: RedlockQuorum,
+    },
     /// The general point of the space the others are points of.
     Custom {
         holder_clock: ClockKind,
@@ -149,6 +166,29 @@ pub enum StrategySpec {
         grantor_margin: Dur,
         validity: Validity,
     },
+}
+
+/// How many Redlock masters must grant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RedlockQuorum {
+    /// N/2 + 1 (Redlock).
+    #[default]
+    Majority,
+    /// Any one master: the anti-pattern of several replicas each granting leases.
+    One,
+}
+
+fn redlock_drift_factor() -> f64 {
+    0.01
+}
+fn redlock_drift_allowance() -> Dur {
+    Dur::from_ms(2)
+}
+fn redlock_request_timeout() -> Dur {
+    Dur::from_ms(50)
+}
+fn redlock_expiry_clock() -> ClockKind {
+    ClockKind::Wall
 }
 
 impl StrategySpec {
@@ -183,6 +223,17 @@ impl StrategySpec {
                 format!("{name}{}", margins(&[("holder_margin", holder_margin)]))
             }
             StrategySpec::GrantorOnly | StrategySpec::CachedBool => name.to_string(),
+            StrategySpec::Redlock {
+                drift_factor,
+                drift_allowance,
+                request_timeout,
+                expiry_clock,
+                quorum,
+            } => format!(
+                "Redlock(drift_factor: {drift_factor:?}, drift_allowance: \"{drift_allowance}\", \
+                 request_timeout: \"{request_timeout}\", expiry_clock: {expiry_clock:?}, \
+                 quorum: {quorum:?})"
+            ),
             StrategySpec::Custom {
                 holder_clock,
                 lease_start,
@@ -207,6 +258,7 @@ impl StrategySpec {
             StrategySpec::WallClock { .. } => "WallClock",
             StrategySpec::OnReceiveStart { .. } => "OnReceiveStart",
             StrategySpec::Custom { .. } => "Custom",
+            StrategySpec::Redlock { .. } => "Redlock",
         }
     }
 }

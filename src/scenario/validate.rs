@@ -118,6 +118,19 @@ pub fn validate_with(s: &Scenario, strategy: &dyn Strategy) -> Vec<String> {
         }
     };
     match &s.strategy {
+        StrategySpec::Redlock {
+            drift_allowance,
+            request_timeout,
+            ..
+        } => {
+            if drift_allowance.0 < 0 {
+                p.push(format!(
+                    "strategy.drift_allowance: must not be negative (got {drift_allowance})"
+                ));
+            }
+            positive(&mut p, "strategy.request_timeout", *request_timeout);
+            at_most_max(&mut p, "strategy.request_timeout", *request_timeout);
+        }
         StrategySpec::TwoSided {
             holder_margin,
             grantor_margin,

@@ -53,6 +53,7 @@
 //! ```
 
 pub mod base;
+pub mod redlock;
 pub mod register;
 pub mod rules;
 
@@ -113,6 +114,8 @@ pub struct Cx<'a> {
     /// The node's own random stream, derived from (seed, node): the only randomness node logic
     /// may use.
     pub rng: &'a mut Rng,
+    /// The last token taken from the run-wide sequence (see [`Cx::next_run_token`]).
+    pub run_token: &'a mut Token,
 }
 
 impl Cx<'_> {
@@ -121,6 +124,14 @@ impl Cx<'_> {
             ClockKind::Monotonic => self.mono,
             ClockKind::Wall => self.wall,
         }
+    }
+
+    /// A token from one sequence shared by the whole run, for protocols that have no token of
+    /// their own (Redlock): it orders acquisitions in true time for the oracle (a later one
+    /// supersedes an earlier one). No node sees it unless the protocol sends it.
+    pub fn next_run_token(&mut self) -> Token {
+        *self.run_token += 1;
+        *self.run_token
     }
 
     /// The nodes with `role`, in node order.
@@ -400,5 +411,24 @@ impl<P: Protocol> Strategy for P {
 
 /// The strategy a scenario's `strategy` field names.
 pub fn from_spec(spec: &StrategySpec) -> Box<dyn Strategy> {
-    Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron()))
+    match *spec {
+        StrategySpec::Redlock {
+            drift_factor,
+            drift_allowance,
+            request_timeout,
+            expiry_clock,
+            quorum,
+        } => Box::new(redlock::Redlock::new(
+            (drift_factor * 1e6).round() as i64,
+            drift_allowance,
+            request_timeout,
+            expiry_clock,
+            quorum,
+            spec.to_ron(),
+        )),
+        _ => {
+            let rules = Rules::of(spec).expect("every other strategy is a base-protocol one");
+            Box::new(base::BaseProtocol::new(rules, spec.to_ron()))
+        }
+    }
 }

@@ -27,7 +27,9 @@ pub struct Rules {
 }
 
 impl Rules {
-    pub fn of(spec: &StrategySpec) -> Rules {
+    /// The rules of a base-protocol strategy; `None` for a strategy that is a protocol of its
+    /// own (Redlock).
+    pub fn of(spec: &StrategySpec) -> Option<Rules> {
         let base = Rules {
             holder_clock: ClockKind::Monotonic,
             lease_start: LeaseStart::OnSend,
@@ -35,7 +37,7 @@ impl Rules {
             grantor_margin: Dur::ZERO,
             validity: Validity::Clock,
         };
-        match *spec {
+        Some(match *spec {
             StrategySpec::TwoSided {
                 holder_margin,
                 grantor_margin,
@@ -77,6 +79,7 @@ impl Rules {
                 grantor_margin,
                 validity,
             },
-        }
+            StrategySpec::Redlock { .. } => return None,
+        })
     }
 }

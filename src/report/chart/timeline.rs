@@ -431,9 +431,10 @@ impl<'a> RunView<'a> {
         self.tl.node_names.len()
     }
 
+    /// A grantor's row shows what it granted; a client that counts its own acquisitions as
+    /// grants (Redlock) keeps the row of a contender.
     fn is_grantor(&self, node: usize) -> bool {
         self.tl.roles.get(node) == Some(&Role::Grantor)
-            || self.tl.grants.iter().any(|g| g.grantor == node)
     }
 }
 

@@ -540,12 +540,12 @@ mod tests {
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
         };
-        Contender::new(Rules::of(&spec), p)
+        Contender::new(Rules::of(&spec).unwrap(), p)
     }
 
     const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
 
-    fn cx(mono_ms: i64, rng: &mut crate::rng::Rng) -> Cx<'_> {
+    fn cx<'a>(mono_ms: i64, rng: &'a mut crate::rng::Rng, run_token: &'a mut Token) -> Cx<'a> {
         Cx {
             node: 1,
             roles: ROLES,
@@ -555,6 +555,7 @@ mod tests {
             incarnation: 0,
             duplicate: false,
             rng,
+            run_token,
         }
     }
 
@@ -577,6 +578,7 @@ mod tests {
         let mut h = holder();
         let mut out = Out::default();
         let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
+        let mut tok = 0;
         // Granted at 2 ms for the Acquire sent at 0: deadline 0 + 10 s - 50 ms = 9.95 s, first
         // renewal after renew_every, at 3.002 s.
         let grant = Message::Grant {
@@ -585,12 +587,12 @@ mod tests {
             token: 1,
             version: 0,
         };
-        h.on_message(&cx(2, &mut rng), grant, &mut out);
+        h.on_message(&cx(2, &mut rng, &mut tok), grant, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![3_002]);
         // The renewal sent at 3.002 s is answered late; meanwhile a pause holds everything and
         // the renewal timer of 6.002 s runs at 11 s, past the 9.95 s deadline: nothing is sent,
         // and the next renewal is armed at 11 + 3 = 14 s.
-        h.on_timer(&cx(11_000, &mut rng), RENEW, &mut out);
+        h.on_timer(&cx(11_000, &mut rng, &mut tok), RENEW, &mut out);
         assert!(!out
             .as_slice()
             .iter()
@@ -603,7 +605,7 @@ mod tests {
             req: 2,
             sent: LocalTime(3_002 * MS),
         };
-        h.on_message(&cx(11_000, &mut rng), ack, &mut out);
+        h.on_message(&cx(11_000, &mut rng, &mut tok), ack, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![11_976]);
         assert_eq!(
             h.belief(),

@@ -1,0 +1,70 @@
+//! Redlock's messages: a client's lock, extend and unlock requests to every master, their
+//! replies, and writes to the protected resource.
+
+use crate::msg::Token;
+use crate::strategy::ProtocolMessage;
+
+/// A Redlock message. `value` is the client's unique lock value for one attempt; `seq` numbers
+/// a client's extension rounds, so a late reply to an older round is not counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// `SET key value NX PX T` on a master.
+    Lock {
+        value: u64,
+    },
+    /// The master's answer: `ok` when it set the key; `version` is the resource's version when
+    /// the master hosts the resource (0 otherwise).
+    LockReply {
+        value: u64,
+        ok: bool,
+        version: u64,
+    },
+    /// Extend the key if it still holds `value`.
+    Extend {
+        value: u64,
+        seq: u64,
+    },
+    ExtendReply {
+        value: u64,
+        seq: u64,
+        ok: bool,
+    },
+    /// Delete the key if it holds `value`.
+    Unlock {
+        value: u64,
+    },
+    /// A write to the protected resource. `token` is the oracle's name for the holder's
+    /// acquisition: the resource does not check it (Redlock has no fencing token).
+    Write {
+        token: Token,
+    },
+}
+
+impl ProtocolMessage for Message {
+    const KINDS: &'static [&'static str] = &[
+        "Lock",
+        "LockReply",
+        "Extend",
+        "ExtendReply",
+        "Unlock",
+        "Write",
+    ];
+
+    fn kind(&self) -> usize {
+        match self {
+            Message::Lock { .. } => 0,
+            Message::LockReply { .. } => 1,
+            Message::Extend { .. } => 2,
+            Message::ExtendReply { .. } => 3,
+            Message::Unlock { .. } => 4,
+            Message::Write { .. } => 5,
+        }
+    }
+
+    fn token(&self) -> Option<Token> {
+        match *self {
+            Message::Write { token } => Some(token),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Redlock (SPEC 2.8): several independent masters, no fencing token, expiry on the wall clock.
+//! The bundled redlock-* scenarios pin the stories; these tests pin what the scenarios cannot.
+
+use crate::common::{run, run_text, scenario};
+use leasesim::scenario::validate::validate;
+
+/// Five masters, a reaches m1-m3 and b reaches m3-m5, T = 10 s, renewals every 3 s; `strategy`,
+/// `lease_extra` (fields of `lease`), `extra` (more faults) and `resource` are spliced in.
+fn five_masters(strategy: &str, lease_extra: &str, extra: &str, resource: &str) -> String {
+    format!(
+        r#"Scenario(
+            duration: "12s",
+            lease: (duration: "10s", renew_every: "3s", {lease_extra}),
+            strategy: {strategy},
+            nodes: [
+                (name: "m1", role: Grantor), (name: "m2", role: Grantor),
+                (name: "m3", role: Grantor), (name: "m4", role: Grantor),
+                (name: "m5", role: Grantor),
+                (name: "a", role: Contender), (name: "b", role: Contender, start: "2s"),
+            ],
+            network: (delay: Fixed("1ms")),
+            resource: ({resource}),
+            faults: [
+                Partition(at: "0s", duration: "12s", groups: [["a"], ["m4", "m5"]]),
+                Partition(at: "0s", duration: "12s", groups: [["b"], ["m1", "m2"]]),
+                {extra}
+            ],
+        )"#
+    )
+}
+
+/// Redlock has no fencing token: `resource.fencing: true` is refused, with the reason.
+#[test]
+fn fencing_is_rejected_with_the_reason() {
+    let s = scenario(&five_masters("Redlock()", "", "", "fencing: true"));
+    let problems = validate(&s);
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.starts_with("resource.fencing:") && p.contains("no fencing token")),
+        "{problems:?}"
+    );
+    // The same scenario under a base strategy fails for its roles, not for fencing.
+    let s = scenario(&five_masters("TwoSided()", "", "", "fencing: true"));
+    let problems = validate(&s);
+    assert!(problems
+        .iter()
+        .any(|p| p.contains("exactly one node with role Grantor (found 5)")));
+    assert!(!problems.iter().any(|p| p.starts_with("resource.fencing")));
+}
+
+/// A restarted master that waits out T (grantor_restart: Wait) refuses b's lock, so the story
+/// of redlock-master-restart-forgets ends without an overlap: m3 restarts at 1.5 s and refuses
+/// until 1.5 + 10 = 11.5 s; until then b gets m4 and m5 only (2 of 5). a's extension at 3.05 s
+/// gets m1 and m2 only, so a lets go at 9.898 s (and its new attempts find its own old keys on
+/// m1 and m2, extended to 13.051 s). b's first attempt sent at or after 11.499 s gets m3 too;
+/// it decides at its 50 ms timeout (m1, m2 never answer), at 11.549 s or later, before 12 s.
+/// So the slack is in [11.549 - 9.898, 12 - 9.898] = [1.651 s, 2.102 s].
+#[test]
+fn a_restarted_master_that_waits_prevents_the_overlap() {
+    let crash = r#"Crash(node: "m3", at: "1s"), Restart(node: "m3", at: "1.5s"),"#;
+    let forgets = run_text(&five_masters(
+        "Redlock()",
+        "grantor_restart: Forget",
+        crash,
+        "",
+    ));
+    assert_eq!(forgets.overlap.total_ns, 7_848_000_000);
+    let waits = run_text(&five_masters(
+        "Redlock()",
+        "grantor_restart: Wait",
+        crash,
+        "",
+    ));
+    assert_eq!(waits.overlap.count, 0);
+    assert_eq!(waits.holders, ["a", "b"]);
+    let slack = waits.min_slack_ns.expect("a hands over to b");
+    assert!((1_651_000_000..=2_102_000_000).contains(&slack), "{slack}");
+}
+
+/// Message kinds are Redlock's own: a `Drop` of `Extend` is accepted and takes effect; a kind
+/// of the base protocol is an error that lists Redlock's kinds.
+#[test]
+fn fault_kinds_are_the_protocols_own() {
+    // Without the clock step, a alone holds (m3 keeps its key): its extensions at 3.05, 6.05
+    // and 9.05 s each get m1, m2, m3: 3 renewals. Dropping every Extend sent from 3 s on leaves
+    // none.
+    let kept = run_text(&five_masters("Redlock()", "", "", ""));
+    assert_eq!(kept.renewals, 3);
+    let drop = r#"Drop(at: "3s", duration: "9s", kinds: [Extend]),"#;
+    let s = scenario(&five_masters("Redlock()", "", drop, ""));
+    assert!(validate(&s).is_empty(), "{:?}", validate(&s));
+    assert_eq!(run(&s).renewals, 0);
+
+    let bad = r#"Drop(at: "3s", duration: "9s", kinds: [Renew]),"#;
+    let problems = validate(&scenario(&five_masters("Redlock()", "", bad, "")));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("faults[2].kinds: Redlock("),
+        "{problems:?}"
+    );
+    assert!(
+        problems[0].ends_with(
+            "has no message kind \"Renew\" (its kinds: Lock, LockReply, Extend, ExtendReply, \
+             Unlock, Write)"
+        ),
+        "{problems:?}"
+    );
+}
+
+/// Retries draw from the client's own stream: the same seed gives the same run, another seed
+/// another one (the GC-pause story's slack depends on when b's retry lands).
+#[test]
+fn retries_are_random_but_seeded() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/redlock-gc-pause-unsafe-write.ron"
+    ))
+    .unwrap();
+    let mut s = scenario(&text);
+    let first = run(&s);
+    assert_eq!(first, run(&s));
+    let slack = |seed| {
+        s.seed = seed;
+        run(&s).min_slack_ns.expect("a handover")
+    };
+    let slacks: Vec<i64> = (1..=4).map(slack).collect();
+    // Each at least 304 ms (b's first lock that reaches the masters after 30.001 s), at most
+    // 304 ms + retry_every (100 ms), and not all equal.
+    for &ns in &slacks {
+        assert!((304_000_000..=404_000_000).contains(&ns), "{slacks:?}");
+    }
+    assert!(slacks.windows(2).any(|w| w[0] != w[1]), "{slacks:?}");
+}
