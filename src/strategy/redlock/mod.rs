@@ -263,10 +263,8 @@ impl Master {
                 }
                 out.send(from, Message::ExtendReply { value, seq, ok });
             }
-            Message::Unlock { value } => {
-                if self.key.is_some_and(|(v, _)| v == value) {
-                    self.key = None;
-                }
+            Message::Unlock { value } if self.key.is_some_and(|(v, _)| v == value) => {
+                self.key = None;
             }
             Message::Write { token } if self.hosts_resource == Some(true) => {
                 let effect = self.register.apply(from, token, false, cx.duplicate);
