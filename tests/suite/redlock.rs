@@ -132,3 +132,152 @@ fn retries_are_random_but_seeded() {
     }
     assert!(slacks.windows(2).any(|w| w[0] != w[1]), "{slacks:?}");
 }
+
+mod properties {
+    use crate::common::{run, scenario};
+    use proptest::prelude::*;
+
+    /// A Redlock world: `masters` masters and `clients` clients with drifts within +-1000 ppm,
+    /// random delays, loss and duplication, and random GC pauses, partitions, crashes (masters
+    /// restart with `grantor_restart: Wait`) and wall-clock steps of up to 30 s.
+    #[derive(Debug, Clone)]
+    struct World {
+        masters: usize,
+        clients: usize,
+        lease_ms: i64,
+        drifts: Vec<i64>,
+        loss: f64,
+        duplicate: f64,
+        seed: u64,
+        expiry_clock: &'static str,
+    }
+
+    impl World {
+        fn text(&self) -> String {
+            let mut nodes = String::new();
+            for i in 0..self.masters {
+                let ppm = self.drifts[i];
+                nodes += &format!("(name: \"m{i}\", role: Grantor, drift_ppm: {ppm}.0),");
+            }
+            for i in 0..self.clients {
+                let ppm = self.drifts[self.masters + i];
+                nodes += &format!(
+                    "(name: \"c{i}\", role: Contender, drift_ppm: {ppm}.0, start: \"{i}00ms\"),"
+                );
+            }
+            format!(
+                r#"Scenario(
+                    seed: {seed},
+                    duration: "60s",
+                    lease: (duration: "{t}ms", retry_every: "{retry}ms"),
+                    strategy: Redlock(expiry_clock: {clock}),
+                    nodes: [{nodes}],
+                    network: (delay: Uniform(min: "100us", max: "5ms"), loss: {loss},
+                              duplicate: {dup}),
+                    workload: (reads_per_second: 20.0, writes_per_second: 10.0,
+                               service_time: "1ms"),
+                    random_faults: [
+                        Pauses(per_minute: 6.0, duration: Uniform(min: "10ms", max: "3s"),
+                               kind: Gc),
+                        Partitions(per_hour: 120.0, duration: Uniform(min: "100ms", max: "5s")),
+                        Crashes(per_hour: 60.0, restart_after: Uniform(min: "100ms", max: "3s")),
+                        ClockSteps(per_hour: 120.0, by: Uniform(min: "-30s", max: "30s")),
+                    ],
+                )"#,
+                seed = self.seed,
+                t = self.lease_ms,
+                retry = self.lease_ms / 5,
+                clock = self.expiry_clock,
+                loss = self.loss,
+                dup = self.duplicate,
+            )
+        }
+    }
+
+    fn world() -> impl Strategy<Value = World> {
+        (1usize..=5, 2usize..=3).prop_flat_map(|(masters, clients)| {
+            (
+                1_000i64..=10_000,
+                proptest::collection::vec(-1000i64..=1000, masters + clients),
+                0.0f64..0.2,
+                0.0f64..0.2,
+                any::<u64>(),
+                prop_oneof![Just("Monotonic"), Just("Wall")],
+            )
+                .prop_map(
+                    move |(lease_ms, drifts, loss, duplicate, seed, expiry_clock)| World {
+                        masters,
+                        clients,
+                        lease_ms,
+                        drifts,
+                        loss,
+                        duplicate,
+                        seed,
+                        expiry_clock,
+                    },
+                )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        /// Redlock is safe when its assumptions hold: keys expire on the masters' monotonic
+        /// clocks, drift (at most 1000 ppm a node, 2000 ppm between two) is far inside
+        /// drift_factor (1%), and a restarted master waits out T. A client believes until
+        /// t0 + T - drift on its clock, t0 before any master set its key, and a key expires
+        /// T after it was set, so two majorities never hold live keys at once. Pauses,
+        /// partitions, loss, duplication, crashes and wall steps change nothing. The same
+        /// world under wall-clock expiry is only required to run, and to run the same twice.
+        #[test]
+        fn redlock_with_monotonic_expiry_never_overlaps(w in world()) {
+            let s = scenario(&w.text());
+            let first = run(&s);
+            prop_assert_eq!(&first, &run(&s));
+            if w.expiry_clock == "Monotonic" {
+                prop_assert_eq!(first.overlap.count, 0, "{:?}", first.overlap);
+            }
+        }
+    }
+}
+
+/// The property above bites: in these worlds the lock does move between clients, and with keys
+/// on the wall clock, the 30 s steps do put two clients in the lock at once.
+#[test]
+fn the_random_worlds_hand_over_and_wall_expiry_overlaps() {
+    let world = |seed: u64, clock: &str| {
+        format!(
+            r#"Scenario(
+                seed: {seed},
+                duration: "60s",
+                lease: (duration: "2s", retry_every: "400ms"),
+                strategy: Redlock(expiry_clock: {clock}),
+                nodes: [
+                    (name: "m0", role: Grantor), (name: "m1", role: Grantor),
+                    (name: "m2", role: Grantor),
+                    (name: "c0", role: Contender), (name: "c1", role: Contender),
+                ],
+                network: (delay: Uniform(min: "100us", max: "5ms")),
+                random_faults: [
+                    Partitions(per_hour: 120.0, duration: Uniform(min: "100ms", max: "5s")),
+                    ClockSteps(per_hour: 120.0, by: Uniform(min: "-30s", max: "30s")),
+                ],
+            )"#
+        )
+    };
+    let (mut handovers, mut wall_overlaps) = (0, 0);
+    for seed in 0..40 {
+        let mono = run_text(&world(seed, "Monotonic"));
+        assert_eq!(mono.overlap.count, 0, "seed {seed}");
+        handovers += mono.min_slack_ns.is_some() as u32;
+        wall_overlaps += (run_text(&world(seed, "Wall")).overlap.count > 0) as u32;
+    }
+    assert!(
+        handovers >= 10,
+        "{handovers} of 40 runs handed the lock over"
+    );
+    assert!(
+        wall_overlaps >= 10,
+        "{wall_overlaps} of 40 wall-clock runs overlapped"
+    );
+}
