@@ -2,29 +2,38 @@
 //!
 //! A lease buys away round trips with a bet on clocks. leasesim runs a scenario (nodes with
 //! drifting clocks, pauses, steps, crashes, a network with delay, loss and partitions) under a
-//! lease strategy, and an oracle flags, to the nanosecond, every interval in which two nodes both
-//! believe they hold the lease, and counts the harm done.
+//! lease protocol, and an oracle flags, to the nanosecond, every interval in which two nodes both
+//! believe they hold an exclusive authority, and counts the harm done.
 //!
 //! The architecture in one screen:
 //!
 //! ```text
-//!  scenario (RON) ──parse──▶ Scenario ──validate, build──▶ engine::Sim ──run──▶ Outcome/Summary
-//!                                                            │   ▲
-//!           time, clock: exact integer time and clock maps   │   │ effects (send, timers)
-//!           net: delays, loss, cuts        rng: ChaCha streams   │
-//!                                                            ▼   │
-//!                         strategy::NodeLogic (pure: readings in, effects out)
-//!                                                            │
-//!                         oracle: beliefs ─▶ overlaps, availability; harm: zombies, stale reads,
-//!                                 unsafe and fenced writes
+//!  scenario (RON) ──parse──▶ Scenario ──validate──▶ engine::Sim<P: Protocol> ──run──▶ Outcome
+//!                                                     │                    ▲
+//!   time, clock: exact integer time and clock maps    │ Cx: clock readings,│ Effect<P::Msg>:
+//!   net: delays, loss, cuts   rng: ChaCha streams     │ peers, own stream  │ send, timers,
+//!                                                     ▼                    │ grants, reads, writes
+//!                      P::Logic: NodeLogic (pure: one input in, effects out; a Disk kept
+//!                                           across crashes)
+//!                                                     │ beliefs (write, read)
+//!                                                     ▼
+//!                      oracle: exact belief intervals ─▶ overlaps per exclusive authority,
+//!                              availability, slack; harm: zombies, stale reads, unsafe writes
 //! ```
+//!
+//! A message goes from one node's logic to another's in one place, `engine::Sim`: `after_call`
+//! takes the `Send` effect, the network decides its fate, the delivery event is queued, and at
+//! its instant the recipient's `on_message` runs (or waits in its deferred list while it is
+//! paused). After every call into node logic the engine hands the node's beliefs to the oracle.
 //!
 //! - [`time`]: true instants, durations, local readings, drift rates (integers only).
 //! - [`clock`]: a node's monotonic and wall clock, both directions of the mapping.
-//! - [`engine`]: the event queue and the run loop; pauses, crashes, timers.
+//! - [`engine`]: the event queue and the run loop, generic over the protocol; pauses, crashes,
+//!   timers.
 //! - [`net`]: message fates; [`dist`]: duration distributions; [`rng`]: seeded streams.
-//! - [`strategy`]: the `Strategy`/`NodeLogic` traits and the base protocol's strategies.
-//! - [`oracle`]: exact belief intervals, overlaps, availability, harm.
+//! - [`strategy`]: the `Protocol`/`NodeLogic` traits, the base protocol (the six strategies)
+//!   and Redlock.
+//! - [`oracle`]: exact belief intervals per authority, overlaps, availability, slack, harm.
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.
 //! - [`report`]: `summary.json`, `report.md`, terminal tables; `report::chart`: the charts.

@@ -11,12 +11,12 @@
 //!
 //! The engine is generic over the [`Protocol`] (monomorphised: messages are never boxed). It knows
 //! no protocol's rules: it calls [`NodeLogic`], carries out the effects it returns (sends,
-//! timers), and passes the rest (grants, reads, writes applied) to the [`Oracle`] and the [`Harm`]
-//! ledger, which judge. A duplicated message is delivered twice to node logic, the second time
+//! timers), and passes the rest (grants, reads, writes applied) to the [`crate::oracle`] and
+//! the [`Harm`] ledger, which judge. A duplicated message is delivered twice to node logic, the second time
 //! with `cx.duplicate` set, so that a resource can apply a write once.
 //!
 //! The path of a message, in one place: node logic pushes [`Effect::Send`] into its [`Out`];
-//! [`Sim::after_call`] hands it to `send`, which asks the [`Network`] its fate and queues an
+//! `Sim::after_call` hands it to `send`, which asks the [`Network`] its fate and queues an
 //! [`Ev::Deliver`]; at that instant `dispatch` checks for a cut, `route` hands it to the node (or
 //! its deferred list while paused), and `handle` calls the recipient's
 //! [`NodeLogic::on_message`]. After every call into node logic, `after_call` tells the oracle
