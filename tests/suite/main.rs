@@ -3,6 +3,7 @@
 mod charts;
 mod cli;
 mod common;
+mod golden;
 mod hostile;
 mod library;
 mod metamorphic;

@@ -1,0 +1,57 @@
+//! The base protocol's figures, recorded from every bundled scenario before protocols became
+//! code (`tests/golden/base-protocol-summaries.jsonl`): overlaps, harm, availability, grants,
+//! messages and events must stay exactly what they were. A change to the engine, the oracle or
+//! the base protocol that moves any of them fails here, scenario by scenario.
+
+use leasesim::scenario::{library, load};
+use serde_json::Value;
+
+const GOLDEN: &str = include_str!("../golden/base-protocol-summaries.jsonl");
+
+/// Equal, with floats compared to within rounding of their last digit (the file was written by
+/// another JSON printer, whose shortest representation may parse to a neighbouring float).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            (x - y).abs() <= 1e-15 * x.abs().max(1.0)
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[test]
+fn the_base_protocols_figures_are_unchanged() {
+    let mut checked = 0;
+    for line in GOLDEN.lines() {
+        let want: Value = serde_json::from_str(line).unwrap();
+        let name = want["scenario"].as_str().unwrap();
+        let scenario = load::from_text(name, library::text(name).unwrap()).unwrap();
+        let summary = leasesim::run(name, &scenario).unwrap().summary;
+        let mut got = serde_json::to_value(&summary).unwrap();
+        // Fields added since the recording: the overlap's authority (always write here).
+        for i in got["overlap"]["intervals"].as_array_mut().unwrap() {
+            assert_eq!(i["authority"], "write");
+            i.as_object_mut().unwrap().remove("authority");
+        }
+        let got: serde_json::Map<String, Value> = want
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| (k.clone(), got[k].clone()))
+            .collect();
+        assert!(
+            same(&want, &Value::Object(got.clone())),
+            "{name}: figures moved\nwant {want}\n got {}",
+            Value::Object(got)
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 34);
+}
