@@ -1,28 +1,49 @@
 //! `leasesim compare`: one scenario, several strategies, the same fault schedule.
 
 use super::{bad_input, load_all, split_top_level, with_strategy, CompareArgs, Loaded};
+use crate::clock::ClockKind;
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::{self, text};
-use crate::scenario::{load, Scenario, StrategySpec};
+use crate::scenario::{load, RedlockQuorum, Scenario, StrategySpec};
 use crate::time::Dur;
 use crate::trace::timeline::Timeline;
 use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// The strategies `compare --strategies all` runs, with margins from the scenario: its own
-/// strategy's holder margin if it has a positive one, else 1% of T.
+/// The strategies `compare --strategies all` runs. For a base-protocol scenario: the six, with
+/// margins from the scenario (its own strategy's holder margin if it has a positive one, else 1%
+/// of T). For Redlock: the scenario's own settings with keys expiring on the wall clock and on
+/// the monotonic clock, and with a quorum of one.
 fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
+    if let StrategySpec::Redlock {
+        drift_factor,
+        drift_allowance,
+        request_timeout,
+        ..
+    } = s.strategy
+    {
+        let redlock = |expiry_clock, quorum| StrategySpec::Redlock {
+            drift_factor,
+            drift_allowance,
+            request_timeout,
+            expiry_clock,
+            quorum,
+        };
+        return vec![
+            redlock(ClockKind::Wall, RedlockQuorum::Majority),
+            redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
+            redlock(ClockKind::Wall, RedlockQuorum::One),
+        ];
+    }
     let own = match s.strategy {
         StrategySpec::TwoSided { holder_margin, .. }
         | StrategySpec::WallClock { holder_margin }
         | StrategySpec::OnReceiveStart { holder_margin }
         | StrategySpec::Custom { holder_margin, .. } => holder_margin,
         StrategySpec::HolderOnly { margin } => margin,
-        StrategySpec::Redlock {
-            drift_allowance, ..
-        } => drift_allowance,
+        StrategySpec::Redlock { .. } => unreachable!("handled above"),
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => Dur::ZERO,
     };
     let m = if own.0 > 0 {

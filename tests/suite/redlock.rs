@@ -281,3 +281,33 @@ fn the_random_worlds_hand_over_and_wall_expiry_overlaps() {
         "{wall_overlaps} of 40 wall-clock runs overlapped"
     );
 }
+
+/// `compare --strategies all` on a Redlock scenario compares Redlock's own settings: wall-clock
+/// expiry (the 7.848 s overlap of redlock-clock-jump), monotonic expiry (safe) and quorum One
+/// (b holds from 2.002 s, when m3's grant arrives, to the end of the run at 12 s: 9.998 s).
+#[test]
+fn compare_all_on_redlock_compares_redlock_settings() {
+    let dir = crate::common::workdir("redlock-compare");
+    let out = crate::common::leasesim(
+        &[
+            "compare",
+            "redlock-clock-jump",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("Redlock(")).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(
+        rows[0].contains("expiry_clock: Wall, quorum: Majority)") && rows[0].contains("7.848s")
+    );
+    assert!(rows[1].contains("expiry_clock: Monotonic") && rows[1].contains("SAFE"));
+    assert!(rows[2].contains("quorum: One)") && rows[2].contains("9.998s"));
+}
