@@ -88,6 +88,7 @@ pub trait ProtocolMessage: Copy + std::fmt::Debug + Send + 'static {
 
 /// A client request's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Request {
     Read,
     Write,
@@ -142,6 +143,7 @@ impl Cx<'_> {
 
 /// One thing node logic asks the engine to do, or tells the oracle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Effect<M> {
     Send {
         to: NodeId,
@@ -239,6 +241,7 @@ impl<M> Out<M> {
 
 /// What a node believes about one authority, as the oracle needs it (SPEC 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Belief {
     /// Holds nothing.
     #[default]
