@@ -246,6 +246,7 @@ pub fn build<'o, P: Protocol>(
         faults,
         out: Out::default(),
         run_token: 0,
+        max_deferred: super::MAX_DEFERRED,
         stats: Stats {
             messages_sent: vec![0; kind_names.len()],
             ..Stats::default()

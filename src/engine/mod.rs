@@ -212,6 +212,8 @@ pub struct Sim<'o, P: Protocol> {
     out: Out<MsgOf<P>>,
     /// The run-wide token sequence ([`Cx::next_run_token`]).
     run_token: Token,
+    /// [`MAX_DEFERRED`] (lowered by tests to reach it cheaply).
+    max_deferred: usize,
     stats: Stats,
     next_msg_id: u64,
     /// Messages sent as two copies of which one has been delivered (`true`) or lost (`false`)
@@ -316,7 +318,7 @@ impl<P: Protocol> Sim<'_, P> {
             return;
         }
         if node.pause_depth > 0 {
-            if node.deferred.len() >= MAX_DEFERRED {
+            if node.deferred.len() >= self.max_deferred {
                 match ev {
                     Ev::Arrival { .. } => {
                         self.stats.requests_shed += 1;
@@ -892,4 +894,48 @@ impl<P: Protocol> Sim<'_, P> {
 /// The name of a message's kind (for traces).
 fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
     M::KINDS[msg.kind()]
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::strategy::{from_spec, Strategy};
+    use crate::Scenario;
+
+    /// A paused node's backlog beyond the cap sheds client requests and drops messages (a full
+    /// socket backlog), and counts both. With the cap lowered to 10: a's Acquire leaves at 0 and
+    /// the grant is sent back at 1 ms; a pauses over [1 ms, 50 ms) while reads arrive at
+    /// 100,000/s, so about 100 arrive before the grant does at 2 ms and the 10 places are long
+    /// taken: the grant is dropped (the run's only lost message), and every read past the tenth
+    /// is shed.
+    #[test]
+    fn a_full_backlog_sheds_requests_and_drops_messages() {
+        let s = Scenario::from_ron(
+            r#"Scenario(
+                seed: 3,
+                duration: "100ms",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "10ms"),
+                nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+                network: (delay: Fixed("1ms")),
+                workload: (reads_per_second: 100000.0),
+                faults: [Pause(node: "a", at: "1ms", duration: "49ms", kind: Gc)],
+            )"#,
+        )
+        .unwrap();
+        let strategy = from_spec(&s.strategy);
+        assert!(strategy.check(&s).is_empty());
+        let protocol = crate::strategy::base::BaseProtocol::new(
+            crate::strategy::Rules::of(&s.strategy).unwrap(),
+            String::new(),
+        );
+        let mut sim = super::build(&s, &protocol, None);
+        sim.max_deferred = 10;
+        let r = sim.run();
+        assert_eq!(r.stats.messages_dropped, 1);
+        assert_eq!(r.stats.grants, 1);
+        assert!(r.stats.requests_shed >= 50, "{}", r.stats.requests_shed);
+        // Every read that arrived was shed, or handled (and rejected: a never holds).
+        assert_eq!(r.stats.reads_admitted, 0);
+        assert!(r.stats.requests_shed < r.stats.reads_arrived);
+    }
 }
