@@ -898,7 +898,7 @@ fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use crate::strategy::{from_spec, Strategy};
+    use crate::strategy::from_spec;
     use crate::Scenario;
 
     /// A paused node's backlog beyond the cap sheds client requests and drops messages (a full
