@@ -5,6 +5,7 @@ use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::{self, text};
 use crate::scenario::{load, Scenario, StrategySpec};
+use crate::strategy::Registry;
 use crate::time::Dur;
 use crate::trace::timeline::Timeline;
 use rayon::prelude::*;
@@ -12,7 +13,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// The strategies `compare --strategies all` runs, with margins from the scenario: its own
-/// strategy's holder margin if it has a positive one, else 1% of T.
+/// strategy's holder margin if it has a positive one, else 1% of T. A scenario whose strategy
+/// is not built in gets it first.
 fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
     let own = match s.strategy {
         StrategySpec::TwoSided { holder_margin, .. }
@@ -20,28 +22,37 @@ fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
         | StrategySpec::OnReceiveStart { holder_margin }
         | StrategySpec::Custom { holder_margin, .. } => holder_margin,
         StrategySpec::HolderOnly { margin } => margin,
-        StrategySpec::GrantorOnly | StrategySpec::CachedBool => Dur::ZERO,
+        StrategySpec::GrantorOnly | StrategySpec::CachedBool | StrategySpec::Other { .. } => {
+            Dur::ZERO
+        }
     };
     let m = if own.0 > 0 {
         own
     } else {
         Dur(s.lease.duration.0 / 100)
     };
-    vec![
-        StrategySpec::TwoSided {
-            holder_margin: m,
-            grantor_margin: Dur::ZERO,
-        },
-        StrategySpec::GrantorOnly,
-        StrategySpec::HolderOnly { margin: m },
-        StrategySpec::CachedBool,
-        StrategySpec::WallClock { holder_margin: m },
-        StrategySpec::OnReceiveStart { holder_margin: m },
-    ]
+    let registered = match &s.strategy {
+        StrategySpec::Other { .. } => Some(s.strategy.clone()),
+        _ => None,
+    };
+    registered
+        .into_iter()
+        .chain([
+            StrategySpec::TwoSided {
+                holder_margin: m,
+                grantor_margin: Dur::ZERO,
+            },
+            StrategySpec::GrantorOnly,
+            StrategySpec::HolderOnly { margin: m },
+            StrategySpec::CachedBool,
+            StrategySpec::WallClock { holder_margin: m },
+            StrategySpec::OnReceiveStart { holder_margin: m },
+        ])
+        .collect()
 }
 
-pub(crate) fn compare(args: CompareArgs) -> ExitCode {
-    let mut base = match load_all(std::slice::from_ref(&args.scenario)) {
+pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
+    let mut base = match load_all(std::slice::from_ref(&args.scenario), registry) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
@@ -53,7 +64,7 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
     } else {
         let mut specs = Vec::new();
         for part in split_top_level(&args.strategies) {
-            match load::strategy_from_text(&part) {
+            match load::strategy_from_text_in(&part, registry) {
                 Ok(s) => specs.push(s),
                 Err(e) => return bad_input(e),
             }
@@ -68,7 +79,7 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
             source: base.source.clone(),
             scenario: base.scenario.clone(),
         };
-        match with_strategy(&mut l, spec) {
+        match with_strategy(&mut l, spec, registry) {
             Ok(()) => runs.push(l),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -82,8 +93,11 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
     let recorded: Vec<(String, Timeline, Summary)> = runs
         .par_iter()
         .map(|l| {
-            let (outcome, timeline) =
-                crate::run_recorded(&l.name, &l.scenario).expect("validated at load");
+            let strategy = registry
+                .build(&l.scenario.strategy)
+                .expect("validated at load");
+            let (outcome, timeline) = crate::run_recorded_with(&l.name, &l.scenario, strategy)
+                .expect("validated at load");
             (l.scenario.strategy.to_ron(), timeline, outcome.summary)
         })
         .collect();

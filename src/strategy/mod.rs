@@ -54,6 +54,7 @@
 
 pub mod base;
 pub mod register;
+pub mod registry;
 pub mod rules;
 
 use crate::clock::ClockKind;
@@ -63,6 +64,7 @@ use crate::scenario::{GrantorRestart, Role, Scenario, StrategySpec};
 use crate::time::{Dur, LocalTime};
 
 pub use register::Register;
+pub use registry::{Registry, StrategyError};
 pub use rules::Rules;
 
 /// A node's timers are named by small integers of the logic's choosing (at most [`MAX_TIMERS`]).
@@ -398,7 +400,13 @@ impl<P: Protocol> Strategy for P {
     }
 }
 
-/// The strategy a scenario's `strategy` field names.
-pub fn from_spec(spec: &StrategySpec) -> Box<dyn Strategy> {
+/// The built-in strategy a scenario's `strategy` field names. One that is not built in
+/// ([`StrategySpec::Other`]) is an error here: a [`Registry`] that knows it builds it.
+pub fn from_spec(spec: &StrategySpec) -> Result<Box<dyn Strategy>, StrategyError> {
+    Registry::new().build(spec)
+}
+
+/// A built-in strategy (never [`StrategySpec::Other`]: [`Registry::build`] looks those up).
+fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
     Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron()))
 }

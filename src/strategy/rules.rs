@@ -27,6 +27,11 @@ pub struct Rules {
 }
 
 impl Rules {
+    /// The rules of a built-in strategy.
+    ///
+    /// # Panics
+    ///
+    /// For [`StrategySpec::Other`], which is not a point of this space.
     pub fn of(spec: &StrategySpec) -> Rules {
         let base = Rules {
             holder_clock: ClockKind::Monotonic,
@@ -77,6 +82,9 @@ impl Rules {
                 grantor_margin,
                 validity,
             },
+            StrategySpec::Other { ref name, .. } => {
+                panic!("{name} is not a strategy of the base protocol (it is not built in)")
+            }
         }
     }
 }

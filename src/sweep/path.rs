@@ -104,6 +104,10 @@ pub fn epsilon_path(strategy: &StrategySpec) -> Result<&'static str, String> {
              HolderOnly, WallClock, OnReceiveStart and Custom have one)",
             strategy.name()
         )),
+        StrategySpec::Other { name, .. } => Err(format!(
+            "epsilon: the scenario's strategy {name} is not built in: leasesim does not know \
+             its holder margin, and a sweep does not vary its fields"
+        )),
     }
 }
 
@@ -123,6 +127,16 @@ pub fn resolve(name: &str, base: &Scenario) -> Result<(FieldPath, Role), String>
         (r, _) => r,
     };
     if let Some(Seg::Field(first)) = path.segs.first() {
+        if let (StrategySpec::Other { name: strategy, .. }, "strategy") =
+            (&base.strategy, first.as_str())
+        {
+            return Err(format!(
+                "{name}: the scenario's strategy {strategy} is not built in, and a sweep does \
+                 not vary its fields; vary the scenario's own fields (T, rho, lease.renew_every, \
+                 network.delay, faults[0].at, ...), or run one sweep per value of {strategy}'s \
+                 fields"
+            ));
+        }
         if first == "seed" {
             return Err(format!(
                 "{name}: the seed is not a grid parameter; use --seeds N (and --seed S for the first)"
