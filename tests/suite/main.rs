@@ -10,6 +10,7 @@ mod pins;
 mod properties;
 mod q4;
 mod readme;
+mod registry;
 mod regressions;
 mod slack;
 mod strategies;
