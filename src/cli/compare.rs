@@ -4,7 +4,8 @@ use super::{bad_input, load_all, split_top_level, with_strategy, CompareArgs, Lo
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::{self, text};
-use crate::scenario::{load, Scenario, StrategySpec};
+use crate::scenario::load::{self, LoadError};
+use crate::scenario::{Scenario, StrategySpec};
 use crate::strategy::Registry;
 use crate::time::Dur;
 use crate::trace::timeline::Timeline;
@@ -12,10 +13,11 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// The strategies `compare --strategies all` runs, with margins from the scenario: its own
-/// strategy's holder margin if it has a positive one, else 1% of T. A scenario whose strategy
-/// is not built in gets it first.
-fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
+/// The strategies `compare --strategies all` runs: the registered protocols first (the
+/// scenario's own as written, the others with their defaults when every field has one), then
+/// the built-in ones with margins from the scenario: its own strategy's holder margin if it has
+/// a positive one, else 1% of T.
+fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
     let own = match s.strategy {
         StrategySpec::TwoSided { holder_margin, .. }
         | StrategySpec::WallClock { holder_margin }
@@ -31,12 +33,17 @@ fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
     } else {
         Dur(s.lease.duration.0 / 100)
     };
-    let registered = match &s.strategy {
-        StrategySpec::Other { .. } => Some(s.strategy.clone()),
-        _ => None,
-    };
+    let registered = registry.registered().filter_map(|name| {
+        if s.strategy.name() == name {
+            return Some(s.strategy.clone());
+        }
+        let alone = StrategySpec::Other {
+            name: name.to_string(),
+            ron: name.to_string(),
+        };
+        registry.build(&alone).is_ok().then_some(alone)
+    });
     registered
-        .into_iter()
         .chain([
             StrategySpec::TwoSided {
                 holder_margin: m,
@@ -59,8 +66,9 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     if let Some(seed) = args.seed {
         base.scenario.seed = seed;
     }
-    let specs = if args.strategies.trim() == "all" {
-        all_strategies(&base.scenario)
+    let all = args.strategies.trim() == "all";
+    let specs = if all {
+        all_strategies(&base.scenario, registry)
     } else {
         let mut specs = Vec::new();
         for part in split_top_level(&args.strategies) {
@@ -73,6 +81,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     };
     let mut runs = Vec::new();
     let mut failed = false;
+    let mut unfit = Vec::new();
     for spec in &specs {
         let mut l = Loaded {
             name: base.name.clone(),
@@ -81,14 +90,30 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         };
         match with_strategy(&mut l, spec, registry) {
             Ok(()) => runs.push(l),
+            // `all` leaves out the strategies the scenario does not fit (a protocol of one's
+            // own may take other roles than the built-in ones), as long as one fits.
+            Err(e) if all => unfit.push((spec.to_ron(), e)),
             Err(e) => {
                 eprintln!("error: {e}");
                 failed = true;
             }
         }
     }
+    if all && runs.is_empty() {
+        for (_, e) in unfit.drain(..) {
+            eprintln!("error: {e}");
+        }
+        failed = true;
+    }
     if failed {
         return ExitCode::from(2);
+    }
+    for (spec, e) in unfit {
+        let why = match e {
+            LoadError::Invalid { problems, .. } => problems.join("; "),
+            other => other.to_string(),
+        };
+        eprintln!("note: left out {spec}, which does not fit the scenario: {why}");
     }
     let recorded: Vec<(String, Timeline, Summary)> = runs
         .par_iter()

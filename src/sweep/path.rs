@@ -131,7 +131,7 @@ pub fn resolve(name: &str, base: &Scenario) -> Result<(FieldPath, Role), String>
             (&base.strategy, first.as_str())
         {
             return Err(format!(
-                "{name}: the scenario's strategy {strategy} is not built in, and a sweep does \
+                "the scenario's strategy {strategy} is not built in, and a sweep does \
                  not vary its fields; vary the scenario's own fields (T, rho, lease.renew_every, \
                  network.delay, faults[0].at, ...), or run one sweep per value of {strategy}'s \
                  fields"
