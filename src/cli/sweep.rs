@@ -26,7 +26,8 @@ pub(crate) struct SweepArgs {
     pub(crate) scenario: String,
     /// A field to vary and its values: PATH=V1,V2,... Short names: T (lease.duration), rho
     /// (clocks.drift_spread_ppm), epsilon (the strategy's holder margin). Any scenario field
-    /// path works: lease.renew_every, network.delay, faults[0].duration, nodes[h].drift_ppm.
+    /// path works: lease.renew_every, network.delay, faults[0].duration, nodes[h].drift_ppm,
+    /// and strategy.FIELD for a field of a registered protocol.
     /// Values are written as in a scenario file: 10s, 250, Adversarial, Fixed("1ms").
     /// Repeat --vary for more parameters; the first varies slowest.
     #[arg(long = "vary", value_name = "PATH=V1,V2,...", required = true)]

@@ -116,7 +116,7 @@ impl<'de> Visitor<'de> for SpecVisitor {
         let entered = Cell::new(false);
         match variant.struct_variant(&[], RawFields { entered: &entered }) {
             Ok(fields) => Ok(StrategySpec::Other {
-                ron: format!("{name}({})", fields.join(", ")),
+                ron: other_text(&name, &fields),
                 name,
             }),
             // No parentheses follow the name (RON), or there is nothing after it (a unit
@@ -159,25 +159,85 @@ impl<'de, V: VariantAccess<'de>> EnumAccess<'de> for Named<V> {
     }
 }
 
-/// The fields of a struct variant, each as `name: raw RON`.
+/// `Name(field: raw, ...)`.
+fn other_text(name: &str, fields: &[(String, String)]) -> String {
+    let fields: Vec<String> = fields.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!("{name}({})", fields.join(", "))
+}
+
+/// The text of a strategy that is not built in, `ron`, with its field `field` set to `value`
+/// (or added): a value is written as given when it is RON, and as a string when it is not
+/// (`10ms`) or when the field held a string. The field's type is the protocol's to check.
+pub(crate) fn with_field(ron: &str, field: &str, value: &str) -> Result<String, String> {
+    let (name, mut fields) = super::ron_options()
+        .from_str_seed(ron, OtherParts)
+        .map_err(|e| format!("cannot read the strategy {ron}: {e}"))?;
+    let value = value.trim();
+    let quoted = format!("{value:?}");
+    let at = fields.iter().position(|(k, _)| k == field);
+    let held_string = at.is_some_and(|i| fields[i].1.starts_with('"'));
+    let raw = if held_string && !value.starts_with('"') {
+        quoted
+    } else if RawValue::from_ron(value).is_ok() {
+        value.to_string()
+    } else {
+        quoted
+    };
+    match at {
+        Some(i) => fields[i].1 = raw,
+        None => fields.push((field.to_string(), raw)),
+    }
+    Ok(other_text(&name, &fields))
+}
+
+/// A strategy that is not built in, as its name and its fields (each as raw RON).
+struct OtherParts;
+
+impl<'de> de::DeserializeSeed<'de> for OtherParts {
+    type Value = (String, Vec<(String, String)>);
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_enum("", &[], self)
+    }
+}
+
+impl<'de> Visitor<'de> for OtherParts {
+    type Value = (String, Vec<(String, String)>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a strategy, such as Majority(quorum: 3)")
+    }
+
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<Self::Value, A::Error> {
+        let (Ident(name), variant) = data.variant::<Ident>()?;
+        let entered = Cell::new(false);
+        match variant.struct_variant(&[], RawFields { entered: &entered }) {
+            Ok(fields) => Ok((name, fields)),
+            Err(_) if !entered.get() => Ok((name, Vec::new())),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The fields of a struct variant, each as (name, raw RON).
 struct RawFields<'a> {
     /// Set once the variant's parentheses are open.
     entered: &'a Cell<bool>,
 }
 
 impl<'de> Visitor<'de> for RawFields<'_> {
-    type Value = Vec<String>;
+    type Value = Vec<(String, String)>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("the strategy's fields, as in Majority(quorum: 3)")
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Vec<String>, M::Error> {
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         self.entered.set(true);
         let mut fields = Vec::new();
         while let Some(Ident(key)) = map.next_key()? {
             let value: Box<RawValue> = map.next_value()?;
-            fields.push(format!("{key}: {}", value.get_ron()));
+            fields.push((key, value.get_ron().to_string()));
         }
         Ok(fields)
     }

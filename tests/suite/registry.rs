@@ -126,7 +126,7 @@ fn a_registered_protocol_runs_through_every_command() {
     );
     assert!(dir.join("out/patient-compare/compare.png").is_file());
 
-    // sweep: the scenario's own fields vary; the protocol's fields do not.
+    // sweep: the scenario's own fields vary, and the protocol's by name.
     assert_eq!(
         run_cli(&[
             "sweep", file, "--out", out, "--vary", "T=5s,10s", "--seeds", "2", "--jobs", "1",
@@ -142,25 +142,26 @@ fn a_registered_protocol_runs_through_every_command() {
             "--out",
             out,
             "--vary",
-            "strategy.wait=1ms,2ms",
-            "--seeds",
-            "1",
-        ]),
-        ExitCode::from(2)
-    );
-    assert_eq!(
-        run_cli(&[
-            "sweep",
-            file,
-            "--out",
-            out,
+            "strategy.wait=1ms,4s",
             "--vary",
-            "epsilon=1ms",
+            r#"strategy.note="x","y""#,
             "--seeds",
             "1",
         ]),
-        ExitCode::from(2)
+        ExitCode::SUCCESS
     );
+    let results = fs::read_to_string(dir.join("out/patient-sweep/results.csv")).unwrap();
+    assert_eq!(results.lines().count(), 5, "{results}");
+    let runs = fs::read_to_string(dir.join("out/patient-sweep/runs.csv")).unwrap();
+    assert!(runs.lines().nth(4).unwrap().contains("4s"), "{runs}");
+    // A value the protocol does not take, a path inside a field, or epsilon: bad input.
+    for vary in ["strategy.wait=7", "strategy.wait.x=1ms", "epsilon=1ms"] {
+        assert_eq!(
+            run_cli(&["sweep", file, "--out", out, "--vary", vary, "--seeds", "1"]),
+            ExitCode::from(2),
+            "{vary}"
+        );
+    }
 
     // The leasesim binary alone does not know it: bad input.
     assert_eq!(
