@@ -23,7 +23,8 @@
 //! - [`clock`]: a node's monotonic and wall clock, both directions of the mapping.
 //! - [`engine`]: the event queue and the run loop; pauses, crashes, timers.
 //! - [`net`]: message fates; [`dist`]: duration distributions; [`rng`]: seeded streams.
-//! - [`strategy`]: the `Strategy`/`NodeLogic` traits and the base protocol's strategies.
+//! - [`strategy`]: the `Strategy`/`NodeLogic` traits, the base protocol's strategies, and the
+//!   `Registry` of protocols by name.
 //! - [`oracle`]: exact belief intervals, overlaps, availability, harm.
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.

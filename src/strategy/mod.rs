@@ -11,7 +11,9 @@
 //!
 //! The engine is generic over the protocol (monomorphised: a message is never boxed); the
 //! object-safe [`Strategy`] hides that type for the command line, and is implemented for every
-//! protocol. Adding a protocol means implementing [`Protocol`]; the engine is not touched.
+//! protocol. Adding a protocol means implementing [`Protocol`]; the engine is not touched. A
+//! program of its own runs one by name, on any scenario, through a [`Registry`] (the command
+//! line's `cli::Cli::protocol`; `examples/custom-protocol/` in the repository is a whole one).
 //!
 //! # What a protocol must emit
 //!
