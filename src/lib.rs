@@ -31,8 +31,8 @@
 //! - [`engine`]: the event queue and the run loop, generic over the protocol; pauses, crashes,
 //!   timers.
 //! - [`net`]: message fates; [`dist`]: duration distributions; [`rng`]: seeded streams.
-//! - [`strategy`]: the `Protocol`/`NodeLogic` traits, the base protocol (the six strategies)
-//!   and Redlock.
+//! - [`strategy`]: the `Protocol`/`NodeLogic` traits, the base protocol (the six strategies),
+//!   Redlock, and the `Registry` of protocols by name.
 //! - [`oracle`]: exact belief intervals per authority, overlaps, availability, slack, harm.
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.
@@ -88,14 +88,21 @@ pub use outcome::{Outcome, Summary};
 pub use scenario::Scenario;
 pub use strategy::Strategy;
 
-/// Runs `scenario` (named `name` in the summary) under its own strategy.
+/// Runs `scenario` (named `name` in the summary) under its own strategy, which must be a
+/// built-in one: a protocol of your own runs with [`run_with`], or by name through a
+/// [`strategy::Registry`].
 pub fn run(name: &str, scenario: &Scenario) -> Result<Outcome, BuildError> {
-    run_with(
-        name,
-        scenario,
-        strategy::from_spec(&scenario.strategy),
-        None,
-    )
+    run_with(name, scenario, builtin(scenario)?, None)
+}
+
+/// The scenario's own strategy, if it is built in.
+fn builtin(scenario: &Scenario) -> Result<Box<dyn Strategy>, BuildError> {
+    strategy::from_spec(&scenario.strategy).map_err(|e| BuildError {
+        problems: vec![format!(
+            "strategy: {e}; a protocol that is not built in runs with `leasesim::run_with`, or \
+             by name through a `strategy::Registry`"
+        )],
+    })
 }
 
 /// Runs `scenario` under `strategy` (any implementation of [`Strategy`]), telling `observer`
@@ -114,18 +121,22 @@ pub fn run_with(
     Ok(Outcome::new(name, strategy.describe(), scenario, result))
 }
 
-/// Runs `scenario` under its own strategy and records its [`trace::timeline::Timeline`] for a
-/// chart.
+/// Runs `scenario` under its own strategy (a built-in one) and records its
+/// [`trace::timeline::Timeline`] for a chart.
 pub fn run_recorded(
     name: &str,
     scenario: &Scenario,
 ) -> Result<(Outcome, trace::timeline::Timeline), BuildError> {
+    run_recorded_with(name, scenario, builtin(scenario)?)
+}
+
+/// Runs `scenario` under `strategy` and records its [`trace::timeline::Timeline`] for a chart.
+pub fn run_recorded_with(
+    name: &str,
+    scenario: &Scenario,
+    strategy: Box<dyn Strategy>,
+) -> Result<(Outcome, trace::timeline::Timeline), BuildError> {
     let mut recorder = trace::timeline::Recorder::for_scenario(scenario);
-    let outcome = run_with(
-        name,
-        scenario,
-        strategy::from_spec(&scenario.strategy),
-        Some(&mut recorder),
-    )?;
+    let outcome = run_with(name, scenario, strategy, Some(&mut recorder))?;
     Ok((outcome, recorder.into_timeline()))
 }

@@ -1,5 +1,5 @@
 //! The `leasesim` binary: everything lives in the library's `cli` module.
 
 fn main() -> std::process::ExitCode {
-    leasesim::cli::main()
+    leasesim::cli::Cli::new().main()
 }

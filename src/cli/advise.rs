@@ -395,7 +395,7 @@ fn given_scenario(mut s: Scenario, env: &Env, a: &Advice) -> Scenario {
     s
 }
 
-pub(crate) fn advise(args: AdviseArgs) -> ExitCode {
+pub(crate) fn advise(args: AdviseArgs, registry: &crate::strategy::Registry) -> ExitCode {
     let env = match parse_env(&args) {
         Ok(e) => e,
         Err(problems) => {
@@ -407,7 +407,7 @@ pub(crate) fn advise(args: AdviseArgs) -> ExitCode {
         }
     };
     let given = match &args.scenario {
-        Some(name) => match load_all(std::slice::from_ref(name)) {
+        Some(name) => match load_all(std::slice::from_ref(name), registry) {
             Ok(mut l) => Some(l.remove(0)),
             Err(code) => return code,
         },
@@ -433,7 +433,7 @@ pub(crate) fn advise(args: AdviseArgs) -> ExitCode {
         )],
         seeds: args.seeds,
     };
-    let grid = match Grid::build(spec) {
+    let grid = match Grid::build_in(spec, registry) {
         Ok(g) => g,
         Err(problems) => {
             eprintln!("error: the advice cannot be checked on this scenario:");

@@ -5,19 +5,49 @@ use crate::clock::ClockKind;
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::{self, text};
-use crate::scenario::{load, RedlockQuorum, Scenario, StrategySpec};
+use crate::scenario::load::{self, LoadError};
+use crate::scenario::{RedlockQuorum, Scenario, StrategySpec};
+use crate::strategy::Registry;
 use crate::time::Dur;
 use crate::trace::timeline::Timeline;
 use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// The strategies `compare --strategies all` runs. For a base-protocol scenario: the six, with
-/// margins from the scenario (its own strategy's holder margin if it has a positive one, else 1%
-/// of T). For Redlock: the scenario's own settings with keys expiring on the wall clock and on
-/// the monotonic clock, and with a quorum of one.
-fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
-    if let StrategySpec::Redlock {
+/// The strategies `compare --strategies all` runs: the registered protocols first (the
+/// scenario's own as written, the others with their defaults when every field has one), then,
+/// for a Redlock scenario, its own settings with keys expiring on the wall clock and on the
+/// monotonic clock and with a quorum of one; for any other, the six base-protocol strategies
+/// with margins from the scenario: its own strategy's holder margin if it has a positive one,
+/// else 1% of T.
+fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
+    let own = match s.strategy {
+        StrategySpec::TwoSided { holder_margin, .. }
+        | StrategySpec::WallClock { holder_margin }
+        | StrategySpec::OnReceiveStart { holder_margin }
+        | StrategySpec::Custom { holder_margin, .. } => holder_margin,
+        StrategySpec::HolderOnly { margin } => margin,
+        StrategySpec::GrantorOnly
+        | StrategySpec::CachedBool
+        | StrategySpec::Redlock { .. }
+        | StrategySpec::Other { .. } => Dur::ZERO,
+    };
+    let m = if own.0 > 0 {
+        own
+    } else {
+        Dur(s.lease.duration.0 / 100)
+    };
+    let registered = registry.registered().filter_map(|name| {
+        if s.strategy.name() == name {
+            return Some(s.strategy.clone());
+        }
+        let alone = StrategySpec::Other {
+            name: name.to_string(),
+            ron: name.to_string(),
+        };
+        registry.build(&alone).is_ok().then_some(alone)
+    });
+    let builtin = if let StrategySpec::Redlock {
         drift_factor,
         drift_allowance,
         request_timeout,
@@ -31,53 +61,42 @@ fn all_strategies(s: &Scenario) -> Vec<StrategySpec> {
             expiry_clock,
             quorum,
         };
-        return vec![
+        vec![
             redlock(ClockKind::Wall, RedlockQuorum::Majority),
             redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
             redlock(ClockKind::Wall, RedlockQuorum::One),
-        ];
-    }
-    let own = match s.strategy {
-        StrategySpec::TwoSided { holder_margin, .. }
-        | StrategySpec::WallClock { holder_margin }
-        | StrategySpec::OnReceiveStart { holder_margin }
-        | StrategySpec::Custom { holder_margin, .. } => holder_margin,
-        StrategySpec::HolderOnly { margin } => margin,
-        StrategySpec::Redlock { .. } => unreachable!("handled above"),
-        StrategySpec::GrantorOnly | StrategySpec::CachedBool => Dur::ZERO,
-    };
-    let m = if own.0 > 0 {
-        own
+        ]
     } else {
-        Dur(s.lease.duration.0 / 100)
+        vec![
+            StrategySpec::TwoSided {
+                holder_margin: m,
+                grantor_margin: Dur::ZERO,
+            },
+            StrategySpec::GrantorOnly,
+            StrategySpec::HolderOnly { margin: m },
+            StrategySpec::CachedBool,
+            StrategySpec::WallClock { holder_margin: m },
+            StrategySpec::OnReceiveStart { holder_margin: m },
+        ]
     };
-    vec![
-        StrategySpec::TwoSided {
-            holder_margin: m,
-            grantor_margin: Dur::ZERO,
-        },
-        StrategySpec::GrantorOnly,
-        StrategySpec::HolderOnly { margin: m },
-        StrategySpec::CachedBool,
-        StrategySpec::WallClock { holder_margin: m },
-        StrategySpec::OnReceiveStart { holder_margin: m },
-    ]
+    registered.chain(builtin).collect()
 }
 
-pub(crate) fn compare(args: CompareArgs) -> ExitCode {
-    let mut base = match load_all(std::slice::from_ref(&args.scenario)) {
+pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
+    let mut base = match load_all(std::slice::from_ref(&args.scenario), registry) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
     if let Some(seed) = args.seed {
         base.scenario.seed = seed;
     }
-    let specs = if args.strategies.trim() == "all" {
-        all_strategies(&base.scenario)
+    let all = args.strategies.trim() == "all";
+    let specs = if all {
+        all_strategies(&base.scenario, registry)
     } else {
         let mut specs = Vec::new();
         for part in split_top_level(&args.strategies) {
-            match load::strategy_from_text(&part) {
+            match load::strategy_from_text_in(&part, registry) {
                 Ok(s) => specs.push(s),
                 Err(e) => return bad_input(e),
             }
@@ -86,28 +105,48 @@ pub(crate) fn compare(args: CompareArgs) -> ExitCode {
     };
     let mut runs = Vec::new();
     let mut failed = false;
+    let mut unfit = Vec::new();
     for spec in &specs {
         let mut l = Loaded {
             name: base.name.clone(),
             source: base.source.clone(),
             scenario: base.scenario.clone(),
         };
-        match with_strategy(&mut l, spec) {
+        match with_strategy(&mut l, spec, registry) {
             Ok(()) => runs.push(l),
+            // `all` leaves out the strategies the scenario does not fit (a protocol of one's
+            // own may take other roles than the built-in ones), as long as one fits.
+            Err(e) if all => unfit.push((spec.to_ron(), e)),
             Err(e) => {
                 eprintln!("error: {e}");
                 failed = true;
             }
         }
     }
+    if all && runs.is_empty() {
+        for (_, e) in unfit.drain(..) {
+            eprintln!("error: {e}");
+        }
+        failed = true;
+    }
     if failed {
         return ExitCode::from(2);
+    }
+    for (spec, e) in unfit {
+        let why = match e {
+            LoadError::Invalid { problems, .. } => problems.join("; "),
+            other => other.to_string(),
+        };
+        eprintln!("note: left out {spec}, which does not fit the scenario: {why}");
     }
     let recorded: Vec<(String, Timeline, Summary)> = runs
         .par_iter()
         .map(|l| {
-            let (outcome, timeline) =
-                crate::run_recorded(&l.name, &l.scenario).expect("validated at load");
+            let strategy = registry
+                .build(&l.scenario.strategy)
+                .expect("validated at load");
+            let (outcome, timeline) = crate::run_recorded_with(&l.name, &l.scenario, strategy)
+                .expect("validated at load");
             (l.scenario.strategy.to_ron(), timeline, outcome.summary)
         })
         .collect();

@@ -3,6 +3,28 @@
 //! Exit codes: 0 success and every expectation held; 1 an expectation failed; 2 bad input or
 //! usage. All input is loaded and checked before anything runs or is written, so bad input
 //! leaves no file behind.
+//!
+//! [`Cli`] is the whole command line as a value: the `leasesim` binary is `Cli::new().main()`,
+//! and a program with protocols of its own registers them first, to get every command for them
+//! (`run`, `check`, `compare`, `sweep`, charts and traces):
+//!
+//! ```no_run
+//! # use leasesim::strategy::{base::BaseProtocol, Rules, Strategy};
+//! # use leasesim::scenario::StrategySpec;
+//! #[derive(serde::Deserialize)]
+//! struct MyParams {
+//!     quorum: usize,
+//! }
+//! # fn my_protocol(p: MyParams) -> BaseProtocol {
+//! #     BaseProtocol::new(Rules::of(&StrategySpec::GrantorOnly), format!("MyProtocol(quorum: {})", p.quorum))
+//! # }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     leasesim::cli::Cli::new()
+//!         .protocol("MyProtocol", |p: MyParams| Box::new(my_protocol(p)))
+//!         .main()
+//! }
+//! ```
 
 mod advise;
 mod compare;
@@ -13,7 +35,10 @@ mod tables;
 use crate::report::text;
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{library, Scenario, StrategySpec};
+use crate::strategy::{Registry, Strategy};
 use clap::{Args, Parser, Subcommand};
+use serde::de::DeserializeOwned;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,7 +51,7 @@ use std::process::ExitCode;
                   network faults, and reports every interval in which two nodes both believed \
                   they held the lease, exactly, with the harm done."
 )]
-struct Cli {
+struct Parsed {
     #[command(subcommand)]
     command: Command,
 }
@@ -110,30 +135,91 @@ pub(crate) struct Loaded {
     pub(crate) scenario: Scenario,
 }
 
-/// Runs the command line; the process exit code.
+/// The command line, with the strategies it knows: the built-in ones, and the protocols
+/// registered with [`Cli::protocol`].
+#[derive(Clone, Debug, Default)]
+pub struct Cli {
+    registry: Registry,
+}
+
+impl Cli {
+    /// The command line with the built-in strategies.
+    pub fn new() -> Cli {
+        Cli::default()
+    }
+
+    /// Adds the protocol `name`, which scenarios (`strategy: Name(field: value)`),
+    /// `--strategy` and `compare --strategies` then name like a built-in strategy: its fields
+    /// are read as `P` (a struct of named fields, `#[derive(serde::Deserialize)]`), and `build`
+    /// makes the protocol from them. See [`Registry::register`].
+    ///
+    /// # Panics
+    ///
+    /// If `name` is not an identifier, is a built-in strategy's name, or is registered already.
+    pub fn protocol<P, F>(mut self, name: &str, build: F) -> Cli
+    where
+        P: DeserializeOwned + 'static,
+        F: Fn(P) -> Box<dyn Strategy> + Send + Sync + 'static,
+    {
+        self.registry.register(name, build);
+        self
+    }
+
+    /// Uses `registry` (built-in strategies and registered protocols) instead.
+    pub fn with_registry(mut self, registry: Registry) -> Cli {
+        self.registry = registry;
+        self
+    }
+
+    /// The strategies it knows.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Runs the command line on the process's arguments; the exit code. Staging left by an
+    /// interrupt is removed on SIGINT, SIGTERM and SIGHUP (exit code 128 + the signal).
+    pub fn main(self) -> ExitCode {
+        crate::report::staging::install_signal_handler();
+        self.run_args(std::env::args_os())
+    }
+
+    /// Runs the command line on `args` (the program's name first, as in `std::env::args_os`),
+    /// without installing the signal handler; the exit code.
+    pub fn run_args<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let parsed = match Parsed::try_parse_from(args) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let code = if e.use_stderr() { 2 } else { 0 };
+                let _ = e.print();
+                return ExitCode::from(code);
+            }
+        };
+        dispatch(parsed.command, &self.registry)
+    }
+}
+
+/// Runs the command line with the built-in strategies: `Cli::new().main()`.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
-    };
-    // Staging left by an interrupt is removed on SIGINT/SIGTERM/SIGHUP (exit 128 + signal).
-    crate::report::staging::install_signal_handler();
-    match cli.command {
-        Command::Run(args) => run::run(args),
-        Command::Compare(args) => compare::compare(args),
-        Command::Check { scenarios } => check(&scenarios),
-        Command::Sweep(args) => sweep::sweep(args),
-        Command::SweepMerge(args) => sweep::merge(args),
+    Cli::new().main()
+}
+
+fn dispatch(command: Command, registry: &Registry) -> ExitCode {
+    match command {
+        Command::Run(args) => run::run(args, registry),
+        Command::Compare(args) => compare::compare(args, registry),
+        Command::Check { scenarios } => check(&scenarios, registry),
+        Command::Sweep(args) => sweep::sweep(args, registry),
+        Command::SweepMerge(args) => sweep::merge(args, registry),
         Command::Tables(args) => tables::tables(args),
-        Command::Advise(args) => advise::advise(args),
+        Command::Advise(args) => advise::advise(args, registry),
         Command::List => {
             let mut rows = Vec::new();
             for name in library::names() {
-                let s = load::from_text(name, library::text(name).expect("listed"));
+                let s = load::from_text_in(name, library::text(name).expect("listed"), registry);
                 let d = s
                     .map(|s| s.description)
                     .unwrap_or_else(|e| format!("(invalid: {e})"));
@@ -146,20 +232,20 @@ pub fn main() -> ExitCode {
 }
 
 /// Loads one argument: a file if it names one (or ends in `.ron`), else a bundled scenario.
-fn load_one(arg: &str) -> Result<Loaded, LoadError> {
+fn load_one(arg: &str, registry: &Registry) -> Result<Loaded, LoadError> {
     let path = Path::new(arg);
     if path.exists() || arg.ends_with(".ron") {
         return Ok(Loaded {
             name: load::name_of(path),
             source: arg.to_string(),
-            scenario: load::from_file(path)?,
+            scenario: load::from_file_in(path, registry)?,
         });
     }
     match library::text(arg) {
         Some(t) => Ok(Loaded {
             name: arg.to_string(),
             source: arg.to_string(),
-            scenario: load::from_text(&format!("{arg} (bundled)"), t)?,
+            scenario: load::from_text_in(&format!("{arg} (bundled)"), t, registry)?,
         }),
         None => Err(LoadError::UnknownName {
             name: arg.to_string(),
@@ -169,8 +255,11 @@ fn load_one(arg: &str) -> Result<Loaded, LoadError> {
 }
 
 /// Loads every argument, or reports every error and gives exit code 2.
-pub(crate) fn load_all(args: &[String]) -> Result<Vec<Loaded>, ExitCode> {
-    let (ok, errors): (Vec<_>, Vec<_>) = args.iter().map(|a| load_one(a)).partition(Result::is_ok);
+pub(crate) fn load_all(args: &[String], registry: &Registry) -> Result<Vec<Loaded>, ExitCode> {
+    let (ok, errors): (Vec<_>, Vec<_>) = args
+        .iter()
+        .map(|a| load_one(a, registry))
+        .partition(Result::is_ok);
     if errors.is_empty() {
         return Ok(ok.into_iter().map(Result::unwrap).collect());
     }
@@ -211,9 +300,13 @@ pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
 }
 
 /// Applies a strategy override and re-validates (a margin can be too large for a scenario's T).
-pub(crate) fn with_strategy(l: &mut Loaded, spec: &StrategySpec) -> Result<(), LoadError> {
+pub(crate) fn with_strategy(
+    l: &mut Loaded,
+    spec: &StrategySpec,
+    registry: &Registry,
+) -> Result<(), LoadError> {
     l.scenario.strategy = spec.clone();
-    let problems = crate::scenario::validate::validate(&l.scenario);
+    let problems = crate::scenario::validate::validate_in(&l.scenario, registry);
     if problems.is_empty() {
         Ok(())
     } else {
@@ -224,8 +317,8 @@ pub(crate) fn with_strategy(l: &mut Loaded, spec: &StrategySpec) -> Result<(), L
     }
 }
 
-fn check(args: &[String]) -> ExitCode {
-    match load_all(args) {
+fn check(args: &[String], registry: &Registry) -> ExitCode {
+    match load_all(args, registry) {
         Ok(loaded) => {
             for l in loaded {
                 println!("ok  {}", l.source);

@@ -7,7 +7,7 @@ use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
 use crate::report::{self, markdown, text, ReportDir};
 use crate::scenario::{library, load};
-use crate::strategy;
+use crate::strategy::Registry;
 use crate::time::SimTime;
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-pub(crate) fn run(args: RunArgs) -> ExitCode {
+pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
     let names: Vec<String> = if args.all || args.scenarios.is_empty() {
         let mut v: Vec<String> = library::names().iter().map(|s| s.to_string()).collect();
         v.extend(args.scenarios.iter().cloned());
@@ -26,7 +26,7 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
         args.scenarios.clone()
     };
     let names = without_repeats(names);
-    let mut loaded = match load_all(&names) {
+    let mut loaded = match load_all(&names, registry) {
         Ok(l) => l,
         Err(code) => return code,
     };
@@ -34,13 +34,13 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
         return code;
     }
     if let Some(text) = &args.strategy {
-        let spec = match load::strategy_from_text(text) {
+        let spec = match load::strategy_from_text_in(text, registry) {
             Ok(s) => s,
             Err(e) => return bad_input(e),
         };
         let mut failed = false;
         for l in &mut loaded {
-            if let Err(e) = with_strategy(l, &spec) {
+            if let Err(e) = with_strategy(l, &spec, registry) {
                 eprintln!("error: {e}");
                 failed = true;
             }
@@ -57,7 +57,7 @@ pub(crate) fn run(args: RunArgs) -> ExitCode {
 
     let results: Vec<Result<(Summary, f64), String>> = loaded
         .par_iter()
-        .map(|l| run_one(l, &args).map_err(|e| format!("{}: {e}", l.name)))
+        .map(|l| run_one(l, &args, registry).map_err(|e| format!("{}: {e}", l.name)))
         .collect();
     let mut results_ok = Vec::new();
     let mut write_failed = false;
@@ -213,7 +213,7 @@ impl Observer for ReportObservers {
 }
 
 /// Runs one scenario with its observers and writes its report directory whole.
-fn run_one(l: &Loaded, args: &RunArgs) -> std::io::Result<(Summary, f64)> {
+fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> std::io::Result<(Summary, f64)> {
     let dir = report::run_dir(&args.out, &l.name);
     let staging = ReportDir::begin(&dir)?;
     let names: Vec<String> = l.scenario.nodes.iter().map(|n| n.name.clone()).collect();
@@ -231,13 +231,11 @@ fn run_one(l: &Loaded, args: &RunArgs) -> std::io::Result<(Summary, f64)> {
     };
     #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
     let started = std::time::Instant::now();
-    let outcome = crate::run_with(
-        &l.name,
-        &l.scenario,
-        strategy::from_spec(&l.scenario.strategy),
-        Some(&mut observers),
-    )
-    .expect("validated at load");
+    let strategy = registry
+        .build(&l.scenario.strategy)
+        .expect("validated at load");
+    let outcome = crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
+        .expect("validated at load");
     let secs = started.elapsed().as_secs_f64();
     if let Some((jsonl, perfetto)) = observers.traces {
         jsonl.close()?;

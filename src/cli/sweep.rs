@@ -12,6 +12,7 @@
 use super::{load_all, split_top_level};
 use crate::report::chart::sweep as charts;
 use crate::report::{staging, text, ReportDir};
+use crate::strategy::Registry;
 use crate::sweep::resume::{Found, InProgress};
 use crate::sweep::{self, report as sweep_report, CellStats, Collected, Grid, Shard, SweepSpec};
 use clap::Args;
@@ -25,7 +26,8 @@ pub(crate) struct SweepArgs {
     pub(crate) scenario: String,
     /// A field to vary and its values: PATH=V1,V2,... Short names: T (lease.duration), rho
     /// (clocks.drift_spread_ppm), epsilon (the strategy's holder margin). Any scenario field
-    /// path works: lease.renew_every, network.delay, faults[0].duration, nodes[h].drift_ppm.
+    /// path works: lease.renew_every, network.delay, faults[0].duration, nodes[h].drift_ppm,
+    /// and strategy.FIELD for a field of a registered protocol.
     /// Values are written as in a scenario file: 10s, 250, Adversarial, Fixed("1ms").
     /// Repeat --vary for more parameters; the first varies slowest.
     #[arg(long = "vary", value_name = "PATH=V1,V2,...", required = true)]
@@ -92,8 +94,8 @@ fn report_problems(problems: &[String]) -> ExitCode {
     ExitCode::from(2)
 }
 
-pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
-    let mut loaded = match load_all(std::slice::from_ref(&args.scenario)) {
+pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
+    let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
@@ -120,7 +122,7 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
         vary,
         seeds: args.seeds,
     };
-    let grid = match Grid::build(spec) {
+    let grid = match Grid::build_in(spec, registry) {
         Ok(g) => g,
         Err(problems) => return report_problems(&problems),
     };
@@ -238,7 +240,7 @@ pub(crate) fn sweep(args: SweepArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub(crate) fn merge(args: MergeArgs) -> ExitCode {
+pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return super::bad_input(format!("{}: cannot read: {e}", args.dir.display())),
@@ -269,7 +271,7 @@ pub(crate) fn merge(args: MergeArgs) -> ExitCode {
     if !problems.is_empty() {
         return report_problems(&problems);
     }
-    let (grid, collected) = match sweep::merge(&partials) {
+    let (grid, collected) = match sweep::merge_in(&partials, registry) {
         Ok(r) => r,
         Err(problems) => return report_problems(&problems),
     };

@@ -922,10 +922,10 @@ mod tests {
             )"#,
         )
         .unwrap();
-        let strategy = from_spec(&s.strategy);
+        let strategy = from_spec(&s.strategy).unwrap();
         assert!(strategy.check(&s).is_empty());
         let protocol = crate::strategy::base::BaseProtocol::new(
-            crate::strategy::Rules::of(&s.strategy).unwrap(),
+            crate::strategy::Rules::of(&s.strategy),
             String::new(),
         );
         let mut sim = super::build(&s, &protocol, None);

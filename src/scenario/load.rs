@@ -6,6 +6,8 @@
 
 use super::limits::MAX_SCENARIO_BYTES;
 use super::{validate, Scenario, StrategySpec};
+use crate::strategy::{Registry, StrategyError};
+use ron::error::{Position, Span, SpannedError};
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -122,7 +124,7 @@ fn place(outer: &Option<String>) -> String {
 }
 
 /// ron's message, with the expectation said the way a scenario author thinks of it.
-fn describe(code: &ron::Error) -> String {
+pub(crate) fn describe(code: &ron::Error) -> String {
     match code {
         ron::Error::NoSuchStructField {
             expected,
@@ -152,10 +154,71 @@ fn describe(code: &ron::Error) -> String {
     }
 }
 
-/// Parses and validates a scenario from `text`; `source` names it in errors.
+/// The line and column (in characters) of byte `at` of `text`.
+fn position_at(text: &str, at: usize) -> Position {
+    let before = &text[..at];
+    Position {
+        line: 1 + before.matches('\n').count(),
+        col: 1 + before.chars().rev().take_while(|&c| c != '\n').count(),
+    }
+}
+
+/// An error in the strategy that starts at byte `at` of `text`, as an error of `text`: the
+/// position of an error in its fields moved by where it starts, or that start.
+fn strategy_error(source: &str, text: &str, at: usize, e: StrategyError) -> LoadError {
+    let base = position_at(text, at);
+    let shift = |p: Position| {
+        if p.line == 1 {
+            Position {
+                line: base.line,
+                col: base.col + p.col - 1,
+            }
+        } else {
+            Position {
+                line: base.line + p.line - 1,
+                col: p.col,
+            }
+        }
+    };
+    let spanned = match e {
+        StrategyError::Fields { error, .. } => SpannedError {
+            code: error.code,
+            span: Span {
+                start: shift(error.span.start),
+                end: shift(error.span.end),
+            },
+        },
+        other => SpannedError {
+            code: ron::Error::Message(other.to_string()),
+            span: Span {
+                start: base,
+                end: base,
+            },
+        },
+    };
+    syntax_error(source, text, spanned)
+}
+
+/// Parses and validates a scenario from `text`, whose strategy must be a built-in one;
+/// `source` names it in errors.
 pub fn from_text(source: &str, text: &str) -> Result<Scenario, LoadError> {
+    from_text_in(source, text, &Registry::new())
+}
+
+/// Parses and validates a scenario from `text`, whose strategy is built in or known to
+/// `registry`; `source` names it in errors. An unknown strategy, or a bad field of a
+/// registered one, is reported where it is in the text.
+pub fn from_text_in(source: &str, text: &str, registry: &Registry) -> Result<Scenario, LoadError> {
     let scenario = Scenario::from_ron(text).map_err(|e| syntax_error(source, text, e))?;
-    let problems = validate::validate(&scenario);
+    if let StrategySpec::Other { .. } = scenario.strategy {
+        if let (Err(e), Some(span)) = (
+            registry.build(&scenario.strategy),
+            super::strategy_span(text),
+        ) {
+            return Err(strategy_error(source, text, span.start, e));
+        }
+    }
+    let problems = validate::validate_in(&scenario, registry);
     if problems.is_empty() {
         Ok(scenario)
     } else {
@@ -166,8 +229,13 @@ pub fn from_text(source: &str, text: &str) -> Result<Scenario, LoadError> {
     }
 }
 
-/// Loads and validates a scenario file.
+/// Loads and validates a scenario file, whose strategy must be a built-in one.
 pub fn from_file(path: &Path) -> Result<Scenario, LoadError> {
+    from_file_in(path, &Registry::new())
+}
+
+/// Loads and validates a scenario file, whose strategy is built in or known to `registry`.
+pub fn from_file_in(path: &Path, registry: &Registry) -> Result<Scenario, LoadError> {
     let source = path.display().to_string();
     let io = |message: String| LoadError::Io {
         source: source.clone(),
@@ -185,7 +253,7 @@ pub fn from_file(path: &Path) -> Result<Scenario, LoadError> {
         )));
     }
     let text = text_of(&source, &bytes)?;
-    from_text(&source, text)
+    from_text_in(&source, text, registry)
 }
 
 /// `bytes` as UTF-8 text, or a [`LoadError::Syntax`] at the first invalid byte (line, column and
@@ -219,9 +287,22 @@ pub fn name_of(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI).
+/// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI),
+/// which must be a built-in one.
 pub fn strategy_from_text(text: &str) -> Result<StrategySpec, LoadError> {
-    super::ron_options()
-        .from_str(text)
-        .map_err(|e| syntax_error("--strategy", text, e))
+    strategy_from_text_in(text, &Registry::new())
+}
+
+/// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI),
+/// built in or known to `registry`; its fields are checked too when it is a registered one.
+pub fn strategy_from_text_in(text: &str, registry: &Registry) -> Result<StrategySpec, LoadError> {
+    let source = "--strategy";
+    let spec = StrategySpec::from_ron(text).map_err(|e| syntax_error(source, text, e))?;
+    if let StrategySpec::Other { .. } = spec {
+        if let Err(e) = registry.build(&spec) {
+            let at = super::value_span(text).map_or(0, |s| s.start);
+            return Err(strategy_error(source, text, at, e));
+        }
+    }
+    Ok(spec)
 }

@@ -10,6 +10,7 @@ pub mod library;
 pub mod limits;
 pub mod load;
 pub mod random_faults;
+pub(crate) mod spec_serde;
 pub mod validate;
 
 use crate::clock::ClockKind;
@@ -109,7 +110,13 @@ pub enum Validity {
 }
 
 /// The lease strategy (SPEC 2.7). Margins left out are 0.
+///
+/// A variant name that is not built in (`Majority(quorum: 3)`) is read as
+/// [`StrategySpec::Other`], for a [`crate::strategy::Registry`] to resolve. (Serde's derived
+/// code, which knows only the built-in variants, is behind `remote = "Self"`: read and write a
+/// `StrategySpec` through the `Serialize` and `Deserialize` traits, which know them all.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
 pub enum StrategySpec {
@@ -166,6 +173,12 @@ pub enum StrategySpec {
         grantor_margin: Dur,
         validity: Validity,
     },
+    /// A strategy that is not built in: a protocol of the user's own, registered by `name`
+    /// with a [`crate::strategy::Registry`] (on the command line, `cli::Cli::protocol`). `ron`
+    /// is its RON text as written (`Majority(quorum: 3)`, the name included), and must be
+    /// valid RON; the registered protocol reads its fields.
+    #[serde(skip)]
+    Other { name: String, ron: String },
 }
 
 /// How many Redlock masters must grant.
@@ -192,6 +205,23 @@ fn redlock_expiry_clock() -> ClockKind {
 }
 
 impl StrategySpec {
+    /// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the
+    /// command line); an [`StrategySpec::Other`] keeps the text as written.
+    pub fn from_ron(text: &str) -> Result<StrategySpec, ron::error::SpannedError> {
+        let mut spec: StrategySpec = ron_options().from_str(text)?;
+        if let StrategySpec::Other { ron, .. } = &mut spec {
+            if let Some(span) = value_span(text) {
+                *ron = text[span].to_string();
+            }
+        }
+        Ok(spec)
+    }
+
+    /// The names of the built-in strategies, in the order of the variants.
+    pub fn builtin_names() -> &'static [&'static str] {
+        spec_serde::builtin_names()
+    }
+
     /// The strategy as RON text, as a scenario file or `--strategy` writes it; zero margins
     /// are left out (they are the default).
     pub fn to_ron(&self) -> String {
@@ -205,6 +235,7 @@ impl StrategySpec {
         };
         let name = self.name();
         match *self {
+            StrategySpec::Other { ref ron, .. } => ron.clone(),
             StrategySpec::TwoSided {
                 holder_margin,
                 grantor_margin,
@@ -249,7 +280,7 @@ impl StrategySpec {
     }
 
     /// The variant's name alone (`TwoSided`, `CachedBool`, ...).
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             StrategySpec::TwoSided { .. } => "TwoSided",
             StrategySpec::GrantorOnly => "GrantorOnly",
@@ -259,6 +290,7 @@ impl StrategySpec {
             StrategySpec::OnReceiveStart { .. } => "OnReceiveStart",
             StrategySpec::Custom { .. } => "Custom",
             StrategySpec::Redlock { .. } => "Redlock",
+            StrategySpec::Other { name, .. } => name,
         }
     }
 }
@@ -669,9 +701,16 @@ pub fn ron_options() -> ron::Options {
 }
 
 impl Scenario {
-    /// Parses a scenario from RON text (no semantic checks; see [`validate::validate`]).
+    /// Parses a scenario from RON text (no semantic checks; see [`validate::validate`]). A
+    /// strategy that is not built in keeps its text as written.
     pub fn from_ron(text: &str) -> Result<Scenario, ron::error::SpannedError> {
-        ron_options().from_str(text)
+        let mut s: Scenario = ron_options().from_str(text)?;
+        if let StrategySpec::Other { ron, .. } = &mut s.strategy {
+            if let Some(span) = strategy_span(text) {
+                *ron = text[span].to_string();
+            }
+        }
+        Ok(s)
     }
 
     /// The scenario as RON text that [`Scenario::from_ron`] reads back.
@@ -685,6 +724,33 @@ impl Scenario {
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
     }
+}
+
+/// Where the `strategy` value of a scenario's RON text is, as a byte range (comments and
+/// whitespace around it left out); `None` if the text does not parse that far.
+pub(crate) fn strategy_span(text: &str) -> Option<std::ops::Range<usize>> {
+    /// Every other field is skipped.
+    #[derive(Deserialize)]
+    #[serde(rename = "Scenario")]
+    struct StrategyText<'a> {
+        #[serde(borrow)]
+        strategy: &'a ron::value::RawValue,
+    }
+    let found: StrategyText = ron_options().from_str(text).ok()?;
+    span_in(text, found.strategy)
+}
+
+/// Where the one value of a RON text is (a strategy alone, as `--strategy` gives it).
+pub(crate) fn value_span(text: &str) -> Option<std::ops::Range<usize>> {
+    span_in(text, ron_options().from_str(text).ok()?)
+}
+
+/// Where `raw`, a slice of `text` itself, is in it, without whitespace and comments around.
+fn span_in(text: &str, raw: &ron::value::RawValue) -> Option<std::ops::Range<usize>> {
+    let raw = raw.trim().get_ron();
+    let start = (raw.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start + raw.len();
+    (text.get(start..end) == Some(raw)).then_some(start..end)
 }
 
 #[cfg(test)]

@@ -7,21 +7,41 @@
 use super::limits::{self, count};
 use super::{DurationDist, Fault, KindName, RandomFault, Role, Scenario, StrategySpec};
 use crate::dist::Sampler;
-use crate::strategy::{self, Strategy};
+use crate::strategy::{Registry, Strategy};
 use crate::time::{DriftRate, Dur};
 use std::collections::BTreeMap;
 
-/// Every problem of `s` under its own strategy, in the order of the file; empty if it can run.
+/// Every problem of `s` under its own strategy, which must be a built-in one, in the order of
+/// the file; empty if it can run.
 pub fn validate(s: &Scenario) -> Vec<String> {
-    validate_with(s, &*strategy::from_spec(&s.strategy))
+    validate_in(s, &Registry::new())
+}
+
+/// Every problem of `s` under its own strategy, built-in or known to `registry`, in the order
+/// of the file; empty if it can run. A strategy `registry` cannot build is one problem
+/// (`strategy: unknown strategy "Foo" (known: ...)`), and the checks that need the protocol
+/// (its roles, its message kinds) are then left out.
+pub fn validate_in(s: &Scenario, registry: &Registry) -> Vec<String> {
+    match registry.build(&s.strategy) {
+        Ok(strategy) => checks(s, Ok(&*strategy)),
+        Err(e) => checks(s, Err(format!("strategy: {e}"))),
+    }
 }
 
 /// Every problem of `s` run under `strategy` (whose own checks of roles and options come where
 /// the nodes are), in the order of the file; empty if it can run.
 pub fn validate_with(s: &Scenario, strategy: &dyn Strategy) -> Vec<String> {
+    checks(s, Ok(strategy))
+}
+
+/// The checks, under `strategy` or without one (and the problem that says why).
+fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> {
     let mut p = Vec::new();
-    let kinds = strategy.kinds();
+    let kinds: &[&str] = strategy.as_ref().map_or(&[], |st| st.kinds());
     let known_kinds = |p: &mut Vec<String>, at: &str, names: &Option<Vec<KindName>>| {
+        let Ok(strategy) = strategy.as_ref() else {
+            return; // no protocol, no kinds to check against
+        };
         for KindName(kind) in names.iter().flatten() {
             if !kinds.contains(&kind.as_str()) {
                 p.push(format!(
@@ -162,6 +182,11 @@ pub fn validate_with(s: &Scenario, strategy: &dyn Strategy) -> Vec<String> {
             margin(&mut p, "holder_margin", *holder_margin)
         }
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => {}
+        // Its fields are the protocol's to check (`Protocol::check`).
+        StrategySpec::Other { .. } => {}
+    }
+    if let Err(unresolved) = &strategy {
+        p.push(unresolved.clone());
     }
 
     // Nodes and clocks.
@@ -201,7 +226,9 @@ pub fn validate_with(s: &Scenario, strategy: &dyn Strategy) -> Vec<String> {
             limits::MAX_NODES
         ));
     }
-    p.extend(strategy.check(s));
+    if let Ok(strategy) = &strategy {
+        p.extend(strategy.check(s));
+    }
     let mut seen = BTreeMap::new();
     for (i, n) in s.nodes.iter().enumerate() {
         if n.name.is_empty() {
@@ -457,7 +484,7 @@ pub fn validate_with(s: &Scenario, strategy: &dyn Strategy) -> Vec<String> {
             node(&mut p, &format!("expect.holders[{i}]"), name);
         }
         for kind in e.messages.iter().flat_map(|m| m.keys()) {
-            if !kinds.contains(&kind.as_str()) {
+            if strategy.is_ok() && !kinds.contains(&kind.as_str()) {
                 p.push(format!(
                     "expect.messages: unknown message kind {kind:?} (known: {})",
                     kinds.join(", ")

@@ -11,7 +11,9 @@
 //!
 //! The engine is generic over the protocol (monomorphised: a message is never boxed); the
 //! object-safe [`Strategy`] hides that type for the command line, and is implemented for every
-//! protocol. Adding a protocol means implementing [`Protocol`]; the engine is not touched.
+//! protocol. Adding a protocol means implementing [`Protocol`]; the engine is not touched. A
+//! program of its own runs one by name, on any scenario, through a [`Registry`] (the command
+//! line's `cli::Cli::protocol`; `examples/custom-protocol/` in the repository is a whole one).
 //!
 //! # What a protocol must emit
 //!
@@ -55,6 +57,7 @@
 pub mod base;
 pub mod redlock;
 pub mod register;
+pub mod registry;
 pub mod rules;
 
 use crate::clock::ClockKind;
@@ -64,6 +67,7 @@ use crate::scenario::{GrantorRestart, Role, Scenario, StrategySpec};
 use crate::time::{Dur, LocalTime};
 
 pub use register::Register;
+pub use registry::{Registry, StrategyError};
 pub use rules::Rules;
 
 /// A node's timers are named by small integers of the logic's choosing (at most [`MAX_TIMERS`]).
@@ -412,8 +416,14 @@ impl<P: Protocol> Strategy for P {
     }
 }
 
-/// The strategy a scenario's `strategy` field names.
-pub fn from_spec(spec: &StrategySpec) -> Box<dyn Strategy> {
+/// The built-in strategy a scenario's `strategy` field names. One that is not built in
+/// ([`StrategySpec::Other`]) is an error here: a [`Registry`] that knows it builds it.
+pub fn from_spec(spec: &StrategySpec) -> Result<Box<dyn Strategy>, StrategyError> {
+    Registry::new().build(spec)
+}
+
+/// A built-in strategy (never [`StrategySpec::Other`]: [`Registry::build`] looks those up).
+fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
     match *spec {
         StrategySpec::Redlock {
             drift_factor,
@@ -429,9 +439,6 @@ pub fn from_spec(spec: &StrategySpec) -> Box<dyn Strategy> {
             quorum,
             spec.to_ron(),
         )),
-        _ => {
-            let rules = Rules::of(spec).expect("every other strategy is a base-protocol one");
-            Box::new(base::BaseProtocol::new(rules, spec.to_ron()))
-        }
+        _ => Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron())),
     }
 }

@@ -27,9 +27,13 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// The rules of a base-protocol strategy; `None` for a strategy that is a protocol of its
-    /// own (Redlock).
-    pub fn of(spec: &StrategySpec) -> Option<Rules> {
+    /// The rules of a strategy of the base protocol.
+    ///
+    /// # Panics
+    ///
+    /// For a strategy that is a protocol of its own: Redlock, or one not built in
+    /// ([`StrategySpec::Other`]); neither is a point of this space.
+    pub fn of(spec: &StrategySpec) -> Rules {
         let base = Rules {
             holder_clock: ClockKind::Monotonic,
             lease_start: LeaseStart::OnSend,
@@ -37,7 +41,7 @@ impl Rules {
             grantor_margin: Dur::ZERO,
             validity: Validity::Clock,
         };
-        Some(match *spec {
+        match *spec {
             StrategySpec::TwoSided {
                 holder_margin,
                 grantor_margin,
@@ -79,7 +83,9 @@ impl Rules {
                 grantor_margin,
                 validity,
             },
-            StrategySpec::Redlock { .. } => return None,
-        })
+            StrategySpec::Redlock { .. } | StrategySpec::Other { .. } => {
+                panic!("{} is not a strategy of the base protocol", spec.name())
+            }
+        }
     }
 }

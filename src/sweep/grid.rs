@@ -8,6 +8,7 @@
 
 use super::path::{self, FieldPath, Role};
 use crate::scenario::{validate, Scenario};
+use crate::strategy::Registry;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -101,15 +102,23 @@ pub struct Grid {
     /// Each cell's scenario (seed = the first seed).
     cells: Vec<Scenario>,
     pub facts: Vec<CellFacts>,
+    /// The strategies its cells may name.
+    pub registry: Registry,
 }
 
 /// The most cells a grid may have (each is a scenario held in memory).
 pub const MAX_CELLS: usize = 1_000_000;
 
 impl Grid {
-    /// Resolves every parameter, applies every value, builds and validates every cell.
-    /// On failure, every problem found (each on its own line when printed).
+    /// Resolves every parameter, applies every value, builds and validates every cell, whose
+    /// strategy must be a built-in one. On failure, every problem found (each on its own line
+    /// when printed).
     pub fn build(spec: SweepSpec) -> Result<Grid, Vec<String>> {
+        Grid::build_in(spec, &Registry::new())
+    }
+
+    /// [`Grid::build`] with the strategies of `registry`, which the grid keeps to run its cells.
+    pub fn build_in(spec: SweepSpec, registry: &Registry) -> Result<Grid, Vec<String>> {
         let mut problems = Vec::new();
         if spec.seeds == 0 {
             problems.push("--seeds: must be at least 1".to_string());
@@ -206,7 +215,7 @@ impl Grid {
             let s = built
                 .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()));
             let mut found = match &s {
-                Ok(s) => validate::validate(s),
+                Ok(s) => validate::validate_in(s, registry),
                 Err(e) => vec![e.clone()],
             };
             for f in found.drain(..) {
@@ -250,6 +259,7 @@ impl Grid {
             params,
             cells,
             facts,
+            registry: registry.clone(),
         })
     }
 

@@ -150,8 +150,16 @@ pub fn run_into(
 
 /// Merges partial files (`(source, text)`) into the grid they share and its results.
 /// Every problem is returned: files of different sweeps, missing or doubled shards, missing or
-/// unexpected runs.
+/// unexpected runs. The sweep's strategy must be a built-in one.
 pub fn merge(partials: &[(String, String)]) -> Result<(Grid, Collected), Vec<String>> {
+    merge_in(partials, &crate::strategy::Registry::new())
+}
+
+/// [`merge`], with the strategies of `registry`.
+pub fn merge_in(
+    partials: &[(String, String)],
+    registry: &crate::strategy::Registry,
+) -> Result<(Grid, Collected), Vec<String>> {
     let mut problems = Vec::new();
     let mut read = Vec::new();
     for (source, text) in partials {
@@ -203,7 +211,7 @@ pub fn merge(partials: &[(String, String)]) -> Result<(Grid, Collected), Vec<Str
     if !problems.is_empty() {
         return Err(problems);
     }
-    let grid = Grid::build(first.spec.clone())?;
+    let grid = Grid::build_in(first.spec.clone(), registry)?;
     let mut rows = Vec::with_capacity(of as usize);
     for slot in &by_shard {
         let (src, p) = &read[slot.expect("checked")];

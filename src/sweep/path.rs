@@ -105,6 +105,10 @@ pub fn epsilon_path(strategy: &StrategySpec) -> Result<&'static str, String> {
              HolderOnly, WallClock, OnReceiveStart and Custom have one)",
             strategy.name()
         )),
+        StrategySpec::Other { name, .. } => Err(format!(
+            "epsilon: the scenario's strategy {name} is not built in: leasesim does not know \
+             its holder margin; vary its field by name (strategy.FIELD)"
+        )),
     }
 }
 
@@ -124,6 +128,14 @@ pub fn resolve(name: &str, base: &Scenario) -> Result<(FieldPath, Role), String>
         (r, _) => r,
     };
     if let Some(Seg::Field(first)) = path.segs.first() {
+        if let (StrategySpec::Other { name: strategy, .. }, "strategy", false) =
+            (&base.strategy, first.as_str(), path.segs.len() == 2)
+        {
+            return Err(format!(
+                "the scenario's strategy {strategy} is not built in: a sweep varies its fields \
+                 (strategy.FIELD) but nothing inside them"
+            ));
+        }
         if first == "seed" {
             return Err(format!(
                 "{name}: the seed is not a grid parameter; use --seeds N (and --seed S for the first)"
@@ -296,8 +308,18 @@ pub fn parse_value(text: &str, target: &Value) -> Result<Value, String> {
     }
 }
 
-/// Sets the field at `path` of `root` to `text`, read as [`parse_value`] says.
+/// Sets the field at `path` of `root` to `text`, read as [`parse_value`] says. A field of a
+/// strategy that is not built in (`strategy.margin` of `Majority(margin: "5ms")`, which JSON
+/// holds as its RON text) is set in that text.
 pub fn set(root: &mut Value, path: &FieldPath, text: &str) -> Result<(), String> {
+    if let [Seg::Field(top), Seg::Field(field)] = path.segs.as_slice() {
+        if let (Some(Value::String(ron)), "strategy") = (root.get_mut("strategy"), top.as_str()) {
+            if let Ok(StrategySpec::Other { .. }) = StrategySpec::from_ron(ron) {
+                *ron = crate::scenario::spec_serde::with_field(ron, field, text)?;
+                return Ok(());
+            }
+        }
+    }
     let target = locate(root, path)?;
     let v = parse_value(text, target)?;
     *target = v;

@@ -12,6 +12,7 @@ mod properties;
 mod q4;
 mod readme;
 mod redlock;
+mod registry;
 mod regressions;
 mod slack;
 mod strategies;

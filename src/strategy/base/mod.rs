@@ -540,7 +540,7 @@ mod tests {
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
         };
-        Contender::new(Rules::of(&spec).unwrap(), p)
+        Contender::new(Rules::of(&spec), p)
     }
 
     const ROLES: &[Role] = &[Role::Grantor, Role::Contender];

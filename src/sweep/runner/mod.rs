@@ -169,7 +169,13 @@ fn drive(
 
 fn run_one(grid: &Grid, index: u64) -> Result<RunRow, String> {
     let scenario = grid.scenario(index);
-    match crate::run(&grid.spec.name, &scenario) {
+    let built = grid
+        .registry
+        .build(&scenario.strategy)
+        .map_err(|e| crate::BuildError {
+            problems: vec![format!("strategy: {e}")],
+        });
+    match built.and_then(|strategy| crate::run_with(&grid.spec.name, &scenario, strategy, None)) {
         Ok(o) => Ok(RunRow::of(index, &o.summary)),
         Err(e) => {
             let (cell, _) = grid.split(index);

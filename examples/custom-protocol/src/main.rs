@@ -1,0 +1,18 @@
+//! leasesim's whole command line (`run`, `check`, `compare`, `sweep`, charts, traces) for a
+//! protocol written here, `Majority` (see `majority.rs`), next to the built-in strategies:
+//!
+//! ```sh
+//! cargo run --release -- run scenarios/majority-restart-waits.ron
+//! cargo run --release -- compare scenarios/majority-restart-forgets.ron \
+//!     --strategies 'Majority(margin: "10ms"), Majority(margin: "10ms", quorum: 3)'
+//! ```
+
+mod majority;
+
+use majority::{Majority, Params};
+
+fn main() -> std::process::ExitCode {
+    leasesim::cli::Cli::new()
+        .protocol("Majority", |params: Params| Box::new(Majority::new(params)))
+        .main()
+}

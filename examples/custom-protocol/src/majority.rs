@@ -1,0 +1,422 @@
+//! `Majority`: a lease granted by a majority of several grantors (a quorum lease, the shape of
+//! Redlock), written against leasesim's public API only.
+//!
+//! A contender asks every grantor for a lease under a token of its own choosing, larger than
+//! any token it has seen. A grantor grants when it has no live lease for another contender
+//! and the token is above every token it has seen, and remembers the lease for T on its own
+//! monotonic clock; a renewal (the same holder and token) extends it. The contender holds once
+//! `quorum` grantors (a majority by default) granted one round, until the round's send time +
+//! T - `margin` on its own monotonic clock, renews every `renew_every`, and lets go at its
+//! deadline. Two majorities share a grantor, so two contenders cannot both hold, as long as no
+//! grantor forgets a lease it granted: a grantor that restarts waits out T before granting
+//! (`lease.grantor_restart: Wait`), or grants at once (`Forget`).
+//!
+//! What the oracle is told: the lease exists once a majority granted it, and only the holder,
+//! which counts the grants, knows when that is; so the holder reports `Issued` (a new token) and
+//! `Renewed` (a renewal that reached a majority), and `Holding`. Reads are served from local
+//! state (`Read`); there is no resource to write to, so scenarios with writes do not fit.
+
+use leasesim::clock::ClockKind;
+use leasesim::msg::{NodeId, Token};
+use leasesim::scenario::{GrantorRestart, Role, Scenario};
+use leasesim::strategy::{
+    Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, ProtocolMessage, Request,
+    TimerId,
+};
+use leasesim::time::{Dur, LocalTime};
+
+/// The strategy's fields, as a scenario writes them: `Majority(margin: "10ms", quorum: 2)`.
+#[derive(Clone, Copy, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// The holder stops this long before T has passed on its clock. Default 0.
+    #[serde(default)]
+    pub margin: Dur,
+    /// Grants needed to hold. Default: a majority of the grantors.
+    #[serde(default)]
+    pub quorum: Option<usize>,
+}
+
+/// The protocol with its parameters.
+pub struct Majority {
+    params: Params,
+}
+
+impl Majority {
+    pub fn new(params: Params) -> Majority {
+        Majority { params }
+    }
+}
+
+/// The messages: small and `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Msg {
+    /// "Grant, or extend, lease `token` to me": sent at `sent` on the sender's monotonic clock.
+    Ask { token: Token, sent: LocalTime },
+    /// The answer to the `Ask` of `token` sent at `sent`: granted.
+    Grant { token: Token, sent: LocalTime },
+    /// The answer to the `Ask` of `token` sent at `sent`: refused; `high` is the highest token
+    /// the grantor has seen.
+    Refuse {
+        token: Token,
+        sent: LocalTime,
+        high: Token,
+    },
+}
+
+impl ProtocolMessage for Msg {
+    const KINDS: &'static [&'static str] = &["Ask", "Grant", "Refuse"];
+
+    fn kind(&self) -> usize {
+        match self {
+            Msg::Ask { .. } => 0,
+            Msg::Grant { .. } => 1,
+            Msg::Refuse { .. } => 2,
+        }
+    }
+
+    fn token(&self) -> Option<Token> {
+        match *self {
+            Msg::Ask { token, .. } | Msg::Grant { token, .. } | Msg::Refuse { token, .. } => {
+                Some(token)
+            }
+        }
+    }
+}
+
+/// What a node keeps across a crash: a grantor, the highest token it has seen, so that a
+/// restarted grantor never takes an old token for a new one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Disk {
+    high: Token,
+}
+
+const RETRY: TimerId = 0;
+const RENEW: TimerId = 1;
+const DEADLINE: TimerId = 2;
+const RESTART_WAIT: TimerId = 3;
+
+/// Tokens are `round * 256 + node`: unique to their contender, ordered by round.
+const NODE_BITS: u32 = 8;
+
+impl Protocol for Majority {
+    type Logic = Node;
+
+    fn describe(&self) -> String {
+        let mut fields = Vec::new();
+        if self.params.margin != Dur::ZERO {
+            fields.push(format!("margin: \"{}\"", self.params.margin));
+        }
+        if let Some(q) = self.params.quorum {
+            fields.push(format!("quorum: {q}"));
+        }
+        format!("Majority({})", fields.join(", "))
+    }
+
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        let mut problems = Vec::new();
+        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
+        let grantors = count(Role::Grantor);
+        if grantors == 0 {
+            problems.push("nodes: Majority needs at least one node with role Grantor".into());
+        }
+        if count(Role::Contender) == 0 {
+            problems.push("nodes: Majority needs at least one Contender".into());
+        }
+        if scenario.nodes.len() > 1 << NODE_BITS {
+            problems.push(format!(
+                "nodes: Majority numbers tokens for at most {} nodes",
+                1 << NODE_BITS
+            ));
+        }
+        if scenario
+            .nodes
+            .iter()
+            .any(|n| !matches!(n.role, Role::Grantor | Role::Contender))
+        {
+            problems.push("nodes: Majority has Grantors and Contenders only".into());
+        }
+        if let Some(q) = self.params.quorum {
+            if q <= grantors / 2 || q > grantors {
+                problems.push(format!(
+                    "strategy.quorum: {q} is not a majority of the {grantors} grantors (from {} to \
+                     {grantors}): two contenders could hold at once",
+                    grantors / 2 + 1
+                ));
+            }
+        }
+        let t = scenario.lease.duration;
+        let m = self.params.margin;
+        if m < Dur::ZERO || m >= t {
+            problems.push(format!(
+                "strategy.margin: {m} must be at least 0 and shorter than the lease ({t})"
+            ));
+        }
+        if scenario.workload.writes_per_second > 0.0 {
+            problems.push(
+                "workload.writes_per_second: Majority has no resource to write to (reads only)"
+                    .into(),
+            );
+        }
+        problems
+    }
+
+    fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
+        match role {
+            Role::Grantor => Node::Grantor(Grantor {
+                p: *params,
+                holder: None,
+                expiry: LocalTime(i64::MIN),
+                high: disk.high,
+                waiting_out: false,
+            }),
+            _ => Node::Contender(Contender {
+                node,
+                p: *params,
+                params: self.params,
+                last_token: 0,
+                high: 0,
+                held: None,
+                deadline: LocalTime(i64::MIN),
+                round: None,
+            }),
+        }
+    }
+}
+
+/// A node of the protocol.
+pub enum Node {
+    Grantor(Grantor),
+    Contender(Contender),
+}
+
+impl NodeLogic for Node {
+    type Msg = Msg;
+    type Disk = Disk;
+
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Msg>) {
+        match self {
+            Node::Grantor(g) => g.on_start(cx, out),
+            Node::Contender(c) => c.acquire(cx, out),
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Msg, out: &mut Out<Msg>) {
+        match self {
+            Node::Grantor(g) => g.on_message(cx, from, msg, out),
+            Node::Contender(c) => c.on_message(cx, from, msg, out),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Msg>) {
+        match self {
+            Node::Grantor(g) => {
+                if timer == RESTART_WAIT {
+                    g.waiting_out = false;
+                }
+            }
+            Node::Contender(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
+        match self {
+            Node::Contender(c) => c.held.filter(|_| cx.mono < c.deadline),
+            Node::Grantor(_) => None,
+        }
+    }
+
+    fn on_request(&mut self, _cx: &mut Cx, request: Request, token: Token, out: &mut Out<Msg>) {
+        // Reads only (`Protocol::check` refuses scenarios with writes).
+        if request == Request::Read {
+            out.push(Effect::Read { token });
+        }
+    }
+
+    fn beliefs(&self) -> Beliefs {
+        match self {
+            Node::Contender(Contender {
+                held: Some(token),
+                deadline,
+                ..
+            }) => Beliefs::both(Belief::Until {
+                token: *token,
+                clock: ClockKind::Monotonic,
+                deadline: *deadline,
+            }),
+            _ => Beliefs::NONE,
+        }
+    }
+
+    fn into_disk(self) -> Disk {
+        match self {
+            Node::Grantor(g) => Disk { high: g.high },
+            Node::Contender(_) => Disk::default(),
+        }
+    }
+}
+
+/// One grantor: at most one live lease, on its own monotonic clock.
+pub struct Grantor {
+    p: LeaseParams,
+    holder: Option<(NodeId, Token)>,
+    /// When the lease of `holder` ends, on this grantor's monotonic clock.
+    expiry: LocalTime,
+    /// The highest token seen; a new lease needs a higher one.
+    high: Token,
+    /// Restarted with `grantor_restart: Wait`: grants nothing until T has passed.
+    waiting_out: bool,
+}
+
+impl Grantor {
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Msg>) {
+        if cx.restarted && self.p.grantor_restart == GrantorRestart::Wait {
+            // It cannot know what it granted before the crash: every such lease is over by T.
+            self.waiting_out = true;
+            out.set_timer(RESTART_WAIT, ClockKind::Monotonic, cx.mono + self.p.lease);
+        }
+    }
+
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Msg, out: &mut Out<Msg>) {
+        let Msg::Ask { token, sent } = msg else {
+            return;
+        };
+        let live = cx.mono < self.expiry;
+        let grant = if self.waiting_out {
+            false
+        } else if live && self.holder == Some((from, token)) {
+            true // a renewal
+        } else {
+            let free = !live || self.holder.is_some_and(|(n, _)| n == from);
+            free && token > self.high
+        };
+        if grant {
+            self.holder = Some((from, token));
+            self.high = self.high.max(token);
+            self.expiry = cx.mono + self.p.lease;
+            out.send(from, Msg::Grant { token, sent });
+        } else {
+            let high = self.high;
+            out.send(from, Msg::Refuse { token, sent, high });
+        }
+    }
+}
+
+/// A round of asks: the grants it has gathered.
+#[derive(Clone, Debug)]
+struct Round {
+    token: Token,
+    sent: LocalTime,
+    granted: Vec<NodeId>,
+    /// Whether this round reached the quorum already (later grants change nothing).
+    done: bool,
+}
+
+/// A node that wants the lease.
+pub struct Contender {
+    node: NodeId,
+    p: LeaseParams,
+    params: Params,
+    /// The last token it chose.
+    last_token: Token,
+    /// The highest token a grantor told it of.
+    high: Token,
+    /// The lease held, if any.
+    held: Option<Token>,
+    /// When the lease held ends, on its monotonic clock.
+    deadline: LocalTime,
+    round: Option<Round>,
+}
+
+impl Contender {
+    fn quorum(&self, cx: &Cx) -> usize {
+        self.params
+            .quorum
+            .unwrap_or_else(|| cx.peers(Role::Grantor).count() / 2 + 1)
+    }
+
+    /// Asks every grantor for `token`.
+    fn ask(&mut self, cx: &Cx, token: Token, out: &mut Out<Msg>) {
+        let sent = cx.mono;
+        for g in cx.peers(Role::Grantor) {
+            out.send(g, Msg::Ask { token, sent });
+        }
+        self.round = Some(Round {
+            token,
+            sent,
+            granted: Vec::new(),
+            done: false,
+        });
+    }
+
+    /// A new lease: a token above every token seen, asked of every grantor; again after
+    /// `retry_every` unless it holds by then.
+    fn acquire(&mut self, cx: &Cx, out: &mut Out<Msg>) {
+        let above = self.high.max(self.last_token) >> NODE_BITS;
+        let token = ((above + 1) << NODE_BITS) | self.node as Token;
+        self.last_token = token;
+        self.ask(cx, token, out);
+        out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.p.retry_every);
+    }
+
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Msg, out: &mut Out<Msg>) {
+        match msg {
+            Msg::Grant { token, sent } => {
+                let quorum = self.quorum(cx);
+                let Some(round) = self.round.as_mut() else {
+                    return;
+                };
+                if round.token != token || round.sent != sent || round.done {
+                    return; // an answer to an older round, or one that is decided
+                }
+                if !round.granted.contains(&from) {
+                    round.granted.push(from); // a duplicated grant counts once
+                }
+                if round.granted.len() < quorum {
+                    return;
+                }
+                round.done = true;
+                let deadline = sent + self.p.lease - self.params.margin;
+                if cx.mono >= deadline {
+                    return; // the majority came too late to hold anything
+                }
+                if self.held == Some(token) {
+                    out.push(Effect::Renewed {
+                        token,
+                        until: deadline,
+                    });
+                } else {
+                    self.held = Some(token);
+                    out.cancel_timer(RETRY);
+                    out.push(Effect::Issued {
+                        token,
+                        to: cx.node,
+                        until: deadline,
+                    });
+                    out.push(Effect::Holding { token, version: 0 });
+                    out.set_timer(RENEW, ClockKind::Monotonic, sent + self.p.renew_every);
+                }
+                self.deadline = self.deadline.max(deadline);
+                out.set_timer(DEADLINE, ClockKind::Monotonic, self.deadline);
+            }
+            Msg::Refuse { high, .. } => self.high = self.high.max(high),
+            Msg::Ask { .. } => {}
+        }
+    }
+
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Msg>) {
+        match (timer, self.held) {
+            (RETRY, None) => self.acquire(cx, out),
+            (RENEW, Some(token)) => {
+                self.ask(cx, token, out);
+                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+            }
+            (DEADLINE, Some(_)) if cx.mono >= self.deadline => {
+                self.held = None;
+                out.cancel_timer(RENEW);
+                self.acquire(cx, out);
+            }
+            _ => {}
+        }
+    }
+}
