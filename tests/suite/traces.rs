@@ -166,3 +166,46 @@ fn traces_are_byte_identical_across_runs() {
         );
     }
 }
+
+/// Counts the `Rejected` events of a run, by request kind.
+#[derive(Default)]
+struct Rejections {
+    reads: u64,
+    writes: u64,
+}
+
+impl leasesim::trace::Observer for Rejections {
+    fn event(&mut self, e: &leasesim::trace::TraceEvent) {
+        if let leasesim::trace::TraceKind::Rejected { write } = e.kind {
+            if write {
+                self.writes += 1;
+            } else {
+                self.reads += 1;
+            }
+        }
+    }
+}
+
+/// Every request the validity check refuses is traced as `Rejected`, with its kind: the counts
+/// by kind are exactly the summary's arrived minus admitted. (With reads at 50/s and writes at
+/// 5/s, both kinds arrive while nobody holds: before the first grant, and while the cut-off
+/// holder h has let go.)
+#[test]
+fn rejected_requests_are_traced_with_their_kind() {
+    let text = STORY.replace(
+        r#"network: (delay: Fixed("1ms")),"#,
+        r#"network: (delay: Fixed("1ms")),
+    workload: (reads_per_second: 50.0, writes_per_second: 5.0),"#,
+    );
+    let scenario = leasesim::Scenario::from_ron(&text).unwrap();
+    let strategy = leasesim::strategy::from_spec(&scenario.strategy).unwrap();
+    let mut seen = Rejections::default();
+    let summary = leasesim::run_with("story", &scenario, strategy, Some(&mut seen))
+        .unwrap()
+        .summary;
+    let r = &summary.requests;
+    assert_eq!(seen.reads, r.reads_arrived - r.reads_served);
+    assert_eq!(seen.writes, r.writes_arrived - r.writes_admitted);
+    assert!(seen.reads > 0 && seen.writes > 0);
+    assert!(seen.reads != seen.writes);
+}
