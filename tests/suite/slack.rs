@@ -213,20 +213,11 @@ fn the_oracle_agrees_with_the_definition_on_every_bundled_story() {
 /// (true instants are rounded up to the nanosecond: within 1 ns).
 #[test]
 fn sweeps_carry_the_slack_per_run_and_per_cell() {
-    let s = scenario(
-        r#"Scenario(
-            duration: "40s",
-            lease: (duration: "10s", renew_every: "3s"),
-            strategy: TwoSided(holder_margin: "5ms"),
-            nodes: [
-                (name: "lock", role: Grantor, drift_ppm: 0.0),
-                (name: "h", role: Contender, drift_ppm: -1000.0),
-                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
-            ],
-            network: (delay: Fixed("1ms")),
-            faults: [OneWay(from: "h", to: "lock", at: "10s", duration: "30s")],
-        )"#,
-    );
+    let s = scenario(&cut_off_text(
+        r#"TwoSided(holder_margin: "5ms")"#,
+        -1000.0,
+        "",
+    ));
     let grid = Grid::build(SweepSpec {
         name: "cut-off".into(),
         source: "test".into(),
