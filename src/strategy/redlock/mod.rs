@@ -318,6 +318,8 @@ pub struct Client {
     p: LeaseParams,
     /// drift_factor * T + drift_allowance.
     drift: Dur,
+    /// How many masters there are (counted when the client starts asking).
+    masters: usize,
     next_value: u64,
     /// The value of the current lock attempt or of the lock held.
     value: u64,
@@ -336,6 +338,7 @@ impl Client {
     fn new(r: Redlock, p: LeaseParams) -> Client {
         Client {
             drift: r.drift(p.lease),
+            masters: 0,
             r,
             p,
             next_value: 0,
@@ -349,14 +352,10 @@ impl Client {
         }
     }
 
-    fn masters(cx: &Cx) -> usize {
-        cx.peers(Role::Grantor).count()
-    }
-
     /// How many grants make a lock (or an extension).
-    fn needed(&self, cx: &Cx) -> usize {
+    fn needed(&self) -> usize {
         match self.r.quorum {
-            RedlockQuorum::Majority => Self::masters(cx) / 2 + 1,
+            RedlockQuorum::Majority => self.masters / 2 + 1,
             RedlockQuorum::One => 1,
         }
     }
@@ -368,6 +367,7 @@ impl Client {
     }
 
     fn acquire(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.masters = cx.peers(Role::Grantor).count();
         self.value = self.new_value(cx);
         self.acquiring = true;
         self.version = 0;
@@ -391,7 +391,7 @@ impl Client {
         let round = self.attempt.as_ref().expect("an attempt is open");
         let elapsed = cx.mono - round.sent;
         let validity = self.p.lease - elapsed - self.drift;
-        if round.granted >= self.needed(cx) && validity.0 > 0 {
+        if round.granted >= self.needed() && validity.0 > 0 {
             let token = cx.next_run_token();
             let deadline = round.sent + self.p.lease - self.drift;
             self.held = Some((token, deadline));
@@ -428,14 +428,14 @@ impl Client {
                 round.answer(from, ok);
                 self.version = self.version.max(version);
                 let quorum_one = self.r.quorum == RedlockQuorum::One && round.granted >= 1;
-                if quorum_one || round.answered == Self::masters(cx) {
+                if quorum_one || round.answered == self.masters {
                     self.decide(cx, out);
                 }
             }
             Message::ExtendReply { value, seq, ok }
                 if self.held.is_some() && value == self.value && seq == self.extension_seq =>
             {
-                let needed = self.needed(cx);
+                let needed = self.needed();
                 let round = self.extension.as_mut().expect("an extension is open");
                 let before = round.granted;
                 round.answer(from, ok);
