@@ -53,7 +53,7 @@ fn scenario(family: Family, count: usize) -> Scenario {
     let mut r = ChaCha8Rng::seed_from_u64(8);
     let mut faults: Vec<Fault> = (0..count)
         .map(|i| {
-            let at = Dur(r.random_range(0..RUN.0 - WINDOW.0));
+            let at = Dur::from_ns(r.random_range(0..RUN.ns() - WINDOW.ns()));
             match (family, i % 2) {
                 (Family::Partitions, _) => {
                     let cut = &names[r.random_range(0..names.len())];

@@ -25,36 +25,36 @@ impl Sampler {
     /// Builds a sampler; the error says which parameter is out of range.
     pub fn new(d: &DurationDist) -> Result<Sampler, String> {
         Ok(match *d {
-            DurationDist::Fixed(v) => Sampler::Fixed(v.0),
+            DurationDist::Fixed(v) => Sampler::Fixed(v.ns()),
             DurationDist::Uniform { min, max } => {
                 if min > max {
                     return Err(format!("Uniform min {min} is above max {max}"));
                 }
-                Sampler::Uniform(min.0, max.0)
+                Sampler::Uniform(min.ns(), max.ns())
             }
             DurationDist::Exponential { mean } => {
-                if mean.0 < 0 {
+                if mean.ns() < 0 {
                     return Err(format!("Exponential mean {mean} is negative"));
                 }
-                Sampler::Exponential(mean.0 as f64)
+                Sampler::Exponential(mean.ns() as f64)
             }
             DurationDist::LogNormal { median, sigma } => {
-                if median.0 <= 0 || !(sigma.is_finite() && sigma >= 0.0) {
+                if median.ns() <= 0 || !(sigma.is_finite() && sigma >= 0.0) {
                     return Err(format!(
                         "LogNormal needs median > 0 and sigma >= 0 (got {median}, {sigma})"
                     ));
                 }
                 Sampler::LogNormal(
-                    LogNormal::new((median.0 as f64).ln(), sigma).map_err(|e| e.to_string())?,
+                    LogNormal::new((median.ns() as f64).ln(), sigma).map_err(|e| e.to_string())?,
                 )
             }
             DurationDist::Pareto { scale, shape } => {
-                if scale.0 <= 0 || !(shape.is_finite() && shape > 0.0) {
+                if scale.ns() <= 0 || !(shape.is_finite() && shape > 0.0) {
                     return Err(format!(
                         "Pareto needs scale > 0 and shape > 0 (got {scale}, {shape})"
                     ));
                 }
-                Sampler::Pareto(Pareto::new(scale.0 as f64, shape).map_err(|e| e.to_string())?)
+                Sampler::Pareto(Pareto::new(scale.ns() as f64, shape).map_err(|e| e.to_string())?)
             }
         })
     }
@@ -75,8 +75,8 @@ impl Sampler {
     /// One draw.
     pub fn sample(&self, rng: &mut Rng) -> Dur {
         let ns = match self {
-            Sampler::Fixed(v) => return Dur(*v),
-            Sampler::Uniform(lo, hi) => return Dur(rng.random_range(*lo..=*hi)),
+            Sampler::Fixed(v) => return Dur::from_ns(*v),
+            Sampler::Uniform(lo, hi) => return Dur::from_ns(rng.random_range(*lo..=*hi)),
             Sampler::Exponential(mean) => {
                 let x: f64 = Exp1.sample(rng);
                 x * mean
@@ -84,7 +84,7 @@ impl Sampler {
             Sampler::LogNormal(d) => d.sample(rng),
             Sampler::Pareto(d) => d.sample(rng),
         };
-        Dur(to_ns(ns))
+        Dur::from_ns(to_ns(ns))
     }
 }
 

@@ -286,7 +286,7 @@ impl Windows {
             by_start,
             next: 0,
             active: Vec::new(),
-            last: SimTime(i64::MIN),
+            last: SimTime::from_ns(i64::MIN),
         }
     }
 
@@ -333,7 +333,7 @@ mod tests {
     const WRITE: usize = 5;
 
     fn t(ns: i64) -> SimTime {
-        SimTime(ns)
+        SimTime::from_ns(ns)
     }
 
     fn w(start: i64, end: i64) -> Window {
@@ -354,14 +354,14 @@ mod tests {
     fn spike(start: i64, end: i64, extra: i64) -> NetFault {
         NetFault::DelaySpike {
             window: w(start, end),
-            extra: Dur(extra),
+            extra: Dur::from_ns(extra),
             which: every(),
         }
     }
 
     /// Three nodes, every delay 100 ns, no loss or duplication.
     fn fixed(faults: Vec<NetFault>) -> Network {
-        let d = Sampler::new(&DurationDist::Fixed(Dur(100))).unwrap();
+        let d = Sampler::new(&DurationDist::Fixed(Dur::from_ns(100))).unwrap();
         Network::new(7, 3, KINDS, d, Vec::new(), 0.0, 0.0, faults)
     }
 
@@ -374,23 +374,23 @@ mod tests {
     #[test]
     fn window_is_closed_at_start_and_open_at_end() {
         let mut net = fixed(vec![spike(1_000, 2_000, 7)]);
-        assert_eq!(delay(&mut net, 999), Some(Dur(100)));
-        assert_eq!(delay(&mut net, 1_000), Some(Dur(107)));
-        assert_eq!(delay(&mut net, 1_999), Some(Dur(107)));
-        assert_eq!(delay(&mut net, 2_000), Some(Dur(100)));
+        assert_eq!(delay(&mut net, 999), Some(Dur::from_ns(100)));
+        assert_eq!(delay(&mut net, 1_000), Some(Dur::from_ns(107)));
+        assert_eq!(delay(&mut net, 1_999), Some(Dur::from_ns(107)));
+        assert_eq!(delay(&mut net, 2_000), Some(Dur::from_ns(100)));
     }
 
     #[test]
     fn overlapping_spikes_add_up() {
         // [0, 10) +3, [5, 20) +4, [5, 6) +50.
         let mut net = fixed(vec![spike(0, 10, 3), spike(5, 20, 4), spike(5, 6, 50)]);
-        assert_eq!(delay(&mut net, 4), Some(Dur(100 + 3)));
-        assert_eq!(delay(&mut net, 5), Some(Dur(100 + 3 + 4 + 50)));
-        assert_eq!(delay(&mut net, 5), Some(Dur(100 + 3 + 4 + 50)));
-        assert_eq!(delay(&mut net, 6), Some(Dur(100 + 3 + 4)));
-        assert_eq!(delay(&mut net, 10), Some(Dur(100 + 4)));
-        assert_eq!(delay(&mut net, 19), Some(Dur(100 + 4)));
-        assert_eq!(delay(&mut net, 20), Some(Dur(100)));
+        assert_eq!(delay(&mut net, 4), Some(Dur::from_ns(100 + 3)));
+        assert_eq!(delay(&mut net, 5), Some(Dur::from_ns(100 + 3 + 4 + 50)));
+        assert_eq!(delay(&mut net, 5), Some(Dur::from_ns(100 + 3 + 4 + 50)));
+        assert_eq!(delay(&mut net, 6), Some(Dur::from_ns(100 + 3 + 4)));
+        assert_eq!(delay(&mut net, 10), Some(Dur::from_ns(100 + 4)));
+        assert_eq!(delay(&mut net, 19), Some(Dur::from_ns(100 + 4)));
+        assert_eq!(delay(&mut net, 20), Some(Dur::from_ns(100)));
     }
 
     #[test]
@@ -400,10 +400,10 @@ mod tests {
             which: every(),
         };
         let mut net = fixed(vec![spike(0, 100, 5), drop(10, 20), spike(0, 100, 6)]);
-        assert_eq!(delay(&mut net, 9), Some(Dur(111)));
+        assert_eq!(delay(&mut net, 9), Some(Dur::from_ns(111)));
         assert_eq!(delay(&mut net, 10), None);
         assert_eq!(delay(&mut net, 19), None);
-        assert_eq!(delay(&mut net, 20), Some(Dur(111)));
+        assert_eq!(delay(&mut net, 20), Some(Dur::from_ns(111)));
     }
 
     #[test]
@@ -416,7 +416,7 @@ mod tests {
                 kinds: KindSet::of([WRITE]),
             },
         }]);
-        assert_eq!(delay(&mut net, 5), Some(Dur(100)));
+        assert_eq!(delay(&mut net, 5), Some(Dur::from_ns(100)));
         assert_eq!(net.send(t(5), 0, 1, WRITE).first, None);
     }
 
@@ -424,7 +424,7 @@ mod tests {
     fn empty_windows_are_never_active() {
         let mut net = fixed(vec![spike(5, 5, 1), spike(9, 3, 1)]);
         for at in 0..12 {
-            assert_eq!(delay(&mut net, at), Some(Dur(100)), "at {at}");
+            assert_eq!(delay(&mut net, at), Some(Dur::from_ns(100)), "at {at}");
         }
     }
 
@@ -462,9 +462,13 @@ mod tests {
         let mut net = fixed(faults);
         for at in (0..1_000).step_by(5) {
             let short = if at % 10 == 0 { 1_000 } else { 0 };
-            assert_eq!(delay(&mut net, at), Some(Dur(100 + 1 + short)), "at {at}");
+            assert_eq!(
+                delay(&mut net, at),
+                Some(Dur::from_ns(100 + 1 + short)),
+                "at {at}"
+            );
         }
-        assert_eq!(delay(&mut net, 1_000), Some(Dur(100)));
+        assert_eq!(delay(&mut net, 1_000), Some(Dur::from_ns(100)));
     }
 
     #[test]
@@ -479,10 +483,10 @@ mod tests {
             },
         ]);
         assert!(net.is_cut(t(9), 0, 1));
-        assert_eq!(delay(&mut net, 0), Some(Dur(102)));
+        assert_eq!(delay(&mut net, 0), Some(Dur::from_ns(102)));
         assert!(!net.is_cut(t(10), 0, 1));
-        assert_eq!(delay(&mut net, 9), Some(Dur(102)));
-        assert_eq!(delay(&mut net, 10), Some(Dur(100)));
+        assert_eq!(delay(&mut net, 9), Some(Dur::from_ns(102)));
+        assert_eq!(delay(&mut net, 10), Some(Dur::from_ns(100)));
     }
 
     /// The semantics as a scan of every window: the extra delay at `now`, or `None` if a `Drop`
@@ -559,7 +563,7 @@ mod tests {
             Just(i64::MAX),
             Just(-(i64::MAX / 2)),
         ]
-        .prop_map(Dur);
+        .prop_map(Dur::from_ns);
         prop_oneof![
             (
                 window(),
@@ -596,8 +600,8 @@ mod tests {
 
     fn sampler() -> Sampler {
         Sampler::new(&DurationDist::Uniform {
-            min: Dur(1),
-            max: Dur(1_000),
+            min: Dur::from_ns(1),
+            max: Dur::from_ns(1_000),
         })
         .unwrap()
     }

@@ -115,8 +115,8 @@ impl Outcome {
     pub(crate) fn new(name: &str, strategy: String, s: &Scenario, r: RunResult) -> Outcome {
         let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
         let interval = |authority: Authority, o: &Overlap| IntervalOut {
-            start_ns: o.start.0,
-            end_ns: o.end.0,
+            start_ns: o.start.ns(),
+            end_ns: o.end.ns(),
             nodes: o.nodes.iter().map(|&n| names[n].clone()).collect(),
             authority,
         };
@@ -129,7 +129,7 @@ impl Outcome {
         // In time order; at one instant, write authority first (stable).
         intervals.sort_by_key(|i| i.start_ns);
         let shared_read_overlap = r.oracle.shared_read().map(|report| {
-            let lengths = report.overlaps.iter().map(|o| o.end.0 - o.start.0);
+            let lengths = report.overlaps.iter().map(|o| o.end.ns() - o.start.ns());
             SharedOut {
                 count: report.overlaps.len() as u64,
                 total_ns: lengths.clone().sum(),
@@ -146,7 +146,7 @@ impl Outcome {
         let st = &r.stats;
         let arrived = st.reads_arrived + st.writes_arrived;
         let admitted = st.reads_admitted + st.writes_admitted;
-        let duration_ns = r.duration.0;
+        let duration_ns = r.duration.ns();
         let mut summary = Summary {
             scenario: name.to_string(),
             strategy,
@@ -238,7 +238,7 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     flag("unsafe_writes", e.unsafe_writes, s.unsafe_writes);
     flag("fenced_writes", e.fenced_writes, s.fenced_writes);
     if let Some(most) = e.max_overlap_at_most {
-        if s.overlap.max_ns > most.0 {
+        if s.overlap.max_ns > most.ns() {
             f.push(format!(
                 "expected max_overlap_at_most: {most}, but the longest overlap was {}",
                 format_ns(s.overlap.max_ns)
@@ -246,7 +246,7 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
         }
     }
     if let Some(least) = e.max_overlap_at_least {
-        if s.overlap.max_ns < least.0 {
+        if s.overlap.max_ns < least.ns() {
             f.push(format!(
                 "expected max_overlap_at_least: {least}, but the longest overlap was {}",
                 format_ns(s.overlap.max_ns)
@@ -270,7 +270,7 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
         }
     }
     if let Some(most) = e.max_unavailable_at_most {
-        if s.max_unavailable_ns > most.0 {
+        if s.max_unavailable_ns > most.ns() {
             f.push(format!(
                 "expected max_unavailable_at_most: {most}, but the longest unavailable stretch was {}",
                 format_ns(s.max_unavailable_ns)
@@ -278,7 +278,7 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
         }
     }
     if let Some(least) = e.max_unavailable_at_least {
-        if s.max_unavailable_ns < least.0 {
+        if s.max_unavailable_ns < least.ns() {
             f.push(format!(
                 "expected max_unavailable_at_least: {least}, but the longest unavailable stretch was {}",
                 format_ns(s.max_unavailable_ns)
@@ -287,7 +287,7 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     }
     if let Some(least) = e.min_slack_at_least {
         match s.min_slack_ns {
-            Some(got) if got < least.0 => f.push(format!(
+            Some(got) if got < least.ns() => f.push(format!(
                 "expected min_slack_at_least: {least}, but the closest handover had {} of slack",
                 format_ns(got)
             )),
@@ -296,7 +296,7 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     }
     if let Some(want) = e.min_slack {
         match s.min_slack_ns {
-            Some(got) if got == want.0 => {}
+            Some(got) if got == want.ns() => {}
             Some(got) => f.push(format!(
                 "expected min_slack: {want}, but the closest handover had {} of slack",
                 format_ns(got)

@@ -94,7 +94,7 @@ pub fn round_trips(qps: &[u64], ts: &[Dur]) -> Table {
     let mut rows = Vec::new();
     for &q in qps {
         for t in ts {
-            let t_ns = t.0 as i128;
+            let t_ns = t.ns() as i128;
             let q = q as i128;
             rows.push(vec![
                 q.to_string(),
@@ -136,10 +136,12 @@ pub fn drift_margin(ts: &[Dur], rhos: &[Ppm]) -> Table {
         .iter()
         .map(|t| {
             let mut row = vec![t.to_string()];
-            row.extend(
-                rhos.iter()
-                    .map(|r| format!("{} ms", fixed(t.0 as i128 * r.ppt, PPT_ONE * 1_000_000, 2))),
-            );
+            row.extend(rhos.iter().map(|r| {
+                format!(
+                    "{} ms",
+                    fixed(t.ns() as i128 * r.ppt, PPT_ONE * 1_000_000, 2)
+                )
+            }));
             row
         })
         .collect();
@@ -169,8 +171,8 @@ pub fn usable(ts: &[Dur], allowances: &[Dur], rhos: &[Ppm]) -> Table {
             let mut row = vec![t.to_string()];
             for a in allowances {
                 for r in rhos {
-                    let t_ns = t.0 as i128;
-                    let ppt_ns = t_ns * PPT_ONE - a.0 as i128 * PPT_ONE - t_ns * r.ppt;
+                    let t_ns = t.ns() as i128;
+                    let ppt_ns = t_ns * PPT_ONE - a.ns() as i128 * PPT_ONE - t_ns * r.ppt;
                     row.push(format!("{} ms", fixed(ppt_ns, PPT_ONE * 1_000_000, 1)));
                 }
             }

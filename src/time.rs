@@ -1,10 +1,15 @@
-//! Exact time: true instants, durations, node-local clock readings and drift rates.
+//! Exact time: true instants and spans, node-local clock readings and spans, drift rates.
 //!
 //! True (simulation) time is an integer count of nanoseconds since the start of the run
-//! ([`SimTime`]). A node's clock reading is a different type ([`LocalTime`]) so that true and local
-//! time cannot be mixed by accident. Durations ([`Dur`]) are signed nanoseconds. Drift is held as
-//! an exact integer in parts per 10^12 ([`DriftRate`]); no floating point appears here except in
-//! the one-time conversion from a scenario's `drift_ppm`.
+//! ([`SimTime`]); a span of it is a [`Dur`]. A node's clock reading is a different type
+//! ([`LocalTime`]), and a span that a node measures on its own clock (a lease term, a margin, a
+//! wall-clock step) is a [`LocalDur`], so that true and local time cannot be mixed by accident:
+//! the only ways between them are a node's clock mapping (`clock::NodeClock`) and the explicit,
+//! greppable [`Dur::as_local`] / [`LocalDur::as_true`] for the few places (the advisor's bounds,
+//! parameter defaults) that reason about a span's length in both worlds at once. All four are
+//! signed nanoseconds behind private fields. Drift is held as an exact integer in parts per 10^12
+//! ([`DriftRate`]); no floating point appears here except in the one-time conversion from a
+//! scenario's `drift_ppm`.
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Neg, Sub};
@@ -16,46 +21,132 @@ pub const NS_PER_S: i64 = 1_000_000_000;
 
 /// A true instant: nanoseconds since the start of the run.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct SimTime(pub i64);
-
-/// A signed span of time in nanoseconds (true or local, depending on use).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Dur(pub i64);
+pub struct SimTime(i64);
 
 /// A reading of one node's clock (monotonic or wall), in nanoseconds of that clock.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct LocalTime(pub i64);
+pub struct LocalTime(i64);
 
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     /// Later than any instant a run can reach; used for "never".
     pub const NEVER: SimTime = SimTime(i64::MAX);
 
-    pub fn ns(self) -> i64 {
+    pub const fn from_ns(ns: i64) -> SimTime {
+        SimTime(ns)
+    }
+    pub const fn ns(self) -> i64 {
         self.0
     }
+    /// The true span from `earlier` to `self`.
     pub fn since(self, earlier: SimTime) -> Dur {
         Dur(self.0 - earlier.0)
     }
 }
 
-impl Dur {
-    pub const ZERO: Dur = Dur(0);
-
-    pub const fn from_ns(ns: i64) -> Dur {
-        Dur(ns)
+impl LocalTime {
+    pub const fn from_ns(ns: i64) -> LocalTime {
+        LocalTime(ns)
     }
-    pub const fn from_us(us: i64) -> Dur {
-        Dur(us * NS_PER_US)
-    }
-    pub const fn from_ms(ms: i64) -> Dur {
-        Dur(ms * NS_PER_MS)
-    }
-    pub const fn from_secs(s: i64) -> Dur {
-        Dur(s * NS_PER_S)
-    }
-    pub fn ns(self) -> i64 {
+    pub const fn ns(self) -> i64 {
         self.0
+    }
+}
+
+/// Defines a signed span type with unit constructors, saturating arithmetic and a display that
+/// keeps the unit exact; [`Dur`] and [`LocalDur`] share it and nothing else.
+macro_rules! span_type {
+    ($(#[$doc:meta])* $name:ident, $debug:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(i64);
+
+        impl $name {
+            pub const ZERO: $name = $name(0);
+            pub const MAX: $name = $name(i64::MAX);
+
+            pub const fn from_ns(ns: i64) -> $name {
+                $name(ns)
+            }
+            pub const fn from_us(us: i64) -> $name {
+                $name(us * NS_PER_US)
+            }
+            pub const fn from_ms(ms: i64) -> $name {
+                $name(ms * NS_PER_MS)
+            }
+            pub const fn from_secs(s: i64) -> $name {
+                $name(s * NS_PER_S)
+            }
+            pub const fn ns(self) -> i64 {
+                self.0
+            }
+            pub fn max(self, other: $name) -> $name {
+                $name(self.0.max(other.0))
+            }
+            pub fn min(self, other: $name) -> $name {
+                $name(self.0.min(other.0))
+            }
+        }
+        impl Add for $name {
+            type Output = $name;
+            fn add(self, o: $name) -> $name {
+                $name(self.0.saturating_add(o.0))
+            }
+        }
+        impl Sub for $name {
+            type Output = $name;
+            fn sub(self, o: $name) -> $name {
+                $name(self.0.saturating_sub(o.0))
+            }
+        }
+        impl Neg for $name {
+            type Output = $name;
+            fn neg(self) -> $name {
+                $name(self.0.saturating_neg())
+            }
+        }
+        impl AddAssign for $name {
+            fn add_assign(&mut self, o: $name) {
+                self.0 = self.0.saturating_add(o.0);
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&format_ns(self.0))
+            }
+        }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($debug, "({})"), format_ns(self.0))
+            }
+        }
+    };
+}
+
+span_type!(
+    /// A signed span of true time in nanoseconds: a delay, a pause, an overlap, a fault's `at`.
+    Dur,
+    "Dur"
+);
+span_type!(
+    /// A signed span of one node's clock in nanoseconds of that clock: a lease term, a margin,
+    /// a timeout, a wall-clock step. How much true time it takes depends on the clock's drift.
+    LocalDur,
+    "LocalDur"
+);
+
+impl Dur {
+    /// The same number of nanoseconds read as a span of a local clock: exact only for a clock
+    /// without drift. For bounds and defaults that deliberately compare the two.
+    pub const fn as_local(self) -> LocalDur {
+        LocalDur(self.0)
+    }
+}
+impl LocalDur {
+    /// The same number of nanoseconds read as a span of true time: exact only for a clock without
+    /// drift. For bounds and defaults that deliberately compare the two.
+    pub const fn as_true(self) -> Dur {
+        Dur(self.0)
     }
 }
 
@@ -71,45 +162,22 @@ impl Sub<Dur> for SimTime {
         SimTime(self.0.saturating_sub(d.0))
     }
 }
-impl Add<Dur> for LocalTime {
+impl Add<LocalDur> for LocalTime {
     type Output = LocalTime;
-    fn add(self, d: Dur) -> LocalTime {
+    fn add(self, d: LocalDur) -> LocalTime {
         LocalTime(self.0.saturating_add(d.0))
     }
 }
-impl Sub<Dur> for LocalTime {
+impl Sub<LocalDur> for LocalTime {
     type Output = LocalTime;
-    fn sub(self, d: Dur) -> LocalTime {
+    fn sub(self, d: LocalDur) -> LocalTime {
         LocalTime(self.0.saturating_sub(d.0))
     }
 }
 impl Sub for LocalTime {
-    type Output = Dur;
-    fn sub(self, o: LocalTime) -> Dur {
-        Dur(self.0 - o.0)
-    }
-}
-impl Add for Dur {
-    type Output = Dur;
-    fn add(self, o: Dur) -> Dur {
-        Dur(self.0.saturating_add(o.0))
-    }
-}
-impl Sub for Dur {
-    type Output = Dur;
-    fn sub(self, o: Dur) -> Dur {
-        Dur(self.0.saturating_sub(o.0))
-    }
-}
-impl Neg for Dur {
-    type Output = Dur;
-    fn neg(self) -> Dur {
-        Dur(-self.0)
-    }
-}
-impl AddAssign for Dur {
-    fn add_assign(&mut self, o: Dur) {
-        self.0 = self.0.saturating_add(o.0);
+    type Output = LocalDur;
+    fn sub(self, o: LocalTime) -> LocalDur {
+        LocalDur(self.0.saturating_sub(o.0))
     }
 }
 
@@ -135,16 +203,6 @@ pub fn format_ns(ns: i64) -> String {
     format!("{sign}{a}ns")
 }
 
-impl fmt::Display for Dur {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&format_ns(self.0))
-    }
-}
-impl fmt::Debug for Dur {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Dur({})", format_ns(self.0))
-    }
-}
 impl fmt::Display for SimTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "t={}", format_ns(self.0))
@@ -233,21 +291,33 @@ mod tests {
         assert_eq!(Dur::from_ms(7).ns(), 7_000_000);
         assert_eq!(Dur::from_secs(7).ns(), 7_000_000_000);
         assert_eq!(Dur::from_ns(7).ns(), 7);
-        let t = SimTime(10_000);
+        let t = SimTime::from_ns(10_000);
         assert_eq!(t.ns(), 10_000);
-        assert_eq!(t.since(SimTime(2_500)), Dur(7_500));
-        assert_eq!(t + Dur(5), SimTime(10_005));
-        assert_eq!(t - Dur(5), SimTime(9_995));
-        assert_eq!(SimTime::NEVER + Dur(1), SimTime::NEVER);
-        assert_eq!(LocalTime(3) + Dur(4), LocalTime(7));
-        assert_eq!(LocalTime(3) - Dur(4), LocalTime(-1));
-        assert_eq!(LocalTime(3) - LocalTime(10), Dur(-7));
-        assert_eq!(Dur(3) + Dur(4), Dur(7));
-        assert_eq!(Dur(3) - Dur(4), Dur(-1));
-        assert_eq!(-Dur(3), Dur(-3));
-        let mut d = Dur(i64::MAX - 1);
-        d += Dur(5);
-        assert_eq!(d, Dur(i64::MAX));
+        assert_eq!(t.since(SimTime::from_ns(2_500)), Dur::from_ns(7_500));
+        assert_eq!(t + Dur::from_ns(5), SimTime::from_ns(10_005));
+        assert_eq!(t - Dur::from_ns(5), SimTime::from_ns(9_995));
+        assert_eq!(SimTime::NEVER + Dur::from_ns(1), SimTime::NEVER);
+        let l = LocalTime::from_ns(3);
+        assert_eq!(l + LocalDur::from_ns(4), LocalTime::from_ns(7));
+        assert_eq!(l - LocalDur::from_ns(4), LocalTime::from_ns(-1));
+        assert_eq!(l - LocalTime::from_ns(10), LocalDur::from_ns(-7));
+        assert_eq!(Dur::from_ns(3) + Dur::from_ns(4), Dur::from_ns(7));
+        assert_eq!(Dur::from_ns(3) - Dur::from_ns(4), Dur::from_ns(-1));
+        assert_eq!(-Dur::from_ns(3), Dur::from_ns(-3));
+        assert_eq!(-LocalDur::from_ns(i64::MIN), LocalDur::MAX);
+        let mut d = Dur::from_ns(i64::MAX - 1);
+        d += Dur::from_ns(5);
+        assert_eq!(d, Dur::MAX);
+        let mut d = LocalDur::from_ns(i64::MAX - 1);
+        d += LocalDur::from_ns(5);
+        assert_eq!(d, LocalDur::MAX);
+        assert_eq!(Dur::from_ms(3).max(Dur::from_ms(4)), Dur::from_ms(4));
+        assert_eq!(
+            LocalDur::from_ms(3).min(LocalDur::from_ms(4)),
+            LocalDur::from_ms(3)
+        );
+        assert_eq!(Dur::from_us(9).as_local(), LocalDur::from_us(9));
+        assert_eq!(LocalDur::from_us(9).as_true(), Dur::from_us(9));
         assert_eq!(DriftRate::from_ppm_int(-50).rate(), RATE_ONE - 50_000_000);
         assert_eq!(DriftRate::from_ppm_int(-50).as_ppm(), -50.0);
         // Too fast for any clock, though the rate would be positive.
@@ -257,10 +327,12 @@ mod tests {
 
     #[test]
     fn debug_and_display_show_units() {
-        assert_eq!(format!("{:?}", Dur(1_500_000_000)), "Dur(1.5s)");
-        assert_eq!(format!("{}", SimTime(1_500_000_000)), "t=1.5s");
-        assert_eq!(format!("{:?}", SimTime(5)), "SimTime(5ns)");
-        assert_eq!(format!("{:?}", LocalTime(-5)), "LocalTime(-5ns)");
+        assert_eq!(format!("{:?}", Dur::from_ns(1_500_000_000)), "Dur(1.5s)");
+        assert_eq!(format!("{:?}", LocalDur::from_ms(-2)), "LocalDur(-2ms)");
+        assert_eq!(format!("{}", LocalDur::from_us(1_500)), "1.5ms");
+        assert_eq!(format!("{}", SimTime::from_ns(1_500_000_000)), "t=1.5s");
+        assert_eq!(format!("{:?}", SimTime::from_ns(5)), "SimTime(5ns)");
+        assert_eq!(format!("{:?}", LocalTime::from_ns(-5)), "LocalTime(-5ns)");
     }
 
     #[test]

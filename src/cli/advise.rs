@@ -11,7 +11,7 @@ use crate::scenario::duration::parse_duration;
 use crate::scenario::{load, Scenario};
 use crate::sweep::{self, report::human_ns, CellStats, Grid, SweepSpec};
 use crate::tables::{self, Ppm};
-use crate::time::Dur;
+use crate::time::{Dur, LocalDur};
 use clap::Args;
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -99,25 +99,25 @@ fn round_down(ns: i64) -> Option<i64> {
 
 /// T * rho in ns, rounded up.
 fn drift_ns(t: Dur, rho: &Ppm) -> i64 {
-    let p = t.0 as i128 * rho.ppt;
+    let p = t.ns() as i128 * rho.ppt;
     let one = 1_000_000_000_000i128;
     ((p + one - 1) / one) as i64
 }
 
 /// The advice for `env` (see the module doc and the printed explanation).
 pub(crate) fn compute(env: &Env) -> Advice {
-    let d2 = 2 * env.delay.0;
-    let t_max = env.failover.map(|f| Dur(f.0 - d2));
-    let mut t = Dur(round_up(10 * MS));
+    let d2 = 2 * env.delay.ns();
+    let t_max = env.failover.map(|f| Dur::from_ns(f.ns() - d2));
+    let mut t = Dur::from_ns(round_up(10 * MS));
     let mut out = None;
     for _ in 0..20 {
-        let drift = Dur(drift_ns(t, &env.rho));
-        let eps_sum = Dur(drift.0 + env.step.0 + env.delay.0);
-        let eps = Dur(((eps_sum.0 + MS - 1) / MS).max(1) * MS);
-        let t_min = Dur((3 * (env.pause.0 + eps.0 + d2) + 1) / 2);
-        let (next, conflict) = match t_max.and_then(|m| round_down(m.0)) {
-            Some(m) if m > t_min.0 => (m, false),
-            _ => (round_up(t_min.0 + 1), t_max.is_some()),
+        let drift = Dur::from_ns(drift_ns(t, &env.rho));
+        let eps_sum = Dur::from_ns(drift.ns() + env.step.ns() + env.delay.ns());
+        let eps = Dur::from_ns(((eps_sum.ns() + MS - 1) / MS).max(1) * MS);
+        let t_min = Dur::from_ns((3 * (env.pause.ns() + eps.ns() + d2) + 1) / 2);
+        let (next, conflict) = match t_max.and_then(|m| round_down(m.ns())) {
+            Some(m) if m > t_min.ns() => (m, false),
+            _ => (round_up(t_min.ns() + 1), t_max.is_some()),
         };
         let advice = Advice {
             t,
@@ -128,11 +128,11 @@ pub(crate) fn compute(env: &Env) -> Advice {
             t_max,
             conflict,
         };
-        if next == t.0 {
+        if next == t.ns() {
             return advice;
         }
         out = Some(advice);
-        t = Dur(next);
+        t = Dur::from_ns(next);
     }
     out.expect("at least one round")
 }
@@ -144,7 +144,7 @@ fn parse_env(args: &AdviseArgs) -> Result<Env, Vec<String>> {
         .ok();
     let mut dur = |flag: &str, text: &str, zero_ok: bool| -> Option<Dur> {
         match parse_duration(text) {
-            Ok(d) if d.0 > 0 || (zero_ok && d.0 == 0) => Some(d),
+            Ok(d) if d.ns() > 0 || (zero_ok && d.ns() == 0) => Some(d),
             Ok(d) => {
                 p.push(format!(
                     "{flag} {text}: must be {} (got {d})",
@@ -166,7 +166,7 @@ fn parse_env(args: &AdviseArgs) -> Result<Env, Vec<String>> {
         .as_deref()
         .map(|f| dur("--failover", f, false));
     if let (Some(Some(f)), Some(d)) = (failover, delay) {
-        if f.0 <= 2 * d.0 {
+        if f.ns() <= 2 * d.ns() {
             p.push(format!(
                 "--failover {f}: must be longer than two message delays (2 x {d}): the next \
                  holder's grant alone takes that"
@@ -186,7 +186,7 @@ fn parse_env(args: &AdviseArgs) -> Result<Env, Vec<String>> {
 }
 
 fn ms(d: Dur) -> String {
-    format!("{} ms", tables::fixed(d.0 as i128, MS as i128, 3))
+    format!("{} ms", tables::fixed(d.ns() as i128, MS as i128, 3))
 }
 
 /// The explanation, line by line.
@@ -280,10 +280,10 @@ pub(crate) fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
             "the smallest round value above the pause bound; longer tolerates longer pauses and \
              costs fewer renewals, but lengthens failover"
         },
-        Dur(a.t.0 + 2 * env.delay.0)
+        Dur::from_ns(a.t.ns() + 2 * env.delay.ns())
     );
-    let renew = Dur(a.t.0 / 3);
-    let retry = Dur(a.t.0 / 2);
+    let renew = Dur::from_ns(a.t.ns() / 3);
+    let retry = Dur::from_ns(a.t.ns() / 2);
     let _ = writeln!(
         s,
         "renew every T/3 = {renew}: one lost renewal still leaves a third of the lease to retry in, \
@@ -296,7 +296,7 @@ pub(crate) fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
     );
     if let Some(q) = qps {
         let q = q as i128;
-        let t_ns = a.t.0 as i128;
+        let t_ns = a.t.ns() as i128;
         let _ = writeln!(
             s,
             "cost: {q} reads/s by quorum cost {q} round trips/s; the lease costs 3/T = {} renewals/s, \
@@ -320,40 +320,40 @@ pub(crate) fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
 /// `max delay` after their check. The holder times its lease on its wall clock, so that every
 /// term of epsilon is exercised.
 fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
-    let t = a.t.0;
+    let t = a.t.ns();
     let cut = 2 * t;
     let duration = cut + t + t / 2;
     let secs = duration as f64 / 1e9;
     let reads = (50_000.0 / secs).clamp(20.0, 1000.0).round();
-    let delay = if env.delay.0 > 0 {
+    let delay = if env.delay.ns() > 0 {
         format!("Uniform(min: \"0ns\", max: \"{}\")", env.delay)
     } else {
         "Fixed(\"0ns\")".to_string()
     };
     let mut faults = vec![format!(
         "OneWay(from: \"h\", to: \"lock\", at: \"{}\", duration: \"{}\")",
-        Dur(cut),
-        Dur(duration - cut)
+        Dur::from_ns(cut),
+        Dur::from_ns(duration - cut)
     )];
-    if env.pause.0 > 0 {
+    if env.pause.ns() > 0 {
         faults.push(format!(
             "Pause(node: \"h\", at: \"{}\", duration: \"{}\", kind: Gc)",
-            Dur(t / 3),
+            Dur::from_ns(t / 3),
             env.pause
         ));
     }
-    if env.step.0 > 0 {
+    if env.step.ns() > 0 {
         faults.push(format!(
             "ClockStep(node: \"h\", at: \"{}\", by: \"-{}\")",
-            Dur(cut + t / 10),
+            Dur::from_ns(cut + t / 10),
             env.step
         ));
     }
     let mut extras = String::new();
-    if env.pause.0 > 0 {
+    if env.pause.ns() > 0 {
         extras.push_str(&format!(", a {} pause just before a renewal", env.pause));
     }
-    if env.step.0 > 0 {
+    if env.step.ns() > 0 {
         extras.push_str(&format!(", a -{} wall step after the cut", env.step));
     }
     let text = format!(
@@ -376,10 +376,10 @@ fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
         rho = env.rho.text,
         extras = extras,
         delay_bound = env.delay,
-        dur = Dur(duration),
+        dur = Dur::from_ns(duration),
         t = a.t,
-        renew = Dur(t / 3),
-        retry = Dur(t / 2),
+        renew = Dur::from_ns(t / 3),
+        retry = Dur::from_ns(t / 2),
         eps = a.eps,
         service = env.delay,
         faults = faults.join(", "),
@@ -389,8 +389,8 @@ fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
 
 /// The user's scenario with the advice applied.
 fn given_scenario(mut s: Scenario, env: &Env, a: &Advice) -> Scenario {
-    s.lease.duration = a.t;
-    s.lease.renew_every = Some(Dur(a.t.0 / 3));
+    s.lease.duration = a.t.as_local();
+    s.lease.renew_every = Some(LocalDur::from_ns(s.lease.duration.ns() / 3));
     s.clocks.drift_spread_ppm = env.rho.text.parse().unwrap_or(0.0);
     s
 }
@@ -421,8 +421,8 @@ pub(crate) fn advise(args: AdviseArgs, registry: &crate::strategy::Registry) -> 
             Err(e) => return super::bad_input(format!("the check scenario does not build: {e}")),
         },
     };
-    let half = Dur(a.eps.0 / 2);
-    let double = Dur(a.eps.0 * 2);
+    let half = Dur::from_ns(a.eps.ns() / 2);
+    let double = Dur::from_ns(a.eps.ns() * 2);
     let spec = SweepSpec {
         name,
         source,
@@ -577,13 +577,13 @@ mod tests {
         // T_min = 1.5 x (1 s + 61 ms + 20 ms) = 1.6215 s -> T = 2 s.
         let a = compute(&env("100", 50, 1000, 10, None));
         assert_eq!((a.t, a.eps), (Dur::from_secs(2), Dur::from_ms(61)));
-        assert_eq!(a.eps_sum, Dur(60_200_000));
+        assert_eq!(a.eps_sum, Dur::from_ns(60_200_000));
     }
 
     #[test]
     fn a_budget_below_the_pause_bound_is_a_conflict() {
         let a = compute(&env("100", 50, 10_000, 10, Some(5_000)));
         assert!(a.conflict);
-        assert!(a.t.0 > a.t_min.0);
+        assert!(a.t.ns() > a.t_min.ns());
     }
 }

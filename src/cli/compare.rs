@@ -8,7 +8,7 @@ use crate::report::{self, text};
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{RedlockQuorum, Scenario, StrategySpec};
 use crate::strategy::Registry;
-use crate::time::Dur;
+use crate::time::LocalDur;
 use crate::trace::timeline::Timeline;
 use rayon::prelude::*;
 use std::io::Write;
@@ -30,12 +30,12 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
         StrategySpec::GrantorOnly
         | StrategySpec::CachedBool
         | StrategySpec::Redlock { .. }
-        | StrategySpec::Other { .. } => Dur::ZERO,
+        | StrategySpec::Other { .. } => LocalDur::ZERO,
     };
-    let m = if own.0 > 0 {
+    let m = if own.ns() > 0 {
         own
     } else {
-        Dur(s.lease.duration.0 / 100)
+        LocalDur::from_ns(s.lease.duration.ns() / 100)
     };
     let registered = registry.registered().filter_map(|name| {
         if s.strategy.name() == name {
@@ -70,7 +70,7 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
         vec![
             StrategySpec::TwoSided {
                 holder_margin: m,
-                grantor_margin: Dur::ZERO,
+                grantor_margin: LocalDur::ZERO,
             },
             StrategySpec::GrantorOnly,
             StrategySpec::HolderOnly { margin: m },

@@ -56,7 +56,7 @@ fn durations(flag: &str, texts: &[String], problems: &mut Vec<String>) -> Vec<Du
     let mut out = Vec::new();
     for t in texts {
         match parse_duration(t) {
-            Ok(d) if d.0 > 0 => out.push(d),
+            Ok(d) if d.ns() > 0 => out.push(d),
             Ok(d) => problems.push(format!("{flag} {t}: must be positive (got {d})")),
             Err(e) => problems.push(format!("{flag} {t}: {e}")),
         }
@@ -68,7 +68,7 @@ fn non_negative(flag: &str, texts: &[String], problems: &mut Vec<String>) -> Vec
     let mut out = Vec::new();
     for t in texts {
         match parse_duration(t) {
-            Ok(d) if d.0 >= 0 => out.push(d),
+            Ok(d) if d.ns() >= 0 => out.push(d),
             Ok(d) => problems.push(format!("{flag} {t}: must not be negative (got {d})")),
             Err(e) => problems.push(format!("{flag} {t}: {e}")),
         }

@@ -61,11 +61,11 @@ pub fn build<'o, P: Protocol>(
     all_faults.extend(random_faults::materialize(scenario));
     let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
     for (i, c) in scenario.nodes.iter().enumerate() {
-        node_faults.push((SimTime(c.start.0), i, NodeFault::Start));
+        node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
     }
     let mut net_faults = Vec::new();
     for f in &all_faults {
-        let at = SimTime(f.at().0);
+        let at = SimTime::from_ns(f.at().ns());
         let window = |d: Dur| Window {
             start: at,
             end: at + d,
@@ -176,7 +176,7 @@ pub fn build<'o, P: Protocol>(
 
     let arrivals = |rate: f64, component: Component, node: usize| {
         (rate > 0.0).then(|| {
-            let mean = Dur(crate::dist::to_ns(1e9 / rate));
+            let mean = Dur::from_ns(crate::dist::to_ns(1e9 / rate));
             (
                 Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
                 rng::stream(scenario.seed, component, node as u64),
@@ -225,7 +225,7 @@ pub fn build<'o, P: Protocol>(
     let lease = &scenario.lease;
     Sim {
         now: SimTime::ZERO,
-        end: SimTime(scenario.duration.0),
+        end: SimTime::from_ns(scenario.duration.ns()),
         max_events: scenario.limits.max_events,
         queue,
         nodes,

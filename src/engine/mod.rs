@@ -42,7 +42,7 @@ use crate::strategy::{
     Beliefs, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request,
     TimerId, MAX_TIMERS,
 };
-use crate::time::{DriftRate, Dur, SimTime};
+use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
 use queue::EventQueue;
 use std::collections::BTreeMap;
@@ -106,7 +106,7 @@ pub enum NodeFault {
     Crash,
     Restart,
     ClockStep {
-        by: Dur,
+        by: LocalDur,
     },
     DriftChange {
         drift: DriftRate,
@@ -258,7 +258,7 @@ impl<P: Protocol> Sim<'_, P> {
             oracle: self.oracle.into_reports(),
             harm: self.harm.counts().clone(),
             stats: self.stats,
-            duration: Dur(end.0),
+            duration: end.since(SimTime::ZERO),
             drifts,
             kinds: <MsgOf<P> as ProtocolMessage>::KINDS,
         }
@@ -399,7 +399,7 @@ impl<P: Protocol> Sim<'_, P> {
                     Request::Read => self.stats.reads_admitted += 1,
                     Request::Write => self.stats.writes_admitted += 1,
                 }
-                if self.service_time.0 == 0 {
+                if self.service_time.ns() == 0 {
                     self.take_effect(n, kind, token);
                 } else {
                     let ev = Ev::Effect {

@@ -126,7 +126,7 @@ impl Carry {
         s.open = false;
         s.last_end = Some(t);
         if let Some(start) = s.waiting.take() {
-            self.note_slack(start.0 - t.0);
+            self.note_slack(start.ns() - t.ns());
         }
     }
 
@@ -148,7 +148,7 @@ impl Carry {
         }
         self.stretches[n].open = true;
         if let Some(e) = ended {
-            self.note_slack(t.0 - e.0);
+            self.note_slack(t.ns() - e.ns());
         }
     }
 }
@@ -300,7 +300,7 @@ impl Oracle {
             assert!(t >= c.swept_to, "the oracle's sweep went back in time");
             // Account the stretch [swept_to, t) with the state before t.
             if c.available_nodes > 0 {
-                c.available_ns += t.0 - c.swept_to.0;
+                c.available_ns += t.ns() - c.swept_to.ns();
             }
             c.swept_to = t;
             // Apply every change at t together, so that pieces meeting end to end do not split.
@@ -338,7 +338,7 @@ impl Oracle {
             }
             match (c.unavailable_since, c.available_nodes > 0) {
                 (Some(since), true) => {
-                    c.max_unavailable_ns = c.max_unavailable_ns.max(t.0 - since.0);
+                    c.max_unavailable_ns = c.max_unavailable_ns.max(t.ns() - since.ns());
                     c.unavailable_since = None;
                 }
                 (None, false) => c.unavailable_since = Some(t),
@@ -371,7 +371,7 @@ impl Oracle {
         self.sweep(None);
         let c = &mut self.carry;
         if c.available_nodes > 0 && end > c.swept_to {
-            c.available_ns += end.0 - c.swept_to.0;
+            c.available_ns += end.ns() - c.swept_to.ns();
         }
         if let Some((start, who)) = c.open_overlap.take() {
             self.overlaps.push(Overlap {
@@ -381,7 +381,7 @@ impl Oracle {
             });
         }
         if let Some(since) = c.unavailable_since.take() {
-            c.max_unavailable_ns = c.max_unavailable_ns.max(end.0 - since.0);
+            c.max_unavailable_ns = c.max_unavailable_ns.max(end.ns() - since.ns());
         }
     }
 
@@ -429,7 +429,7 @@ pub struct OracleReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{DriftRate, Dur};
+    use crate::time::{DriftRate, LocalDur};
 
     /// An oracle fed by hand: cached-bool beliefs, so every piece ends exactly where it is
     /// settled, and times in plain nanoseconds.
@@ -442,13 +442,13 @@ mod tests {
         fn new(nodes: usize) -> Feed {
             Feed {
                 o: Oracle::new(nodes, false),
-                clocks: vec![NodeClock::new(DriftRate::ZERO, Dur::ZERO); nodes],
+                clocks: vec![NodeClock::new(DriftRate::ZERO, LocalDur::ZERO); nodes],
             }
         }
 
         /// Node `n` believes under `token` from `t` on (`None`: stops believing).
         fn believe(&mut self, n: NodeId, t: i64, token: Option<Token>) -> &mut Feed {
-            self.o.settle(n, SimTime(t), &self.clocks[n]);
+            self.o.settle(n, SimTime::from_ns(t), &self.clocks[n]);
             self.o.set_belief(
                 n,
                 token.map_or(Belief::None, |token| Belief::Bool { token }),
@@ -458,13 +458,13 @@ mod tests {
 
         /// Node `n` runs (or is paused) from `t` on.
         fn running(&mut self, n: NodeId, t: i64, running: bool) -> &mut Feed {
-            self.o.settle(n, SimTime(t), &self.clocks[n]);
+            self.o.settle(n, SimTime::from_ns(t), &self.clocks[n]);
             self.o.set_running(n, running);
             self
         }
 
         fn flush(&mut self, t: i64) -> &mut Feed {
-            self.o.flush(SimTime(t), &self.clocks);
+            self.o.flush(SimTime::from_ns(t), &self.clocks);
             self
         }
 
@@ -475,7 +475,7 @@ mod tests {
 
         fn finish(&mut self, end: i64) -> OracleReport {
             let mut o = std::mem::replace(&mut self.o, Oracle::new(0, false));
-            o.finish(SimTime(end), &self.clocks);
+            o.finish(SimTime::from_ns(end), &self.clocks);
             o.into_report()
         }
     }
@@ -515,8 +515,8 @@ mod tests {
         assert_eq!(
             r.overlaps,
             [Overlap {
-                start: SimTime(40),
-                end: SimTime(60),
+                start: SimTime::from_ns(40),
+                end: SimTime::from_ns(60),
                 nodes: vec![0, 1]
             }]
         );

@@ -4,7 +4,7 @@
 //! arithmetic on the digits (no floating point): a value that is not a whole number of
 //! nanoseconds is an error, as is one that does not fit in an i64.
 
-use crate::time::{format_ns, Dur};
+use crate::time::{format_ns, Dur, LocalDur};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -71,30 +71,41 @@ pub fn parse_duration(text: &str) -> Result<Dur, String> {
         return Err(format!("duration {text:?} is too large"));
     }
     let ns = ns as i64;
-    Ok(Dur(if neg { -ns } else { ns }))
+    Ok(Dur::from_ns(if neg { -ns } else { ns }))
 }
 
-impl Serialize for Dur {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format_ns(self.0))
-    }
-}
-
-impl<'de> Deserialize<'de> for Dur {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
-        struct DurVisitor;
-        impl Visitor<'_> for DurVisitor {
-            type Value = Dur;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration string with a unit, like \"1.5s\" or \"-200ms\"")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dur, E> {
-                parse_duration(v).map_err(E::custom)
+/// Serde for a span type: the same duration strings for true and local spans; which one a field
+/// is comes from its type in the scenario model.
+macro_rules! span_serde {
+    ($name:ident) => {
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&format_ns(self.ns()))
             }
         }
-        d.deserialize_str(DurVisitor)
-    }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                struct SpanVisitor;
+                impl Visitor<'_> for SpanVisitor {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str("a duration string with a unit, like \"1.5s\" or \"-200ms\"")
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<$name, E> {
+                        parse_duration(v)
+                            .map(|d| $name::from_ns(d.ns()))
+                            .map_err(E::custom)
+                    }
+                }
+                d.deserialize_str(SpanVisitor)
+            }
+        }
+    };
 }
+
+span_serde!(Dur);
+span_serde!(LocalDur);
 
 #[cfg(test)]
 mod tests {
@@ -102,14 +113,14 @@ mod tests {
 
     #[test]
     fn parses_units_signs_and_decimals() {
-        assert_eq!(parse_duration("1.5s").unwrap().0, 1_500_000_000);
-        assert_eq!(parse_duration("-200ms").unwrap().0, -200_000_000);
-        assert_eq!(parse_duration("3333333333ns").unwrap().0, 3_333_333_333);
-        assert_eq!(parse_duration("2m").unwrap().0, 120_000_000_000);
-        assert_eq!(parse_duration("1h").unwrap().0, 3_600_000_000_000);
-        assert_eq!(parse_duration("0.000000001s").unwrap().0, 1);
-        assert_eq!(parse_duration("1.50ms").unwrap().0, 1_500_000);
-        assert_eq!(parse_duration(".5s").unwrap().0, 500_000_000);
+        assert_eq!(parse_duration("1.5s").unwrap().ns(), 1_500_000_000);
+        assert_eq!(parse_duration("-200ms").unwrap().ns(), -200_000_000);
+        assert_eq!(parse_duration("3333333333ns").unwrap().ns(), 3_333_333_333);
+        assert_eq!(parse_duration("2m").unwrap().ns(), 120_000_000_000);
+        assert_eq!(parse_duration("1h").unwrap().ns(), 3_600_000_000_000);
+        assert_eq!(parse_duration("0.000000001s").unwrap().ns(), 1);
+        assert_eq!(parse_duration("1.50ms").unwrap().ns(), 1_500_000);
+        assert_eq!(parse_duration(".5s").unwrap().ns(), 500_000_000);
     }
 
     #[test]

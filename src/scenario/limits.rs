@@ -50,7 +50,7 @@
 //!   finish and is rejected.
 
 use super::{DurationDist, RandomFault, Role, Scenario};
-use crate::time::Dur;
+use crate::time::{Dur, LocalDur};
 
 /// The largest scenario file read, in bytes (16 MiB).
 pub const MAX_SCENARIO_BYTES: u64 = 16 << 20;
@@ -93,14 +93,14 @@ pub const MAX_EVENTS: u64 = 10_000_000_000;
 pub fn draw_bound_ns(d: &DurationDist) -> i64 {
     let f = |x: f64| crate::dist::to_ns(x).max(0);
     match *d {
-        DurationDist::Fixed(v) => v.0,
-        DurationDist::Uniform { max, .. } => max.0,
+        DurationDist::Fixed(v) => v.ns(),
+        DurationDist::Uniform { max, .. } => max.ns(),
         // P(X > 21 mean) = e^-21 < 1e-9.
-        DurationDist::Exponential { mean } => f(mean.0 as f64 * 21.0),
+        DurationDist::Exponential { mean } => f(mean.ns() as f64 * 21.0),
         // P(Z > 6.1) < 1e-9 for a standard normal Z.
-        DurationDist::LogNormal { median, sigma } => f(median.0 as f64 * (6.1 * sigma).exp()),
+        DurationDist::LogNormal { median, sigma } => f(median.ns() as f64 * (6.1 * sigma).exp()),
         // P(X > scale * 1e9^(1/shape)) = 1e-9.
-        DurationDist::Pareto { scale, shape } => f(scale.0 as f64 * 1e9f64.powf(1.0 / shape)),
+        DurationDist::Pareto { scale, shape } => f(scale.ns() as f64 * 1e9f64.powf(1.0 / shape)),
     }
 }
 
@@ -108,8 +108,8 @@ pub fn draw_bound_ns(d: &DurationDist) -> i64 {
 /// `Fixed` or `Uniform` that allows it).
 pub fn draw_floor_ns(d: &DurationDist) -> i64 {
     match *d {
-        DurationDist::Fixed(v) => v.0,
-        DurationDist::Uniform { min, .. } => min.0,
+        DurationDist::Fixed(v) => v.ns(),
+        DurationDist::Uniform { min, .. } => min.ns(),
         _ => 0,
     }
 }
@@ -122,7 +122,7 @@ fn covered(s: &Scenario, nodes: &Option<Vec<String>>) -> f64 {
 /// The expected number of faults each generator draws over the run, in order, counted as
 /// [`MAX_RANDOM_FAULTS`] counts them (a partition once per node). Rates must be finite.
 pub fn expected_random_faults(s: &Scenario) -> Vec<f64> {
-    let hours = s.duration.0.max(0) as f64 / 3.6e12;
+    let hours = s.duration.ns().max(0) as f64 / 3.6e12;
     s.random_faults
         .iter()
         .map(|g| match g {
@@ -145,11 +145,11 @@ pub fn expected_random_faults(s: &Scenario) -> Vec<f64> {
 /// every request's arrival, the holder's effects and writes, every contender's retries (timer
 /// and `Acquire`), renewals (timer, `Renew`, `RenewAck`), and the faults. Rates must be finite.
 pub fn estimated_events(s: &Scenario) -> f64 {
-    let secs = s.duration.0.max(0) as f64 / 1e9;
+    let secs = s.duration.ns().max(0) as f64 / 1e9;
     let contenders = s.nodes.iter().filter(|n| n.role == Role::Contender).count() as f64;
     let w = &s.workload;
     let rate = w.reads_per_second.max(0.0) + w.writes_per_second.max(0.0);
-    let per = |d: Dur| secs / (d.0.max(1) as f64 / 1e9);
+    let per = |d: LocalDur| secs / (d.ns().max(1) as f64 / 1e9);
     let requests = contenders * rate * secs + rate * secs + w.writes_per_second.max(0.0) * secs;
     let protocol = 2.0 * contenders * per(s.lease.retry_every) + 3.0 * per(s.lease.renew_every());
     let faults = s.faults.len() as f64 + 2.0 * expected_random_faults(s).iter().sum::<f64>();
@@ -162,9 +162,9 @@ pub fn dur(ns: i64) -> String {
     if h.abs() >= 1.0 {
         let hours = format!("{h:.3}");
         let hours = hours.trim_end_matches('0').trim_end_matches('.');
-        format!("{} ({hours}h)", Dur(ns))
+        format!("{} ({hours}h)", Dur::from_ns(ns))
     } else {
-        Dur(ns).to_string()
+        Dur::from_ns(ns).to_string()
     }
 }
 

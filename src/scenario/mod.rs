@@ -14,7 +14,7 @@ pub(crate) mod spec_serde;
 pub mod validate;
 
 use crate::clock::ClockKind;
-use crate::time::Dur;
+use crate::time::{Dur, LocalDur};
 use serde::{Deserialize, Serialize};
 
 /// One scenario: nodes, clocks, network, workload, faults, a strategy and what to expect.
@@ -58,26 +58,28 @@ pub struct Scenario {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeaseConfig {
-    /// T, the lease term.
-    pub duration: Dur,
+    /// T, the lease term, as every node's clock measures it.
+    pub duration: LocalDur,
     /// Renewal period of a holder, on its monotonic clock. Default T/3.
     #[serde(default)]
-    pub renew_every: Option<Dur>,
-    /// Period of `Acquire` retries of a contender holding nothing. Default 1 s.
+    pub renew_every: Option<LocalDur>,
+    /// Period of `Acquire` retries of a contender holding nothing, on its monotonic clock.
+    /// Default 1 s.
     #[serde(default = "default_retry")]
-    pub retry_every: Dur,
+    pub retry_every: LocalDur,
     /// What a restarted grantor does before granting again. Default `Wait` (T + grantor margin).
     #[serde(default)]
     pub grantor_restart: GrantorRestart,
 }
 
-fn default_retry() -> Dur {
-    Dur::from_secs(1)
+fn default_retry() -> LocalDur {
+    LocalDur::from_secs(1)
 }
 
 impl LeaseConfig {
-    pub fn renew_every(&self) -> Dur {
-        self.renew_every.unwrap_or(Dur(self.duration.0 / 3))
+    pub fn renew_every(&self) -> LocalDur {
+        self.renew_every
+            .unwrap_or(LocalDur::from_ns(self.duration.ns() / 3))
     }
 }
 
@@ -123,28 +125,28 @@ pub enum StrategySpec {
     /// Holder stops at T - holder_margin, grantor re-grants at T + grantor_margin.
     TwoSided {
         #[serde(default)]
-        holder_margin: Dur,
+        holder_margin: LocalDur,
         #[serde(default)]
-        grantor_margin: Dur,
+        grantor_margin: LocalDur,
     },
     /// Only the grantor waits (T); the holder uses the full T.
     GrantorOnly,
     /// Only the holder stops early; the grantor re-grants at T - margin too.
     HolderOnly {
         #[serde(default)]
-        margin: Dur,
+        margin: LocalDur,
     },
     /// isLeader is a bool cleared by the renewal loop or a `Reject`, never checked against a clock.
     CachedBool,
     /// The holder's deadline is on its wall clock.
     WallClock {
         #[serde(default)]
-        holder_margin: Dur,
+        holder_margin: LocalDur,
     },
     /// The holder starts its term when it receives the grant, not when it sent the request.
     OnReceiveStart {
         #[serde(default)]
-        holder_margin: Dur,
+        holder_margin: LocalDur,
     },
     /// Redlock over every Grantor as an independent Redis master (SPEC 2.8).
     Redlock {
@@ -153,10 +155,10 @@ pub enum StrategySpec {
         #[serde(default = "redlock_drift_factor")]
         drift_factor: f64,
         #[serde(default = "redlock_drift_allowance")]
-        drift_allowance: Dur,
+        drift_allowance: LocalDur,
         /// How long a client waits for the masters' answers.
         #[serde(default = "redlock_request_timeout")]
-        request_timeout: Dur,
+        request_timeout: LocalDur,
         /// The clock on which masters expire keys (Redis: the wall clock).
         #[serde(default = "redlock_expiry_clock")]
         expiry_clock: ClockKind,
@@ -168,9 +170,9 @@ pub enum StrategySpec {
         holder_clock: ClockKind,
         lease_start: LeaseStart,
         #[serde(default)]
-        holder_margin: Dur,
+        holder_margin: LocalDur,
         #[serde(default)]
-        grantor_margin: Dur,
+        grantor_margin: LocalDur,
         validity: Validity,
     },
     /// A strategy that is not built in: a protocol of the user's own, registered by `name`
@@ -194,11 +196,11 @@ pub enum RedlockQuorum {
 fn redlock_drift_factor() -> f64 {
     0.01
 }
-fn redlock_drift_allowance() -> Dur {
-    Dur::from_ms(2)
+fn redlock_drift_allowance() -> LocalDur {
+    LocalDur::from_ms(2)
 }
-fn redlock_request_timeout() -> Dur {
-    Dur::from_ms(50)
+fn redlock_request_timeout() -> LocalDur {
+    LocalDur::from_ms(50)
 }
 fn redlock_expiry_clock() -> ClockKind {
     ClockKind::Wall
@@ -225,10 +227,10 @@ impl StrategySpec {
     /// The strategy as RON text, as a scenario file or `--strategy` writes it; zero margins
     /// are left out (they are the default).
     pub fn to_ron(&self) -> String {
-        let margins = |fields: &[(&str, Dur)]| {
+        let margins = |fields: &[(&str, LocalDur)]| {
             let set: Vec<String> = fields
                 .iter()
-                .filter(|(_, d)| d.0 != 0)
+                .filter(|(_, d)| d.ns() != 0)
                 .map(|(k, d)| format!("{k}: \"{d}\""))
                 .collect();
             format!("({})", set.join(", "))
@@ -336,9 +338,9 @@ pub struct NodeConfig {
     /// Drift of both clocks in ppm (fractions allowed); positive runs fast. Default from `clocks`.
     #[serde(default)]
     pub drift_ppm: Option<f64>,
-    /// Wall clock minus monotonic clock at the start. Default 0.
+    /// Wall clock minus monotonic clock at the start, in the node's clock. Default 0.
     #[serde(default)]
-    pub offset: Dur,
+    pub offset: LocalDur,
     /// True time at which the node starts. Default 0.
     #[serde(default)]
     pub start: Dur,
@@ -482,7 +484,7 @@ pub enum Fault {
     ClockStep {
         node: String,
         at: Dur,
-        by: Dur,
+        by: LocalDur,
     },
     DriftChange {
         node: String,

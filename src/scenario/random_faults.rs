@@ -15,7 +15,7 @@
 use super::{limits, DurationDist, Fault, RandomFault, Scenario};
 use crate::dist::Sampler;
 use crate::rng::{self, Component, Rng};
-use crate::time::{Dur, NS_PER_S};
+use crate::time::{Dur, LocalDur, NS_PER_S};
 use rand::RngExt;
 
 /// The faults every generator of `s` draws, in generator order, then node order, then time.
@@ -82,7 +82,8 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                         out.push(Fault::ClockStep {
                             node: name.clone(),
                             at,
-                            by: d.sample(&mut r),
+                            // The drawn number of nanoseconds is a step of the node's wall clock.
+                            by: LocalDur::from_ns(d.sample(&mut r).ns()),
                         });
                     }
                 }
@@ -174,13 +175,13 @@ impl Clamped {
     }
 
     fn sample(&self, r: &mut Rng) -> Dur {
-        Dur(self.sampler.sample(r).0.clamp(self.lo, self.hi))
+        Dur::from_ns(self.sampler.sample(r).ns().clamp(self.lo, self.hi))
     }
 }
 
 /// At least one nanosecond: a fault that lasts no time is no fault.
 fn positive(d: Dur) -> Dur {
-    Dur(d.0.max(1))
+    Dur::from_ns(d.ns().max(1))
 }
 
 /// One exponential gap at `per_second`, or `None` for a zero rate.
@@ -188,7 +189,7 @@ fn exp_gap(r: &mut Rng, per_second: f64) -> Option<Dur> {
     if per_second <= 0.0 {
         return None;
     }
-    let mean = Dur(crate::dist::to_ns(NS_PER_S as f64 / per_second));
+    let mean = Dur::from_ns(crate::dist::to_ns(NS_PER_S as f64 / per_second));
     Some(sampler(&DurationDist::Exponential { mean }).sample(r))
 }
 

@@ -8,7 +8,7 @@ use super::limits::{self, count};
 use super::{DurationDist, Fault, KindName, RandomFault, Role, Scenario, StrategySpec};
 use crate::dist::Sampler;
 use crate::strategy::{Registry, Strategy};
-use crate::time::{DriftRate, Dur};
+use crate::time::{DriftRate, Dur, LocalDur};
 use std::collections::BTreeMap;
 
 /// Every problem of `s` under its own strategy, which must be a built-in one, in the order of
@@ -70,7 +70,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
     };
     let positive = |p: &mut Vec<String>, at: &str, d: Dur| {
-        if d.0 <= 0 {
+        if d.ns() <= 0 {
             p.push(format!("{at}: must be positive (got {d})"));
         }
     };
@@ -94,25 +94,25 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
 
     // A span of time that some local deadline adds to a clock reading: at most the longest run.
     let at_most_max = |p: &mut Vec<String>, at: &str, d: Dur| {
-        if d.0 > limits::MAX_DURATION_NS {
+        if d.ns() > limits::MAX_DURATION_NS {
             p.push(format!(
                 "{at}: {} is above the limit of {} (see README, Limits)",
-                limits::dur(d.0),
+                limits::dur(d.ns()),
                 limits::dur(limits::MAX_DURATION_NS)
             ));
         }
     };
     // The lease's own periods: positive, at least MIN_INTERVAL_NS, at most MAX_DURATION_NS.
-    let interval = |p: &mut Vec<String>, at: &str, d: Dur| {
-        if d.0 <= 0 {
+    let interval = |p: &mut Vec<String>, at: &str, d: LocalDur| {
+        if d.ns() <= 0 {
             p.push(format!("{at}: must be positive (got {d})"));
-        } else if d.0 < limits::MIN_INTERVAL_NS {
+        } else if d.ns() < limits::MIN_INTERVAL_NS {
             p.push(format!(
                 "{at}: {d} is below the limit of {} (see README, Limits)",
-                Dur(limits::MIN_INTERVAL_NS)
+                Dur::from_ns(limits::MIN_INTERVAL_NS)
             ));
         }
-        at_most_max(p, at, d);
+        at_most_max(p, at, d.as_true());
     };
 
     positive(&mut p, "duration", s.duration);
@@ -120,7 +120,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
     interval(&mut p, "lease.duration", t);
     let renew = s.lease.renew_every();
     interval(&mut p, "lease.renew_every", renew);
-    if renew >= t && t.0 > 0 {
+    if renew >= t && t.ns() > 0 {
         p.push(format!(
             "lease.renew_every: {renew} must be shorter than the lease ({t}), or the lease lapses between renewals"
         ));
@@ -128,10 +128,10 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
     interval(&mut p, "lease.retry_every", s.lease.retry_every);
 
     // Strategy margins.
-    let margin = |p: &mut Vec<String>, at: &str, m: Dur| {
-        if m.0 < 0 {
+    let margin = |p: &mut Vec<String>, at: &str, m: LocalDur| {
+        if m.ns() < 0 {
             p.push(format!("strategy.{at}: must not be negative (got {m})"));
-        } else if m >= t && t.0 > 0 {
+        } else if m >= t && t.ns() > 0 {
             p.push(format!(
                 "strategy.{at}: {m} must be shorter than the lease ({t}), or the holder never holds"
             ));
@@ -143,25 +143,33 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
             request_timeout,
             ..
         } => {
-            if drift_allowance.0 < 0 {
+            if drift_allowance.ns() < 0 {
                 p.push(format!(
                     "strategy.drift_allowance: must not be negative (got {drift_allowance})"
                 ));
             }
-            positive(&mut p, "strategy.request_timeout", *request_timeout);
-            at_most_max(&mut p, "strategy.request_timeout", *request_timeout);
+            positive(
+                &mut p,
+                "strategy.request_timeout",
+                request_timeout.as_true(),
+            );
+            at_most_max(
+                &mut p,
+                "strategy.request_timeout",
+                request_timeout.as_true(),
+            );
         }
         StrategySpec::TwoSided {
             holder_margin,
             grantor_margin,
         } => {
             margin(&mut p, "holder_margin", *holder_margin);
-            if grantor_margin.0 < 0 {
+            if grantor_margin.ns() < 0 {
                 p.push(format!(
                     "strategy.grantor_margin: must not be negative (got {grantor_margin})"
                 ));
             }
-            at_most_max(&mut p, "strategy.grantor_margin", *grantor_margin);
+            at_most_max(&mut p, "strategy.grantor_margin", grantor_margin.as_true());
         }
         StrategySpec::Custom {
             holder_margin,
@@ -169,12 +177,12 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
             ..
         } => {
             margin(&mut p, "holder_margin", *holder_margin);
-            if grantor_margin.0 <= -t.0 {
+            if grantor_margin.ns() <= -t.ns() {
                 p.push(format!(
                     "strategy.grantor_margin: {grantor_margin} would free the lease before it is granted (T is {t})"
                 ));
             }
-            at_most_max(&mut p, "strategy.grantor_margin", *grantor_margin);
+            at_most_max(&mut p, "strategy.grantor_margin", grantor_margin.as_true());
         }
         StrategySpec::HolderOnly { margin: m } => margin(&mut p, "margin", *m),
         StrategySpec::WallClock { holder_margin }
@@ -210,11 +218,11 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
     };
     // A wall-clock offset or step: |d| <= MAX_CLOCK_STEP_NS.
-    let clock_step = |p: &mut Vec<String>, at: &str, d: Dur| {
-        if d.0.unsigned_abs() > limits::MAX_CLOCK_STEP_NS as u64 {
+    let clock_step = |p: &mut Vec<String>, at: &str, d: LocalDur| {
+        if d.ns().unsigned_abs() > limits::MAX_CLOCK_STEP_NS as u64 {
             p.push(format!(
                 "{at}: {} is beyond the limit of {} either way (see README, Limits)",
-                limits::dur(d.0),
+                limits::dur(d.ns()),
                 limits::dur(limits::MAX_CLOCK_STEP_NS)
             ));
         }
@@ -244,7 +252,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
             drift(&mut p, &format!("nodes[{i}].drift_ppm"), ppm);
         }
         clock_step(&mut p, &format!("nodes[{i}].offset"), n.offset);
-        if n.start.0 < 0 || n.start >= s.duration {
+        if n.start.ns() < 0 || n.start >= s.duration {
             p.push(format!(
                 "nodes[{i}].start: {} is not within the run [0, {})",
                 n.start, s.duration
@@ -272,7 +280,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         "workload.writes_per_second",
         s.workload.writes_per_second,
     );
-    if s.workload.service_time.0 < 0 {
+    if s.workload.service_time.ns() < 0 {
         p.push(format!(
             "workload.service_time: must not be negative (got {})",
             s.workload.service_time
@@ -303,7 +311,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
     let mut life: BTreeMap<&str, Vec<(Dur, bool, usize)>> = BTreeMap::new();
     for (i, f) in s.faults.iter().enumerate() {
         let at = format!("faults[{i}]");
-        if f.at().0 < 0 || f.at() >= s.duration {
+        if f.at().ns() < 0 || f.at() >= s.duration {
             p.push(format!(
                 "{at}: starts at {}, outside the run [0, {})",
                 f.at(),
@@ -372,7 +380,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
                 ..
             } => {
                 positive(&mut p, &format!("{at}.duration"), *duration);
-                if extra.0 < 0 {
+                if extra.ns() < 0 {
                     p.push(format!("{at}.extra: must not be negative (got {extra})"));
                 }
                 nodes(&mut p, &at, from);
@@ -517,7 +525,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
     }) && [s.workload.reads_per_second, s.workload.writes_per_second]
         .iter()
         .all(|r| r.is_finite() && *r >= 0.0);
-    if !rates_ok || s.duration.0 <= 0 {
+    if !rates_ok || s.duration.ns() <= 0 {
         return;
     }
     for (i, g) in s.random_faults.iter().enumerate() {
@@ -532,7 +540,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
                 "random_faults[{i}].{field}: {} per second, above the limit of {} per second (a mean gap of {}) {see}",
                 count(per_second),
                 count(limits::MAX_FAULT_RATE_PER_SECOND),
-                Dur(limits::MIN_INTERVAL_NS)
+                Dur::from_ns(limits::MIN_INTERVAL_NS)
             ));
         }
     }
@@ -573,7 +581,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
     let w = &s.workload;
     let per_second = w.reads_per_second + w.writes_per_second;
     if per_second > 0.0 {
-        let run = s.duration.0;
+        let run = s.duration.ns();
         let mut longest: (i64, String) = (0, String::new());
         let mut windows: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
         for f in &s.faults {
@@ -581,8 +589,8 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
                 node, at, duration, ..
             } = f
             {
-                let start = at.0.clamp(0, run);
-                let end = at.0.saturating_add(duration.0.max(0)).clamp(0, run);
+                let start = at.ns().clamp(0, run);
+                let end = at.ns().saturating_add(duration.ns().max(0)).clamp(0, run);
                 windows.entry(node).or_default().push((start, end));
             }
         }
@@ -606,11 +614,15 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
                 }
             }
         }
-        let wait_ns = longest.0.saturating_add(w.service_time.0.max(0));
+        let wait_ns = longest.0.saturating_add(w.service_time.ns().max(0));
         let pending = per_second * wait_ns as f64 / 1e9;
         if pending > limits::MAX_PENDING_REQUESTS {
             let why = if longest.0 > 0 {
-                format!("a pause of {} ({}) plus ", Dur(longest.0), longest.1)
+                format!(
+                    "a pause of {} ({}) plus ",
+                    Dur::from_ns(longest.0),
+                    longest.1
+                )
             } else {
                 String::new()
             };
@@ -635,18 +647,18 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
             .faults
             .iter()
             .filter_map(|f| match f {
-                Fault::DelaySpike { extra, .. } => Some(extra.0.max(0)),
+                Fault::DelaySpike { extra, .. } => Some(extra.ns().max(0)),
                 _ => None,
             })
             .max()
             .unwrap_or(0);
-        delay = delay.saturating_add(extra).min(s.duration.0);
+        delay = delay.saturating_add(extra).min(s.duration.ns());
         let in_flight = w.writes_per_second * delay as f64 / 1e9;
         if in_flight > limits::MAX_PENDING_REQUESTS {
             p.push(format!(
                 "workload.writes_per_second: {} writes/s x a delay of up to {} (network.delay and delay spikes; heavy tails cut at their 1 - 1e-9 quantile) = {} writes in flight from one contender, above the limit of {} {see}",
                 w.writes_per_second,
-                Dur(delay),
+                Dur::from_ns(delay),
                 count(in_flight),
                 count(limits::MAX_PENDING_REQUESTS)
             ));
@@ -657,7 +669,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
     if events > limits::MAX_EVENTS as f64 {
         p.push(format!(
             "duration: a run of {} needs about {} events (requests, retries, renewals, faults), above the limit of {} {see}; shorten it or lower the rates",
-            limits::dur(s.duration.0),
+            limits::dur(s.duration.ns()),
             count(events),
             count(limits::MAX_EVENTS as f64)
         ));

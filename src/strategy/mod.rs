@@ -64,7 +64,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::rng::Rng;
 use crate::scenario::{GrantorRestart, Role, Scenario, StrategySpec};
-use crate::time::{Dur, LocalTime};
+use crate::time::{LocalDur, LocalTime};
 
 pub use register::Register;
 pub use registry::{Registry, StrategyError};
@@ -344,9 +344,9 @@ pub trait NodeLogic: Send {
 #[derive(Clone, Copy, Debug)]
 pub struct LeaseParams {
     /// T.
-    pub lease: Dur,
-    pub renew_every: Dur,
-    pub retry_every: Dur,
+    pub lease: LocalDur,
+    pub renew_every: LocalDur,
+    pub retry_every: LocalDur,
     pub grantor_restart: GrantorRestart,
     /// `resource.fencing`: the resource rejects writes with an old token.
     pub fencing: bool,

@@ -9,13 +9,13 @@
 //! ```
 //! use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Strategy};
 //! use leasesim::scenario::StrategySpec;
-//! use leasesim::time::Dur;
+//! use leasesim::time::LocalDur;
 //!
 //! /// The fields of `Patient(wait: "20ms")`.
 //! #[derive(serde::Deserialize)]
 //! #[serde(deny_unknown_fields)]
 //! struct Patient {
-//!     wait: Dur,
+//!     wait: LocalDur,
 //! }
 //!
 //! let mut registry = Registry::new();

@@ -11,7 +11,7 @@
 
 use crate::clock::ClockKind;
 use crate::scenario::{LeaseStart, StrategySpec, Validity};
-use crate::time::Dur;
+use crate::time::LocalDur;
 
 /// One point of the strategy space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,9 +20,9 @@ pub struct Rules {
     pub holder_clock: ClockKind,
     pub lease_start: LeaseStart,
     /// The holder stops at start + T - holder_margin.
-    pub holder_margin: Dur,
+    pub holder_margin: LocalDur,
     /// The grantor frees the lease at grant/renewal + T + grantor_margin (may be negative).
-    pub grantor_margin: Dur,
+    pub grantor_margin: LocalDur,
     pub validity: Validity,
 }
 
@@ -37,8 +37,8 @@ impl Rules {
         let base = Rules {
             holder_clock: ClockKind::Monotonic,
             lease_start: LeaseStart::OnSend,
-            holder_margin: Dur::ZERO,
-            grantor_margin: Dur::ZERO,
+            holder_margin: LocalDur::ZERO,
+            grantor_margin: LocalDur::ZERO,
             validity: Validity::Clock,
         };
         match *spec {

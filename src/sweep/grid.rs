@@ -73,15 +73,15 @@ impl CellFacts {
         let eps_ns = path::epsilon_path(&s.strategy)
             .ok()
             .map(|_| match s.strategy {
-                crate::scenario::StrategySpec::HolderOnly { margin } => margin.0,
+                crate::scenario::StrategySpec::HolderOnly { margin } => margin.ns(),
                 crate::scenario::StrategySpec::TwoSided { holder_margin, .. }
                 | crate::scenario::StrategySpec::WallClock { holder_margin }
                 | crate::scenario::StrategySpec::OnReceiveStart { holder_margin }
-                | crate::scenario::StrategySpec::Custom { holder_margin, .. } => holder_margin.0,
+                | crate::scenario::StrategySpec::Custom { holder_margin, .. } => holder_margin.ns(),
                 _ => 0,
             });
         CellFacts {
-            t_ns: s.lease.duration.0,
+            t_ns: s.lease.duration.ns(),
             rho_ppm: s.clocks.drift_spread_ppm,
             rho_eff_ppm: (grantor - slowest).max(0.0),
             eps_ns,

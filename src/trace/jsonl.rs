@@ -157,11 +157,11 @@ impl Observer for JsonlWriter {
                         crate::scenario::PauseKind::VmFreeze => "VmFreeze",
                     },
                     stall,
-                    until_ns: until.0,
+                    until_ns: until.ns(),
                 },
             ),
             TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
-            TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.0 }),
+            TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
             TraceKind::DriftChange { drift } => (
                 "DriftChange",
                 Fields::Drift {
@@ -182,7 +182,7 @@ impl Observer for JsonlWriter {
                     from: None,
                     to: Some(name(to)),
                     token,
-                    arrives_ns: arrives.map(|t| t.0),
+                    arrives_ns: arrives.map(|t| t.ns()),
                     reason: None,
                 },
             ),
@@ -226,7 +226,7 @@ impl Observer for JsonlWriter {
                 Fields::Lease {
                     token,
                     to: Some(name(to)),
-                    until_ns: until.0,
+                    until_ns: until.ns(),
                 },
             ),
             TraceKind::Renewed { token, until } => (
@@ -234,7 +234,7 @@ impl Observer for JsonlWriter {
                 Fields::Lease {
                     token,
                     to: None,
-                    until_ns: until.0,
+                    until_ns: until.ns(),
                 },
             ),
             TraceKind::Rejected { write } => ("Rejected", Fields::Request { write }),
@@ -276,11 +276,11 @@ impl Observer for JsonlWriter {
             ),
         };
         let line = Line {
-            t_ns: e.t.0,
+            t_ns: e.t.ns(),
             node: name(e.node),
             kind,
-            mono_ns: e.mono.0,
-            wall_ns: e.wall.0,
+            mono_ns: e.mono.ns(),
+            wall_ns: e.wall.ns(),
             fields,
         };
         write_line(&mut self.out, &mut self.error, &line);
@@ -290,8 +290,8 @@ impl Observer for JsonlWriter {
         let names = &self.names;
         let line = IntervalLine {
             kind: "belief",
-            start_ns: p.start.0,
-            end_ns: p.end.0,
+            start_ns: p.start.ns(),
+            end_ns: p.end.ns(),
             nodes: vec![names[node].as_str()],
             token: Some(p.token),
             running: Some(p.running),
@@ -303,8 +303,8 @@ impl Observer for JsonlWriter {
         let names = &self.names;
         let line = IntervalLine {
             kind: "overlap",
-            start_ns: o.start.0,
-            end_ns: o.end.0,
+            start_ns: o.start.ns(),
+            end_ns: o.end.ns(),
             nodes: o.nodes.iter().map(|&n| names[n].as_str()).collect(),
             token: None,
             running: None,

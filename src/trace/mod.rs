@@ -13,7 +13,7 @@ pub mod timeline;
 use crate::msg::{NodeId, Token};
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::PauseKind;
-use crate::time::{DriftRate, Dur, LocalTime, SimTime};
+use crate::time::{DriftRate, LocalDur, LocalTime, SimTime};
 
 /// Why a message was not delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub enum TraceKind {
     },
     PauseEnd,
     ClockStep {
-        by: Dur,
+        by: LocalDur,
     },
     DriftChange {
         drift: DriftRate,

@@ -100,14 +100,14 @@ impl PerfettoWriter {
     ) {
         self.push(json!({
             "ph": "X", "name": name, "pid": node as u64 + 1, "tid": tid,
-            "ts": us(start.0), "dur": us((end.0 - start.0).max(1)), "args": args,
+            "ts": us(start.ns()), "dur": us((end.ns() - start.ns()).max(1)), "args": args,
         }));
     }
 
     fn instant(&mut self, node: NodeId, tid: u64, name: &str, t: SimTime, args: serde_json::Value) {
         self.push(json!({
             "ph": "i", "s": "t", "name": name, "pid": node as u64 + 1, "tid": tid,
-            "ts": us(t.0), "args": args,
+            "ts": us(t.ns()), "args": args,
         }));
     }
 
@@ -130,7 +130,7 @@ impl PerfettoWriter {
             name,
             start,
             end,
-            json!({"duration": format_ns(end.0 - start.0)}),
+            json!({"duration": format_ns(end.ns() - start.ns())}),
         );
     }
 
@@ -147,7 +147,7 @@ impl PerfettoWriter {
 impl Observer for PerfettoWriter {
     fn event(&mut self, e: &TraceEvent) {
         let n = e.node;
-        let clocks = json!({"mono_ns": e.mono.0, "wall_ns": e.wall.0});
+        let clocks = json!({"mono_ns": e.mono.ns(), "wall_ns": e.wall.ns()});
         match e.kind {
             TraceKind::Start { restarted } => {
                 if let Some(since) = self.crashed_at[n].take() {
@@ -173,7 +173,7 @@ impl Observer for PerfettoWriter {
                 }
             }
             TraceKind::ClockStep { by } => {
-                let name = format!("wall clock step {}", format_ns(by.0));
+                let name = format!("wall clock step {}", format_ns(by.ns()));
                 self.instant(n, FAULTS, &name, e.t, clocks);
             }
             TraceKind::DriftChange { drift } => {
@@ -194,10 +194,10 @@ impl Observer for PerfettoWriter {
                     &name,
                     e.t,
                     e.t,
-                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.0}),
+                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.ns()}),
                 );
                 if arrives.is_some() {
-                    self.push(json!({"ph":"s","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
+                    self.push(json!({"ph":"s","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.ns())}));
                 }
             }
             TraceKind::Deliver {
@@ -213,9 +213,9 @@ impl Observer for PerfettoWriter {
                     &name,
                     e.t,
                     e.t,
-                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.0}),
+                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.ns()}),
                 );
-                self.push(json!({"ph":"f","bp":"e","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.0)}));
+                self.push(json!({"ph":"f","bp":"e","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.ns())}));
             }
             TraceKind::Drop {
                 from,
@@ -229,7 +229,7 @@ impl Observer for PerfettoWriter {
             }
             TraceKind::Grant { token, to, until } => {
                 let name = format!("granted token {token} to {}", self.names[to]);
-                self.slice(n, LEASE, &name, e.t, e.t, json!({"until_ns": until.0}));
+                self.slice(n, LEASE, &name, e.t, e.t, json!({"until_ns": until.ns()}));
             }
             TraceKind::Renewed { .. }
             | TraceKind::Rejected { .. }
@@ -302,7 +302,7 @@ impl Observer for PerfettoWriter {
         let who: Vec<&str> = o.nodes.iter().map(|&n| self.names[n].as_str()).collect();
         let name = format!(
             "OVERLAP {} ({})",
-            format_ns(o.end.0 - o.start.0),
+            format_ns(o.end.ns() - o.start.ns()),
             who.join(", ")
         );
         let pid = self.names.len(); // slice() adds 1: the oracle's process

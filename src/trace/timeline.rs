@@ -9,7 +9,7 @@ use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::{PauseKind, Role};
-use crate::time::{DriftRate, Dur, SimTime};
+use crate::time::{DriftRate, LocalDur, SimTime};
 
 /// Bins across the run for dense marks.
 pub const BINS: usize = 1000;
@@ -120,7 +120,7 @@ pub struct Timeline {
     /// Restarts after a crash: (time, node).
     pub restarts: Vec<(SimTime, NodeId)>,
     pub cuts: Vec<CutSpan>,
-    pub clock_steps: Vec<(SimTime, NodeId, Dur)>,
+    pub clock_steps: Vec<(SimTime, NodeId, LocalDur)>,
     pub drift_changes: Vec<(SimTime, NodeId, DriftRate)>,
     /// Per node, clock-error breakpoints in time order (first at the node's start).
     pub clock_error: Vec<Vec<ClockPoint>>,
@@ -133,10 +133,10 @@ pub struct Timeline {
 impl Timeline {
     /// The true time covered by bin `i`.
     pub fn bin_span(&self, i: usize) -> (SimTime, SimTime) {
-        let w = self.end.0 as i128;
+        let w = self.end.ns() as i128;
         let a = (w * i as i128 / BINS as i128) as i64;
         let b = (w * (i as i128 + 1) / BINS as i128) as i64;
-        (SimTime(a), SimTime(b))
+        (SimTime::from_ns(a), SimTime::from_ns(b))
     }
 }
 
@@ -183,8 +183,8 @@ impl Recorder {
             self.exact_counts[k] += 1;
             self.tl.marks.push(Mark { t, node, kind });
         }
-        let w = self.end_hint.0.max(1) as i128;
-        let bin = ((t.0 as i128 * BINS as i128) / w).clamp(0, BINS as i128 - 1) as usize;
+        let w = self.end_hint.ns().max(1) as i128;
+        let bin = ((t.ns() as i128 * BINS as i128) / w).clamp(0, BINS as i128 - 1) as usize;
         self.tl.bins[node][k][bin] += 1;
     }
 
@@ -214,8 +214,8 @@ impl Recorder {
     fn clock_point(&mut self, e: &TraceEvent) {
         self.tl.clock_error[e.node].push(ClockPoint {
             t: e.t,
-            mono_err_ns: e.mono.0 - e.t.0,
-            wall_err_ns: e.wall.0 - e.t.0,
+            mono_err_ns: e.mono.ns() - e.t.ns(),
+            wall_err_ns: e.wall.ns() - e.t.ns(),
         });
     }
 
@@ -384,8 +384,8 @@ impl Recorder {
                     let cut_off = groups.first().cloned().unwrap_or_default();
                     let others = groups.iter().skip(1).flatten().copied().collect();
                     cuts.push(CutSpan {
-                        start: SimTime(at.0),
-                        end: SimTime(at.0 + duration.0),
+                        start: SimTime::from_ns(at.ns()),
+                        end: SimTime::from_ns(at.ns() + duration.ns()),
                         cut_off,
                         others,
                         one_way: false,
@@ -397,8 +397,8 @@ impl Recorder {
                     at,
                     duration,
                 } => cuts.push(CutSpan {
-                    start: SimTime(at.0),
-                    end: SimTime(at.0 + duration.0),
+                    start: SimTime::from_ns(at.ns()),
+                    end: SimTime::from_ns(at.ns() + duration.ns()),
                     cut_off: vec![id(from)],
                     others: vec![id(to)],
                     one_way: true,
@@ -410,7 +410,7 @@ impl Recorder {
         Recorder::new(
             s.nodes.iter().map(|n| n.name.clone()).collect(),
             s.nodes.iter().map(|n| n.role).collect(),
-            SimTime(s.duration.0),
+            SimTime::from_ns(s.duration.ns()),
             cuts,
         )
     }

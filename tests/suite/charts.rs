@@ -11,7 +11,7 @@ use leasesim::report::chart::timeline::{
 };
 use leasesim::report::chart::ChartFiles;
 use leasesim::scenario::{library, StrategySpec};
-use leasesim::time::Dur;
+use leasesim::time::LocalDur;
 use leasesim::trace::timeline::Timeline;
 use leasesim::{Scenario, Summary};
 
@@ -233,11 +233,11 @@ fn a_wall_clock_step_is_marked_with_its_size() {
 #[test]
 fn compare_chart_has_a_group_per_strategy() {
     let base = bundled("q4-gc-pause-cached-bool");
-    let ms50 = Dur::from_ms(50);
+    let ms50 = LocalDur::from_ms(50);
     let strategies = [
         StrategySpec::TwoSided {
             holder_margin: ms50,
-            grantor_margin: Dur::ZERO,
+            grantor_margin: LocalDur::ZERO,
         },
         StrategySpec::GrantorOnly,
         StrategySpec::HolderOnly { margin: ms50 },

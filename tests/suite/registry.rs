@@ -5,7 +5,7 @@ use leasesim::cli::Cli;
 use leasesim::scenario::load::{self, LoadError};
 use leasesim::scenario::{validate, StrategySpec};
 use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Strategy};
-use leasesim::time::Dur;
+use leasesim::time::LocalDur;
 use leasesim::Scenario;
 use std::fs;
 use std::path::Path;
@@ -18,7 +18,7 @@ use crate::common::workdir;
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Patient {
-    wait: Dur,
+    wait: LocalDur,
     #[serde(default)]
     note: Option<String>,
 }

@@ -48,7 +48,10 @@ fn a_crashed_holder_hands_over_after_the_grantors_wait() {
     let b_start = timeline.beliefs[2].first().unwrap().start;
     assert_eq!(
         (a_end, b_start),
-        (SimTime(4_500_000_000), SimTime(13_004_000_000))
+        (
+            SimTime::from_ns(4_500_000_000),
+            SimTime::from_ns(13_004_000_000)
+        )
     );
     let json = serde_json::to_value(&s).unwrap();
     assert_eq!(json["min_slack_ns"], 8_504_000_000i64);
@@ -110,7 +113,10 @@ fn a_lone_holder_taking_the_lease_back_is_no_handover() {
     let a = &timeline.beliefs[1];
     assert_eq!(
         (a[0].end, a.last().unwrap().start),
-        (SimTime(3_004_000_000), SimTime(10_007_000_000))
+        (
+            SimTime::from_ns(3_004_000_000),
+            SimTime::from_ns(10_007_000_000)
+        )
     );
     assert_eq!(s.min_slack_ns, None);
     // `min_slack_at_least` holds when there was no handover; `min_slack` does not.
@@ -139,12 +145,12 @@ fn brute_force_min_slack(beliefs: &[Vec<Piece>]) -> Option<i64> {
         let mut open: Option<(i64, i64)> = None;
         for p in pieces {
             open = match open {
-                Some((s, e)) if e == p.start.0 => Some((s, p.end.0)),
+                Some((s, e)) if e == p.start.ns() => Some((s, p.end.ns())),
                 Some((s, e)) => {
                     stretches.push((s, n, e));
-                    Some((p.start.0, p.end.0))
+                    Some((p.start.ns(), p.end.ns()))
                 }
-                None => Some((p.start.0, p.end.0)),
+                None => Some((p.start.ns(), p.end.ns())),
             };
         }
         if let Some((s, e)) = open {

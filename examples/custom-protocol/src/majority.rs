@@ -23,7 +23,7 @@ use leasesim::strategy::{
     Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, ProtocolMessage, Request,
     TimerId,
 };
-use leasesim::time::{Dur, LocalTime};
+use leasesim::time::{LocalDur, LocalTime};
 
 /// The strategy's fields, as a scenario writes them: `Majority(margin: "10ms", quorum: 2)`.
 #[derive(Clone, Copy, Debug, serde::Deserialize)]
@@ -31,7 +31,7 @@ use leasesim::time::{Dur, LocalTime};
 pub struct Params {
     /// The holder stops this long before T has passed on its clock. Default 0.
     #[serde(default)]
-    pub margin: Dur,
+    pub margin: LocalDur,
     /// Grants needed to hold. Default: a majority of the grantors.
     #[serde(default)]
     pub quorum: Option<usize>,
@@ -104,7 +104,7 @@ impl Protocol for Majority {
 
     fn describe(&self) -> String {
         let mut fields = Vec::new();
-        if self.params.margin != Dur::ZERO {
+        if self.params.margin != LocalDur::ZERO {
             fields.push(format!("margin: \"{}\"", self.params.margin));
         }
         if let Some(q) = self.params.quorum {
@@ -147,7 +147,7 @@ impl Protocol for Majority {
         }
         let t = scenario.lease.duration;
         let m = self.params.margin;
-        if m < Dur::ZERO || m >= t {
+        if m < LocalDur::ZERO || m >= t {
             problems.push(format!(
                 "strategy.margin: {m} must be at least 0 and shorter than the lease ({t})"
             ));
@@ -166,7 +166,7 @@ impl Protocol for Majority {
             Role::Grantor => Node::Grantor(Grantor {
                 p: *params,
                 holder: None,
-                expiry: LocalTime(i64::MIN),
+                expiry: LocalTime::from_ns(i64::MIN),
                 high: disk.high,
                 waiting_out: false,
             }),
@@ -177,7 +177,7 @@ impl Protocol for Majority {
                 last_token: 0,
                 high: 0,
                 held: None,
-                deadline: LocalTime(i64::MIN),
+                deadline: LocalTime::from_ns(i64::MIN),
                 round: None,
             }),
         }

@@ -32,7 +32,7 @@ pub fn compare_scene(title: &str, runs: &[(String, Timeline, Summary)]) -> Scene
     let width = WIDTH as i32;
     let x0 = left_margin(&refs);
     let x1 = width - RIGHT_MARGIN;
-    let end = runs.iter().map(|r| r.1.end.0).max().unwrap_or(0).max(1);
+    let end = runs.iter().map(|r| r.1.end.ns()).max().unwrap_or(0).max(1);
     let xm = XMap {
         x0,
         x1,

@@ -395,7 +395,7 @@ impl<'a> RunView<'a> {
                         .iter()
                         .rev()
                         .find(|m| m.kind == k)
-                        .map_or(i64::MIN, |m| m.t.0),
+                        .map_or(i64::MIN, |m| m.t.ns()),
                 );
             }
             bin_max[i] = tl
@@ -523,10 +523,10 @@ fn overlap_bands(rv: &RunView, xm: &XMap) -> Vec<(i32, i32, Option<usize>, i64)>
     let mut bands: Vec<(i32, i32, Option<usize>, i64)> = Vec::new();
     let merge = rv.tl.overlaps.len() > MAX_SEPARATE_BANDS;
     for (i, o) in rv.tl.overlaps.iter().enumerate() {
-        let Some((a, b)) = xm.span(o.start.0, o.end.0, 2) else {
+        let Some((a, b)) = xm.span(o.start.ns(), o.end.ns(), 2) else {
             continue;
         };
-        let len = o.end.0 - o.start.0;
+        let len = o.end.ns() - o.start.ns();
         match bands.last_mut() {
             Some(last) if merge && a <= last.1 => {
                 last.1 = last.1.max(b);
@@ -617,14 +617,14 @@ pub(crate) fn draw_row(
     let downs: Vec<_> = tl.down.iter().filter(|d| d.node == node).collect();
     let mut shade = SpanPainter::new(top, bottom - 1);
     for p in &pauses {
-        if let Some((a, b)) = xm.span(p.span.start.0, p.span.end.0, 1) {
+        if let Some((a, b)) = xm.span(p.span.start.ns(), p.span.end.ns(), 1) {
             shade.add(sc, a, b, pause_style(p).0);
         }
     }
     shade.flush(sc);
     let mut shade = SpanPainter::new(top, bottom - 1);
     for d in &downs {
-        if let Some((a, b)) = xm.span(d.start.0, d.end.0, 1) {
+        if let Some((a, b)) = xm.span(d.start.ns(), d.end.ns(), 1) {
             shade.add(sc, a, b, DOWN_SHADE);
         }
     }
@@ -648,12 +648,12 @@ pub(crate) fn draw_row(
         let mut painter = SpanPainter::new(fy0, fy1);
         let mut labels: Vec<(i32, i32, String, Rgb)> = Vec::new();
         for p in &pauses {
-            let Some((a, b)) = xm.span(p.span.start.0, p.span.end.0, 2) else {
+            let Some((a, b)) = xm.span(p.span.start.ns(), p.span.end.ns(), 2) else {
                 continue;
             };
             let c = pause_style(p).1;
             if painter.add(sc, a, b, solid(c)) {
-                let len = format_ns(p.span.end.0 - p.span.start.0);
+                let len = format_ns(p.span.end.ns() - p.span.start.ns());
                 let names = match (p.kind, p.stall) {
                     (PauseKind::Gc, _) => {
                         vec![format!("GC pause {len}"), format!("GC {len}"), "GC".into()]
@@ -679,11 +679,11 @@ pub(crate) fn draw_row(
         painter.flush(sc);
         let mut painter = SpanPainter::new(fy0, fy1);
         for d in &downs {
-            let Some((a, b)) = xm.span(d.start.0, d.end.0, 2) else {
+            let Some((a, b)) = xm.span(d.start.ns(), d.end.ns(), 2) else {
                 continue;
             };
             if painter.add(sc, a, b, solid(DOWN_RGB)) {
-                let len = format_ns(d.end.0 - d.start.0);
+                let len = format_ns(d.end.ns() - d.start.ns());
                 if let Some(l) = [format!("crashed {len}"), "down".to_string()]
                     .into_iter()
                     .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
@@ -720,7 +720,7 @@ pub(crate) fn draw_row(
             if !mine && !c.others.contains(&node) {
                 continue;
             }
-            let Some((a, b)) = xm.span(c.start.0, c.end.0, 2) else {
+            let Some((a, b)) = xm.span(c.start.ns(), c.end.ns(), 2) else {
                 continue;
             };
             let color = if mine { CUT_RGB } else { CUT_OTHER_RGB };
@@ -764,8 +764,8 @@ pub(crate) fn draw_row(
         for &(t, n, by) in &tl.clock_steps {
             if n == node {
                 items.push((
-                    t.0,
-                    format!("wall step {}", short_ns(by.0 as f64)),
+                    t.ns(),
+                    format!("wall step {}", short_ns(by.ns() as f64)),
                     STEP_RGB,
                     true,
                 ));
@@ -775,12 +775,12 @@ pub(crate) fn draw_row(
             if n == node {
                 let ppm = d.as_ppm();
                 let sign = if ppm > 0.0 { "+" } else { "" };
-                items.push((t.0, format!("drift {sign}{ppm}ppm"), DRIFT_RGB, false));
+                items.push((t.ns(), format!("drift {sign}{ppm}ppm"), DRIFT_RGB, false));
             }
         }
         for &(t, n) in &tl.restarts {
             if n == node {
-                items.push((t.0, "restart".to_string(), RESTART_RGB, false));
+                items.push((t.ns(), "restart".to_string(), RESTART_RGB, false));
             }
         }
         items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
@@ -849,7 +849,7 @@ fn draw_beliefs(sc: &mut Scene, rv: &RunView, node: usize, xm: &XMap, y0: i32, y
         }
     };
     for p in pieces {
-        let Some((a, b)) = xm.span(p.start.0, p.end.0, 1) else {
+        let Some((a, b)) = xm.span(p.start.ns(), p.end.ns(), 1) else {
             continue;
         };
         if b <= covered_to {
@@ -881,7 +881,7 @@ fn draw_beliefs(sc: &mut Scene, rv: &RunView, node: usize, xm: &XMap, y0: i32, y
         let label = format!("tok {token}");
         let need = text_width(&label, 14.0, true) + 12;
         let fits = |p: &&Piece| {
-            xm.span(p.start.0, p.end.0, 1)
+            xm.span(p.start.ns(), p.end.ns(), 1)
                 .filter(|(a, b)| b - a >= need)
                 .map(|(a, _)| (a, p.running))
         };
@@ -918,7 +918,7 @@ fn draw_grants(sc: &mut Scene, rv: &RunView, node: usize, xm: &XMap, y0: i32, y1
     let mut covered_to = i32::MIN;
     let mut labels = Vec::new();
     for g in rv.tl.grants.iter().filter(|g| g.grantor == node) {
-        let Some((a, b)) = xm.span(g.start.0, g.until.0, 1) else {
+        let Some((a, b)) = xm.span(g.start.ns(), g.until.ns(), 1) else {
             continue;
         };
         if b <= covered_to {
@@ -928,7 +928,7 @@ fn draw_grants(sc: &mut Scene, rv: &RunView, node: usize, xm: &XMap, y0: i32, y1
         sc.rect(a, y0 + 2, b, y1 - 2, solid(c));
         covered_to = b;
         let to = rv.tl.node_names.get(g.to).map_or("?", String::as_str);
-        let until = format_ns(g.until.0);
+        let until = format_ns(g.until.ns());
         if let Some(l) = [
             format!("granted tok {} to {to}, until {until}", g.token),
             format!("tok {} → {to}", g.token),
@@ -965,7 +965,7 @@ fn draw_marks(sc: &mut Scene, rv: &RunView, node: usize, k: MarkKind, xm: &XMap,
                 continue;
             }
             let (s, e) = rv.tl.bin_span(i);
-            let Some((xa, xb)) = xm.span(s.0, e.0, 3) else {
+            let Some((xa, xb)) = xm.span(s.ns(), e.ns(), 3) else {
                 continue;
             };
             // Four levels on a log scale: a single mark still shows.
@@ -990,7 +990,7 @@ fn draw_marks(sc: &mut Scene, rv: &RunView, node: usize, k: MarkKind, xm: &XMap,
     let mut cells = vec![false; (w / CELL + 2) as usize];
     let mut any = false;
     for m in rv.tl.marks.iter().filter(|m| m.node == node && m.kind == k) {
-        if let Some(x) = xm.x(m.t.0) {
+        if let Some(x) = xm.x(m.t.ns()) {
             cells[((x - xm.x0) / CELL) as usize] = true;
             any = true;
         }
@@ -1043,20 +1043,20 @@ fn clock_series(rv: &RunView, node: usize) -> (ErrorLine, ErrorLine) {
     };
     for (k, p) in pts.iter().enumerate() {
         let off = p.wall_err_ns - p.mono_err_ns;
-        mono.push((p.t.0, p.mono_err_ns));
+        mono.push((p.t.ns(), p.mono_err_ns));
         if k > 0 {
             let prev_off = pts[k - 1].wall_err_ns - pts[k - 1].mono_err_ns;
             if prev_off != off {
-                wall.push((p.t.0, p.mono_err_ns + prev_off));
+                wall.push((p.t.ns(), p.mono_err_ns + prev_off));
             }
         }
-        wall.push((p.t.0, p.wall_err_ns));
+        wall.push((p.t.ns(), p.wall_err_ns));
     }
-    let end = tl.end.0;
-    if end > last.t.0 {
-        let dt = end - last.t.0;
+    let end = tl.end.ns();
+    if end > last.t.ns() {
+        let dt = end - last.t.ns();
         let stalled = tl.pauses.iter().any(|p| {
-            p.span.node == node && p.stall && p.span.start <= last.t && p.span.end.0 >= end
+            p.span.node == node && p.stall && p.span.start <= last.t && p.span.end.ns() >= end
         });
         let delta = if stalled {
             -dt
@@ -1148,7 +1148,7 @@ fn draw_clock_lanes(sc: &mut Scene, rv: &RunView, xm: &XMap, top: i32) {
         sc.frame(xm.x0, y0, xm.x1, y1, rgb(200, 200, 200), 1);
         // Crashes shaded on the lane too.
         for d in tl.down.iter().filter(|d| d.node == node) {
-            if let Some((a, b)) = xm.span(d.start.0, d.end.0, 1) {
+            if let Some((a, b)) = xm.span(d.start.ns(), d.end.ns(), 1) {
                 sc.rect(a, y0, b, y1, DOWN_SHADE);
             }
         }
@@ -1323,31 +1323,31 @@ fn thin(pts: Vec<(i32, i32)>) -> Vec<(i32, i32)> {
 /// The overlap to zoom onto and the window: the first overlap shorter than 1% of the run, seen
 /// from just before the latest fault, grant or expiry that precedes it.
 fn zoom_window(tl: &Timeline) -> Option<(usize, i64, i64)> {
-    let run = tl.end.0.max(1) as i128;
+    let run = tl.end.ns().max(1) as i128;
     let (i, o) = tl
         .overlaps
         .iter()
         .enumerate()
-        .find(|(_, o)| ((o.end.0 - o.start.0) as i128) * 100 < run)?;
-    let (s, e) = (o.start.0, o.end.0);
+        .find(|(_, o)| ((o.end.ns() - o.start.ns()) as i128) * 100 < run)?;
+    let (s, e) = (o.start.ns(), o.end.ns());
     let len = (e - s).max(1);
     let lookback = (20 * len).max(5_000_000);
     let mut events: Vec<i64> = Vec::new();
     for g in &tl.grants {
-        events.extend([g.start.0, g.until.0]);
+        events.extend([g.start.ns(), g.until.ns()]);
     }
     for p in &tl.pauses {
-        events.extend([p.span.start.0, p.span.end.0]);
+        events.extend([p.span.start.ns(), p.span.end.ns()]);
     }
     for d in &tl.down {
-        events.extend([d.start.0, d.end.0]);
+        events.extend([d.start.ns(), d.end.ns()]);
     }
     for c in &tl.cuts {
-        events.extend([c.start.0, c.end.0]);
+        events.extend([c.start.ns(), c.end.ns()]);
     }
-    events.extend(tl.clock_steps.iter().map(|x| x.0 .0));
-    events.extend(tl.drift_changes.iter().map(|x| x.0 .0));
-    events.extend(tl.restarts.iter().map(|x| x.0 .0));
+    events.extend(tl.clock_steps.iter().map(|x| x.0.ns()));
+    events.extend(tl.drift_changes.iter().map(|x| x.0.ns()));
+    events.extend(tl.restarts.iter().map(|x| x.0.ns()));
     let cause = events
         .into_iter()
         .filter(|&t| t < s && t >= s - lookback)
@@ -1357,7 +1357,7 @@ fn zoom_window(tl: &Timeline) -> Option<(usize, i64, i64)> {
         lo = lo.min(c - (len / 2).max((s - c) / 4));
     }
     let lo = lo.max(0);
-    let hi = (e + len.max((e - lo) / 6)).min(tl.end.0.max(e));
+    let hi = (e + len.max((e - lo) / 6)).min(tl.end.ns().max(e));
     Some((i, lo, hi))
 }
 
@@ -1601,7 +1601,7 @@ fn label_strip_h(rv: &RunView, xm: &XMap) -> i32 {
         .tl
         .overlaps
         .iter()
-        .filter(|o| o.end.0 >= xm.t0 && o.start.0 <= xm.t1)
+        .filter(|o| o.end.ns() >= xm.t0 && o.start.ns() <= xm.t1)
         .take(2)
         .count();
     [8, 20, 34][seen]
@@ -1662,7 +1662,7 @@ pub fn timeline_scene(tl: &Timeline, s: &Summary) -> Scene {
     let width = WIDTH as i32;
     let x0 = left_margin(&[&rv]);
     let x1 = width - RIGHT_MARGIN;
-    let end = tl.end.0.max(1);
+    let end = tl.end.ns().max(1);
     let main = XMap {
         x0,
         x1,
@@ -1736,9 +1736,9 @@ pub fn timeline_scene(tl: &Timeline, s: &Summary) -> Scene {
             "{ZOOM_HEADING} {} of {}: {} to {} ({}), nodes {}; window {} to {}",
             i + 1,
             tl.overlaps.len(),
-            format_ns(o.start.0),
-            format_ns(o.end.0),
-            format_ns(o.end.0 - o.start.0),
+            format_ns(o.start.ns()),
+            format_ns(o.end.ns()),
+            format_ns(o.end.ns() - o.start.ns()),
             nodes.join(", "),
             format_ns(lo),
             format_ns(hi),

@@ -18,7 +18,7 @@ use super::{
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{GrantorRestart, LeaseStart, Role, Scenario, Validity};
-use crate::time::{Dur, LocalTime};
+use crate::time::{LocalDur, LocalTime};
 pub use msg::Message;
 
 const RETRY: TimerId = 0;
@@ -182,7 +182,7 @@ impl Grantor {
             granted_req: Vec::new(),
             holder: None,
             renewed_req: 0,
-            expiry: LocalTime(i64::MIN),
+            expiry: LocalTime::from_ns(i64::MIN),
             last_token: disk.last_token,
             waiting_out: false,
             register: disk.register,
@@ -323,9 +323,9 @@ impl Contender {
             p,
             next_req: 0,
             token: None,
-            deadline: LocalTime(i64::MIN),
+            deadline: LocalTime::from_ns(i64::MIN),
             last_token: 0,
-            renew_at: LocalTime(i64::MIN),
+            renew_at: LocalTime::from_ns(i64::MIN),
         }
     }
 
@@ -390,7 +390,7 @@ impl Contender {
     fn renew_before_deadline(&mut self, cx: &Cx, out: &mut Out<Message>) {
         let left = self.deadline - cx.read(self.clock());
         let first = if left < self.p.renew_every {
-            Dur(left.0.max(0) / 2)
+            LocalDur::from_ns(left.ns().max(0) / 2)
         } else {
             self.p.renew_every
         };
@@ -431,7 +431,7 @@ impl Contender {
                 if self.uses_clock() {
                     out.set_timer(DEADLINE, self.clock(), deadline);
                 }
-                self.renew_at = LocalTime(i64::MAX); // no renewal pending yet
+                self.renew_at = LocalTime::from_ns(i64::MAX); // no renewal pending yet
                 self.renew_before_deadline(cx, out);
                 out.push(Effect::Holding { token, version });
             }
@@ -530,13 +530,13 @@ mod tests {
 
     fn holder() -> Contender {
         let spec = StrategySpec::TwoSided {
-            holder_margin: Dur::from_ms(50),
-            grantor_margin: Dur::ZERO,
+            holder_margin: LocalDur::from_ms(50),
+            grantor_margin: LocalDur::ZERO,
         };
         let p = LeaseParams {
-            lease: Dur::from_secs(10),
-            renew_every: Dur::from_secs(3),
-            retry_every: Dur::from_secs(1),
+            lease: LocalDur::from_secs(10),
+            renew_every: LocalDur::from_secs(3),
+            retry_every: LocalDur::from_secs(1),
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
         };
@@ -549,8 +549,8 @@ mod tests {
         Cx {
             node: 1,
             roles: ROLES,
-            mono: LocalTime(mono_ms * MS),
-            wall: LocalTime(mono_ms * MS),
+            mono: LocalTime::from_ns(mono_ms * MS),
+            wall: LocalTime::from_ns(mono_ms * MS),
             restarted: false,
             incarnation: 0,
             duplicate: false,
@@ -564,7 +564,7 @@ mod tests {
             .filter_map(|e| match e {
                 Effect::SetTimer {
                     timer: RENEW, at, ..
-                } => Some(at.0 / MS),
+                } => Some(at.ns() / MS),
                 _ => None,
             })
             .collect()
@@ -583,7 +583,7 @@ mod tests {
         // renewal after renew_every, at 3.002 s.
         let grant = Message::Grant {
             req: 1,
-            sent: LocalTime(0),
+            sent: LocalTime::from_ns(0),
             token: 1,
             version: 0,
         };
@@ -603,7 +603,7 @@ mod tests {
         let ack = Message::RenewAck {
             token: 1,
             req: 2,
-            sent: LocalTime(3_002 * MS),
+            sent: LocalTime::from_ns(3_002 * MS),
         };
         h.on_message(&cx(11_000, &mut rng, &mut tok), ack, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![11_976]);
@@ -612,7 +612,7 @@ mod tests {
             Belief::Until {
                 token: 1,
                 clock: ClockKind::Monotonic,
-                deadline: LocalTime(12_952 * MS)
+                deadline: LocalTime::from_ns(12_952 * MS)
             }
         );
     }

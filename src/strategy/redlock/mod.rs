@@ -26,7 +26,7 @@ use super::{
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{GrantorRestart, RedlockQuorum, Role, Scenario};
-use crate::time::{Dur, LocalTime};
+use crate::time::{LocalDur, LocalTime};
 pub use msg::Message;
 
 /// Redlock with its parameters, all durations in exact nanoseconds.
@@ -34,8 +34,8 @@ pub use msg::Message;
 pub struct Redlock {
     /// drift_factor in parts per million.
     drift_ppm: i64,
-    drift_allowance: Dur,
-    request_timeout: Dur,
+    drift_allowance: LocalDur,
+    request_timeout: LocalDur,
     expiry_clock: ClockKind,
     quorum: RedlockQuorum,
     description: String,
@@ -45,8 +45,8 @@ impl Redlock {
     /// `drift_ppm` is drift_factor in parts per million (0.01 is 10,000).
     pub fn new(
         drift_ppm: i64,
-        drift_allowance: Dur,
-        request_timeout: Dur,
+        drift_allowance: LocalDur,
+        request_timeout: LocalDur,
         expiry_clock: ClockKind,
         quorum: RedlockQuorum,
         description: String,
@@ -62,9 +62,9 @@ impl Redlock {
     }
 
     /// drift_factor * T + drift_allowance, exact to the nanosecond (rounded down).
-    pub fn drift(&self, lease: Dur) -> Dur {
-        let factor = (lease.0 as i128 * self.drift_ppm as i128 / 1_000_000) as i64;
-        Dur(factor) + self.drift_allowance
+    pub fn drift(&self, lease: LocalDur) -> LocalDur {
+        let factor = (lease.ns() as i128 * self.drift_ppm as i128 / 1_000_000) as i64;
+        LocalDur::from_ns(factor) + self.drift_allowance
     }
 }
 
@@ -288,7 +288,7 @@ struct Round {
 impl Round {
     fn new(nodes: usize) -> Round {
         Round {
-            sent: LocalTime(0),
+            sent: LocalTime::from_ns(0),
             answers: vec![0; nodes],
             granted: 0,
             answered: 0,
@@ -317,7 +317,7 @@ pub struct Client {
     r: Redlock,
     p: LeaseParams,
     /// drift_factor * T + drift_allowance.
-    drift: Dur,
+    drift: LocalDur,
     /// How many masters there are (counted when the client starts asking).
     masters: usize,
     next_value: u64,
@@ -391,7 +391,7 @@ impl Client {
         let round = self.attempt.as_ref().expect("an attempt is open");
         let elapsed = cx.mono - round.sent;
         let validity = self.p.lease - elapsed - self.drift;
-        if round.granted >= self.needed() && validity.0 > 0 {
+        if round.granted >= self.needed() && validity.ns() > 0 {
             let token = cx.next_run_token();
             let deadline = round.sent + self.p.lease - self.drift;
             self.held = Some((token, deadline));
@@ -416,9 +416,13 @@ impl Client {
 
     fn retry_later(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         use rand::RngExt;
-        let most = self.p.retry_every.0.max(2);
+        let most = self.p.retry_every.ns().max(2);
         let delay = cx.rng.random_range(most / 2..=most);
-        out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + Dur(delay));
+        out.set_timer(
+            RETRY,
+            ClockKind::Monotonic,
+            cx.mono + LocalDur::from_ns(delay),
+        );
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
