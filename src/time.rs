@@ -10,6 +10,22 @@
 //! signed nanoseconds behind private fields. Drift is held as an exact integer in parts per 10^12
 //! ([`DriftRate`]); no floating point appears here except in the one-time conversion from a
 //! scenario's `drift_ppm`.
+//!
+//! ```
+//! use leasesim::time::{LocalDur, LocalTime};
+//! let deadline = LocalTime::from_ns(0) + LocalDur::from_secs(10);
+//! assert_eq!(deadline - LocalTime::from_ns(0), LocalDur::from_secs(10));
+//! ```
+//! A true span does not add to a clock reading:
+//! ```compile_fail
+//! use leasesim::time::{Dur, LocalTime};
+//! let deadline = LocalTime::from_ns(0) + Dur::from_secs(10);
+//! ```
+//! nor a local span to a true instant:
+//! ```compile_fail
+//! use leasesim::time::{LocalDur, SimTime};
+//! let at = SimTime::ZERO + LocalDur::from_secs(10);
+//! ```
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Neg, Sub};
