@@ -2,6 +2,7 @@
 
 use super::{bad_input, load_all, with_strategy, Loaded, RunArgs};
 use crate::msg::NodeId;
+use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
@@ -189,18 +190,18 @@ impl Observer for ReportObservers {
             p.event(e);
         }
     }
-    fn belief(&mut self, node: NodeId, piece: &Piece) {
-        self.recorder.belief(node, piece);
+    fn belief(&mut self, node: NodeId, authority: Authority, piece: &Piece) {
+        self.recorder.belief(node, authority, piece);
         if let Some((j, p)) = self.traces.as_mut() {
-            j.belief(node, piece);
-            p.belief(node, piece);
+            j.belief(node, authority, piece);
+            p.belief(node, authority, piece);
         }
     }
-    fn overlap(&mut self, o: &Overlap) {
-        self.recorder.overlap(o);
+    fn overlap(&mut self, authority: Authority, o: &Overlap) {
+        self.recorder.overlap(authority, o);
         if let Some((j, p)) = self.traces.as_mut() {
-            j.overlap(o);
-            p.overlap(o);
+            j.overlap(authority, o);
+            p.overlap(authority, o);
         }
     }
     fn finish(&mut self, end: SimTime) {

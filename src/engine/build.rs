@@ -254,7 +254,6 @@ pub fn build<'o, P: Protocol>(
         next_msg_id: 0,
         twins: std::collections::BTreeMap::new(),
         observer,
-        overlaps_reported: 0,
     }
 }
 

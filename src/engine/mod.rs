@@ -220,7 +220,6 @@ pub struct Sim<'o, P: Protocol> {
     /// and the other is still on its way: how a second delivery is told from a first.
     twins: BTreeMap<u64, bool>,
     observer: Option<&'o mut (dyn Observer + 'static)>,
-    overlaps_reported: usize,
 }
 
 impl<P: Protocol> Sim<'_, P> {
@@ -559,14 +558,7 @@ impl<P: Protocol> Sim<'_, P> {
     /// Passes what the oracle has swept since last time to the observer.
     fn report_to_observer(&mut self) {
         if let Some(o) = self.observer.as_mut() {
-            self.oracle
-                .write_mut()
-                .drain_exported(|n, p| o.belief(n, p));
-            let overlaps = self.oracle.write().overlaps();
-            for ov in &overlaps[self.overlaps_reported..] {
-                o.overlap(ov);
-            }
-            self.overlaps_reported = overlaps.len();
+            self.oracle.report(&mut **o);
         }
     }
 

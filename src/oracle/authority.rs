@@ -11,6 +11,7 @@ use crate::clock::NodeClock;
 use crate::msg::NodeId;
 use crate::strategy::{Authorities, Beliefs, Claim};
 use crate::time::SimTime;
+use crate::trace::Observer;
 
 /// Which authority a belief, an overlap or a handover concerns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -25,6 +26,8 @@ pub struct AuthorityOracles {
     claims: Authorities,
     write: Oracle,
     read: Option<Oracle>,
+    /// How many overlaps of each (write, read) an observer has been shown.
+    reported: [usize; 2],
 }
 
 /// What the oracles found over a whole run.
@@ -58,13 +61,35 @@ impl AuthorityReports {
 }
 
 impl AuthorityOracles {
-    /// Oracles for `nodes` nodes under `claims`; with `export`, the write authority's settled
-    /// pieces are kept for an observer.
+    /// Oracles for `nodes` nodes under `claims`; with `export`, every tracked authority's
+    /// settled pieces are kept for an observer ([`AuthorityOracles::report`]).
     pub fn new(nodes: usize, export: bool, claims: Authorities) -> AuthorityOracles {
         AuthorityOracles {
             claims,
             write: Oracle::new(nodes, export),
-            read: (claims.read != Claim::WithWrite).then(|| Oracle::new(nodes, false)),
+            read: (claims.read != Claim::WithWrite).then(|| Oracle::new(nodes, export)),
+            reported: [0; 2],
+        }
+    }
+
+    /// Shows `o` what the oracles have swept since the last call: each tracked authority's
+    /// settled belief pieces, and the overlaps of the exclusive ones (an overlap of a shared
+    /// authority is by design, and shown as beliefs only).
+    pub fn report(&mut self, o: &mut dyn Observer) {
+        let oracles = [
+            (Authority::Write, Some(&mut self.write), self.claims.write),
+            (Authority::Read, self.read.as_mut(), self.claims.read),
+        ];
+        for ((authority, oracle, claim), reported) in oracles.into_iter().zip(&mut self.reported) {
+            let Some(oracle) = oracle else { continue };
+            oracle.drain_exported(|n, p| o.belief(n, authority, p));
+            if claim == Claim::Exclusive {
+                let overlaps = oracle.overlaps();
+                for ov in &overlaps[*reported..] {
+                    o.overlap(authority, ov);
+                }
+                *reported = overlaps.len();
+            }
         }
     }
 
@@ -111,12 +136,13 @@ impl AuthorityOracles {
         self.each(|o| o.set_running(n, running));
     }
 
-    /// See [`Oracle::maybe_flush`]: whether the write authority's oracle swept.
+    /// See [`Oracle::maybe_flush`]: whether any oracle swept.
     pub fn maybe_flush(&mut self, now: SimTime, clocks: &[NodeClock]) -> bool {
-        if let Some(r) = self.read.as_mut() {
-            r.maybe_flush(now, clocks);
-        }
-        self.write.maybe_flush(now, clocks)
+        let read = self
+            .read
+            .as_mut()
+            .is_some_and(|r| r.maybe_flush(now, clocks));
+        self.write.maybe_flush(now, clocks) | read
     }
 
     /// See [`Oracle::finish`].

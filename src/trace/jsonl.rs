@@ -7,6 +7,7 @@
 
 use super::{DropReason, Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
+use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::time::SimTime;
 use serde::Serialize;
@@ -93,6 +94,7 @@ enum Fields<'a> {
 #[derive(Serialize)]
 struct IntervalLine<'a> {
     kind: &'static str,
+    authority: Authority,
     start_ns: i64,
     end_ns: i64,
     nodes: Vec<&'a str>,
@@ -286,10 +288,11 @@ impl Observer for JsonlWriter {
         write_line(&mut self.out, &mut self.error, &line);
     }
 
-    fn belief(&mut self, node: NodeId, p: &Piece) {
+    fn belief(&mut self, node: NodeId, authority: Authority, p: &Piece) {
         let names = &self.names;
         let line = IntervalLine {
             kind: "belief",
+            authority,
             start_ns: p.start.ns(),
             end_ns: p.end.ns(),
             nodes: vec![names[node].as_str()],
@@ -299,10 +302,11 @@ impl Observer for JsonlWriter {
         write_line(&mut self.out, &mut self.error, &line);
     }
 
-    fn overlap(&mut self, o: &Overlap) {
+    fn overlap(&mut self, authority: Authority, o: &Overlap) {
         let names = &self.names;
         let line = IntervalLine {
             kind: "overlap",
+            authority,
             start_ns: o.start.ns(),
             end_ns: o.end.ns(),
             nodes: o.nodes.iter().map(|&n| names[n].as_str()).collect(),

@@ -11,6 +11,7 @@ pub mod perfetto;
 pub mod timeline;
 
 use crate::msg::{NodeId, Token};
+use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::PauseKind;
 use crate::time::{DriftRate, LocalDur, LocalTime, SimTime};
@@ -124,10 +125,12 @@ pub struct TraceEvent {
 /// Something that watches a run.
 pub trait Observer {
     fn event(&mut self, e: &TraceEvent);
-    /// A settled belief interval of `node` (pieces of one node arrive in time order).
-    fn belief(&mut self, _node: NodeId, _piece: &Piece) {}
-    /// An overlap interval, once it has closed.
-    fn overlap(&mut self, _o: &Overlap) {}
+    /// A settled belief interval of `node` in `authority` (pieces of one node and authority
+    /// arrive in time order). Read authority comes apart only from a protocol that tracks it
+    /// apart ([`crate::strategy::Claim`]); otherwise the write pieces stand for both.
+    fn belief(&mut self, _node: NodeId, _authority: Authority, _piece: &Piece) {}
+    /// An overlap interval of an exclusive authority, once it has closed.
+    fn overlap(&mut self, _authority: Authority, _o: &Overlap) {}
     /// The run ended at `end`.
     fn finish(&mut self, _end: SimTime) {}
 }

@@ -9,6 +9,7 @@
 
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
+use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::PauseKind;
 use crate::time::{format_ns, SimTime};
@@ -20,6 +21,8 @@ use std::path::Path;
 const LEASE: u64 = 1;
 const FAULTS: u64 = 2;
 const MESSAGES: u64 = 3;
+/// Read authority, for a protocol that tracks it apart; named when first used.
+const READ_LEASE: u64 = 4;
 
 /// Streams `trace.perfetto.json`.
 pub struct PerfettoWriter {
@@ -30,6 +33,8 @@ pub struct PerfettoWriter {
     /// Open pauses per node: (start, kind, stall).
     open_pauses: Vec<Vec<(SimTime, PauseKind, bool)>>,
     crashed_at: Vec<Option<SimTime>>,
+    /// Whether a node's read-lease track has been named yet.
+    read_track: Vec<bool>,
 }
 
 /// Microseconds with three decimals, exactly, as JSON wants numbers.
@@ -55,6 +60,7 @@ impl PerfettoWriter {
             error: None,
             open_pauses: vec![Vec::new(); n],
             crashed_at: vec![None; n],
+            read_track: vec![false; n],
         };
         for node in 0..n {
             let pid = node as u64 + 1;
@@ -282,15 +288,27 @@ impl Observer for PerfettoWriter {
         }
     }
 
-    fn belief(&mut self, node: NodeId, p: &Piece) {
-        let name = if p.running {
-            format!("holds token {}", p.token)
-        } else {
-            format!("holds token {} (paused)", p.token)
+    fn belief(&mut self, node: NodeId, authority: Authority, p: &Piece) {
+        let what = match authority {
+            Authority::Write => "holds",
+            Authority::Read => "reads under",
         };
+        let name = if p.running {
+            format!("{what} token {}", p.token)
+        } else {
+            format!("{what} token {} (paused)", p.token)
+        };
+        let track = match authority {
+            Authority::Write => LEASE,
+            Authority::Read => READ_LEASE,
+        };
+        if track == READ_LEASE && !std::mem::replace(&mut self.read_track[node], true) {
+            let pid = node as u64 + 1;
+            self.push(json!({"ph":"M","name":"thread_name","pid":pid,"tid":READ_LEASE,"args":{"name":"read lease"}}));
+        }
         self.slice(
             node,
-            LEASE,
+            track,
             &name,
             p.start,
             p.end,
@@ -298,10 +316,14 @@ impl Observer for PerfettoWriter {
         );
     }
 
-    fn overlap(&mut self, o: &Overlap) {
+    fn overlap(&mut self, authority: Authority, o: &Overlap) {
         let who: Vec<&str> = o.nodes.iter().map(|&n| self.names[n].as_str()).collect();
+        let of = match authority {
+            Authority::Write => "",
+            Authority::Read => " of read authority",
+        };
         let name = format!(
-            "OVERLAP {} ({})",
+            "OVERLAP{of} {} ({})",
             format_ns(o.end.ns() - o.start.ns()),
             who.join(", ")
         );

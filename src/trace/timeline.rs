@@ -7,6 +7,7 @@
 
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
+use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::{PauseKind, Role};
 use crate::time::{DriftRate, LocalDur, SimTime};
@@ -110,8 +111,13 @@ pub struct Timeline {
     pub node_names: Vec<String>,
     pub roles: Vec<Role>,
     pub end: SimTime,
-    /// Per node, its belief intervals (with token, and whether it was running).
+    /// Per node, its belief intervals of write authority (with token, and whether it was
+    /// running); they stand for read authority too unless the protocol tracks it apart.
     pub beliefs: Vec<Vec<Piece>>,
+    /// Per node, its belief intervals of read authority, for a protocol that tracks it apart
+    /// (all empty otherwise).
+    pub read_beliefs: Vec<Vec<Piece>>,
+    /// Overlaps of the exclusive authorities, in time order.
     pub overlaps: Vec<Overlap>,
     pub grants: Vec<GrantSpan>,
     pub pauses: Vec<PauseSpan>,
@@ -165,6 +171,7 @@ impl Recorder {
                 roles,
                 end,
                 beliefs: vec![Vec::new(); n],
+                read_beliefs: vec![Vec::new(); n],
                 cuts,
                 clock_error: vec![Vec::new(); n],
                 bins: vec![vec![vec![0; BINS]; MarkKind::ALL.len()]; n],
@@ -329,8 +336,11 @@ impl Observer for Recorder {
         }
     }
 
-    fn belief(&mut self, node: NodeId, piece: &Piece) {
-        let v = &mut self.tl.beliefs[node];
+    fn belief(&mut self, node: NodeId, authority: Authority, piece: &Piece) {
+        let v = match authority {
+            Authority::Write => &mut self.tl.beliefs[node],
+            Authority::Read => &mut self.tl.read_beliefs[node],
+        };
         match v.last_mut() {
             Some(l)
                 if l.end == piece.start && l.token == piece.token && l.running == piece.running =>
@@ -341,12 +351,14 @@ impl Observer for Recorder {
         }
     }
 
-    fn overlap(&mut self, o: &Overlap) {
+    fn overlap(&mut self, _authority: Authority, o: &Overlap) {
         self.tl.overlaps.push(o.clone());
     }
 
     fn finish(&mut self, end: SimTime) {
         self.tl.end = end;
+        // Each authority's overlaps arrive in time order; merge them (stable: write first).
+        self.tl.overlaps.sort_by_key(|o| (o.start, o.end));
         for n in 0..self.tl.node_names.len() {
             self.close_pauses(n, end);
             if let Some(since) = self.crashed_at[n].take() {

@@ -207,6 +207,8 @@ pub(crate) struct RowLayout {
     pub height: i32,
     events: Option<i32>,
     belief: i32,
+    /// The thin lane of read-authority beliefs, for a protocol that tracks read apart.
+    read: Option<i32>,
     marks: Vec<(MarkKind, i32)>,
     faults: Option<i32>,
     cuts: Option<i32>,
@@ -214,6 +216,7 @@ pub(crate) struct RowLayout {
 
 const EVENTS_H: i32 = 16;
 const BELIEF_H: i32 = 24;
+const READ_H: i32 = 10;
 const MARK_H: i32 = 10;
 const FAULT_H: i32 = 15;
 
@@ -245,6 +248,15 @@ impl RowLayout {
         );
         let belief = y;
         y += BELIEF_H + 3;
+        let read = tl
+            .read_beliefs
+            .get(node)
+            .is_some_and(|v| !v.is_empty())
+            .then(|| {
+                let at = y;
+                y += READ_H + 3;
+                at
+            });
         let mut marks = Vec::new();
         for k in HARM_KINDS {
             if has_kind(tl, node, k) {
@@ -276,6 +288,7 @@ impl RowLayout {
             height: (y + 4).max(44),
             events,
             belief,
+            read,
             marks,
             faults,
             cuts,
@@ -632,9 +645,16 @@ pub(crate) fn draw_row(
 
     // Beliefs (or, on a grantor's row, grants).
     let (by0, by1) = (top + lay.belief, top + lay.belief + BELIEF_H);
-    draw_beliefs(sc, rv, node, xm, by0, by1);
+    fn pieces(v: &[Vec<Piece>], node: usize) -> &[Piece] {
+        v.get(node).map_or(&[], Vec::as_slice)
+    }
+    draw_beliefs(sc, pieces(&rv.tl.beliefs, node), xm, by0, by1, true);
     if rv.is_grantor(node) {
         draw_grants(sc, rv, node, xm, by0, by1);
+    }
+    if let Some(off) = lay.read {
+        let (ry0, ry1) = (top + off, top + off + READ_H);
+        draw_beliefs(sc, pieces(&rv.tl.read_beliefs, node), xm, ry0, ry1, false);
     }
 
     // Harm marks.
@@ -828,9 +848,9 @@ pub(crate) fn draw_row(
     }
 }
 
-/// Belief bars of `node`, coloured by token; hatched and lighter while the node is not running.
-fn draw_beliefs(sc: &mut Scene, rv: &RunView, node: usize, xm: &XMap, y0: i32, y1: i32) {
-    let pieces: &[Piece] = rv.tl.beliefs.get(node).map_or(&[], Vec::as_slice);
+/// Belief bars, coloured by token; hatched and lighter while the node is not running; with
+/// `labels`, the token written in the bar where it fits.
+fn draw_beliefs(sc: &mut Scene, pieces: &[Piece], xm: &XMap, y0: i32, y1: i32, labels: bool) {
     let mut covered_to = i32::MIN;
     let mut pending: Option<(i32, i32, u64, bool)> = None;
     let flush = |sc: &mut Scene, p: Option<(i32, i32, u64, bool)>| {
@@ -866,6 +886,9 @@ fn draw_beliefs(sc: &mut Scene, rv: &RunView, node: usize, xm: &XMap, y0: i32, y
         covered_to = b;
     }
     flush(sc, pending);
+    if !labels {
+        return;
+    }
     // Token labels, one per run of pieces with the same token: in its first piece wide enough,
     // preferring one where the node runs; over hatching, dark text on a white box.
     let mut i = 0;
@@ -1380,7 +1403,19 @@ pub(crate) fn legend_items(runs: &[&RunView], clock: bool) -> Vec<(Swatch, Strin
         Swatch::Tokens,
         "belief / grant (colour = fencing token)".to_string(),
     )];
-    if any(&|tl| tl.beliefs.iter().flatten().any(|p| !p.running)) {
+    if any(&|tl| tl.read_beliefs.iter().any(|v| !v.is_empty())) {
+        items.push((
+            Swatch::Tokens,
+            "thin bar under it: read authority (lease reads)".to_string(),
+        ));
+    }
+    if any(&|tl| {
+        tl.beliefs
+            .iter()
+            .chain(&tl.read_beliefs)
+            .flatten()
+            .any(|p| !p.running)
+    }) {
         items.push((
             Swatch::Hatched,
             "believes while not running (paused)".into(),
