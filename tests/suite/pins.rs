@@ -381,3 +381,25 @@ fn duplication_delivers_second_copies() {
     assert!(s.requests.writes_applied > 100);
     assert_eq!(s.duplicate_writes, s.requests.writes_applied);
 }
+
+/// Kills: `<` to `<=` in the cap on the grant order (`holders` would list 65).
+#[test]
+fn holders_lists_the_first_64_grants_only() {
+    // Every renewal is dropped, so a's lease lapses and it acquires afresh each cycle: a cycle
+    // lasts at most T + retry_every + a round trip = 1 s + 100 ms + 2 ms, so 100 s hold at least
+    // 100 / 1.102 > 90 grants, and at most one per T = 1 s: at most 100.
+    let s = run_text(
+        r#"Scenario(
+            duration: "100s",
+            lease: (duration: "1s", retry_every: "100ms"),
+            strategy: TwoSided(holder_margin: "10ms"),
+            nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+            network: (delay: Fixed("1ms")),
+            faults: [Drop(at: "0s", duration: "100s", kinds: [Renew])],
+        )"#,
+    );
+    assert!((90..=100).contains(&s.grants), "{}", s.grants);
+    assert_eq!(s.holders.len(), leasesim::engine::GRANT_ORDER_CAP);
+    assert_eq!(leasesim::engine::GRANT_ORDER_CAP, 64);
+    assert!(s.holders.iter().all(|h| h == "a"));
+}
