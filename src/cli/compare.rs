@@ -6,7 +6,7 @@ use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::{self, text};
 use crate::scenario::load::{self, LoadError};
-use crate::scenario::{RedlockQuorum, Scenario, StrategySpec};
+use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, RedlockQuorum, Scenario, StrategySpec};
 use crate::strategy::Registry;
 use crate::time::LocalDur;
 use crate::trace::timeline::Timeline;
@@ -30,6 +30,7 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
         StrategySpec::GrantorOnly
         | StrategySpec::CachedBool
         | StrategySpec::Redlock { .. }
+        | StrategySpec::RaftLeaderLease { .. }
         | StrategySpec::Other { .. } => LocalDur::ZERO,
     };
     let m = if own.ns() > 0 {
@@ -66,6 +67,8 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
             redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
             redlock(ClockKind::Wall, RedlockQuorum::One),
         ]
+    } else if let StrategySpec::RaftLeaderLease { .. } = s.strategy {
+        raft_variants(&s.strategy)
     } else {
         vec![
             StrategySpec::TwoSided {
@@ -80,6 +83,51 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
         ]
     };
     registered.chain(builtin).collect()
+}
+
+/// A Raft scenario's own settings, then its read paths and lease rules one at a time: reads by
+/// ReadIndex, by LeaseOrReadIndex, etcd's CheckQuorumOnly lease, and the lease started on the
+/// acknowledgement (the bug).
+fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
+    let with = |f: &dyn Fn(&mut RaftFields)| {
+        let mut s = own.clone();
+        if let StrategySpec::RaftLeaderLease {
+            reads,
+            lease_rule,
+            lease_start,
+            ..
+        } = &mut s
+        {
+            f(&mut RaftFields {
+                reads,
+                lease_rule,
+                lease_start,
+            });
+        }
+        s
+    };
+    let mut v = vec![
+        own.clone(),
+        with(&|f| *f.reads = RaftReads::ReadIndex),
+        with(&|f| *f.reads = RaftReads::LeaseOrReadIndex),
+        with(&|f| *f.lease_rule = RaftRule::CheckQuorumOnly),
+        with(&|f| *f.lease_start = RaftLeaseStart::OnAck),
+    ];
+    let mut seen = Vec::new();
+    v.retain(|s| {
+        let text = s.to_ron();
+        let new = !seen.contains(&text);
+        seen.push(text);
+        new
+    });
+    v
+}
+
+/// The fields of a Raft strategy that [`raft_variants`] varies.
+struct RaftFields<'a> {
+    reads: &'a mut RaftReads,
+    lease_rule: &'a mut RaftRule,
+    lease_start: &'a mut RaftLeaseStart,
 }
 
 pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {

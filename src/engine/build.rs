@@ -189,7 +189,8 @@ pub fn build<'o, P: Protocol>(
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let contender = c.role == Role::Contender;
+            // Clients send requests to contenders and to every replica (followers reject them).
+            let contender = matches!(c.role, Role::Contender | Role::Replica);
             Node {
                 role: c.role,
                 logic: None,

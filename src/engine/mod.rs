@@ -537,6 +537,16 @@ impl<P: Protocol> Sim<'_, P> {
                     self.harm.duplicate_write();
                     self.emit_write(n, writer, token, false, false, true);
                 }
+                Effect::Committed {
+                    index,
+                    writer,
+                    token,
+                } => {
+                    if self.harm.first_commit(index, token) {
+                        let unsafe_write = self.harm.write_applied(writer, token);
+                        self.emit_write(n, writer, token, true, unsafe_write, false);
+                    }
+                }
             }
         }
         self.out = out;

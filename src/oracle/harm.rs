@@ -10,6 +10,7 @@
 //! of the register.
 
 use crate::msg::{NodeId, Token};
+use std::collections::BTreeMap;
 
 /// A holder's local copy of the register.
 #[derive(Clone, Copy, Debug, Default)]
@@ -44,6 +45,11 @@ pub struct Harm {
     copies: Vec<Copy>,
     /// Per node: (token, writes applied under it) for its newest token seen at the resource.
     own_applied: Vec<(Token, u64)>,
+    /// The highest log index reported committed (replicated logs).
+    committed_index: u64,
+    /// The term of each write entry reported committed, by log index: a later report of the
+    /// same index must agree (Raft's safety: a committed entry is never replaced).
+    committed_terms: BTreeMap<u64, Token>,
     counts: HarmCounts,
 }
 
@@ -55,6 +61,8 @@ impl Harm {
             max_applied_token: 0,
             copies: vec![Copy::default(); nodes],
             own_applied: vec![(0, 0); nodes],
+            committed_index: 0,
+            committed_terms: BTreeMap::new(),
             counts: HarmCounts::default(),
         }
     }
@@ -130,6 +138,25 @@ impl Harm {
             *own = (token, 1);
         }
         unsafe_write
+    }
+
+    /// Log entry `index` was reported committed. Returns whether this is its first report: every
+    /// index up to a reporter's commit index has been reported before it (a node's commit index
+    /// only comes from leaders, and a leader reports all it commits), so the highest index
+    /// reported tells a first report from a repeat.
+    ///
+    /// Panics when entry `index` is reported with a term other than its first report's: a
+    /// committed write was lost, which a correct replicated log never does.
+    pub fn first_commit(&mut self, index: u64, token: Token) -> bool {
+        let first = index > self.committed_index;
+        self.committed_index = self.committed_index.max(index);
+        let term = *self.committed_terms.entry(index).or_insert(token);
+        assert_eq!(
+            term, token,
+            "log entry {index} was committed under term {term} and again under term {token}: \
+             a committed write was lost"
+        );
+        first
     }
 
     /// The resource's fencing check rejected a write.

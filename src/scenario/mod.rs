@@ -165,6 +165,34 @@ pub enum StrategySpec {
         #[serde(default)]
         quorum: RedlockQuorum,
     },
+    /// A Raft group whose elected leader holds the lease (SPEC 2.8): TiKV, etcd, CockroachDB.
+    RaftLeaderLease {
+        /// A follower campaigns after hearing nothing from a leader for this long (plus jitter),
+        /// on its monotonic clock.
+        election_timeout: LocalDur,
+        /// Each election timeout is drawn from [election_timeout, election_timeout + jitter).
+        /// Default: the election timeout (etcd's [ET, 2 ET)).
+        #[serde(default)]
+        election_jitter: Option<LocalDur>,
+        /// The leader's heartbeat period. Default: election_timeout / 10.
+        #[serde(default)]
+        heartbeat: Option<LocalDur>,
+        #[serde(default)]
+        reads: RaftReads,
+        /// `LeaseOrReadIndex` serves locally only while more than this much lease remains.
+        #[serde(default)]
+        max_clock_skew: LocalDur,
+        #[serde(default)]
+        lease_rule: RaftRule,
+        #[serde(default)]
+        lease_start: RaftLeaseStart,
+        /// The leader steps down when it has not heard from a majority for an election timeout.
+        #[serde(default = "yes")]
+        check_quorum: bool,
+        /// On a leadership transfer the old leader stops lease reads at once (TiKV).
+        #[serde(default = "yes")]
+        transfer_suspect: bool,
+    },
     /// The general point of the space the others are points of.
     Custom {
         holder_clock: ClockKind,
@@ -181,6 +209,42 @@ pub enum StrategySpec {
     /// valid RON; the registered protocol reads its fields.
     #[serde(skip)]
     Other { name: String, ron: String },
+}
+
+/// How a Raft leader serves reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RaftReads {
+    /// From local state while the lease holds.
+    #[default]
+    Lease,
+    /// After a heartbeat round a majority acknowledges: a round trip, never stale.
+    ReadIndex,
+    /// TiKV: locally while more than `max_clock_skew` of lease remains, else ReadIndex.
+    LeaseOrReadIndex,
+}
+
+/// What makes a Raft leader's lease.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RaftRule {
+    /// The send time of a heartbeat round a majority acknowledged, plus T.
+    #[default]
+    HeartbeatQuorum,
+    /// etcd's `ReadOnlyLeaseBased`: no clock lease; reads until check-quorum steps it down.
+    CheckQuorumOnly,
+}
+
+/// Where a Raft leader's lease term starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RaftLeaseStart {
+    /// At the send time of the acknowledged round (safe).
+    #[default]
+    OnSend,
+    /// At the receipt of the acknowledgement that completed the majority (the bug).
+    OnAck,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// How many Redlock masters must grant.
@@ -267,6 +331,34 @@ impl StrategySpec {
                  request_timeout: \"{request_timeout}\", expiry_clock: {expiry_clock:?}, \
                  quorum: {quorum:?})"
             ),
+            StrategySpec::RaftLeaderLease {
+                election_timeout,
+                election_jitter,
+                heartbeat,
+                reads,
+                max_clock_skew,
+                lease_rule,
+                lease_start,
+                check_quorum,
+                transfer_suspect,
+            } => {
+                let mut f = vec![format!("election_timeout: \"{election_timeout}\"")];
+                if let Some(j) = election_jitter {
+                    f.push(format!("election_jitter: \"{j}\""));
+                }
+                if let Some(h) = heartbeat {
+                    f.push(format!("heartbeat: \"{h}\""));
+                }
+                f.push(format!("reads: {reads:?}"));
+                if max_clock_skew != LocalDur::ZERO {
+                    f.push(format!("max_clock_skew: \"{max_clock_skew}\""));
+                }
+                f.push(format!("lease_rule: {lease_rule:?}"));
+                f.push(format!("lease_start: {lease_start:?}"));
+                f.push(format!("check_quorum: {check_quorum}"));
+                f.push(format!("transfer_suspect: {transfer_suspect}"));
+                format!("RaftLeaderLease({})", f.join(", "))
+            }
             StrategySpec::Custom {
                 holder_clock,
                 lease_start,
@@ -292,6 +384,7 @@ impl StrategySpec {
             StrategySpec::OnReceiveStart { .. } => "OnReceiveStart",
             StrategySpec::Custom { .. } => "Custom",
             StrategySpec::Redlock { .. } => "Redlock",
+            StrategySpec::RaftLeaderLease { .. } => "RaftLeaderLease",
             StrategySpec::Other { name, .. } => name,
         }
     }

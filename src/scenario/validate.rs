@@ -190,6 +190,8 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
             margin(&mut p, "holder_margin", *holder_margin)
         }
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => {}
+        // Its fields are checked with its roles (`Protocol::check`).
+        StrategySpec::RaftLeaderLease { .. } => {}
         // Its fields are the protocol's to check (`Protocol::check`).
         StrategySpec::Other { .. } => {}
     }

@@ -25,7 +25,8 @@
 //! - From [`NodeLogic::on_request`]: [`Effect::Read`] for a read served from local state, and
 //!   [`Effect::WriteSent`] for a write that leaves the node (then send it to the resource).
 //! - At the resource: [`Effect::WriteApplied`], [`Effect::WriteFenced`] or
-//!   [`Effect::DuplicateWrite`] for each write that arrives ([`Register`] decides which).
+//!   [`Effect::DuplicateWrite`] for each write that arrives ([`Register`] decides which); or,
+//!   for a replicated log, [`Effect::Committed`] for each write entry a leader commits.
 //!
 //! ```
 //! use leasesim::strategy::{Beliefs, Cx, NodeLogic, Out, ProtocolMessage, Request, TimerId};
@@ -55,6 +56,7 @@
 //! ```
 
 pub mod base;
+pub mod raft;
 pub mod redlock;
 pub mod register;
 pub mod registry;
@@ -199,6 +201,15 @@ pub enum Effect<M> {
     },
     /// A second copy of a write the resource already applied arrived, and was not applied.
     DuplicateWrite {
+        writer: NodeId,
+        token: Token,
+    },
+    /// A quorum committed log entry `index`, a client write that `writer` accepted under
+    /// `token`: the write took effect (for a replicated log, committing is applying). Several
+    /// nodes may report the same index (a later leader commits again what an earlier one did);
+    /// the oracle counts each index once, so a protocol reports every commit it makes.
+    Committed {
+        index: u64,
         writer: NodeId,
         token: Token,
     },
@@ -437,6 +448,30 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
             request_timeout,
             expiry_clock,
             quorum,
+            spec.to_ron(),
+        )),
+        StrategySpec::RaftLeaderLease {
+            election_timeout,
+            election_jitter,
+            heartbeat,
+            reads,
+            max_clock_skew,
+            lease_rule,
+            lease_start,
+            check_quorum,
+            transfer_suspect,
+        } => Box::new(raft::RaftLeaderLease::new(
+            raft::RaftConfig {
+                election_timeout,
+                election_jitter: election_jitter.unwrap_or(election_timeout),
+                heartbeat: heartbeat.unwrap_or(LocalDur::from_ns(election_timeout.ns() / 10)),
+                reads,
+                max_clock_skew,
+                lease_rule,
+                lease_start,
+                check_quorum,
+                transfer_suspect,
+            },
             spec.to_ron(),
         )),
         _ => Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron())),

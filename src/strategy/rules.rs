@@ -83,7 +83,9 @@ impl Rules {
                 grantor_margin,
                 validity,
             },
-            StrategySpec::Redlock { .. } | StrategySpec::Other { .. } => {
+            StrategySpec::Redlock { .. }
+            | StrategySpec::RaftLeaderLease { .. }
+            | StrategySpec::Other { .. } => {
                 panic!("{} is not a strategy of the base protocol", spec.name())
             }
         }

@@ -10,6 +10,7 @@ mod metamorphic;
 mod pins;
 mod properties;
 mod q4;
+mod raft;
 mod read_authority;
 mod readme;
 mod redlock;

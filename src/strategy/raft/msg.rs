@@ -1,0 +1,78 @@
+//! Raft's messages, reduced to what leases need: votes, log appends (one entry at most, so a
+//! message stays small and `Copy`) and their acknowledgements, and leadership transfer.
+
+use crate::msg::Token;
+use crate::strategy::ProtocolMessage;
+
+/// A log entry as it travels: its term, and whether it is a client write (else the empty entry a
+/// new leader appends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub term: u64,
+    pub write: bool,
+}
+
+/// A Raft message. Every message carries the sender's term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// A candidate asks for a vote. `transfer`: the election a leadership transfer started,
+    /// which a follower does not refuse for having heard from the leader lately.
+    RequestVote {
+        term: u64,
+        last_index: u64,
+        last_term: u64,
+        transfer: bool,
+    },
+    Vote {
+        term: u64,
+        granted: bool,
+    },
+    /// The leader's append (a heartbeat when `entry` is `None`) of heartbeat round `round`:
+    /// `entry` goes at `prev_index + 1`, after an entry of term `prev_term`.
+    Append {
+        term: u64,
+        prev_index: u64,
+        prev_term: u64,
+        entry: Option<Entry>,
+        commit: u64,
+        round: u64,
+    },
+    /// The answer to an `Append` of round `round`. On success `index` is the last index known to
+    /// match the leader's log; on failure, the follower's last index (where to retry from).
+    AppendAck {
+        term: u64,
+        success: bool,
+        index: u64,
+        round: u64,
+    },
+    /// Leadership transfer: campaign now.
+    TimeoutNow {
+        term: u64,
+    },
+}
+
+impl ProtocolMessage for Message {
+    const KINDS: &'static [&'static str] =
+        &["RequestVote", "Vote", "Append", "AppendAck", "TimeoutNow"];
+
+    fn kind(&self) -> usize {
+        match self {
+            Message::RequestVote { .. } => 0,
+            Message::Vote { .. } => 1,
+            Message::Append { .. } => 2,
+            Message::AppendAck { .. } => 3,
+            Message::TimeoutNow { .. } => 4,
+        }
+    }
+
+    /// The term: Raft's fencing token.
+    fn token(&self) -> Option<Token> {
+        Some(match *self {
+            Message::RequestVote { term, .. }
+            | Message::Vote { term, .. }
+            | Message::Append { term, .. }
+            | Message::AppendAck { term, .. }
+            | Message::TimeoutNow { term } => term,
+        })
+    }
+}
