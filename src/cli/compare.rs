@@ -85,9 +85,9 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
     registered.chain(builtin).collect()
 }
 
-/// A Raft scenario's own settings, then its read paths and lease rules one at a time: reads by
-/// ReadIndex, by LeaseOrReadIndex, etcd's CheckQuorumOnly lease, and the lease started on the
-/// acknowledgement (the bug).
+/// A Raft scenario's own settings, then one field changed at a time: each other read path
+/// (Lease, ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
+/// CheckQuorumOnly), and the other lease start (OnSend, or OnAck: the bug).
 fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
     let with = |f: &dyn Fn(&mut RaftFields)| {
         let mut s = own.clone();
@@ -108,10 +108,21 @@ fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
     };
     let mut v = vec![
         own.clone(),
+        with(&|f| *f.reads = RaftReads::Lease),
         with(&|f| *f.reads = RaftReads::ReadIndex),
         with(&|f| *f.reads = RaftReads::LeaseOrReadIndex),
-        with(&|f| *f.lease_rule = RaftRule::CheckQuorumOnly),
-        with(&|f| *f.lease_start = RaftLeaseStart::OnAck),
+        with(&|f| {
+            *f.lease_rule = match *f.lease_rule {
+                RaftRule::HeartbeatQuorum => RaftRule::CheckQuorumOnly,
+                RaftRule::CheckQuorumOnly => RaftRule::HeartbeatQuorum,
+            }
+        }),
+        with(&|f| {
+            *f.lease_start = match *f.lease_start {
+                RaftLeaseStart::OnSend => RaftLeaseStart::OnAck,
+                RaftLeaseStart::OnAck => RaftLeaseStart::OnSend,
+            }
+        }),
     ];
     let mut seen = Vec::new();
     v.retain(|s| {

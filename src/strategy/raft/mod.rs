@@ -175,6 +175,7 @@ impl Protocol for RaftLeaderLease {
             round: 0,
             round_sent: [LocalTime::from_ns(i64::MIN); ROUNDS],
             lease_until: None,
+            lease_round: 0,
             serving: false,
             suspect: false,
             pending_reads: Vec::new(),
@@ -225,8 +226,10 @@ pub struct Replica {
     /// As leader: the current heartbeat round, and when each recent round was sent.
     round: u64,
     round_sent: [LocalTime; ROUNDS],
-    /// As leader: the read lease's end on the monotonic clock (`HeartbeatQuorum`).
+    /// As leader: the read lease's end on the monotonic clock (`HeartbeatQuorum`), and the
+    /// round it was last extended by.
     lease_until: Option<LocalTime>,
+    lease_round: u64,
     /// As leader: its first entry has committed, so it serves requests.
     serving: bool,
     /// As leader: a transfer is under way and the lease is suspect (no lease reads).
@@ -285,6 +288,7 @@ impl Replica {
         self.serving = false;
         self.suspect = false;
         self.lease_until = None;
+        self.lease_round = 0;
         self.pending_reads.clear();
         self.read_round_open = false;
     }
@@ -338,6 +342,7 @@ impl Replica {
         self.serving = false;
         self.suspect = false;
         self.lease_until = None;
+        self.lease_round = 0;
         out.push(Effect::Issued {
             token: self.term,
             to: self.node,
@@ -440,7 +445,9 @@ impl Replica {
             return;
         }
         let q = self.quorum_round(cx);
-        if self.c.lease_rule == RaftRule::HeartbeatQuorum && q > 0 {
+        // A round extends the lease once: when a majority has acknowledged it.
+        if self.c.lease_rule == RaftRule::HeartbeatQuorum && q > self.lease_round {
+            self.lease_round = q;
             let start = match self.c.lease_start {
                 RaftLeaseStart::OnSend => {
                     debug_assert!(
