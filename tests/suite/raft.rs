@@ -43,7 +43,7 @@ fn group(strategy: &str, seed: u64, nodes: usize, faults: &str) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     /// One leader per term, and no committed write is ever lost or replaced (the harm oracle
     /// panics if a log index is committed under two terms), whatever the partitions, pauses,

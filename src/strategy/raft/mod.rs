@@ -170,7 +170,7 @@ impl Protocol for RaftLeaderLease {
             heard_leader_at: None,
             commit: 0,
             writes_committed: 0,
-            votes: 0,
+            votes: Vec::new(),
             peers: Vec::new(),
             round: 0,
             round_sent: [LocalTime::from_ns(i64::MIN); ROUNDS],
@@ -220,7 +220,9 @@ pub struct Replica {
     commit: u64,
     /// Client writes among the first `commit` entries.
     writes_committed: u64,
-    votes: usize,
+    /// As candidate: who granted its vote (itself first). A set, not a count: the network may
+    /// deliver a vote twice.
+    votes: Vec<NodeId>,
     /// As leader: the other replicas.
     peers: Vec<Peer>,
     /// As leader: the current heartbeat round, and when each recent round was sent.
@@ -302,7 +304,8 @@ impl Replica {
         self.state = State::Candidate;
         self.leader = None;
         self.heard_leader_at = None;
-        self.votes = 1;
+        self.votes.clear();
+        self.votes.push(self.node);
         self.arm_election(cx, out);
         let (last_index, last_term) = (self.last_index(), self.term_at(self.last_index()));
         for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
@@ -316,7 +319,7 @@ impl Replica {
                 },
             );
         }
-        if self.votes >= Self::majority(cx) {
+        if self.votes.len() >= Self::majority(cx) {
             self.become_leader(cx, out);
         }
     }
@@ -675,8 +678,10 @@ impl NodeLogic for Replica {
                     self.become_follower(term, out);
                     self.arm_election(cx, out);
                 } else if self.state == State::Candidate && term == self.term && granted {
-                    self.votes += 1;
-                    if self.votes >= Self::majority(cx) {
+                    if !self.votes.contains(&from) {
+                        self.votes.push(from);
+                    }
+                    if self.votes.len() >= Self::majority(cx) {
                         self.become_leader(cx, out);
                     }
                 }
