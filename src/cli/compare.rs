@@ -87,7 +87,8 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
 
 /// A Raft scenario's own settings, then one field changed at a time: each other read path
 /// (Lease, ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
-/// CheckQuorumOnly), and the other lease start (OnSend, or OnAck: the bug).
+/// CheckQuorumOnly), `transfer_suspect` turned over, and the other lease start (OnSend, or
+/// OnAck: the bug).
 fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
     let with = |f: &dyn Fn(&mut RaftFields)| {
         let mut s = own.clone();
@@ -95,6 +96,7 @@ fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
             reads,
             lease_rule,
             lease_start,
+            transfer_suspect,
             ..
         } = &mut s
         {
@@ -102,6 +104,7 @@ fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
                 reads,
                 lease_rule,
                 lease_start,
+                transfer_suspect,
             });
         }
         s
@@ -117,6 +120,7 @@ fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
                 RaftRule::CheckQuorumOnly => RaftRule::HeartbeatQuorum,
             }
         }),
+        with(&|f| *f.transfer_suspect = !*f.transfer_suspect),
         with(&|f| {
             *f.lease_start = match *f.lease_start {
                 RaftLeaseStart::OnSend => RaftLeaseStart::OnAck,
@@ -139,6 +143,7 @@ struct RaftFields<'a> {
     reads: &'a mut RaftReads,
     lease_rule: &'a mut RaftRule,
     lease_start: &'a mut RaftLeaseStart,
+    transfer_suspect: &'a mut bool,
 }
 
 pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {

@@ -10,7 +10,9 @@ use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
 use crate::scenario::{random_faults, DurationDist, Fault, KindName, Placement, Role, Scenario};
-use crate::strategy::{LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS};
+use crate::strategy::{
+    Command, LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
+};
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
 use rand::RngExt;
@@ -100,6 +102,16 @@ pub fn build<'o, P: Protocol>(
                     drift: DriftRate::from_ppm(*drift_ppm).expect("validated drift"),
                 },
             )),
+            Fault::StepDown { node, .. } => {
+                node_faults.push((at, id(node), NodeFault::Command(Command::StepDown)))
+            }
+            Fault::TransferLeader { to, .. } => {
+                let to = id(to);
+                for node in 0..n {
+                    let command = Command::TransferLeader { to };
+                    node_faults.push((at, node, NodeFault::Command(command)));
+                }
+            }
             Fault::Partition {
                 duration, groups, ..
             } => {

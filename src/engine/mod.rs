@@ -39,8 +39,8 @@ use crate::oracle::harm::Harm;
 use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
 use crate::strategy::{
-    Beliefs, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request,
-    TimerId, MAX_TIMERS,
+    Beliefs, Command, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage,
+    Request, TimerId, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
@@ -92,6 +92,12 @@ pub enum Ev<M> {
         life: u32,
         stall: bool,
     },
+    /// An operator's instruction reaches a node's logic (waits while it is paused, is lost
+    /// while it is down).
+    Command {
+        node: u32,
+        command: Command,
+    },
 }
 
 /// A node fault of the schedule, compiled to node ids (network faults live in [`Network`]).
@@ -111,6 +117,8 @@ pub enum NodeFault {
     DriftChange {
         drift: DriftRate,
     },
+    /// An operator's instruction to the node's logic.
+    Command(Command),
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -294,7 +302,9 @@ impl<P: Protocol> Sim<'_, P> {
                 }
                 self.route(to as NodeId, ev);
             }
-            Ev::Timer { node, .. } | Ev::Effect { node, .. } => self.route(node as NodeId, ev),
+            Ev::Timer { node, .. } | Ev::Effect { node, .. } | Ev::Command { node, .. } => {
+                self.route(node as NodeId, ev)
+            }
         }
     }
 
@@ -416,6 +426,11 @@ impl<P: Protocol> Sim<'_, P> {
                 if life == self.nodes[n].life {
                     self.take_effect(n, kind, token);
                 }
+            }
+            Ev::Command { command, .. } => {
+                self.call(n, false, false, |logic, cx, out| {
+                    logic.on_command(cx, command, out)
+                });
             }
             Ev::Fault { .. } | Ev::PauseEnd { .. } => unreachable!("not node-bound"),
         }
@@ -853,6 +868,13 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::DriftChange { drift });
                 }
             }
+            NodeFault::Command(command) => self.route(
+                n,
+                Ev::Command {
+                    node: n as u32,
+                    command,
+                },
+            ),
         }
     }
 

@@ -609,6 +609,16 @@ pub enum Fault {
         #[serde(default)]
         kinds: Option<Vec<KindName>>,
     },
+    /// A leader steps down (protocols with leaders: `RaftLeaderLease`).
+    StepDown {
+        node: String,
+        at: Dur,
+    },
+    /// The leader, whichever node it is then, hands leadership to `to` (Raft's TimeoutNow).
+    TransferLeader {
+        at: Dur,
+        to: String,
+    },
     /// Messages sent in the window are dropped.
     Drop {
         at: Dur,
@@ -631,6 +641,8 @@ impl Fault {
             | Fault::Restart { at, .. }
             | Fault::ClockStep { at, .. }
             | Fault::DriftChange { at, .. }
+            | Fault::StepDown { at, .. }
+            | Fault::TransferLeader { at, .. }
             | Fault::Partition { at, .. }
             | Fault::OneWay { at, .. }
             | Fault::DelaySpike { at, .. }

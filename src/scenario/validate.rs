@@ -345,6 +345,26 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
                 node(&mut p, &at, n);
                 drift(&mut p, &format!("{at}.drift_ppm"), *drift_ppm);
             }
+            Fault::StepDown { node: n, .. } | Fault::TransferLeader { to: n, .. } => {
+                node(&mut p, &at, n);
+                let name = match f {
+                    Fault::StepDown { .. } => "StepDown",
+                    _ => "TransferLeader",
+                };
+                if let Ok(strategy) = strategy.as_ref() {
+                    if !strategy.commands().contains(&name) {
+                        p.push(format!(
+                            "{at}: {name} is an instruction to a leader, which {} does not take (it takes: {})",
+                            strategy.describe(),
+                            if strategy.commands().is_empty() {
+                                "none".to_string()
+                            } else {
+                                strategy.commands().join(", ")
+                            }
+                        ));
+                    }
+                }
+            }
             Fault::Partition {
                 duration, groups, ..
             } => {

@@ -92,6 +92,29 @@ pub trait ProtocolMessage: Copy + std::fmt::Debug + Send + 'static {
     }
 }
 
+/// An operator's instruction to a node's logic, from the scenario's fault schedule
+/// (`StepDown`, `TransferLeader`). A protocol names the ones it understands
+/// ([`Protocol::commands`]); a scenario that gives it any other is rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Command {
+    /// A leader steps down.
+    StepDown,
+    /// The leader hands leadership to `to` (Raft's TimeoutNow). Every node gets it; only the
+    /// leader acts.
+    TransferLeader { to: NodeId },
+}
+
+impl Command {
+    /// The name of the fault that gives it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::StepDown => "StepDown",
+            Command::TransferLeader { .. } => "TransferLeader",
+        }
+    }
+}
+
 /// A client request's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -345,6 +368,9 @@ pub trait NodeLogic: Send {
     /// A request admitted under `token` takes effect (the workload's service time after the
     /// check): serve the read ([`Effect::Read`]) or send the write ([`Effect::WriteSent`]).
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
+    /// An operator's instruction arrives (see [`Command`]); only those the protocol names in
+    /// [`Protocol::commands`] are ever given.
+    fn on_command(&mut self, _cx: &mut Cx, _command: Command, _out: &mut Out<Self::Msg>) {}
     /// What the node believes now.
     fn beliefs(&self) -> Beliefs;
     /// The node crashed: what it keeps.
@@ -375,6 +401,10 @@ pub trait Protocol: Send + Sync + 'static {
     /// Every reason `scenario` does not fit the protocol (roles and their counts, options it
     /// does not support), each prefixed with the field at fault.
     fn check(&self, scenario: &Scenario) -> Vec<String>;
+    /// The [`Command`]s (by fault name) its logic understands. None by default.
+    fn commands(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The logic of node `node` with `role`, starting from `disk` (the default on first start).
     fn node_logic(
         &self,
@@ -397,6 +427,8 @@ pub trait Strategy: Send + Sync {
     fn authorities(&self) -> Authorities;
     /// Every reason `scenario` does not fit the protocol.
     fn check(&self, scenario: &Scenario) -> Vec<String>;
+    /// The [`Command`]s (by fault name) it understands.
+    fn commands(&self) -> &'static [&'static str];
     /// Runs `scenario` (validated by the caller) under this protocol.
     fn simulate(
         &self,
@@ -417,6 +449,9 @@ impl<P: Protocol> Strategy for P {
     }
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         Protocol::check(self, scenario)
+    }
+    fn commands(&self) -> &'static [&'static str] {
+        Protocol::commands(self)
     }
     fn simulate(
         &self,

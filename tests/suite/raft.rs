@@ -115,3 +115,49 @@ fn the_drift_overlap_runs_from_the_new_leaders_first_commit_to_the_old_lease_end
     let size = o.end_ns - o.start_ns;
     assert!((41_166_000..=135_506_000).contains(&size), "{size}");
 }
+
+/// `StepDown` ends the leader's beliefs at once; a base-protocol scenario may not give it.
+#[test]
+fn step_down_ends_leadership_at_once_and_only_raft_takes_it() {
+    let text = r#"Scenario(
+        duration: "60s",
+        lease: (duration: "9s"),
+        strategy: RaftLeaderLease(election_timeout: "10s", election_jitter: "100ms", heartbeat: "1s"),
+        nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica, start: "2s"),
+                (name: "r3", role: Replica, start: "2s")],
+        network: (delay: Fixed("1ms")),
+        faults: [StepDown(node: "r1", at: "30s")],
+    )"#;
+    let s = scenario(text);
+    let (out, timeline) = leasesim::run_recorded("step-down", &s).unwrap();
+    // r1 led from its election until the step-down at 30 s exactly, in both authorities.
+    let last = |v: &[leasesim::oracle::Piece]| v.last().map(|p| p.end.ns());
+    assert_eq!(last(&timeline.beliefs[0]), Some(30_000_000_000));
+    assert_eq!(last(&timeline.read_beliefs[0]), Some(30_000_000_000));
+    // Someone leads again: a follower campaigns 10 s + jitter after it last heard r1 (its last
+    // heartbeat, before 30 s), so within [30 s, 40.2 s].
+    assert_eq!(out.summary.grants, 2);
+    assert_eq!(out.summary.overlap.count, 0);
+
+    let base = r#"Scenario(
+        duration: "10s",
+        lease: (duration: "1s"),
+        strategy: TwoSided(holder_margin: "10ms"),
+        nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+        faults: [StepDown(node: "a", at: "1s"), TransferLeader(at: "2s", to: "a")],
+    )"#;
+    let s = scenario(base);
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let problems = leasesim::scenario::validate::validate_with(&s, &*strategy);
+    let want = |i: usize, name: &str| {
+        format!(
+            "faults[{i}]: {name} is an instruction to a leader, which \
+             TwoSided(holder_margin: \"10ms\") does not take (it takes: none)"
+        )
+    };
+    assert!(problems.contains(&want(0, "StepDown")), "{problems:#?}");
+    assert!(
+        problems.contains(&want(1, "TransferLeader")),
+        "{problems:#?}"
+    );
+}

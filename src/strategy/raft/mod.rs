@@ -29,8 +29,8 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, Role, Scenario};
 use crate::strategy::{
-    Authorities, Belief, Beliefs, Claim, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol,
-    Request, TimerId,
+    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, LeaseParams, NodeLogic, Out,
+    Protocol, Request, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Entry, Message};
@@ -82,6 +82,8 @@ struct Stored {
 const ELECTION: TimerId = 0;
 const HEARTBEAT: TimerId = 1;
 const CHECK_QUORUM: TimerId = 2;
+/// A leadership transfer not done within an election timeout is abandoned.
+const TRANSFER: TimerId = 3;
 
 /// Send times of the last rounds, by `round % ROUNDS`: enough for acknowledgements to arrive
 /// while far more rounds are sent than a round trip lasts.
@@ -155,6 +157,10 @@ impl Protocol for RaftLeaderLease {
             );
         }
         p
+    }
+
+    fn commands(&self) -> &'static [&'static str] {
+        &["StepDown", "TransferLeader"]
     }
 
     fn node_logic(&self, node: NodeId, _role: Role, params: &LeaseParams, disk: Disk) -> Replica {
@@ -284,6 +290,7 @@ impl Replica {
         if self.state == State::Leader {
             out.cancel_timer(HEARTBEAT);
             out.cancel_timer(CHECK_QUORUM);
+            out.cancel_timer(TRANSFER);
         }
         self.state = State::Follower;
         self.leader = None;
@@ -745,6 +752,30 @@ impl NodeLogic for Replica {
                         cx.mono + self.c.election_timeout,
                     );
                 }
+            }
+            TRANSFER => self.suspect = false,
+            _ => {}
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+        if self.state != State::Leader {
+            return;
+        }
+        match command {
+            Command::StepDown => {
+                self.become_follower(self.term, out);
+                self.arm_election(cx, out);
+            }
+            Command::TransferLeader { to } if to != self.node => {
+                // TiKV marks the lease suspect first: no lease reads until the transfer is over.
+                self.suspect = self.c.transfer_suspect;
+                out.send(to, Message::TimeoutNow { term: self.term });
+                out.set_timer(
+                    TRANSFER,
+                    ClockKind::Monotonic,
+                    cx.mono + self.c.election_timeout,
+                );
             }
             _ => {}
         }
