@@ -7,7 +7,7 @@ use crate::engine::RunResult;
 use crate::oracle::authority::Authority;
 use crate::oracle::Overlap;
 use crate::scenario::{Expect, Scenario};
-use crate::time::format_ns;
+use crate::time::{format_ns, SimTime};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -57,6 +57,21 @@ pub struct ExpectOut {
 }
 
 /// The summary of one run.
+/// One change of holder (true times in ns; null when it never happened).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FailoverOut {
+    pub from: String,
+    pub to: String,
+    /// When the new holder's token was issued.
+    pub at_ns: i64,
+    pub old_last_read_ns: Option<i64>,
+    pub old_last_write_ns: Option<i64>,
+    /// "Reads resume at".
+    pub new_first_read_ns: Option<i64>,
+    /// "Writes resume at".
+    pub new_first_write_ns: Option<i64>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     pub scenario: String,
@@ -92,6 +107,9 @@ pub struct Summary {
     pub pauses: u64,
     /// The recipients of the first 64 grants, in grant order.
     pub holders: Vec<String>,
+    /// Every change of holder among the first 65 tokens issued: when the old holder last
+    /// served a read and last had a write take effect, and when the new one first did each.
+    pub failovers: Vec<FailoverOut>,
     /// Messages sent, by kind.
     pub messages: BTreeMap<String, u64>,
     pub messages_dropped: u64,
@@ -175,6 +193,19 @@ impl Outcome {
             crashes: st.crashes,
             pauses: st.pauses,
             holders: st.grant_order.iter().map(|&n| names[n].clone()).collect(),
+            failovers: r
+                .failovers
+                .iter()
+                .map(|f| FailoverOut {
+                    from: names[f.from].clone(),
+                    to: names[f.to].clone(),
+                    at_ns: f.at.ns(),
+                    old_last_read_ns: f.old.last_read.map(SimTime::ns),
+                    old_last_write_ns: f.old.last_write.map(SimTime::ns),
+                    new_first_read_ns: f.new.first_read.map(SimTime::ns),
+                    new_first_write_ns: f.new.first_write.map(SimTime::ns),
+                })
+                .collect(),
             messages: r
                 .kinds
                 .iter()

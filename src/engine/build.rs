@@ -246,6 +246,7 @@ pub fn build<'o, P: Protocol>(
         net,
         oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
         harm: Harm::new(n),
+        failovers: Default::default(),
         protocol,
         roles: scenario.nodes.iter().map(|c| c.role).collect(),
         params: LeaseParams {

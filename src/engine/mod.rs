@@ -35,6 +35,7 @@ use crate::dist::Sampler;
 use crate::msg::{NodeId, Token};
 use crate::net::Network;
 use crate::oracle::authority::{AuthorityOracles, AuthorityReports};
+use crate::oracle::failover::{Failover, Failovers};
 use crate::oracle::harm::Harm;
 use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
@@ -192,6 +193,8 @@ pub struct RunResult {
     pub stats: Stats,
     pub oracle: AuthorityReports,
     pub harm: crate::oracle::harm::HarmCounts,
+    /// Every change of holder among the first tokens issued.
+    pub failovers: Vec<Failover>,
     pub duration: Dur,
     /// Each node's drift as run (after placement).
     pub drifts: Vec<DriftRate>,
@@ -213,6 +216,7 @@ pub struct Sim<'o, P: Protocol> {
     net: Network,
     oracle: AuthorityOracles,
     harm: Harm,
+    failovers: Failovers,
     protocol: &'o P,
     params: LeaseParams,
     service_time: Dur,
@@ -264,6 +268,7 @@ impl<P: Protocol> Sim<'_, P> {
         RunResult {
             oracle: self.oracle.into_reports(),
             harm: self.harm.counts().clone(),
+            failovers: self.failovers.failovers(),
             stats: self.stats,
             duration: end.since(SimTime::ZERO),
             drifts,
@@ -510,6 +515,7 @@ impl<P: Protocol> Sim<'_, P> {
                         self.stats.grant_order.push(to);
                     }
                     self.harm.issued(token);
+                    self.failovers.issued(token, to, self.now);
                     if self.observer.is_some() {
                         let until = self.clocks[n].reaches(ClockKind::Monotonic, until, self.now);
                         self.emit(n, TraceKind::Grant { token, to, until });
@@ -525,6 +531,7 @@ impl<P: Protocol> Sim<'_, P> {
                 Effect::Holding { token, version } => self.harm.holding(n, token, version),
                 Effect::Read { token } => {
                     let (zombie, stale) = self.harm.read(n, token);
+                    self.failovers.read(token, self.now);
                     if self.observer.is_some() {
                         let kind = TraceKind::Read {
                             token,
@@ -542,6 +549,7 @@ impl<P: Protocol> Sim<'_, P> {
                 }
                 Effect::WriteApplied { writer, token } => {
                     let unsafe_write = self.harm.write_applied(writer, token);
+                    self.failovers.write(token, self.now);
                     self.emit_write(n, writer, token, true, unsafe_write, false);
                 }
                 Effect::WriteFenced { writer, token } => {
@@ -559,6 +567,7 @@ impl<P: Protocol> Sim<'_, P> {
                 } => {
                     if self.harm.first_commit(index, token) {
                         let unsafe_write = self.harm.write_applied(writer, token);
+                        self.failovers.write(token, self.now);
                         self.emit_write(n, writer, token, true, unsafe_write, false);
                     }
                 }

@@ -50,6 +50,7 @@
 //! still believing is resolved when that belief ends, in whatever flush.
 
 pub mod authority;
+pub mod failover;
 pub mod harm;
 
 use crate::clock::NodeClock;

@@ -161,3 +161,37 @@ fn step_down_ends_leadership_at_once_and_only_raft_takes_it() {
         "{problems:#?}"
     );
 }
+
+/// The failover record of `raft-etcd-check-quorum-only`: r2 is made leader at 11.293570655 s
+/// and serves reads from its first commit, 11.295570655 s; r1 goes on serving lease reads until
+/// it steps down at 12.237726979 s (derived in the scenario), so its last read falls after r2's
+/// first. Under `raft-transfer-suspect` the old leader's last read comes before the transfer at
+/// 30 s and the new one's first after 30.005 s.
+#[test]
+fn failover_records_say_when_reads_and_writes_resume() {
+    let run = |name: &str| {
+        let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+        leasesim::run(name, &s).unwrap().summary
+    };
+    let s = run("raft-etcd-check-quorum-only");
+    assert_eq!(s.failovers.len(), 1);
+    let f = &s.failovers[0];
+    assert_eq!((f.from.as_str(), f.to.as_str()), ("r1", "r2"));
+    assert_eq!(f.at_ns, 11_293_570_655);
+    let new_read = f.new_first_read_ns.unwrap();
+    let old_read = f.old_last_read_ns.unwrap();
+    assert!(new_read >= 11_295_570_655, "{new_read}");
+    assert!(
+        old_read > new_read && old_read < 12_237_726_979,
+        "{old_read}"
+    );
+    // r2's writes commit from its first entry's commit on; r1's last before the partition.
+    assert!(f.new_first_write_ns.unwrap() >= 11_295_570_655);
+    assert!(f.old_last_write_ns.unwrap() < 10_250_000_000 + 2_000_000);
+
+    let s = run("raft-transfer-suspect");
+    let f = &s.failovers[0];
+    assert_eq!(f.at_ns, 30_003_000_000);
+    assert!(f.old_last_read_ns.unwrap() < 30_000_000_000);
+    assert!(f.new_first_read_ns.unwrap() >= 30_005_000_000);
+}
