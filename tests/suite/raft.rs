@@ -195,3 +195,41 @@ fn failover_records_say_when_reads_and_writes_resume() {
     assert!(f.old_last_read_ns.unwrap() < 30_000_000_000);
     assert!(f.new_first_read_ns.unwrap() >= 30_005_000_000);
 }
+
+/// A sweep over the election timeout of `raft-tikv-drift-beyond-bound` crosses the bound: with
+/// ET = 10 s the followers' timeout, (10 s + j) / 1.06 <= 9.53 s, falls inside the leader's
+/// lease of 9 s / 0.94 = 9.574 s (an overlap on every seed); with ET = 11 s it is at least
+/// 11 s / 1.06 = 10.377 s, after the lease (none).
+#[test]
+fn a_sweep_of_the_election_timeout_crosses_the_bound() {
+    let dir = crate::common::workdir("raft-sweep");
+    let out = crate::common::leasesim(
+        &[
+            "sweep",
+            "raft-tikv-drift-beyond-bound",
+            "--vary",
+            "strategy.election_timeout=10s,11s",
+            "--seeds",
+            "3",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("raft-tikv-drift-beyond-bound-sweep/results.csv"))
+        .unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    // election_timeout, runs, overlap_runs
+    assert_eq!(&rows[0][..3], ["10s", "3", "3"]);
+    assert_eq!(&rows[1][..3], ["11s", "3", "0"]);
+}
