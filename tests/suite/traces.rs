@@ -143,6 +143,18 @@ fn jsonl_has_one_event_per_line_with_clock_readings() {
         .unwrap();
     assert_eq!(send["node"], "lock");
     assert_eq!(send["t_ns"], 1_000_000);
+    // Kills `now + delay` becoming `now - delay` for the send's arrival time.
+    assert_eq!(send["arrives_ns"], 2_000_000);
+    // After 10 s everything h sends to lock arrives while the one-way cut holds and is dropped
+    // at delivery; the first such message is h's next renewal. A Drop line says so, with the
+    // reason. Kills a drop that leaves no line.
+    let drop = events
+        .iter()
+        .find(|e| e["kind"] == "Drop" && e["node"] == "lock")
+        .expect("a Drop line for h's cut-off renewal");
+    assert_eq!(drop["from"], "h");
+    assert_eq!(drop["msg"], "Renew");
+    assert_eq!(drop["reason"], "cut");
     // The overlap line agrees with the summary.
     let overlap: Vec<&Value> = lines.iter().filter(|l| l["kind"] == "overlap").collect();
     assert_eq!(overlap.len(), 1);
