@@ -75,7 +75,6 @@ pub fn build<'o, P: Protocol>(
                 node,
                 duration,
                 kind,
-                clock,
                 ..
             } => node_faults.push((
                 at,
@@ -83,7 +82,7 @@ pub fn build<'o, P: Protocol>(
                 NodeFault::Pause {
                     duration: *duration,
                     kind: *kind,
-                    clock: *clock,
+                    clock: f.freeze_clock().expect("a pause"),
                 },
             )),
             Fault::Crash { node, .. } => node_faults.push((at, id(node), NodeFault::Crash)),

@@ -468,9 +468,10 @@ pub enum Fault {
         duration: Dur,
         #[serde(default)]
         kind: PauseKind,
-        /// Only for `VmFreeze`: `CatchUp` (default) or `Stall`.
+        /// Only for `VmFreeze`: `CatchUp` (the default, when left out) or `Stall`. Kept as
+        /// given, so that one given for a GC pause can be refused; see [`Fault::freeze_clock`].
         #[serde(default)]
-        clock: FreezeClock,
+        clock: Option<FreezeClock>,
     },
     Crash {
         node: String,
@@ -530,6 +531,20 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// What a pause does to the node's clocks: `Stall` only for a `VmFreeze` that says so, else
+    /// `CatchUp` (a GC pause stops no clock). `None` for a fault that is not a pause.
+    pub fn freeze_clock(&self) -> Option<FreezeClock> {
+        match self {
+            Fault::Pause {
+                kind: PauseKind::VmFreeze,
+                clock,
+                ..
+            } => Some(clock.unwrap_or_default()),
+            Fault::Pause { .. } => Some(FreezeClock::CatchUp),
+            _ => None,
+        }
+    }
+
     /// When the fault begins.
     pub fn at(&self) -> Dur {
         match self {
@@ -559,8 +574,9 @@ pub enum RandomFault {
         duration: DurationDist,
         #[serde(default)]
         kind: PauseKind,
+        /// Only for `VmFreeze`, as in [`Fault::Pause`].
         #[serde(default)]
-        clock: FreezeClock,
+        clock: Option<FreezeClock>,
     },
     /// Wall-clock steps with Poisson times; `by` may take negative values.
     ClockSteps {

@@ -5,7 +5,10 @@
 //! inside the run, crash/restart sequences that make sense, rates and probabilities in range.
 
 use super::limits::{self, count};
-use super::{DurationDist, Fault, KindName, RandomFault, Role, Scenario, StrategySpec};
+use super::{
+    DurationDist, Fault, FreezeClock, KindName, PauseKind, RandomFault, Role, Scenario,
+    StrategySpec, Validity,
+};
 use crate::dist::Sampler;
 use crate::strategy::{Registry, Strategy};
 use crate::time::{DriftRate, Dur, LocalDur};
@@ -174,9 +177,17 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         StrategySpec::Custom {
             holder_margin,
             grantor_margin,
+            validity,
             ..
         } => {
             margin(&mut p, "holder_margin", *holder_margin);
+            if *validity == Validity::CachedBool && holder_margin.ns() != 0 {
+                p.push(format!(
+                    "strategy.holder_margin: {holder_margin} does not apply with validity: \
+                     CachedBool, whose bool is cleared at start + T (by the renewal loop or a \
+                     Reject), never T - holder_margin; leave it out, or use validity: Clock"
+                ));
+            }
             if grantor_margin.ns() <= -t.ns() {
                 p.push(format!(
                     "strategy.grantor_margin: {grantor_margin} would free the lease before it is granted (T is {t})"
@@ -320,10 +331,15 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
         match f {
             Fault::Pause {
-                node: n, duration, ..
+                node: n,
+                duration,
+                kind,
+                clock,
+                ..
             } => {
                 node(&mut p, &at, n);
                 positive(&mut p, &format!("{at}.duration"), *duration);
+                freeze_clock_applies(&mut p, &at, *kind, *clock);
             }
             Fault::Crash { node: n, at: when } => {
                 node(&mut p, &at, n);
@@ -428,8 +444,10 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
                 nodes: ns,
                 per_minute,
                 duration,
-                ..
+                kind,
+                clock,
             } => {
+                freeze_clock_applies(&mut p, &at, *kind, *clock);
                 nodes(&mut p, &at, ns);
                 rate(&mut p, &format!("{at}.per_minute"), *per_minute);
                 dist(&mut p, &format!("{at}.duration"), duration, false);
@@ -501,6 +519,22 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
     }
     p
+}
+
+/// A pause's `clock` applies only to a `VmFreeze`: a GC pause stops no clock, so a `clock`
+/// given for one would be ignored. Refuses it (`clock` is kept as given to tell).
+fn freeze_clock_applies(
+    p: &mut Vec<String>,
+    at: &str,
+    kind: PauseKind,
+    clock: Option<FreezeClock>,
+) {
+    if let (PauseKind::Gc, Some(clock)) = (kind, clock) {
+        p.push(format!(
+            "{at}.clock: {clock:?} does not apply to a Gc pause, whose clocks keep counting \
+             (clock only applies to kind: VmFreeze); remove it, or set kind: VmFreeze"
+        ));
+    }
 }
 
 /// The limits on totals (see [`limits`]): random faults, clock steps, requests waiting in a

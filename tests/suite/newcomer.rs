@@ -83,3 +83,85 @@ fn a_duration_written_as_a_number_says_to_add_a_unit() {
         load_error(&t)
     );
 }
+
+// Item 3: fields that do not apply to a variant are refused, with the reason.
+
+/// The semantic problems of `text` (it must parse).
+fn problems(text: &str) -> Vec<String> {
+    leasesim::scenario::validate::validate(&scenario(text))
+}
+
+#[test]
+fn a_clock_given_for_a_gc_pause_is_refused_with_the_reason() {
+    // Catches: the check dropped (the clock silently ignored, as before), or `clock` read with
+    // a default again so that a given `CatchUp` cannot be told from one left out.
+    let faults = r#"faults: [
+        Pause(node: "a", at: "5s", duration: "1s", kind: Gc, clock: Stall),
+        Pause(node: "a", at: "7s", duration: "1s", clock: CatchUp),
+        Pause(node: "a", at: "9s", duration: "1s", kind: VmFreeze, clock: Stall),
+        Pause(node: "a", at: "11s", duration: "1s", kind: VmFreeze),
+        Pause(node: "a", at: "13s", duration: "1s"),
+    ],
+    random_faults: [
+        Pauses(per_minute: 1.0, duration: Fixed("1s"), clock: Stall),
+        Pauses(per_minute: 1.0, duration: Fixed("1s"), kind: VmFreeze, clock: Stall),
+    ],"#;
+    let why = |at: &str, clock: &str| {
+        format!(
+            "{at}.clock: {clock} does not apply to a Gc pause, whose clocks keep counting \
+             (clock only applies to kind: VmFreeze); remove it, or set kind: VmFreeze"
+        )
+    };
+    assert_eq!(
+        problems(&text("GrantorOnly", faults)),
+        vec![
+            why("faults[0]", "Stall"),
+            why("faults[1]", "CatchUp"),
+            why("random_faults[0]", "Stall"),
+        ]
+    );
+}
+
+#[test]
+fn a_pause_left_without_a_clock_catches_up_and_a_stall_is_kept() {
+    // Catches: the default resolved to Stall, or a VmFreeze's Stall lost on the way to the
+    // engine: a stalled freeze of 8 s leaves the node's clocks 8 s behind, a catch-up one none.
+    use leasesim::scenario::{Fault, FreezeClock};
+    let s = scenario(&text(
+        "GrantorOnly",
+        r#"faults: [
+            Pause(node: "a", at: "1s", duration: "1s", kind: VmFreeze),
+            Pause(node: "a", at: "3s", duration: "1s", kind: VmFreeze, clock: Stall),
+            Pause(node: "a", at: "5s", duration: "1s"),
+        ],"#,
+    ));
+    let clocks: Vec<_> = s.faults.iter().map(Fault::freeze_clock).collect();
+    assert_eq!(
+        clocks,
+        vec![
+            Some(FreezeClock::CatchUp),
+            Some(FreezeClock::Stall),
+            Some(FreezeClock::CatchUp)
+        ]
+    );
+}
+
+#[test]
+fn a_holder_margin_under_a_cached_bool_validity_is_refused() {
+    // Catches: Custom's margin check forgetting that a cached bool never reads it.
+    let custom = |margin: &str| {
+        format!(
+            "Custom(holder_clock: Monotonic, lease_start: OnSend, validity: CachedBool{margin})"
+        )
+    };
+    assert_eq!(
+        problems(&text(&custom(r#", holder_margin: "5ms""#), "")),
+        vec![
+            "strategy.holder_margin: 5ms does not apply with validity: CachedBool, whose bool is \
+             cleared at start + T (by the renewal loop or a Reject), never T - holder_margin; \
+             leave it out, or use validity: Clock"
+                .to_string()
+        ]
+    );
+    assert_eq!(problems(&text(&custom(""), "")), Vec::<String>::new());
+}
