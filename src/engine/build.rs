@@ -9,7 +9,7 @@ use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
 use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
-use crate::scenario::{random_faults, DurationDist, Fault, KindName, Placement, Role, Scenario};
+use crate::scenario::{DurationDist, Fault, KindName, Placement, Role, Scenario};
 use crate::strategy::{LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS};
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
@@ -57,8 +57,7 @@ pub fn build<'o, P: Protocol>(
         .map(|(c, &d)| NodeClock::new(d, c.offset))
         .collect();
 
-    let mut all_faults = scenario.faults.clone();
-    all_faults.extend(random_faults::materialize(scenario));
+    let all_faults = scenario.fault_schedule();
     let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
     for (i, c) in scenario.nodes.iter().enumerate() {
         node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
