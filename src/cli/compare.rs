@@ -14,13 +14,17 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// The strategies `compare --strategies all` runs: the registered protocols first (the
-/// scenario's own as written, the others with their defaults when every field has one), then,
-/// for a Redlock scenario, its own settings with keys expiring on the wall clock and on the
-/// monotonic clock and with a quorum of one; for any other, the six base-protocol strategies
-/// with margins from the scenario: its own strategy's holder margin if it has a positive one,
-/// else 1% of T.
-fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
+/// What a row of `compare` says of where it came from.
+pub(crate) const OWN: &str = "the scenario's own";
+
+/// The strategies `compare --strategies all` runs, each with where it came from: the scenario's
+/// own strategy first, as written; then the registered protocols (with their defaults, when
+/// every field has one); then, for a Redlock scenario, its own settings with keys expiring on
+/// the wall clock and on the monotonic clock and with a quorum of one; for any other, the six
+/// base-protocol strategies with margins from the scenario: its own strategy's holder margin
+/// if it has a positive one, else 1% of T. A strategy equal to the scenario's own is not run
+/// twice.
+fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, String)> {
     let own = match s.strategy {
         StrategySpec::TwoSided { holder_margin, .. }
         | StrategySpec::WallClock { holder_margin }
@@ -32,22 +36,26 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
         | StrategySpec::Redlock { .. }
         | StrategySpec::Other { .. } => LocalDur::ZERO,
     };
-    let m = if own.ns() > 0 {
-        own
+    let (m, from) = if own.ns() > 0 {
+        (own, format!("margin {own} from the scenario's strategy"))
     } else {
-        LocalDur::from_ns(s.lease.duration.ns() / 100)
+        let m = LocalDur::from_ns(s.lease.duration.ns() / 100);
+        (m, format!("margin {m}: 1% of T"))
     };
-    let registered = registry.registered().filter_map(|name| {
+    let mut rows = vec![(s.strategy.clone(), OWN.to_string())];
+    for name in registry.registered() {
         if s.strategy.name() == name {
-            return Some(s.strategy.clone());
+            continue;
         }
         let alone = StrategySpec::Other {
             name: name.to_string(),
             ron: name.to_string(),
         };
-        registry.build(&alone).is_ok().then_some(alone)
-    });
-    let builtin = if let StrategySpec::Redlock {
+        if registry.build(&alone).is_ok() {
+            rows.push((alone, "its defaults".to_string()));
+        }
+    }
+    if let StrategySpec::Redlock {
         drift_factor,
         drift_allowance,
         request_timeout,
@@ -61,25 +69,54 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
             expiry_clock,
             quorum,
         };
-        vec![
-            redlock(ClockKind::Wall, RedlockQuorum::Majority),
-            redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
-            redlock(ClockKind::Wall, RedlockQuorum::One),
-        ]
+        let settings = "the scenario's Redlock settings";
+        rows.extend([
+            (
+                redlock(ClockKind::Wall, RedlockQuorum::Majority),
+                format!("{settings}, keys expiring on the wall clock"),
+            ),
+            (
+                redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
+                format!("{settings}, keys expiring on the monotonic clock"),
+            ),
+            (
+                redlock(ClockKind::Wall, RedlockQuorum::One),
+                format!("{settings}, a quorum of one"),
+            ),
+        ]);
     } else {
-        vec![
-            StrategySpec::TwoSided {
-                holder_margin: m,
-                grantor_margin: LocalDur::ZERO,
-            },
-            StrategySpec::GrantorOnly,
-            StrategySpec::HolderOnly { margin: m },
-            StrategySpec::CachedBool,
-            StrategySpec::WallClock { holder_margin: m },
-            StrategySpec::OnReceiveStart { holder_margin: m },
-        ]
-    };
-    registered.chain(builtin).collect()
+        let none = || "no margin to set".to_string();
+        rows.extend([
+            (
+                StrategySpec::TwoSided {
+                    holder_margin: m,
+                    grantor_margin: LocalDur::ZERO,
+                },
+                from.clone(),
+            ),
+            (StrategySpec::GrantorOnly, none()),
+            (StrategySpec::HolderOnly { margin: m }, from.clone()),
+            (StrategySpec::CachedBool, none()),
+            (StrategySpec::WallClock { holder_margin: m }, from.clone()),
+            (StrategySpec::OnReceiveStart { holder_margin: m }, from),
+        ]);
+    }
+    let mut seen = Vec::new();
+    rows.retain(|(spec, _)| {
+        let fresh = !seen.contains(spec);
+        seen.push(spec.clone());
+        fresh
+    });
+    rows
+}
+
+/// A row of `compare.json`: the run's summary, and where its strategy came from.
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    /// "the scenario's own", or how its margins were chosen.
+    origin: &'a str,
+    #[serde(flatten)]
+    summary: &'a Summary,
 }
 
 pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
@@ -97,7 +134,14 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         let mut specs = Vec::new();
         for part in split_top_level(&args.strategies) {
             match load::strategy_from_text_in(&part, registry) {
-                Ok(s) => specs.push(s),
+                Ok(s) => {
+                    let origin = if s == base.scenario.strategy {
+                        OWN
+                    } else {
+                        "as given"
+                    };
+                    specs.push((s, origin.to_string()));
+                }
                 Err(e) => return bad_input(e),
             }
         }
@@ -105,15 +149,15 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     };
     let mut runs = Vec::new();
     let mut failed = false;
-    let mut unfit = Vec::new();
-    for spec in &specs {
+    let mut unfit: Vec<(String, LoadError)> = Vec::new();
+    for (spec, origin) in &specs {
         let mut l = Loaded {
             name: base.name.clone(),
             source: base.source.clone(),
             scenario: base.scenario.clone(),
         };
         match with_strategy(&mut l, spec, registry) {
-            Ok(()) => runs.push(l),
+            Ok(()) => runs.push((l, origin.clone())),
             // `all` leaves out the strategies the scenario does not fit (a protocol of one's
             // own may take other roles than the built-in ones), as long as one fits.
             Err(e) if all => unfit.push((spec.to_ron(), e)),
@@ -141,13 +185,14 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     }
     let recorded: Vec<(String, Timeline, Summary)> = runs
         .par_iter()
-        .map(|l| {
+        .map(|(l, origin)| {
             let strategy = registry
                 .build(&l.scenario.strategy)
                 .expect("validated at load");
             let (outcome, timeline) = crate::run_recorded_with(&l.name, &l.scenario, strategy)
                 .expect("validated at load");
-            (l.scenario.strategy.to_ron(), timeline, outcome.summary)
+            let label = format!("{} ({origin})", l.scenario.strategy.to_ron());
+            (label, timeline, outcome.summary)
         })
         .collect();
     let chart = compare_chart(
@@ -155,7 +200,17 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         &recorded,
     );
     let results: Vec<Summary> = recorded.into_iter().map(|(_, _, s)| s).collect();
-    let rows: Vec<Vec<String>> = results.iter().map(text::compare_row).collect();
+    let origins: Vec<&str> = runs.iter().map(|(_, o)| o.as_str()).collect();
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .zip(&origins)
+        .map(|(s, o)| text::compare_row(s, o))
+        .collect();
+    let json_rows: Vec<Row> = results
+        .iter()
+        .zip(&origins)
+        .map(|(summary, origin)| Row { origin, summary })
+        .collect();
     let table = text::table(&text::COMPARE_HEADER, &rows);
     let mut md = format!(
         "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n",
@@ -165,7 +220,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         "\nRerun: `leasesim compare {} --seed {} --strategies '{}'`\n",
         base.source, base.scenario.seed, args.strategies
     ));
-    let mut json = serde_json::to_vec_pretty(&results).expect("summaries serialize");
+    let mut json = serde_json::to_vec_pretty(&json_rows).expect("summaries serialize");
     json.push(b'\n');
     let dir = args.out.join(format!("{}-compare", base.name));
     if let Err(e) = report::write_dir_atomically(
@@ -183,8 +238,8 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        for s in &results {
-            let _ = writeln!(out, "{}", serde_json::to_string(s).expect("serializes"));
+        for r in &json_rows {
+            let _ = writeln!(out, "{}", serde_json::to_string(r).expect("serializes"));
         }
     } else {
         let _ = writeln!(

@@ -202,8 +202,9 @@ pub const VERDICT_HEADER: [&str; 12] = [
     "fenced", "avail", "strategy",
 ];
 
-/// One row of the `compare` table.
-pub fn compare_row(s: &Summary) -> Vec<String> {
+/// One row of the `compare` table; `origin` says where its strategy came from (the scenario's
+/// own, or how its margins were chosen).
+pub fn compare_row(s: &Summary, origin: &str) -> Vec<String> {
     vec![
         s.strategy.clone(),
         Verdict::of(s).word().to_string(),
@@ -216,10 +217,11 @@ pub fn compare_row(s: &Summary) -> Vec<String> {
         s.unsafe_writes.to_string(),
         s.fenced_writes.to_string(),
         format!("{:.2}%", s.availability * 100.0),
+        origin.to_string(),
     ]
 }
 
-pub const COMPARE_HEADER: [&str; 11] = [
+pub const COMPARE_HEADER: [&str; 12] = [
     "strategy", "verdict", "overlaps", "total", "max", "slack", "zombies", "stale", "unsafe",
-    "fenced", "avail",
+    "fenced", "avail", "row",
 ];

@@ -253,3 +253,71 @@ fn report_md_lists_random_faults_as_drawn() {
     )));
     assert_eq!(s.fault_schedule(), drawn);
 }
+
+// Item 1: compare runs the scenario's own strategy, marked as such, and says where the other
+// rows' margins came from.
+
+#[test]
+fn compare_runs_the_scenarios_own_strategy_as_a_marked_row() {
+    // Catches: the own strategy replaced by one with a margin of 1% of T (the file's TwoSided()
+    // overlaps under -1000 ppm; the 100 ms margin does not), or the rows left unlabelled.
+    let dir = workdir("newcomer-compare-own");
+    fs::write(
+        dir.join("own.ron"),
+        crate::common::cut_off_text("TwoSided()", -1000.0, ""),
+    )
+    .unwrap();
+    let o = leasesim(&["compare", "own.ron", "--out", "out"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<(&str, &str, &str)> = out
+        .lines()
+        .filter(|l| l.contains("  SAFE  ") || l.contains("  OVERLAP  "))
+        .map(|l| {
+            let cells: Vec<&str> = l.split("  ").filter(|c| !c.is_empty()).collect();
+            (cells[0].trim(), cells[1].trim(), *cells.last().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        rows[..2],
+        [
+            ("TwoSided()", "OVERLAP", "the scenario's own"),
+            (
+                "TwoSided(holder_margin: \"100ms\")",
+                "SAFE",
+                "margin 100ms: 1% of T"
+            ),
+        ]
+    );
+    assert_eq!(rows[2], ("GrantorOnly", "OVERLAP", "no margin to set"));
+    let json: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(dir.join("out/own-compare/compare.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(json[0]["origin"], "the scenario's own");
+    assert_eq!(json[0]["strategy"], "TwoSided()");
+    assert_eq!(json[1]["origin"], "margin 100ms: 1% of T");
+    let svg = fs::read_to_string(dir.join("out/own-compare/compare.svg")).unwrap();
+    assert!(svg.contains("TwoSided() (the scenario&apos;s own)"));
+    assert!(svg.contains("HolderOnly(margin: &quot;100ms&quot;) (margin 100ms: 1% of T)"));
+}
+
+#[test]
+fn compare_takes_margins_from_the_scenarios_strategy_and_runs_it_once() {
+    // Catches: the own strategy run twice when a built-in equals it, or the origin of a
+    // margin taken from the scenario said to be 1% of T.
+    let dir = workdir("newcomer-compare-margin");
+    let o = leasesim(&["compare", "q4-gc-pause-two-sided", "--out", "out"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(
+        out.matches("TwoSided(holder_margin: \"50ms\")").count(),
+        1,
+        "{out}"
+    );
+    let holder_only = out.lines().find(|l| l.starts_with("HolderOnly")).unwrap();
+    assert!(
+        holder_only.ends_with("margin 50ms from the scenario's strategy"),
+        "{holder_only}"
+    );
+}
