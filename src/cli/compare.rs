@@ -1,6 +1,6 @@
 //! `leasesim compare`: one scenario, several strategies, the same fault schedule.
 
-use super::{bad_input, load_all, split_top_level, with_strategy, CompareArgs, Loaded};
+use super::{load_all, split_top_level_at, with_strategy, CompareArgs, Loaded};
 use crate::clock::ClockKind;
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
@@ -132,8 +132,9 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         all_strategies(&base.scenario, registry)
     } else {
         let mut specs = Vec::new();
-        for part in split_top_level(&args.strategies) {
-            match load::strategy_from_text_in(&part, registry) {
+        let mut bad = false;
+        for (item, (at, part)) in split_top_level_at(&args.strategies).into_iter().enumerate() {
+            match load::strategy_in_list(&args.strategies, item, at, &part, registry) {
                 Ok(s) => {
                     let origin = if s == base.scenario.strategy {
                         OWN
@@ -142,8 +143,15 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
                     };
                     specs.push((s, origin.to_string()));
                 }
-                Err(e) => return bad_input(e),
+                // Every bad item is reported, each by its own text and place in the list.
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    bad = true;
+                }
             }
+        }
+        if bad {
+            return ExitCode::from(2);
         }
         specs
     };

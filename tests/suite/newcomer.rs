@@ -321,3 +321,107 @@ fn compare_takes_margins_from_the_scenarios_strategy_and_runs_it_once() {
         "{holder_only}"
     );
 }
+
+// Item 6: `show` prints or writes a bundled scenario's source.
+
+#[test]
+fn show_prints_a_bundled_scenarios_source() {
+    // Catches: `show` printing the parsed scenario (comments lost) instead of the source.
+    let dir = workdir("newcomer-show");
+    let o = leasesim(&["show", "q4-gc-pause-cached-bool"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let source = leasesim::scenario::library::text("q4-gc-pause-cached-bool").unwrap();
+    assert_eq!(stdout(&o), source);
+}
+
+#[test]
+fn show_out_writes_a_new_file_and_never_replaces_one() {
+    // Catches: `--out` overwriting a user's edited copy, or leaving its temporary file behind.
+    let dir = workdir("newcomer-show-out");
+    let o = leasesim(&["show", "vm-freeze-stall", "--out", "mine.ron"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let source = leasesim::scenario::library::text("vm-freeze-stall").unwrap();
+    assert_eq!(fs::read_to_string(dir.join("mine.ron")).unwrap(), source);
+    fs::write(dir.join("mine.ron"), "edited").unwrap();
+    let o = leasesim(&["show", "vm-freeze-stall", "--out", "mine.ron"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: mine.ron exists; leasesim show never replaces a file (remove it, or choose \
+         another name)\n"
+    );
+    assert_eq!(fs::read_to_string(dir.join("mine.ron")).unwrap(), "edited");
+    let names: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(names, ["mine.ron"]);
+    // The file it writes is a scenario `check` accepts as it is.
+    let o = leasesim(&["show", "vm-freeze-stall", "--out", "copy.ron"], &dir);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        leasesim(&["check", "copy.ron"], &dir).status.code(),
+        Some(0)
+    );
+}
+
+// Item 8: an unknown bundled name suggests the closest; every bad item of --strategies is
+// reported by its own text and place.
+
+#[test]
+fn an_unknown_name_suggests_the_closest_and_show_says_the_same() {
+    // Catches: the whole library listed again, or `show` with an error of its own.
+    let dir = workdir("newcomer-did-you-mean");
+    let cases = [
+        (
+            "q4-gc-pause",
+            "did you mean one of q4-gc-pause-cached-bool, q4-gc-pause-two-sided?",
+        ),
+        (
+            "q4-gc-pause-cahced-bool",
+            "did you mean q4-gc-pause-cached-bool?",
+        ),
+        ("vm-freze-stall", "did you mean vm-freeze-stall?"),
+        ("zzz", "`leasesim list` shows the bundled ones"),
+    ];
+    for (name, hint) in cases {
+        let want = format!("error: no scenario file or bundled scenario named {name:?}; {hint}\n");
+        let run = leasesim(&["run", name, "--out", "out"], &dir);
+        assert_eq!((run.status.code(), stderr(&run)), (Some(2), want.clone()));
+        let show = leasesim(&["show", name], &dir);
+        assert_eq!((show.status.code(), stderr(&show)), (Some(2), want));
+    }
+}
+
+#[test]
+fn every_bad_item_of_compare_strategies_is_reported_by_its_text_and_place() {
+    // Catches: stopping at the first bad item, or naming it `--strategy:1:1`.
+    let dir = workdir("newcomer-compare-items");
+    let list = r#"TwoSided, Cachedbool,TwoSided(holder_margin: 5)"#;
+    let o = leasesim(
+        &[
+            "compare",
+            "q4-gc-pause-cached-bool",
+            "--strategies",
+            list,
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: --strategies:1:11: item 2 `Cachedbool`: unknown strategy \"Cachedbool\" \
+             (known: TwoSided, GrantorOnly, HolderOnly, CachedBool, WallClock, OnReceiveStart, \
+             Redlock, Custom)\n  |\n1 | {list}\n  |           ^\n\
+             error: --strategies:1:46: item 3 `TwoSided(holder_margin: 5)`: expected a duration \
+             string with a unit, e.g. \"5s\" or \"5ms\", found the number 5\n  |\n1 | {list}\n  \
+             | {}^\n",
+            " ".repeat(45)
+        )
+    );
+    assert!(!dir.join("out").exists());
+}
