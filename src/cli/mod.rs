@@ -376,9 +376,19 @@ pub(crate) fn with_strategy(
     }
 }
 
+/// Prints the warnings of each scenario ([`crate::scenario::validate::warnings`]) on stderr.
+pub(crate) fn warn(loaded: &[Loaded]) {
+    for l in loaded {
+        for w in crate::scenario::validate::warnings(&l.scenario) {
+            eprintln!("warning: {}: {w}", l.source);
+        }
+    }
+}
+
 fn check(args: &[String], registry: &Registry) -> ExitCode {
     match load_all(args, registry) {
         Ok(loaded) => {
+            warn(&loaded);
             for l in loaded {
                 println!("ok  {}", l.source);
             }

@@ -14,6 +14,62 @@ use crate::strategy::{Registry, Strategy};
 use crate::time::{DriftRate, Dur, LocalDur};
 use std::collections::BTreeMap;
 
+/// What is allowed but likely a mistake, each said with the fix: a holder margin below the
+/// scenario's own T*rho (the most a holder's clock can fall behind the grantor's in one term,
+/// with rho the spread of the drifts the nodes can have: `clocks.drift_spread_ppm` and the
+/// nodes' own `drift_ppm`), under which beliefs can overlap through drift alone. For the
+/// strategies with a holder margin and a grantor that waits out T; `TwoSided` counts its
+/// grantor margin too.
+pub fn warnings(s: &Scenario) -> Vec<String> {
+    let margin = match &s.strategy {
+        StrategySpec::TwoSided {
+            holder_margin,
+            grantor_margin,
+        } => Some((
+            LocalDur::from_ns(
+                holder_margin
+                    .ns()
+                    .saturating_add(grantor_margin.ns().max(0)),
+            ),
+            "holder_margin + grantor_margin",
+        )),
+        StrategySpec::WallClock { holder_margin }
+        | StrategySpec::OnReceiveStart { holder_margin }
+        | StrategySpec::Custom {
+            holder_margin,
+            validity: Validity::Clock,
+            ..
+        } => Some((*holder_margin, "holder_margin")),
+        _ => None,
+    };
+    let Some((margin, which)) = margin else {
+        return Vec::new();
+    };
+    let spread = s.clocks.drift_spread_ppm;
+    let drifts = s.nodes.iter().flat_map(|n| match n.drift_ppm {
+        Some(d) => vec![d, d],
+        None => vec![-spread / 2.0, spread / 2.0],
+    });
+    let (lo, hi) = drifts.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| {
+        (lo.min(d), hi.max(d))
+    });
+    let rho_ppm = if hi >= lo { hi - lo } else { 0.0 };
+    // A warning's arithmetic, not the clock path: whole nanoseconds, rounded up.
+    let t = s.lease.duration;
+    let bound_ns = (t.ns() as f64 * rho_ppm / 1e6).ceil() as i64;
+    if margin.ns() >= bound_ns {
+        return Vec::new();
+    }
+    vec![format!(
+        "strategy {}: {which} is {margin}, below T*rho = {t} x {rho_ppm} ppm = {}, the most a \
+         holder's clock can fall behind the grantor's in one term: beliefs can overlap through \
+         drift alone; set holder_margin to at least {}",
+        s.strategy.to_ron(),
+        LocalDur::from_ns(bound_ns),
+        LocalDur::from_ns(bound_ns),
+    )]
+}
+
 /// Every problem of `s` under its own strategy, which must be a built-in one, in the order of
 /// the file; empty if it can run.
 pub fn validate(s: &Scenario) -> Vec<String> {

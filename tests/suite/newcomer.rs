@@ -425,3 +425,42 @@ fn every_bad_item_of_compare_strategies_is_reported_by_its_text_and_place() {
     );
     assert!(!dir.join("out").exists());
 }
+
+// Item 4: a holder margin below the scenario's own T*rho is warned about, not refused.
+
+#[test]
+fn a_margin_below_t_rho_is_warned_about_in_check_and_run() {
+    // Catches: the warning dropped, an explicit drift_ppm left out of rho (here -200 ppm
+    // against the grantor's +50: 250 ppm), or the warning turned into an error.
+    let dir = workdir("newcomer-thin-margin");
+    fs::write(
+        dir.join("thin.ron"),
+        r#"Scenario(duration: "20s", lease: (duration: "10s"), strategy: TwoSided(),
+    clocks: (drift_spread_ppm: 100.0),
+    nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender, drift_ppm: -200.0)])"#,
+    )
+    .unwrap();
+    let want = "warning: thin.ron: strategy TwoSided(): holder_margin + grantor_margin is 0s, \
+                below T*rho = 10s x 250 ppm = 2.5ms, the most a holder's clock can fall behind \
+                the grantor's in one term: beliefs can overlap through drift alone; set \
+                holder_margin to at least 2.5ms\n";
+    let o = leasesim(&["check", "thin.ron"], &dir);
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), want.to_string()));
+    let o = leasesim(&["run", "thin.ron", "--out", "out"], &dir);
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), want.to_string()));
+    // At the bound, and with no drift at all, there is nothing to say.
+    let s = |strategy: &str, spread: f64| {
+        scenario(&format!(
+            r#"Scenario(duration: "20s", lease: (duration: "10s"), strategy: {strategy},
+            clocks: (drift_spread_ppm: {spread}),
+            nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)])"#
+        ))
+    };
+    let warnings = leasesim::scenario::validate::warnings;
+    assert!(warnings(&s(r#"TwoSided(holder_margin: "1ms")"#, 100.0)).is_empty());
+    assert!(warnings(&s("TwoSided()", 0.0)).is_empty());
+    assert_eq!(
+        warnings(&s(r#"WallClock(holder_margin: "999us")"#, 100.0)).len(),
+        1
+    );
+}
