@@ -464,3 +464,22 @@ fn a_margin_below_t_rho_is_warned_about_in_check_and_run() {
         1
     );
 }
+
+// Item 9: words. The served ratio says whose requests it counts; the overlap intervals of the
+// `run` block have a label.
+
+#[test]
+fn the_run_block_labels_the_served_ratio_and_the_overlap_intervals() {
+    // Catches: "served 41.248% of requests" without saying they arrive at every contender, or
+    // the intervals printed under `cost` with a blank label.
+    let (_, summary) = run_bundled("q4-gc-pause-cached-bool");
+    let block = leasesim::report::text::run_block(&summary, "rerun", None);
+    assert!(
+        block.contains(
+            "  availability 79.985%, served 41.248% of requests arriving at any contender, \
+             longest unavailable 8.004s\n  cost         2 grants, 9 renewals, 370 messages (0 \
+             dropped)\n  overlaps     [28.004s, 32s)  3.996s  a, b\n"
+        ),
+        "{block}"
+    );
+}
