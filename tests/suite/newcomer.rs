@@ -483,3 +483,20 @@ fn the_run_block_labels_the_served_ratio_and_the_overlap_intervals() {
         "{block}"
     );
 }
+
+#[test]
+fn tables_takes_lease_and_capital_t_and_keeps_the_old_spelling() {
+    // Catches: `--lease`/`-T` missing, or the old `--T` dropped; the help names no seed tables.
+    let dir = workdir("newcomer-tables-lease");
+    let run = |flag: &str| {
+        let o = leasesim(&["tables", flag, "30s", "--rho", "1000"], &dir);
+        assert_eq!(o.status.code(), Some(0), "{flag}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let lease = run("--lease");
+    assert_eq!(run("-T"), lease);
+    assert_eq!(run("--T"), lease);
+    let help = stdout(&leasesim(&["tables", "--help"], &dir));
+    assert!(!help.contains("seed"), "{help}");
+    assert!(help.contains("--lease"), "{help}");
+}
