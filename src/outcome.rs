@@ -56,6 +56,39 @@ pub struct ExpectOut {
     pub failures: Vec<String>,
 }
 
+/// What a run's verdict is, in one word.
+/// In `summary.json` and `--json` as `"OVERLAP"`, `"HARM"` or `"SAFE"` (SPEC 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Verdict {
+    /// Two or more nodes believed at once.
+    Overlap,
+    /// No overlap, but harm was done (a checked request landed late: the check-then-act gap).
+    Harm,
+    /// No overlap and no harm.
+    Safe,
+}
+
+impl Verdict {
+    pub fn of(s: &Summary) -> Verdict {
+        if s.overlap.count > 0 {
+            Verdict::Overlap
+        } else if s.zombie_actions + s.stale_reads + s.unsafe_writes > 0 {
+            Verdict::Harm
+        } else {
+            Verdict::Safe
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Overlap => "OVERLAP",
+            Verdict::Harm => "HARM",
+            Verdict::Safe => "SAFE",
+        }
+    }
+}
+
 /// The summary of one run.
 /// One change of holder (true times in ns; null when it never happened).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -78,6 +111,8 @@ pub struct Summary {
     pub strategy: String,
     pub seed: u64,
     pub duration_ns: i64,
+    /// The verdict, derived from the figures below ([`Verdict::of`]).
+    pub verdict: Verdict,
     /// Overlaps of every exclusive authority: the safety verdict.
     pub overlap: OverlapOut,
     /// Overlap of a read authority shared by design (`None`: the protocol has none).
@@ -170,6 +205,7 @@ impl Outcome {
             strategy,
             seed: s.seed,
             duration_ns,
+            verdict: Verdict::Safe, // set below, from the figures
             overlap,
             shared_read_overlap,
             zombie_actions: r.harm.zombie_actions,
@@ -233,6 +269,7 @@ impl Outcome {
                 failures: Vec::new(),
             },
         };
+        summary.verdict = Verdict::of(&summary);
         if let Some(e) = &s.expect {
             let failures = check(e, &summary);
             summary.expect.passed = Some(failures.is_empty());

@@ -1,6 +1,6 @@
 //! `leasesim compare`: one scenario, several strategies, the same fault schedule.
 
-use super::{bad_input, load_all, split_top_level, with_strategy, CompareArgs, Loaded};
+use super::{load_all, split_top_level_at, with_strategy, CompareArgs, Loaded};
 use crate::clock::ClockKind;
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
@@ -14,13 +14,17 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// The strategies `compare --strategies all` runs: the registered protocols first (the
-/// scenario's own as written, the others with their defaults when every field has one), then,
-/// for a Redlock scenario, its own settings with keys expiring on the wall clock and on the
-/// monotonic clock and with a quorum of one; for any other, the six base-protocol strategies
-/// with margins from the scenario: its own strategy's holder margin if it has a positive one,
-/// else 1% of T.
-fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
+/// What a row of `compare` says of where it came from.
+pub(crate) const OWN: &str = "the scenario's own";
+
+/// The strategies `compare --strategies all` runs, each with where it came from: the scenario's
+/// own strategy first, as written; then the registered protocols (with their defaults, when
+/// every field has one); then, for a Redlock scenario, its own settings with keys expiring on
+/// the wall clock and on the monotonic clock and with a quorum of one; for any other, the six
+/// base-protocol strategies with margins from the scenario: its own strategy's holder margin
+/// if it has a positive one, else 1% of T. A strategy equal to the scenario's own is not run
+/// twice.
+fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, String)> {
     let own = match s.strategy {
         StrategySpec::TwoSided { holder_margin, .. }
         | StrategySpec::WallClock { holder_margin }
@@ -33,22 +37,26 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
         | StrategySpec::RaftLeaderLease { .. }
         | StrategySpec::Other { .. } => LocalDur::ZERO,
     };
-    let m = if own.ns() > 0 {
-        own
+    let (m, from) = if own.ns() > 0 {
+        (own, format!("margin {own} from the scenario's strategy"))
     } else {
-        LocalDur::from_ns(s.lease.duration.ns() / 100)
+        let m = LocalDur::from_ns(s.lease.duration.ns() / 100);
+        (m, format!("margin {m}: 1% of T"))
     };
-    let registered = registry.registered().filter_map(|name| {
+    let mut rows = vec![(s.strategy.clone(), OWN.to_string())];
+    for name in registry.registered() {
         if s.strategy.name() == name {
-            return Some(s.strategy.clone());
+            continue;
         }
         let alone = StrategySpec::Other {
             name: name.to_string(),
             ron: name.to_string(),
         };
-        registry.build(&alone).is_ok().then_some(alone)
-    });
-    let builtin = if let StrategySpec::Redlock {
+        if registry.build(&alone).is_ok() {
+            rows.push((alone, "its defaults".to_string()));
+        }
+    }
+    if let StrategySpec::Redlock {
         drift_factor,
         drift_allowance,
         request_timeout,
@@ -62,35 +70,64 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<StrategySpec> {
             expiry_clock,
             quorum,
         };
-        vec![
-            redlock(ClockKind::Wall, RedlockQuorum::Majority),
-            redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
-            redlock(ClockKind::Wall, RedlockQuorum::One),
-        ]
+        let settings = "the scenario's Redlock settings";
+        rows.extend([
+            (
+                redlock(ClockKind::Wall, RedlockQuorum::Majority),
+                format!("{settings}, keys expiring on the wall clock"),
+            ),
+            (
+                redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
+                format!("{settings}, keys expiring on the monotonic clock"),
+            ),
+            (
+                redlock(ClockKind::Wall, RedlockQuorum::One),
+                format!("{settings}, a quorum of one"),
+            ),
+        ]);
     } else if let StrategySpec::RaftLeaderLease { .. } = s.strategy {
-        raft_variants(&s.strategy)
+        rows.extend(raft_variants(&s.strategy));
     } else {
-        vec![
-            StrategySpec::TwoSided {
-                holder_margin: m,
-                grantor_margin: LocalDur::ZERO,
-            },
-            StrategySpec::GrantorOnly,
-            StrategySpec::HolderOnly { margin: m },
-            StrategySpec::CachedBool,
-            StrategySpec::WallClock { holder_margin: m },
-            StrategySpec::OnReceiveStart { holder_margin: m },
-        ]
-    };
-    registered.chain(builtin).collect()
+        let none = || "no margin to set".to_string();
+        rows.extend([
+            (
+                StrategySpec::TwoSided {
+                    holder_margin: m,
+                    grantor_margin: LocalDur::ZERO,
+                },
+                from.clone(),
+            ),
+            (StrategySpec::GrantorOnly, none()),
+            (StrategySpec::HolderOnly { margin: m }, from.clone()),
+            (StrategySpec::CachedBool, none()),
+            (StrategySpec::WallClock { holder_margin: m }, from.clone()),
+            (StrategySpec::OnReceiveStart { holder_margin: m }, from),
+        ]);
+    }
+    let mut seen = Vec::new();
+    rows.retain(|(spec, _)| {
+        let fresh = !seen.contains(spec);
+        seen.push(spec.clone());
+        fresh
+    });
+    rows
 }
 
-/// A Raft scenario's own settings, then one field changed at a time: each other read path
-/// (Lease, ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
+/// A row of `compare.json`: the run's summary, and where its strategy came from.
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    /// "the scenario's own", or how its margins were chosen.
+    origin: &'a str,
+    #[serde(flatten)]
+    summary: &'a Summary,
+}
+
+/// Variants of a Raft scenario's own settings, one field changed at a time: each other read
+/// path (Lease, ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
 /// CheckQuorumOnly), `transfer_suspect` turned over, and the other lease start (OnSend, or
-/// OnAck: the bug).
-fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
-    let with = |f: &dyn Fn(&mut RaftFields)| {
+/// OnAck: the bug); each labelled with what changed. Duplicates of the own are dropped later.
+fn raft_variants(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
+    let with = |what: &str, f: &dyn Fn(&mut RaftFields)| {
         let mut s = own.clone();
         if let StrategySpec::RaftLeaderLease {
             reads,
@@ -107,35 +144,30 @@ fn raft_variants(own: &StrategySpec) -> Vec<StrategySpec> {
                 transfer_suspect,
             });
         }
-        s
+        (s, format!("the scenario's Raft settings, {what}"))
     };
-    let mut v = vec![
-        own.clone(),
-        with(&|f| *f.reads = RaftReads::Lease),
-        with(&|f| *f.reads = RaftReads::ReadIndex),
-        with(&|f| *f.reads = RaftReads::LeaseOrReadIndex),
-        with(&|f| {
+    vec![
+        with("reads: Lease", &|f| *f.reads = RaftReads::Lease),
+        with("reads: ReadIndex", &|f| *f.reads = RaftReads::ReadIndex),
+        with("reads: LeaseOrReadIndex", &|f| {
+            *f.reads = RaftReads::LeaseOrReadIndex
+        }),
+        with("the other lease rule", &|f| {
             *f.lease_rule = match *f.lease_rule {
                 RaftRule::HeartbeatQuorum => RaftRule::CheckQuorumOnly,
                 RaftRule::CheckQuorumOnly => RaftRule::HeartbeatQuorum,
             }
         }),
-        with(&|f| *f.transfer_suspect = !*f.transfer_suspect),
-        with(&|f| {
+        with("transfer_suspect turned over", &|f| {
+            *f.transfer_suspect = !*f.transfer_suspect
+        }),
+        with("the other lease start", &|f| {
             *f.lease_start = match *f.lease_start {
                 RaftLeaseStart::OnSend => RaftLeaseStart::OnAck,
                 RaftLeaseStart::OnAck => RaftLeaseStart::OnSend,
             }
         }),
-    ];
-    let mut seen = Vec::new();
-    v.retain(|s| {
-        let text = s.to_ron();
-        let new = !seen.contains(&text);
-        seen.push(text);
-        new
-    });
-    v
+    ]
 }
 
 /// The fields of a Raft strategy that [`raft_variants`] varies.
@@ -159,25 +191,40 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         all_strategies(&base.scenario, registry)
     } else {
         let mut specs = Vec::new();
-        for part in split_top_level(&args.strategies) {
-            match load::strategy_from_text_in(&part, registry) {
-                Ok(s) => specs.push(s),
-                Err(e) => return bad_input(e),
+        let mut bad = false;
+        for (item, (at, part)) in split_top_level_at(&args.strategies).into_iter().enumerate() {
+            match load::strategy_in_list(&args.strategies, item, at, &part, registry) {
+                Ok(s) => {
+                    let origin = if s == base.scenario.strategy {
+                        OWN
+                    } else {
+                        "as given"
+                    };
+                    specs.push((s, origin.to_string()));
+                }
+                // Every bad item is reported, each by its own text and place in the list.
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    bad = true;
+                }
             }
+        }
+        if bad {
+            return ExitCode::from(2);
         }
         specs
     };
     let mut runs = Vec::new();
     let mut failed = false;
-    let mut unfit = Vec::new();
-    for spec in &specs {
+    let mut unfit: Vec<(String, LoadError)> = Vec::new();
+    for (spec, origin) in &specs {
         let mut l = Loaded {
             name: base.name.clone(),
             source: base.source.clone(),
             scenario: base.scenario.clone(),
         };
         match with_strategy(&mut l, spec, registry) {
-            Ok(()) => runs.push(l),
+            Ok(()) => runs.push((l, origin.clone())),
             // `all` leaves out the strategies the scenario does not fit (a protocol of one's
             // own may take other roles than the built-in ones), as long as one fits.
             Err(e) if all => unfit.push((spec.to_ron(), e)),
@@ -205,13 +252,14 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     }
     let recorded: Vec<(String, Timeline, Summary)> = runs
         .par_iter()
-        .map(|l| {
+        .map(|(l, origin)| {
             let strategy = registry
                 .build(&l.scenario.strategy)
                 .expect("validated at load");
             let (outcome, timeline) = crate::run_recorded_with(&l.name, &l.scenario, strategy)
                 .expect("validated at load");
-            (l.scenario.strategy.to_ron(), timeline, outcome.summary)
+            let label = format!("{} ({origin})", l.scenario.strategy.to_ron());
+            (label, timeline, outcome.summary)
         })
         .collect();
     let chart = compare_chart(
@@ -219,7 +267,17 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         &recorded,
     );
     let results: Vec<Summary> = recorded.into_iter().map(|(_, _, s)| s).collect();
-    let rows: Vec<Vec<String>> = results.iter().map(text::compare_row).collect();
+    let origins: Vec<&str> = runs.iter().map(|(_, o)| o.as_str()).collect();
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .zip(&origins)
+        .map(|(s, o)| text::compare_row(s, o))
+        .collect();
+    let json_rows: Vec<Row> = results
+        .iter()
+        .zip(&origins)
+        .map(|(summary, origin)| Row { origin, summary })
+        .collect();
     let table = text::table(&text::COMPARE_HEADER, &rows);
     let mut md = format!(
         "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n",
@@ -229,7 +287,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         "\nRerun: `leasesim compare {} --seed {} --strategies '{}'`\n",
         base.source, base.scenario.seed, args.strategies
     ));
-    let mut json = serde_json::to_vec_pretty(&results).expect("summaries serialize");
+    let mut json = serde_json::to_vec_pretty(&json_rows).expect("summaries serialize");
     json.push(b'\n');
     let dir = args.out.join(format!("{}-compare", base.name));
     if let Err(e) = report::write_dir_atomically(
@@ -247,8 +305,8 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        for s in &results {
-            let _ = writeln!(out, "{}", serde_json::to_string(s).expect("serializes"));
+        for r in &json_rows {
+            let _ = writeln!(out, "{}", serde_json::to_string(r).expect("serializes"));
         }
     } else {
         let _ = writeln!(

@@ -70,6 +70,15 @@ enum Command {
     },
     /// List the bundled scenarios with their descriptions.
     List,
+    /// Print a bundled scenario's RON source, to copy and edit (or write it with --out).
+    Show {
+        /// The bundled scenario's name (see `leasesim list`).
+        name: String,
+        /// Write the source to this file instead of printing it. An existing file is never
+        /// replaced; the file appears whole or not at all.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Run a grid of parameter values x seeds; write results.csv, runs.csv, a report, charts.
     Sweep(sweep::SweepArgs),
     /// Merge the partial-I-of-K.csv files of a sharded sweep into its full results.
@@ -216,6 +225,7 @@ fn dispatch(command: Command, registry: &Registry) -> ExitCode {
         Command::SweepMerge(args) => sweep::merge(args, registry),
         Command::Tables(args) => tables::tables(args),
         Command::Advise(args) => advise::advise(args, registry),
+        Command::Show { name, out } => show(&name, out.as_deref()),
         Command::List => {
             let mut rows = Vec::new();
             for name in library::names() {
@@ -228,6 +238,46 @@ fn dispatch(command: Command, registry: &Registry) -> ExitCode {
             print!("{}", text::table(&["scenario", "description"], &rows));
             ExitCode::SUCCESS
         }
+    }
+}
+
+/// `leasesim show NAME [--out FILE]`: a bundled scenario's source, printed or written to a new
+/// file (through a temporary file linked into place, so that it appears whole and an existing
+/// file is never replaced).
+fn show(name: &str, out: Option<&Path>) -> ExitCode {
+    let Some(text) = library::text(name) else {
+        return bad_input(unknown_name(name));
+    };
+    let Some(path) = out else {
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    };
+    if path.exists() {
+        return bad_input(format_args!(
+            "{} exists; leasesim show never replaces a file (remove it, or choose another name)",
+            path.display()
+        ));
+    }
+    let file_name = path
+        .file_name()
+        .map_or_else(|| "scenario".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    match written {
+        Ok(()) => {
+            eprintln!("wrote {} ({name})", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => bad_input(format_args!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// The error for a name that is neither a file nor a bundled scenario.
+fn unknown_name(name: &str) -> LoadError {
+    LoadError::UnknownName {
+        name: name.to_string(),
+        known: library::names().iter().map(|s| s.to_string()).collect(),
     }
 }
 
@@ -247,10 +297,7 @@ fn load_one(arg: &str, registry: &Registry) -> Result<Loaded, LoadError> {
             source: arg.to_string(),
             scenario: load::from_text_in(&format!("{arg} (bundled)"), t, registry)?,
         }),
-        None => Err(LoadError::UnknownName {
-            name: arg.to_string(),
-            known: library::names().iter().map(|s| s.to_string()).collect(),
-        }),
+        None => Err(unknown_name(arg)),
     }
 }
 
@@ -271,25 +318,37 @@ pub(crate) fn load_all(args: &[String], registry: &Registry) -> Result<Vec<Loade
 
 /// Splits `a,b(c, d),e` at the commas outside parentheses, brackets, braces and strings.
 pub(crate) fn split_top_level(text: &str) -> Vec<String> {
+    split_top_level_at(text)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// [`split_top_level`], each part with the byte offset in `text` at which it starts.
+pub(crate) fn split_top_level_at(text: &str) -> Vec<(usize, String)> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
     let mut in_string = false;
-    let mut cur = String::new();
-    for ch in text.chars() {
+    let mut start = 0;
+    let push = |parts: &mut Vec<(usize, String)>, start: usize, end: usize| {
+        let raw = &text[start..end];
+        let lead = raw.len() - raw.trim_start().len();
+        parts.push((start + lead, raw.trim().to_string()));
+    };
+    for (i, ch) in text.char_indices() {
         match ch {
             '"' => in_string = !in_string,
             '(' | '[' | '{' if !in_string => depth += 1,
             ')' | ']' | '}' if !in_string => depth -= 1,
             ',' if depth == 0 && !in_string => {
-                parts.push(std::mem::take(&mut cur).trim().to_string());
-                continue;
+                push(&mut parts, start, i);
+                start = i + 1;
             }
             _ => {}
         }
-        cur.push(ch);
     }
-    if !cur.trim().is_empty() {
-        parts.push(cur.trim().to_string());
+    if !text[start..].trim().is_empty() {
+        push(&mut parts, start, text.len());
     }
     parts
 }
@@ -317,9 +376,19 @@ pub(crate) fn with_strategy(
     }
 }
 
+/// Prints the warnings of each scenario ([`crate::scenario::validate::warnings`]) on stderr.
+pub(crate) fn warn(loaded: &[Loaded]) {
+    for l in loaded {
+        for w in crate::scenario::validate::warnings(&l.scenario) {
+            eprintln!("warning: {}: {w}", l.source);
+        }
+    }
+}
+
 fn check(args: &[String], registry: &Registry) -> ExitCode {
     match load_all(args, registry) {
         Ok(loaded) => {
+            warn(&loaded);
             for l in loaded {
                 println!("ok  {}", l.source);
             }

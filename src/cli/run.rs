@@ -50,6 +50,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    super::warn(&loaded);
     if let Some(seed) = args.seed {
         for l in &mut loaded {
             l.scenario.seed = seed;

@@ -25,11 +25,14 @@ pub(crate) struct TablesArgs {
         default_value = "100,1000,10000"
     )]
     pub(crate) qps: Vec<u64>,
-    /// Lease terms T. Default: 1s,5s,10s for table (a) and 1s,5s,10s,30s for (b) and (c), as
-    /// in the seed tables; given, every table uses this list.
+    /// Lease terms T (`--lease` or `-T`). Default: 1s,5s,10s for table (a), the extra round
+    /// trips reads need without a lease, and 1s,5s,10s,30s for (b), the drift margin T*rho,
+    /// and (c), the usable lease; given, every table uses this list.
     #[arg(
-        long = "T",
-        visible_alias = "t",
+        long = "lease",
+        short = 'T',
+        alias = "T",
+        alias = "t",
         value_delimiter = ',',
         value_name = "T,..."
     )]

@@ -9,7 +9,7 @@ use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
 use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
-use crate::scenario::{random_faults, DurationDist, Fault, KindName, Placement, Role, Scenario};
+use crate::scenario::{DurationDist, Fault, KindName, Placement, Role, Scenario};
 use crate::strategy::{
     Command, LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
 };
@@ -59,8 +59,7 @@ pub fn build<'o, P: Protocol>(
         .map(|(c, &d)| NodeClock::new(d, c.offset))
         .collect();
 
-    let mut all_faults = scenario.faults.clone();
-    all_faults.extend(random_faults::materialize(scenario));
+    let all_faults = scenario.fault_schedule();
     let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
     for (i, c) in scenario.nodes.iter().enumerate() {
         node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
@@ -77,7 +76,6 @@ pub fn build<'o, P: Protocol>(
                 node,
                 duration,
                 kind,
-                clock,
                 ..
             } => node_faults.push((
                 at,
@@ -85,7 +83,7 @@ pub fn build<'o, P: Protocol>(
                 NodeFault::Pause {
                     duration: *duration,
                     kind: *kind,
-                    clock: *clock,
+                    clock: f.freeze_clock().expect("a pause"),
                 },
             )),
             Fault::Crash { node, .. } => node_faults.push((at, id(node), NodeFault::Crash)),

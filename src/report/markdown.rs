@@ -2,9 +2,56 @@
 
 use super::Verdict;
 use crate::outcome::Summary;
-use crate::scenario::Scenario;
+use crate::scenario::{Fault, Scenario};
 use crate::time::format_ns;
 use std::fmt::Write;
+
+/// How many injected faults `report.md` lists before it says how many more there were.
+const LISTED_FAULTS: usize = 1000;
+
+/// The faults injected, fixed and drawn, in time order (the file's order at one instant), each
+/// with its start and end.
+fn faults_section(m: &mut String, scenario: &Scenario) {
+    let fixed = scenario.faults.len();
+    let mut all: Vec<(usize, Fault)> = scenario.fault_schedule().into_iter().enumerate().collect();
+    all.sort_by_key(|(i, f)| (f.at(), *i));
+    let _ = writeln!(m, "\n## Faults injected\n");
+    if all.is_empty() {
+        let _ = writeln!(m, "None.");
+        return;
+    }
+    let drawn = all.len() - fixed;
+    let _ = writeln!(
+        m,
+        "{} fault(s): {fixed} from `faults`, {drawn} drawn by `random_faults` from the seed.\n",
+        all.len()
+    );
+    let _ = writeln!(m, "| at | until | fault | source |\n|---:|---:|---|---|");
+    for (i, f) in all.iter().take(LISTED_FAULTS) {
+        let until = match f {
+            Fault::Pause { at, duration, .. }
+            | Fault::Partition { at, duration, .. }
+            | Fault::OneWay { at, duration, .. }
+            | Fault::DelaySpike { at, duration, .. }
+            | Fault::Drop { at, duration, .. } => format_ns(at.ns() + duration.ns()),
+            _ => "-".to_string(),
+        };
+        let source = if *i < fixed {
+            format!("faults[{i}]")
+        } else {
+            "drawn".to_string()
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {until} | {} | {source} |",
+            format_ns(f.at().ns()),
+            f.describe().replace('|', "\\|")
+        );
+    }
+    if all.len() > LISTED_FAULTS {
+        let _ = writeln!(m, "\n... and {} more.", all.len() - LISTED_FAULTS);
+    }
+}
 
 /// Renders the report of run `s` of `scenario`; `rerun` is the command that reproduces it.
 pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
@@ -85,6 +132,8 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
             );
         }
     }
+
+    faults_section(&mut m, scenario);
 
     let _ = writeln!(m, "\n## Harm\n");
     let _ = writeln!(m, "| | count |\n|---|---:|");

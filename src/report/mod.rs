@@ -16,36 +16,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// What a run's verdict is, in one word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Two or more nodes believed at once.
-    Overlap,
-    /// No overlap, but harm was done (a checked request landed late: the check-then-act gap).
-    Harm,
-    /// No overlap and no harm.
-    Safe,
-}
-
-impl Verdict {
-    pub fn of(s: &Summary) -> Verdict {
-        if s.overlap.count > 0 {
-            Verdict::Overlap
-        } else if s.zombie_actions + s.stale_reads + s.unsafe_writes > 0 {
-            Verdict::Harm
-        } else {
-            Verdict::Safe
-        }
-    }
-
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Overlap => "OVERLAP",
-            Verdict::Harm => "HARM",
-            Verdict::Safe => "SAFE",
-        }
-    }
-}
+pub use crate::outcome::Verdict;
 
 /// The command that reproduces a run.
 pub fn rerun_command(s: &Summary, source: &str, strategy_overridden: bool) -> String {

@@ -71,7 +71,7 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
         (
             "availability",
             format!(
-                "{:.3}%, served {:.3}% of requests, longest unavailable {}",
+                "{:.3}%, served {:.3}% of requests arriving at any contender, longest unavailable {}",
                 s.availability * 100.0,
                 s.served_ratio * 100.0,
                 format_ns(s.max_unavailable_ns)
@@ -91,11 +91,11 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
     for (k, v) in rows {
         let _ = writeln!(t, "  {k:<12} {v}");
     }
-    for i in s.overlap.intervals.iter().take(SHOWN_INTERVALS) {
+    for (n, i) in s.overlap.intervals.iter().take(SHOWN_INTERVALS).enumerate() {
         let _ = writeln!(
             t,
             "  {:<12} [{}, {})  {}  {}",
-            "",
+            if n == 0 { "overlaps" } else { "" },
             format_ns(i.start_ns),
             format_ns(i.end_ns),
             format_ns(i.end_ns - i.start_ns),
@@ -202,8 +202,9 @@ pub const VERDICT_HEADER: [&str; 12] = [
     "fenced", "avail", "strategy",
 ];
 
-/// One row of the `compare` table.
-pub fn compare_row(s: &Summary) -> Vec<String> {
+/// One row of the `compare` table; `origin` says where its strategy came from (the scenario's
+/// own, or how its margins were chosen).
+pub fn compare_row(s: &Summary, origin: &str) -> Vec<String> {
     vec![
         s.strategy.clone(),
         Verdict::of(s).word().to_string(),
@@ -216,10 +217,11 @@ pub fn compare_row(s: &Summary) -> Vec<String> {
         s.unsafe_writes.to_string(),
         s.fenced_writes.to_string(),
         format!("{:.2}%", s.availability * 100.0),
+        origin.to_string(),
     ]
 }
 
-pub const COMPARE_HEADER: [&str; 11] = [
+pub const COMPARE_HEADER: [&str; 12] = [
     "strategy", "verdict", "overlaps", "total", "max", "slack", "zombies", "stale", "unsafe",
-    "fenced", "avail",
+    "fenced", "avail", "row",
 ];

@@ -74,6 +74,14 @@ pub fn parse_duration(text: &str) -> Result<Dur, String> {
     Ok(Dur::from_ns(if neg { -ns } else { ns }))
 }
 
+/// The error for a duration written as a bare number (`at: 20`).
+fn number_given(number: &str) -> String {
+    format!(
+        "expected a duration string with a unit, e.g. \"{number}s\" or \"{number}ms\", \
+         found the number {number}"
+    )
+}
+
 /// Serde for a span type: the same duration strings for true and local spans; which one a field
 /// is comes from its type in the scenario model.
 macro_rules! span_serde {
@@ -97,8 +105,18 @@ macro_rules! span_serde {
                             .map(|d| $name::from_ns(d.ns()))
                             .map_err(E::custom)
                     }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$name, E> {
+                        Err(E::custom(number_given(&v.to_string())))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
+                        Err(E::custom(number_given(&v.to_string())))
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
+                        Err(E::custom(number_given(&v.to_string())))
+                    }
                 }
-                d.deserialize_str(SpanVisitor)
+                // `any`, not `str`: a number is then reported as a number, with the fix.
+                d.deserialize_any(SpanVisitor)
             }
         }
     };

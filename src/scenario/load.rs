@@ -32,7 +32,8 @@ pub enum LoadError {
         source: String,
         problems: Vec<String>,
     },
-    /// No bundled scenario has this name.
+    /// No bundled scenario has this name; `known` are the bundled names (the message
+    /// suggests the closest, [`super::library::closest`]).
     UnknownName { name: String, known: Vec<String> },
 }
 
@@ -75,11 +76,15 @@ impl fmt::Display for LoadError {
                 }
                 Ok(())
             }
-            LoadError::UnknownName { name, known } => write!(
-                f,
-                "no scenario file or bundled scenario named {name:?}; bundled: {}",
-                known.join(", ")
-            ),
+            LoadError::UnknownName { name, known } => {
+                write!(f, "no scenario file or bundled scenario named {name:?}")?;
+                let close = super::library::closest(name, known);
+                match close.as_slice() {
+                    [] => write!(f, "; `leasesim list` shows the bundled ones"),
+                    [one] => write!(f, "; did you mean {one}?"),
+                    more => write!(f, "; did you mean one of {}?", more.join(", ")),
+                }
+            }
         }
     }
 }
@@ -305,4 +310,41 @@ pub fn strategy_from_text_in(text: &str, registry: &Registry) -> Result<Strategy
         }
     }
     Ok(spec)
+}
+
+/// Parses item `item` (from 0) of a comma-separated list of strategies (`compare
+/// --strategies`), `part`, which starts at byte `at` of `list`, built in or known to
+/// `registry`. An error names the item by its number and its own text, and points into the
+/// whole list.
+pub fn strategy_in_list(
+    list: &str,
+    item: usize,
+    at: usize,
+    part: &str,
+    registry: &Registry,
+) -> Result<StrategySpec, LoadError> {
+    match strategy_from_text_in(part, registry) {
+        Ok(spec) => Ok(spec),
+        Err(LoadError::Syntax {
+            line, col, message, ..
+        }) => {
+            let start = position_at(list, at);
+            let (line, col) = if line == 1 {
+                (start.line, start.col + col - 1)
+            } else {
+                (start.line + line - 1, col)
+            };
+            Err(LoadError::Syntax {
+                source: "--strategies".to_string(),
+                line,
+                col,
+                message: format!("item {} `{part}`: {message}", item + 1),
+                text: list
+                    .lines()
+                    .nth(line.saturating_sub(1))
+                    .map(|l| l.trim_end().to_string()),
+            })
+        }
+        Err(other) => Err(other),
+    }
 }

@@ -561,9 +561,10 @@ pub enum Fault {
         duration: Dur,
         #[serde(default)]
         kind: PauseKind,
-        /// Only for `VmFreeze`: `CatchUp` (default) or `Stall`.
+        /// Only for `VmFreeze`: `CatchUp` (the default, when left out) or `Stall`. Kept as
+        /// given, so that one given for a GC pause can be refused; see [`Fault::freeze_clock`].
         #[serde(default)]
-        clock: FreezeClock,
+        clock: Option<FreezeClock>,
     },
     Crash {
         node: String,
@@ -633,6 +634,99 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// What a pause does to the node's clocks: `Stall` only for a `VmFreeze` that says so, else
+    /// `CatchUp` (a GC pause stops no clock). `None` for a fault that is not a pause.
+    pub fn freeze_clock(&self) -> Option<FreezeClock> {
+        match self {
+            Fault::Pause {
+                kind: PauseKind::VmFreeze,
+                clock,
+                ..
+            } => Some(clock.unwrap_or_default()),
+            Fault::Pause { .. } => Some(FreezeClock::CatchUp),
+            _ => None,
+        }
+    }
+
+    /// The fault in a few words, without its start: `Pause a 12s (Gc)`,
+    /// `Partition [a] | [lock, b] for 5s`. For reports.
+    pub fn describe(&self) -> String {
+        let list = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.join(", "));
+        let filters = |from: &Option<Vec<String>>,
+                       to: &Option<Vec<String>>,
+                       kinds: &Option<Vec<KindName>>| {
+            let mut f = Vec::new();
+            if let Some(from) = list(from) {
+                f.push(format!("from {from}"));
+            }
+            if let Some(to) = list(to) {
+                f.push(format!("to {to}"));
+            }
+            if let Some(kinds) = kinds {
+                let k: Vec<&str> = kinds.iter().map(|k| k.0.as_str()).collect();
+                f.push(format!("kinds {}", k.join(", ")));
+            }
+            if f.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", f.join("; "))
+            }
+        };
+        match self {
+            Fault::Pause {
+                node,
+                duration,
+                kind,
+                ..
+            } => {
+                let stall = if self.freeze_clock() == Some(FreezeClock::Stall) {
+                    ", clocks stall"
+                } else {
+                    ""
+                };
+                format!("Pause {node} {duration} ({kind:?}{stall})")
+            }
+            Fault::Crash { node, .. } => format!("Crash {node}"),
+            Fault::Restart { node, .. } => format!("Restart {node}"),
+            Fault::ClockStep { node, by, .. } => format!("ClockStep {node} wall clock by {by}"),
+            Fault::DriftChange {
+                node, drift_ppm, ..
+            } => format!("DriftChange {node} to {drift_ppm:+} ppm"),
+            Fault::StepDown { node, .. } => format!("StepDown {node}"),
+            Fault::TransferLeader { to, .. } => format!("TransferLeader to {to}"),
+            Fault::Partition {
+                duration, groups, ..
+            } => {
+                let g: Vec<String> = groups
+                    .iter()
+                    .map(|g| format!("[{}]", g.join(", ")))
+                    .collect();
+                format!("Partition {} for {duration}", g.join(" | "))
+            }
+            Fault::OneWay {
+                from, to, duration, ..
+            } => format!("OneWay {from} -> {to} cut for {duration}"),
+            Fault::DelaySpike {
+                duration,
+                extra,
+                from,
+                to,
+                kinds,
+                ..
+            } => format!(
+                "DelaySpike +{extra} for {duration}{}",
+                filters(from, to, kinds)
+            ),
+            Fault::Drop {
+                duration,
+                from,
+                to,
+                kinds,
+                ..
+            } => format!("Drop for {duration}{}", filters(from, to, kinds)),
+        }
+    }
+
     /// When the fault begins.
     pub fn at(&self) -> Dur {
         match self {
@@ -664,8 +758,9 @@ pub enum RandomFault {
         duration: DurationDist,
         #[serde(default)]
         kind: PauseKind,
+        /// Only for `VmFreeze`, as in [`Fault::Pause`].
         #[serde(default)]
-        clock: FreezeClock,
+        clock: Option<FreezeClock>,
     },
     /// Wall-clock steps with Poisson times; `by` may take negative values.
     ClockSteps {
@@ -825,6 +920,15 @@ impl Scenario {
         ron_options()
             .to_string_pretty(self, ron::ser::PrettyConfig::default())
             .expect("a scenario always serializes")
+    }
+
+    /// Every fault the run injects: the fixed `faults` first, in the file's order, then those
+    /// the `random_faults` generators draw ([`random_faults::materialize`]). What the engine
+    /// runs, and what a report lists. The scenario must be valid.
+    pub fn fault_schedule(&self) -> Vec<Fault> {
+        let mut all = self.faults.clone();
+        all.extend(random_faults::materialize(self));
+        all
     }
 
     /// The index of the node called `name`.

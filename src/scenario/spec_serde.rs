@@ -151,11 +151,142 @@ struct Named<V> {
 
 impl<'de, V: VariantAccess<'de>> EnumAccess<'de> for Named<V> {
     type Error = V::Error;
-    type Variant = V;
+    type Variant = Bare<V>;
 
-    fn variant_seed<S: de::DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, V), V::Error> {
-        let name: StringDeserializer<V::Error> = self.name.into_deserializer();
-        Ok((seed.deserialize(name)?, self.variant))
+    fn variant_seed<S: de::DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<(S::Value, Bare<V>), V::Error> {
+        let name: StringDeserializer<V::Error> = self.name.clone().into_deserializer();
+        let bare = Bare {
+            name: self.name.clone(),
+            variant: self.variant,
+        };
+        Ok((seed.deserialize(name)?, bare))
+    }
+}
+
+/// A built-in variant's access that also takes a struct variant written as its name alone
+/// (`TwoSided`): when no parentheses follow, it is read as if written with none of its fields,
+/// so every field takes its default, and a field without one is reported as missing.
+struct Bare<V> {
+    name: String,
+    variant: V,
+}
+
+impl<'de, V: VariantAccess<'de>> VariantAccess<'de> for Bare<V> {
+    type Error = V::Error;
+
+    fn unit_variant(self) -> Result<(), V::Error> {
+        self.variant.unit_variant()
+    }
+
+    fn newtype_variant_seed<T: de::DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, V::Error> {
+        self.variant.newtype_variant_seed(seed)
+    }
+
+    fn tuple_variant<W: Visitor<'de>>(self, len: usize, visitor: W) -> Result<W::Value, V::Error> {
+        self.variant.tuple_variant(len, visitor)
+    }
+
+    fn struct_variant<W: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: W,
+    ) -> Result<W::Value, V::Error> {
+        let held = Cell::new(Some(visitor));
+        let read = self.variant.struct_variant(fields, Entered(&held));
+        match (read, held.take()) {
+            // The visitor was never handed a map: no parentheses followed the name, and
+            // nothing was consumed. Read the variant with no fields.
+            (Err(_), Some(visitor)) => visitor.visit_map(NoFields).map_err(|e| {
+                let name = &self.name;
+                de::Error::custom(match e.missing {
+                    Some(field) => format!(
+                        "`{name}` written alone takes every field's default, but `{field}` has \
+                         none: write {name}({field}: ..., ...)"
+                    ),
+                    None => format!("`{name}` written alone: {}", e.message),
+                })
+            }),
+            (read, _) => read,
+        }
+    }
+}
+
+/// Hands the held visitor the variant's fields once its parentheses are open.
+struct Entered<'a, W>(&'a Cell<Option<W>>);
+
+impl<'de, W: Visitor<'de>> Visitor<'de> for Entered<'_, W> {
+    type Value = W::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the strategy's fields, as in TwoSided(holder_margin: \"5ms\")")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<W::Value, M::Error> {
+        let visitor = self.0.take().expect("a map is read once");
+        visitor.visit_map(map)
+    }
+
+    fn visit_seq<S: de::SeqAccess<'de>>(self, seq: S) -> Result<W::Value, S::Error> {
+        let visitor = self.0.take().expect("a sequence is read once");
+        visitor.visit_seq(seq)
+    }
+}
+
+/// The fields of a struct variant written without parentheses: none.
+struct NoFields;
+
+impl<'de> MapAccess<'de> for NoFields {
+    type Error = BareError;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(
+        &mut self,
+        _: K,
+    ) -> Result<Option<K::Value>, BareError> {
+        Ok(None)
+    }
+
+    fn next_value_seed<T: de::DeserializeSeed<'de>>(
+        &mut self,
+        _: T,
+    ) -> Result<T::Value, BareError> {
+        Err(de::Error::custom("a field without a value"))
+    }
+}
+
+/// Why a variant written alone cannot be read: the first field without a default, if that is why.
+#[derive(Debug)]
+struct BareError {
+    missing: Option<&'static str>,
+    message: String,
+}
+
+impl fmt::Display for BareError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for BareError {}
+
+impl de::Error for BareError {
+    fn custom<T: fmt::Display>(msg: T) -> BareError {
+        BareError {
+            missing: None,
+            message: msg.to_string(),
+        }
+    }
+
+    fn missing_field(field: &'static str) -> BareError {
+        BareError {
+            missing: Some(field),
+            message: format!("missing field `{field}`"),
+        }
     }
 }
 

@@ -5,11 +5,70 @@
 //! inside the run, crash/restart sequences that make sense, rates and probabilities in range.
 
 use super::limits::{self, count};
-use super::{DurationDist, Fault, KindName, RandomFault, Role, Scenario, StrategySpec};
+use super::{
+    DurationDist, Fault, FreezeClock, KindName, PauseKind, RandomFault, Role, Scenario,
+    StrategySpec, Validity,
+};
 use crate::dist::Sampler;
 use crate::strategy::{Registry, Strategy};
 use crate::time::{DriftRate, Dur, LocalDur};
 use std::collections::BTreeMap;
+
+/// What is allowed but likely a mistake, each said with the fix: a holder margin below the
+/// scenario's own T*rho (the most a holder's clock can fall behind the grantor's in one term,
+/// with rho the spread of the drifts the nodes can have: `clocks.drift_spread_ppm` and the
+/// nodes' own `drift_ppm`), under which beliefs can overlap through drift alone. For the
+/// strategies with a holder margin and a grantor that waits out T; `TwoSided` counts its
+/// grantor margin too.
+pub fn warnings(s: &Scenario) -> Vec<String> {
+    let margin = match &s.strategy {
+        StrategySpec::TwoSided {
+            holder_margin,
+            grantor_margin,
+        } => Some((
+            LocalDur::from_ns(
+                holder_margin
+                    .ns()
+                    .saturating_add(grantor_margin.ns().max(0)),
+            ),
+            "holder_margin + grantor_margin",
+        )),
+        StrategySpec::WallClock { holder_margin }
+        | StrategySpec::OnReceiveStart { holder_margin }
+        | StrategySpec::Custom {
+            holder_margin,
+            validity: Validity::Clock,
+            ..
+        } => Some((*holder_margin, "holder_margin")),
+        _ => None,
+    };
+    let Some((margin, which)) = margin else {
+        return Vec::new();
+    };
+    let spread = s.clocks.drift_spread_ppm;
+    let drifts = s.nodes.iter().flat_map(|n| match n.drift_ppm {
+        Some(d) => vec![d, d],
+        None => vec![-spread / 2.0, spread / 2.0],
+    });
+    let (lo, hi) = drifts.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| {
+        (lo.min(d), hi.max(d))
+    });
+    let rho_ppm = if hi >= lo { hi - lo } else { 0.0 };
+    // A warning's arithmetic, not the clock path: whole nanoseconds, rounded up.
+    let t = s.lease.duration;
+    let bound_ns = (t.ns() as f64 * rho_ppm / 1e6).ceil() as i64;
+    if margin.ns() >= bound_ns {
+        return Vec::new();
+    }
+    vec![format!(
+        "strategy {}: {which} is {margin}, below T*rho = {t} x {rho_ppm} ppm = {}, the most a \
+         holder's clock can fall behind the grantor's in one term: beliefs can overlap through \
+         drift alone; set holder_margin to at least {}",
+        s.strategy.to_ron(),
+        LocalDur::from_ns(bound_ns),
+        LocalDur::from_ns(bound_ns),
+    )]
+}
 
 /// Every problem of `s` under its own strategy, which must be a built-in one, in the order of
 /// the file; empty if it can run.
@@ -174,9 +233,17 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         StrategySpec::Custom {
             holder_margin,
             grantor_margin,
+            validity,
             ..
         } => {
             margin(&mut p, "holder_margin", *holder_margin);
+            if *validity == Validity::CachedBool && holder_margin.ns() != 0 {
+                p.push(format!(
+                    "strategy.holder_margin: {holder_margin} does not apply with validity: \
+                     CachedBool, whose bool is cleared at start + T (by the renewal loop or a \
+                     Reject), never T - holder_margin; leave it out, or use validity: Clock"
+                ));
+            }
             if grantor_margin.ns() <= -t.ns() {
                 p.push(format!(
                     "strategy.grantor_margin: {grantor_margin} would free the lease before it is granted (T is {t})"
@@ -322,10 +389,15 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
         match f {
             Fault::Pause {
-                node: n, duration, ..
+                node: n,
+                duration,
+                kind,
+                clock,
+                ..
             } => {
                 node(&mut p, &at, n);
                 positive(&mut p, &format!("{at}.duration"), *duration);
+                freeze_clock_applies(&mut p, &at, *kind, *clock);
             }
             Fault::Crash { node: n, at: when } => {
                 node(&mut p, &at, n);
@@ -450,8 +522,10 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
                 nodes: ns,
                 per_minute,
                 duration,
-                ..
+                kind,
+                clock,
             } => {
+                freeze_clock_applies(&mut p, &at, *kind, *clock);
                 nodes(&mut p, &at, ns);
                 rate(&mut p, &format!("{at}.per_minute"), *per_minute);
                 dist(&mut p, &format!("{at}.duration"), duration, false);
@@ -523,6 +597,22 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
     }
     p
+}
+
+/// A pause's `clock` applies only to a `VmFreeze`: a GC pause stops no clock, so a `clock`
+/// given for one would be ignored. Refuses it (`clock` is kept as given to tell).
+fn freeze_clock_applies(
+    p: &mut Vec<String>,
+    at: &str,
+    kind: PauseKind,
+    clock: Option<FreezeClock>,
+) {
+    if let (PauseKind::Gc, Some(clock)) = (kind, clock) {
+        p.push(format!(
+            "{at}.clock: {clock:?} does not apply to a Gc pause, whose clocks keep counting \
+             (clock only applies to kind: VmFreeze); remove it, or set kind: VmFreeze"
+        ));
+    }
 }
 
 /// The limits on totals (see [`limits`]): random faults, clock steps, requests waiting in a

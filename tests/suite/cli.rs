@@ -165,12 +165,12 @@ fn bad_strategy_override_is_a_usage_error() {
 }
 
 #[test]
-fn unknown_scenario_name_lists_the_library() {
+fn unknown_scenario_name_suggests_the_closest() {
     let dir = workdir("unknown-name");
-    let o = leasesim(&["run", "no-such-story"], &dir);
+    let o = leasesim(&["run", "q4-gc-pause-cached"], &dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("q4-gc-pause-cached-bool"),
+        stderr(&o).contains("did you mean q4-gc-pause-cached-bool?"),
         "{}",
         stderr(&o)
     );

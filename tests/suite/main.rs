@@ -7,6 +7,7 @@ mod golden;
 mod hostile;
 mod library;
 mod metamorphic;
+mod newcomer;
 mod pins;
 mod properties;
 mod q4;

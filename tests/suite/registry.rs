@@ -276,11 +276,12 @@ fn a_bad_field_of_a_registered_strategy_is_reported_where_it_is() {
     let (line, _, message, _) = at("Patient()");
     assert_eq!(line, 4);
     assert!(message.contains("missing field `wait`"), "{message}");
-    // --strategy: the position in its own text.
+    // --strategy: the position in its own text (a duration written as a number: the number's
+    // own column, where the error says to add a unit).
     match load::strategy_from_text_in(r#"  Patient(wait: 5)"#, &registry()) {
         Err(LoadError::Syntax {
             source, line, col, ..
-        }) => assert_eq!((source.as_str(), line, col), ("--strategy", 1, 16)),
+        }) => assert_eq!((source.as_str(), line, col), ("--strategy", 1, 17)),
         other => panic!("{other:?}"),
     }
 }
