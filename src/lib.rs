@@ -32,8 +32,9 @@
 //!   timers.
 //! - [`net`]: message fates; [`dist`]: duration distributions; [`rng`]: seeded streams.
 //! - [`strategy`]: the `Protocol`/`NodeLogic` traits, the base protocol (the six strategies),
-//!   Redlock, and the `Registry` of protocols by name.
-//! - [`oracle`]: exact belief intervals per authority, overlaps, availability, slack, harm.
+//!   Redlock, `RaftLeaderLease`, and the `Registry` of protocols by name.
+//! - [`oracle`]: exact belief intervals per authority, overlaps, availability, slack, harm,
+//!   failover records.
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.
 //! - [`report`]: `summary.json`, `report.md`, terminal tables; `report::chart`: the charts.
