@@ -459,18 +459,18 @@ impl Replica {
         if self.c.lease_rule == RaftRule::HeartbeatQuorum && q > self.lease_round {
             self.lease_round = q;
             let start = match self.c.lease_start {
+                // A round older than the ones remembered (a majority answering more than ROUNDS
+                // rounds late) has lost its send time: it extends nothing.
                 RaftLeaseStart::OnSend => {
-                    debug_assert!(
-                        self.round - q < ROUNDS as u64,
-                        "an ack of a forgotten round"
-                    );
-                    self.round_sent[q as usize % ROUNDS]
+                    (self.round - q < ROUNDS as u64).then(|| self.round_sent[q as usize % ROUNDS])
                 }
-                RaftLeaseStart::OnAck => cx.mono,
+                RaftLeaseStart::OnAck => Some(cx.mono),
             };
-            let until = start + self.lease;
-            if self.lease_until.is_none_or(|u| until > u) {
-                self.lease_until = Some(until);
+            if let Some(start) = start {
+                let until = start + self.lease;
+                if self.lease_until.is_none_or(|u| until > u) {
+                    self.lease_until = Some(until);
+                }
             }
         }
         // ReadIndex: a read waits for a majority to acknowledge a round started after it
@@ -870,5 +870,94 @@ impl NodeLogic for Replica {
             voted_for: self.voted_for,
             log: self.log,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{self, Component};
+    use crate::scenario::GrantorRestart;
+
+    const S: i64 = 1_000_000_000;
+
+    fn at(s: i64) -> LocalTime {
+        LocalTime::from_ns(s)
+    }
+
+    /// An ack of a round older than the remembered send times extends nothing; a recent one
+    /// extends the lease to its round's send time + T.
+    #[test]
+    fn an_ack_of_a_forgotten_round_extends_no_lease() {
+        let c = RaftConfig {
+            election_timeout: LocalDur::from_secs(10),
+            election_jitter: LocalDur::ZERO,
+            heartbeat: LocalDur::from_secs(1),
+            reads: RaftReads::Lease,
+            max_clock_skew: LocalDur::ZERO,
+            lease_rule: RaftRule::HeartbeatQuorum,
+            lease_start: RaftLeaseStart::OnSend,
+            check_quorum: false,
+            transfer_suspect: true,
+        };
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(9),
+            renew_every: LocalDur::from_secs(3),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+        };
+        let p = RaftLeaderLease::new(c, String::new());
+        let mut r = p.node_logic(0, Role::Replica, &params, Disk::default());
+        let roles = [Role::Replica; 3];
+        let mut rng = rng::stream(0, Component::Node, 0);
+        let mut run_token = 0;
+        let mut cx = Cx {
+            node: 0,
+            roles: &roles,
+            mono: at(0),
+            wall: at(0),
+            restarted: false,
+            incarnation: 0,
+            duplicate: false,
+            rng: &mut rng,
+            run_token: &mut run_token,
+        };
+        let mut out = Out::default();
+        let ack = |round| Message::AppendAck {
+            term: 1,
+            success: true,
+            index: 1,
+            round,
+        };
+        // Elected at 0 with r1's vote; round 1 goes out at 0 with the empty entry.
+        r.campaign(&mut cx, false, &mut out);
+        r.on_message(
+            &mut cx,
+            1,
+            Message::Vote {
+                term: 1,
+                granted: true,
+            },
+            &mut out,
+        );
+        assert_eq!(r.state, State::Leader);
+        // r1 acknowledges round 1: the entry commits, the lease runs to 0 + 9 s.
+        r.on_message(&mut cx, 1, ack(1), &mut out);
+        assert_eq!(r.lease_until, Some(at(9 * S)));
+        // Rounds 2..=101 go out at 1 s, ..., 100 s (round k at k - 1 s).
+        for k in 1..=100 {
+            cx.mono = at(k * S);
+            r.heartbeat_round(&mut cx, &mut out);
+        }
+        assert_eq!(r.round, 101);
+        // r2's ack of round 3 (sent at 2 s) completes round 3's majority at 100.5 s: 98 rounds
+        // ago, its send time is gone (its slot holds round 67's, 66 s): no extension.
+        cx.mono = at(100 * S + S / 2);
+        r.on_message(&mut cx, 2, ack(3), &mut out);
+        assert_eq!(r.lease_until, Some(at(9 * S)));
+        // r1's ack of round 100 (sent at 99 s): the lease runs to 108 s.
+        r.on_message(&mut cx, 1, ack(100), &mut out);
+        assert_eq!(r.lease_until, Some(at(108 * S)));
     }
 }
