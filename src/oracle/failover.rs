@@ -7,7 +7,6 @@
 
 use crate::msg::{NodeId, Token};
 use crate::time::SimTime;
-use std::collections::BTreeMap;
 
 /// How many issued tokens are followed (the first ones).
 pub const TOKENS_KEPT: usize = 65;
@@ -37,19 +36,21 @@ pub struct Failover {
 /// The records of a run.
 #[derive(Debug, Default)]
 pub struct Failovers {
-    tokens: BTreeMap<Token, TokenRecord>,
-    /// Tokens in issue order.
-    order: Vec<Token>,
+    /// The followed tokens in issue order, with their records.
+    records: Vec<(Token, TokenRecord)>,
+    /// Where the last looked-up token sits in `records` (`None`: not followed): reads and
+    /// writes come in long runs under one token, so the hot path is one comparison.
+    last: Option<(Token, Option<usize>)>,
 }
 
 impl Failovers {
     /// Token `token` was issued to `to` at `now` (a renewal under the same token is not).
     pub fn issued(&mut self, token: Token, to: NodeId, now: SimTime) {
-        if self.tokens.contains_key(&token) || self.order.len() >= TOKENS_KEPT {
+        if self.records.len() >= TOKENS_KEPT || self.find(token).is_some() {
             return;
         }
-        self.order.push(token);
-        self.tokens.insert(
+        self.last = None;
+        self.records.push((
             token,
             TokenRecord {
                 holder: to,
@@ -59,12 +60,24 @@ impl Failovers {
                 first_write: None,
                 last_write: None,
             },
-        );
+        ));
+    }
+
+    fn find(&mut self, token: Token) -> Option<&mut TokenRecord> {
+        let i = match self.last {
+            Some((t, i)) if t == token => i,
+            _ => {
+                let i = self.records.iter().position(|r| r.0 == token);
+                self.last = Some((token, i));
+                i
+            }
+        };
+        Some(&mut self.records[i?].1)
     }
 
     /// A read was served under `token` at `now`.
     pub fn read(&mut self, token: Token, now: SimTime) {
-        if let Some(r) = self.tokens.get_mut(&token) {
+        if let Some(r) = self.find(token) {
             r.first_read.get_or_insert(now);
             r.last_read = Some(now);
         }
@@ -72,7 +85,7 @@ impl Failovers {
 
     /// A write under `token` took effect (applied, or committed) at `now`.
     pub fn write(&mut self, token: Token, now: SimTime) {
-        if let Some(r) = self.tokens.get_mut(&token) {
+        if let Some(r) = self.find(token) {
             r.first_write.get_or_insert(now);
             r.last_write = Some(now);
         }
@@ -80,9 +93,9 @@ impl Failovers {
 
     /// Every change of holder between consecutive tokens, in issue order.
     pub fn failovers(&self) -> Vec<Failover> {
-        self.order
+        self.records
             .windows(2)
-            .map(|w| (self.tokens[&w[0]], self.tokens[&w[1]]))
+            .map(|w| (w[0].1, w[1].1))
             .filter(|(old, new)| old.holder != new.holder)
             .map(|(old, new)| Failover {
                 from: old.holder,
