@@ -33,7 +33,7 @@ use crate::strategy::{
     Protocol, Request, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
-pub use msg::{Entry, Message};
+pub use msg::{Append, AppendAck, Entry, Message, RequestVote};
 
 /// The protocol's parameters, resolved (defaults filled in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,12 +318,12 @@ impl Replica {
         for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
             out.send(
                 p,
-                Message::RequestVote {
+                Message::RequestVote(RequestVote {
                     term: self.term,
                     last_index,
                     last_term,
                     transfer,
-                },
+                }),
             );
         }
         if self.votes.len() >= Self::majority(cx) {
@@ -391,14 +391,14 @@ impl Replica {
         });
         out.send(
             p.node,
-            Message::Append {
+            Message::Append(Append {
                 term: self.term,
                 prev_index,
                 prev_term: self.term_at(prev_index),
                 entry,
                 commit: self.commit,
                 round: self.round,
-            },
+            }),
         );
     }
 
@@ -501,16 +501,16 @@ impl Replica {
         }
     }
 
-    fn on_append(&mut self, cx: &mut Cx, from: NodeId, m: AppendArgs, out: &mut Out<Message>) {
+    fn on_append(&mut self, cx: &mut Cx, from: NodeId, m: Append, out: &mut Out<Message>) {
         if m.term < self.term {
             out.send(
                 from,
-                Message::AppendAck {
+                Message::AppendAck(AppendAck {
                     term: self.term,
                     success: false,
                     index: self.last_index(),
                     round: m.round,
-                },
+                }),
             );
             return;
         }
@@ -524,12 +524,12 @@ impl Replica {
         if !ok {
             out.send(
                 from,
-                Message::AppendAck {
+                Message::AppendAck(AppendAck {
                     term: self.term,
                     success: false,
                     index: self.last_index().min(m.prev_index.saturating_sub(1)),
                     round: m.round,
-                },
+                }),
             );
             return;
         }
@@ -551,16 +551,16 @@ impl Replica {
         self.commit_to(m.commit.min(matched), out, false);
         out.send(
             from,
-            Message::AppendAck {
+            Message::AppendAck(AppendAck {
                 term: self.term,
                 success: true,
                 index: matched,
                 round: m.round,
-            },
+            }),
         );
     }
 
-    fn on_append_ack(&mut self, cx: &mut Cx, from: NodeId, m: AckArgs, out: &mut Out<Message>) {
+    fn on_append_ack(&mut self, cx: &mut Cx, from: NodeId, m: AppendAck, out: &mut Out<Message>) {
         if m.term > self.term {
             self.become_follower(m.term, out);
             self.arm_election(cx, out);
@@ -590,7 +590,13 @@ impl Replica {
         self.update_lease(cx, out);
     }
 
-    fn on_request_vote(&mut self, cx: &mut Cx, from: NodeId, m: VoteArgs, out: &mut Out<Message>) {
+    fn on_request_vote(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        m: RequestVote,
+        out: &mut Out<Message>,
+    ) {
         // Stickiness: a follower that heard from its leader lately ignores the campaign (and
         // keeps its term), unless a leadership transfer started it.
         let sticky = !m.transfer
@@ -626,32 +632,6 @@ impl Replica {
     }
 }
 
-#[derive(Clone, Copy)]
-struct AppendArgs {
-    term: u64,
-    prev_index: u64,
-    prev_term: u64,
-    entry: Option<Entry>,
-    commit: u64,
-    round: u64,
-}
-
-#[derive(Clone, Copy)]
-struct AckArgs {
-    term: u64,
-    success: bool,
-    index: u64,
-    round: u64,
-}
-
-#[derive(Clone, Copy)]
-struct VoteArgs {
-    term: u64,
-    last_index: u64,
-    last_term: u64,
-    transfer: bool,
-}
-
 impl NodeLogic for Replica {
     type Msg = Message;
     type Disk = Disk;
@@ -666,20 +646,7 @@ impl NodeLogic for Replica {
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match msg {
-            Message::RequestVote {
-                term,
-                last_index,
-                last_term,
-                transfer,
-            } => {
-                let m = VoteArgs {
-                    term,
-                    last_index,
-                    last_term,
-                    transfer,
-                };
-                self.on_request_vote(cx, from, m, out);
-            }
+            Message::RequestVote(m) => self.on_request_vote(cx, from, m, out),
             Message::Vote { term, granted } => {
                 if term > self.term {
                     self.become_follower(term, out);
@@ -693,38 +660,8 @@ impl NodeLogic for Replica {
                     }
                 }
             }
-            Message::Append {
-                term,
-                prev_index,
-                prev_term,
-                entry,
-                commit,
-                round,
-            } => {
-                let m = AppendArgs {
-                    term,
-                    prev_index,
-                    prev_term,
-                    entry,
-                    commit,
-                    round,
-                };
-                self.on_append(cx, from, m, out);
-            }
-            Message::AppendAck {
-                term,
-                success,
-                index,
-                round,
-            } => {
-                let m = AckArgs {
-                    term,
-                    success,
-                    index,
-                    round,
-                };
-                self.on_append_ack(cx, from, m, out);
-            }
+            Message::Append(m) => self.on_append(cx, from, m, out),
+            Message::AppendAck(m) => self.on_append_ack(cx, from, m, out),
             Message::TimeoutNow { term } => {
                 if term == self.term && self.state == State::Follower {
                     self.campaign(cx, true, out);
@@ -924,11 +861,13 @@ mod tests {
             run_token: &mut run_token,
         };
         let mut out = Out::default();
-        let ack = |round| Message::AppendAck {
-            term: 1,
-            success: true,
-            index: 1,
-            round,
+        let ack = |round| {
+            Message::AppendAck(AppendAck {
+                term: 1,
+                success: true,
+                index: 1,
+                round,
+            })
         };
         // Elected at 0 with r1's vote; round 1 goes out at 0 with the empty entry.
         r.campaign(&mut cx, false, &mut out);

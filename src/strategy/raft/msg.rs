@@ -12,39 +12,48 @@ pub struct Entry {
     pub write: bool,
 }
 
+/// A candidate asks for a vote. `transfer`: the election a leadership transfer started, which a
+/// follower does not refuse for having heard from the leader lately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RequestVote {
+    pub term: u64,
+    pub last_index: u64,
+    pub last_term: u64,
+    pub transfer: bool,
+}
+
+/// The leader's append (a heartbeat when `entry` is `None`) of heartbeat round `round`: `entry`
+/// goes at `prev_index + 1`, after an entry of term `prev_term`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Append {
+    pub term: u64,
+    pub prev_index: u64,
+    pub prev_term: u64,
+    pub entry: Option<Entry>,
+    pub commit: u64,
+    pub round: u64,
+}
+
+/// The answer to an `Append` of round `round`. On success `index` is the last index known to
+/// match the leader's log; on failure, the follower's last index (where to retry from).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AppendAck {
+    pub term: u64,
+    pub success: bool,
+    pub index: u64,
+    pub round: u64,
+}
+
 /// A Raft message. Every message carries the sender's term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
-    /// A candidate asks for a vote. `transfer`: the election a leadership transfer started,
-    /// which a follower does not refuse for having heard from the leader lately.
-    RequestVote {
-        term: u64,
-        last_index: u64,
-        last_term: u64,
-        transfer: bool,
-    },
+    RequestVote(RequestVote),
     Vote {
         term: u64,
         granted: bool,
     },
-    /// The leader's append (a heartbeat when `entry` is `None`) of heartbeat round `round`:
-    /// `entry` goes at `prev_index + 1`, after an entry of term `prev_term`.
-    Append {
-        term: u64,
-        prev_index: u64,
-        prev_term: u64,
-        entry: Option<Entry>,
-        commit: u64,
-        round: u64,
-    },
-    /// The answer to an `Append` of round `round`. On success `index` is the last index known to
-    /// match the leader's log; on failure, the follower's last index (where to retry from).
-    AppendAck {
-        term: u64,
-        success: bool,
-        index: u64,
-        round: u64,
-    },
+    Append(Append),
+    AppendAck(AppendAck),
     /// Leadership transfer: campaign now.
     TimeoutNow {
         term: u64,
@@ -57,10 +66,10 @@ impl ProtocolMessage for Message {
 
     fn kind(&self) -> usize {
         match self {
-            Message::RequestVote { .. } => 0,
+            Message::RequestVote(_) => 0,
             Message::Vote { .. } => 1,
-            Message::Append { .. } => 2,
-            Message::AppendAck { .. } => 3,
+            Message::Append(_) => 2,
+            Message::AppendAck(_) => 3,
             Message::TimeoutNow { .. } => 4,
         }
     }
@@ -68,10 +77,10 @@ impl ProtocolMessage for Message {
     /// The term: Raft's fencing token.
     fn token(&self) -> Option<Token> {
         Some(match *self {
-            Message::RequestVote { term, .. }
+            Message::RequestVote(RequestVote { term, .. })
             | Message::Vote { term, .. }
-            | Message::Append { term, .. }
-            | Message::AppendAck { term, .. }
+            | Message::Append(Append { term, .. })
+            | Message::AppendAck(AppendAck { term, .. })
             | Message::TimeoutNow { term } => term,
         })
     }
