@@ -89,7 +89,6 @@ struct Track {
 #[derive(Default)]
 struct Carry {
     believing: Vec<bool>,
-    available: Vec<bool>,
     believers: usize,
     available_nodes: usize,
     open_overlap: Option<(SimTime, Vec<bool>)>,
@@ -183,7 +182,6 @@ impl Oracle {
                 .collect(),
             carry: Carry {
                 believing: vec![false; nodes],
-                available: vec![false; nodes],
                 stretches: vec![StretchCarry::default(); nodes],
                 unavailable_since: Some(SimTime::ZERO),
                 ..Carry::default()
@@ -313,7 +311,6 @@ impl Oracle {
                     .checked_add_signed(db as isize)
                     .expect("a believer count never goes negative");
                 if da != 0 {
-                    c.available[n] = da > 0;
                     c.available_nodes = c
                         .available_nodes
                         .checked_add_signed(da as isize)
@@ -574,6 +571,44 @@ mod tests {
             .stretch(1, 50, 60)
             .finish(200);
         assert_eq!(r.min_slack_ns, Some(-150));
+    }
+
+    #[test]
+    fn settled_pieces_are_swept_once_enough_wait() {
+        // Memory stays bounded: b believes [2, 3), then a believes [10k, 10k + 5) under token k
+        // (a new piece each time), k = 0, 1, ... One piece short of FLUSH_AT nothing is swept;
+        // at FLUSH_AT the sweep takes everything before now, and the overlap [2, 3) of a's first
+        // piece with b's is already known.
+        let mut f = Feed::new(2);
+        f.stretch(1, 2, 3);
+        let piece = |f: &mut Feed, k: i64| {
+            f.believe(0, 10 * k, Some(k as Token))
+                .believe(0, 10 * k + 5, None);
+        };
+        for k in 0..FLUSH_AT as i64 - 2 {
+            piece(&mut f, k);
+        }
+        let now = SimTime::from_ns(10 * FLUSH_AT as i64);
+        assert_eq!(f.o.pending_pieces, FLUSH_AT - 1);
+        assert!(!f.o.maybe_flush(now, &f.clocks.clone()));
+        assert!(f.o.overlaps.is_empty());
+        piece(&mut f, FLUSH_AT as i64 - 2);
+        assert!(f.o.maybe_flush(now, &f.clocks.clone()));
+        assert_eq!(f.o.pending_pieces, 0);
+        assert!(f.o.points.is_empty(), "every point lay before now");
+        // The last piece, k = FLUSH_AT - 2, ended at 10 (FLUSH_AT - 2) + 5.
+        assert_eq!(
+            f.o.carry.swept_to,
+            SimTime::from_ns(10 * (FLUSH_AT as i64 - 2) + 5)
+        );
+        assert_eq!(
+            f.o.overlaps,
+            [Overlap {
+                start: SimTime::from_ns(2),
+                end: SimTime::from_ns(3),
+                nodes: vec![0, 1]
+            }]
+        );
     }
 
     #[test]
