@@ -27,6 +27,7 @@
 
 mod build;
 mod queue;
+pub mod waits;
 
 pub use build::{build, BuildError};
 
@@ -41,7 +42,7 @@ use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
 use crate::strategy::{
     Beliefs, Command, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage,
-    Request, TimerId, MAX_TIMERS,
+    Request, Stamp, TimerId, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
@@ -176,6 +177,12 @@ pub struct Stats {
     pub writes_arrived: u64,
     pub reads_admitted: u64,
     pub writes_admitted: u64,
+    /// Reads served from local state at once ([`Effect::Read`]).
+    pub reads_local: u64,
+    /// Reads served after a confirmation round ([`Effect::ConfirmedRead`]), and how long they
+    /// waited for it.
+    pub reads_confirmed: u64,
+    pub confirmed_read_waits: waits::ReadWaits,
     /// Client requests dropped because their paused node's backlog was full.
     pub requests_shed: u64,
     pub pauses: u64,
@@ -449,6 +456,20 @@ impl<P: Protocol> Sim<'_, P> {
         });
     }
 
+    /// Node `n` served a read admitted under `token`: judge it and show it.
+    fn served_read(&mut self, n: NodeId, token: Token) {
+        let (zombie, stale) = self.harm.read(n, token);
+        self.failovers.read(token, self.now);
+        if self.observer.is_some() {
+            let kind = TraceKind::Read {
+                token,
+                zombie,
+                stale,
+            };
+            self.emit(n, kind);
+        }
+    }
+
     /// Runs `f` on node `n`'s logic with its context (the node must be up).
     fn with_cx<R>(
         &mut self,
@@ -470,6 +491,7 @@ impl<P: Protocol> Sim<'_, P> {
             duplicate,
             rng: &mut node.rng,
             run_token: &mut self.run_token,
+            stamp: Stamp::at(self.now),
         };
         let logic = node.logic.as_mut().expect("node is up");
         f(logic, &mut cx, &mut self.out)
@@ -530,16 +552,14 @@ impl<P: Protocol> Sim<'_, P> {
                 }
                 Effect::Holding { token, version } => self.harm.holding(n, token, version),
                 Effect::Read { token } => {
-                    let (zombie, stale) = self.harm.read(n, token);
-                    self.failovers.read(token, self.now);
-                    if self.observer.is_some() {
-                        let kind = TraceKind::Read {
-                            token,
-                            zombie,
-                            stale,
-                        };
-                        self.emit(n, kind);
-                    }
+                    self.stats.reads_local += 1;
+                    self.served_read(n, token);
+                }
+                Effect::ConfirmedRead { token, since } => {
+                    self.stats.reads_confirmed += 1;
+                    let wait = self.now.since(since.time());
+                    self.stats.confirmed_read_waits.record(wait);
+                    self.served_read(n, token);
                 }
                 Effect::WriteSent { token } => {
                     let zombie = self.harm.write_sent(token);

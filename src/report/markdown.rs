@@ -187,6 +187,23 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
         "| reads served / arrived | {} / {} |",
         r.reads_served, r.reads_arrived
     );
+    if r.reads_served_confirmed > 0 {
+        let _ = writeln!(
+            m,
+            "| reads served locally / after a confirmation round (ReadIndex) | {} / {} |",
+            r.reads_served_local, r.reads_served_confirmed
+        );
+    }
+    if let Some(w) = r.confirmed_read_wait {
+        let _ = writeln!(
+            m,
+            "| confirmed reads' wait: mean / p50 / p99 / max | {} / {} / {} / {} |",
+            format_ns(w.mean_ns as i64),
+            format_ns(w.p50_ns as i64),
+            format_ns(w.p99_ns as i64),
+            format_ns(w.max_ns as i64)
+        );
+    }
     let _ = writeln!(
         m,
         "| writes admitted / applied / arrived | {} / {} / {} |",

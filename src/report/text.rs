@@ -88,7 +88,21 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
             ),
         ),
     ];
-    for (k, v) in rows {
+    let r = &s.requests;
+    let reads = r.confirmed_read_wait.map(|w| {
+        (
+            "reads",
+            format!(
+                "{} served locally, {} after a confirmation round (waited mean {}, p99 {}, max {})",
+                r.reads_served_local,
+                r.reads_served_confirmed,
+                format_ns(w.mean_ns as i64),
+                format_ns(w.p99_ns as i64),
+                format_ns(w.max_ns as i64)
+            ),
+        )
+    });
+    for (k, v) in rows.into_iter().chain(reads) {
         let _ = writeln!(t, "  {k:<12} {v}");
     }
     for (n, i) in s.overlap.intervals.iter().take(SHOWN_INTERVALS).enumerate() {

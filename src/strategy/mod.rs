@@ -22,8 +22,11 @@
 //!   grants: every older token is superseded); [`Effect::Renewed`] when it extends one.
 //! - [`Effect::Holding`] when a node starts to hold under a token, with the resource version its
 //!   local copy starts from.
-//! - From [`NodeLogic::on_request`]: [`Effect::Read`] for a read served from local state, and
-//!   [`Effect::WriteSent`] for a write that leaves the node (then send it to the resource).
+//! - From [`NodeLogic::on_request`]: [`Effect::Read`] for a read served from local state at
+//!   once, and [`Effect::WriteSent`] for a write that leaves the node (then send it to the
+//!   resource). A read that first waits for the node to confirm its authority (Raft's
+//!   ReadIndex) keeps the request's [`Cx::stamp`] and is served later with
+//!   [`Effect::ConfirmedRead`], so that the engine can tell how long it waited.
 //! - At the resource: [`Effect::WriteApplied`], [`Effect::WriteFenced`] or
 //!   [`Effect::DuplicateWrite`] for each write that arrives ([`Register`] decides which); or,
 //!   for a replicated log, [`Effect::Committed`] for each write entry a leader commits.
@@ -66,7 +69,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::rng::Rng;
 use crate::scenario::{GrantorRestart, Role, Scenario, StrategySpec};
-use crate::time::{LocalDur, LocalTime};
+use crate::time::{LocalDur, LocalTime, SimTime};
 
 pub use register::Register;
 pub use registry::{Registry, StrategyError};
@@ -146,6 +149,25 @@ pub struct Cx<'a> {
     pub rng: &'a mut Rng,
     /// The last token taken from the run-wide sequence (see [`Cx::next_run_token`]).
     pub run_token: &'a mut Token,
+    /// An opaque mark of this instant, to hand back in [`Effect::ConfirmedRead`].
+    pub stamp: Stamp,
+}
+
+/// An opaque mark of the true instant of a call into node logic ([`Cx::stamp`]). Node logic
+/// cannot read true time from it; it only hands it back, and the engine measures from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp(SimTime);
+
+impl Stamp {
+    /// For the engine: the stamp of instant `t`.
+    pub(crate) fn at(t: SimTime) -> Stamp {
+        Stamp(t)
+    }
+
+    /// For the engine: the instant stamped.
+    pub(crate) fn time(self) -> SimTime {
+        self.0
+    }
 }
 
 impl Cx<'_> {
@@ -204,9 +226,17 @@ pub enum Effect<M> {
         token: Token,
         version: u64,
     },
-    /// A read admitted under `token` was served from this node's local copy.
+    /// A read admitted under `token` was served from this node's local copy at once (as under a
+    /// lease).
     Read {
         token: Token,
+    },
+    /// A read admitted under `token` was served from this node's local copy after the node
+    /// confirmed its authority (Raft's ReadIndex: a quorum acknowledged a round started after
+    /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up.
+    ConfirmedRead {
+        token: Token,
+        since: Stamp,
     },
     /// A write admitted under `token` took effect here and left for the resource.
     WriteSent {

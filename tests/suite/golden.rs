@@ -40,6 +40,21 @@ fn the_base_protocols_figures_are_unchanged() {
             assert_eq!(i["authority"], "write");
             i.as_object_mut().unwrap().remove("authority");
         }
+        // ... and the split of reads: the base protocol serves every read from local state at
+        // once, so none waits for a confirmation round.
+        let requests = got["requests"].as_object_mut().unwrap();
+        assert_eq!(requests["reads_served_local"], requests["reads_served"]);
+        assert_eq!(requests["reads_served_confirmed"], 0);
+        assert_eq!(requests["confirmed_read_wait"], Value::Null);
+        assert!(requests["reads_admitted"].as_u64() >= requests["reads_served"].as_u64());
+        for k in [
+            "reads_admitted",
+            "reads_served_local",
+            "reads_served_confirmed",
+            "confirmed_read_wait",
+        ] {
+            requests.remove(k);
+        }
         let got: serde_json::Map<String, Value> = want
             .as_object()
             .unwrap()

@@ -196,6 +196,42 @@ fn failover_records_say_when_reads_and_writes_resume() {
     assert!(f.new_first_read_ns.unwrap() >= 30_005_000_000);
 }
 
+/// How reads are served. Every link takes exactly 1 ms, and a majority of three is the leader
+/// and one follower, so a confirmation round takes 1 ms out and 1 ms back.
+/// - `raft-etcd-read-index`: every read is a ReadIndex read. One that finds no round out starts
+///   one and waits exactly 2 ms; one that arrives at t while a round started at t0 is out
+///   (t0 < t < t0 + 2 ms) waits for that round and the next, until at most t0 + 4 ms: less than
+///   4 ms. At 200 reads/s at the leader a round is out for less than half the time, so the
+///   median is the round trip (within the histogram's 1%). The cut-off r1 admits reads until it
+///   steps down and never serves them.
+/// - `raft-etcd-check-quorum-only`: every read is a lease read, served at once.
+#[test]
+fn reads_are_served_locally_or_after_one_or_two_round_trips() {
+    let run = |name: &str| {
+        let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+        leasesim::run(name, &s).unwrap().summary.requests
+    };
+    const MS: u64 = 1_000_000;
+    let r = run("raft-etcd-read-index");
+    assert_eq!(r.reads_served_local, 0);
+    assert_eq!(r.reads_served_confirmed, r.reads_served);
+    assert!(r.reads_served > 1000, "{r:?}");
+    assert!(r.reads_admitted > r.reads_served, "{r:?}");
+    let w = r.confirmed_read_wait.unwrap();
+    assert!(
+        (2 * MS..=2 * MS + 2 * MS / 100).contains(&w.p50_ns),
+        "{w:?}"
+    );
+    assert!(w.mean_ns > 2 * MS && w.mean_ns < 4 * MS, "{w:?}");
+    assert!(w.max_ns > 2 * MS && w.max_ns < 4 * MS, "{w:?}");
+    assert!(w.p99_ns >= w.p50_ns && w.p99_ns <= w.max_ns, "{w:?}");
+
+    let r = run("raft-etcd-check-quorum-only");
+    assert_eq!(r.reads_served_confirmed, 0);
+    assert_eq!(r.reads_served_local, r.reads_served);
+    assert_eq!(r.confirmed_read_wait, None);
+}
+
 /// A sweep over the election timeout of `raft-tikv-drift-beyond-bound` crosses the bound: with
 /// ET = 10 s the followers' timeout, (10 s + j) / 1.06 <= 9.53 s, falls inside the leader's
 /// lease of 9 s / 0.94 = 9.574 s (an overlap on every seed); with ET = 11 s it is at least

@@ -556,6 +556,7 @@ mod tests {
             duplicate: false,
             rng,
             run_token,
+            stamp: crate::strategy::Stamp::at(crate::time::SimTime::ZERO),
         }
     }
 

@@ -30,7 +30,7 @@ use crate::msg::{NodeId, Token};
 use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, Role, Scenario};
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, LeaseParams, NodeLogic, Out,
-    Protocol, Request, TimerId,
+    Protocol, Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Append, AppendAck, Entry, Message, RequestVote};
@@ -242,8 +242,9 @@ pub struct Replica {
     serving: bool,
     /// As leader: a transfer is under way and the lease is suspect (no lease reads).
     suspect: bool,
-    /// As leader: ReadIndex reads waiting for a round at or after the one recorded.
-    pending_reads: Vec<u64>,
+    /// As leader: ReadIndex reads waiting for a round at or after the one recorded (in the
+    /// order they arrived, so rounds are non-decreasing), each with its request's stamp.
+    pending_reads: Vec<(u64, Stamp)>,
     /// A round has been started for the pending reads and not yet acknowledged.
     read_round_open: bool,
 }
@@ -475,10 +476,12 @@ impl Replica {
         }
         // ReadIndex: a read waits for a majority to acknowledge a round started after it
         // arrived; reads that arrived while a round was out wait for the next one.
-        let before = self.pending_reads.len();
-        self.pending_reads.retain(|&need| need > q);
-        for _ in self.pending_reads.len()..before {
-            out.push(Effect::Read { token: self.term });
+        let ready = self.pending_reads.partition_point(|&(need, _)| need <= q);
+        for (_, since) in self.pending_reads.drain(..ready) {
+            out.push(Effect::ConfirmedRead {
+                token: self.term,
+                since,
+            });
         }
         if self.read_round_open && q >= self.round {
             self.read_round_open = false;
@@ -762,7 +765,7 @@ impl NodeLogic for Replica {
                 } else {
                     // ReadIndex: confirm leadership with a round started after the read
                     // arrived: now, or when the round already out is acknowledged.
-                    self.pending_reads.push(self.round + 1);
+                    self.pending_reads.push((self.round + 1, cx.stamp));
                     if !self.read_round_open {
                         self.heartbeat_round(cx, out);
                         self.read_round_open = true;
@@ -859,6 +862,7 @@ mod tests {
             duplicate: false,
             rng: &mut rng,
             run_token: &mut run_token,
+            stamp: crate::strategy::Stamp::at(crate::time::SimTime::ZERO),
         };
         let mut out = Out::default();
         let ack = |round| {
