@@ -124,8 +124,9 @@ struct Row<'a> {
 
 /// Variants of a Raft scenario's own settings, one field changed at a time: each other read
 /// path (Lease, ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
-/// CheckQuorumOnly), `transfer_suspect` turned over, and the other lease start (OnSend, or
-/// OnAck: the bug); each labelled with what changed. Duplicates of the own are dropped later.
+/// CheckQuorumOnly), `transfer_suspect` turned over, the other lease start (OnSend, or
+/// OnAck: the bug), and with a `tick`, timers not counted in ticks; each labelled with what
+/// changed. Duplicates of the own are dropped later.
 fn raft_variants(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
     let with = |what: &str, f: &dyn Fn(&mut RaftFields)| {
         let mut s = own.clone();
@@ -134,6 +135,7 @@ fn raft_variants(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
             lease_rule,
             lease_start,
             transfer_suspect,
+            tick,
             ..
         } = &mut s
         {
@@ -142,11 +144,13 @@ fn raft_variants(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
                 lease_rule,
                 lease_start,
                 transfer_suspect,
+                tick,
             });
         }
         (s, format!("the scenario's Raft settings, {what}"))
     };
-    vec![
+    let ticks = matches!(own, StrategySpec::RaftLeaderLease { tick: Some(_), .. });
+    let mut variants = vec![
         with("reads: Lease", &|f| *f.reads = RaftReads::Lease),
         with("reads: ReadIndex", &|f| *f.reads = RaftReads::ReadIndex),
         with("reads: LeaseOrReadIndex", &|f| {
@@ -167,7 +171,11 @@ fn raft_variants(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
                 RaftLeaseStart::OnAck => RaftLeaseStart::OnSend,
             }
         }),
-    ]
+    ];
+    if ticks {
+        variants.push(with("timers not counted in ticks", &|f| *f.tick = None));
+    }
+    variants
 }
 
 /// The fields of a Raft strategy that [`raft_variants`] varies.
@@ -176,6 +184,7 @@ struct RaftFields<'a> {
     lease_rule: &'a mut RaftRule,
     lease_start: &'a mut RaftLeaseStart,
     transfer_suspect: &'a mut bool,
+    tick: &'a mut Option<LocalDur>,
 }
 
 pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {

@@ -273,6 +273,7 @@ pub fn build<'o, P: Protocol>(
 fn place_drifts(s: &Scenario) -> Vec<DriftRate> {
     let rho = DriftRate::from_ppm(s.clocks.drift_spread_ppm).expect("validated spread");
     let half = rho.ppt / 2;
+    let first_replica = s.nodes.iter().position(|n| n.role == Role::Replica);
     s.nodes
         .iter()
         .enumerate()
@@ -286,8 +287,15 @@ fn place_drifts(s: &Scenario) -> Vec<DriftRate> {
                         ppt: r.random_range(-half..=half),
                     }
                 }
+                // The node whose timer must outwait the holder's runs fast, the holder slow:
+                // a grantor fast and contenders slow; in a Raft group the first replica (the
+                // leader a scenario sets up) slow and its followers fast.
                 Placement::Adversarial => DriftRate {
-                    ppt: if c.role == Role::Grantor { half } else { -half },
+                    ppt: match c.role {
+                        Role::Grantor => half,
+                        Role::Replica if Some(i) != first_replica => half,
+                        _ => -half,
+                    },
                 },
             },
         })

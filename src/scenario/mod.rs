@@ -177,6 +177,13 @@ pub enum StrategySpec {
         /// The leader's heartbeat period. Default: election_timeout / 10.
         #[serde(default)]
         heartbeat: Option<LocalDur>,
+        /// With a tick (TiKV's `raft-base-tick-interval`, etcd's tick), a follower counts its
+        /// election timeout in ticks of its monotonic clock, as raft-rs and etcd/raft do: the
+        /// count restarts when it hears from the leader and goes up at each tick, so the timeout
+        /// runs out up to one tick early. Election timeout and jitter are then whole ticks.
+        /// Default: none (timers run from the instant the follower heard from its leader).
+        #[serde(default)]
+        tick: Option<LocalDur>,
         #[serde(default)]
         reads: RaftReads,
         /// `LeaseOrReadIndex` serves locally only while more than this much lease remains.
@@ -335,6 +342,7 @@ impl StrategySpec {
                 election_timeout,
                 election_jitter,
                 heartbeat,
+                tick,
                 reads,
                 max_clock_skew,
                 lease_rule,
@@ -348,6 +356,9 @@ impl StrategySpec {
                 }
                 if let Some(h) = heartbeat {
                     f.push(format!("heartbeat: \"{h}\""));
+                }
+                if let Some(t) = tick {
+                    f.push(format!("tick: \"{t}\""));
                 }
                 f.push(format!("reads: {reads:?}"));
                 if max_clock_skew != LocalDur::ZERO {

@@ -116,6 +116,59 @@ fn the_drift_overlap_runs_from_the_new_leaders_first_commit_to_the_old_lease_end
     assert!((41_166_000..=135_506_000).contains(&size), "{size}");
 }
 
+/// `raft-tikv-tick-quantisation` (derivation in the scenario): r1's last acknowledged round
+/// before the partition at 39 s was sent at s = its election + a whole number of seconds (r1
+/// has no drift), so its lease ends at s + 9 s; r3 campaigns at its 10th tick and its read lease
+/// starts when its first entry commits, 2 ms after its election. Both ends are taken from the
+/// run's own events. The same run without `tick` is safe: r3 campaigns no earlier than
+/// 38.003 s + 10 s / 1.002 = 47.983040 s and serves from 4 ms later, so the slack is at least
+/// 47.987040 - 47.002 s = 985.04 ms.
+#[test]
+fn ticks_eat_the_election_margin() {
+    let name = "raft-tikv-tick-quantisation";
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let mut leaders = Leaders::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with(name, &s, strategy, Some(&mut leaders)).unwrap();
+    let (r1, elected_r1) = leaders.by_term[&1][0];
+    assert_eq!(r1, 0);
+    // Rounds go out at the election and every second after; the last acknowledged one (2 ms
+    // round trip) before 39 s.
+    let sent =
+        elected_r1 + (39_000_000_000 - 2_000_000 - elected_r1) / 1_000_000_000 * 1_000_000_000;
+    assert_eq!(sent, 38_002_000_000);
+    let (r3, elected_r3) = leaders.by_term[&2][0];
+    assert_eq!(r3, 2);
+    assert_eq!(elected_r3, 46_991_147_705);
+    let o = &out.summary.overlap.intervals;
+    assert_eq!(o.len(), 1);
+    assert_eq!(
+        (o[0].start_ns, o[0].end_ns),
+        (elected_r3 + 2_000_000, sent + 9_000_000_000)
+    );
+    assert_eq!(o[0].end_ns - o[0].start_ns, 8_852_295);
+
+    let text = library::text(name).unwrap().replace("tick: \"1s\",", "");
+    let s = crate::common::scenario(&text);
+    let out = leasesim::run(name, &s).unwrap().summary;
+    assert_eq!(out.overlap.count, 0);
+    assert!(
+        out.min_slack_ns.unwrap() >= 985_040_000,
+        "{:?}",
+        out.min_slack_ns
+    );
+
+    // Timers count whole ticks: an election timeout of 10.5 ticks is refused.
+    let text = library::text(name)
+        .unwrap()
+        .replace("election_timeout: \"10s\"", "election_timeout: \"10500ms\"");
+    let err = load::from_text(name, &text).unwrap_err().to_string();
+    assert!(
+        err.contains("strategy.election_timeout: must be a whole number of ticks of 1s"),
+        "{err}"
+    );
+}
+
 /// `StepDown` ends the leader's beliefs at once; a base-protocol scenario may not give it.
 #[test]
 fn step_down_ends_leadership_at_once_and_only_raft_takes_it() {
@@ -230,6 +283,53 @@ fn reads_are_served_locally_or_after_one_or_two_round_trips() {
     assert_eq!(r.reads_served_confirmed, 0);
     assert_eq!(r.reads_served_local, r.reads_served);
     assert_eq!(r.confirmed_read_wait, None);
+}
+
+/// A sweep over rho of `raft-tikv-drift-beyond-bound` (placement `Adversarial`: r1 at -rho/2,
+/// r2 and r3 at +rho/2, x = rho/2) crosses the bound. r1's lease from a round sent at s ends at
+/// s + 9 s / (1 - x); the first follower to time out hears the round at s + 1 ms, campaigns
+/// (10 s + j) / (1 + x) later (j in [0, 100 ms)), and serves from 4 ms after that. An overlap
+/// needs 9 / (1 - x) - (10 + j) / (1 + x) > 5 ms:
+/// - rho = 10.5 % (x = 0.0525): 9.498681 - 9.501188 s < 0 even at j = 0: never.
+/// - rho = 11.6 % (x = 0.058): 9.554140 - (10.1 s) / 1.058 = 9.554140 - 9.546314 = 7.8 ms > 5 ms
+///   even at j = 100 ms: always.
+///
+/// Writes are turned off: a write's append after the last round also restarts the followers'
+/// timers (later than s + 1 ms), which only adds margin, so "always" needs them gone.
+#[test]
+fn a_sweep_of_rho_crosses_the_bound() {
+    let dir = crate::common::workdir("raft-rho-sweep");
+    let out = crate::common::leasesim(
+        &[
+            "sweep",
+            "raft-tikv-drift-beyond-bound",
+            "--vary",
+            "rho=105000,116000",
+            "--vary",
+            "workload.writes_per_second=0",
+            "--seeds",
+            "4",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("raft-tikv-drift-beyond-bound-sweep/results.csv"))
+        .unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    // rho, writes_per_second, runs, overlap_runs
+    assert_eq!(&rows[0][..4], ["105000", "0", "4", "0"]);
+    assert_eq!(&rows[1][..4], ["116000", "0", "4", "4"]);
 }
 
 /// A sweep over the election timeout of `raft-tikv-drift-beyond-bound` crosses the bound: with

@@ -41,6 +41,8 @@ pub struct RaftConfig {
     pub election_timeout: LocalDur,
     pub election_jitter: LocalDur,
     pub heartbeat: LocalDur,
+    /// Election timers count whole ticks of this length (see the module doc).
+    pub tick: Option<LocalDur>,
     pub reads: RaftReads,
     pub max_clock_skew: LocalDur,
     pub lease_rule: RaftRule,
@@ -136,6 +138,23 @@ impl Protocol for RaftLeaderLease {
                 c.election_timeout, c.heartbeat
             ));
         }
+        if let Some(t) = c.tick {
+            if t <= LocalDur::ZERO {
+                p.push(format!("strategy.tick: must be positive (got {t})"));
+            } else {
+                for (field, d) in [
+                    ("election_timeout", c.election_timeout),
+                    ("election_jitter", c.election_jitter),
+                ] {
+                    if d.ns() % t.ns() != 0 {
+                        p.push(format!(
+                            "strategy.{field}: must be a whole number of ticks of {t} \
+                             (got {d}): timers count ticks"
+                        ));
+                    }
+                }
+            }
+        }
         if c.max_clock_skew < LocalDur::ZERO {
             p.push(format!(
                 "strategy.max_clock_skew: must not be negative (got {})",
@@ -174,6 +193,7 @@ impl Protocol for RaftLeaderLease {
             state: State::Follower,
             leader: None,
             heard_leader_at: None,
+            tick_origin: LocalTime::from_ns(0),
             commit: 0,
             writes_committed: 0,
             votes: Vec::new(),
@@ -223,6 +243,9 @@ pub struct Replica {
     leader: Option<NodeId>,
     /// When it last heard from the leader of its term (monotonic).
     heard_leader_at: Option<LocalTime>,
+    /// With `tick`: the monotonic reading at start, from which the node's ticks fall every
+    /// `tick`.
+    tick_origin: LocalTime,
     commit: u64,
     /// Client writes among the first `commit` entries.
     writes_committed: u64,
@@ -272,14 +295,54 @@ impl Replica {
 
     fn arm_election(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         use rand::RngExt;
-        let jitter = self.c.election_jitter.ns();
-        let extra = if jitter > 0 {
-            cx.rng.random_range(0..jitter)
-        } else {
-            0
+        let at = match self.c.tick {
+            None => {
+                let jitter = self.c.election_jitter.ns();
+                let extra = if jitter > 0 {
+                    cx.rng.random_range(0..jitter)
+                } else {
+                    0
+                };
+                cx.mono + self.c.election_timeout + LocalDur::from_ns(extra)
+            }
+            Some(tick) => {
+                // raft-rs and etcd/raft: the count restarts now and goes up at each tick; the
+                // node campaigns at the tick that brings it to n, drawn from [ET, ET + jitter)
+                // in ticks. The first tick is the next one after now, less than a tick away.
+                let t = tick.ns();
+                let jitter = self.c.election_jitter.ns() / t;
+                let extra = if jitter > 0 {
+                    cx.rng.random_range(0..jitter)
+                } else {
+                    0
+                };
+                let n = self.c.election_timeout.ns() / t + extra;
+                LocalTime::from_ns(self.tick_at(cx.mono, tick) + (n - 1) * t)
+            }
         };
-        let at = cx.mono + self.c.election_timeout + LocalDur::from_ns(extra);
         out.set_timer(ELECTION, ClockKind::Monotonic, at);
+    }
+
+    /// The reading of the node's first tick after `now` (ticks fall at the origin plus whole
+    /// multiples of `tick`).
+    fn tick_at(&self, now: LocalTime, tick: LocalDur) -> i64 {
+        let since = (now - self.tick_origin).ns();
+        self.tick_origin.ns() + (since.div_euclid(tick.ns()) + 1) * tick.ns()
+    }
+
+    /// Whether the node heard from its leader less than an election timeout ago: by its clock,
+    /// or with `tick`, in ticks counted since (fewer than the timeout's).
+    fn heard_leader_lately(&self, now: LocalTime) -> bool {
+        let Some(h) = self.heard_leader_at else {
+            return false;
+        };
+        match self.c.tick {
+            None => now < h + self.c.election_timeout,
+            Some(tick) => {
+                let ticks = (self.tick_at(now, tick) - self.tick_at(h, tick)) / tick.ns();
+                ticks < self.c.election_timeout.ns() / tick.ns()
+            }
+        }
     }
 
     /// Moves to `term` as a follower (a higher term seen, or stepping down).
@@ -605,9 +668,7 @@ impl Replica {
         let sticky = !m.transfer
             && self.state == State::Follower
             && self.leader.is_some()
-            && self
-                .heard_leader_at
-                .is_some_and(|h| cx.mono < h + self.c.election_timeout);
+            && self.heard_leader_lately(cx.mono);
         let leading = self.state == State::Leader && !m.transfer;
         if m.term > self.term && (sticky || leading) {
             return;
@@ -640,6 +701,7 @@ impl NodeLogic for Replica {
     type Disk = Disk;
 
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.tick_origin = cx.mono;
         if Self::cluster(cx) == 1 {
             self.campaign(cx, false, out);
         } else {
@@ -833,6 +895,7 @@ mod tests {
             election_timeout: LocalDur::from_secs(10),
             election_jitter: LocalDur::ZERO,
             heartbeat: LocalDur::from_secs(1),
+            tick: None,
             reads: RaftReads::Lease,
             max_clock_skew: LocalDur::ZERO,
             lease_rule: RaftRule::HeartbeatQuorum,
