@@ -456,9 +456,10 @@ impl<P: Protocol> Sim<'_, P> {
         });
     }
 
-    /// Node `n` served a read admitted under `token`: judge it and show it.
-    fn served_read(&mut self, n: NodeId, token: Token) {
-        let (zombie, stale) = self.harm.read(n, token);
+    /// Node `n` served a read admitted under `token`, taken up when the register was at
+    /// `as_of.0` and the newest token was `as_of.1`: judge it as of then and show it.
+    fn served_read(&mut self, n: NodeId, token: Token, as_of: (u64, Token)) {
+        let (zombie, stale) = self.harm.read(n, token, as_of);
         self.failovers.read(token, self.now);
         if self.observer.is_some() {
             let kind = TraceKind::Read {
@@ -491,7 +492,7 @@ impl<P: Protocol> Sim<'_, P> {
             duplicate,
             rng: &mut node.rng,
             run_token: &mut self.run_token,
-            stamp: Stamp::at(self.now),
+            stamp: Stamp::new(self.now, self.harm.version(), self.harm.latest_token()),
         };
         let logic = node.logic.as_mut().expect("node is up");
         f(logic, &mut cx, &mut self.out)
@@ -553,13 +554,14 @@ impl<P: Protocol> Sim<'_, P> {
                 Effect::Holding { token, version } => self.harm.holding(n, token, version),
                 Effect::Read { token } => {
                     self.stats.reads_local += 1;
-                    self.served_read(n, token);
+                    let now = (self.harm.version(), self.harm.latest_token());
+                    self.served_read(n, token, now);
                 }
                 Effect::ConfirmedRead { token, since } => {
                     self.stats.reads_confirmed += 1;
                     let wait = self.now.since(since.time());
                     self.stats.confirmed_read_waits.record(wait);
-                    self.served_read(n, token);
+                    self.served_read(n, token, since.harm_state());
                 }
                 Effect::WriteSent { token } => {
                     let zombie = self.harm.write_sent(token);

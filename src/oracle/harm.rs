@@ -89,10 +89,24 @@ impl Harm {
         };
     }
 
-    /// A read admitted under `token` takes effect at `node` now. Returns (zombie, stale).
-    pub fn read(&mut self, node: NodeId, token: Token) -> (bool, bool) {
+    /// The newest token issued so far.
+    pub fn latest_token(&self) -> Token {
+        self.latest_token
+    }
+
+    /// A read admitted under `token` is served at `node` now from its copy; it was taken up
+    /// when the register was at `version` and the newest token was `latest_token` (now, for a
+    /// read served at once). Linearizability asks that a read reflect every write that took
+    /// effect before it began, so the read is stale if the copy misses one of those, and a
+    /// zombie action if its token was already superseded then. Returns (zombie, stale).
+    pub fn read(
+        &mut self,
+        node: NodeId,
+        token: Token,
+        (version, latest_token): (u64, Token),
+    ) -> (bool, bool) {
         self.counts.reads_served += 1;
-        let zombie = token < self.latest_token;
+        let zombie = token < latest_token;
         if zombie {
             self.counts.zombie_actions += 1;
         }
@@ -103,7 +117,7 @@ impl Harm {
             copy.base_version + own <= self.version,
             "a copy is never ahead of the register it copies"
         );
-        let stale = self.version > copy.base_version + own;
+        let stale = version > copy.base_version + own;
         if stale {
             self.counts.stale_reads += 1;
         }
@@ -172,5 +186,31 @@ impl Harm {
     /// `node` crashed: its copy is gone.
     pub fn forget(&mut self, node: NodeId) {
         self.copies[node] = Copy::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_is_judged_as_of_when_it_was_taken_up() {
+        // Node 0 holds token 1 from version 0. Node 1 (token 2) writes once: version 1.
+        let mut h = Harm::new(2);
+        h.issued(1);
+        h.holding(0, 1, 0);
+        // Taken up at version 0 with token 1 the newest: a write landing while it waited does
+        // not make it stale, nor does token 2 issued meanwhile make it a zombie.
+        let then = (h.version(), h.latest_token());
+        h.issued(2);
+        assert!(!h.write_applied(1, 2));
+        assert_eq!(h.read(0, 1, then), (false, false));
+        // Taken up now, after the write and token 2: both.
+        let now = (h.version(), h.latest_token());
+        assert_eq!(now, (1, 2));
+        assert_eq!(h.read(0, 1, now), (true, true));
+        assert_eq!(h.counts().stale_reads, 1);
+        assert_eq!(h.counts().zombie_actions, 1);
+        assert_eq!(h.counts().reads_served, 2);
     }
 }

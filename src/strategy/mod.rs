@@ -153,20 +153,35 @@ pub struct Cx<'a> {
     pub stamp: Stamp,
 }
 
-/// An opaque mark of the true instant of a call into node logic ([`Cx::stamp`]). Node logic
-/// cannot read true time from it; it only hands it back, and the engine measures from it.
+/// An opaque mark of a call into node logic ([`Cx::stamp`]): its true instant, and what the
+/// harm oracle knew then (the register's version, the newest token issued). Node logic cannot
+/// read it; it only hands it back, and the engine measures from it and judges a read as of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stamp(SimTime);
+pub struct Stamp {
+    at: SimTime,
+    version: u64,
+    latest_token: Token,
+}
 
 impl Stamp {
-    /// For the engine: the stamp of instant `t`.
-    pub(crate) fn at(t: SimTime) -> Stamp {
-        Stamp(t)
+    /// For the engine: the stamp of instant `at`, with the register at `version` and
+    /// `latest_token` the newest token issued.
+    pub(crate) fn new(at: SimTime, version: u64, latest_token: Token) -> Stamp {
+        Stamp {
+            at,
+            version,
+            latest_token,
+        }
     }
 
     /// For the engine: the instant stamped.
     pub(crate) fn time(self) -> SimTime {
-        self.0
+        self.at
+    }
+
+    /// For the engine: the register's version and the newest token at the instant stamped.
+    pub(crate) fn harm_state(self) -> (u64, Token) {
+        (self.version, self.latest_token)
     }
 }
 
@@ -233,7 +248,9 @@ pub enum Effect<M> {
     },
     /// A read admitted under `token` was served from this node's local copy after the node
     /// confirmed its authority (Raft's ReadIndex: a quorum acknowledged a round started after
-    /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up.
+    /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up: the
+    /// oracle judges the read as of then (it is stale if the copy misses a write that took
+    /// effect before it, not one that took effect while it waited), and its wait from then.
     ConfirmedRead {
         token: Token,
         since: Stamp,

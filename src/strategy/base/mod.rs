@@ -556,7 +556,7 @@ mod tests {
             duplicate: false,
             rng,
             run_token,
-            stamp: crate::strategy::Stamp::at(crate::time::SimTime::ZERO),
+            stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0, 0),
         }
     }
 

@@ -925,7 +925,7 @@ mod tests {
             duplicate: false,
             rng: &mut rng,
             run_token: &mut run_token,
-            stamp: crate::strategy::Stamp::at(crate::time::SimTime::ZERO),
+            stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0, 0),
         };
         let mut out = Out::default();
         let ack = |round| {
