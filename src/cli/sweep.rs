@@ -390,21 +390,33 @@ fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
         s.push_str(&text::table(&header, &rows));
     }
     s.push('\n');
-    match sweep_report::best_safe(stats, 1).first() {
-        Some(&b) => s.push_str(&format!(
-            "best safe: {} (availability {:.4}%, 0 of {} runs overlapped)\n",
-            grid.label(b),
-            stats[b].mean_availability() * 100.0,
-            stats[b].runs
+    let env = sweep_report::environment(grid).map_or(String::new(), |e| format!(" at every {e}"));
+    match sweep_report::best_safe(grid, stats, 1).first() {
+        Some(b) => s.push_str(&format!(
+            "best safe: {} (availability {:.4}% at worst, 0 of {} runs overlapped{env})\n",
+            b.label,
+            b.worst_availability * 100.0,
+            b.runs
         )),
-        None => s.push_str("best safe: none (every cell had an overlap or harm)\n"),
+        None => s.push_str(&format!(
+            "best safe: none (every setting had an overlap or harm{env})\n"
+        )),
     }
     if sweep_report::bound_applies(grid) {
         let bs = sweep_report::boundaries(grid, stats);
-        let held = bs.iter().filter(|b| b.bound_holds).count();
+        use sweep_report::BoundVerdict;
+        let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
         s.push_str(&format!(
-            "bound epsilon >= T*rho: overlap-free at or above the bound in {held} of {} groups\n",
-            bs.len()
+            "bound epsilon >= T*rho: holds in {} of {} groups, violated in {}, untested in {}{}\n",
+            count(BoundVerdict::Holds),
+            bs.len(),
+            count(BoundVerdict::Violated),
+            count(BoundVerdict::Untested),
+            if count(BoundVerdict::Untested) > 0 {
+                " (no epsilon at or above their T*rho was run)"
+            } else {
+                ""
+            }
         ));
         if bs.len() == 1 {
             let b = &bs[0];

@@ -72,13 +72,17 @@ impl CellFacts {
             .fold(f64::INFINITY, f64::min);
         let eps_ns = path::epsilon_path(&s.strategy)
             .ok()
-            .map(|_| match s.strategy {
-                crate::scenario::StrategySpec::HolderOnly { margin } => margin.ns(),
+            .and_then(|_| match s.strategy {
+                crate::scenario::StrategySpec::HolderOnly { margin } => Some(margin.ns()),
                 crate::scenario::StrategySpec::TwoSided { holder_margin, .. }
                 | crate::scenario::StrategySpec::WallClock { holder_margin }
                 | crate::scenario::StrategySpec::OnReceiveStart { holder_margin }
-                | crate::scenario::StrategySpec::Custom { holder_margin, .. } => holder_margin.ns(),
-                _ => 0,
+                | crate::scenario::StrategySpec::Custom { holder_margin, .. } => {
+                    Some(holder_margin.ns())
+                }
+                // Redlock's allowance and Raft's max_clock_skew are varied as epsilon, but
+                // the bound epsilon >= T * rho is not theirs: no margin for it.
+                _ => None,
             });
         CellFacts {
             t_ns: s.lease.duration.ns(),

@@ -33,17 +33,97 @@ fn trim(s: String) -> String {
     }
 }
 
-/// The safe cells (no overlap, no harm) with the best mean availability, best first, at most `n`.
-pub fn best_safe(stats: &[CellStats], n: usize) -> Vec<usize> {
-    let mut safe: Vec<usize> = (0..stats.len()).filter(|&c| stats[c].safe()).collect();
-    safe.sort_by(|&a, &b| {
-        stats[b]
-            .mean_availability()
-            .total_cmp(&stats[a].mean_availability())
-            .then(a.cmp(&b))
+/// Whether a parameter is one the user chooses (the lease and the strategy: `T`, `epsilon`,
+/// `lease.*`, `strategy.*`) rather than part of the environment the configuration must survive
+/// (rho, clocks, network, workload, nodes, faults).
+pub fn chosen(p: &super::grid::Param) -> bool {
+    match p.role {
+        Role::T | Role::Epsilon => true,
+        Role::Rho => false,
+        Role::Other => matches!(
+            p.path.segs.first(),
+            Some(super::path::Seg::Field(f)) if f == "lease" || f == "strategy"
+        ),
+    }
+}
+
+/// One setting of the parameters the user chooses, over every environment the sweep tried.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// Its cells, one per combination of environment values.
+    pub cells: Vec<usize>,
+    /// `T=10s, epsilon=50ms`, or `the scenario's own settings` when nothing chosen was varied.
+    pub label: String,
+    /// The lowest mean availability over its cells: what the worst environment tried gives.
+    pub worst_availability: f64,
+    /// Runs over all its cells.
+    pub runs: u64,
+}
+
+/// The settings the user chooses that were safe (no overlap, no harm) in every run of every
+/// environment tried, best worst-case availability first, at most `n`. A sweep over rho alone
+/// has one choice, the scenario's own settings.
+pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
+    let keep: Vec<bool> = grid.params.iter().map(chosen).collect();
+    let mut choices: Vec<Choice> = Vec::new();
+    let mut at: std::collections::BTreeMap<Vec<usize>, usize> = Default::default();
+    for (cell, st) in stats.iter().enumerate().take(grid.cell_count()) {
+        let idx = grid.value_indices(cell);
+        let key: Vec<usize> = idx
+            .iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(&i, _)| i)
+            .collect();
+        let c = *at.entry(key).or_insert_with(|| {
+            let label = grid
+                .params
+                .iter()
+                .zip(&idx)
+                .zip(&keep)
+                .filter(|(_, &k)| k)
+                .map(|((p, &i), _)| format!("{}={}", p.name, p.values[i]))
+                .collect::<Vec<_>>()
+                .join(", ");
+            choices.push(Choice {
+                cells: Vec::new(),
+                label: if label.is_empty() {
+                    "the scenario's own settings".into()
+                } else {
+                    label
+                },
+                worst_availability: f64::INFINITY,
+                runs: 0,
+            });
+            choices.len() - 1
+        });
+        let ch = &mut choices[c];
+        ch.cells.push(cell);
+        ch.worst_availability = ch.worst_availability.min(st.mean_availability());
+        ch.runs += st.runs;
+    }
+    let mut safe: Vec<Choice> = choices
+        .into_iter()
+        .filter(|ch| ch.cells.iter().all(|&c| stats[c].safe()))
+        .collect();
+    safe.sort_by(|a, b| {
+        b.worst_availability
+            .total_cmp(&a.worst_availability)
+            .then(a.cells[0].cmp(&b.cells[0]))
     });
     safe.truncate(n);
     safe
+}
+
+/// The environment a sweep varied, in words (`rho=100, 200`), or `None` when it varied none.
+pub fn environment(grid: &Grid) -> Option<String> {
+    let env: Vec<String> = grid
+        .params
+        .iter()
+        .filter(|p| !chosen(p))
+        .map(|p| format!("{}={}", p.name, p.values.join(", ")))
+        .collect();
+    (!env.is_empty()).then(|| env.join("; "))
 }
 
 /// One group of cells that differ only in epsilon, with the measured and the analytic boundary.
@@ -59,8 +139,29 @@ pub struct Boundary {
     pub last_overlap_eps_ns: Option<i64>,
     /// The smallest epsilon (ns) above all overlapping ones.
     pub first_safe_eps_ns: Option<i64>,
-    /// Every epsilon at or above the bound was overlap-free.
-    pub bound_holds: bool,
+    /// What the group says of the bound.
+    pub verdict: BoundVerdict,
+}
+
+/// What a group of cells that differ only in epsilon says of the bound epsilon >= T * rho.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundVerdict {
+    /// Some epsilon at or above the bound was run, and none of those overlapped.
+    Holds,
+    /// Some epsilon at or above the bound overlapped.
+    Violated,
+    /// No epsilon at or above the bound was run: the group says nothing of it.
+    Untested,
+}
+
+impl BoundVerdict {
+    pub fn word(self) -> &'static str {
+        match self {
+            BoundVerdict::Holds => "holds",
+            BoundVerdict::Violated => "**violated**",
+            BoundVerdict::Untested => "untested (no epsilon at or above it was run)",
+        }
+    }
 }
 
 /// Whether the analytic bound applies: the strategy has a holder margin and T, rho or epsilon
@@ -125,7 +226,13 @@ pub fn boundaries(grid: &Grid, stats: &[CellStats]) -> Vec<Boundary> {
                 bound_ns,
                 last_overlap_eps_ns: last_over,
                 first_safe_eps_ns: first_safe,
-                bound_holds: last_over.is_none_or(|l| (l as f64) < bound_ns),
+                verdict: if cells.iter().all(|&c| (eps(c) as f64) < bound_ns) {
+                    BoundVerdict::Untested
+                } else if last_over.is_some_and(|l| (l as f64) >= bound_ns) {
+                    BoundVerdict::Violated
+                } else {
+                    BoundVerdict::Holds
+                },
             }
         })
         .collect()
@@ -204,11 +311,16 @@ pub fn render(
 
     // Best parameter sets.
     let _ = writeln!(m, "\n## Best parameter sets\n");
-    let best = best_safe(stats, 5);
+    let best = best_safe(grid, stats, 5);
+    let env = environment(grid);
     if best.is_empty() {
         let _ = writeln!(
             m,
-            "No cell was safe: every one had an overlap or harm in some run. The least unsafe:\n"
+            "No setting was safe{}: every one had an overlap or harm in some run. The least \
+             unsafe cells:\n",
+            env.as_ref().map_or(String::new(), |e| format!(
+                " in every environment tried ({e})"
+            ))
         );
         let mut order: Vec<usize> = (0..stats.len()).collect();
         order.sort_by(|&a, &b| {
@@ -231,21 +343,30 @@ pub fn render(
     } else {
         let _ = writeln!(
             m,
-            "Safe (no overlap, zombie action, stale read or unsafe write in any run), by mean \
-             availability:\n"
+            "Settings of the lease and the strategy (what you choose) that were safe (no \
+             overlap, zombie action, stale read or unsafe write) in every run{}, by their worst \
+             mean availability:\n",
+            env.as_ref().map_or(String::new(), |e| format!(
+                " of every environment tried ({e})"
+            ))
         );
-        for (k, &c) in best.iter().enumerate() {
-            let st = &stats[c];
+        for (k, ch) in best.iter().enumerate() {
+            let worst_unavailable = ch
+                .cells
+                .iter()
+                .map(|&c| stats[c].mean_max_unavailable_ns())
+                .max()
+                .unwrap_or(0);
             let _ = writeln!(
                 m,
-                "{}. **{}**: mean availability {:.4}%, longest unavailable window {} (mean), \
-                 0 of {} runs overlapped (P(overlap) <= {:.3} at 95%)",
+                "{}. **{}**: mean availability {:.4}% at worst, longest unavailable window {} \
+                 (mean, at worst), 0 of {} runs overlapped (P(overlap) <= {:.3} at 95%)",
                 k + 1,
-                grid.label(c),
-                st.mean_availability() * 100.0,
-                human_ns(st.mean_max_unavailable_ns() as f64),
-                st.runs,
-                st.wilson().1
+                ch.label,
+                ch.worst_availability * 100.0,
+                human_ns(worst_unavailable as f64),
+                ch.runs,
+                super::aggregate::wilson(0, ch.runs).1
             );
         }
     }
@@ -289,22 +410,30 @@ pub fn render(
                     .map_or("none".into(), |e| human_ns(e as f64)),
                 b.first_safe_eps_ns
                     .map_or("none varied".into(), |e| human_ns(e as f64)),
-                if b.bound_holds {
-                    "holds"
-                } else {
-                    "**violated**"
-                }
+                b.verdict.word()
             );
         }
         if bs.len() > SHOWN {
             let _ = writeln!(m, "\n({} more groups in results.csv.)", bs.len() - SHOWN);
         }
-        let violated = bs.iter().filter(|b| !b.bound_holds).count();
+        let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
+        let (held, violated, untested) = (
+            count(BoundVerdict::Holds),
+            count(BoundVerdict::Violated),
+            count(BoundVerdict::Untested),
+        );
         let _ = writeln!(
             m,
-            "\n{} of {} groups overlap-free at every epsilon >= T * rho{}.",
-            bs.len() - violated,
+            "\n{held} of {} groups overlap-free at every epsilon >= T * rho{}{}.",
             bs.len(),
+            if untested > 0 {
+                format!(
+                    "; {untested} untested (no epsilon at or above their T * rho was run: \
+                     add larger ones to test the bound there)"
+                )
+            } else {
+                String::new()
+            },
             if violated > 0 {
                 ": where it is violated, something beyond drift (a pause, a step, a late message \
                  the strategy trusts) eats the margin"

@@ -86,7 +86,7 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
     let grid = Grid::build(SweepSpec {
         name: "cut-off".into(),
         source: "test".into(),
-        scenario: s,
+        scenario: s.clone(),
         vary: vec![("epsilon".into(), values)],
         seeds: 3,
     })
@@ -104,7 +104,65 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
     let b = &sweep::report::boundaries(&grid, &stats)[0];
     assert_eq!(b.last_overlap_eps_ns, Some(8_001_500));
     assert_eq!(b.first_safe_eps_ns, Some(8_002_500));
-    assert!(b.bound_holds && (b.bound_ns - 10_000_000.0).abs() < 1e-6);
+    assert_eq!(b.verdict, sweep::report::BoundVerdict::Holds);
+    assert!((b.bound_ns - 10_000_000.0).abs() < 1e-6);
+
+    // The same story with only margins below T * rho = 10 ms: the group cannot say whether the
+    // bound holds. With h's drift placed by rho (Adversarial: h at -rho/2), the margin h needs
+    // moves with rho: at rho = 1000 ppm (h at -500 ppm) an overlap needs (T - eps) / 0.9995 >
+    // 10.002 s, eps < 3.001 ms; at 2000 ppm, eps < 8.002 ms as above. So epsilon = 5 ms is
+    // safe at rho = 1000 only, and the best safe choice over both is epsilon = 9 ms (5 ms, the
+    // more available, must not be offered: rho is not the user's to choose).
+    let grid = |scenario, vary: Vec<(String, Vec<String>)>| {
+        Grid::build(SweepSpec {
+            name: "cut-off".into(),
+            source: "test".into(),
+            scenario,
+            vary,
+            seeds: 1,
+        })
+        .unwrap_or_else(|p| panic!("{p:?}"))
+    };
+    let strings = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let g = grid(
+        s.clone(),
+        vec![("epsilon".into(), strings(&["1ms", "5ms", "8ms"]))],
+    );
+    let (stats, _) = sweep::run_all(&g, Some(2), false, std::io::sink()).unwrap();
+    let b = &sweep::report::boundaries(&g, &stats)[0];
+    assert_eq!(b.verdict, sweep::report::BoundVerdict::Untested);
+
+    let placed = scenario(
+        r#"Scenario(
+            duration: "40s",
+            lease: (duration: "10s", renew_every: "3s"),
+            strategy: TwoSided(holder_margin: "5ms"),
+            clocks: (drift_spread_ppm: 2000.0, placement: Adversarial),
+            nodes: [
+                (name: "lock", role: Grantor, drift_ppm: 0.0),
+                (name: "h", role: Contender),
+                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
+            ],
+            network: (delay: Fixed("1ms")),
+            faults: [OneWay(from: "h", to: "lock", at: "10s", duration: "30s")],
+        )"#,
+    );
+    let g = grid(
+        placed,
+        vec![
+            ("epsilon".into(), strings(&["2ms", "5ms", "9ms"])),
+            ("rho".into(), strings(&["1000", "2000"])),
+        ],
+    );
+    let (stats, _) = sweep::run_all(&g, Some(2), false, std::io::sink()).unwrap();
+    let overlapped: Vec<bool> = stats.iter().map(|st| st.overlap_runs > 0).collect();
+    // Cells in order (epsilon, rho): (2, 1000) (2, 2000) (5, 1000) (5, 2000) (9, 1000) (9, 2000).
+    assert_eq!(overlapped, [true, true, false, true, false, false]);
+    let best = sweep::report::best_safe(&g, &stats, 5);
+    assert_eq!(best.len(), 1);
+    assert_eq!(best[0].label, "epsilon=9ms");
+    assert_eq!(best[0].cells, [4, 5]);
+    assert_eq!(best[0].runs, 2);
 }
 
 #[test]

@@ -1348,7 +1348,8 @@ struct Tradeoff {
     /// (P(overlap), availability %, class: 0 safe, 1 harm only, 2 overlap)
     points: Vec<(f64, f64, u8)>,
     frontier: Vec<(f64, f64, String)>,
-    best: Option<(f64, f64, String)>,
+    /// The points of the best safe setting (one per environment tried), circled.
+    best: Vec<(f64, f64)>,
     y_range: (f64, f64),
     legend: Vec<(Mark, String)>,
 }
@@ -1394,14 +1395,23 @@ fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
             frontier.push((points[c].0, points[c].1, d.grid.label(c)));
         }
     }
-    let best = crate::sweep::report::best_safe(d.stats, 1)
-        .first()
-        .map(|&c| (points[c].0, points[c].1, d.grid.label(c)));
-    if let (Some(first), Some(b)) = (frontier.first_mut(), &best) {
-        if first.2 == b.2 {
-            first.2 = format!("best safe: {}", b.2);
+    // The frontier's safe point is the best safe setting when no environment was varied
+    // (with one, a setting spans several points; the report names it).
+    let best = crate::sweep::report::best_safe(d.grid, d.stats, 1);
+    if let (Some(first), Some(b)) = (frontier.first_mut(), best.first()) {
+        if b.cells.len() == 1 && first.2 == d.grid.label(b.cells[0]) {
+            first.2 = format!("best safe: {}", first.2);
         }
     }
+    let best: Vec<(f64, f64)> = best
+        .first()
+        .map(|b| {
+            b.cells
+                .iter()
+                .map(|&c| (points[c].0, points[c].1))
+                .collect()
+        })
+        .unwrap_or_default();
     let y_range = y_range(points.iter().map(|p| p.1), false);
     Ok(Tradeoff {
         title: "Safety versus availability: one point per parameter set".into(),
@@ -1539,15 +1549,13 @@ impl Figure for Tradeoff {
                 .map_err(err)?;
             }
         }
-        if let Some(b) = &self.best {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (b.0, b.1),
-                    11,
-                    BLACK.stroke_width(2),
-                )))
-                .map_err(err)?;
-        }
+        chart
+            .draw_series(
+                self.best
+                    .iter()
+                    .map(|&(x, y)| Circle::new((x, y), 11, BLACK.stroke_width(2))),
+            )
+            .map_err(err)?;
         legend(&foot, &self.legend)
     }
 }
