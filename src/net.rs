@@ -22,7 +22,7 @@ use crate::time::{Dur, SimTime};
 use rand::RngExt;
 
 /// A set of nodes, or every node.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct NodeSet(Option<Vec<bool>>);
 
 impl NodeSet {
@@ -269,6 +269,10 @@ struct Windows {
     active: Vec<(u32, SimTime)>,
     /// The time of the last query.
     last: SimTime,
+    /// How many window entries queries have stepped over, in all (tests check that each window
+    /// is stepped over once however many queries there are).
+    #[cfg(test)]
+    stepped: usize,
 }
 
 impl Windows {
@@ -287,6 +291,8 @@ impl Windows {
             next: 0,
             active: Vec::new(),
             last: SimTime::from_ns(i64::MIN),
+            #[cfg(test)]
+            stepped: 0,
         }
     }
 
@@ -309,6 +315,10 @@ impl Windows {
                 break;
             }
             self.next += 1;
+            #[cfg(test)]
+            {
+                self.stepped += 1;
+            }
             if end > t {
                 let at = self.active.partition_point(|&(j, _)| j < i);
                 self.active.insert(at, (i, end));
@@ -418,6 +428,54 @@ mod tests {
         }]);
         assert_eq!(delay(&mut net, 5), Some(Dur::from_ns(100)));
         assert_eq!(net.send(t(5), 0, 1, WRITE).first, None);
+    }
+
+    #[test]
+    fn a_fault_on_some_links_leaves_the_others_alone() {
+        // A drop of 1 -> 0 only, and a +7 ns spike of messages from 2 only, kinds listed twice.
+        let mut net = fixed(vec![
+            NetFault::Drop {
+                window: w(0, 10),
+                which: Match {
+                    from: NodeSet::of(&[1], 3),
+                    to: NodeSet::of(&[0], 3),
+                    kinds: KindSet::of([RENEW, RENEW]),
+                },
+            },
+            NetFault::DelaySpike {
+                window: w(0, 10),
+                extra: Dur::from_ns(7),
+                which: Match {
+                    from: NodeSet::of(&[2], 3),
+                    to: NodeSet::all(),
+                    kinds: KindSet::of([RENEW, WRITE, RENEW]),
+                },
+            },
+        ]);
+        assert_eq!(net.send(t(5), 1, 0, RENEW).first, None);
+        assert_eq!(net.send(t(5), 0, 1, RENEW).first, Some(Dur::from_ns(100)));
+        assert_eq!(net.send(t(5), 1, 2, RENEW).first, Some(Dur::from_ns(100)));
+        assert_eq!(net.send(t(5), 2, 0, RENEW).first, Some(Dur::from_ns(107)));
+        assert_eq!(net.send(t(5), 2, 1, WRITE).first, Some(Dur::from_ns(107)));
+        assert_eq!(net.send(t(5), 1, 0, WRITE).first, Some(Dur::from_ns(100)));
+    }
+
+    #[test]
+    fn each_window_is_stepped_over_once_by_queries_at_rising_times() {
+        // 100 windows [10k, 10k + 5): 1000 queries at 0, 1, ..., 999 step over each once, and
+        // a repeated query at one instant steps over none.
+        let mut ws = Windows::new((0..100).map(|k| w(10 * k, 10 * k + 5)));
+        for at in 0..1000 {
+            let active: Vec<u32> = ws.active_at(t(at)).collect();
+            let want: Vec<u32> = if at % 10 < 5 {
+                vec![(at / 10) as u32]
+            } else {
+                vec![]
+            };
+            assert_eq!(active, want, "at {at}");
+            assert_eq!(ws.active_at(t(at)).count(), want.len());
+        }
+        assert_eq!(ws.stepped, 100);
     }
 
     #[test]
