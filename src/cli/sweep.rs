@@ -46,6 +46,8 @@ pub(crate) struct SweepArgs {
     pub(crate) out: PathBuf,
     /// Run only shard I of K (the runs whose index % K == I) and write
     /// `<scenario>-sweep/partial-I-of-K.csv`; merge the K partials with `leasesim sweep-merge`.
+    /// `auto/K` takes I from a batch system: JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)
+    /// or SLURM_ARRAY_TASK_ID (a Slurm job array, numbered from 0).
     #[arg(long, value_name = "I/K")]
     pub(crate) shard: Option<String>,
     /// Continue an interrupted sweep (or shard) from the runs it left in
@@ -103,7 +105,11 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         loaded.scenario.seed = seed;
     }
     let mut problems = Vec::new();
-    let shard = match args.shard.as_deref().map(Shard::parse) {
+    let shard = match args
+        .shard
+        .as_deref()
+        .map(|t| Shard::parse_with_env(t, |v| std::env::var(v).ok()))
+    {
         None => None,
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => {

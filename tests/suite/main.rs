@@ -1,5 +1,6 @@
 //! The integration suite: one test binary, a module per behaviour.
 
+mod batch;
 mod charts;
 mod cli;
 mod common;

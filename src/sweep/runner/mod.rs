@@ -45,6 +45,46 @@ impl Shard {
         Ok(Shard { index, of })
     }
 
+    /// Parses `I/K`, or `auto/K` with I taken from the batch system through `env`: a
+    /// Kubernetes Indexed Job's `JOB_COMPLETION_INDEX` or a Slurm job array's
+    /// `SLURM_ARRAY_TASK_ID` (0-based: `--array=0-{K-1}`).
+    pub fn parse_with_env(
+        text: &str,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Shard, String> {
+        let Some(k) = text.strip_prefix("auto/") else {
+            return Shard::parse(text);
+        };
+        let found: Vec<(&str, String)> = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"]
+            .into_iter()
+            .filter_map(|v| env(v).map(|i| (v, i.trim().to_string())))
+            .collect();
+        let index = match found.as_slice() {
+            [] => {
+                return Err(format!(
+                    "--shard {text:?}: auto takes the shard index from JOB_COMPLETION_INDEX \
+                     (a Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (a Slurm job array), \
+                     and neither is set"
+                ))
+            }
+            [(_, i)] => i.clone(),
+            [(_, i), (_, j)] if i == j => i.clone(),
+            [(a, i), (b, j), ..] => {
+                return Err(format!(
+                    "--shard {text:?}: {a}={i} and {b}={j} disagree; unset one"
+                ))
+            }
+        };
+        let (name, _) = &found[0];
+        let shard = Shard::parse(&format!("{index}/{k}")).map_err(|_| {
+            format!(
+                "--shard {text:?}: {name}={index} is not a shard index below {k} (number the \
+                 job's tasks from 0: Kubernetes does; with Slurm, --array=0-N where N = K - 1)"
+            )
+        })?;
+        Ok(shard)
+    }
+
     /// How many of a grid's runs this shard does.
     pub fn run_count(self, total: u64) -> u64 {
         if self.index >= total {
@@ -190,6 +230,50 @@ fn run_one(grid: &Grid, index: u64) -> Result<RunRow, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn auto_takes_the_shard_index_from_the_batch_system() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |v: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == v)
+                    .map(|(_, x)| x.to_string())
+            }
+        };
+        let k8s = env(&[("JOB_COMPLETION_INDEX", "2")]);
+        assert_eq!(
+            Shard::parse_with_env("auto/4", k8s),
+            Ok(Shard { index: 2, of: 4 })
+        );
+        let slurm = env(&[("SLURM_ARRAY_TASK_ID", "3")]);
+        assert_eq!(
+            Shard::parse_with_env("auto/4", slurm),
+            Ok(Shard { index: 3, of: 4 })
+        );
+        let both = env(&[("JOB_COMPLETION_INDEX", "1"), ("SLURM_ARRAY_TASK_ID", "1")]);
+        assert_eq!(
+            Shard::parse_with_env("auto/4", both),
+            Ok(Shard { index: 1, of: 4 })
+        );
+        let disagree = env(&[("JOB_COMPLETION_INDEX", "1"), ("SLURM_ARRAY_TASK_ID", "2")]);
+        assert!(Shard::parse_with_env("auto/4", disagree)
+            .unwrap_err()
+            .contains("disagree"));
+        let none = env(&[]);
+        assert!(Shard::parse_with_env("auto/4", none)
+            .unwrap_err()
+            .contains("neither is set"));
+        // A 1-based Slurm array's last task is out of range, with the fix in the message.
+        let one_based = env(&[("SLURM_ARRAY_TASK_ID", "4")]);
+        assert!(Shard::parse_with_env("auto/4", one_based)
+            .unwrap_err()
+            .contains("--array=0-N"));
+        assert_eq!(
+            Shard::parse_with_env("1/3", env(&[])),
+            Ok(Shard { index: 1, of: 3 })
+        );
+    }
+
     use super::*;
 
     #[test]
