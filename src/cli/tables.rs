@@ -41,10 +41,11 @@ pub(crate) struct TablesArgs {
     /// both use this list.
     #[arg(long, value_delimiter = ',', value_name = "PPM,...")]
     pub(crate) rho: Option<Vec<String>>,
-    /// Fixed allowances (delay, processing, steps) subtracted in table (c), e.g. 50ms.
+    /// Fixed allowances (delay, processing, steps) subtracted in table (c), e.g. 50ms. Not
+    /// epsilon: table (c) subtracts the drift margin T*rho (table (b), the least epsilon) on
+    /// top of it.
     #[arg(
         long,
-        visible_alias = "epsilon",
         value_delimiter = ',',
         value_name = "D,...",
         default_value = "50ms"

@@ -499,4 +499,13 @@ fn tables_takes_lease_and_capital_t_and_keeps_the_old_spelling() {
     let help = stdout(&leasesim(&["tables", "--help"], &dir));
     assert!(!help.contains("seed"), "{help}");
     assert!(help.contains("--lease"), "{help}");
+    // The fixed allowance of table (c) is not epsilon (the drift margin of table (b), which (c)
+    // subtracts on top of it): `--epsilon` is not a name for it.
+    assert!(!help.contains("--epsilon"), "{help}");
+    assert_eq!(
+        leasesim(&["tables", "--epsilon", "5ms"], &dir)
+            .status
+            .code(),
+        Some(2)
+    );
 }

@@ -91,8 +91,8 @@ fn the_charts_in_the_readme_are_what_the_runs_draw() {
         let scenario = load::from_text(name, text).unwrap();
         let (outcome, timeline) = leasesim::run_recorded(name, &scenario).unwrap();
         let chart = leasesim::report::chart::timeline::timeline_chart(&timeline, &outcome.summary);
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("reports/figures/{name}.png"));
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("reports/figures/{name}.png"));
         let committed = std::fs::read(&path).unwrap();
         assert!(chart.png == committed, "{} is out of date", path.display());
     }
