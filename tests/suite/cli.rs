@@ -122,7 +122,7 @@ fn every_semantic_problem_is_listed_at_once() {
     duration: "20s",
     lease: (duration: "10s", renew_every: "12s"),
     strategy: TwoSided(holder_margin: "10s"),
-    nodes: [(name: "a", role: Contender), (name: "a", role: Contender)],
+    nodes: [(name: "a", role: Contender), (name: "a", role: Contender), (name: "r", role: Replica)],
     workload: (reads_per_second: -5.0),
     faults: [
         Crash(node: "a", at: "25s"),
@@ -135,6 +135,7 @@ fn every_semantic_problem_is_listed_at_once() {
         "lease.renew_every: 12s must be shorter than the lease",
         "strategy.holder_margin",
         "exactly one node with role Grantor (found 0)",
+        "the base protocol has no Replica role",
         "nodes[1]: name \"a\" is already used by nodes[0]",
         "workload.reads_per_second",
         "faults[0]: starts at 25s, outside the run",
@@ -142,7 +143,7 @@ fn every_semantic_problem_is_listed_at_once() {
     ] {
         assert!(err.contains(needle), "missing {needle:?} in:\n{err}");
     }
-    assert!(err.contains("7 problems found"), "{err}");
+    assert!(err.contains("8 problems found"), "{err}");
 }
 
 #[test]

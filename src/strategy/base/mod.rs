@@ -389,7 +389,9 @@ impl Contender {
     /// or a late ack that moved the deadline only a little past now).
     fn renew_before_deadline(&mut self, cx: &Cx, out: &mut Out<Message>) {
         let left = self.deadline - cx.read(self.clock());
-        let first = if left < self.p.renew_every {
+        // At exactly renew_every left, renewing after renew_every would renew on the deadline
+        // itself, too late to send anything: halve then too.
+        let first = if left <= self.p.renew_every {
             LocalDur::from_ns(left.ns().max(0) / 2)
         } else {
             self.p.renew_every
@@ -558,6 +560,133 @@ mod tests {
             run_token,
             stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0, 0),
         }
+    }
+
+    fn grantor() -> Grantor {
+        let h = holder();
+        Grantor::new(h.rules, h.p, Disk::default())
+    }
+
+    fn sends(out: &mut Out<Message>) -> Vec<(NodeId, Message)> {
+        out.drain()
+            .filter_map(|e| match e {
+                Effect::Send { to, msg } => Some((to, msg)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn grant(token: Token, sent_ms: i64) -> Message {
+        Message::Grant {
+            req: 1,
+            sent: LocalTime::from_ns(sent_ms * MS),
+            token,
+            version: 0,
+        }
+    }
+
+    /// A holder of token 2 (granted at 2 ms for an Acquire sent at 0: deadline 9.95 s).
+    fn holding_token_2(rng: &mut crate::rng::Rng, tok: &mut Token) -> Contender {
+        let mut h = holder();
+        let mut out = Out::default();
+        h.on_message(&cx(2, rng, tok), grant(2, 0), &mut out);
+        assert_eq!(h.check(&cx(2, rng, tok)), Some(2));
+        h
+    }
+
+    #[test]
+    fn a_grant_with_exactly_renew_every_left_renews_halfway() {
+        // Received at 7 s for an Acquire sent at 50 ms: deadline 0.05 + 9.95 = 10 s, 3 s ahead,
+        // exactly renew_every. Renewing 3 s later would be on the deadline itself; halfway is
+        // at 7 + 1.5 = 8.5 s.
+        let mut h = holder();
+        let mut out = Out::default();
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
+        let mut tok = 0;
+        h.on_message(&cx(7_000, &mut rng, &mut tok), grant(1, 50), &mut out);
+        assert_eq!(renewals_armed(&mut out), vec![8_500]);
+    }
+
+    #[test]
+    fn the_check_passes_before_the_deadline_and_not_at_it() {
+        // Deadline 9.95 s: a request at 9.949999999 s is served, one at 9.95 s is not.
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
+        let mut tok = 0;
+        let h = holding_token_2(&mut rng, &mut tok);
+        let mut at = |ns: i64| {
+            let mut c = cx(0, &mut rng, &mut tok);
+            c.mono = LocalTime::from_ns(ns);
+            h.check(&c)
+        };
+        assert_eq!(at(9_950 * MS - 1), Some(2));
+        assert_eq!(at(9_950 * MS), None);
+    }
+
+    #[test]
+    fn messages_and_timers_about_another_lease_change_nothing() {
+        // The holder of token 2 gets a late Reject and a late RenewAck of token 1 (its earlier
+        // lease: the ack would move the deadline to 5 s + 9.95 s), and stale RETRY and DEADLINE
+        // timers (the deadline is 9.95 s): it keeps token 2 and its deadline, and sends nothing.
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
+        let mut tok = 0;
+        let mut h = holding_token_2(&mut rng, &mut tok);
+        let before = h.belief();
+        let mut out = Out::default();
+        let c = cx(5_000, &mut rng, &mut tok);
+        h.on_message(&c, Message::Reject { token: 1 }, &mut out);
+        let ack = Message::RenewAck {
+            token: 1,
+            req: 9,
+            sent: LocalTime::from_ns(5_000 * MS),
+        };
+        h.on_message(&c, ack, &mut out);
+        h.on_timer(&c, RETRY, &mut out);
+        h.on_timer(&c, DEADLINE, &mut out);
+        assert_eq!(h.belief(), before);
+        assert!(out.drain().next().is_none());
+    }
+
+    #[test]
+    fn the_grantor_ignores_an_acquire_it_already_granted_and_an_early_expiry() {
+        // Node 1 asks with request 5 and is granted token 1 until 10 s on the grantor's clock.
+        let mut g = grantor();
+        let mut out = Out::default();
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 0);
+        let mut tok = 0;
+        let acquire = Message::Acquire {
+            req: 5,
+            sent: LocalTime::from_ns(0),
+        };
+        g.on_message(&cx(0, &mut rng, &mut tok), 1, acquire, &mut out);
+        assert_eq!(g.holder, Some((1, 1)));
+        // A duplicate of that request, or an older retry, does not queue node 1 again.
+        g.on_message(&cx(1, &mut rng, &mut tok), 1, acquire, &mut out);
+        let older = Message::Acquire {
+            req: 4,
+            sent: LocalTime::from_ns(0),
+        };
+        g.on_message(&cx(1, &mut rng, &mut tok), 1, older, &mut out);
+        assert!(g.pending.is_empty());
+        // A stale expiry timer before 10 s frees nothing.
+        out.drain().for_each(drop);
+        g.on_timer(&cx(9_999, &mut rng, &mut tok), EXPIRY, &mut out);
+        assert_eq!(g.holder, Some((1, 1)));
+        assert!(sends(&mut out).is_empty());
+    }
+
+    #[test]
+    fn a_contender_asks_the_grantor_wherever_it_is_listed() {
+        // Roles [Contender, Contender, Grantor]: node 0 sends its Acquire to node 2.
+        let mut h = holder();
+        let mut out = Out::default();
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 0);
+        let mut tok = 0;
+        let mut c = cx(0, &mut rng, &mut tok);
+        c.node = 0;
+        c.roles = &[Role::Contender, Role::Contender, Role::Grantor];
+        h.acquire(&c, &mut out);
+        let to: Vec<NodeId> = sends(&mut out).into_iter().map(|(to, _)| to).collect();
+        assert_eq!(to, [2]);
     }
 
     fn renewals_armed(out: &mut Out<Message>) -> Vec<i64> {
