@@ -312,33 +312,25 @@ fn sorted_order(vals: &[f64]) -> Vec<usize> {
     o
 }
 
-/// Where `x` falls among sorted `vals` (0 at the first, 1 at the second, ...), interpolating
-/// on a log scale between positive neighbours and linearly otherwise, extrapolating at the ends.
-fn frac_index(vals: &[f64], x: f64) -> Option<f64> {
-    let n = vals.len();
-    if n < 2 {
-        return None;
-    }
-    let seg = if x <= vals[0] {
-        0
-    } else if x >= vals[n - 1] {
-        n - 2
-    } else {
-        (0..n - 1).find(|&i| x >= vals[i] && x <= vals[i + 1])?
-    };
-    let (a, b) = (vals[seg], vals[seg + 1]);
-    if b == a {
-        return Some(seg as f64);
-    }
-    let t = if a > 0.0 && b > 0.0 {
-        if x <= 0.0 {
-            return None;
+/// The analytic boundary on a T x rho grid of cells (sorted values; cell (i, j) centred at
+/// (i, j)): every edge between two neighbouring cells of which one has T * rho <= eps (the
+/// bound predicts no overlap) and the other not, as a segment in cell coordinates.
+fn boundary_edges(t_vals: &[f64], rho_vals: &[f64], eps_ns: f64) -> Vec<[(f64, f64); 2]> {
+    let safe = |ti: usize, ri: usize| t_vals[ti] * rho_vals[ri] / 1e6 <= eps_ns;
+    let (nt, nr) = (t_vals.len(), rho_vals.len());
+    let mut edges = Vec::new();
+    for ti in 0..nt {
+        for ri in 0..nr {
+            let (x, y) = (ti as f64, ri as f64);
+            if ti + 1 < nt && safe(ti, ri) != safe(ti + 1, ri) {
+                edges.push([(x + 0.5, y - 0.5), (x + 0.5, y + 0.5)]);
+            }
+            if ri + 1 < nr && safe(ti, ri) != safe(ti, ri + 1) {
+                edges.push([(x - 0.5, y + 0.5), (x + 0.5, y + 0.5)]);
+            }
         }
-        (x / a).ln() / (b / a).ln()
-    } else {
-        (x - a) / (b - a)
-    };
-    Some(seg as f64 + t)
+    }
+    edges
 }
 
 /// A numeric axis for line charts: log10 positions when the values are positive and span a
@@ -579,8 +571,8 @@ struct Heatmap {
 struct HeatPanel {
     title: String,
     eps_ns: Option<f64>,
-    /// (T position, rho position, P(overlap), runs)
-    cells: Vec<(usize, usize, f64)>,
+    /// (T position, rho position, P(overlap), harm without overlap in some run)
+    cells: Vec<(usize, usize, f64, bool)>,
 }
 
 fn heat_color(p: f64) -> RGBColor {
@@ -640,7 +632,13 @@ fn heatmap(d: &Data) -> Result<Heatmap, String> {
         let mut cells = Vec::new();
         let mut eps_ns = None;
         for g in groups.iter().filter(|g| e.is_none_or(|k| g.key[2] == k)) {
-            cells.push((t_pos[g.key[0]], r_pos[g.key[1]], g.stats.p_overlap()));
+            let harm_only = g.stats.unsafe_runs > g.stats.overlap_runs;
+            cells.push((
+                t_pos[g.key[0]],
+                r_pos[g.key[1]],
+                g.stats.p_overlap(),
+                harm_only,
+            ));
             eps_ns = g.facts.eps_ns.map(|x| x as f64);
         }
         let title = match (e, d.eps) {
@@ -678,7 +676,11 @@ fn heatmap(d: &Data) -> Result<Heatmap, String> {
         (Mark::Box(heat_color(1.0)), "1: every run overlapped".to_string()),
         (
             Mark::Dashed(RGBColor(20, 20, 20)),
-            "analytic boundary ε = T·ρ: below and left of it T·ρ < ε, where the bound predicts no overlap".to_string(),
+            "analytic boundary ε = T·ρ between cells: below and left of it T·ρ ≤ ε, where the bound predicts no overlap".to_string(),
+        ),
+        (
+            Mark::Box(HARM_FRAME),
+            "framed \"harm\": some run had a zombie action, stale read or unsafe write without an overlap".to_string(),
         ),
     ];
     let legend_h = 24 * legend_rows(&legend, width) + 20;
@@ -760,7 +762,7 @@ impl Figure for Heatmap {
                 .collect();
             x_ticks(root, &chart, &tl, false)?;
             y_ticks(root, &chart, &rl)?;
-            for &(ti, ri, p) in &panel.cells {
+            for &(ti, ri, p, _) in &panel.cells {
                 let (x, y) = (ti as f64, ri as f64);
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
@@ -775,35 +777,16 @@ impl Figure for Heatmap {
                     )))
                     .map_err(err)?;
             }
-            // The analytic boundary rho = eps / T, in the cells' index space.
+            // The analytic boundary, as the cells have it: an edge between two neighbouring
+            // cells of which one has T·ρ <= ε (the bound predicts no overlap) and the other not.
             if let Some(eps) = panel.eps_ns.filter(|&e| e > 0.0) {
-                let (t0, t1) = (self.t_vals[0], self.t_vals[nt - 1]);
-                let (lt0, lt1) = ((t0.max(1.0) / 4.0).ln(), (t1 * 4.0).ln());
-                let pts: Vec<(f64, f64)> = (0..=600)
-                    .filter_map(|k| {
-                        let t = (lt0 + (lt1 - lt0) * k as f64 / 600.0).exp();
-                        let rho = eps / t * 1e6;
-                        let x = frac_index(&self.t_vals, t)?;
-                        let y = frac_index(&self.rho_vals, rho)?;
-                        let inside = (-0.5..=nt as f64 - 0.5).contains(&x)
-                            && (-0.5..=nr as f64 - 0.5).contains(&y);
-                        inside.then_some((x, y))
-                    })
-                    .collect();
-                if pts.len() >= 2 {
-                    chart
-                        .draw_series(DashedLineSeries::new(
-                            pts,
-                            10,
-                            6,
-                            RGBColor(20, 20, 20).stroke_width(3),
-                        ))
-                        .map_err(err)?;
-                } else {
-                    let where_ = if self.t_vals[0] * self.rho_vals[0] / 1e6 >= eps {
-                        "every cell has T·ρ ≥ ε"
+                let safe = |ti: usize, ri: usize| self.t_vals[ti] * self.rho_vals[ri] / 1e6 <= eps;
+                let edges = boundary_edges(&self.t_vals, &self.rho_vals, eps);
+                if edges.is_empty() {
+                    let where_ = if safe(0, 0) {
+                        "every cell has T·ρ ≤ ε"
                     } else {
-                        "every cell has T·ρ < ε"
+                        "every cell has T·ρ > ε"
                     };
                     chart
                         .draw_series(std::iter::once(Text::new(
@@ -813,12 +796,41 @@ impl Figure for Heatmap {
                         )))
                         .map_err(err)?;
                 }
+                for e in edges {
+                    chart
+                        .draw_series(DashedLineSeries::new(
+                            e,
+                            10,
+                            6,
+                            RGBColor(20, 20, 20).stroke_width(4),
+                        ))
+                        .map_err(err)?;
+                }
+            }
+            // Cells where harm was done without an overlap: framed, so they do not pass for clean.
+            for &(ti, ri, _, harm) in &panel.cells {
+                if harm {
+                    let (x, y) = (ti as f64, ri as f64);
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(x - 0.42, y - 0.42), (x + 0.42, y + 0.42)],
+                            HARM_FRAME.stroke_width(4),
+                        )))
+                        .map_err(err)?;
+                    chart
+                        .draw_series(std::iter::once(Text::new(
+                            "harm",
+                            (x, y - 0.25),
+                            anchored(text_style(13), HPos::Center, VPos::Center),
+                        )))
+                        .map_err(err)?;
+                }
             }
             // Each cell's P(overlap) on a patch of its colour, so the boundary never hides it.
             let (c0x, c0y) = chart.backend_coord(&(0.0, 0.0));
             let (c1x, c1y) = chart.backend_coord(&(1.0, 1.0));
             let (cell_w, cell_h) = ((c1x - c0x).abs(), (c1y - c0y).abs());
-            for &(ti, ri, p) in &panel.cells {
+            for &(ti, ri, p, _) in &panel.cells {
                 let (px, py) = chart.backend_coord(&(ti as f64, ri as f64));
                 let color = if p > 0.6 { WHITE } else { BLACK };
                 let txt = if p == 0.0 || p == 1.0 {
@@ -1356,6 +1368,8 @@ struct Tradeoff {
 
 const SAFE: RGBColor = RGBColor(44, 160, 44);
 const HARM: RGBColor = RGBColor(255, 127, 14);
+/// The heatmap's frame for harm without overlap: a purple no heat colour comes near.
+const HARM_FRAME: RGBColor = RGBColor(84, 39, 143);
 const OVER: RGBColor = RGBColor(214, 39, 40);
 
 fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
@@ -1565,13 +1579,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn positions_interpolate_on_a_log_scale() {
-        let v = [1.0, 10.0, 100.0];
-        assert_eq!(frac_index(&v, 10.0), Some(1.0));
-        assert!((frac_index(&v, 31.622_776_6).unwrap() - 1.5).abs() < 1e-6);
-        assert!((frac_index(&v, 0.316_227_766).unwrap() + 0.5).abs() < 1e-6);
-        assert_eq!(frac_index(&[0.0, 10.0], 5.0), Some(0.5));
-        assert_eq!(frac_index(&[3.0], 3.0), None);
+    fn the_boundary_runs_between_cells_on_either_side_of_the_bound() {
+        // T = 2, 5, 10 s (ns), rho = 200, 1000 ppm, eps = 2 ms: T * rho is 0.4, 1, 2 ms at
+        // rho 200 (all <= eps) and 2, 5, 10 ms at rho 1000 (only T = 2 s <= eps). So the
+        // boundary is the top edge of the cells (5 s, 200) and (10 s, 200), and the right edge
+        // of (2 s, 1000): three segments.
+        let t = [2e9, 5e9, 10e9];
+        let rho = [200.0, 1000.0];
+        let edges = boundary_edges(&t, &rho, 2e6);
+        assert_eq!(
+            edges,
+            vec![
+                [(0.5, 0.5), (0.5, 1.5)],
+                [(0.5, 0.5), (1.5, 0.5)],
+                [(1.5, 0.5), (2.5, 0.5)],
+            ]
+        );
+        // Every cell on one side: no edge.
+        assert!(boundary_edges(&t, &rho, 1e9).is_empty());
     }
 
     #[test]
