@@ -1,11 +1,16 @@
 //! `trace.perfetto.json`: the run in Chrome trace format, streamed to disk; it opens in
 //! ui.perfetto.dev (and chrome://tracing).
 //!
-//! One process per node, each with three tracks: `lease` (belief slices named by token; the
-//! grantor's grants), `faults` (pauses, crashes, clock steps, drift changes), `messages` (a short
-//! slice per send and per delivery, joined by flow arrows). A last process holds the `overlaps`
-//! track. Client reads are not drawn one by one (a run has millions); harm is drawn as instant
-//! events on the node's `lease` track. Timestamps are microseconds with nanosecond decimals.
+//! One process per node, each with three tracks: `lease` (belief slices named by token, and
+//! the node's start), `faults` (pauses, crashes and restarts, clock steps, drift changes),
+//! `messages` (a short slice per send and per delivery, joined by flow arrows); a `grants`
+//! track on a node that grants (each grant as the interval it granted, from the grant to its
+//! last renewal's end) and a `read lease` track on a protocol that tracks read authority apart;
+//! and a `clock error (ms)` counter per node (its monotonic and wall clocks minus true time,
+//! sampled at its events whenever either moved by 10 us or more, and at every start, step and
+//! drift change). A last process holds the `overlaps` track. Client reads are not drawn one by
+//! one (a run has millions); harm is drawn as instant events on the node's `lease` track.
+//! Timestamps are microseconds with nanosecond decimals.
 
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
@@ -23,6 +28,13 @@ const FAULTS: u64 = 2;
 const MESSAGES: u64 = 3;
 /// Read authority, for a protocol that tracks it apart; named when first used.
 const READ_LEASE: u64 = 4;
+/// The intervals a node granted; named when first used.
+const GRANTS: u64 = 5;
+/// A clock-error sample is written when either error moved this much since the last one.
+const CLOCK_ERROR_STEP_NS: i64 = 10_000;
+
+/// A grant whose interval is still open: (token, to, granted at, free at).
+type OpenGrant = (crate::msg::Token, NodeId, SimTime, SimTime);
 
 /// Streams `trace.perfetto.json`.
 pub struct PerfettoWriter {
@@ -35,6 +47,11 @@ pub struct PerfettoWriter {
     crashed_at: Vec<Option<SimTime>>,
     /// Whether a node's read-lease track has been named yet.
     read_track: Vec<bool>,
+    /// Whether a node's grants track has been named yet, and its open grant.
+    grants_track: Vec<bool>,
+    open_grant: Vec<Option<OpenGrant>>,
+    /// Per node, the clock errors (monotonic, wall) of its last sample.
+    last_error: Vec<Option<(i64, i64)>>,
 }
 
 /// Microseconds with three decimals, exactly, as JSON wants numbers.
@@ -61,6 +78,9 @@ impl PerfettoWriter {
             open_pauses: vec![Vec::new(); n],
             crashed_at: vec![None; n],
             read_track: vec![false; n],
+            grants_track: vec![false; n],
+            open_grant: vec![None; n],
+            last_error: vec![None; n],
         };
         for node in 0..n {
             let pid = node as u64 + 1;
@@ -140,6 +160,44 @@ impl PerfettoWriter {
         );
     }
 
+    /// Writes node `node`'s open grant as the interval it granted, ended at `by` if it would
+    /// run past it.
+    fn close_grant(&mut self, node: NodeId, by: SimTime) {
+        let Some((token, to, start, until)) = self.open_grant[node].take() else {
+            return;
+        };
+        if !std::mem::replace(&mut self.grants_track[node], true) {
+            let pid = node as u64 + 1;
+            self.push(json!({"ph":"M","name":"thread_name","pid":pid,"tid":GRANTS,"args":{"name":"grants"}}));
+        }
+        let end = until.min(by).max(start);
+        let name = format!("granted token {token} to {}", self.names[to]);
+        self.slice(
+            node,
+            GRANTS,
+            &name,
+            start,
+            end,
+            json!({"token": token, "until_ns": until.ns()}),
+        );
+    }
+
+    /// A clock-error sample of the node of `e`, if its errors moved enough (or `force`).
+    fn clock_error(&mut self, e: &TraceEvent, force: bool) {
+        let err = (e.mono.ns() - e.t.ns(), e.wall.ns() - e.t.ns());
+        let moved = self.last_error[e.node].is_none_or(|(m, w)| {
+            (err.0 - m).abs() >= CLOCK_ERROR_STEP_NS || (err.1 - w).abs() >= CLOCK_ERROR_STEP_NS
+        });
+        if moved || force {
+            self.last_error[e.node] = Some(err);
+            self.push(json!({
+                "ph": "C", "name": "clock error (ms)", "pid": e.node as u64 + 1,
+                "ts": us(e.t.ns()),
+                "args": {"monotonic": err.0 as f64 / 1e6, "wall": err.1 as f64 / 1e6},
+            }));
+        }
+    }
+
     /// Closes the JSON document; the first write error, if any happened.
     pub fn close(mut self) -> io::Result<()> {
         if let Some(e) = self.error.take() {
@@ -154,13 +212,23 @@ impl Observer for PerfettoWriter {
     fn event(&mut self, e: &TraceEvent) {
         let n = e.node;
         let clocks = json!({"mono_ns": e.mono.ns(), "wall_ns": e.wall.ns()});
+        let clock_changed = matches!(
+            e.kind,
+            TraceKind::Start { .. } | TraceKind::ClockStep { .. } | TraceKind::DriftChange { .. }
+        );
+        self.clock_error(e, clock_changed);
         match e.kind {
             TraceKind::Start { restarted } => {
                 if let Some(since) = self.crashed_at[n].take() {
                     self.slice(n, FAULTS, "crashed", since, e.t, json!({}));
                 }
-                let name = if restarted { "restart" } else { "start" };
-                self.instant(n, FAULTS, name, e.t, clocks);
+                // A start is no fault; a restart ends one.
+                let (track, name) = if restarted {
+                    (FAULTS, "restart")
+                } else {
+                    (LEASE, "start")
+                };
+                self.instant(n, track, name, e.t, clocks);
             }
             TraceKind::Crash => {
                 self.crashed_at[n] = Some(e.t);
@@ -234,12 +302,15 @@ impl Observer for PerfettoWriter {
                 self.instant(n, MESSAGES, &name, e.t, json!({"msg_id": id}));
             }
             TraceKind::Grant { token, to, until } => {
-                let name = format!("granted token {token} to {}", self.names[to]);
-                self.slice(n, LEASE, &name, e.t, e.t, json!({"until_ns": until.ns()}));
+                self.close_grant(n, e.t);
+                self.open_grant[n] = Some((token, to, e.t, until));
             }
-            TraceKind::Renewed { .. }
-            | TraceKind::Rejected { .. }
-            | TraceKind::WriteSent { zombie: false, .. } => {}
+            TraceKind::Renewed { token, until } => {
+                if let Some(g) = self.open_grant[n].as_mut().filter(|g| g.0 == token) {
+                    g.3 = g.3.max(until);
+                }
+            }
+            TraceKind::Rejected { .. } | TraceKind::WriteSent { zombie: false, .. } => {}
             TraceKind::Read {
                 token,
                 zombie,
@@ -333,6 +404,7 @@ impl Observer for PerfettoWriter {
 
     fn finish(&mut self, end: SimTime) {
         for n in 0..self.names.len() {
+            self.close_grant(n, end);
             let open: Vec<_> = self.open_pauses[n].drain(..).collect();
             for (start, kind, stall) in open {
                 self.pause_slice(n, start, end, kind, stall);

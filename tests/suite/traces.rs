@@ -64,17 +64,72 @@ fn perfetto_trace_has_a_track_per_node_and_the_slices_of_the_story() {
     let summary: Value =
         serde_json::from_str(&fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     // Tracks: a process per node (lock, h, b) and one for the oracle; three threads per node
-    // (lease, faults, messages) and one (overlaps) for the oracle.
+    // (lease, faults, messages), one (grants) for lock, the one that grants, and one
+    // (overlaps) for the oracle.
     assert_eq!(named(&events, "M", "process_name").len(), 4);
-    assert_eq!(named(&events, "M", "thread_name").len(), 3 * 3 + 1);
+    assert_eq!(named(&events, "M", "thread_name").len(), 3 * 3 + 1 + 1);
     // Beliefs: h holds token 1 from 2 ms until its clock ends the lease, running throughout,
     // so one slice; b holds token 2 from its grant to the end, paused in [35 s, 36 s): its
     // belief is cut into running / paused / running pieces, three slices.
     let beliefs = named(&events, "X", "holds token");
     assert_eq!(beliefs.len(), 4, "{beliefs:#?}");
     assert_eq!(named(&events, "X", "holds token 2 (paused)").len(), 1);
-    // lock granted twice.
-    assert_eq!(named(&events, "X", "granted token").len(), 2);
+    // lock granted twice, each grant drawn as the interval it granted: token 1 to h from
+    // 1 ms (h's Acquire at 0 arrives) to the end of its last renewal, which trace.jsonl's
+    // Renewed line gives; token 2 to b from exactly then (lock grants the moment the term
+    // ends) to the end of the run, 40 s.
+    let grants = named(&events, "X", "granted token");
+    assert_eq!(grants.len(), 2);
+    assert!(grants.iter().all(|g| g["tid"] == 5 && g["pid"] == 1));
+    let span = |g: &Value| {
+        let ts = g["ts"].as_f64().unwrap();
+        (ts, ts + g["dur"].as_f64().unwrap())
+    };
+    let jsonl = fs::read_to_string(dir.join("trace.jsonl")).unwrap();
+    let last_renewal_end = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["kind"] == "Renewed" && l["token"] == 1)
+        .map(|l| l["until_ns"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    let (g1, g2) = (span(grants[0]), span(grants[1]));
+    assert_eq!(grants[0]["name"], "granted token 1 to h");
+    assert_eq!(g1.0, 1_000.0);
+    assert!(
+        (g1.1 * 1000.0 - last_renewal_end as f64).abs() < 0.5,
+        "{g1:?}"
+    );
+    assert_eq!(grants[1]["name"], "granted token 2 to b");
+    assert_eq!(g2.0, g1.1);
+    assert_eq!(g2.1, 40_000_000.0);
+    // The start of each node is on its lease track, not among its faults.
+    let starts = named(&events, "i", "start");
+    assert_eq!(starts.len(), 3);
+    assert!(starts.iter().all(|e| e["tid"] == 1));
+    // h's clock error, sampled: at its first event (2 ms, the grant's delivery) its monotonic
+    // clock reads 2 ms * 0.999, 2 us behind; the samples of its clock fall behind by 1 ms per
+    // second of true time (-1000 ppm), each 10 us or more apart.
+    let h_errors: Vec<(f64, f64)> = events
+        .iter()
+        .filter(|e| e["ph"] == "C" && e["pid"] == 2)
+        .map(|e| {
+            (
+                e["ts"].as_f64().unwrap(),
+                e["args"]["monotonic"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(h_errors.len() >= 3, "{h_errors:?}");
+    for &(ts_us, err_ms) in &h_errors {
+        assert!(
+            (err_ms - (-0.001 * ts_us / 1000.0)).abs() < 1e-6,
+            "{ts_us} {err_ms}"
+        );
+    }
+    for w in h_errors.windows(2) {
+        assert!((w[1].1 - w[0].1).abs() >= 0.01, "{w:?}");
+    }
     // One overlap, on the oracle's track, as long as the summary says (in microseconds).
     let overlaps = named(&events, "X", "OVERLAP");
     assert_eq!(overlaps.len(), 1);
