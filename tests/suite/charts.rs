@@ -294,3 +294,41 @@ fn a_compare_chart_of_nothing_is_still_a_chart() {
     assert!(texts(&files.svg).contains(&"nothing to compare"));
     assert_eq!(png_size(&files.png), svg_size(&files.svg));
 }
+
+/// The overlap-versus-epsilon chart shows the mean total overlap per run beside the longest
+/// only when they differ: in `drift-beyond-bound-two-sided` every run overlaps alike, once
+/// (fixed clocks and delays), so one panel says both; in `sweep-drift-boundary` (random
+/// delays) they differ and both panels are drawn.
+#[test]
+fn the_mean_overlap_panel_is_drawn_only_when_it_differs_from_the_longest() {
+    let dir = crate::common::workdir("charts-overlap-panels");
+    let panels = |name: &str| {
+        let out = crate::common::leasesim(
+            &[
+                "sweep",
+                name,
+                "--vary",
+                "epsilon=1ms,5ms,20ms",
+                "--seeds",
+                "3",
+                "--out",
+                "out",
+            ],
+            &dir,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let svg =
+            std::fs::read_to_string(dir.join(format!("out/{name}-sweep/overlap_vs_epsilon.svg")))
+                .unwrap();
+        (
+            svg.contains("longest overlap, also the mean total per run"),
+            svg.contains("mean overlap per run"),
+        )
+    };
+    assert_eq!(panels("drift-beyond-bound-two-sided"), (true, false));
+    assert_eq!(panels("sweep-drift-boundary"), (false, true));
+}

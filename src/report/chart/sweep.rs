@@ -1120,6 +1120,9 @@ fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
         .fold(0.0, f64::max);
     let (div, unit) = time_unit(max_ns);
     let mut panels = Vec::new();
+    // Whether every cell's mean total overlap per run equals its longest overlap (every run
+    // overlapped alike, once): then the mean panels would repeat the max panels.
+    let mut all_same = true;
     // Without panels per T, each line has one bound, said in the legend.
     let mut entries: Vec<(Mark, String)> = Vec::new();
     for pv in &panel_vals {
@@ -1184,6 +1187,10 @@ fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
                 points: pts_mean,
             });
         }
+        all_same &= max_series
+            .iter()
+            .zip(&mean_series)
+            .all(|(a, b)| a.points == b.points);
         let yr = y_range(
             max_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
             true,
@@ -1236,8 +1243,26 @@ fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
     let mut shown = vec![ep];
     shown.extend(panel_p);
     shown.extend(line_p);
-    let cols = 2;
-    let width = 2 * 640 + 40;
+    // Panels come in pairs (longest, mean); drop the means when they repeat the longest.
+    let mut cols = 2;
+    if all_same {
+        panels = panels
+            .into_iter()
+            .step_by(2)
+            .map(|mut p| {
+                p.title = p.title.replacen(
+                    "longest overlap",
+                    "longest overlap, also the mean total per run",
+                    1,
+                );
+                p
+            })
+            .collect();
+        cols = panels.len().min(2);
+    }
+    // One panel takes the width of two, so that the titles fit.
+    let panel_size = if cols == 1 { (1280, 420) } else { (640, 400) };
+    let width = cols as u32 * panel_size.0 + 40;
     let legend_h = 24 * legend_rows(&entries, width) + 20;
     Ok(LineChart {
         title: "How long the lease overlapped, as the holder margin ε grows".into(),
@@ -1250,7 +1275,7 @@ fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
         x,
         panels,
         cols,
-        panel_size: (640, 400),
+        panel_size,
         legend: entries,
         legend_h,
     })
