@@ -507,3 +507,136 @@ impl Client {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::Stamp;
+    use crate::time::SimTime;
+
+    const S: i64 = 1_000_000_000;
+
+    fn redlock() -> Redlock {
+        Redlock::new(
+            10_000,
+            LocalDur::from_ms(2),
+            LocalDur::from_ms(50),
+            ClockKind::Monotonic,
+            RedlockQuorum::Majority,
+            String::new(),
+        )
+    }
+
+    fn params() -> LeaseParams {
+        LeaseParams {
+            lease: LocalDur::from_secs(10),
+            renew_every: LocalDur::from_secs(3),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+        }
+    }
+
+    /// Node 0 is a client, nodes 1 and 2 masters: node 1, the first master, hosts the resource.
+    const ROLES: &[Role] = &[Role::Contender, Role::Grantor, Role::Grantor];
+
+    fn master(node: NodeId) -> RedlockNode {
+        redlock().node_logic(node, Role::Grantor, &params(), Register::default())
+    }
+
+    /// Calls `f` on `m` with node `node`'s context at monotonic reading `mono_ns`; its effects.
+    fn call(
+        m: &mut RedlockNode,
+        node: NodeId,
+        mono_ns: i64,
+        f: impl FnOnce(&mut RedlockNode, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, node as u64);
+        let mut run_token = 0;
+        let mut cx = Cx {
+            node,
+            roles: ROLES,
+            mono: LocalTime::from_ns(mono_ns),
+            wall: LocalTime::from_ns(mono_ns),
+            restarted: false,
+            incarnation: 0,
+            duplicate: false,
+            rng: &mut rng,
+            run_token: &mut run_token,
+            stamp: Stamp::new(SimTime::ZERO, 0, 0),
+        };
+        let mut out = Out::default();
+        f(m, &mut cx, &mut out);
+        out.drain().collect()
+    }
+
+    fn lock_reply(effects: &[Effect<Message>]) -> (bool, u64) {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Send {
+                    msg: Message::LockReply { ok, version, .. },
+                    ..
+                } => Some((*ok, *version)),
+                _ => None,
+            })
+            .expect("a LockReply")
+    }
+
+    #[test]
+    fn the_first_master_hosts_the_resource_keeps_it_and_reports_its_version() {
+        let (mut host, mut other) = (master(1), master(2));
+        call(&mut host, 1, 0, |m, cx, out| m.on_start(cx, out));
+        call(&mut other, 2, 0, |m, cx, out| m.on_start(cx, out));
+        // Two writes from the client: the host applies them, the other master ignores them.
+        for _ in 0..2 {
+            let w = |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
+                m.on_message(cx, 0, Message::Write { token: 1 }, out)
+            };
+            let applied = call(&mut host, 1, 0, w);
+            assert!(matches!(
+                applied[..],
+                [Effect::WriteApplied { writer: 0, .. }]
+            ));
+            assert!(call(&mut other, 2, 0, w).is_empty());
+        }
+        // A lock reply carries the resource's version from the host, 0 from the others.
+        let lock = |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
+            m.on_message(cx, 0, Message::Lock { value: 7 }, out)
+        };
+        assert_eq!(lock_reply(&call(&mut host, 1, 0, lock)), (true, 2));
+        assert_eq!(lock_reply(&call(&mut other, 2, 0, lock)), (true, 0));
+        // The resource survives the host's crash.
+        assert_eq!(host.into_disk().version(), 2);
+    }
+
+    #[test]
+    fn a_key_is_live_until_its_expiry_and_not_at_it() {
+        // Locked at 0 with T = 10 s: at 10 s - 1 ns another lock fails, at 10 s it succeeds.
+        let mut m = master(1);
+        call(&mut m, 1, 0, |m, cx, out| m.on_start(cx, out));
+        let lock = |value| {
+            move |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
+                m.on_message(cx, 0, Message::Lock { value }, out)
+            }
+        };
+        assert!(lock_reply(&call(&mut m, 1, 0, lock(1))).0);
+        assert!(!lock_reply(&call(&mut m, 1, 10 * S - 1, lock(2))).0);
+        assert!(lock_reply(&call(&mut m, 1, 10 * S, lock(3))).0);
+    }
+
+    #[test]
+    fn redlock_takes_no_replica() {
+        let text = r#"Scenario(
+            duration: "10s",
+            lease: (duration: "5s"),
+            strategy: Redlock(),
+            nodes: [(name: "m", role: Grantor), (name: "c", role: Contender),
+                    (name: "r", role: Replica)],
+        )"#;
+        let err = crate::scenario::load::from_text("x", text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Redlock has no Replica role"), "{err}");
+    }
+}
