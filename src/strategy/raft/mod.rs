@@ -6,7 +6,10 @@
 //! election_jitter)` on its monotonic clock, from the node's own random stream) campaigns in the
 //! next term; a majority of votes makes a leader. A follower that heard from the current leader
 //! less than `election_timeout` ago (the base value) refuses to vote and keeps its term (leader
-//! stickiness, what makes the lease safe). The log replicates one entry per message; an entry
+//! stickiness, what makes the lease safe). With a `tick`, as in raft-rs and etcd/raft, both
+//! count ticks of the follower's clock instead: the count restarts when it hears from the
+//! leader and rises at each tick, so a timeout of n ticks runs out between n - 1 and n ticks
+//! after the last contact. The log replicates one entry per message; an entry
 //! commits when a majority stores it and it is of the leader's term (older ones commit with it).
 //!
 //! The lease: the leader sends a heartbeat round every `heartbeat`; when a majority (itself
