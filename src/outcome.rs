@@ -3,6 +3,7 @@
 //! Everything here is derived from integers the engine and oracle counted; the two ratios are the
 //! only floats, computed once at the end, so the JSON is byte-identical run to run.
 
+use crate::engine::waits::WaitSummary;
 use crate::engine::RunResult;
 use crate::oracle::authority::Authority;
 use crate::oracle::Overlap;
@@ -49,24 +50,15 @@ pub struct RequestsOut {
     pub reads_served_local: u64,
     /// ... and those served after a round confirmed the node's authority (ReadIndex).
     pub reads_served_confirmed: u64,
-    /// How long confirmed reads waited for their round (`None`: there were none).
-    pub confirmed_read_wait: Option<WaitOut>,
+    /// How long confirmed reads waited for their round, in true time: from when the node took
+    /// the read up (after the workload's service time) to when it served it (`None`: there were
+    /// none).
+    pub confirmed_read_wait: Option<WaitSummary>,
     pub writes_arrived: u64,
     pub writes_admitted: u64,
     pub writes_applied: u64,
     /// Requests dropped at a paused node whose backlog was full (`engine::MAX_DEFERRED`).
     pub shed_while_paused: u64,
-}
-
-/// How long reads waited for a confirmation round, in true time: from when the node took the
-/// read up (after the workload's service time) to when it served it. Mean and maximum exact,
-/// quantiles within 1% (see [`crate::engine::waits`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct WaitOut {
-    pub mean_ns: u64,
-    pub p50_ns: u64,
-    pub p99_ns: u64,
-    pub max_ns: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -275,12 +267,7 @@ impl Outcome {
                 reads_served: r.harm.reads_served,
                 reads_served_local: st.reads_local,
                 reads_served_confirmed: st.reads_confirmed,
-                confirmed_read_wait: st.confirmed_read_waits.summary().map(|w| WaitOut {
-                    mean_ns: w.mean_ns,
-                    p50_ns: w.p50_ns,
-                    p99_ns: w.p99_ns,
-                    max_ns: w.max_ns,
-                }),
+                confirmed_read_wait: st.confirmed_read_waits.summary(),
                 writes_arrived: st.writes_arrived,
                 writes_admitted: st.writes_admitted,
                 writes_applied: r.harm.writes_applied,
