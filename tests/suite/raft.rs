@@ -296,38 +296,42 @@ fn reads_are_served_locally_or_after_one_or_two_round_trips() {
 /// timers (later than s + 1 ms), which only adds margin, so "always" needs them gone.
 #[test]
 fn a_sweep_of_rho_crosses_the_bound() {
-    let dir = crate::common::workdir("raft-rho-sweep");
-    let out = crate::common::leasesim(
+    let rows = sweep_drift_scenario(
+        "raft-rho-sweep",
         &[
-            "sweep",
-            "raft-tikv-drift-beyond-bound",
             "--vary",
             "rho=105000,116000",
             "--vary",
             "workload.writes_per_second=0",
             "--seeds",
             "4",
-            "--out",
-            dir.to_str().unwrap(),
         ],
-        &dir,
     );
+    assert_eq!(rows.len(), 2);
+    // rho, writes_per_second, runs, overlap_runs
+    assert_eq!(&rows[0][..4], ["105000", "0", "4", "0"]);
+    assert_eq!(&rows[1][..4], ["116000", "0", "4", "4"]);
+}
+
+/// Sweeps `raft-tikv-drift-beyond-bound` with `args` into a fresh `test` directory; the rows of
+/// its results.csv, split into fields, header left out.
+fn sweep_drift_scenario(test: &str, args: &[&str]) -> Vec<Vec<String>> {
+    let dir = crate::common::workdir(test);
+    let mut all = vec!["sweep", "raft-tikv-drift-beyond-bound"];
+    all.extend(args);
+    all.extend(["--out", dir.to_str().unwrap()]);
+    let out = crate::common::leasesim(&all, &dir);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let csv = std::fs::read_to_string(dir.join("raft-tikv-drift-beyond-bound-sweep/results.csv"))
-        .unwrap();
-    let rows: Vec<Vec<&str>> = csv
+    std::fs::read_to_string(dir.join("raft-tikv-drift-beyond-bound-sweep/results.csv"))
+        .unwrap()
         .lines()
         .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
-    assert_eq!(rows.len(), 2);
-    // rho, writes_per_second, runs, overlap_runs
-    assert_eq!(&rows[0][..4], ["105000", "0", "4", "0"]);
-    assert_eq!(&rows[1][..4], ["116000", "0", "4", "4"]);
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
 }
 
 /// A sweep over the election timeout of `raft-tikv-drift-beyond-bound` crosses the bound: with
@@ -336,32 +340,15 @@ fn a_sweep_of_rho_crosses_the_bound() {
 /// 11 s / 1.06 = 10.377 s, after the lease (none).
 #[test]
 fn a_sweep_of_the_election_timeout_crosses_the_bound() {
-    let dir = crate::common::workdir("raft-sweep");
-    let out = crate::common::leasesim(
+    let rows = sweep_drift_scenario(
+        "raft-sweep",
         &[
-            "sweep",
-            "raft-tikv-drift-beyond-bound",
             "--vary",
             "strategy.election_timeout=10s,11s",
             "--seeds",
             "3",
-            "--out",
-            dir.to_str().unwrap(),
         ],
-        &dir,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let csv = std::fs::read_to_string(dir.join("raft-tikv-drift-beyond-bound-sweep/results.csv"))
-        .unwrap();
-    let rows: Vec<Vec<&str>> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
     assert_eq!(rows.len(), 2);
     // election_timeout, runs, overlap_runs
     assert_eq!(&rows[0][..3], ["10s", "3", "3"]);
