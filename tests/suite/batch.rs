@@ -3,7 +3,7 @@
 //! must parse, and their commands, run here with the batch systems' index variables set, must
 //! merge into the bytes of a one-machine sweep.
 
-use crate::common::{leasesim, workdir};
+use crate::common::{leasesim, report_files, same_reports, workdir};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -167,22 +167,7 @@ fn the_shards_and_the_merge_give_the_one_machine_bytes() {
     );
 
     let report = |d: &Path| d.join(format!("{scenario}-sweep"));
-    let files = |d: &Path| {
-        let mut v: Vec<String> = fs::read_dir(d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.starts_with("partial-"))
-            .collect();
-        v.sort();
-        v
-    };
     let (a, b) = (report(&shared), report(&whole));
-    assert_eq!(files(&a), files(&b));
-    assert!(files(&a).contains(&"results.csv".to_string()));
-    for f in files(&a) {
-        assert!(
-            fs::read(a.join(&f)).unwrap() == fs::read(b.join(&f)).unwrap(),
-            "{f} differs between the merged shards and one machine"
-        );
-    }
+    assert!(report_files(&a).contains(&"results.csv".to_string()));
+    same_reports(&a, &b);
 }

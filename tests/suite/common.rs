@@ -62,3 +62,28 @@ pub fn workdir(name: &str) -> PathBuf {
     fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// The file names of `dir`, sorted, without the shards' partial files.
+pub fn report_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("partial-"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Every report file of `a` has the same bytes in `b`, and `b` has no others.
+pub fn same_reports(a: &Path, b: &Path) {
+    let (fa, fb) = (report_files(a), report_files(b));
+    assert_eq!(fa, fb);
+    for f in &fa {
+        assert!(
+            fs::read(a.join(f)).unwrap() == fs::read(b.join(f)).unwrap(),
+            "{f} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}

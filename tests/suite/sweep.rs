@@ -1,7 +1,7 @@
 //! Sweeps, tables and advice: the boundary a sweep finds, results independent of threads and
 //! shards, bad input refused before anything is written, and the seed tables' figures.
 
-use crate::common::{leasesim, scenario, workdir};
+use crate::common::{leasesim, report_files, same_reports, scenario, workdir};
 use leasesim::sweep::{self, Grid, SweepSpec};
 use std::fs;
 use std::path::Path;
@@ -16,31 +16,6 @@ fn ok(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     out
-}
-
-/// The file names of `dir`, sorted, without the shards' partial files.
-fn report_files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.starts_with("partial-"))
-        .collect();
-    v.sort();
-    v
-}
-
-/// Every report file of `a` has the same bytes in `b`, and `b` has no others.
-fn same_reports(a: &Path, b: &Path) {
-    let (fa, fb) = (report_files(a), report_files(b));
-    assert_eq!(fa, fb);
-    for f in &fa {
-        assert!(
-            fs::read(a.join(f)).unwrap() == fs::read(b.join(f)).unwrap(),
-            "{f} differs between {} and {}",
-            a.display(),
-            b.display()
-        );
-    }
 }
 
 /// A small grid over a scenario with random delays, so that seeds matter.
