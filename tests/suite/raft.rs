@@ -23,6 +23,15 @@ impl Observer for Leaders {
     }
 }
 
+/// Runs bundled scenario `name`, recording who was made leader of each term.
+fn run_bundled_with_leaders(name: &str) -> (leasesim::Outcome, Leaders) {
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let mut leaders = Leaders::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with(name, &s, strategy, Some(&mut leaders)).unwrap();
+    (out, leaders)
+}
+
 fn group(strategy: &str, seed: u64, nodes: usize, faults: &str) -> String {
     let names: Vec<String> = (1..=nodes)
         .map(|i| format!("(name: \"r{i}\", role: Replica)"))
@@ -89,10 +98,7 @@ proptest! {
 #[test]
 fn the_drift_overlap_runs_from_the_new_leaders_first_commit_to_the_old_lease_end() {
     let name = "raft-tikv-drift-beyond-bound";
-    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
-    let mut leaders = Leaders::default();
-    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
-    let out = leasesim::run_with(name, &s, strategy, Some(&mut leaders)).unwrap();
+    let (out, leaders) = run_bundled_with_leaders(name);
     let o = &out.summary.overlap.intervals[0];
     let (_, elected) = leaders.by_term[&2][0];
     // The new leader's first entry commits a round trip (2 ms, no drift on the network) after
@@ -124,10 +130,7 @@ fn the_drift_overlap_runs_from_the_new_leaders_first_commit_to_the_old_lease_end
 #[test]
 fn ticks_eat_the_election_margin() {
     let name = "raft-tikv-tick-quantisation";
-    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
-    let mut leaders = Leaders::default();
-    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
-    let out = leasesim::run_with(name, &s, strategy, Some(&mut leaders)).unwrap();
+    let (out, leaders) = run_bundled_with_leaders(name);
     let (r1, elected_r1) = leaders.by_term[&1][0];
     assert_eq!(r1, 0);
     // Rounds go out at the election and every second after; the last acknowledged one (2 ms
