@@ -54,11 +54,40 @@ pub struct RequestsOut {
     /// the read up (after the workload's service time) to when it served it (`None`: there were
     /// none).
     pub confirmed_read_wait: Option<WaitSummary>,
+    /// The longest stretch of true time between two reads served anywhere: when clients saw
+    /// reads stop and resume (`None`: fewer than two reads).
+    pub longest_read_gap: Option<GapOut>,
+    /// The same between two writes acknowledged to their clients: applied at the resource, or
+    /// in a replicated log committed by the leader that accepted them (a write that a later
+    /// leader commits took effect, but its client was told it failed).
+    pub longest_write_gap: Option<GapOut>,
     pub writes_arrived: u64,
     pub writes_admitted: u64,
     pub writes_applied: u64,
     /// Requests dropped at a paused node whose backlog was full (`engine::MAX_DEFERRED`).
     pub shed_while_paused: u64,
+}
+
+/// A stretch between two requests served, in true nanoseconds since the run's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct GapOut {
+    /// The last one before it.
+    pub from_ns: i64,
+    /// The first one after it: when they resumed.
+    pub to_ns: i64,
+}
+
+impl GapOut {
+    fn of(g: &crate::engine::Gap) -> Option<GapOut> {
+        g.longest.map(|(from, to)| GapOut {
+            from_ns: from.since(SimTime::ZERO).ns(),
+            to_ns: to.since(SimTime::ZERO).ns(),
+        })
+    }
+
+    pub fn length_ns(&self) -> i64 {
+        self.to_ns - self.from_ns
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -268,6 +297,8 @@ impl Outcome {
                 reads_served_local: st.reads_local,
                 reads_served_confirmed: st.reads_confirmed,
                 confirmed_read_wait: st.confirmed_read_waits.summary(),
+                longest_read_gap: GapOut::of(&st.read_gap),
+                longest_write_gap: GapOut::of(&st.write_gap),
                 writes_arrived: st.writes_arrived,
                 writes_admitted: st.writes_admitted,
                 writes_applied: r.harm.writes_applied,
@@ -402,12 +433,37 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     exact("renewals", e.renewals, s.renewals);
     exact("crashes", e.crashes, s.crashes);
     exact("pauses", e.pauses, s.pauses);
+    exact("stale_read_count", e.stale_read_count, s.stale_reads);
     if let Some(want) = &e.holders {
         if *want != s.holders {
             f.push(format!(
                 "expected holders: {want:?}, but the lease went to {:?}",
                 s.holders
             ));
+        }
+    }
+    for (what, window, gap) in [
+        (
+            "reads_resume_between",
+            e.reads_resume_between,
+            s.requests.longest_read_gap,
+        ),
+        (
+            "writes_resume_between",
+            e.writes_resume_between,
+            s.requests.longest_write_gap,
+        ),
+    ] {
+        let Some((lo, hi)) = window else { continue };
+        match gap {
+            Some(g) if (lo.ns()..=hi.ns()).contains(&g.to_ns) => {}
+            Some(g) => f.push(format!(
+                "expected {what}: ({lo}, {hi}), but the longest gap ended at {}",
+                format_ns(g.to_ns)
+            )),
+            None => f.push(format!(
+                "expected {what}: ({lo}, {hi}), but fewer than two were served"
+            )),
         }
     }
     for (kind, &want) in e.messages.iter().flatten() {

@@ -25,6 +25,8 @@ pub enum Component {
     Drift = 5,
     /// Node logic's own stream (jitter, randomised timeouts); index = node.
     Node = 6,
+    /// Fixed-rate operations (their jitter and keys); index = node.
+    Ops = 7,
 }
 
 /// The stream of `component` for `index` under `seed`.

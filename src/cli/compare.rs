@@ -35,6 +35,7 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
         | StrategySpec::CachedBool
         | StrategySpec::Redlock { .. }
         | StrategySpec::RaftLeaderLease { .. }
+        | StrategySpec::LeaseGuard { .. }
         | StrategySpec::Other { .. } => LocalDur::ZERO,
     };
     let (m, from) = if own.ns() > 0 {

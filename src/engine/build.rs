@@ -1,7 +1,7 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
-use super::{Ev, EventQueue, Node, NodeFault, Sim, Stats, TimerSlot};
+use super::{Ev, EventQueue, Node, NodeFault, Periodic, Sim, Stats, TimerSlot};
 use crate::clock::NodeClock;
 use crate::dist::Sampler;
 use crate::msg::NodeId;
@@ -214,6 +214,14 @@ pub fn build<'o, P: Protocol>(
                 started: false,
                 reads: arrivals(w.reads_per_second, Component::Reads, i).filter(|_| contender),
                 writes: arrivals(w.writes_per_second, Component::Writes, i).filter(|_| contender),
+                ops: w.periodic.as_ref().filter(|_| contender).map(|o| Periodic {
+                    every: o.every,
+                    jitter: o.jitter,
+                    write_every: o.write_every,
+                    rng: rng::stream(scenario.seed, Component::Ops, i as u64),
+                    next: 0,
+                    start: SimTime::ZERO,
+                }),
             }
         })
         .collect();
@@ -243,7 +251,11 @@ pub fn build<'o, P: Protocol>(
         clocks,
         net,
         oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
-        harm: Harm::new(n),
+        harm: Harm::new(
+            n,
+            w.keys,
+            protocol.authorities().read == crate::strategy::Claim::Shared,
+        ),
         failovers: Default::default(),
         protocol,
         roles: scenario.nodes.iter().map(|c| c.role).collect(),
@@ -258,6 +270,8 @@ pub fn build<'o, P: Protocol>(
         faults,
         out: Out::default(),
         run_token: 0,
+        keys: w.keys,
+        call_key: 0,
         max_deferred: super::MAX_DEFERRED,
         stats: Stats {
             messages_sent: vec![0; kind_names.len()],

@@ -41,8 +41,8 @@ use crate::oracle::harm::Harm;
 use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
 use crate::strategy::{
-    Beliefs, Command, Cx, Effect, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage,
-    Request, Stamp, TimerId, MAX_TIMERS,
+    Beliefs, Command, Cx, Effect, Key, LeaseParams, MsgOf, NodeLogic, Out, Protocol,
+    ProtocolMessage, Request, Stamp, TimerId, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
@@ -72,10 +72,16 @@ pub enum Ev<M> {
         timer: TimerId,
         gen: u32,
     },
-    /// A client request arrives at a node.
+    /// A client request arrives at a node: from a Poisson stream (which then draws its next
+    /// arrival) or from the fixed-rate one.
     Arrival {
         node: u32,
         kind: Request,
+        periodic: bool,
+    },
+    /// The fixed-rate stream of a node draws its next operation (see [`Periodic`]).
+    Generate {
+        node: u32,
     },
     /// A request admitted `service_time` ago takes effect (unless the node has crashed since:
     /// `life` is the node's life at admission).
@@ -152,6 +158,21 @@ struct Node<L: NodeLogic> {
     started: bool,
     reads: Option<(Sampler, Rng)>,
     writes: Option<(Sampler, Rng)>,
+    ops: Option<Periodic>,
+}
+
+/// A node's fixed-rate operations (`workload.periodic`): operation i arrives at
+/// `start + jitter + i * every`, shifted by a uniform draw in `[-jitter, +jitter]`. It is drawn
+/// by an [`Ev::Generate`] at `start + i * every`, the earliest it can arrive, so that one
+/// pending draw suffices however far the jitter reorders operations.
+pub(crate) struct Periodic {
+    pub(crate) every: Dur,
+    pub(crate) jitter: Dur,
+    pub(crate) write_every: u32,
+    pub(crate) rng: Rng,
+    /// The next operation's index, and the true time of the stream's start.
+    pub(crate) next: u64,
+    pub(crate) start: SimTime,
 }
 
 impl<L: NodeLogic> Node<L> {
@@ -185,11 +206,38 @@ pub struct Stats {
     pub confirmed_read_waits: waits::ReadWaits,
     /// Client requests dropped because their paused node's backlog was full.
     pub requests_shed: u64,
+    /// The longest stretch between two reads served (anywhere), and between two writes
+    /// acknowledged to their clients (applied at the resource; in a replicated log, committed by
+    /// the leader that accepted them): when clients saw reads or writes stop and resume.
+    pub read_gap: Gap,
+    pub write_gap: Gap,
     pub pauses: u64,
     pub crashes: u64,
     /// The recipients of the first [`GRANT_ORDER_CAP`] grants, in the order they were issued
     /// (bounded: a long run's later grants are counted in `grants` only).
     pub grant_order: Vec<NodeId>,
+}
+
+/// The longest stretch between two successive events of one kind (reads served, writes taking
+/// effect), tracked in constant memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gap {
+    last: Option<SimTime>,
+    /// The longest stretch so far: (from, to), the two events that bound it.
+    pub longest: Option<(SimTime, SimTime)>,
+}
+
+impl Gap {
+    /// One event at `t` (times never go backwards).
+    pub fn event(&mut self, t: SimTime) {
+        if let Some(last) = self.last {
+            debug_assert!(t >= last, "events come in time order");
+            if self.longest.is_none_or(|(a, b)| t.since(last) > b.since(a)) {
+                self.longest = Some((last, t));
+            }
+        }
+        self.last = Some(t);
+    }
 }
 
 /// How many grant recipients [`Stats::grant_order`] keeps.
@@ -231,6 +279,10 @@ pub struct Sim<'o, P: Protocol> {
     out: Out<MsgOf<P>>,
     /// The run-wide token sequence ([`Cx::next_run_token`]).
     run_token: Token,
+    /// `workload.keys`.
+    keys: u32,
+    /// The key of the request the current call into node logic handles (0 for other calls).
+    call_key: Key,
     /// [`MAX_DEFERRED`] (lowered by tests to reach it cheaply).
     max_deferred: usize,
     stats: Stats,
@@ -290,15 +342,23 @@ impl<P: Protocol> Sim<'_, P> {
                 self.apply_fault(node, fault);
             }
             Ev::PauseEnd { node, life, stall } => self.end_pause(node as NodeId, life, stall),
-            Ev::Arrival { node, kind } => {
+            Ev::Arrival {
+                node,
+                kind,
+                periodic,
+            } => {
                 let n = node as NodeId;
-                self.schedule_arrival(n, kind);
-                match kind {
-                    Request::Read => self.stats.reads_arrived += 1,
-                    Request::Write => self.stats.writes_arrived += 1,
+                if !periodic {
+                    self.schedule_arrival(n, kind.is_write());
+                }
+                if kind.is_write() {
+                    self.stats.writes_arrived += 1;
+                } else {
+                    self.stats.reads_arrived += 1;
                 }
                 self.route(n, ev);
             }
+            Ev::Generate { node } => self.generate(node as NodeId),
             Ev::Deliver {
                 to,
                 from,
@@ -408,17 +468,20 @@ impl<P: Protocol> Sim<'_, P> {
                 });
             }
             Ev::Arrival { kind, .. } => {
-                let checked = self.with_cx(n, false, false, |logic, cx, _| logic.check(cx, kind));
+                let checked = self.with_cx(n, false, false, kind.key(), |logic, cx, _| {
+                    logic.check(cx, kind)
+                });
                 let Some(token) = checked else {
                     if self.observer.is_some() {
-                        let write = kind == Request::Write;
+                        let write = kind.is_write();
                         self.emit(n, TraceKind::Rejected { write });
                     }
                     return;
                 };
-                match kind {
-                    Request::Read => self.stats.reads_admitted += 1,
-                    Request::Write => self.stats.writes_admitted += 1,
+                if kind.is_write() {
+                    self.stats.writes_admitted += 1;
+                } else {
+                    self.stats.reads_admitted += 1;
                 }
                 if self.service_time.ns() == 0 {
                     self.take_effect(n, kind, token);
@@ -444,22 +507,29 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_command(cx, command, out)
                 });
             }
-            Ev::Fault { .. } | Ev::PauseEnd { .. } => unreachable!("not node-bound"),
+            Ev::Fault { .. } | Ev::PauseEnd { .. } | Ev::Generate { .. } => {
+                unreachable!("not node-bound")
+            }
         }
     }
 
     /// A request admitted under `token` takes effect: node logic serves the read or sends the
     /// write.
     fn take_effect(&mut self, n: NodeId, kind: Request, token: Token) {
-        self.call(n, false, false, |logic, cx, out| {
+        self.with_cx(n, false, false, kind.key(), |logic, cx, out| {
             logic.on_request(cx, kind, token, out)
         });
+        self.after_call(n);
     }
 
     /// Node `n` served a read admitted under `token`, taken up when the register was at
     /// `as_of.0` and the newest token was `as_of.1`: judge it as of then and show it.
-    fn served_read(&mut self, n: NodeId, token: Token, as_of: (u64, Token)) {
-        let (zombie, stale) = self.harm.read(n, token, as_of);
+    fn served_read(&mut self, n: NodeId, token: Token, view: Option<u64>, as_of: (u64, Token)) {
+        self.stats.read_gap.event(self.now);
+        let (zombie, stale) = match view {
+            None => self.harm.read(n, token, as_of),
+            Some(version) => self.harm.read_at(token, version, as_of),
+        };
         self.failovers.read(token, self.now);
         if self.observer.is_some() {
             let kind = TraceKind::Read {
@@ -472,13 +542,17 @@ impl<P: Protocol> Sim<'_, P> {
     }
 
     /// Runs `f` on node `n`'s logic with its context (the node must be up).
+    /// `key`: the key of the request being handled (0 for any other call), which the stamp
+    /// judges reads by.
     fn with_cx<R>(
         &mut self,
         n: NodeId,
         restarted: bool,
         duplicate: bool,
+        key: Key,
         f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>) -> R,
     ) -> R {
+        self.call_key = key;
         let clock = &self.clocks[n];
         let mono = clock.mono(self.now);
         let node = &mut self.nodes[n];
@@ -492,7 +566,11 @@ impl<P: Protocol> Sim<'_, P> {
             duplicate,
             rng: &mut node.rng,
             run_token: &mut self.run_token,
-            stamp: Stamp::new(self.now, self.harm.version(), self.harm.latest_token()),
+            stamp: Stamp::new(
+                self.now,
+                self.harm.version_of(key),
+                self.harm.latest_token(),
+            ),
         };
         let logic = node.logic.as_mut().expect("node is up");
         f(logic, &mut cx, &mut self.out)
@@ -506,7 +584,7 @@ impl<P: Protocol> Sim<'_, P> {
         duplicate: bool,
         f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>),
     ) {
-        self.with_cx(n, restarted, duplicate, f);
+        self.with_cx(n, restarted, duplicate, 0, f);
         self.after_call(n);
     }
 
@@ -554,14 +632,32 @@ impl<P: Protocol> Sim<'_, P> {
                 Effect::Holding { token, version } => self.harm.holding(n, token, version),
                 Effect::Read { token } => {
                     self.stats.reads_local += 1;
-                    let now = (self.harm.version(), self.harm.latest_token());
-                    self.served_read(n, token, now);
+                    // Served at once, in the call that took it up (of key `call_key`).
+                    let now = (
+                        self.harm.version_of(self.call_key),
+                        self.harm.latest_token(),
+                    );
+                    self.served_read(n, token, None, now);
                 }
                 Effect::ConfirmedRead { token, since } => {
                     self.stats.reads_confirmed += 1;
                     let wait = self.now.since(since.time());
                     self.stats.confirmed_read_waits.record(wait);
-                    self.served_read(n, token, since.harm_state());
+                    self.served_read(n, token, None, since.harm_state());
+                }
+                Effect::LogRead {
+                    token,
+                    version,
+                    since,
+                } => {
+                    if since.time() == self.now {
+                        self.stats.reads_local += 1;
+                    } else {
+                        self.stats.reads_confirmed += 1;
+                        let wait = self.now.since(since.time());
+                        self.stats.confirmed_read_waits.record(wait);
+                    }
+                    self.served_read(n, token, Some(version), since.harm_state());
                 }
                 Effect::WriteSent { token } => {
                     let zombie = self.harm.write_sent(token);
@@ -570,7 +666,8 @@ impl<P: Protocol> Sim<'_, P> {
                     }
                 }
                 Effect::WriteApplied { writer, token } => {
-                    let unsafe_write = self.harm.write_applied(writer, token);
+                    self.stats.write_gap.event(self.now);
+                    let unsafe_write = self.harm.write_applied(writer, token, None);
                     self.failovers.write(token, self.now);
                     self.emit_write(n, writer, token, true, unsafe_write, false);
                 }
@@ -586,9 +683,15 @@ impl<P: Protocol> Sim<'_, P> {
                     index,
                     writer,
                     token,
+                    key,
                 } => {
                     if self.harm.first_commit(index, token) {
-                        let unsafe_write = self.harm.write_applied(writer, token);
+                        // Its client hears of it only from the leader that accepted it; one
+                        // that a later leader commits was reported failed (or timed out).
+                        if writer == n {
+                            self.stats.write_gap.event(self.now);
+                        }
+                        let unsafe_write = self.harm.write_applied(writer, token, Some(key));
                         self.failovers.write(token, self.now);
                         self.emit_write(n, writer, token, true, unsafe_write, false);
                     }
@@ -772,22 +875,67 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    fn schedule_arrival(&mut self, n: NodeId, kind: Request) {
+    /// Draws the next arrival of node `n`'s Poisson stream of writes (or reads), and its key.
+    fn schedule_arrival(&mut self, n: NodeId, write: bool) {
         let node = &mut self.nodes[n];
-        let stream = match kind {
-            Request::Read => node.reads.as_mut(),
-            Request::Write => node.writes.as_mut(),
+        let stream = if write {
+            node.writes.as_mut()
+        } else {
+            node.reads.as_mut()
         };
         if let Some((sampler, rng)) = stream {
             let gap = sampler.sample(rng);
+            let key = draw_key(rng, self.keys);
+            let kind = if write {
+                Request::Write { key }
+            } else {
+                Request::Read { key }
+            };
             self.queue.push(
                 self.now + gap,
                 Ev::Arrival {
                     node: n as u32,
                     kind,
+                    periodic: false,
                 },
             );
         }
+    }
+
+    /// Node `n`'s fixed-rate stream draws its next operation (its jitter, its key) and the
+    /// draw after it.
+    fn generate(&mut self, n: NodeId) {
+        use rand::RngExt;
+        let keys = self.keys;
+        let Some(ops) = self.nodes[n].ops.as_mut() else {
+            return;
+        };
+        let i = ops.next;
+        ops.next += 1;
+        let j = ops.jitter.ns();
+        let shift = if j > 0 {
+            ops.rng.random_range(0..=2 * j)
+        } else {
+            0
+        };
+        let key = draw_key(&mut ops.rng, keys);
+        let write = ops.write_every > 0 && i % u64::from(ops.write_every) == 0;
+        let kind = if write {
+            Request::Write { key }
+        } else {
+            Request::Read { key }
+        };
+        // Drawn at start + i * every (now): it arrives at that plus a shift in [0, 2 jitter].
+        let next = ops.start + Dur::from_ns(ops.every.ns().saturating_mul(i as i64 + 1));
+        self.queue.push(
+            self.now + Dur::from_ns(shift),
+            Ev::Arrival {
+                node: n as u32,
+                kind,
+                periodic: true,
+            },
+        );
+        self.queue.push(next, Ev::Generate { node: n as u32 });
     }
 
     fn set_running(&mut self, n: NodeId) {
@@ -817,8 +965,12 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_start(cx, out)
                 });
                 if first_start {
-                    self.schedule_arrival(n, Request::Read);
-                    self.schedule_arrival(n, Request::Write);
+                    self.schedule_arrival(n, false);
+                    self.schedule_arrival(n, true);
+                    if let Some(ops) = self.nodes[n].ops.as_mut() {
+                        ops.start = self.now;
+                        self.queue.push(self.now, Ev::Generate { node: n as u32 });
+                    }
                 }
             }
             NodeFault::Crash => {
@@ -947,6 +1099,17 @@ impl<P: Protocol> Sim<'_, P> {
 }
 
 /// The name of a message's kind (for traces).
+/// A uniform key in `[0, keys)`, drawn only when there is more than one (so that a one-key
+/// workload's streams are what they were before keys existed).
+fn draw_key(rng: &mut Rng, keys: u32) -> Key {
+    use rand::RngExt;
+    if keys > 1 {
+        rng.random_range(0..keys)
+    } else {
+        0
+    }
+}
+
 fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
     M::KINDS[msg.kind()]
 }

@@ -6,6 +6,10 @@
 //! another holder, or one of its own from an earlier lease; its own writes of the current lease
 //! never make it stale, whether or not they have landed.
 //!
+//! With several keys (`workload.keys`), a read is judged by its own key: it is stale when the
+//! copy misses a write to that key. A write that names no key (the base protocol's register
+//! writes) counts as a write to every key.
+//!
 //! Invariant (asserted): a copy (its grant's version plus its own applied writes) is never ahead
 //! of the register.
 
@@ -41,6 +45,13 @@ pub struct Harm {
     latest_token: Token,
     /// Writes applied at the resource so far.
     version: u64,
+    /// Per key, the version right after the last write to it; and the version after the last
+    /// write that named no key (a write to every key).
+    key_versions: Vec<u64>,
+    keyless_version: u64,
+    /// Read authority is shared by design (SPEC 3): reads are judged by staleness alone, never
+    /// as zombie actions.
+    shared_reads: bool,
     max_applied_token: Token,
     copies: Vec<Copy>,
     /// Per node: (token, writes applied under it) for its newest token seen at the resource.
@@ -54,10 +65,13 @@ pub struct Harm {
 }
 
 impl Harm {
-    pub fn new(nodes: usize) -> Harm {
+    pub fn new(nodes: usize, keys: u32, shared_reads: bool) -> Harm {
         Harm {
             latest_token: 0,
             version: 0,
+            key_versions: vec![0; keys.max(1) as usize],
+            keyless_version: 0,
+            shared_reads,
             max_applied_token: 0,
             copies: vec![Copy::default(); nodes],
             own_applied: vec![(0, 0); nodes],
@@ -70,6 +84,13 @@ impl Harm {
     /// The register's version at the resource now.
     pub fn version(&self) -> u64 {
         self.version
+    }
+
+    /// The register's version right after the last write to `key`: a copy at that version or
+    /// later has every write to `key` so far.
+    pub fn version_of(&self, key: u32) -> u64 {
+        let k = self.key_versions.get(key as usize).copied().unwrap_or(0);
+        k.max(self.keyless_version)
     }
 
     pub fn counts(&self) -> &HarmCounts {
@@ -95,8 +116,8 @@ impl Harm {
     }
 
     /// A read admitted under `token` is served at `node` now from its copy; it was taken up
-    /// when the register was at `version` and the newest token was `latest_token` (now, for a
-    /// read served at once). Linearizability asks that a read reflect every write that took
+    /// when the last write to its key had brought the register to `version` and the newest
+    /// token was `latest_token` (now, for a read served at once). Linearizability asks that a read reflect every write that took
     /// effect before it began, so the read is stale if the copy misses one of those, and a
     /// zombie action if its token was already superseded then. Returns (zombie, stale).
     pub fn read(
@@ -106,7 +127,7 @@ impl Harm {
         (version, latest_token): (u64, Token),
     ) -> (bool, bool) {
         self.counts.reads_served += 1;
-        let zombie = token < latest_token;
+        let zombie = !self.shared_reads && token < latest_token;
         if zombie {
             self.counts.zombie_actions += 1;
         }
@@ -124,6 +145,28 @@ impl Harm {
         (zombie, stale)
     }
 
+    /// A read admitted under `token` is served from a log prefix holding the register's first
+    /// `view` writes; it was taken up when the last write to its key had brought the register to
+    /// `version`, with `latest_token` the newest token. Stale if that write lies beyond the
+    /// prefix. Returns (zombie, stale).
+    pub fn read_at(
+        &mut self,
+        token: Token,
+        view: u64,
+        (version, latest_token): (u64, Token),
+    ) -> (bool, bool) {
+        self.counts.reads_served += 1;
+        let zombie = !self.shared_reads && token < latest_token;
+        if zombie {
+            self.counts.zombie_actions += 1;
+        }
+        let stale = version > view;
+        if stale {
+            self.counts.stale_reads += 1;
+        }
+        (zombie, stale)
+    }
+
     /// A write admitted under `token` takes effect at its node now and is sent to the resource.
     /// Returns whether it is a zombie action.
     pub fn write_sent(&mut self, token: Token) -> bool {
@@ -135,15 +178,20 @@ impl Harm {
         zombie
     }
 
-    /// The resource applied a write from `node` under `token`. Returns whether it was unsafe: a
-    /// write with a newer token had been applied before it.
-    pub fn write_applied(&mut self, node: NodeId, token: Token) -> bool {
+    /// The resource applied a write from `node` under `token`, to `key` (`None`: the one
+    /// register, every key). Returns whether it was unsafe: a write with a newer token had been
+    /// applied before it.
+    pub fn write_applied(&mut self, node: NodeId, token: Token, key: Option<u32>) -> bool {
         let unsafe_write = token < self.max_applied_token;
         if unsafe_write {
             self.counts.unsafe_writes += 1;
         }
         self.max_applied_token = self.max_applied_token.max(token);
         self.version += 1;
+        match key.and_then(|k| self.key_versions.get_mut(k as usize)) {
+            Some(v) => *v = self.version,
+            None => self.keyless_version = self.version,
+        }
         self.counts.writes_applied += 1;
         let own = &mut self.own_applied[node];
         if token == own.0 {
@@ -196,14 +244,14 @@ mod tests {
     #[test]
     fn a_read_is_judged_as_of_when_it_was_taken_up() {
         // Node 0 holds token 1 from version 0. Node 1 (token 2) writes once: version 1.
-        let mut h = Harm::new(2);
+        let mut h = Harm::new(2, 1, false);
         h.issued(1);
         h.holding(0, 1, 0);
         // Taken up at version 0 with token 1 the newest: a write landing while it waited does
         // not make it stale, nor does token 2 issued meanwhile make it a zombie.
         let then = (h.version(), h.latest_token());
         h.issued(2);
-        assert!(!h.write_applied(1, 2));
+        assert!(!h.write_applied(1, 2, None));
         assert_eq!(h.read(0, 1, then), (false, false));
         // Taken up now, after the write and token 2: both.
         let now = (h.version(), h.latest_token());

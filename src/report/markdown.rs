@@ -1,6 +1,6 @@
 //! `report.md`: one run, readable on its own by a reviewer.
 
-use super::Verdict;
+use super::{text, Verdict};
 use crate::outcome::Summary;
 use crate::scenario::{Fault, Scenario};
 use crate::time::format_ns;
@@ -203,6 +203,14 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
             format_ns(w.p99_ns as i64),
             format_ns(w.max_ns as i64)
         );
+    }
+    for (what, g) in [
+        ("reads", r.longest_read_gap),
+        ("writes", r.longest_write_gap),
+    ] {
+        if let Some(g) = g {
+            let _ = writeln!(m, "| longest gap between {what} served | {} |", text::gap_text(g));
+        }
     }
     let _ = writeln!(
         m,

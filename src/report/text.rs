@@ -102,6 +102,10 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
             ),
         )
     });
+    let gaps = [
+        ("read gap", r.longest_read_gap),
+        ("write gap", r.longest_write_gap),
+    ];
     for (k, v) in rows.into_iter().chain(reads) {
         let _ = writeln!(t, "  {k:<12} {v}");
     }
@@ -123,6 +127,11 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
             "",
             s.overlap.intervals.len() - SHOWN_INTERVALS
         );
+    }
+    for (k, g) in gaps {
+        if let Some(g) = g {
+            let _ = writeln!(t, "  {k:<12} {}", gap_text(g));
+        }
     }
     let _ = writeln!(t, "  {:<12} {rerun}", "rerun");
     if let Some(dir) = report_dir {
@@ -239,3 +248,13 @@ pub const COMPARE_HEADER: [&str; 12] = [
     "strategy", "verdict", "overlaps", "total", "max", "slack", "zombies", "stale", "unsafe",
     "fenced", "avail", "row",
 ];
+
+/// The longest gap between requests served: "500.6ms, from 500.1ms to 1.0007s".
+pub(crate) fn gap_text(g: crate::outcome::GapOut) -> String {
+    format!(
+        "{}, from {} to {}",
+        format_ns(g.length_ns()),
+        format_ns(g.from_ns),
+        format_ns(g.to_ns)
+    )
+}

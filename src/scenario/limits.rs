@@ -32,6 +32,8 @@
 //!   (a mean gap of 10 us, far above the 1 ns resolution: at 1e10/s every gap rounds to 0 and
 //!   all requests fall on one instant). [`MAX_FAULT_RATE_PER_SECOND`]: likewise a random fault
 //!   generator's mean gap is at least 1 us.
+//!   `workload.periodic.every` is at least 10 us for the same reason. [`MAX_KEYS`]: the oracle
+//!   keeps a version per key.
 //! - [`MAX_PENDING_REQUESTS`]: a paused node keeps every request that arrives until it resumes,
 //!   and each served request waits `service_time` for its effect. So (reads + writes per second)
 //!   x (longest pause + service time) must stay under 1,000,000 requests (about 50 MB). The
@@ -72,6 +74,8 @@ pub const MAX_CLOCK_STEPS: f64 = 5_000.0;
 pub const CLOCK_STEPS_HARD_STOP: usize = 2 * MAX_CLOCK_STEPS as usize;
 /// The most client requests per second of each kind at one contender.
 pub const MAX_REQUEST_RATE: f64 = 100_000.0;
+/// The largest `workload.keys`: the oracle keeps one version per key (8 MB at the limit).
+pub const MAX_KEYS: u32 = 1_000_000;
 /// The highest rate of a random fault generator, per second (a mean gap of 1 us).
 pub const MAX_FAULT_RATE_PER_SECOND: f64 = 1e9 / MIN_INTERVAL_NS as f64;
 /// The most requests that may wait at once in a paused node or for their effect.
@@ -148,7 +152,7 @@ pub fn estimated_events(s: &Scenario) -> f64 {
     let secs = s.duration.ns().max(0) as f64 / 1e9;
     let contenders = s.nodes.iter().filter(|n| n.role == Role::Contender).count() as f64;
     let w = &s.workload;
-    let rate = w.reads_per_second.max(0.0) + w.writes_per_second.max(0.0);
+    let rate = w.requests_per_second();
     let per = |d: LocalDur| secs / (d.ns().max(1) as f64 / 1e9);
     let requests = contenders * rate * secs + rate * secs + w.writes_per_second.max(0.0) * secs;
     let protocol = 2.0 * contenders * per(s.lease.retry_every) + 3.0 * per(s.lease.renew_every());

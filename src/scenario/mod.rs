@@ -200,6 +200,27 @@ pub enum StrategySpec {
         #[serde(default = "yes")]
         transfer_suspect: bool,
     },
+    /// Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026; SPEC 2.8), in one of
+    /// five modes from no lease at all to LeaseGuard itself.
+    LeaseGuard {
+        #[serde(default)]
+        mode: LeaseGuardMode,
+        /// The bound on every node's wall-clock error: TT.now() = [wall - e, wall + e].
+        #[serde(default = "leaseguard_max_clock_error")]
+        max_clock_error: LocalDur,
+        /// A leader appends an empty entry this often (on its monotonic clock), so that a
+        /// read-only workload still renews the lease.
+        #[serde(default = "leaseguard_noop_every")]
+        noop_every: LocalDur,
+        /// A follower that has not heard from a leader for this long (plus up to as much again,
+        /// drawn) campaigns.
+        election_timeout: LocalDur,
+        /// Every replica's heartbeat period (a tenth of it while it knows no leader).
+        heartbeat: LocalDur,
+        /// How long a follower takes to write one entry to its log before acknowledging it.
+        #[serde(default)]
+        log_write: LocalDur,
+    },
     /// The general point of the space the others are points of.
     Custom {
         holder_clock: ClockKind,
@@ -252,6 +273,29 @@ pub enum RaftLeaseStart {
 
 fn yes() -> bool {
     true
+}
+
+/// What a LeaseGuard replica group does about leases (SPEC 2.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeaseGuardMode {
+    /// No lease: the leader serves reads from local state, unchecked.
+    Inconsistent,
+    /// No lease: a read waits for a quorum to commit an entry appended after it arrived.
+    Quorum,
+    /// The log-based lease: reads and writes wait until the prior term's entries expire.
+    LogLease,
+    /// LogLease, but writes are accepted and replicated meanwhile and commit in one burst.
+    DeferCommit,
+    /// DeferCommit, and a new leader serves reads at once under the lease it inherited.
+    #[default]
+    LeaseGuard,
+}
+
+fn leaseguard_max_clock_error() -> LocalDur {
+    LocalDur::from_ns(200_000)
+}
+fn leaseguard_noop_every() -> LocalDur {
+    LocalDur::from_ms(250)
 }
 
 /// How many Redlock masters must grant.
@@ -370,6 +414,18 @@ impl StrategySpec {
                 f.push(format!("transfer_suspect: {transfer_suspect}"));
                 format!("RaftLeaderLease({})", f.join(", "))
             }
+            StrategySpec::LeaseGuard {
+                mode,
+                max_clock_error,
+                noop_every,
+                election_timeout,
+                heartbeat,
+                log_write,
+            } => format!(
+                "LeaseGuard(mode: {mode:?}, max_clock_error: \"{max_clock_error}\", noop_every: \
+                 \"{noop_every}\", election_timeout: \"{election_timeout}\", heartbeat: \
+                 \"{heartbeat}\", log_write: \"{log_write}\")"
+            ),
             StrategySpec::Custom {
                 holder_clock,
                 lease_start,
@@ -396,6 +452,7 @@ impl StrategySpec {
             StrategySpec::Custom { .. } => "Custom",
             StrategySpec::Redlock { .. } => "Redlock",
             StrategySpec::RaftLeaderLease { .. } => "RaftLeaderLease",
+            StrategySpec::LeaseGuard { .. } => "LeaseGuard",
             StrategySpec::Other { name, .. } => name,
         }
     }
@@ -519,7 +576,7 @@ pub struct LinkConfig {
 }
 
 /// What clients ask of every contender (SPEC 2.6).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadConfig {
     /// Poisson rate of reads at each contender. Default 0.
@@ -531,6 +588,54 @@ pub struct WorkloadConfig {
     /// Time between the validity check and the request's effect. Default 0 (immediate).
     #[serde(default)]
     pub service_time: Dur,
+    /// Operations at a fixed rate with jitter at each contender, besides the Poisson streams.
+    #[serde(default)]
+    pub periodic: Option<PeriodicOps>,
+    /// How many keys requests spread over, uniformly. Default 1: one register.
+    #[serde(default = "one_key")]
+    pub keys: u32,
+}
+
+fn one_key() -> u32 {
+    1
+}
+
+impl WorkloadConfig {
+    /// Requests per second at each contender, all streams together.
+    pub fn requests_per_second(&self) -> f64 {
+        let periodic = self
+            .periodic
+            .as_ref()
+            .filter(|o| o.every.ns() > 0)
+            .map_or(0.0, |o| 1e9 / o.every.ns() as f64);
+        self.reads_per_second.max(0.0) + self.writes_per_second.max(0.0) + periodic
+    }
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            reads_per_second: 0.0,
+            writes_per_second: 0.0,
+            service_time: Dur::ZERO,
+            periodic: None,
+            keys: one_key(),
+        }
+    }
+}
+
+/// Fixed-rate operations: the i-th (from 0) arrives at `start + jitter + i * every`, shifted by
+/// a uniform draw in `[-jitter, +jitter]`; every `write_every`-th one (the 0th, the nth, ...)
+/// is a write, the others reads.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeriodicOps {
+    pub every: Dur,
+    #[serde(default)]
+    pub jitter: Dur,
+    /// 1: every operation writes. 0: none does.
+    #[serde(default)]
+    pub write_every: u32,
 }
 
 /// The protected register.
@@ -851,6 +956,16 @@ pub struct Expect {
     /// The nodes granted the lease, in grant order (the summary's `holders`: the first 64).
     #[serde(default)]
     pub holders: Option<Vec<String>>,
+    /// The longest gap between two reads served ends (reads resume) within this window of
+    /// true time since the start: `("1s", "1.005s")`.
+    #[serde(default)]
+    pub reads_resume_between: Option<(Dur, Dur)>,
+    /// The same for writes taking effect.
+    #[serde(default)]
+    pub writes_resume_between: Option<(Dur, Dur)>,
+    /// Exactly this many stale reads.
+    #[serde(default)]
+    pub stale_read_count: Option<u64>,
     /// Exactly this many messages sent of each kind listed (`{"Acquire": 38}`); kinds left out
     /// are not checked.
     #[serde(default)]

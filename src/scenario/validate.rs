@@ -258,7 +258,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => {}
         // Its fields are checked with its roles (`Protocol::check`).
-        StrategySpec::RaftLeaderLease { .. } => {}
+        StrategySpec::RaftLeaderLease { .. } | StrategySpec::LeaseGuard { .. } => {}
         // Its fields are the protocol's to check (`Protocol::check`).
         StrategySpec::Other { .. } => {}
     }
@@ -366,6 +366,33 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
                 limits::MAX_REQUEST_RATE
             ));
         }
+    }
+
+    if let Some(ops) = &s.workload.periodic {
+        let min_every = (1e9 / limits::MAX_REQUEST_RATE) as i64;
+        if ops.every.ns() < min_every {
+            p.push(format!(
+                "workload.periodic.every: must be at least {} (at most {} operations per second \
+                 per contender, see README, Limits) (got {})",
+                Dur::from_ns(min_every),
+                limits::MAX_REQUEST_RATE,
+                ops.every
+            ));
+        }
+        if ops.jitter.ns() < 0 {
+            p.push(format!(
+                "workload.periodic.jitter: must not be negative (got {})",
+                ops.jitter
+            ));
+        }
+        at_most_max(&mut p, "workload.periodic.jitter", ops.jitter);
+    }
+    if s.workload.keys == 0 || s.workload.keys > limits::MAX_KEYS {
+        p.push(format!(
+            "workload.keys: must be in [1, {}] (got {})",
+            limits::MAX_KEYS,
+            s.workload.keys
+        ));
     }
 
     // Faults.
@@ -691,7 +718,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
 
     // Requests that wait: in a paused contender until it resumes, and for their effect.
     let w = &s.workload;
-    let per_second = w.reads_per_second + w.writes_per_second;
+    let per_second = w.requests_per_second();
     if per_second > 0.0 {
         let run = s.duration.ns();
         let mut longest: (i64, String) = (0, String::new());

@@ -24,7 +24,8 @@
 //!   local copy starts from.
 //! - From [`NodeLogic::on_request`]: [`Effect::Read`] for a read served from local state at
 //!   once, and [`Effect::WriteSent`] for a write that leaves the node (then send it to the
-//!   resource). A read that first waits for the node to confirm its authority (Raft's
+//!   resource). A replicated log serves reads with [`Effect::LogRead`], naming the committed
+//!   prefix it read. A read that first waits for the node to confirm its authority (Raft's
 //!   ReadIndex) keeps the request's [`Cx::stamp`] and is served later with
 //!   [`Effect::ConfirmedRead`], so that the engine can tell how long it waited.
 //! - At the resource: [`Effect::WriteApplied`], [`Effect::WriteFenced`] or
@@ -59,6 +60,7 @@
 //! ```
 
 pub mod base;
+pub mod leaseguard;
 pub mod raft;
 pub mod redlock;
 pub mod register;
@@ -118,12 +120,29 @@ impl Command {
     }
 }
 
-/// A client request's kind.
+/// A key of the resource: the register is one key (0) unless the workload spreads requests over
+/// `workload.keys` of them.
+pub type Key = u32;
+
+/// A client request: a read or a write of one key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Request {
-    Read,
-    Write,
+    Read { key: Key },
+    Write { key: Key },
+}
+
+impl Request {
+    /// The key it reads or writes.
+    pub fn key(self) -> Key {
+        match self {
+            Request::Read { key } | Request::Write { key } => key,
+        }
+    }
+
+    pub fn is_write(self) -> bool {
+        matches!(self, Request::Write { .. })
+    }
 }
 
 /// What node logic sees of the world when it runs.
@@ -154,7 +173,8 @@ pub struct Cx<'a> {
 }
 
 /// An opaque mark of a call into node logic ([`Cx::stamp`]): its true instant, and what the
-/// harm oracle knew then (the register's version, the newest token issued). Node logic cannot
+/// harm oracle knew then (the version of the last write to the request's key, the newest token
+/// issued). Node logic cannot
 /// read it; it only hands it back, and the engine measures from it and judges a read as of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stamp {
@@ -164,8 +184,8 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    /// For the engine: the stamp of instant `at`, with the register at `version` and
-    /// `latest_token` the newest token issued.
+    /// For the engine: the stamp of instant `at`, with `version` the register's version at the
+    /// last write to the key in question and `latest_token` the newest token issued.
     pub(crate) fn new(at: SimTime, version: u64, latest_token: Token) -> Stamp {
         Stamp {
             at,
@@ -255,6 +275,16 @@ pub enum Effect<M> {
         token: Token,
         since: Stamp,
     },
+    /// A read admitted under `token` was served from a replicated log's committed prefix that
+    /// holds the first `version` client writes ever committed (the register's version for that
+    /// prefix). `since` is the [`Cx::stamp`] of the call that took the read up: this call's own
+    /// for a read served at once. The oracle judges it as of then: it is stale if a write to its
+    /// key committed before then lies beyond the prefix.
+    LogRead {
+        token: Token,
+        version: u64,
+        since: Stamp,
+    },
     /// A write admitted under `token` took effect here and left for the resource.
     WriteSent {
         token: Token,
@@ -274,14 +304,15 @@ pub enum Effect<M> {
         writer: NodeId,
         token: Token,
     },
-    /// A quorum committed log entry `index`, a client write that `writer` accepted under
-    /// `token`: the write took effect (for a replicated log, committing is applying). Several
+    /// A quorum committed log entry `index`, a client write of `key` that `writer` accepted
+    /// under `token`: the write took effect (for a replicated log, committing is applying). Several
     /// nodes may report the same index (a later leader commits again what an earlier one did);
     /// the oracle counts each index once, so a protocol reports every commit it makes.
     Committed {
         index: u64,
         writer: NodeId,
         token: Token,
+        key: Key,
     },
 }
 
@@ -555,6 +586,24 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
                 lease_start,
                 check_quorum,
                 transfer_suspect,
+            },
+            spec.to_ron(),
+        )),
+        StrategySpec::LeaseGuard {
+            mode,
+            max_clock_error,
+            noop_every,
+            election_timeout,
+            heartbeat,
+            log_write,
+        } => Box::new(leaseguard::LeaseGuard::new(
+            leaseguard::LeaseGuardConfig {
+                mode,
+                max_clock_error,
+                noop_every,
+                election_timeout,
+                heartbeat,
+                log_write,
             },
             spec.to_ron(),
         )),

@@ -85,6 +85,7 @@ impl Rules {
             },
             StrategySpec::Redlock { .. }
             | StrategySpec::RaftLeaderLease { .. }
+            | StrategySpec::LeaseGuard { .. }
             | StrategySpec::Other { .. } => {
                 panic!("{} is not a strategy of the base protocol", spec.name())
             }

@@ -101,6 +101,7 @@ pub fn epsilon_path(strategy: &StrategySpec) -> Result<&'static str, String> {
         StrategySpec::HolderOnly { .. } => Ok("strategy.margin"),
         StrategySpec::Redlock { .. } => Ok("strategy.drift_allowance"),
         StrategySpec::RaftLeaderLease { .. } => Ok("strategy.max_clock_skew"),
+        StrategySpec::LeaseGuard { .. } => Ok("strategy.max_clock_error"),
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => Err(format!(
             "epsilon: the scenario's strategy {} has no holder margin to vary (TwoSided, \
              HolderOnly, WallClock, OnReceiveStart and Custom have one)",

@@ -47,11 +47,23 @@ fn the_base_protocols_figures_are_unchanged() {
         assert_eq!(requests["reads_served_confirmed"], 0);
         assert_eq!(requests["confirmed_read_wait"], Value::Null);
         assert!(requests["reads_admitted"].as_u64() >= requests["reads_served"].as_u64());
+        // ... and the longest gaps between reads and between writes, which lie within the run.
+        for k in ["longest_read_gap", "longest_write_gap"] {
+            if let Some(g) = requests[k].as_object() {
+                let (from, to) = (g["from_ns"].as_i64().unwrap(), g["to_ns"].as_i64().unwrap());
+                assert!(
+                    0 <= from && from < to && to <= summary.duration_ns,
+                    "{name}: {k}"
+                );
+            }
+        }
         for k in [
             "reads_admitted",
             "reads_served_local",
             "reads_served_confirmed",
             "confirmed_read_wait",
+            "longest_read_gap",
+            "longest_write_gap",
         ] {
             requests.remove(k);
         }

@@ -228,7 +228,7 @@ impl NodeLogic for Node {
 
     fn on_request(&mut self, _cx: &mut Cx, request: Request, token: Token, out: &mut Out<Msg>) {
         // Reads only (`Protocol::check` refuses scenarios with writes).
-        if request == Request::Read {
+        if !request.is_write() {
             out.push(Effect::Read { token });
         }
     }

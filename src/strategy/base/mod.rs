@@ -502,8 +502,8 @@ impl Contender {
     /// write goes to the register at the grantor.
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         match request {
-            Request::Read => out.push(Effect::Read { token }),
-            Request::Write => {
+            Request::Read { .. } => out.push(Effect::Read { token }),
+            Request::Write { .. } => {
                 out.push(Effect::WriteSent { token });
                 out.send(Self::grantor(cx), Message::Write { token });
             }

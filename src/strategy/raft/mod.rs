@@ -32,7 +32,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, Role, Scenario};
 use crate::strategy::{
-    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, LeaseParams, NodeLogic, Out,
+    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
     Protocol, Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
@@ -77,11 +77,12 @@ pub struct Disk {
 }
 
 /// An entry as a replica stores it: its term, and for a client write, the leader that accepted
-/// it.
+/// it and the key it writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Stored {
     term: u64,
     writer: Option<NodeId>,
+    key: Key,
 }
 
 const ELECTION: TimerId = 0;
@@ -405,6 +406,7 @@ impl Replica {
         self.log.push(Stored {
             term: self.term,
             writer: None,
+            key: 0,
         });
         let next = self.last_index();
         self.peers = cx
@@ -454,6 +456,7 @@ impl Replica {
             Entry {
                 term: s.term,
                 write: s.writer.is_some(),
+                key: s.key,
             }
         });
         out.send(
@@ -501,6 +504,7 @@ impl Replica {
                         index: self.commit,
                         writer,
                         token: s.term,
+                        key: s.key,
                     });
                 }
             }
@@ -612,6 +616,7 @@ impl Replica {
                 self.log.push(Stored {
                     term: e.term,
                     writer: e.write.then_some(from),
+                    key: e.key,
                 });
             }
             matched = at;
@@ -791,7 +796,7 @@ impl NodeLogic for Replica {
             return None;
         }
         match request {
-            Request::Write => Some(self.term),
+            Request::Write { .. } => Some(self.term),
             _ => match self.c.reads {
                 RaftReads::Lease => self.lease_holds(cx, LocalDur::ZERO).then_some(self.term),
                 RaftReads::ReadIndex | RaftReads::LeaseOrReadIndex => Some(self.term),
@@ -804,10 +809,11 @@ impl NodeLogic for Replica {
             return; // deposed between the check and now: the client times out
         }
         match request {
-            Request::Write => {
+            Request::Write { key } => {
                 self.log.push(Stored {
                     term: self.term,
                     writer: Some(self.node),
+                    key,
                 });
                 // No `WriteSent`: the write takes effect only when it commits
                 // (`Effect::Committed`); a deposed leader's appends never do.

@@ -2,14 +2,15 @@
 //! message stays small and `Copy`) and their acknowledgements, and leadership transfer.
 
 use crate::msg::Token;
-use crate::strategy::ProtocolMessage;
+use crate::strategy::{Key, ProtocolMessage};
 
 /// A log entry as it travels: its term, and whether it is a client write (else the empty entry a
-/// new leader appends).
+/// new leader appends) and of which key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub term: u64,
     pub write: bool,
+    pub key: Key,
 }
 
 /// A candidate asks for a vote. `transfer`: the election a leadership transfer started, which a

@@ -175,8 +175,8 @@ impl NodeLogic for RedlockNode {
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let RedlockNode::Client(_) = self {
             match request {
-                Request::Read => out.push(Effect::Read { token }),
-                Request::Write => {
+                Request::Read { .. } => out.push(Effect::Read { token }),
+                Request::Write { .. } => {
                     out.push(Effect::WriteSent { token });
                     out.send(resource_host(cx), Message::Write { token });
                 }

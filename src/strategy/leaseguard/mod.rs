@@ -1,0 +1,939 @@
+//! `LeaseGuard` (SPEC 2.8): Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026), in
+//! five modes, from no lease at all to LeaseGuard itself.
+//!
+//! Every node is a `Replica`. Every log entry carries its creator's clock interval: the wall
+//! clock's reading w when the leader created it, with TT = [w - e, w + e] and e =
+//! `max_clock_error` (the scenario's wall clocks must stay within e of true time for the rules
+//! to hold). With T the lease (`lease.duration`):
+//! - **read lease**: a leader serves reads while the newest committed entry c has
+//!   c.earliest + T > now.latest, that is while its wall clock reads less than c.w + T - 2e;
+//! - **prior term expired**: a new leader's newest entry p of an earlier term has expired when
+//!   p.latest + T < now.earliest, that is once its wall clock reads more than p.w + T + 2e.
+//!
+//! | mode | reads | writes |
+//! |---|---|---|
+//! | `Inconsistent` | at once, from the committed state, unchecked | appended at once |
+//! | `Quorum` | after an entry appended after the read commits (a round trip) | appended at once |
+//! | `LogLease` | under its own lease: an entry of its term committed, prior term expired | the same |
+//! | `DeferCommit` | as LogLease | appended at once; the commit index waits for the prior term to expire, then moves in one burst |
+//! | `LeaseGuard` | as DeferCommit, and at once under the lease it inherited (the newest committed entry may be of an earlier term), except keys written in its limbo region | as DeferCommit |
+//!
+//! The limbo region is the entries of earlier terms past the new leader's commit index when it
+//! was elected: it cannot know whether they committed, so it refuses reads of the keys they
+//! write until it commits them.
+//!
+//! Replication is as in the published simulator (and MongoDB): a follower finds the leader from
+//! heartbeats (every replica pings every other every `heartbeat`, a tenth of that while it
+//! knows no leader; a new leader says so at its next heartbeat), then subscribes to the
+//! leader's log and the leader streams entries as it appends them. The follower writes each
+//! entry in `log_write`, then acknowledges it. An entry of the leader's term commits when a
+//! majority has written it (older ones with it). The leader appends an empty entry every
+//! `noop_every` (its monotonic clock), and at election; `StepDown` makes it a follower,
+//! `TransferLeader(to)` makes `to` campaign.
+//!
+//! A new leader takes authority (its term supersedes older ones: [`Effect::Issued`]) when the
+//! prior term has expired, or at election when there is nothing to wait for (`Inconsistent`,
+//! `Quorum`, or an empty log): until then an old leader serving under its lease is no zombie.
+//!
+//! Authorities (SPEC 3): write authority (shared: the log makes two believing leaders harmless)
+//! while a node leads; read authority while it may serve lease reads: exclusive, except in
+//! `LeaseGuard` mode where a new leader's inherited lease overlaps its predecessor's by design.
+//! Reads are judged against the committed prefix they read ([`Effect::LogRead`]), per key.
+
+mod msg;
+
+use crate::clock::ClockKind;
+use crate::msg::{NodeId, Token};
+use crate::scenario::{LeaseGuardMode, Role, Scenario};
+use crate::strategy::{
+    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
+    Protocol, Request, Stamp, TimerId,
+};
+use crate::time::{LocalDur, LocalTime};
+pub use msg::{Entry, Message};
+use std::collections::VecDeque;
+
+/// The protocol's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaseGuardConfig {
+    pub mode: LeaseGuardMode,
+    pub max_clock_error: LocalDur,
+    pub noop_every: LocalDur,
+    pub election_timeout: LocalDur,
+    pub heartbeat: LocalDur,
+    pub log_write: LocalDur,
+}
+
+/// `LeaseGuard` with its configuration.
+#[derive(Clone, Debug)]
+pub struct LeaseGuard {
+    c: LeaseGuardConfig,
+    description: String,
+}
+
+impl LeaseGuard {
+    pub fn new(c: LeaseGuardConfig, description: String) -> LeaseGuard {
+        LeaseGuard { c, description }
+    }
+}
+
+/// What a replica keeps across a crash.
+#[derive(Clone, Debug, Default)]
+pub struct Disk {
+    term: u64,
+    voted_for: Option<NodeId>,
+    log: Vec<Stored>,
+}
+
+/// An entry as a replica stores it; `writer` is the leader that accepted a client write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stored {
+    term: u64,
+    writer: Option<NodeId>,
+    key: Key,
+    wall: LocalTime,
+}
+
+impl Stored {
+    fn entry(&self) -> Entry {
+        Entry {
+            term: self.term,
+            writer: self.writer,
+            key: self.key,
+            wall: self.wall,
+        }
+    }
+}
+
+const ELECTION: TimerId = 0;
+const HEARTBEAT: TimerId = 1;
+const NOOP: TimerId = 2;
+const LOG_WRITE: TimerId = 3;
+const EXPIRY: TimerId = 4;
+
+impl Protocol for LeaseGuard {
+    type Logic = Replica;
+
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn authorities(&self) -> Authorities {
+        Authorities {
+            write: Claim::Shared,
+            read: if self.c.mode == LeaseGuardMode::LeaseGuard {
+                Claim::Shared
+            } else {
+                Claim::Exclusive
+            },
+        }
+    }
+
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        let replicas = scenario
+            .nodes
+            .iter()
+            .filter(|n| n.role == Role::Replica)
+            .count();
+        if replicas != scenario.nodes.len() || replicas == 0 {
+            p.push("nodes: LeaseGuard has Replicas only, at least one".into());
+        }
+        let c = &self.c;
+        for (field, d) in [
+            ("election_timeout", c.election_timeout),
+            ("noop_every", c.noop_every),
+        ] {
+            if d <= LocalDur::ZERO {
+                p.push(format!("strategy.{field}: must be positive (got {d})"));
+            }
+        }
+        if c.heartbeat.ns() < 10 {
+            p.push(format!(
+                "strategy.heartbeat: must be at least 10ns (a tenth of it is the leaderless \
+                 heartbeat) (got {})",
+                c.heartbeat
+            ));
+        }
+        for (field, d) in [
+            ("max_clock_error", c.max_clock_error),
+            ("log_write", c.log_write),
+        ] {
+            if d < LocalDur::ZERO {
+                p.push(format!("strategy.{field}: must not be negative (got {d})"));
+            }
+        }
+        if scenario.resource.fencing {
+            p.push(
+                "resource.fencing: a LeaseGuard group fences by term in its log; the resource \
+                 is the log, so there is no separate fencing check to turn on"
+                    .into(),
+            );
+        }
+        p
+    }
+
+    fn commands(&self) -> &'static [&'static str] {
+        &["StepDown", "TransferLeader"]
+    }
+
+    fn node_logic(&self, node: NodeId, _role: Role, params: &LeaseParams, disk: Disk) -> Replica {
+        Replica {
+            c: self.c,
+            lease: params.lease,
+            node,
+            term: disk.term,
+            voted_for: disk.voted_for,
+            log: disk.log,
+            state: State::Follower,
+            leader: None,
+            commit: 0,
+            writes_committed: 0,
+            votes: Vec::new(),
+            subscribed: false,
+            queue: VecDeque::new(),
+            commit_hint: 0,
+            verified: 0,
+            peers: Vec::new(),
+            first_own: 0,
+            expired: true,
+            limbo: Vec::new(),
+            limbo_end: 0,
+            pending_reads: VecDeque::new(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Follower,
+    Candidate,
+    Leader,
+}
+
+/// What the leader knows of one follower.
+#[derive(Clone, Copy, Debug)]
+struct Peer {
+    node: NodeId,
+    /// The next index to stream to it (`None`: it has not subscribed this term).
+    next: Option<u64>,
+    /// The highest index it has written.
+    matched: u64,
+}
+
+/// One LeaseGuard replica.
+pub struct Replica {
+    c: LeaseGuardConfig,
+    lease: LocalDur,
+    node: NodeId,
+    term: u64,
+    voted_for: Option<NodeId>,
+    /// `log[i]` is the entry at index i + 1.
+    log: Vec<Stored>,
+    state: State,
+    /// The leader of its term it knows of (itself when leading).
+    leader: Option<NodeId>,
+    commit: u64,
+    /// Client writes among the first `commit` entries: the register's version for them.
+    writes_committed: u64,
+    votes: Vec<NodeId>,
+    /// As follower: subscribed to `leader`'s log.
+    subscribed: bool,
+    /// As follower: entries received and not yet written (the head is being written).
+    queue: VecDeque<(u64, Entry)>,
+    /// As follower: the leader's commit index as last heard.
+    commit_hint: u64,
+    /// As follower: its log agrees with the leader's up to this index (what it wrote from the
+    /// leader's stream).
+    verified: u64,
+    /// As leader: the other replicas.
+    peers: Vec<Peer>,
+    /// As leader: the index of its first entry (the one appended at election).
+    first_own: u64,
+    /// As leader: the prior term's entries have expired (or there are none).
+    expired: bool,
+    /// As leader (`LeaseGuard` mode): the keys written in its limbo region (sorted), which ends
+    /// at index `limbo_end`.
+    limbo: Vec<Key>,
+    limbo_end: u64,
+    /// As leader (`Quorum` mode): reads waiting for index `need` to commit, each with its stamp
+    /// and the version it reads (the committed prefix when it arrived).
+    pending_reads: VecDeque<(u64, Stamp, u64)>,
+}
+
+impl Replica {
+    fn last_index(&self) -> u64 {
+        self.log.len() as u64
+    }
+
+    fn term_at(&self, index: u64) -> u64 {
+        if index == 0 {
+            0
+        } else {
+            self.log[(index - 1) as usize].term
+        }
+    }
+
+    fn majority(cx: &Cx) -> usize {
+        cx.peers(Role::Replica).count() / 2 + 1
+    }
+
+    fn two_errors(&self) -> LocalDur {
+        self.c.max_clock_error + self.c.max_clock_error
+    }
+
+    /// When reads under the newest committed entry's lease must stop (wall clock): its
+    /// earliest + T > now.latest while the wall clock reads less than w + T - 2e.
+    fn read_deadline(&self) -> Option<LocalTime> {
+        (self.commit > 0)
+            .then(|| self.log[(self.commit - 1) as usize].wall + self.lease - self.two_errors())
+    }
+
+    fn deferred_commit(&self) -> bool {
+        matches!(
+            self.c.mode,
+            LeaseGuardMode::DeferCommit | LeaseGuardMode::LeaseGuard
+        )
+    }
+
+    /// The leader's own lease: an entry of its term committed, the prior term expired, and the
+    /// newest committed entry's lease running.
+    fn own_lease(&self, wall: LocalTime) -> bool {
+        self.state == State::Leader
+            && self.expired
+            && self.commit >= self.first_own
+            && self.read_deadline().is_some_and(|d| wall < d)
+    }
+
+    /// Any lease, its own or inherited (`LeaseGuard` mode).
+    fn any_lease(&self, wall: LocalTime) -> bool {
+        self.state == State::Leader && self.read_deadline().is_some_and(|d| wall < d)
+    }
+
+    fn in_limbo(&self, key: Key) -> bool {
+        self.commit < self.limbo_end && self.limbo.binary_search(&key).is_ok()
+    }
+
+    fn arm_election(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        use rand::RngExt;
+        let et = self.c.election_timeout;
+        let extra = cx.rng.random_range(0..et.ns().max(1));
+        out.set_timer(
+            ELECTION,
+            ClockKind::Monotonic,
+            cx.mono + et + LocalDur::from_ns(extra),
+        );
+    }
+
+    fn heartbeat(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        let leader = self.state == State::Leader;
+        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
+            out.send(
+                p,
+                Message::Ping {
+                    term: self.term,
+                    leader,
+                    last: self.last_index(),
+                },
+            );
+        }
+        let every = if self.leader.is_some() {
+            self.c.heartbeat
+        } else {
+            LocalDur::from_ns(self.c.heartbeat.ns() / 10)
+        };
+        out.set_timer(HEARTBEAT, ClockKind::Monotonic, cx.mono + every);
+    }
+
+    /// Moves to `term` (if higher) as a follower with no leader known.
+    fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
+        if term > self.term {
+            self.term = term;
+            self.voted_for = None;
+        }
+        if self.state == State::Leader {
+            out.cancel_timer(EXPIRY);
+        }
+        self.state = State::Follower;
+        self.leader = None;
+        self.subscribed = false;
+        self.peers.clear();
+        self.pending_reads.clear();
+        self.limbo.clear();
+        self.limbo_end = 0;
+    }
+
+    /// What a message of `term` from `from` tells of the term and the leader: `leads` when the
+    /// sender says it leads that term. Returns false when the message is of an older term.
+    fn hear(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        term: u64,
+        leads: bool,
+        out: &mut Out<Message>,
+    ) -> bool {
+        if term < self.term {
+            return false;
+        }
+        if term > self.term {
+            self.become_follower(term, out);
+        }
+        if self.state == State::Candidate && leads {
+            self.become_follower(term, out);
+        }
+        if self.state == State::Follower {
+            if leads {
+                if self.leader != Some(from) {
+                    self.leader = Some(from);
+                    self.subscribed = false;
+                    self.verified = 0;
+                    self.commit_hint = 0;
+                }
+                self.arm_election(cx, out);
+                self.subscribe(out);
+            } else if self.leader == Some(from) {
+                // Its leader stepped down.
+                self.leader = None;
+                self.subscribed = false;
+            }
+        }
+        true
+    }
+
+    /// The index after the last entry it has or is writing.
+    fn expected(&self) -> u64 {
+        self.last_index() + self.queue.len() as u64 + 1
+    }
+
+    fn subscribe(&mut self, out: &mut Out<Message>) {
+        let Some(leader) = self.leader else { return };
+        if self.subscribed || self.state != State::Follower {
+            return;
+        }
+        self.subscribed = true;
+        let from = self.expected();
+        let prev_term = match self.queue.back() {
+            Some((_, e)) => e.term,
+            None => self.term_at(self.last_index()),
+        };
+        out.send(
+            leader,
+            Message::Pull {
+                term: self.term,
+                from,
+                prev_term,
+            },
+        );
+    }
+
+    /// The leader has entries up to `last` and none is on its way to be written: the stream
+    /// broke (a lost message), so subscribe again.
+    fn resubscribe_if_behind(&mut self, from: NodeId, last: u64, out: &mut Out<Message>) {
+        if self.leader == Some(from) && self.state == State::Follower {
+            if self.queue.is_empty() && self.expected() <= last {
+                self.subscribed = false;
+            }
+            self.subscribe(out);
+        }
+    }
+
+    fn campaign(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        if self.state == State::Leader {
+            return;
+        }
+        self.term += 1;
+        self.voted_for = Some(self.node);
+        self.state = State::Candidate;
+        self.leader = None;
+        self.subscribed = false;
+        self.queue.clear();
+        out.cancel_timer(LOG_WRITE);
+        self.votes.clear();
+        self.votes.push(self.node);
+        self.arm_election(cx, out);
+        let (last_index, last_term) = (self.last_index(), self.term_at(self.last_index()));
+        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
+            out.send(
+                p,
+                Message::RequestVote {
+                    term: self.term,
+                    last_index,
+                    last_term,
+                },
+            );
+        }
+        if self.votes.len() >= Self::majority(cx) {
+            self.become_leader(cx, out);
+        }
+    }
+
+    fn become_leader(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.state = State::Leader;
+        self.leader = Some(self.node);
+        out.cancel_timer(ELECTION);
+        self.peers = cx
+            .peers(Role::Replica)
+            .filter(|&p| p != self.node)
+            .map(|node| Peer {
+                node,
+                next: None,
+                matched: 0,
+            })
+            .collect();
+        // The prior term's newest entry, and the limbo region behind the commit index.
+        self.expired = true;
+        if self.c.mode != LeaseGuardMode::Inconsistent && self.c.mode != LeaseGuardMode::Quorum {
+            if let Some(p) = self.log.last() {
+                let until = p.wall + self.lease + self.two_errors();
+                if cx.wall <= until {
+                    self.expired = false;
+                    out.set_timer(EXPIRY, ClockKind::Wall, until + LocalDur::from_ns(1));
+                }
+            }
+        }
+        if self.c.mode == LeaseGuardMode::LeaseGuard {
+            let from = self.commit as usize;
+            self.limbo = self.log[from..]
+                .iter()
+                .filter(|s| s.writer.is_some())
+                .map(|s| s.key)
+                .collect();
+            self.limbo.sort_unstable();
+            self.limbo.dedup();
+            self.limbo_end = self.last_index();
+        }
+        self.append(cx, None, 0, out);
+        self.first_own = self.last_index();
+        if self.expired {
+            self.take_authority(cx, out);
+        }
+    }
+
+    /// The prior term has expired (or there was none to wait for): from now on the leader's
+    /// term supersedes every older one, and an old leader acting is a zombie.
+    fn take_authority(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        out.push(Effect::Issued {
+            token: self.term,
+            to: self.node,
+            until: cx.mono + self.c.election_timeout,
+        });
+    }
+
+    /// The leader appends an entry (a client write of `key` by `writer`, or empty) and streams
+    /// it to the followers that are caught up.
+    fn append(&mut self, cx: &mut Cx, writer: Option<NodeId>, key: Key, out: &mut Out<Message>) {
+        self.log.push(Stored {
+            term: self.term,
+            writer,
+            key,
+            wall: cx.wall,
+        });
+        let index = self.last_index();
+        for i in 0..self.peers.len() {
+            if self.peers[i].next == Some(index) {
+                self.stream(i, out);
+            }
+        }
+        self.advance_commit(cx, out);
+    }
+
+    /// Sends peer `i` every entry from its next index on.
+    fn stream(&mut self, i: usize, out: &mut Out<Message>) {
+        let Some(mut next) = self.peers[i].next else {
+            return;
+        };
+        while next <= self.last_index() {
+            out.send(
+                self.peers[i].node,
+                Message::Append {
+                    term: self.term,
+                    index: next,
+                    entry: self.log[(next - 1) as usize].entry(),
+                    commit: self.commit,
+                },
+            );
+            next += 1;
+        }
+        self.peers[i].next = Some(next);
+    }
+
+    /// Commits what a majority has written, if of this term (and, deferring commits, once the
+    /// prior term has expired); reports client writes and serves the reads that waited.
+    fn advance_commit(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        if self.state != State::Leader || (self.deferred_commit() && !self.expired) {
+            return;
+        }
+        let mut matched: Vec<u64> = self.peers.iter().map(|p| p.matched).collect();
+        matched.push(self.last_index());
+        matched.sort_unstable_by(|a, b| b.cmp(a));
+        let n = matched[Self::majority(cx) - 1];
+        if n <= self.commit || self.term_at(n) != self.term {
+            return;
+        }
+        self.commit_to(n, out, true);
+        for p in &self.peers {
+            out.send(
+                p.node,
+                Message::Commit {
+                    term: self.term,
+                    commit: self.commit,
+                },
+            );
+        }
+        while let Some(&(need, since, version)) = self.pending_reads.front() {
+            if need > self.commit {
+                break;
+            }
+            self.pending_reads.pop_front();
+            out.push(Effect::LogRead {
+                token: self.term,
+                version,
+                since,
+            });
+        }
+    }
+
+    /// Moves the commit index to `n`; a leader reports each client write it commits.
+    fn commit_to(&mut self, n: u64, out: &mut Out<Message>, report: bool) {
+        let n = n.min(self.last_index());
+        while self.commit < n {
+            self.commit += 1;
+            let s = self.log[(self.commit - 1) as usize];
+            if let Some(writer) = s.writer {
+                self.writes_committed += 1;
+                if report {
+                    out.push(Effect::Committed {
+                        index: self.commit,
+                        writer,
+                        token: s.term,
+                        key: s.key,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Counts the client writes among the first `commit` entries again (after a truncation,
+    /// which in a correct run never reaches below the commit index).
+    fn recount_writes(&mut self) {
+        self.writes_committed = self.log[..self.commit as usize]
+            .iter()
+            .filter(|s| s.writer.is_some())
+            .count() as u64;
+    }
+
+    /// A follower writes the entry at the head of its queue, acknowledges it and goes on.
+    fn write_head(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        let Some((index, e)) = self.queue.pop_front() else {
+            return;
+        };
+        if index <= self.last_index() {
+            self.log.truncate((index - 1) as usize);
+            self.commit = self.commit.min(index - 1);
+            self.recount_writes();
+        }
+        self.log.push(Stored {
+            term: e.term,
+            writer: e.writer,
+            key: e.key,
+            wall: e.wall,
+        });
+        // The leader checked, when it accepted the subscription, that the logs agree up to
+        // where it began: so they agree up to here, and so far the leader's commit index holds.
+        self.verified = index;
+        self.commit_to(self.commit_hint.min(self.verified), out, false);
+        if let Some(leader) = self.leader {
+            out.send(
+                leader,
+                Message::Progress {
+                    term: self.term,
+                    index,
+                },
+            );
+        }
+        self.start_write(cx, out);
+    }
+
+    /// Starts writing the head of the queue (at once when writes take no time).
+    fn start_write(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        if self.queue.is_empty() {
+            return;
+        }
+        if self.c.log_write == LocalDur::ZERO {
+            while !self.queue.is_empty() {
+                self.write_head(cx, out);
+            }
+        } else {
+            out.set_timer(LOG_WRITE, ClockKind::Monotonic, cx.mono + self.c.log_write);
+        }
+    }
+
+    fn on_append(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        index: u64,
+        e: Entry,
+        commit: u64,
+        out: &mut Out<Message>,
+    ) {
+        if self.leader != Some(from) || self.state != State::Follower {
+            return;
+        }
+        self.commit_hint = self.commit_hint.max(commit);
+        if index != self.expected() {
+            if index > self.expected() {
+                // A gap (a lost entry): subscribe again from where it is.
+                self.subscribed = false;
+                self.subscribe(out);
+            }
+            return;
+        }
+        let idle = self.queue.is_empty();
+        self.queue.push_back((index, e));
+        if idle {
+            self.start_write(cx, out);
+        }
+    }
+
+    fn on_pull(&mut self, from: NodeId, m_from: u64, prev_term: u64, out: &mut Out<Message>) {
+        let Some(i) = self.peers.iter().position(|p| p.node == from) else {
+            return;
+        };
+        let prev = m_from - 1;
+        if prev <= self.last_index() && self.term_at(prev) == prev_term {
+            self.peers[i].next = Some(m_from);
+            self.stream(i, out);
+        } else {
+            self.peers[i].next = None;
+            out.send(
+                from,
+                Message::Mismatch {
+                    term: self.term,
+                    keep: prev.saturating_sub(1).min(self.last_index()),
+                },
+            );
+        }
+    }
+}
+
+impl NodeLogic for Replica {
+    type Msg = Message;
+    type Disk = Disk;
+
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.arm_election(cx, out);
+        self.heartbeat(cx, out);
+        out.set_timer(NOOP, ClockKind::Monotonic, cx.mono + self.c.noop_every);
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        match msg {
+            Message::RequestVote {
+                term,
+                last_index,
+                last_term,
+            } => {
+                if term > self.term {
+                    self.become_follower(term, out);
+                }
+                let up_to_date =
+                    (last_term, last_index) >= (self.term_at(self.last_index()), self.last_index());
+                let granted = term == self.term
+                    && up_to_date
+                    && self.voted_for.is_none_or(|v| v == from)
+                    && self.state == State::Follower;
+                if granted {
+                    self.voted_for = Some(from);
+                    self.arm_election(cx, out);
+                }
+                out.send(
+                    from,
+                    Message::Vote {
+                        term: self.term,
+                        granted,
+                    },
+                );
+            }
+            Message::Vote { term, granted } => {
+                if term > self.term {
+                    self.become_follower(term, out);
+                } else if self.state == State::Candidate && term == self.term && granted {
+                    if !self.votes.contains(&from) {
+                        self.votes.push(from);
+                    }
+                    if self.votes.len() >= Self::majority(cx) {
+                        self.become_leader(cx, out);
+                    }
+                }
+            }
+            Message::Ping { term, leader, last } => {
+                self.hear(cx, from, term, leader, out);
+                self.resubscribe_if_behind(from, last, out);
+                out.send(
+                    from,
+                    Message::Pong {
+                        term: self.term,
+                        leader: self.state == State::Leader,
+                        last: self.last_index(),
+                    },
+                );
+            }
+            Message::Pong { term, leader, last } => {
+                self.hear(cx, from, term, leader, out);
+                self.resubscribe_if_behind(from, last, out);
+            }
+            Message::Pull {
+                term,
+                from: m_from,
+                prev_term,
+            } => {
+                if term > self.term {
+                    self.become_follower(term, out);
+                }
+                if term == self.term && self.state == State::Leader {
+                    self.on_pull(from, m_from, prev_term, out);
+                }
+            }
+            Message::Mismatch { term, keep } => {
+                if self.hear(cx, from, term, true, out) && self.leader == Some(from) {
+                    self.queue.clear();
+                    out.cancel_timer(LOG_WRITE);
+                    let keep = keep.min(self.last_index());
+                    self.log.truncate(keep as usize);
+                    self.commit = self.commit.min(keep);
+                    self.recount_writes();
+                    self.subscribed = false;
+                    self.subscribe(out);
+                }
+            }
+            Message::Append {
+                term,
+                index,
+                entry,
+                commit,
+            } => {
+                if self.hear(cx, from, term, true, out) {
+                    self.on_append(cx, from, index, entry, commit, out);
+                }
+            }
+            Message::Progress { term, index } => {
+                if term > self.term {
+                    self.become_follower(term, out);
+                    return;
+                }
+                if term < self.term || self.state != State::Leader {
+                    return;
+                }
+                if let Some(p) = self.peers.iter_mut().find(|p| p.node == from) {
+                    p.matched = p.matched.max(index);
+                }
+                self.advance_commit(cx, out);
+            }
+            Message::Commit { term, commit } => {
+                if self.hear(cx, from, term, true, out) && self.leader == Some(from) {
+                    self.commit_hint = self.commit_hint.max(commit);
+                    self.commit_to(self.commit_hint.min(self.verified), out, false);
+                }
+            }
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        match timer {
+            ELECTION => self.campaign(cx, out),
+            HEARTBEAT => self.heartbeat(cx, out),
+            NOOP => {
+                if self.state == State::Leader {
+                    self.append(cx, None, 0, out);
+                }
+                out.set_timer(NOOP, ClockKind::Monotonic, cx.mono + self.c.noop_every);
+            }
+            LOG_WRITE => self.write_head(cx, out),
+            EXPIRY => {
+                self.expired = true;
+                self.take_authority(cx, out);
+                self.advance_commit(cx, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+        match command {
+            Command::StepDown if self.state == State::Leader => {
+                self.become_follower(self.term, out);
+                self.arm_election(cx, out);
+            }
+            Command::TransferLeader { to } if to == self.node => self.campaign(cx, out),
+            _ => {}
+        }
+    }
+
+    fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
+        if self.state != State::Leader {
+            return None;
+        }
+        let ok = match (self.c.mode, request) {
+            (LeaseGuardMode::LogLease, _) => self.own_lease(cx.wall),
+            (_, Request::Write { .. }) => true,
+            (LeaseGuardMode::Inconsistent | LeaseGuardMode::Quorum, _) => true,
+            (LeaseGuardMode::DeferCommit, _) => self.own_lease(cx.wall),
+            (_, Request::Read { key }) => self.any_lease(cx.wall) && !self.in_limbo(key),
+        };
+        ok.then_some(self.term)
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        if self.state != State::Leader || token != self.term {
+            return; // deposed between the check and now: the client times out
+        }
+        match request {
+            Request::Write { key } => self.append(cx, Some(self.node), key, out),
+            _ if self.c.mode == LeaseGuardMode::Quorum => {
+                // Served once an entry appended after it commits.
+                let stamp = cx.stamp;
+                let version = self.writes_committed;
+                self.pending_reads
+                    .push_back((self.last_index() + 1, stamp, version));
+                self.append(cx, None, 0, out);
+            }
+            _ => out.push(Effect::LogRead {
+                token,
+                version: self.writes_committed,
+                since: cx.stamp,
+            }),
+        }
+    }
+
+    fn beliefs(&self) -> Beliefs {
+        if self.state != State::Leader {
+            return Beliefs::NONE;
+        }
+        let write = Belief::Bool { token: self.term };
+        let until = |deadline| Belief::Until {
+            token: self.term,
+            clock: ClockKind::Wall,
+            deadline,
+        };
+        let read = match self.c.mode {
+            LeaseGuardMode::Inconsistent => write,
+            LeaseGuardMode::Quorum => Belief::None,
+            LeaseGuardMode::LogLease | LeaseGuardMode::DeferCommit => match self.read_deadline() {
+                Some(d) if self.expired && self.commit >= self.first_own => until(d),
+                _ => Belief::None,
+            },
+            LeaseGuardMode::LeaseGuard => self.read_deadline().map_or(Belief::None, until),
+        };
+        Beliefs { write, read }
+    }
+
+    fn into_disk(self) -> Disk {
+        Disk {
+            term: self.term,
+            voted_for: self.voted_for,
+            log: self.log,
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! LeaseGuard's messages: votes, heartbeats (how followers find the leader), the follower's
+//! subscription to the leader's log and the entries streamed in answer, and acknowledgements.
+
+use crate::msg::{NodeId, Token};
+use crate::strategy::{Key, ProtocolMessage};
+use crate::time::LocalTime;
+
+/// A log entry as it travels: its term, for a client write the leader that accepted it and the
+/// key it writes (else the entry is empty), and its creator's wall-clock reading when it was
+/// created (the middle of the clock interval the entry carries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub term: u64,
+    pub writer: Option<NodeId>,
+    pub key: Key,
+    pub wall: LocalTime,
+}
+
+/// A LeaseGuard message. Every message carries the sender's term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    RequestVote {
+        term: u64,
+        last_index: u64,
+        last_term: u64,
+    },
+    Vote {
+        term: u64,
+        granted: bool,
+    },
+    /// A heartbeat: says whether the sender leads its term, and its last index.
+    Ping {
+        term: u64,
+        leader: bool,
+        last: u64,
+    },
+    /// The answer to a heartbeat.
+    Pong {
+        term: u64,
+        leader: bool,
+        last: u64,
+    },
+    /// A follower asks the leader to stream its log from index `from`; its own log holds
+    /// `from - 1` entries, the last of term `prev_term`.
+    Pull {
+        term: u64,
+        from: u64,
+        prev_term: u64,
+    },
+    /// The leader's answer to a `Pull` whose logs disagree: keep only the first `keep` entries
+    /// and pull again.
+    Mismatch {
+        term: u64,
+        keep: u64,
+    },
+    /// The leader's entry at `index`, and its commit index when it sent it.
+    Append {
+        term: u64,
+        index: u64,
+        entry: Entry,
+        commit: u64,
+    },
+    /// A follower has written its log up to `index`.
+    Progress {
+        term: u64,
+        index: u64,
+    },
+    /// The leader's commit index moved.
+    Commit {
+        term: u64,
+        commit: u64,
+    },
+}
+
+impl ProtocolMessage for Message {
+    const KINDS: &'static [&'static str] = &[
+        "RequestVote",
+        "Vote",
+        "Ping",
+        "Pong",
+        "Pull",
+        "Mismatch",
+        "Append",
+        "Progress",
+        "Commit",
+    ];
+
+    fn kind(&self) -> usize {
+        match self {
+            Message::RequestVote { .. } => 0,
+            Message::Vote { .. } => 1,
+            Message::Ping { .. } => 2,
+            Message::Pong { .. } => 3,
+            Message::Pull { .. } => 4,
+            Message::Mismatch { .. } => 5,
+            Message::Append { .. } => 6,
+            Message::Progress { .. } => 7,
+            Message::Commit { .. } => 8,
+        }
+    }
+
+    /// The term: the log's fencing token.
+    fn token(&self) -> Option<Token> {
+        Some(match *self {
+            Message::RequestVote { term, .. }
+            | Message::Vote { term, .. }
+            | Message::Ping { term, .. }
+            | Message::Pong { term, .. }
+            | Message::Pull { term, .. }
+            | Message::Mismatch { term, .. }
+            | Message::Append { term, .. }
+            | Message::Progress { term, .. }
+            | Message::Commit { term, .. } => term,
+        })
+    }
+}
