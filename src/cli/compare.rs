@@ -4,12 +4,16 @@ use super::{load_all, split_top_level_at, with_strategy, CompareArgs, Loaded};
 use crate::clock::ClockKind;
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
+use crate::report::chart::throughput::throughput_chart;
 use crate::report::{self, text};
+use crate::scenario::duration::parse_duration;
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, RedlockQuorum, Scenario, StrategySpec};
 use crate::strategy::Registry;
-use crate::time::LocalDur;
-use crate::trace::timeline::Timeline;
+use crate::time::{Dur, LocalDur};
+use crate::trace::throughput::Throughput;
+use crate::trace::timeline::{Recorder, Timeline};
+use crate::trace::Tee;
 use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
@@ -114,6 +118,37 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
     rows
 }
 
+/// The most bins a run's [`Throughput`] may have (8 bytes each).
+const MAX_BINS: i64 = 1_000_000;
+
+/// The bin of `throughput.png` for a run of `duration`: `--bin` if given (positive, and giving
+/// at most [`MAX_BINS`] bins), else 1 ms or the least 1-2-5 multiple of it that does.
+fn throughput_bin(given: Option<&str>, duration: Dur) -> Result<Dur, String> {
+    let bins = |bin: Dur| (duration.ns().max(1) as u64).div_ceil(bin.ns() as u64);
+    let Some(text) = given else {
+        let fits = (0..=18u32)
+            .flat_map(|exp| [1i64, 2, 5].map(|m| m.checked_mul(10i64.pow(exp))))
+            .flatten()
+            .filter_map(|m| m.checked_mul(crate::time::NS_PER_MS))
+            .map(Dur::from_ns)
+            .find(|&b| bins(b) <= MAX_BINS as u64);
+        return Ok(fits.unwrap_or(Dur::MAX));
+    };
+    let bin = parse_duration(text).map_err(|e| format!("--bin {text}: {e}"))?;
+    if bin.ns() <= 0 {
+        return Err(format!("--bin {text}: must be positive (got {bin})"));
+    }
+    if bins(bin) > MAX_BINS as u64 {
+        let least = Dur::from_ns((duration.ns().max(1) as u64).div_ceil(MAX_BINS as u64) as i64);
+        return Err(format!(
+            "--bin {text}: a run of {duration} would have {} bins, more than {MAX_BINS}; \
+             use at least {least}",
+            bins(bin)
+        ));
+    }
+    Ok(bin)
+}
+
 /// A row of `compare.json`: the run's summary, and where its strategy came from.
 #[derive(serde::Serialize)]
 struct Row<'a> {
@@ -196,6 +231,13 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     if let Some(seed) = args.seed {
         base.scenario.seed = seed;
     }
+    let bin = match throughput_bin(args.bin.as_deref(), base.scenario.duration) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let all = args.strategies.trim() == "all";
     let specs = if all {
         all_strategies(&base.scenario, registry)
@@ -260,21 +302,37 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         };
         eprintln!("note: left out {spec}, which does not fit the scenario: {why}");
     }
-    let recorded: Vec<(String, Timeline, Summary)> = runs
+    let (recorded, throughputs): (Vec<(String, Timeline, Summary)>, Vec<Throughput>) = runs
         .par_iter()
         .map(|(l, origin)| {
             let strategy = registry
                 .build(&l.scenario.strategy)
                 .expect("validated at load");
-            let (outcome, timeline) = crate::run_recorded_with(&l.name, &l.scenario, strategy)
+            let mut observers = Tee(Recorder::for_scenario(&l.scenario), Throughput::new(bin));
+            let outcome = crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
                 .expect("validated at load");
+            let Tee(recorder, throughput) = observers;
             let label = format!("{} ({origin})", l.scenario.strategy.to_ron());
-            (label, timeline, outcome.summary)
+            (
+                (label, recorder.into_timeline(), outcome.summary),
+                throughput,
+            )
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .into_iter()
+        .unzip();
     let chart = compare_chart(
         &format!("{}: the same fault schedule under each strategy", base.name),
         &recorded,
+    );
+    let per_run: Vec<(String, &Throughput)> = recorded
+        .iter()
+        .zip(&throughputs)
+        .map(|((label, _, _), tp)| (label.clone(), tp))
+        .collect();
+    let throughput = throughput_chart(
+        &format!("{}: reads and writes under each strategy", base.name),
+        &per_run,
     );
     let results: Vec<Summary> = recorded.into_iter().map(|(_, _, s)| s).collect();
     let origins: Vec<&str> = runs.iter().map(|(_, o)| o.as_str()).collect();
@@ -290,7 +348,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         .collect();
     let table = text::table(&text::COMPARE_HEADER, &rows);
     let mut md = format!(
-        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n",
+        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n\n![reads and writes per ms](throughput.png)\n",
         base.name, base.scenario.description, base.scenario.seed
     );
     md.push_str(&format!(
@@ -307,6 +365,8 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
             ("compare.md", md.into_bytes()),
             ("compare.svg", chart.svg.into_bytes()),
             ("compare.png", chart.png),
+            ("throughput.svg", throughput.svg.into_bytes()),
+            ("throughput.png", throughput.png),
         ],
     ) {
         eprintln!("error: cannot write the report {}: {e}", dir.display());
@@ -333,6 +393,29 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::super::split_top_level;
+    use super::throughput_bin;
+    use crate::time::Dur;
+
+    #[test]
+    fn the_bin_is_1ms_unless_given_or_the_run_is_too_long_for_it() {
+        let s = Dur::from_secs;
+        assert_eq!(throughput_bin(None, s(60)), Ok(Dur::from_ms(1)));
+        // 1000 s is exactly 1000000 bins of 1 ms; 1000.001 s needs 2 ms; an hour, 5 ms.
+        assert_eq!(throughput_bin(None, s(1000)), Ok(Dur::from_ms(1)));
+        let just_over = s(1000) + Dur::from_ms(1);
+        assert_eq!(throughput_bin(None, just_over), Ok(Dur::from_ms(2)));
+        assert_eq!(throughput_bin(None, s(3600)), Ok(Dur::from_ms(5)));
+        assert_eq!(throughput_bin(Some("250us"), s(60)), Ok(Dur::from_us(250)));
+        for (bad, says) in [
+            ("0s", "must be positive"),
+            ("-1ms", "must be positive"),
+            ("fast", "--bin fast: "),
+            ("1us", "60000000 bins, more than 1000000; use at least 60us"),
+        ] {
+            let e = throughput_bin(Some(bad), s(60)).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn splits_strategies_at_top_level_commas() {

@@ -133,6 +133,11 @@ pub(crate) struct CompareArgs {
     /// Print the rows as JSON objects, one per line.
     #[arg(long)]
     pub(crate) json: bool,
+    /// The bins of `throughput.png`: reads and writes are counted per bin of this much true
+    /// time, e.g. 10ms. Default: 1ms, or for a run of over 1000s the least of 2ms, 5ms, 10ms,
+    /// 20ms, ... that keeps it to at most 1000000 bins (the most allowed).
+    #[arg(long, value_name = "D")]
+    pub(crate) bin: Option<String>,
 }
 
 /// A scenario ready to run, with where it came from.

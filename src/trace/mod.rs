@@ -3,11 +3,14 @@
 //!
 //! The engine calls an [`Observer`] only when one is attached, so a run without one pays a
 //! branch per event and nothing else. Observers here: [`timeline::Recorder`] keeps what a chart
-//! needs (bounded by faults, grants and fixed-size bins, not by events), and the writers in
-//! [`jsonl`] and [`perfetto`] stream `trace.jsonl` and `trace.perfetto.json` to disk.
+//! needs (bounded by faults, grants and fixed-size bins, not by events), [`throughput::Throughput`]
+//! counts reads and writes per bin of true time, and the writers in [`jsonl`] and [`perfetto`]
+//! stream `trace.jsonl` and `trace.perfetto.json` to disk. [`Tee`] lets two observers watch one
+//! run.
 
 pub mod jsonl;
 pub mod perfetto;
+pub mod throughput;
 pub mod timeline;
 
 use crate::msg::{NodeId, Token};
@@ -133,4 +136,59 @@ pub trait Observer {
     fn overlap(&mut self, _authority: Authority, _o: &Overlap) {}
     /// The run ended at `end`.
     fn finish(&mut self, _end: SimTime) {}
+}
+
+/// Two observers watching one run: every call goes to the first, then to the second. Nest them
+/// (`Tee(a, Tee(b, c))`) for more.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tee<A, B>(pub A, pub B);
+
+impl<A: Observer, B: Observer> Observer for Tee<A, B> {
+    fn event(&mut self, e: &TraceEvent) {
+        self.0.event(e);
+        self.1.event(e);
+    }
+    fn belief(&mut self, node: NodeId, authority: Authority, piece: &Piece) {
+        self.0.belief(node, authority, piece);
+        self.1.belief(node, authority, piece);
+    }
+    fn overlap(&mut self, authority: Authority, o: &Overlap) {
+        self.0.overlap(authority, o);
+        self.1.overlap(authority, o);
+    }
+    fn finish(&mut self, end: SimTime) {
+        self.0.finish(end);
+        self.1.finish(end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::throughput::Throughput;
+    use super::*;
+    use crate::time::{Dur, LocalTime};
+
+    #[test]
+    fn a_tee_passes_every_call_to_both() {
+        let mut tee = Tee(
+            Throughput::new(Dur::from_ms(1)),
+            Throughput::new(Dur::from_ms(2)),
+        );
+        let read = TraceEvent {
+            t: SimTime::from_ns(2_500_000),
+            node: 0,
+            mono: LocalTime::from_ns(0),
+            wall: LocalTime::from_ns(0),
+            kind: TraceKind::Read {
+                token: 1,
+                zombie: false,
+                stale: false,
+            },
+        };
+        tee.event(&read);
+        tee.finish(SimTime::from_ns(4_000_000));
+        // 2.5 ms is in bin 2 of 1 ms bins and bin 1 of 2 ms bins; 4 ms is 4 and 2 bins.
+        assert_eq!(tee.0.counts(), [(0, 0), (0, 0), (1, 0), (0, 0)]);
+        assert_eq!(tee.1.counts(), [(0, 0), (1, 0)]);
+    }
 }

@@ -6,12 +6,14 @@
 
 use crate::common::{cut_off_text, scenario};
 use leasesim::report::chart::compare::compare_chart;
+use leasesim::report::chart::throughput::{throughput_chart, throughput_scene};
 use leasesim::report::chart::timeline::{
     timeline_chart, timeline_scene, OVERLAP_FILL, WIDTH, ZOOM_HEADING,
 };
 use leasesim::report::chart::ChartFiles;
 use leasesim::scenario::{library, StrategySpec};
-use leasesim::time::LocalDur;
+use leasesim::time::{Dur, LocalDur};
+use leasesim::trace::throughput::Throughput;
 use leasesim::trace::timeline::Timeline;
 use leasesim::{Scenario, Summary};
 
@@ -288,6 +290,45 @@ fn dense_marks_stay_a_bounded_number_of_shapes() {
 /// The canonical benchmark hour (14.6 M events): drawing its chart must take well under a
 /// second. Ignored by default (the run itself takes seconds in a debug build); run it with
 /// `cargo test --release --test suite canonical_hour -- --ignored`.
+#[test]
+fn the_throughput_chart_has_a_panel_per_run_and_a_bounded_number_of_shapes() {
+    let base = bundled("q4-gc-pause-cached-bool");
+    let runs: Vec<(String, Throughput)> = [
+        StrategySpec::CachedBool,
+        StrategySpec::TwoSided {
+            holder_margin: LocalDur::from_ms(50),
+            grantor_margin: LocalDur::ZERO,
+        },
+    ]
+    .into_iter()
+    .map(|spec| {
+        let mut sc = base.clone();
+        sc.strategy = spec.clone();
+        let strategy = leasesim::strategy::from_spec(&sc.strategy).unwrap();
+        let mut tp = Throughput::new(Dur::from_ms(1));
+        leasesim::run_with("q4", &sc, strategy, Some(&mut tp)).unwrap();
+        (spec.to_ron(), tp)
+    })
+    .collect();
+    let refs: Vec<(String, &Throughput)> = runs.iter().map(|(l, tp)| (l.clone(), tp)).collect();
+    // 40 s in 1 ms bins: 40000 bins, one pair each.
+    assert!(runs.iter().all(|(_, tp)| tp.len() == 40_000));
+    assert!(runs.iter().all(|(_, tp)| tp.reads().sum::<u32>() > 0));
+    let files = throughput_chart("Q4: reads and writes", &refs);
+    keep("q4-throughput", &files);
+    let t = texts(&files.svg);
+    assert!(t.contains(&"Q4: reads and writes"));
+    assert!(t.contains(&"CachedBool"), "{t:?}");
+    assert!(t.contains(&"reads served") && t.contains(&"true time (ms)"));
+    assert_eq!(t.iter().filter(|x| **x == "ops/ms").count(), 2);
+    assert_eq!(png_size(&files.png), svg_size(&files.svg));
+    assert!(throughput_chart("Q4: reads and writes", &refs) == files);
+    let scene = throughput_scene("Q4: reads and writes", &refs);
+    assert!(scene.shapes.len() < 500, "{} shapes", scene.shapes.len());
+    let nothing = throughput_chart("nothing", &[]);
+    assert_eq!(png_size(&nothing.png), svg_size(&nothing.svg));
+}
+
 #[test]
 fn a_compare_chart_of_nothing_is_still_a_chart() {
     let files = compare_chart("nothing to compare", &[]);

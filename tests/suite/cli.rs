@@ -363,6 +363,61 @@ fn compare_runs_every_strategy_on_one_schedule() {
 }
 
 #[test]
+fn compare_draws_reads_and_writes_per_strategy_in_throughput_png() {
+    let dir = workdir("compare-throughput");
+    let o = leasesim(
+        &[
+            "compare",
+            "raft-transfer-suspect",
+            "--bin",
+            "5ms",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = dir.join("out/raft-transfer-suspect-compare");
+    let png = fs::read(report.join("throughput.png")).unwrap();
+    assert!(!png.is_empty());
+    let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .unwrap_or_else(|e| panic!("throughput.png does not decode: {e}"));
+    assert!(img.width() >= 1000 && img.height() >= 500, "{img:?}");
+    let svg = fs::read_to_string(report.join("throughput.svg")).unwrap();
+    // 60 s in bins of 5 ms: 12000 bins, too many for some 1400 px, so merged into steps.
+    assert!(
+        svg.contains("Bins of 5ms, averaged over steps of "),
+        "{svg}"
+    );
+    assert!(svg.contains("ops/ms") && svg.contains("true time (ms)"));
+    let md = fs::read_to_string(report.join("compare.md")).unwrap();
+    assert!(md.contains("(throughput.png)"), "{md}");
+
+    // A bin that is not a positive duration, or that would make too many bins: exit 2, nothing
+    // written.
+    for bin in ["0ms", "soon", "1ns"] {
+        let o = leasesim(
+            &[
+                "compare",
+                "raft-transfer-suspect",
+                "--bin",
+                bin,
+                "--out",
+                "bad",
+            ],
+            &dir,
+        );
+        assert_eq!(o.status.code(), Some(2), "--bin {bin}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("--bin {bin}")),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!dir.join("bad").exists());
+    }
+}
+
+#[test]
 fn two_scenarios_with_one_name_are_refused_before_anything_runs() {
     let dir = workdir("same-name");
     for sub in ["a", "b"] {

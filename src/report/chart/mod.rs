@@ -1,14 +1,16 @@
 //! Charts (PNG and SVG) drawn with plotters and the embedded font.
 //!
-//! [`timeline`] draws one run, [`compare`] several runs of one fault schedule side by side. Each
-//! lays its chart out once as a [`scene::Scene`] (a display list in pixels) and renders that to
-//! both SVG and PNG, so the two files show the same thing and are byte-identical run to run.
+//! [`timeline`] draws one run, [`compare`] several runs of one fault schedule side by side, and
+//! [`throughput`] their reads and writes per ms on one time axis. Each lays its chart out once
+//! as a [`scene::Scene`] (a display list in pixels) and renders that to both SVG and PNG, so the
+//! two files show the same thing and are byte-identical run to run.
 //! Shared here: the [`ChartFiles`] a chart returns and the tick helper for time axes.
 
 pub mod compare;
 pub mod font;
 pub mod scene;
 pub mod sweep;
+pub mod throughput;
 pub mod timeline;
 
 /// One chart as SVG text and PNG bytes.

@@ -163,13 +163,14 @@ pub(crate) struct XMap {
 }
 
 impl XMap {
-    fn xf(&self, t: i64) -> f64 {
+    /// The pixel of instant `t`, unrounded and unclipped.
+    pub(crate) fn xf(&self, t: i64) -> f64 {
         let w = (self.t1 - self.t0).max(1) as f64;
         self.x0 as f64 + (t - self.t0) as f64 * (self.x1 - self.x0) as f64 / w
     }
 
     /// The pixel of instant `t` if it is in the window.
-    fn x(&self, t: i64) -> Option<i32> {
+    pub(crate) fn x(&self, t: i64) -> Option<i32> {
         (self.t0..=self.t1)
             .contains(&t)
             .then(|| self.xf(t).round() as i32)
