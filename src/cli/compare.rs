@@ -24,7 +24,8 @@ pub(crate) const OWN: &str = "the scenario's own";
 /// The strategies `compare --strategies all` runs, each with where it came from: the scenario's
 /// own strategy first, as written; then the registered protocols (with their defaults, when
 /// every field has one); then, for a Redlock scenario, its own settings with keys expiring on
-/// the wall clock and on the monotonic clock and with a quorum of one; for any other, the six
+/// the wall clock and on the monotonic clock and with a quorum of one; for a Raft or LeaseGuard
+/// scenario, its variants; for any other, the six
 /// base-protocol strategies with margins from the scenario: its own strategy's holder margin
 /// if it has a positive one, else 1% of T. A strategy equal to the scenario's own is not run
 /// twice.
@@ -92,6 +93,8 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
         ]);
     } else if let StrategySpec::RaftLeaderLease { .. } = s.strategy {
         rows.extend(raft_variants(&s.strategy));
+    } else if let StrategySpec::LeaseGuard { .. } = s.strategy {
+        rows.extend(leaseguard_modes(&s.strategy));
     } else {
         let none = || "no margin to set".to_string();
         rows.extend([
@@ -116,6 +119,27 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
         fresh
     });
     rows
+}
+
+/// A LeaseGuard scenario's settings in each of the five modes, from no lease to LeaseGuard.
+fn leaseguard_modes(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
+    use crate::scenario::LeaseGuardMode as M;
+    [
+        M::Inconsistent,
+        M::Quorum,
+        M::LogLease,
+        M::DeferCommit,
+        M::LeaseGuard,
+    ]
+    .into_iter()
+    .map(|m| {
+        let mut spec = own.clone();
+        if let StrategySpec::LeaseGuard { mode, .. } = &mut spec {
+            *mode = m;
+        }
+        (spec, format!("the scenario's settings, mode {m:?}"))
+    })
+    .collect()
 }
 
 /// The most bins a run's [`Throughput`] may have (8 bytes each).

@@ -261,4 +261,46 @@ mod tests {
         assert_eq!(h.counts().zombie_actions, 1);
         assert_eq!(h.counts().reads_served, 2);
     }
+
+    #[test]
+    fn a_log_read_is_stale_only_when_it_misses_a_write_to_its_own_key() {
+        // Three keys. Committed: key 1 (version 1), then key 2 (version 2).
+        let mut h = Harm::new(1, 3, false);
+        h.issued(1);
+        assert!(!h.write_applied(0, 1, Some(1)));
+        assert!(!h.write_applied(0, 1, Some(2)));
+        assert_eq!(
+            (h.version_of(0), h.version_of(1), h.version_of(2)),
+            (0, 1, 2)
+        );
+        // A read from the prefix of the first write: key 1 is there, key 2 is not, key 0 was
+        // never written.
+        let at = |h: &Harm, k| (h.version_of(k), h.latest_token());
+        assert_eq!(h.read_at(1, 1, at(&h, 1)), (false, false));
+        assert_eq!(h.read_at(1, 1, at(&h, 2)), (false, true));
+        assert_eq!(h.read_at(1, 1, at(&h, 0)), (false, false));
+        // A write that names no key (the base protocol's register) is a write to every key.
+        assert!(!h.write_applied(0, 1, None));
+        assert_eq!((h.version_of(0), h.version_of(1)), (3, 3));
+        assert_eq!(h.read_at(1, 2, at(&h, 0)), (false, true));
+        assert_eq!(h.counts().stale_reads, 2);
+        // A key beyond the configured ones has only the writes to every key (the engine never
+        // asks for one).
+        assert_eq!(h.version_of(7), 3);
+    }
+
+    #[test]
+    fn shared_read_authority_makes_no_zombie_reads() {
+        // Token 2 supersedes token 1; a read under 1 is a zombie, unless read authority is
+        // shared by design, when staleness alone judges it.
+        for (shared, zombie) in [(false, true), (true, false)] {
+            let mut h = Harm::new(1, 1, shared);
+            h.issued(1);
+            h.issued(2);
+            let now = (h.version_of(0), h.latest_token());
+            assert_eq!(h.read_at(1, 0, now), (zombie, false));
+            assert_eq!(h.read(0, 1, now), (zombie, false));
+            assert_eq!(h.counts().zombie_actions, 2 * u64::from(zombie));
+        }
+    }
 }

@@ -209,7 +209,11 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
         ("writes", r.longest_write_gap),
     ] {
         if let Some(g) = g {
-            let _ = writeln!(m, "| longest gap between {what} served | {} |", text::gap_text(g));
+            let _ = writeln!(
+                m,
+                "| longest gap between {what} served | {} |",
+                text::gap_text(g)
+            );
         }
     }
     let _ = writeln!(

@@ -51,7 +51,7 @@ use crate::strategy::{
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Entry, Message};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// The protocol's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +110,10 @@ const HEARTBEAT: TimerId = 1;
 const NOOP: TimerId = 2;
 const LOG_WRITE: TimerId = 3;
 const EXPIRY: TimerId = 4;
+
+/// How many out-of-order entries a follower keeps (beyond that it drops them and catches up
+/// through its next subscription).
+const MAX_EARLY: usize = 4096;
 
 impl Protocol for LeaseGuard {
     type Logic = Replica;
@@ -192,6 +196,7 @@ impl Protocol for LeaseGuard {
             votes: Vec::new(),
             subscribed: false,
             queue: VecDeque::new(),
+            early: BTreeMap::new(),
             commit_hint: 0,
             verified: 0,
             peers: Vec::new(),
@@ -241,6 +246,9 @@ pub struct Replica {
     subscribed: bool,
     /// As follower: entries received and not yet written (the head is being written).
     queue: VecDeque<(u64, Entry)>,
+    /// As follower: entries of the leader's stream that arrived before one they follow (the
+    /// network reorders messages), by index.
+    early: BTreeMap<u64, Entry>,
     /// As follower: the leader's commit index as last heard.
     commit_hint: u64,
     /// As follower: its log agrees with the leader's up to this index (what it wrote from the
@@ -389,6 +397,7 @@ impl Replica {
                     self.subscribed = false;
                     self.verified = 0;
                     self.commit_hint = 0;
+                    self.early.clear();
                 }
                 self.arm_election(cx, out);
                 self.subscribe(out);
@@ -448,6 +457,7 @@ impl Replica {
         self.leader = None;
         self.subscribed = false;
         self.queue.clear();
+        self.early.clear();
         out.cancel_timer(LOG_WRITE);
         self.votes.clear();
         self.votes.push(self.node);
@@ -682,16 +692,23 @@ impl Replica {
             return;
         }
         self.commit_hint = self.commit_hint.max(commit);
-        if index != self.expected() {
-            if index > self.expected() {
-                // A gap (a lost entry): subscribe again from where it is.
-                self.subscribed = false;
-                self.subscribe(out);
+        if index < self.expected() {
+            return; // a second copy
+        }
+        if index > self.expected() {
+            // Ahead of one still on its way (or lost: a heartbeat then finds the follower
+            // behind and it subscribes again). Kept until the gap fills, within bounds.
+            if self.early.len() < MAX_EARLY {
+                self.early.insert(index, e);
             }
             return;
         }
         let idle = self.queue.is_empty();
         self.queue.push_back((index, e));
+        while let Some(e) = self.early.remove(&self.expected()) {
+            self.queue.push_back((self.expected(), e));
+        }
+        self.early.retain(|&i, _| i > index);
         if idle {
             self.start_write(cx, out);
         }
@@ -799,6 +816,7 @@ impl NodeLogic for Replica {
             Message::Mismatch { term, keep } => {
                 if self.hear(cx, from, term, true, out) && self.leader == Some(from) {
                     self.queue.clear();
+                    self.early.clear();
                     out.cancel_timer(LOG_WRITE);
                     let keep = keep.min(self.last_index());
                     self.log.truncate(keep as usize);
