@@ -955,3 +955,324 @@ impl NodeLogic for Replica {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::GrantorRestart;
+    use crate::time::SimTime;
+
+    const MS: i64 = 1_000_000;
+    const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Replica];
+
+    fn config(mode: LeaseGuardMode) -> LeaseGuardConfig {
+        LeaseGuardConfig {
+            mode,
+            max_clock_error: LocalDur::from_ns(200_000),
+            noop_every: LocalDur::from_ms(250),
+            election_timeout: LocalDur::from_secs(10),
+            heartbeat: LocalDur::from_ms(500),
+            log_write: LocalDur::from_ns(250_000),
+        }
+    }
+
+    fn replica(mode: LeaseGuardMode, node: NodeId) -> Replica {
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(1),
+            renew_every: LocalDur::from_ms(300),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+        };
+        LeaseGuard::new(config(mode), String::new()).node_logic(
+            node,
+            Role::Replica,
+            &params,
+            Disk::default(),
+        )
+    }
+
+    /// Calls `f` on `r` (node `node`) with both clocks reading `ms`; its effects.
+    fn call(
+        r: &mut Replica,
+        node: NodeId,
+        ms: i64,
+        f: impl FnOnce(&mut Replica, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, node as u64);
+        let mut run_token = 0;
+        let mut cx = Cx {
+            node,
+            roles: ROLES,
+            mono: LocalTime::from_ns(ms * MS),
+            wall: LocalTime::from_ns(ms * MS),
+            restarted: false,
+            incarnation: 0,
+            duplicate: false,
+            rng: &mut rng,
+            run_token: &mut run_token,
+            stamp: Stamp::new(SimTime::from_ns(ms * MS), 0, 0),
+        };
+        let mut out = Out::default();
+        f(r, &mut cx, &mut out);
+        out.drain().collect()
+    }
+
+    fn entry(term: u64, writer: Option<NodeId>, key: Key, wall_ms: i64) -> Stored {
+        Stored {
+            term,
+            writer,
+            key,
+            wall: LocalTime::from_ns(wall_ms * MS),
+        }
+    }
+
+    /// Node 1 with a's term-1 log: an empty entry at 0 ms, writes of keys 7 (100 ms) and 8
+    /// (499 ms); it knows the first two committed. Elected in term 2 at 1000 ms.
+    fn elected(mode: LeaseGuardMode) -> (Replica, Vec<Effect<Message>>) {
+        let mut b = replica(mode, 1);
+        b.term = 1;
+        b.log = vec![
+            entry(1, None, 0, 0),
+            entry(1, Some(0), 7, 100),
+            entry(1, Some(0), 8, 499),
+        ];
+        b.commit = 2;
+        b.writes_committed = 1;
+        let fx = call(&mut b, 1, 1000, |b, cx, out| {
+            b.campaign(cx, out);
+            b.on_message(
+                cx,
+                2,
+                Message::Vote {
+                    term: 2,
+                    granted: true,
+                },
+                out,
+            );
+        });
+        assert_eq!(b.state, State::Leader);
+        (b, fx)
+    }
+
+    fn expiry_timer(fx: &[Effect<Message>]) -> Option<LocalTime> {
+        fx.iter().find_map(|e| match *e {
+            Effect::SetTimer {
+                timer: EXPIRY,
+                clock: ClockKind::Wall,
+                at,
+            } => Some(at),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_new_leader_waits_for_the_prior_term_to_expire_by_t_plus_two_errors() {
+        // p, the newest term-1 entry, was written at 499 ms: it expires when the wall clock
+        // passes 499 + 1000 + 0.4 ms. The leader takes authority (issues its term) then.
+        for mode in [
+            LeaseGuardMode::LogLease,
+            LeaseGuardMode::DeferCommit,
+            LeaseGuardMode::LeaseGuard,
+        ] {
+            let (mut b, fx) = elected(mode);
+            assert_eq!(expiry_timer(&fx), Some(LocalTime::from_ns(1_499_400_001)));
+            assert!(!fx.iter().any(|e| matches!(e, Effect::Issued { .. })));
+            assert!(!b.expired);
+            let fx = call(&mut b, 1, 1500, |b, cx, out| b.on_timer(cx, EXPIRY, out));
+            assert!(b.expired);
+            assert!(fx
+                .iter()
+                .any(|e| matches!(e, Effect::Issued { token: 2, .. })));
+        }
+        // Without a lease there is nothing to wait for: issued at election.
+        for mode in [LeaseGuardMode::Inconsistent, LeaseGuardMode::Quorum] {
+            let (b, fx) = elected(mode);
+            assert_eq!(expiry_timer(&fx), None);
+            assert!(b.expired);
+            assert!(fx
+                .iter()
+                .any(|e| matches!(e, Effect::Issued { token: 2, .. })));
+        }
+    }
+
+    #[test]
+    fn each_mode_admits_what_the_table_says() {
+        let read = |k| Request::Read { key: k };
+        let write = Request::Write { key: 1 };
+        let check = |b: &Replica, ms: i64, req| {
+            let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
+            let mut run_token = 0;
+            let cx = Cx {
+                node: 1,
+                roles: ROLES,
+                mono: LocalTime::from_ns(ms * MS),
+                wall: LocalTime::from_ns(ms * MS),
+                restarted: false,
+                incarnation: 0,
+                duplicate: false,
+                rng: &mut rng,
+                run_token: &mut run_token,
+                stamp: Stamp::new(SimTime::ZERO, 0, 0),
+            };
+            b.check(&cx, req).is_some()
+        };
+        // At 1001 ms, before its own entry commits: the newest committed entry is the write of
+        // key 7 at 100 ms, whose lease runs to 100 + 1000 - 0.4 = 1099.6 ms. LeaseGuard reads
+        // under it (not key 8, written in its limbo region), the lease-free modes read
+        // unchecked, the others wait for their own lease; all but LogLease accept writes.
+        for (mode, reads, writes) in [
+            (LeaseGuardMode::Inconsistent, true, true),
+            (LeaseGuardMode::Quorum, true, true),
+            (LeaseGuardMode::LogLease, false, false),
+            (LeaseGuardMode::DeferCommit, false, true),
+            (LeaseGuardMode::LeaseGuard, true, true),
+        ] {
+            let (b, _) = elected(mode);
+            assert_eq!(check(&b, 1001, read(3)), reads, "{mode:?}");
+            assert_eq!(check(&b, 1001, write), writes, "{mode:?}");
+        }
+        let (mut b, _) = elected(LeaseGuardMode::LeaseGuard);
+        // The region: entries 3 (key 8) to 3, past the commit index of 2.
+        assert_eq!((b.limbo.as_slice(), b.limbo_end), (&[8][..], 3));
+        assert!(!check(&b, 1001, read(8)));
+        assert!(check(&b, 1099, read(7)));
+        assert!(!check(&b, 1100, read(7)));
+        // Once the write of key 8 (499 ms) is committed, the region is, and its lease runs to
+        // 1498.6 ms.
+        assert!(b.in_limbo(8));
+        b.commit = 3;
+        assert!(!b.in_limbo(8));
+        assert!(check(&b, 1001, read(8)));
+        assert!(check(&b, 1498, read(3)));
+        assert!(!check(&b, 1499, read(3)));
+        // DeferCommit reads only under its own lease: its entry committed, prior expired.
+        let (mut d, _) = elected(LeaseGuardMode::DeferCommit);
+        d.expired = true;
+        d.commit = 4;
+        assert!(check(&d, 1600, read(8)));
+        // Its newest committed entry, its own of 1000 ms, leases to 1999.6 ms.
+        assert!(check(&d, 1999, read(8)));
+        assert!(!check(&d, 2000, read(8)));
+    }
+
+    #[test]
+    fn deferred_commit_holds_the_commit_index_until_the_prior_term_expires() {
+        let (mut b, _) = elected(LeaseGuardMode::DeferCommit);
+        // Both followers have written the leader's entry (index 4).
+        for p in &mut b.peers {
+            p.matched = 4;
+        }
+        let fx = call(&mut b, 1, 1200, |b, cx, out| b.advance_commit(cx, out));
+        assert_eq!(b.commit, 2);
+        assert!(fx.is_empty());
+        // At expiry it commits the three, reporting the one client write among them (key 8).
+        let fx = call(&mut b, 1, 1500, |b, cx, out| b.on_timer(cx, EXPIRY, out));
+        assert_eq!(b.commit, 4);
+        let committed: Vec<_> = fx
+            .iter()
+            .filter_map(|e| match *e {
+                Effect::Committed { index, key, .. } => Some((index, key)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(committed, [(3, 8)]);
+        assert_eq!(b.writes_committed, 2);
+        // LogLease commits at once.
+        let (mut l, _) = elected(LeaseGuardMode::LogLease);
+        for p in &mut l.peers {
+            p.matched = 4;
+        }
+        call(&mut l, 1, 1200, |l, cx, out| l.advance_commit(cx, out));
+        assert_eq!(l.commit, 4);
+    }
+
+    #[test]
+    fn a_follower_writes_reordered_entries_in_order_and_commits_only_what_it_verified() {
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        let e = |key| Entry {
+            term: 1,
+            writer: Some(0),
+            key,
+            wall: LocalTime::from_ns(0),
+        };
+        call(&mut c, 2, 10, |c, cx, out| {
+            c.hear(cx, 0, 1, true, out);
+            // Entry 2 arrives before entry 1; the leader's commit index says 2.
+            c.on_message(
+                cx,
+                0,
+                Message::Append {
+                    term: 1,
+                    index: 2,
+                    entry: e(5),
+                    commit: 2,
+                },
+                out,
+            );
+            assert_eq!(c.queue.len(), 0);
+            c.on_message(
+                cx,
+                0,
+                Message::Append {
+                    term: 1,
+                    index: 1,
+                    entry: e(4),
+                    commit: 2,
+                },
+                out,
+            );
+        });
+        assert_eq!(c.queue.iter().map(|q| q.0).collect::<Vec<_>>(), [1, 2]);
+        assert!(c.early.is_empty());
+        // Each write takes 250 us; after the first only index 1 is verified and committed.
+        let fx = call(&mut c, 2, 11, |c, cx, out| c.on_timer(cx, LOG_WRITE, out));
+        assert_eq!((c.last_index(), c.commit, c.writes_committed), (1, 1, 1));
+        assert!(fx.contains(&Effect::Send {
+            to: 0,
+            msg: Message::Progress { term: 1, index: 1 }
+        }));
+        call(&mut c, 2, 12, |c, cx, out| c.on_timer(cx, LOG_WRITE, out));
+        assert_eq!((c.last_index(), c.commit, c.log[1].key), (2, 2, 5));
+        // A second copy of entry 2 changes nothing.
+        call(&mut c, 2, 13, |c, cx, out| {
+            c.on_message(
+                cx,
+                0,
+                Message::Append {
+                    term: 1,
+                    index: 2,
+                    entry: e(9),
+                    commit: 2,
+                },
+                out,
+            )
+        });
+        assert_eq!((c.queue.len(), c.log[1].key), (0, 5));
+    }
+
+    #[test]
+    fn a_mismatch_truncates_the_follower_to_what_the_leader_says_to_keep() {
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        c.term = 2;
+        c.log = vec![
+            entry(1, None, 0, 0),
+            entry(1, Some(0), 3, 1),
+            entry(1, Some(0), 4, 2),
+        ];
+        let fx = call(&mut c, 2, 10, |c, cx, out| {
+            c.hear(cx, 1, 2, true, out);
+            c.on_message(cx, 1, Message::Mismatch { term: 2, keep: 1 }, out);
+        });
+        assert_eq!(c.last_index(), 1);
+        // It subscribes again from index 2, after an entry of term 1.
+        assert!(fx.contains(&Effect::Send {
+            to: 1,
+            msg: Message::Pull {
+                term: 2,
+                from: 2,
+                prev_term: 1
+            }
+        }));
+    }
+}
