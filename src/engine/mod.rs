@@ -926,16 +926,23 @@ impl<P: Protocol> Sim<'_, P> {
             Request::Read { key }
         };
         // Drawn at start + i * every (now): it arrives at that plus a shift in [0, 2 jitter].
+        // One that would arrive after the run is never queued: a jitter far beyond the run
+        // must not fill the queue with requests that never arrive.
         let next = ops.start + Dur::from_ns(ops.every.ns().saturating_mul(i as i64 + 1));
-        self.queue.push(
-            self.now + Dur::from_ns(shift),
-            Ev::Arrival {
-                node: n as u32,
-                kind,
-                periodic: true,
-            },
-        );
-        self.queue.push(next, Ev::Generate { node: n as u32 });
+        let at = self.now + Dur::from_ns(shift);
+        if at < self.end {
+            self.queue.push(
+                at,
+                Ev::Arrival {
+                    node: n as u32,
+                    kind,
+                    periodic: true,
+                },
+            );
+        }
+        if next < self.end {
+            self.queue.push(next, Ev::Generate { node: n as u32 });
+        }
     }
 
     fn set_running(&mut self, n: NodeId) {
