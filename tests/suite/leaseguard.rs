@@ -347,3 +347,18 @@ fn bad_workloads_are_rejected_with_the_reason() {
         "{text}"
     );
 }
+
+#[test]
+fn the_summary_names_the_replicated_protocols_as_the_scenario_wrote_them() {
+    // The strategy line of a report is the protocol's own description: the scenario's strategy
+    // with every default filled in, for Raft as for LeaseGuard.
+    for name in ["raft-etcd-read-index", "leaseguard-failover-quorum"] {
+        let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+        let (o, _) = run_bundled(name);
+        assert_eq!(o.summary.strategy, s.strategy.to_ron(), "{name}");
+        assert!(
+            o.summary.strategy.contains("election_timeout: \"1"),
+            "{name}"
+        );
+    }
+}
