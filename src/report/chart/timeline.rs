@@ -1128,22 +1128,51 @@ fn clip(pts: &[(i64, i64)], t0: i64, t1: i64) -> Vec<(i64, f64)> {
 }
 
 const LANE_H: i32 = 58;
-/// A lane for a clock without error needs only its zero line.
+/// The one line that stands for every clock without error: only its zero line.
 const FLAT_LANE_H: i32 = 30;
 const LANE_GAP: i32 = 8;
 const LANES_HEADING_H: i32 = 26;
 
-fn lane_h(rv: &RunView, node: usize) -> i32 {
-    if rv.flat_clock[node] {
-        FLAT_LANE_H
-    } else {
-        LANE_H
-    }
+/// The nodes whose clocks erred, each with a lane of its own.
+fn erring<'r>(rv: &'r RunView<'_>) -> impl Iterator<Item = usize> + 'r {
+    (0..rv.n()).filter(|&n| !rv.flat_clock[n])
 }
 
-/// The height of the clock-error lanes of `rv`, with their heading.
+/// The height of the clock-error lanes of `rv`, with their heading: a lane per node whose
+/// clocks erred, and one line for all the others.
 fn lanes_height(rv: &RunView) -> i32 {
-    LANES_HEADING_H + (0..rv.n()).map(|n| lane_h(rv, n) + LANE_GAP).sum::<i32>()
+    let flat = rv.flat_clock.iter().any(|&f| f);
+    LANES_HEADING_H
+        + erring(rv).count() as i32 * (LANE_H + LANE_GAP)
+        + if flat { FLAT_LANE_H + LANE_GAP } else { 0 }
+}
+
+/// The line that stands for every node whose clocks never erred, from `y0`.
+fn draw_flat_lane(sc: &mut Scene, rv: &RunView, xm: &XMap, y0: i32) {
+    let names: Vec<&str> = (0..rv.n())
+        .filter(|&n| rv.flat_clock[n])
+        .map(|n| rv.tl.node_names[n].as_str())
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let y1 = y0 + FLAT_LANE_H;
+    sc.frame(xm.x0, y0, xm.x1, y1, rgb(200, 200, 200), 1);
+    let mid = (y0 + y1) / 2;
+    let label = fit_text(&names.join(", "), 14.0, true, xm.x0 - 40);
+    sc.text(14, mid - 6, label, 14.0, true, TEXT, Anchor::Left);
+    sc.text(
+        14,
+        mid + 8,
+        "no clock error",
+        11.0,
+        false,
+        MUTED,
+        Anchor::Left,
+    );
+    sc.text(xm.x0 - 8, mid, "0", 12.0, false, MUTED, Anchor::Right);
+    sc.rect(xm.x0, mid, xm.x1, mid + 1, rgb(150, 150, 150));
+    sc.line(vec![(xm.x0, mid), (xm.x1, mid)], solid(MONO_RGB), 2);
 }
 
 /// Whether some node's wall clock differs from its monotonic clock.
@@ -1164,10 +1193,10 @@ fn draw_clock_lanes(sc: &mut Scene, rv: &RunView, xm: &XMap, top: i32) {
         "Clock error, local − true (wall = monotonic)"
     };
     sc.text(14, top + 13, heading, 14.0, true, TEXT, Anchor::Left);
-    let mut y0 = top + LANES_HEADING_H - LANE_GAP;
-    for node in 0..rv.n() {
-        y0 += LANE_GAP + if node > 0 { lane_h(rv, node - 1) } else { 0 };
-        let lane_h = lane_h(rv, node);
+    let mut y0 = top + LANES_HEADING_H - LANE_H - LANE_GAP;
+    let lane_h = LANE_H;
+    for node in erring(rv).collect::<Vec<_>>() {
+        y0 += LANE_H + LANE_GAP;
         let y1 = y0 + lane_h;
         sc.frame(xm.x0, y0, xm.x1, y1, rgb(200, 200, 200), 1);
         // Crashes shaded on the lane too.
@@ -1283,6 +1312,12 @@ fn draw_clock_lanes(sc: &mut Scene, rv: &RunView, xm: &XMap, top: i32) {
             }
         }
     }
+    let first_free = if erring(rv).next().is_some() {
+        y0 + LANE_H + LANE_GAP
+    } else {
+        top + LANES_HEADING_H
+    };
+    draw_flat_lane(sc, rv, xm, first_free);
 }
 
 /// A clock error in a few significant digits with its unit (`-19.01ms`, `-8s`).
