@@ -373,3 +373,26 @@ fn the_mean_overlap_panel_is_drawn_only_when_it_differs_from_the_longest() {
     assert_eq!(panels("drift-beyond-bound-two-sided"), (true, false));
     assert_eq!(panels("sweep-drift-boundary"), (false, true));
 }
+
+#[test]
+fn rows_name_each_nodes_drift_and_clocks_without_error_share_one_line() {
+    // drift-beyond-bound-two-sided: the grantor runs at +2000 ppm, a at -2000 ppm, b exact.
+    // Catches: a fixed drift not labelled on the node's row; a flat lane drawn per node.
+    let (tl, s) = recorded("drift-rows", &bundled("drift-beyond-bound-two-sided"));
+    let files = timeline_chart(&tl, &s);
+    let drift = texts(&files.svg);
+    // The whole run and the zoom both label the rows.
+    assert_eq!(
+        drift.iter().filter(|t| **t == "grantor, +2000 ppm").count(),
+        2
+    );
+    assert_eq!(drift.iter().filter(|t| **t == "drift -2000 ppm").count(), 2);
+    assert_eq!(drift.iter().filter(|t| **t == "no clock error").count(), 2);
+    // Q4 has no drift at all: one line for its three nodes, no lane of its own for any.
+    let (tl, s) = recorded("q4-rows", &bundled("q4-gc-pause-cached-bool"));
+    let files = timeline_chart(&tl, &s);
+    let q4 = texts(&files.svg);
+    assert_eq!(q4.iter().filter(|t| **t == "no clock error").count(), 1);
+    assert!(q4.contains(&"lock, a, b"));
+    assert!(!q4.iter().any(|t| t.starts_with("error (")));
+}

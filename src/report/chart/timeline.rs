@@ -613,11 +613,24 @@ pub(crate) fn draw_row(
     // The label at the row's centre.
     let yc = top + lay.height / 2;
     let name = fit_text(&tl.node_names[node], 16.0, true, xm.x0 - 24);
-    if rv.is_grantor(node) {
-        sc.text(14, yc - 9, name, 16.0, true, TEXT, Anchor::Left);
-        sc.text(14, yc + 10, "grantor", 12.0, false, MUTED, Anchor::Left);
-    } else {
+    // Under the name: the grantor's role, and the node's drift as run (when it has one).
+    let drift =
+        rv.s.drift_ppm
+            .get(&tl.node_names[node])
+            .copied()
+            .filter(|&d| d != 0.0);
+    let under: Vec<String> = match (rv.is_grantor(node), drift) {
+        (true, Some(d)) => vec![format!("grantor, {d:+} ppm")],
+        (true, None) => vec!["grantor".to_string()],
+        (false, Some(d)) => vec![format!("drift {d:+} ppm")],
+        (false, None) => vec![],
+    };
+    if under.is_empty() {
         sc.text(14, yc, name, 16.0, true, TEXT, Anchor::Left);
+    } else {
+        sc.text(14, yc - 9, name, 16.0, true, TEXT, Anchor::Left);
+        let under = fit_text(&under.join(", "), 12.0, false, xm.x0 - 24);
+        sc.text(14, yc + 10, under, 12.0, false, MUTED, Anchor::Left);
     }
 
     // Pauses and crashes shaded over the whole row (drawn first, under everything).
