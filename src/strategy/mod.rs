@@ -610,3 +610,36 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
         _ => Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug)]
+    struct Tokenless;
+    impl ProtocolMessage for Tokenless {
+        const KINDS: &'static [&'static str] = &["Tokenless"];
+        fn kind(&self) -> usize {
+            0
+        }
+    }
+
+    #[test]
+    fn a_message_carries_no_token_unless_its_protocol_says() {
+        // Traces show a token only for messages that have one.
+        assert_eq!(Tokenless.token(), None);
+    }
+
+    #[test]
+    fn commands_are_named_as_the_faults_that_give_them() {
+        let to = 1;
+        assert_eq!(Command::StepDown.name(), "StepDown");
+        assert_eq!(Command::TransferLeader { to }.name(), "TransferLeader");
+        // The replicated protocols understand both, by those names.
+        let spec = StrategySpec::from_ron(r#"RaftLeaderLease(election_timeout: "1s")"#).unwrap();
+        let raft = from_spec(&spec).unwrap();
+        for c in [Command::StepDown, Command::TransferLeader { to }] {
+            assert!(raft.commands().contains(&c.name()));
+        }
+    }
+}
