@@ -393,11 +393,15 @@ impl Replica {
         if self.state == State::Follower {
             if leads {
                 if self.leader != Some(from) {
+                    // A new leader: what an earlier one streamed and is not yet written may
+                    // not be in its log, so it is dropped, and acknowledged to no one.
                     self.leader = Some(from);
                     self.subscribed = false;
                     self.verified = 0;
                     self.commit_hint = 0;
                     self.early.clear();
+                    self.queue.clear();
+                    out.cancel_timer(LOG_WRITE);
                 }
                 self.arm_election(cx, out);
                 self.subscribe(out);
@@ -1249,6 +1253,43 @@ mod tests {
             )
         });
         assert_eq!((c.queue.len(), c.log[1].key), (0, 5));
+    }
+
+    #[test]
+    fn a_new_leader_is_never_told_of_entries_an_earlier_one_streamed() {
+        // c has entry 1 from a (term 1) queued for writing when b, leader of term 2, pings.
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        let e = Entry {
+            term: 1,
+            writer: Some(0),
+            key: 3,
+            wall: LocalTime::from_ns(0),
+        };
+        call(&mut c, 2, 10, |c, cx, out| {
+            c.hear(cx, 0, 1, true, out);
+            let append = Message::Append {
+                term: 1,
+                index: 1,
+                entry: e,
+                commit: 0,
+            };
+            c.on_message(cx, 0, append, out);
+        });
+        assert_eq!(c.queue.len(), 1);
+        let fx = call(&mut c, 2, 11, |c, cx, out| {
+            c.hear(cx, 1, 2, true, out);
+        });
+        assert!(c.queue.is_empty());
+        assert!(fx.contains(&Effect::CancelTimer { timer: LOG_WRITE }));
+        // Its log is empty, so it subscribes to b from index 1.
+        assert!(fx.contains(&Effect::Send {
+            to: 1,
+            msg: Message::Pull {
+                term: 2,
+                from: 1,
+                prev_term: 0
+            }
+        }));
     }
 
     #[test]
