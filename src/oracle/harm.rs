@@ -117,20 +117,11 @@ impl Harm {
 
     /// A read admitted under `token` is served at `node` now from its copy; it was taken up
     /// when the last write to its key had brought the register to `version` and the newest
-    /// token was `latest_token` (now, for a read served at once). Linearizability asks that a read reflect every write that took
-    /// effect before it began, so the read is stale if the copy misses one of those, and a
-    /// zombie action if its token was already superseded then. Returns (zombie, stale).
-    pub fn read(
-        &mut self,
-        node: NodeId,
-        token: Token,
-        (version, latest_token): (u64, Token),
-    ) -> (bool, bool) {
-        self.counts.reads_served += 1;
-        let zombie = !self.shared_reads && token < latest_token;
-        if zombie {
-            self.counts.zombie_actions += 1;
-        }
+    /// token was `latest_token` (now, for a read served at once). Linearizability asks that a
+    /// read reflect every write that took effect before it began, so the read is stale if the
+    /// copy misses one of those, and a zombie action if its token was already superseded then.
+    /// Returns (zombie, stale).
+    pub fn read(&mut self, node: NodeId, token: Token, as_of: (u64, Token)) -> (bool, bool) {
         let copy = self.copies[node];
         let (own_token, own) = self.own_applied[node];
         let own = if own_token == copy.token { own } else { 0 };
@@ -138,18 +129,20 @@ impl Harm {
             copy.base_version + own <= self.version,
             "a copy is never ahead of the register it copies"
         );
-        let stale = version > copy.base_version + own;
-        if stale {
-            self.counts.stale_reads += 1;
-        }
-        (zombie, stale)
+        self.judge_read(token, copy.base_version + own, as_of)
     }
 
     /// A read admitted under `token` is served from a log prefix holding the register's first
     /// `view` writes; it was taken up when the last write to its key had brought the register to
     /// `version`, with `latest_token` the newest token. Stale if that write lies beyond the
     /// prefix. Returns (zombie, stale).
-    pub fn read_at(
+    pub fn read_at(&mut self, token: Token, view: u64, as_of: (u64, Token)) -> (bool, bool) {
+        self.judge_read(token, view, as_of)
+    }
+
+    /// Counts a read under `token` that saw the register's first `view` writes, taken up as of
+    /// `(version, latest_token)`. Returns (zombie, stale).
+    fn judge_read(
         &mut self,
         token: Token,
         view: u64,
