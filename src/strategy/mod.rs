@@ -611,6 +611,49 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
     }
 }
 
+/// For unit tests of node logic: runs `f` with node `node`'s context when both its clocks
+/// read `at` (a fresh random stream of the node, no duplicate, first incarnation).
+#[cfg(test)]
+pub(crate) fn with_test_cx<R>(
+    node: NodeId,
+    roles: &[Role],
+    at: LocalTime,
+    f: impl FnOnce(&mut Cx) -> R,
+) -> R {
+    let mut rng = crate::rng::stream(0, crate::rng::Component::Node, node as u64);
+    let mut run_token = 0;
+    let mut cx = Cx {
+        node,
+        roles,
+        mono: at,
+        wall: at,
+        restarted: false,
+        incarnation: 0,
+        duplicate: false,
+        rng: &mut rng,
+        run_token: &mut run_token,
+        stamp: Stamp::new(SimTime::from_ns(at.ns()), 0, 0),
+    };
+    f(&mut cx)
+}
+
+/// For unit tests of node logic: calls `f` on `logic` as [`with_test_cx`] does, and returns
+/// the effects it pushed.
+#[cfg(test)]
+pub(crate) fn call_for_test<L: NodeLogic>(
+    logic: &mut L,
+    node: NodeId,
+    roles: &[Role],
+    at: LocalTime,
+    f: impl FnOnce(&mut L, &mut Cx, &mut Out<L::Msg>),
+) -> Vec<Effect<L::Msg>> {
+    with_test_cx(node, roles, at, |cx| {
+        let mut out = Out::default();
+        f(logic, cx, &mut out);
+        out.drain().collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

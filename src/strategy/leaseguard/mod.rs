@@ -964,7 +964,6 @@ impl NodeLogic for Replica {
 mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
-    use crate::time::SimTime;
 
     const MS: i64 = 1_000_000;
     const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Replica];
@@ -1003,23 +1002,7 @@ mod tests {
         ms: i64,
         f: impl FnOnce(&mut Replica, &mut Cx, &mut Out<Message>),
     ) -> Vec<Effect<Message>> {
-        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, node as u64);
-        let mut run_token = 0;
-        let mut cx = Cx {
-            node,
-            roles: ROLES,
-            mono: LocalTime::from_ns(ms * MS),
-            wall: LocalTime::from_ns(ms * MS),
-            restarted: false,
-            incarnation: 0,
-            duplicate: false,
-            rng: &mut rng,
-            run_token: &mut run_token,
-            stamp: Stamp::new(SimTime::from_ns(ms * MS), 0, 0),
-        };
-        let mut out = Out::default();
-        f(r, &mut cx, &mut out);
-        out.drain().collect()
+        crate::strategy::call_for_test(r, node, ROLES, LocalTime::from_ns(ms * MS), f)
     }
 
     fn entry(term: u64, writer: Option<NodeId>, key: Key, wall_ms: i64) -> Stored {
@@ -1105,21 +1088,8 @@ mod tests {
         let read = |k| Request::Read { key: k };
         let write = Request::Write { key: 1 };
         let check = |b: &Replica, ms: i64, req| {
-            let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
-            let mut run_token = 0;
-            let cx = Cx {
-                node: 1,
-                roles: ROLES,
-                mono: LocalTime::from_ns(ms * MS),
-                wall: LocalTime::from_ns(ms * MS),
-                restarted: false,
-                incarnation: 0,
-                duplicate: false,
-                rng: &mut rng,
-                run_token: &mut run_token,
-                stamp: Stamp::new(SimTime::ZERO, 0, 0),
-            };
-            b.check(&cx, req).is_some()
+            let at = LocalTime::from_ns(ms * MS);
+            crate::strategy::with_test_cx(1, ROLES, at, |cx| b.check(cx, req).is_some())
         };
         // At 1001 ms, before its own entry commits: the newest committed entry is the write of
         // key 7 at 100 ms, whose lease runs to 100 + 1000 - 0.4 = 1099.6 ms. LeaseGuard reads

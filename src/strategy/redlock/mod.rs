@@ -511,8 +511,6 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::Stamp;
-    use crate::time::SimTime;
 
     const S: i64 = 1_000_000_000;
 
@@ -551,23 +549,7 @@ mod tests {
         mono_ns: i64,
         f: impl FnOnce(&mut RedlockNode, &mut Cx, &mut Out<Message>),
     ) -> Vec<Effect<Message>> {
-        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, node as u64);
-        let mut run_token = 0;
-        let mut cx = Cx {
-            node,
-            roles: ROLES,
-            mono: LocalTime::from_ns(mono_ns),
-            wall: LocalTime::from_ns(mono_ns),
-            restarted: false,
-            incarnation: 0,
-            duplicate: false,
-            rng: &mut rng,
-            run_token: &mut run_token,
-            stamp: Stamp::new(SimTime::ZERO, 0, 0),
-        };
-        let mut out = Out::default();
-        f(m, &mut cx, &mut out);
-        out.drain().collect()
+        crate::strategy::call_for_test(m, node, ROLES, LocalTime::from_ns(mono_ns), f)
     }
 
     fn lock_reply(effects: &[Effect<Message>]) -> (bool, u64) {
