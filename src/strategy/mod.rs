@@ -347,12 +347,6 @@ impl<M> Out<M> {
     pub fn drain(&mut self) -> std::vec::Drain<'_, Effect<M>> {
         self.effects.drain(..)
     }
-    pub fn is_empty(&self) -> bool {
-        self.effects.is_empty()
-    }
-    pub fn as_slice(&self) -> &[Effect<M>] {
-        &self.effects
-    }
 }
 
 /// What a node believes about one authority, as the oracle needs it (SPEC 3).
@@ -370,15 +364,6 @@ pub enum Belief {
         clock: ClockKind,
         deadline: LocalTime,
     },
-}
-
-impl Belief {
-    pub fn token(&self) -> Option<Token> {
-        match *self {
-            Belief::None => None,
-            Belief::Bool { token } | Belief::Until { token, .. } => Some(token),
-        }
-    }
 }
 
 /// A node's beliefs, per authority (SPEC 2.8): `write` (it acts alone on the resource) and
