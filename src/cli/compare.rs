@@ -34,13 +34,16 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
         StrategySpec::TwoSided { holder_margin, .. }
         | StrategySpec::WallClock { holder_margin }
         | StrategySpec::OnReceiveStart { holder_margin }
-        | StrategySpec::Custom { holder_margin, .. } => holder_margin,
+        | StrategySpec::Custom { holder_margin, .. }
+        | StrategySpec::ChubbySession { holder_margin, .. }
+        | StrategySpec::TrueTime { holder_margin } => holder_margin,
         StrategySpec::HolderOnly { margin } => margin,
         StrategySpec::GrantorOnly
         | StrategySpec::CachedBool
         | StrategySpec::Redlock { .. }
         | StrategySpec::RaftLeaderLease { .. }
         | StrategySpec::LeaseGuard { .. }
+        | StrategySpec::K8sLeaderElection { .. }
         | StrategySpec::Other { .. } => LocalDur::ZERO,
     };
     let (m, from) = if own.ns() > 0 {

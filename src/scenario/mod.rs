@@ -221,6 +221,46 @@ pub enum StrategySpec {
         #[serde(default)]
         log_write: LocalDur,
     },
+    /// A Chubby lock held through a session with the cell's master, the one `Grantor`
+    /// (SPEC 2.8): KeepAlives, the client's conservative local lease, jeopardy and grace, and
+    /// lock-delay.
+    ChubbySession {
+        /// How long a client in jeopardy keeps trying before it gives the session up, on its
+        /// monotonic clock from the end of its local lease.
+        #[serde(default = "chubby_grace")]
+        grace: LocalDur,
+        /// After a session expires, the master refuses its lock to anyone for this long.
+        #[serde(default)]
+        lock_delay: LocalDur,
+        /// The bug: the client acts on the lock in jeopardy, until grace ends.
+        #[serde(default)]
+        act_in_jeopardy: bool,
+        /// The client's local lease ends this much before KeepAlive send time + T.
+        #[serde(default)]
+        holder_margin: LocalDur,
+    },
+    /// Kubernetes leader election as client-go runs it (SPEC 2.8): the API server (the one
+    /// `Grantor`) stores the Lease record and compares resourceVersions; candidates time it on
+    /// their own clocks.
+    K8sLeaderElection {
+        /// The leader stops leading when a renew cycle has not succeeded for this long.
+        #[serde(default = "k8s_renew_deadline")]
+        renew_deadline: LocalDur,
+        /// The period of the leader's renew tries and (before jitter) of candidates' tries.
+        #[serde(default = "k8s_retry_period")]
+        retry_period: LocalDur,
+        /// Candidates try every retry_period * (1 + U[0, jitter_factor)); applied at 1 ppm
+        /// resolution.
+        #[serde(default = "k8s_jitter_factor")]
+        jitter_factor: f64,
+    },
+    /// A single-grantor lease on TrueTime (Spanner; SPEC 2.8): the grantor stamps an absolute
+    /// expiry E = TT.now().latest + T and grants again once TT.now().earliest > E; the holder
+    /// believes while TT.now().latest < E - holder_margin. Needs `clocks.uncertainty`.
+    TrueTime {
+        #[serde(default)]
+        holder_margin: LocalDur,
+    },
     /// The general point of the space the others are points of.
     Custom {
         holder_clock: ClockKind,
@@ -306,6 +346,19 @@ pub enum RedlockQuorum {
     Majority,
     /// Any one master: the anti-pattern of several replicas each granting leases.
     One,
+}
+
+fn chubby_grace() -> LocalDur {
+    LocalDur::from_ms(45_000)
+}
+fn k8s_renew_deadline() -> LocalDur {
+    LocalDur::from_ms(10_000)
+}
+fn k8s_retry_period() -> LocalDur {
+    LocalDur::from_ms(2_000)
+}
+fn k8s_jitter_factor() -> f64 {
+    1.2
 }
 
 fn redlock_drift_factor() -> f64 {
@@ -426,6 +479,26 @@ impl StrategySpec {
                  \"{noop_every}\", election_timeout: \"{election_timeout}\", heartbeat: \
                  \"{heartbeat}\", log_write: \"{log_write}\")"
             ),
+            StrategySpec::ChubbySession {
+                grace,
+                lock_delay,
+                act_in_jeopardy,
+                holder_margin,
+            } => format!(
+                "ChubbySession(grace: \"{grace}\", lock_delay: \"{lock_delay}\", \
+                 act_in_jeopardy: {act_in_jeopardy}, holder_margin: \"{holder_margin}\")"
+            ),
+            StrategySpec::K8sLeaderElection {
+                renew_deadline,
+                retry_period,
+                jitter_factor,
+            } => format!(
+                "K8sLeaderElection(renew_deadline: \"{renew_deadline}\", retry_period: \
+                 \"{retry_period}\", jitter_factor: {jitter_factor:?})"
+            ),
+            StrategySpec::TrueTime { holder_margin } => {
+                format!("{name}{}", margins(&[("holder_margin", holder_margin)]))
+            }
             StrategySpec::Custom {
                 holder_clock,
                 lease_start,
@@ -453,6 +526,9 @@ impl StrategySpec {
             StrategySpec::Redlock { .. } => "Redlock",
             StrategySpec::RaftLeaderLease { .. } => "RaftLeaderLease",
             StrategySpec::LeaseGuard { .. } => "LeaseGuard",
+            StrategySpec::ChubbySession { .. } => "ChubbySession",
+            StrategySpec::K8sLeaderElection { .. } => "K8sLeaderElection",
+            StrategySpec::TrueTime { .. } => "TrueTime",
             StrategySpec::Other { name, .. } => name,
         }
     }

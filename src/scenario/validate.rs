@@ -258,7 +258,11 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
         }
         StrategySpec::GrantorOnly | StrategySpec::CachedBool => {}
         // Its fields are checked with its roles (`Protocol::check`).
-        StrategySpec::RaftLeaderLease { .. } | StrategySpec::LeaseGuard { .. } => {}
+        StrategySpec::RaftLeaderLease { .. }
+        | StrategySpec::LeaseGuard { .. }
+        | StrategySpec::ChubbySession { .. }
+        | StrategySpec::K8sLeaderElection { .. }
+        | StrategySpec::TrueTime { .. } => {}
         // Its fields are the protocol's to check (`Protocol::check`).
         StrategySpec::Other { .. } => {}
     }

@@ -60,12 +60,15 @@
 //! ```
 
 pub mod base;
+pub mod chubby;
+pub mod k8s;
 pub mod leaseguard;
 pub mod raft;
 pub mod redlock;
 pub mod register;
 pub mod registry;
 pub mod rules;
+pub mod truetime;
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -592,6 +595,35 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
             },
             spec.to_ron(),
         )),
+        StrategySpec::ChubbySession {
+            grace,
+            lock_delay,
+            act_in_jeopardy,
+            holder_margin,
+        } => Box::new(chubby::ChubbySession::new(
+            chubby::ChubbyConfig {
+                grace,
+                lock_delay,
+                act_in_jeopardy,
+                holder_margin,
+            },
+            spec.to_ron(),
+        )),
+        StrategySpec::K8sLeaderElection {
+            renew_deadline,
+            retry_period,
+            jitter_factor,
+        } => Box::new(k8s::K8sLeaderElection::new(
+            k8s::K8sConfig {
+                renew_deadline,
+                retry_period,
+                jitter_ppm: (jitter_factor * 1e6).round() as i64,
+            },
+            spec.to_ron(),
+        )),
+        StrategySpec::TrueTime { holder_margin } => {
+            Box::new(truetime::TrueTime::new(holder_margin, spec.to_ron()))
+        }
         _ => Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron())),
     }
 }

@@ -86,6 +86,9 @@ impl Rules {
             StrategySpec::Redlock { .. }
             | StrategySpec::RaftLeaderLease { .. }
             | StrategySpec::LeaseGuard { .. }
+            | StrategySpec::ChubbySession { .. }
+            | StrategySpec::K8sLeaderElection { .. }
+            | StrategySpec::TrueTime { .. }
             | StrategySpec::Other { .. } => {
                 panic!("{} is not a strategy of the base protocol", spec.name())
             }

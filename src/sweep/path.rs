@@ -97,12 +97,16 @@ pub fn epsilon_path(strategy: &StrategySpec) -> Result<&'static str, String> {
         StrategySpec::TwoSided { .. }
         | StrategySpec::WallClock { .. }
         | StrategySpec::OnReceiveStart { .. }
-        | StrategySpec::Custom { .. } => Ok("strategy.holder_margin"),
+        | StrategySpec::Custom { .. }
+        | StrategySpec::ChubbySession { .. }
+        | StrategySpec::TrueTime { .. } => Ok("strategy.holder_margin"),
         StrategySpec::HolderOnly { .. } => Ok("strategy.margin"),
         StrategySpec::Redlock { .. } => Ok("strategy.drift_allowance"),
         StrategySpec::RaftLeaderLease { .. } => Ok("strategy.max_clock_skew"),
         StrategySpec::LeaseGuard { .. } => Ok("strategy.max_clock_error"),
-        StrategySpec::GrantorOnly | StrategySpec::CachedBool => Err(format!(
+        StrategySpec::GrantorOnly
+        | StrategySpec::CachedBool
+        | StrategySpec::K8sLeaderElection { .. } => Err(format!(
             "epsilon: the scenario's strategy {} has no holder margin to vary (TwoSided, \
              HolderOnly, WallClock, OnReceiveStart and Custom have one)",
             strategy.name()
