@@ -11,11 +11,38 @@
 use crate::time::{div_rate_one_floor, DriftRate, LocalDur, LocalTime, SimTime, RATE_ONE};
 use serde::{Deserialize, Serialize};
 
+fn clamp_i64(v: i128) -> i64 {
+    v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 /// Which of a node's clocks a timer or a validity check uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClockKind {
     Monotonic,
     Wall,
+    /// TT.now().earliest: the wall clock less the node's error bound (`clocks.uncertainty`).
+    /// It falls while a stalled clock's error grows. Not a scenario field: protocols use it.
+    #[serde(skip)]
+    TtEarliest,
+    /// TT.now().latest: the wall clock plus the node's error bound.
+    #[serde(skip)]
+    TtLatest,
+}
+
+impl ClockKind {
+    /// True for the clocks a wall-clock step or sync moves.
+    pub fn follows_wall(self) -> bool {
+        !matches!(self, ClockKind::Monotonic)
+    }
+}
+
+/// A node's TrueTime error bound (SPEC 2.8, `clocks.uncertainty`): e = base + growth * (true time
+/// since the last sync), rounded up to the nanosecond, so that TT.now() = [wall - e, wall + e].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorBound {
+    pub base: LocalDur,
+    /// The growth of e per unit of true time, in parts per 10^12.
+    pub growth_ppt: i64,
 }
 
 /// One node's monotonic and wall clock.
@@ -29,6 +56,11 @@ pub struct NodeClock {
     drift: DriftRate,
     stalled: bool,
     wall_offset: LocalDur,
+    /// The error bound, when the scenario gives clocks one, and the true time of the last sync.
+    bound: Option<(ErrorBound, SimTime)>,
+    /// The most by which true time has lain outside [wall - e, wall + e], in ns, over the
+    /// mapping's segments so far (see [`NodeClock::outside_interval_ns`]).
+    max_outside_ns: i64,
 }
 
 impl NodeClock {
@@ -41,7 +73,73 @@ impl NodeClock {
             drift,
             stalled: false,
             wall_offset,
+            bound: None,
+            max_outside_ns: 0,
         }
+    }
+
+    /// True when the scenario gives clocks an error bound (`clocks.uncertainty`).
+    pub fn has_bound(&self) -> bool {
+        self.bound.is_some()
+    }
+
+    /// The same clock with an error bound, synced last at true time 0.
+    pub fn with_bound(mut self, bound: ErrorBound) -> NodeClock {
+        self.bound = Some((bound, SimTime::ZERO));
+        self
+    }
+
+    /// The monotonic reading at `t` as an exact rational, times 10^12.
+    fn mono_num(&self, t: SimTime) -> i128 {
+        let run = if self.stalled {
+            0
+        } else {
+            (t.ns() - self.anchor_true.ns()) as i128 * self.drift.rate() as i128
+        };
+        self.anchor_mono.ns() as i128 * RATE_ONE as i128 + self.anchor_frac as i128 + run
+    }
+
+    /// The error bound e at `t` as an exact rational, times 10^12 (0 without a bound).
+    fn error_num(&self, t: SimTime) -> i128 {
+        self.bound.map_or(0, |(b, synced)| {
+            b.base.ns() as i128 * RATE_ONE as i128
+                + (t.ns() - synced.ns()).max(0) as i128 * b.growth_ppt as i128
+        })
+    }
+
+    /// wall -/+ e at `t` (the earliest or latest bound) as an exact rational, times 10^12.
+    fn tt_num(&self, kind: ClockKind, t: SimTime) -> i128 {
+        let wall = self.mono_num(t) + self.wall_offset.ns() as i128 * RATE_ONE as i128;
+        match kind {
+            ClockKind::TtEarliest => wall - self.error_num(t),
+            _ => wall + self.error_num(t),
+        }
+    }
+
+    /// How far true time `t` lies outside the node's interval [wall - e, wall + e], in ns
+    /// rounded up (0 inside it, and always 0 without an error bound).
+    pub fn outside_interval_ns(&self, t: SimTime) -> i64 {
+        if self.bound.is_none() {
+            return 0;
+        }
+        let wall = self.mono_num(t) + self.wall_offset.ns() as i128 * RATE_ONE as i128;
+        let excess = (wall - t.ns() as i128 * RATE_ONE as i128).abs() - self.error_num(t);
+        if excess <= 0 {
+            return 0;
+        }
+        let ns = excess.div_euclid(RATE_ONE as i128) + i128::from(excess % RATE_ONE as i128 != 0);
+        ns.min(i64::MAX as i128) as i64
+    }
+
+    /// The most by which true time has lain outside the interval, up to `t`. Between two
+    /// changes of the mapping, |wall - t| is convex and e linear in t, so the excess is
+    /// largest at one end of each segment: it is noted at every change and here.
+    pub fn max_outside_interval_ns(&self, t: SimTime) -> i64 {
+        self.max_outside_ns.max(self.outside_interval_ns(t))
+    }
+
+    fn note_outside(&mut self, t: SimTime) {
+        self.max_outside_ns = self.max_outside_interval_ns(t);
     }
 
     pub fn drift(&self) -> DriftRate {
@@ -88,6 +186,16 @@ impl NodeClock {
         match kind {
             ClockKind::Monotonic => self.mono(t),
             ClockKind::Wall => self.wall(t),
+            // earliest rounds down and latest up: the interval never narrows by rounding.
+            ClockKind::TtEarliest => {
+                LocalTime::from_ns(clamp_i64(self.tt_num(kind, t).div_euclid(RATE_ONE as i128)))
+            }
+            ClockKind::TtLatest => {
+                let num = self.tt_num(kind, t);
+                let up = num.div_euclid(RATE_ONE as i128)
+                    + i128::from(num.rem_euclid(RATE_ONE as i128) != 0);
+                LocalTime::from_ns(clamp_i64(up))
+            }
         }
     }
 
@@ -97,6 +205,9 @@ impl NodeClock {
         let target_mono = match kind {
             ClockKind::Monotonic => deadline,
             ClockKind::Wall => deadline - self.wall_offset,
+            ClockKind::TtEarliest | ClockKind::TtLatest => {
+                return self.tt_reaches(kind, deadline, from)
+            }
         };
         if self.mono(from) >= target_mono {
             return from;
@@ -113,6 +224,43 @@ impl NodeClock {
         debug_assert!(rate > 0, "a validated clock runs forward");
         let elapsed = needed.div_euclid(rate) + i128::from(needed.rem_euclid(rate) != 0);
         let at = self.anchor_true.ns() as i128 + elapsed;
+        if at >= i64::MAX as i128 {
+            SimTime::NEVER
+        } else {
+            SimTime::from_ns(at as i64)
+        }
+    }
+
+    /// [`NodeClock::reaches`] for the TrueTime bounds: between changes of the mapping, wall -/+ e
+    /// is one line of true time (slope `rate -/+ growth`, or `-/+ growth` while stalled), so
+    /// one division inverts it. The earliest bound reads its floor, the latest its ceiling.
+    fn tt_reaches(&self, kind: ClockKind, deadline: LocalTime, from: SimTime) -> SimTime {
+        let one = RATE_ONE as i128;
+        // floor(x / 1e12) >= D  <=>  x >= D * 1e12;  ceil(x / 1e12) >= D  <=>  x >= (D-1) * 1e12 + 1.
+        let target = match kind {
+            ClockKind::TtEarliest => deadline.ns() as i128 * one,
+            _ => (deadline.ns() as i128 - 1) * one + 1,
+        };
+        let now = self.tt_num(kind, from);
+        if now >= target {
+            return from;
+        }
+        let run = if self.stalled {
+            0
+        } else {
+            self.drift.rate() as i128
+        };
+        let growth = self.bound.map_or(0, |(b, _)| b.growth_ppt as i128);
+        let slope = match kind {
+            ClockKind::TtEarliest => run - growth,
+            _ => run + growth,
+        };
+        if slope <= 0 {
+            return SimTime::NEVER;
+        }
+        let needed = target - now;
+        let elapsed = needed / slope + i128::from(needed % slope != 0);
+        let at = from.ns() as i128 + elapsed;
         if at >= i64::MAX as i128 {
             SimTime::NEVER
         } else {
@@ -138,23 +286,40 @@ impl NodeClock {
 
     /// From `t` on, the clocks run at `1 + drift`.
     pub fn set_drift(&mut self, t: SimTime, drift: DriftRate) {
+        self.note_outside(t);
         self.reanchor(t);
         self.drift = drift;
     }
 
-    /// Steps the wall clock by `by` (forward or back); the monotonic clock does not move.
-    pub fn step_wall(&mut self, by: LocalDur) {
+    /// Steps the wall clock by `by` (forward or back) at `t`; the monotonic clock does not move.
+    pub fn step_wall(&mut self, t: SimTime, by: LocalDur) {
+        self.note_outside(t);
         self.wall_offset += by;
+        self.note_outside(t);
+    }
+
+    /// A clock sync at `t` (`clocks.uncertainty`): the wall clock is set to read `t + residual`
+    /// and the error bound starts again from its base. The monotonic clock does not move.
+    pub fn sync(&mut self, t: SimTime, residual: LocalDur) {
+        self.note_outside(t);
+        let target = LocalTime::from_ns(t.ns()) + residual;
+        self.wall_offset = target - self.mono(t);
+        if let Some((_, synced)) = &mut self.bound {
+            *synced = t;
+        }
+        self.note_outside(t);
     }
 
     /// A stalled VM freeze begins: both clocks stop counting at `t`.
     pub fn stall(&mut self, t: SimTime) {
+        self.note_outside(t);
         self.reanchor(t);
         self.stalled = true;
     }
 
     /// The stalled freeze ends at `t`: the clocks resume from where they stopped.
     pub fn resume(&mut self, t: SimTime) {
+        self.note_outside(t);
         self.reanchor(t);
         self.stalled = false;
     }
@@ -199,7 +364,7 @@ mod tests {
                 .ns(),
             10_000_000_000
         );
-        c.step_wall(LocalDur::from_ms(-500));
+        c.step_wall(SimTime::from_ns(2_000_000_000), LocalDur::from_ms(-500));
         assert_eq!(
             c.reaches(ClockKind::Wall, dl, SimTime::from_ns(2_000_000_000))
                 .ns(),
@@ -215,7 +380,7 @@ mod tests {
     #[test]
     fn forward_wall_step_can_fire_at_once() {
         let mut c = NodeClock::new(DriftRate::ZERO, LocalDur::ZERO);
-        c.step_wall(LocalDur::from_secs(20));
+        c.step_wall(SimTime::ZERO, LocalDur::from_secs(20));
         let at = SimTime::from_ns(5_000_000_000);
         assert_eq!(
             c.reaches(ClockKind::Wall, LocalTime::from_ns(10_000_000_000), at),
@@ -374,7 +539,7 @@ mod tests {
             LocalTime::from_ns(15_001_000_000)
         );
         assert_eq!(c.wall(t), LocalTime::from_ns(15_001_000_000));
-        c.step_wall(LocalDur::from_ms(-2));
+        c.step_wall(t, LocalDur::from_ms(-2));
         assert_eq!(
             c.read(ClockKind::Wall, t),
             LocalTime::from_ns(14_999_000_000)

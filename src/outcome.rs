@@ -68,6 +68,16 @@ pub struct RequestsOut {
     pub shed_while_paused: u64,
 }
 
+/// How well the clocks kept within their TrueTime error bounds (`clocks.uncertainty`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockErrorOut {
+    /// The most by which a node's true time lay outside its interval [wall - e, wall + e],
+    /// rounded up to the nanosecond: 0 when every clock kept within its bound.
+    pub max_outside_interval_ns: i64,
+    /// The node it happened to (the first in node order at that figure; `None` when 0).
+    pub node: Option<String>,
+}
+
 /// A stretch between two requests served, in true nanoseconds since the run's start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct GapOut {
@@ -190,6 +200,9 @@ pub struct Summary {
     pub messages: BTreeMap<String, u64>,
     pub messages_dropped: u64,
     pub requests: RequestsOut,
+    /// With `clocks.uncertainty`: whether the clocks kept within their error bounds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_error: Option<ClockErrorOut>,
     /// Node name to the drift its clocks ran at, in ppm.
     pub drift_ppm: BTreeMap<String, f64>,
     pub events: u64,
@@ -304,6 +317,18 @@ impl Outcome {
                 writes_applied: r.harm.writes_applied,
                 shed_while_paused: st.requests_shed,
             },
+            clock_error: r.outside_interval_ns.as_ref().map(|per_node| {
+                let (worst, &ns) = per_node
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .max_by_key(|&(_, ns)| *ns)
+                    .expect("a scenario has nodes");
+                ClockErrorOut {
+                    max_outside_interval_ns: ns,
+                    node: (ns > 0).then(|| names[worst].clone()),
+                }
+            }),
             drift_ppm: names
                 .iter()
                 .zip(&r.drifts)
@@ -434,6 +459,22 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     exact("crashes", e.crashes, s.crashes);
     exact("pauses", e.pauses, s.pauses);
     exact("stale_read_count", e.stale_read_count, s.stale_reads);
+    if let Some(want) = e.max_outside_interval {
+        match &s.clock_error {
+            Some(c) if c.max_outside_interval_ns == want.ns() => {}
+            Some(c) => f.push(format!(
+                "expected max_outside_interval: {want}, but true time lay {} outside{}",
+                format_ns(c.max_outside_interval_ns),
+                c.node
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" {n}'s interval"))
+            )),
+            None => f.push(
+                "expected max_outside_interval, but the scenario has no clocks.uncertainty"
+                    .to_string(),
+            ),
+        }
+    }
     if let Some(want) = &e.holders {
         if *want != s.holders {
             f.push(format!(

@@ -27,6 +27,8 @@ pub enum Component {
     Node = 6,
     /// Fixed-rate operations (their jitter and keys); index = node.
     Ops = 7,
+    /// Clock sync residuals (`clocks.uncertainty`); index = node.
+    Sync = 8,
 }
 
 /// The stream of `component` for `index` under `seed`.

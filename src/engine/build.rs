@@ -2,7 +2,7 @@
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
 use super::{Ev, EventQueue, Node, NodeFault, Periodic, Sim, Stats, TimerSlot};
-use crate::clock::NodeClock;
+use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;
 use crate::msg::NodeId;
 use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
@@ -56,7 +56,18 @@ pub fn build<'o, P: Protocol>(
         .nodes
         .iter()
         .zip(&drifts)
-        .map(|(c, &d)| NodeClock::new(d, c.offset))
+        .map(|(c, &d)| {
+            let clock = NodeClock::new(d, c.offset);
+            match &scenario.clocks.uncertainty {
+                None => clock,
+                Some(u) => clock.with_bound(ErrorBound {
+                    base: u.base,
+                    growth_ppt: DriftRate::from_ppm(u.growth_ppm)
+                        .expect("validated growth")
+                        .ppt,
+                }),
+            }
+        })
         .collect();
 
     let all_faults = scenario.fault_schedule();
@@ -241,6 +252,18 @@ pub fn build<'o, P: Protocol>(
         })
         .collect();
 
+    let syncs = scenario.clocks.uncertainty.map(|u| {
+        for node in 0..n {
+            queue.push(SimTime::ZERO + u.sync_every, Ev::Sync { node: node as u32 });
+        }
+        super::Syncs {
+            every: u.sync_every,
+            base: u.base,
+            rngs: (0..n)
+                .map(|i| rng::stream(scenario.seed, Component::Sync, i as u64))
+                .collect(),
+        }
+    });
     let lease = &scenario.lease;
     Sim {
         now: SimTime::ZERO,
@@ -280,6 +303,7 @@ pub fn build<'o, P: Protocol>(
         next_msg_id: 0,
         twins: std::collections::BTreeMap::new(),
         observer,
+        syncs,
     }
 }
 

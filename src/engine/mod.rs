@@ -42,7 +42,7 @@ use crate::rng::Rng;
 use crate::scenario::{FreezeClock, PauseKind, Role};
 use crate::strategy::{
     Beliefs, Command, Cx, Effect, Key, LeaseParams, MsgOf, NodeLogic, Out, Protocol,
-    ProtocolMessage, Request, Stamp, TimerId, MAX_TIMERS,
+    ProtocolMessage, Request, Stamp, TimerId, TtNow, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::{DropReason, Observer, TraceEvent, TraceKind};
@@ -94,6 +94,10 @@ pub enum Ev<M> {
     /// A node fault from the schedule.
     Fault {
         index: u32,
+    },
+    /// A clock sync of a node (`clocks.uncertainty`).
+    Sync {
+        node: u32,
     },
     PauseEnd {
         node: u32,
@@ -255,6 +259,9 @@ pub struct RunResult {
     pub drifts: Vec<DriftRate>,
     /// The protocol's message kinds, as `stats.messages_sent` counts them.
     pub kinds: &'static [&'static str],
+    /// With `clocks.uncertainty`: for each node, the most by which true time lay outside its
+    /// interval [wall - e, wall + e], in ns.
+    pub outside_interval_ns: Option<Vec<i64>>,
 }
 
 /// A scenario ready to run under protocol `P`; `'o` is the lifetime of the protocol and of an
@@ -291,6 +298,16 @@ pub struct Sim<'o, P: Protocol> {
     /// and the other is still on its way: how a second delivery is told from a first.
     twins: BTreeMap<u64, bool>,
     observer: Option<&'o mut (dyn Observer + 'static)>,
+    /// Clock syncs, with `clocks.uncertainty`.
+    syncs: Option<Syncs>,
+}
+
+/// The clock syncs of `clocks.uncertainty`: their period, the base error their residuals are
+/// drawn within, and each node's stream for them.
+pub(crate) struct Syncs {
+    pub every: Dur,
+    pub base: LocalDur,
+    pub rngs: Vec<crate::rng::Rng>,
 }
 
 impl<P: Protocol> Sim<'_, P> {
@@ -332,6 +349,12 @@ impl<P: Protocol> Sim<'_, P> {
             duration: end.since(SimTime::ZERO),
             drifts,
             kinds: <MsgOf<P> as ProtocolMessage>::KINDS,
+            outside_interval_ns: self.syncs.as_ref().map(|_| {
+                self.clocks
+                    .iter()
+                    .map(|c| c.max_outside_interval_ns(end))
+                    .collect()
+            }),
         }
     }
 
@@ -342,6 +365,7 @@ impl<P: Protocol> Sim<'_, P> {
                 self.apply_fault(node, fault);
             }
             Ev::PauseEnd { node, life, stall } => self.end_pause(node as NodeId, life, stall),
+            Ev::Sync { node } => self.sync_clock(node as NodeId),
             Ev::Arrival {
                 node,
                 kind,
@@ -507,7 +531,7 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_command(cx, command, out)
                 });
             }
-            Ev::Fault { .. } | Ev::PauseEnd { .. } | Ev::Generate { .. } => {
+            Ev::Fault { .. } | Ev::PauseEnd { .. } | Ev::Generate { .. } | Ev::Sync { .. } => {
                 unreachable!("not node-bound")
             }
         }
@@ -555,12 +579,22 @@ impl<P: Protocol> Sim<'_, P> {
         self.call_key = key;
         let clock = &self.clocks[n];
         let mono = clock.mono(self.now);
+        let wall = clock.wall_of(mono);
+        let tt = if clock.has_bound() {
+            TtNow {
+                earliest: clock.read(ClockKind::TtEarliest, self.now),
+                latest: clock.read(ClockKind::TtLatest, self.now),
+            }
+        } else {
+            TtNow::exact(wall)
+        };
         let node = &mut self.nodes[n];
         let mut cx = Cx {
             node: n,
             roles: &self.roles,
             mono,
-            wall: clock.wall_of(mono),
+            wall,
+            tt,
             restarted,
             incarnation: node.life,
             duplicate,
@@ -854,15 +888,16 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// The mapping of node `n`'s clocks changed: re-map its pending timers on `which` clock
-    /// (`None`: both). A timer that already fell due during a pause keeps its place in the
+    /// The mapping of node `n`'s clocks changed: re-map its pending timers (`wall_only`: those
+    /// on the clocks a wall step moves). A timer that already fell due during a pause keeps its place in the
     /// deferred list: its clock reached the deadline before the change. A timer whose due
     /// instant did not move keeps its queue entry, and so its place among events of that
     /// instant: a change that moves nothing changes nothing.
-    fn remap_timers(&mut self, n: NodeId, which: Option<ClockKind>) {
+    fn remap_timers(&mut self, n: NodeId, wall_only: bool) {
         for timer in 0..MAX_TIMERS {
             let slot = self.nodes[n].timers[timer];
-            if !slot.armed || slot.fell_due || which.is_some_and(|k| slot.clock != Some(k)) {
+            let moved = !wall_only || slot.clock.is_some_and(ClockKind::follows_wall);
+            if !slot.armed || slot.fell_due || !moved {
                 continue;
             }
             let due = self.timer_due(n, timer as TimerId);
@@ -1027,7 +1062,7 @@ impl<P: Protocol> Sim<'_, P> {
                     if self.nodes[n].stall_depth == 1 {
                         self.oracle.settle(n, self.now, &self.clocks[n]);
                         self.clocks[n].stall(self.now);
-                        self.remap_timers(n, None);
+                        self.remap_timers(n, false);
                     }
                 }
                 if self.observer.is_some() {
@@ -1044,8 +1079,8 @@ impl<P: Protocol> Sim<'_, P> {
             }
             NodeFault::ClockStep { by } => {
                 self.oracle.settle(n, self.now, &self.clocks[n]);
-                self.clocks[n].step_wall(by);
-                self.remap_timers(n, Some(ClockKind::Wall));
+                self.clocks[n].step_wall(self.now, by);
+                self.remap_timers(n, true);
                 if self.observer.is_some() {
                     self.emit(n, TraceKind::ClockStep { by });
                 }
@@ -1053,7 +1088,7 @@ impl<P: Protocol> Sim<'_, P> {
             NodeFault::DriftChange { drift } => {
                 self.oracle.settle(n, self.now, &self.clocks[n]);
                 self.clocks[n].set_drift(self.now, drift);
-                self.remap_timers(n, None);
+                self.remap_timers(n, false);
                 if self.observer.is_some() {
                     self.emit(n, TraceKind::DriftChange { drift });
                 }
@@ -1068,6 +1103,34 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// A clock sync of node `n` (`clocks.uncertainty`): its wall clock is set to true time plus
+    /// a residual within the base error, unless a stalled freeze holds the clock (the sync
+    /// daemon is frozen with it); the residual is drawn either way, so that the stream does not
+    /// depend on the freeze. The next sync is one period later.
+    fn sync_clock(&mut self, n: NodeId) {
+        use rand::RngExt;
+        let syncs = self
+            .syncs
+            .as_mut()
+            .expect("syncs are queued only with uncertainty");
+        let base = syncs.base.ns();
+        let residual = LocalDur::from_ns(syncs.rngs[n].random_range(-base..=base));
+        let next = self.now + syncs.every;
+        if self.nodes[n].stall_depth == 0 {
+            self.oracle.settle(n, self.now, &self.clocks[n]);
+            let before = self.clocks[n].wall(self.now);
+            self.clocks[n].sync(self.now, residual);
+            self.remap_timers(n, true);
+            if self.observer.is_some() {
+                let by = self.clocks[n].wall(self.now) - before;
+                self.emit(n, TraceKind::ClockStep { by });
+            }
+        }
+        if next < self.end {
+            self.queue.push(next, Ev::Sync { node: n as u32 });
+        }
+    }
+
     fn end_pause(&mut self, n: NodeId, life: u32, stall: bool) {
         if stall {
             // The VM's clock resumes whatever became of the process.
@@ -1078,7 +1141,7 @@ impl<P: Protocol> Sim<'_, P> {
             if self.nodes[n].stall_depth == 0 {
                 self.oracle.settle(n, self.now, &self.clocks[n]);
                 self.clocks[n].resume(self.now);
-                self.remap_timers(n, None);
+                self.remap_timers(n, false);
             }
         }
         let node = &mut self.nodes[n];

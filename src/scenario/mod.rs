@@ -544,6 +544,36 @@ pub struct ClocksConfig {
     /// How rates are placed within the spread. Default `Random`.
     #[serde(default)]
     pub placement: Placement,
+    /// Periodic clock syncs and an error bound on every node's wall clock (TrueTime).
+    #[serde(default)]
+    pub uncertainty: Option<Uncertainty>,
+}
+
+/// `clocks.uncertainty` (SPEC 2.8): every node's wall clock knows its error. TT.now() =
+/// [wall - e, wall + e] with e = base + growth_ppm * (true time since the last sync); at true
+/// times sync_every, 2 sync_every, ... each wall clock is set to true time plus a residual drawn
+/// uniformly from [-base, +base] (from true time 0 to the first sync, its error is its
+/// `offset`). Monotonic clocks are never stepped.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Uncertainty {
+    #[serde(default = "uncertainty_base")]
+    pub base: LocalDur,
+    /// How fast the bound grows between syncs, in ppm of true time (Spanner assumes 200).
+    #[serde(default = "uncertainty_growth_ppm")]
+    pub growth_ppm: f64,
+    #[serde(default = "uncertainty_sync_every")]
+    pub sync_every: Dur,
+}
+
+fn uncertainty_base() -> LocalDur {
+    LocalDur::from_ms(1)
+}
+fn uncertainty_growth_ppm() -> f64 {
+    200.0
+}
+fn uncertainty_sync_every() -> Dur {
+    Dur::from_ms(30_000)
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -1042,6 +1072,10 @@ pub struct Expect {
     /// Exactly this many stale reads.
     #[serde(default)]
     pub stale_read_count: Option<u64>,
+    /// With `clocks.uncertainty`: the most by which any node's true time lay outside its
+    /// interval [wall - e, wall + e] is exactly this (`"0s"`: the bound held throughout).
+    #[serde(default)]
+    pub max_outside_interval: Option<Dur>,
     /// Exactly this many messages sent of each kind listed (`{"Acquire": 38}`); kinds left out
     /// are not checked.
     #[serde(default)]

@@ -278,6 +278,31 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
             limits::MAX_DRIFT_SPREAD_PPM
         ));
     }
+    if let Some(u) = &s.clocks.uncertainty {
+        if u.base.ns() < 0 || u.base.ns() > limits::MAX_CLOCK_STEP_NS {
+            p.push(format!(
+                "clocks.uncertainty.base: {} is outside [0s, {}] (see README, Limits)",
+                u.base,
+                limits::dur(limits::MAX_CLOCK_STEP_NS)
+            ));
+        }
+        if !(u.growth_ppm.is_finite() && (0.0..=limits::MAX_DRIFT_PPM).contains(&u.growth_ppm)) {
+            p.push(format!(
+                "clocks.uncertainty.growth_ppm: {} is outside [0, {}], the limit (see README, \
+                 Limits)",
+                u.growth_ppm,
+                limits::MAX_DRIFT_PPM
+            ));
+        }
+        if u.sync_every.ns() < limits::MIN_INTERVAL_NS {
+            p.push(format!(
+                "clocks.uncertainty.sync_every: {} is below the shortest interval, {} (see \
+                 README, Limits)",
+                u.sync_every,
+                limits::dur(limits::MIN_INTERVAL_NS)
+            ));
+        }
+    }
     // A drift a clock can have within the limits: |ppm| <= MAX_DRIFT_PPM.
     let drift = |p: &mut Vec<String>, at: &str, ppm: f64| {
         if !(ppm.is_finite()

@@ -68,7 +68,6 @@ pub mod redlock;
 pub mod register;
 pub mod registry;
 pub mod rules;
-pub mod truetime;
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -78,7 +77,7 @@ use crate::time::{LocalDur, LocalTime, SimTime};
 
 pub use register::Register;
 pub use registry::{Registry, StrategyError};
-pub use rules::Rules;
+pub use rules::{Expiry, Rules};
 
 /// A node's timers are named by small integers of the logic's choosing (at most [`MAX_TIMERS`]).
 pub type TimerId = u8;
@@ -157,6 +156,9 @@ pub struct Cx<'a> {
     pub mono: LocalTime,
     /// The node's wall clock now.
     pub wall: LocalTime,
+    /// TT.now(): the node's wall clock less and plus its error bound now (`clocks.uncertainty`;
+    /// without it, both are the wall clock).
+    pub tt: TtNow,
     /// True when the node is starting again after a crash.
     pub restarted: bool,
     /// How many times the node has crashed: durable, like a boot counter. Request ids that must
@@ -173,6 +175,24 @@ pub struct Cx<'a> {
     pub run_token: &'a mut Token,
     /// An opaque mark of this instant, to hand back in [`Effect::ConfirmedRead`].
     pub stamp: Stamp,
+}
+
+/// TrueTime's TT.now() (Spanner): an interval of wall-clock readings that holds true time
+/// while the clock keeps within its error bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtNow {
+    pub earliest: LocalTime,
+    pub latest: LocalTime,
+}
+
+impl TtNow {
+    /// The interval of a clock with no error bound: its reading alone.
+    pub fn exact(wall: LocalTime) -> TtNow {
+        TtNow {
+            earliest: wall,
+            latest: wall,
+        }
+    }
 }
 
 /// An opaque mark of a call into node logic ([`Cx::stamp`]): its true instant, and what the
@@ -213,6 +233,8 @@ impl Cx<'_> {
         match clock {
             ClockKind::Monotonic => self.mono,
             ClockKind::Wall => self.wall,
+            ClockKind::TtEarliest => self.tt.earliest,
+            ClockKind::TtLatest => self.tt.latest,
         }
     }
 
@@ -621,9 +643,6 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
             },
             spec.to_ron(),
         )),
-        StrategySpec::TrueTime { holder_margin } => {
-            Box::new(truetime::TrueTime::new(holder_margin, spec.to_ron()))
-        }
         _ => Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron())),
     }
 }
@@ -644,6 +663,7 @@ pub(crate) fn with_test_cx<R>(
         roles,
         mono: at,
         wall: at,
+        tt: TtNow::exact(at),
         restarted: false,
         incarnation: 0,
         duplicate: false,

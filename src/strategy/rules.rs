@@ -8,6 +8,11 @@
 //! | `CachedBool` | monotonic | OnSend | renewal loop finds start + T passed | T | bool |
 //! | `WallClock(h)` | wall | OnSend | T - h | T | clock |
 //! | `OnReceiveStart(h)` | monotonic | OnReceive | T - h | T | clock |
+//! | `TrueTime(h)` | TT.now().latest | the grantor's E | E - h | TT.now().earliest > E | clock |
+//!
+//! Under `TrueTime` (SPEC 2.8) the grantor stamps each grant and renewal with an absolute
+//! expiry E = TT.now().latest + T and the holder believes while its own TT.now().latest is below
+//! E - h: both sides measure one instant, E, on clocks that know their error.
 
 use crate::clock::ClockKind;
 use crate::scenario::{LeaseStart, StrategySpec, Validity};
@@ -24,6 +29,20 @@ pub struct Rules {
     /// The grantor frees the lease at grant/renewal + T + grantor_margin (may be negative).
     pub grantor_margin: LocalDur,
     pub validity: Validity,
+    pub expiry: Expiry,
+}
+
+/// How grantor and holder place the end of a term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expiry {
+    /// Each on its own clock: the grantor frees the lease when its monotonic clock reaches the
+    /// grant (or renewal) + T + grantor_margin, the holder stops at its term's start + T -
+    /// holder_margin on `holder_clock`.
+    OwnClocks,
+    /// TrueTime: the grantor stamps E = TT.now().latest + T, the holder believes while
+    /// TT.now().latest < E - holder_margin, and the grantor frees the lease once
+    /// TT.now().earliest > E.
+    TrueTime,
 }
 
 impl Rules {
@@ -40,6 +59,7 @@ impl Rules {
             holder_margin: LocalDur::ZERO,
             grantor_margin: LocalDur::ZERO,
             validity: Validity::Clock,
+            expiry: Expiry::OwnClocks,
         };
         match *spec {
             StrategySpec::TwoSided {
@@ -82,13 +102,19 @@ impl Rules {
                 holder_margin,
                 grantor_margin,
                 validity,
+                expiry: Expiry::OwnClocks,
+            },
+            StrategySpec::TrueTime { holder_margin } => Rules {
+                holder_clock: ClockKind::TtLatest,
+                holder_margin,
+                expiry: Expiry::TrueTime,
+                ..base
             },
             StrategySpec::Redlock { .. }
             | StrategySpec::RaftLeaderLease { .. }
             | StrategySpec::LeaseGuard { .. }
             | StrategySpec::ChubbySession { .. }
             | StrategySpec::K8sLeaderElection { .. }
-            | StrategySpec::TrueTime { .. }
             | StrategySpec::Other { .. } => {
                 panic!("{} is not a strategy of the base protocol", spec.name())
             }

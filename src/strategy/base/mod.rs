@@ -1,4 +1,5 @@
-//! The base single-grantor lease protocol (SPEC 2.5), parameterised by [`Rules`].
+//! The base single-grantor lease protocol (SPEC 2.5), parameterised by [`Rules`]; with
+//! [`Expiry::TrueTime`] it is also SPEC 2.8's `TrueTime` lease.
 //!
 //! The grantor keeps a FIFO of pending acquirers (a retry keeps its place and replaces its request
 //! id), frees the lease when its monotonic clock reaches the last grant or renewal + T + grantor
@@ -8,12 +9,18 @@
 //! messages are harmless: a grant or ack repeats what the holder has, and a duplicated `Renew`
 //! is recognised by its request id and renews once. The grantor also hosts the protected
 //! register; it and the last token issued are on its disk and survive a crash.
+//!
+//! Under TrueTime the grantor's clock is TT.now(): a grant or renewal ends at E =
+//! TT.now().latest + T, sent with it; the lease is free, and a restarted grantor may grant,
+//! once TT.now().earliest passes E (a timer on the earliest bound, re-armed when a sync moved
+//! the bound back before it was handled). The holder's deadline is E - holder_margin on its
+//! TT.now().latest.
 
 pub mod msg;
 
 use super::{
-    Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, Register, Request, Rules,
-    TimerId,
+    Belief, Beliefs, Cx, Effect, Expiry, LeaseParams, NodeLogic, Out, Protocol, Register, Request,
+    Rules, TimerId,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -48,19 +55,29 @@ impl Protocol for BaseProtocol {
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         let mut problems = Vec::new();
+        let name = match self.rules.expiry {
+            Expiry::OwnClocks => "the base protocol",
+            Expiry::TrueTime => "TrueTime",
+        };
         let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
         let grantors = count(Role::Grantor);
         if grantors != 1 {
             problems.push(format!(
-                "nodes: the base protocol needs exactly one node with role Grantor (found {grantors})"
+                "nodes: {name} needs exactly one node with role Grantor (found {grantors})"
             ));
         }
         if count(Role::Contender) == 0 {
-            problems.push("nodes: the base protocol needs at least one Contender".to_string());
+            problems.push(format!("nodes: {name} needs at least one Contender"));
         }
         if count(Role::Replica) > 0 {
+            problems.push(format!(
+                "nodes: {name} has no Replica role (it takes one Grantor and Contenders)"
+            ));
+        }
+        if self.rules.expiry == Expiry::TrueTime && scenario.clocks.uncertainty.is_none() {
             problems.push(
-                "nodes: the base protocol has no Replica role (it takes one Grantor and Contenders)"
+                "clocks.uncertainty: TrueTime needs clocks that know their error, e.g. \
+                 clocks: (uncertainty: (base: \"1ms\", growth_ppm: 200.0, sync_every: \"30s\"))"
                     .to_string(),
             );
         }
@@ -168,8 +185,8 @@ pub struct Grantor {
     /// Local (monotonic) time at which the current lease is free.
     expiry: LocalTime,
     last_token: Token,
-    /// After a restart, nothing is granted before this timer fires.
-    waiting_out: bool,
+    /// After a restart, nothing is granted before the grantor's clock passes this.
+    waiting_out: Option<LocalTime>,
     register: Register,
 }
 
@@ -184,13 +201,46 @@ impl Grantor {
             renewed_req: 0,
             expiry: LocalTime::from_ns(i64::MIN),
             last_token: disk.last_token,
-            waiting_out: false,
+            waiting_out: None,
             register: disk.register,
         }
     }
 
+    /// The end of a term granted or renewed now, on the grantor's clock: under TrueTime the
+    /// absolute expiry E the holder is told.
     fn term_end(&self, cx: &Cx) -> LocalTime {
-        cx.mono + self.p.lease + self.rules.grantor_margin
+        match self.rules.expiry {
+            Expiry::OwnClocks => cx.mono + self.p.lease + self.rules.grantor_margin,
+            Expiry::TrueTime => cx.tt.latest + self.p.lease,
+        }
+    }
+
+    /// True once the grantor's clock has passed `end`: it may grant again.
+    fn past(&self, cx: &Cx, end: LocalTime) -> bool {
+        match self.rules.expiry {
+            Expiry::OwnClocks => cx.mono >= end,
+            Expiry::TrueTime => cx.tt.earliest > end,
+        }
+    }
+
+    /// Arms `timer` for the first instant the grantor's clock passes `end`.
+    fn wake_past(&self, timer: TimerId, end: LocalTime, out: &mut Out<Message>) {
+        match self.rules.expiry {
+            Expiry::OwnClocks => out.set_timer(timer, ClockKind::Monotonic, end),
+            Expiry::TrueTime => {
+                out.set_timer(timer, ClockKind::TtEarliest, end + LocalDur::from_ns(1))
+            }
+        }
+    }
+
+    /// `end` as a reading of the grantor's monotonic clock, for traces: under TrueTime, where
+    /// the monotonic clock will be when the earliest bound reaches it if the bound stopped
+    /// growing now.
+    fn on_mono(&self, cx: &Cx, end: LocalTime) -> LocalTime {
+        match self.rules.expiry {
+            Expiry::OwnClocks => end,
+            Expiry::TrueTime => cx.mono + (end - cx.tt.earliest),
+        }
     }
 
     fn granted_req(&self, node: NodeId) -> u64 {
@@ -198,7 +248,7 @@ impl Grantor {
     }
 
     fn try_grant(&mut self, cx: &Cx, out: &mut Out<Message>) {
-        if self.holder.is_some() || self.waiting_out || self.pending.is_empty() {
+        if self.holder.is_some() || self.waiting_out.is_some() || self.pending.is_empty() {
             return;
         }
         let next = self.pending.remove(0);
@@ -211,7 +261,7 @@ impl Grantor {
         }
         self.granted_req[next.node] = next.req;
         self.expiry = self.term_end(cx);
-        out.set_timer(EXPIRY, ClockKind::Monotonic, self.expiry);
+        self.wake_past(EXPIRY, self.expiry, out);
         out.send(
             next.node,
             Message::Grant {
@@ -219,12 +269,13 @@ impl Grantor {
                 sent: next.sent,
                 token,
                 version: self.register.version(),
+                expiry: self.expiry,
             },
         );
         out.push(Effect::Issued {
             token,
             to: next.node,
-            until: self.expiry,
+            until: self.on_mono(cx, self.expiry),
         });
     }
 }
@@ -233,8 +284,9 @@ impl Grantor {
     fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
         if cx.restarted && self.p.grantor_restart == GrantorRestart::Wait {
             // It cannot know what it granted before the crash: wait out the longest term.
-            self.waiting_out = true;
-            out.set_timer(RESTART_WAIT, ClockKind::Monotonic, self.term_end(cx));
+            let end = self.term_end(cx);
+            self.waiting_out = Some(end);
+            self.wake_past(RESTART_WAIT, end, out);
         }
     }
 
@@ -264,13 +316,22 @@ impl Grantor {
                     }
                     self.renewed_req = req;
                     self.expiry = self.term_end(cx);
-                    out.set_timer(EXPIRY, ClockKind::Monotonic, self.expiry);
+                    self.wake_past(EXPIRY, self.expiry, out);
                     // A holder that renews has its grant: drop a retry it sent before that.
                     self.pending.retain(|p| p.node != from);
-                    out.send(from, Message::RenewAck { token, req, sent });
+                    let expiry = self.expiry;
+                    out.send(
+                        from,
+                        Message::RenewAck {
+                            token,
+                            req,
+                            sent,
+                            expiry,
+                        },
+                    );
                     out.push(Effect::Renewed {
                         token,
-                        until: self.expiry,
+                        until: self.on_mono(cx, expiry),
                     });
                 } else {
                     out.send(from, Message::Reject { token });
@@ -287,15 +348,24 @@ impl Grantor {
     }
 
     fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
+        // A timer on TT.now().earliest that fell due during a pause may be handled after a sync
+        // moved the bound back: then it is not yet past, and waits again.
         match timer {
-            EXPIRY if self.holder.is_some() && cx.mono >= self.expiry => {
-                self.holder = None;
-                self.try_grant(cx, out);
+            EXPIRY if self.holder.is_some() => {
+                if self.past(cx, self.expiry) {
+                    self.holder = None;
+                    self.try_grant(cx, out);
+                } else {
+                    self.wake_past(EXPIRY, self.expiry, out);
+                }
             }
-            RESTART_WAIT => {
-                self.waiting_out = false;
-                self.try_grant(cx, out);
-            }
+            RESTART_WAIT => match self.waiting_out {
+                Some(end) if !self.past(cx, end) => self.wake_past(RESTART_WAIT, end, out),
+                _ => {
+                    self.waiting_out = None;
+                    self.try_grant(cx, out);
+                }
+            },
             _ => {}
         }
     }
@@ -342,6 +412,15 @@ impl Contender {
         match self.rules.validity {
             Validity::Clock => start + self.p.lease - self.rules.holder_margin,
             Validity::CachedBool => start + self.p.lease,
+        }
+    }
+
+    /// The holder's deadline for an answer to a request sent at `sent` (under TrueTime: that
+    /// grants until E = `expiry`).
+    fn deadline_of(&self, cx: &Cx, sent: LocalTime, expiry: LocalTime) -> LocalTime {
+        match self.rules.expiry {
+            Expiry::OwnClocks => self.term_end(self.start_of(cx, sent)),
+            Expiry::TrueTime => expiry - self.rules.holder_margin,
         }
     }
 
@@ -417,13 +496,14 @@ impl Contender {
                 sent,
                 token,
                 version,
+                expiry,
                 ..
             } => {
                 if self.token.is_some() || token <= self.last_token {
                     return; // already holding, or a late or duplicated grant
                 }
                 self.last_token = token;
-                let deadline = self.term_end(self.start_of(cx, sent));
+                let deadline = self.deadline_of(cx, sent, expiry);
                 if cx.read(self.clock()) >= deadline {
                     return; // arrived after its own end: nothing to hold
                 }
@@ -437,8 +517,13 @@ impl Contender {
                 self.renew_before_deadline(cx, out);
                 out.push(Effect::Holding { token, version });
             }
-            Message::RenewAck { token, sent, .. } if self.token == Some(token) => {
-                let deadline = self.term_end(self.start_of(cx, sent));
+            Message::RenewAck {
+                token,
+                sent,
+                expiry,
+                ..
+            } if self.token == Some(token) => {
+                let deadline = self.deadline_of(cx, sent, expiry);
                 if deadline > self.deadline {
                     self.deadline = deadline;
                     if self.uses_clock() {
@@ -553,6 +638,7 @@ mod tests {
             roles: ROLES,
             mono: LocalTime::from_ns(mono_ms * MS),
             wall: LocalTime::from_ns(mono_ms * MS),
+            tt: crate::strategy::TtNow::exact(LocalTime::from_ns(mono_ms * MS)),
             restarted: false,
             incarnation: 0,
             duplicate: false,
@@ -582,6 +668,7 @@ mod tests {
             sent: LocalTime::from_ns(sent_ms * MS),
             token,
             version: 0,
+            expiry: LocalTime::from_ns(0),
         }
     }
 
@@ -638,6 +725,7 @@ mod tests {
             token: 1,
             req: 9,
             sent: LocalTime::from_ns(5_000 * MS),
+            expiry: LocalTime::from_ns(0),
         };
         h.on_message(&c, ack, &mut out);
         h.on_timer(&c, RETRY, &mut out);
@@ -716,6 +804,7 @@ mod tests {
             sent: LocalTime::from_ns(0),
             token: 1,
             version: 0,
+            expiry: LocalTime::from_ns(0),
         };
         h.on_message(&cx(2, &mut rng, &mut tok), grant, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![3_002]);
@@ -735,6 +824,7 @@ mod tests {
             token: 1,
             req: 2,
             sent: LocalTime::from_ns(3_002 * MS),
+            expiry: LocalTime::from_ns(0),
         };
         h.on_message(&cx(11_000, &mut rng, &mut tok), ack, &mut out);
         assert_eq!(renewals_armed(&mut out), vec![11_976]);

@@ -14,12 +14,14 @@ pub enum Message {
     /// "Grant me the lease": `req` replaces any earlier request id of the sender.
     Acquire { req: u64, sent: LocalTime },
     /// Answers request `req` (sent at `sent` on the holder's clock) with a new token and the
-    /// register's version at the grantor.
+    /// register's version at the grantor. `expiry`: under TrueTime, the term's absolute end E
+    /// (TT.now().latest + T at the grantor); otherwise unused.
     Grant {
         req: u64,
         sent: LocalTime,
         token: Token,
         version: u64,
+        expiry: LocalTime,
     },
     /// "Extend my lease `token`", sent at `sent` on the holder's clock.
     Renew {
@@ -27,11 +29,12 @@ pub enum Message {
         req: u64,
         sent: LocalTime,
     },
-    /// The renewal of `token` sent at `sent` was accepted.
+    /// The renewal of `token` sent at `sent` was accepted (under TrueTime, until `expiry`).
     RenewAck {
         token: Token,
         req: u64,
         sent: LocalTime,
+        expiry: LocalTime,
     },
     /// `token` is not (or no longer) the current lease.
     Reject { token: Token },

@@ -929,6 +929,7 @@ mod tests {
             roles: &roles,
             mono: at(0),
             wall: at(0),
+            tt: crate::strategy::TtNow::exact(at(0)),
             restarted: false,
             incarnation: 0,
             duplicate: false,
