@@ -569,3 +569,103 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod truetime_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const NS: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
+
+    fn bounded(drift_ppm: i64, base_ms: i64, growth_ppm: i64) -> NodeClock {
+        NodeClock::new(DriftRate::from_ppm_int(drift_ppm), LocalDur::ZERO).with_bound(ErrorBound {
+            base: LocalDur::from_ms(base_ms),
+            growth_ppt: DriftRate::from_ppm_int(growth_ppm).ppt,
+        })
+    }
+
+    #[test]
+    fn the_bounds_round_outward() {
+        // +200 ppm, e = 1 ms + 200 ppm: at t = 4_003_800_161 the wall clock reads 1.0002 t =
+        // 4_004_600_921.0322, e = 1_000_000 + 800_760.0322 = 1_800_760.0322; so latest =
+        // ceil(4_006_401_681.0644) = 4_006_401_682 and earliest = floor(4_002_800_161) exactly.
+        let c = bounded(200, 1, 200);
+        let t = SimTime::from_ns(4_003_800_161);
+        assert_eq!(c.read(ClockKind::TtLatest, t).ns(), 4_006_401_682);
+        assert_eq!(c.read(ClockKind::TtEarliest, t).ns(), 4_002_800_161);
+        assert_eq!(c.wall(t).ns(), 4_004_600_921);
+        // Inside its bound: |wall - t| = 0.0002 t <= e.
+        assert_eq!(c.outside_interval_ns(t), 0);
+    }
+
+    #[test]
+    fn a_sync_resets_the_wall_clock_and_the_bound() {
+        // +600 ppm with e = 0 + 200 ppm: 0.0004 t outside its interval; at 10 s, 4 ms. A sync
+        // with no residual brings it back inside; 5 s later it is 2 ms out again, and the most
+        // so far is still the 4 ms noted at the sync.
+        let mut c = bounded(600, 0, 200);
+        let ten = SimTime::from_ns(10 * NS);
+        assert_eq!(c.outside_interval_ns(ten), 4 * MS);
+        c.sync(ten, LocalDur::ZERO);
+        assert_eq!(c.wall(ten).ns(), 10 * NS);
+        assert_eq!(c.read(ClockKind::TtLatest, ten).ns(), 10 * NS);
+        assert_eq!(c.outside_interval_ns(ten), 0);
+        let later = SimTime::from_ns(15 * NS);
+        assert_eq!(c.outside_interval_ns(later), 2 * MS);
+        assert_eq!(c.max_outside_interval_ns(later), 4 * MS);
+        // The monotonic clock was not stepped: it reads 1.0006 * 15 s.
+        assert_eq!(c.mono(later).ns(), 15_009 * MS);
+    }
+
+    #[test]
+    fn a_stalled_clock_s_earliest_bound_never_rises_and_its_latest_rises_with_e() {
+        // Stalled at 1 s: wall stays 1e9; e = 1e6 + 0.0001 t keeps growing with true time, so
+        // latest = ceil(1.001e9 + 0.0001 t) reads 1.002e9 as soon as 0.0001 t > 1e6 - 1, i.e.
+        // t > 9_999_990_000 (the ceiling: 10 s exactly would be the bound without it).
+        let mut c = bounded(0, 1, 100);
+        c.stall(SimTime::from_ns(NS));
+        let d = LocalTime::from_ns(1_002 * MS);
+        assert_eq!(
+            c.reaches(ClockKind::TtLatest, d, SimTime::from_ns(NS)),
+            SimTime::from_ns(9_999_990_001)
+        );
+        assert_eq!(
+            c.reaches(ClockKind::TtEarliest, d, SimTime::from_ns(NS)),
+            SimTime::NEVER
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        /// `reaches` on either bound is the first nanosecond whose reading is at the deadline
+        /// or past it, for any drift, error bound, step and deadline.
+        #[test]
+        fn reaching_a_bound_is_its_first_instant(
+            drift_ppm in -5_000i64..5_000,
+            base_us in 0i64..5_000,
+            growth_ppm in 0i64..2_000,
+            step_us in -50_000i64..50_000,
+            from_ms in 0i64..20_000,
+            ahead_us in -1_000i64..30_000_000,
+            latest in any::<bool>(),
+        ) {
+            let mut c = NodeClock::new(DriftRate::from_ppm_int(drift_ppm), LocalDur::ZERO)
+                .with_bound(ErrorBound {
+                    base: LocalDur::from_ns(base_us * 1_000),
+                    growth_ppt: DriftRate::from_ppm_int(growth_ppm).ppt,
+                });
+            let from = SimTime::from_ns(from_ms * MS);
+            c.step_wall(from, LocalDur::from_ns(step_us * 1_000));
+            let kind = if latest { ClockKind::TtLatest } else { ClockKind::TtEarliest };
+            let deadline = c.read(kind, from) + LocalDur::from_ns(ahead_us * 1_000);
+            let t = c.reaches(kind, deadline, from);
+            prop_assert!(t < SimTime::NEVER);
+            prop_assert!(c.read(kind, t) >= deadline);
+            if t > from {
+                prop_assert!(c.read(kind, SimTime::from_ns(t.ns() - 1)) < deadline);
+            }
+        }
+    }
+}

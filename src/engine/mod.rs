@@ -627,7 +627,7 @@ impl<P: Protocol> Sim<'_, P> {
         let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
         let mut out = std::mem::take(&mut self.out);
         for effect in out.drain() {
-            match effect {
+            match effect.with_clock() {
                 Effect::Send { to, msg } => self.send(n, to, msg),
                 Effect::SetTimer { timer, clock, at } => {
                     let slot = &mut self.nodes[n].timers[timer as usize];
@@ -644,7 +644,15 @@ impl<P: Protocol> Sim<'_, P> {
                     slot.armed = false;
                     slot.fell_due = false;
                 }
-                Effect::Issued { token, to, until } => {
+                Effect::Issued { .. } | Effect::Renewed { .. } => {
+                    unreachable!("named with their clock above")
+                }
+                Effect::IssuedOn {
+                    token,
+                    to,
+                    clock,
+                    until,
+                } => {
                     self.stats.grants += 1;
                     if self.stats.grant_order.len() < GRANT_ORDER_CAP {
                         self.stats.grant_order.push(to);
@@ -652,14 +660,18 @@ impl<P: Protocol> Sim<'_, P> {
                     self.harm.issued(token);
                     self.failovers.issued(token, to, self.now);
                     if self.observer.is_some() {
-                        let until = self.clocks[n].reaches(ClockKind::Monotonic, until, self.now);
+                        let until = self.clocks[n].reaches(clock, until, self.now);
                         self.emit(n, TraceKind::Grant { token, to, until });
                     }
                 }
-                Effect::Renewed { token, until } => {
+                Effect::RenewedOn {
+                    token,
+                    clock,
+                    until,
+                } => {
                     self.stats.renewals += 1;
                     if self.observer.is_some() {
-                        let until = self.clocks[n].reaches(ClockKind::Monotonic, until, self.now);
+                        let until = self.clocks[n].reaches(clock, until, self.now);
                         self.emit(n, TraceKind::Renewed { token, until });
                     }
                 }

@@ -95,6 +95,13 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
         .map(|(n, d)| format!("{n} {d:+} ppm"))
         .collect();
     let _ = writeln!(m, "| clock drift | {} |", drifts.join(", "));
+    if let Some(c) = &s.clock_error {
+        let _ = writeln!(
+            m,
+            "| clock error bounds | {} |",
+            crate::report::text::clock_error_words(c)
+        );
+    }
     let _ = writeln!(m, "| events | {} |", s.events);
     if s.truncated {
         let _ = writeln!(m, "| **truncated** | the run hit `limits.max_events` |");

@@ -106,7 +106,11 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
         ("read gap", r.longest_read_gap),
         ("write gap", r.longest_write_gap),
     ];
-    for (k, v) in rows.into_iter().chain(reads) {
+    let clocks = s
+        .clock_error
+        .as_ref()
+        .map(|c| ("clocks", clock_error_words(c)));
+    for (k, v) in rows.into_iter().chain(reads).chain(clocks) {
         let _ = writeln!(t, "  {k:<12} {v}");
     }
     for (n, i) in s.overlap.intervals.iter().take(SHOWN_INTERVALS).enumerate() {
@@ -257,4 +261,15 @@ pub(crate) fn gap_text(g: crate::outcome::GapOut) -> String {
         format_ns(g.from_ns),
         format_ns(g.to_ns)
     )
+}
+
+/// Whether true time kept within every node's TrueTime interval, in words.
+pub(crate) fn clock_error_words(c: &crate::outcome::ClockErrorOut) -> String {
+    match &c.node {
+        None => "true time stayed inside every node's TT.now() interval".to_string(),
+        Some(node) => format!(
+            "true time left {node}'s TT.now() interval, by up to {}: the error bound did not hold",
+            format_ns(c.max_outside_interval_ns)
+        ),
+    }
 }

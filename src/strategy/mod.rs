@@ -281,6 +281,19 @@ pub enum Effect<M> {
         token: Token,
         until: LocalTime,
     },
+    /// [`Effect::Issued`], free again when `clock` reads `until` (TrueTime: its earliest bound).
+    IssuedOn {
+        token: Token,
+        to: NodeId,
+        clock: ClockKind,
+        until: LocalTime,
+    },
+    /// [`Effect::Renewed`], until `clock` reads `until`.
+    RenewedOn {
+        token: Token,
+        clock: ClockKind,
+        until: LocalTime,
+    },
     /// This node holds lease `token` now; its copy of the resource is at `version`.
     Holding {
         token: Token,
@@ -339,6 +352,27 @@ pub enum Effect<M> {
         token: Token,
         key: Key,
     },
+}
+
+impl<M> Effect<M> {
+    /// The effect with the clock of a grant's or a renewal's end named: `Issued` and `Renewed`
+    /// become `IssuedOn` and `RenewedOn` the monotonic clock; every other effect is itself.
+    pub(crate) fn with_clock(self) -> Effect<M> {
+        match self {
+            Effect::Issued { token, to, until } => Effect::IssuedOn {
+                token,
+                to,
+                clock: ClockKind::Monotonic,
+                until,
+            },
+            Effect::Renewed { token, until } => Effect::RenewedOn {
+                token,
+                clock: ClockKind::Monotonic,
+                until,
+            },
+            other => other,
+        }
+    }
 }
 
 /// The effects of one call into node logic, in order. The engine reuses one buffer.

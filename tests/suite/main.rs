@@ -23,3 +23,4 @@ mod slack;
 mod strategies;
 mod sweep;
 mod traces;
+mod truetime;

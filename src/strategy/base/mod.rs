@@ -223,24 +223,18 @@ impl Grantor {
         }
     }
 
-    /// Arms `timer` for the first instant the grantor's clock passes `end`.
-    fn wake_past(&self, timer: TimerId, end: LocalTime, out: &mut Out<Message>) {
+    /// The clock and reading at which the grantor's clock first passes `end`.
+    fn free_at(&self, end: LocalTime) -> (ClockKind, LocalTime) {
         match self.rules.expiry {
-            Expiry::OwnClocks => out.set_timer(timer, ClockKind::Monotonic, end),
-            Expiry::TrueTime => {
-                out.set_timer(timer, ClockKind::TtEarliest, end + LocalDur::from_ns(1))
-            }
+            Expiry::OwnClocks => (ClockKind::Monotonic, end),
+            Expiry::TrueTime => (ClockKind::TtEarliest, end + LocalDur::from_ns(1)),
         }
     }
 
-    /// `end` as a reading of the grantor's monotonic clock, for traces: under TrueTime, where
-    /// the monotonic clock will be when the earliest bound reaches it if the bound stopped
-    /// growing now.
-    fn on_mono(&self, cx: &Cx, end: LocalTime) -> LocalTime {
-        match self.rules.expiry {
-            Expiry::OwnClocks => end,
-            Expiry::TrueTime => cx.mono + (end - cx.tt.earliest),
-        }
+    /// Arms `timer` for the first instant the grantor's clock passes `end`.
+    fn wake_past(&self, timer: TimerId, end: LocalTime, out: &mut Out<Message>) {
+        let (clock, at) = self.free_at(end);
+        out.set_timer(timer, clock, at);
     }
 
     fn granted_req(&self, node: NodeId) -> u64 {
@@ -272,10 +266,12 @@ impl Grantor {
                 expiry: self.expiry,
             },
         );
-        out.push(Effect::Issued {
+        let (clock, until) = self.free_at(self.expiry);
+        out.push(Effect::IssuedOn {
             token,
             to: next.node,
-            until: self.on_mono(cx, self.expiry),
+            clock,
+            until,
         });
     }
 }
@@ -329,9 +325,11 @@ impl Grantor {
                             expiry,
                         },
                     );
-                    out.push(Effect::Renewed {
+                    let (clock, until) = self.free_at(expiry);
+                    out.push(Effect::RenewedOn {
                         token,
-                        until: self.on_mono(cx, expiry),
+                        clock,
+                        until,
                     });
                 } else {
                     out.send(from, Message::Reject { token });
