@@ -64,6 +64,9 @@ pub struct Candidate {
     observed_mono: LocalTime,
     /// The token it leads under, while leading (until its renew loop gives up).
     leading: Option<Token>,
+    /// The token its copy of the resource was last taken under, in this life: taking its own
+    /// record back under the same token keeps the copy (nobody else held in between).
+    copy_token: Option<Token>,
     cycle: Option<Cycle>,
     /// The acquire loop's current period, drawn when its try began.
     period: LocalDur,
@@ -83,6 +86,7 @@ impl Candidate {
             observed: None,
             observed_mono: LocalTime::from_ns(i64::MIN),
             leading: None,
+            copy_token: None,
             cycle: None,
             period: LocalDur::ZERO,
         }
@@ -198,7 +202,10 @@ impl Candidate {
                         out.cancel_timer(RETRY);
                     }
                     self.leading = Some(token);
-                    out.push(Effect::Holding { token, version });
+                    if self.copy_token != Some(token) {
+                        self.copy_token = Some(token);
+                        out.push(Effect::Holding { token, version });
+                    }
                 }
                 // The cycle (if one was open) succeeded; sleep retry_period before the next.
                 self.cycle = None;
