@@ -80,5 +80,6 @@ fn the_base_protocols_figures_are_unchanged() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 34);
+    // 34 when recorded; the two k8s-* scenarios left when K8sLeaderElection became code.
+    assert_eq!(checked, 32);
 }
