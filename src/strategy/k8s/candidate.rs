@@ -109,7 +109,7 @@ impl Candidate {
     }
 
     /// retry_period * (1 + U[0, jitter_factor)), in whole nanoseconds from the node's stream.
-    fn jittered(&self, cx: &mut Cx) -> LocalDur {
+    pub(super) fn jittered(&self, cx: &mut Cx) -> LocalDur {
         use rand::RngExt;
         let rp = self.c.retry_period.ns();
         let bound = (rp as i128 * self.c.jitter_ppm as i128 / 1_000_000) as i64;

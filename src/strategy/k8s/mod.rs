@@ -227,3 +227,191 @@ impl NodeLogic for K8sNode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::msg::{Identity, Lease};
+    use super::*;
+    use crate::scenario::GrantorRestart;
+    use crate::strategy::{call_for_test, Effect};
+    use crate::time::LocalTime;
+
+    const S: i64 = 1_000_000_000;
+    /// Node 0 is the API server, nodes 1 and 2 candidates.
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender, Role::Contender];
+
+    fn protocol() -> K8sLeaderElection {
+        K8sLeaderElection::new(
+            K8sConfig {
+                renew_deadline: LocalDur::from_secs(10),
+                retry_period: LocalDur::from_secs(2),
+                jitter_ppm: 1_200_000,
+            },
+            String::new(),
+        )
+    }
+
+    fn params() -> LeaseParams {
+        LeaseParams {
+            lease: LocalDur::from_secs(15),
+            renew_every: LocalDur::from_secs(5),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+        }
+    }
+
+    fn node(n: NodeId) -> K8sNode {
+        protocol().node_logic(n, ROLES[n], &params(), Disk::default())
+    }
+
+    fn call(
+        k: &mut K8sNode,
+        n: NodeId,
+        at_ns: i64,
+        f: impl FnOnce(&mut K8sNode, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        call_for_test(k, n, ROLES, LocalTime::from_ns(at_ns), f)
+    }
+
+    fn lease(node: NodeId, transitions: u64) -> Lease {
+        Lease {
+            holder: Identity {
+                node,
+                incarnation: 0,
+            },
+            acquire_wall: LocalTime::from_ns(0),
+            renew_wall: LocalTime::from_ns(0),
+            duration: LocalDur::from_secs(15),
+            transitions,
+        }
+    }
+
+    fn update(k: &mut K8sNode, from: NodeId, rv: u64, l: Lease) -> Vec<Effect<Message>> {
+        call(k, 0, 0, |k, cx, out| {
+            k.on_message(
+                cx,
+                from,
+                Message::Update {
+                    req: 1,
+                    rv,
+                    lease: l,
+                },
+                out,
+            )
+        })
+    }
+
+    fn reply_ok(effects: &[Effect<Message>]) -> bool {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Send {
+                    msg: Message::UpdateReply { ok, .. },
+                    ..
+                } => Some(*ok),
+                _ => None,
+            })
+            .expect("an UpdateReply")
+    }
+
+    /// An Update applies iff its resourceVersion is current; a change of holder is a grant
+    /// (token leaseTransitions + 1), the same holder a renewal.
+    #[test]
+    fn the_api_server_compares_resource_versions_and_nothing_else() {
+        let mut s = node(0);
+        // Create (resourceVersion 0): a grant of token 1 to node 1.
+        let e = update(&mut s, 1, 0, lease(1, 0));
+        assert!(reply_ok(&e));
+        assert!(e.iter().any(|e| matches!(
+            e,
+            Effect::Issued {
+                token: 1,
+                to: 1,
+                ..
+            }
+        )));
+        // A second Create with resourceVersion 0: Conflict, nothing applied.
+        let e = update(&mut s, 2, 0, lease(2, 0));
+        assert!(!reply_ok(&e));
+        assert!(!e.iter().any(|e| matches!(e, Effect::Issued { .. })));
+        // Node 1 renews on resourceVersion 1: a renewal, same token.
+        let e = update(&mut s, 1, 1, lease(1, 0));
+        assert!(reply_ok(&e));
+        assert!(e
+            .iter()
+            .any(|e| matches!(e, Effect::Renewed { token: 1, .. })));
+        // Node 2 takes over on resourceVersion 2: token 2.
+        let e = update(&mut s, 2, 2, lease(2, 1));
+        assert!(e.iter().any(|e| matches!(
+            e,
+            Effect::Issued {
+                token: 2,
+                to: 2,
+                ..
+            }
+        )));
+        // The record survives a crash.
+        let disk = s.into_disk();
+        assert_eq!((disk.rv, disk.lease), (3, Some(lease(2, 1))));
+    }
+
+    /// A candidate that finds another holder gives up the try until it has seen the record
+    /// unchanged for T on its own clock, whatever the record's renewTime says.
+    #[test]
+    fn a_candidate_times_the_record_from_when_it_saw_it_change() {
+        let mut c = node(2);
+        call(&mut c, 2, 0, |k, cx, out| k.on_start(cx, out));
+        let mut held = lease(1, 0);
+        held.renew_wall = LocalTime::from_ns(-100 * S); // long ago by node 1's wall clock
+        let record = Message::Record {
+            req: 1,
+            rv: 5,
+            lease: Some(held),
+        };
+        let updates = |e: &[Effect<Message>]| {
+            e.iter()
+                .filter_map(|e| match e {
+                    Effect::Send {
+                        msg: Message::Update { rv, lease, .. },
+                        ..
+                    } => Some((*rv, lease.transitions)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        // Seen (changed) at 1 s: the try fails, no Update.
+        let e = call(&mut c, 2, S, |k, cx, out| k.on_message(cx, 0, record, out));
+        assert!(updates(&e).is_empty());
+        // A try that begins at 16 s - 1 ns still fails; one that begins at 16 s updates, with
+        // leaseTransitions + 1 and the same resourceVersion.
+        let try_at = |c: &mut K8sNode, at: i64, req: u64| {
+            call(c, 2, at, |k, cx, out| k.on_timer(cx, 0, out));
+            let record = Message::Record {
+                req,
+                rv: 5,
+                lease: Some(held),
+            };
+            call(c, 2, at + 2_000_000, |k, cx, out| {
+                k.on_message(cx, 0, record, out)
+            })
+        };
+        assert!(updates(&try_at(&mut c, 16 * S - 1, 2)).is_empty());
+        assert_eq!(updates(&try_at(&mut c, 16 * S, 3)), [(5, 1)]);
+    }
+
+    /// Candidates' periods lie in [retry_period, retry_period x (1 + jitter_factor)).
+    #[test]
+    fn jittered_periods_stay_in_their_range() {
+        let K8sNode::Candidate(c) = node(1) else {
+            unreachable!()
+        };
+        crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(0), |cx| {
+            let periods: Vec<i64> = (0..1000).map(|_| c.jittered(cx).ns()).collect();
+            assert!(periods.iter().all(|&p| (2 * S..4_400_000_000).contains(&p)));
+            // Spread over the range, not stuck at one end.
+            assert!(periods.iter().any(|&p| p < 2_500_000_000));
+            assert!(periods.iter().any(|&p| p > 3_900_000_000));
+        });
+    }
+}
