@@ -1,8 +1,8 @@
 //! `K8sLeaderElection` (SPEC 2.8): client-go's candidates against an API server that only
 //! compares resourceVersions. Figures are derived by hand with jitter off (jitter_factor 0:
 //! candidates retry every 2 s exactly, counted from the end of each try), perfect clocks and
-//! 1 ms messages; the bundled k8s-* and kubelet-* scenarios pin the stories with client-go's
-//! jitter.
+//! 1 ms messages; the bundled k8s-* and kubelet-* scenarios pin the stories (S1 and the random
+//! faults with client-go's jitter).
 //!
 //! Shared arithmetic (LD/RD/RP 15/10/2 s). kcm-1 starts at 0: Get, Record at 2 ms, Create
 //! applied at 3 ms (token 1), the answer at 4 ms: it leads from 4 ms. After each success it
@@ -64,7 +64,17 @@ fn a_leader_paused_in_its_sleep_opens_a_fresh_cycle_on_resume() {
     assert_eq!((i.start_ns, i.end_ns), (26_130 * MS, 40_500 * MS));
     assert_eq!(s.overlap.max_ns, 14_370 * MS);
     assert_eq!(s.holders, ["kcm-1", "kcm-2"]);
-    assert!(s.zombie_actions > 0 && s.stale_reads > 0);
+    assert!(s.zombie_actions > 0 && s.stale_reads > 0 && s.unsafe_writes > 0);
+    // Fencing by leaseTransitions at the API server: kcm-1's writes under token 1 that land
+    // after kcm-2's under token 2 are rejected instead.
+    let text = pair(NO_JITTER, "", PAUSE, "45s").replace(
+        "faults: [",
+        "resource: (fencing: true),\n            faults: [",
+    );
+    let fenced = run_text(&text);
+    assert_eq!(fenced.overlap.max_ns, 14_370 * MS);
+    assert_eq!(fenced.unsafe_writes, 0);
+    assert!(fenced.fenced_writes > 0);
 }
 
 /// observedTime is the candidate's own monotonic clock, never the record's renewTime: with
