@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod golden;
 mod hostile;
+mod k8s;
 mod leaseguard;
 mod library;
 mod metamorphic;

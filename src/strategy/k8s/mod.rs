@@ -1,17 +1,74 @@
-//! Kubernetes leader election (SPEC 2.8). Placeholder: the protocol is not written yet.
+//! Kubernetes leader election as client-go runs it (SPEC 2.8; `tools/leaderelection`).
+//!
+//! The one `Grantor` is the API server ([`server`]): it stores the Lease record (holder,
+//! acquire and renew times, LeaseDurationSeconds, leaseTransitions) with a resourceVersion,
+//! answers `Get` with `Record`, and applies an `Update` iff the resourceVersion it carries is
+//! still current, answering `UpdateReply`. It decides nothing about time. Every `Contender` is a
+//! candidate ([`candidate`]) running `tryAcquireOrRenew`: Get; if the record's content changed
+//! since its last Get, observedTime = now on its own monotonic clock; if another holds it and
+//! observedTime + T > now (`now` taken when the try began, as client-go does), give up this try;
+//! else Update (holder = self, renewTime from its wall clock, which nobody compares). Its own
+//! record is always renewable.
+//!
+//! Timing, on the candidate's monotonic clock:
+//! - Not leading, it tries at start and then every retry_period * (1 + U[0, jitter_factor)) (a
+//!   fresh draw from its own stream, whole nanoseconds), counted from the end of the previous
+//!   try (JitterUntil is sliding). API requests have no timeout of their own; a try still
+//!   unanswered one period after it began is given up then and the next begins (client-go would
+//!   wait for its HTTP client to give up; without this a candidate whose Get was lost would never
+//!   try again). A late answer to a try given up is ignored.
+//! - After each success (the acquiring Update included) the leader sleeps retry_period, then
+//!   opens a renew cycle: a try at once and one at every open + k * retry_period (a tick that
+//!   falls while a try is outstanding starts the next try as soon as that one fails, as Go's
+//!   ticker keeps one tick), until one succeeds (sleep again) or open + renew_deadline, a timer
+//!   that fires whether or not a request is outstanding: then it stops leading. A cycle opens
+//!   when the process runs it: after a pause, at resume. A try that finds another holder fails
+//!   only that try. (client-go's `renew()` opens its first cycle at once after acquiring; SPEC
+//!   2.8 has the leader sleep after every success, the acquisition too, and so does leasesim.)
+//! - A leader that stops leading goes back to the acquire loop at once, with the same identity
+//!   (an application that runs the elector again); a node that crashed and restarted is a new
+//!   identity (client-go's `hostname_uuid`), so it waits out its predecessor's lease like anyone.
+//!
+//! Beliefs: a leader believes both authorities, as a [`Belief::Bool`](crate::strategy::Belief::Bool), from the answer to its
+//! successful Update until its renew loop gives up: that is the context client-go cancels, not
+//! a clock check on use. It serves reads and writes meanwhile; a candidate rejects requests.
+//!
+//! Tokens: leaseTransitions + 1. The record's leaseTransitions grows by one at every change of
+//! holder, so the token orders leaderships as Kubernetes itself does; a renewal (and a leader
+//! taking its own record back) keeps it. The API server emits [`Effect::Issued`](crate::strategy::Effect::Issued) when an Update
+//! it applies changes the holder, [`Effect::Renewed`](crate::strategy::Effect::Renewed) otherwise. Their `until`, which only
+//! traces and timelines show, is the record's nominal end: apply time + T on the API server's
+//! monotonic clock, the earliest a candidate that saw the change at once, with a clock at the
+//! server's rate, could take over. The oracle's slack is measured between beliefs, so how far
+//! a new leader starts after that nominal end is the observers' lag, and how far before it the
+//! old leader stopped is the margin T - renew_deadline - retry_period bought.
+//!
+//! The protected resource lives at the API server (controllers write through it) and survives
+//! its crash, like the Lease record (etcd keeps both). `resource.fencing: true` makes it reject
+//! a write whose token (leaseTransitions + 1) is older than the newest applied: an admission
+//! check Kubernetes does not have, offered to show what fencing by leaseTransitions would stop.
+//! `lease.grantor_restart: Forget` makes a restarted API server lose the record (etcd data
+//! loss); the default keeps it. `lease.renew_every` and `lease.retry_every` are not used: the
+//! strategy's retry_period and renew_deadline replace them.
 
+pub mod candidate;
 pub mod msg;
+pub mod server;
 
-use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request, TimerId};
+use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
 use crate::msg::{NodeId, Token};
-use crate::scenario::{Role, Scenario};
+use crate::scenario::{Role, Scenario, StrategySpec};
 use crate::time::LocalDur;
+use candidate::Candidate;
 pub use msg::Message;
+use server::{ApiServer, Disk};
 
 /// `K8sLeaderElection`'s parameters (see [`crate::scenario::StrategySpec::K8sLeaderElection`]).
 #[derive(Clone, Copy, Debug)]
 pub struct K8sConfig {
+    /// RenewDeadline: a renew cycle gives up this long after it opened.
     pub renew_deadline: LocalDur,
+    /// RetryPeriod: the leader's try period, and candidates' before jitter.
     pub retry_period: LocalDur,
     /// jitter_factor in parts per million (1.2 is 1,200,000).
     pub jitter_ppm: i64,
@@ -34,53 +91,327 @@ impl K8sLeaderElection {
 }
 
 impl Protocol for K8sLeaderElection {
-    type Logic = Node;
+    type Logic = K8sNode;
 
     fn describe(&self) -> String {
         self.description.clone()
     }
 
-    fn check(&self, _scenario: &Scenario) -> Vec<String> {
-        let _ = &self.config;
-        Vec::new()
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
+        let servers = count(Role::Grantor);
+        if servers != 1 {
+            p.push(format!(
+                "nodes: K8sLeaderElection needs exactly one Grantor, the API server (found \
+                 {servers})"
+            ));
+        }
+        if count(Role::Contender) == 0 {
+            p.push("nodes: K8sLeaderElection needs at least one Contender (a candidate)".into());
+        }
+        if count(Role::Replica) > 0 {
+            p.push(
+                "nodes: K8sLeaderElection has no Replica role (it takes one Grantor, the API \
+                 server, and Contenders)"
+                    .into(),
+            );
+        }
+        // client-go's NewLeaderElector: every duration positive, LeaseDuration > RenewDeadline
+        // > JitterFactor * RetryPeriod.
+        let (t, c) = (scenario.lease.duration, &self.config);
+        for (field, d) in [
+            ("renew_deadline", c.renew_deadline),
+            ("retry_period", c.retry_period),
+        ] {
+            if d <= LocalDur::ZERO {
+                p.push(format!(
+                    "strategy.{field}: must be greater than zero, as client-go requires (got {d})"
+                ));
+            }
+        }
+        if c.renew_deadline >= t {
+            p.push(format!(
+                "strategy.renew_deadline: must be shorter than the lease (lease.duration, \
+                 client-go's LeaseDuration: {t}), as client-go requires (got {})",
+                c.renew_deadline
+            ));
+        }
+        let jitter_factor = match scenario.strategy {
+            StrategySpec::K8sLeaderElection { jitter_factor, .. } => Some(jitter_factor),
+            _ => None,
+        };
+        let factor = jitter_factor.map_or_else(
+            || format!("{}", c.jitter_ppm as f64 / 1e6),
+            |f| format!("{f}"),
+        );
+        if jitter_factor.is_some_and(|f| !f.is_finite()) || c.jitter_ppm < 0 {
+            p.push(format!(
+                "strategy.jitter_factor: must be a number at least 0 (got {factor})"
+            ));
+        } else if c.renew_deadline.ns() as i128 * 1_000_000
+            <= c.retry_period.ns() as i128 * c.jitter_ppm as i128
+        {
+            p.push(format!(
+                "strategy.renew_deadline: must be greater than jitter_factor x retry_period = \
+                 {factor} x {}, as client-go requires (got {})",
+                c.retry_period, c.renew_deadline
+            ));
+        }
+        p
     }
 
-    fn node_logic(
-        &self,
-        _node: NodeId,
-        _role: Role,
-        _params: &LeaseParams,
-        _disk: Register,
-    ) -> Node {
-        Node
+    fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> K8sNode {
+        match role {
+            Role::Grantor => K8sNode::Server(ApiServer { p: *params, disk }),
+            _ => K8sNode::Candidate(Candidate::new(self.config, *params, node)),
+        }
     }
 }
 
-/// A node of Kubernetes leader election.
-pub struct Node;
+/// A node of Kubernetes leader election: the API server or a candidate.
+pub enum K8sNode {
+    Server(ApiServer),
+    Candidate(Candidate),
+}
 
-impl NodeLogic for Node {
+impl NodeLogic for K8sNode {
     type Msg = Message;
-    type Disk = Register;
+    /// The API server's etcd: the Lease record and the protected resource.
+    type Disk = Disk;
 
-    fn on_start(&mut self, _cx: &mut Cx, _out: &mut Out<Message>) {}
-    fn on_message(&mut self, _cx: &mut Cx, _from: NodeId, _msg: Message, _out: &mut Out<Message>) {}
-    fn on_timer(&mut self, _cx: &mut Cx, _timer: TimerId, _out: &mut Out<Message>) {}
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        match self {
+            K8sNode::Server(s) => s.on_start(cx),
+            K8sNode::Candidate(c) => c.on_start(cx, out),
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        match self {
+            K8sNode::Server(s) => s.on_message(cx, from, msg, out),
+            K8sNode::Candidate(c) => c.on_message(cx, msg, out),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        if let K8sNode::Candidate(c) = self {
+            c.on_timer(cx, timer, out);
+        }
+    }
+
     fn check(&self, _cx: &Cx, _request: Request) -> Option<Token> {
-        None
+        match self {
+            K8sNode::Server(_) => None,
+            K8sNode::Candidate(c) => c.check(),
+        }
     }
-    fn on_request(
-        &mut self,
-        _cx: &mut Cx,
-        _request: Request,
-        _token: Token,
-        _out: &mut Out<Message>,
-    ) {
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        if let K8sNode::Candidate(c) = self {
+            c.on_request(cx, request, token, out);
+        }
     }
+
     fn beliefs(&self) -> Beliefs {
-        Beliefs::NONE
+        match self {
+            K8sNode::Server(_) => Beliefs::NONE,
+            K8sNode::Candidate(c) => Beliefs::both(c.belief()),
+        }
     }
-    fn into_disk(self) -> Register {
-        Register::default()
+
+    fn into_disk(self) -> Disk {
+        match self {
+            K8sNode::Server(s) => s.disk,
+            K8sNode::Candidate(_) => Disk::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::msg::{Identity, Lease};
+    use super::*;
+    use crate::scenario::GrantorRestart;
+    use crate::strategy::{call_for_test, Effect};
+    use crate::time::LocalTime;
+
+    const S: i64 = 1_000_000_000;
+    /// Node 0 is the API server, nodes 1 and 2 candidates.
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender, Role::Contender];
+
+    fn protocol() -> K8sLeaderElection {
+        K8sLeaderElection::new(
+            K8sConfig {
+                renew_deadline: LocalDur::from_secs(10),
+                retry_period: LocalDur::from_secs(2),
+                jitter_ppm: 1_200_000,
+            },
+            String::new(),
+        )
+    }
+
+    fn params() -> LeaseParams {
+        LeaseParams {
+            lease: LocalDur::from_secs(15),
+            renew_every: LocalDur::from_secs(5),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+        }
+    }
+
+    fn node(n: NodeId) -> K8sNode {
+        protocol().node_logic(n, ROLES[n], &params(), Disk::default())
+    }
+
+    fn call(
+        k: &mut K8sNode,
+        n: NodeId,
+        at_ns: i64,
+        f: impl FnOnce(&mut K8sNode, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        call_for_test(k, n, ROLES, LocalTime::from_ns(at_ns), f)
+    }
+
+    fn lease(node: NodeId, transitions: u64) -> Lease {
+        Lease {
+            holder: Identity {
+                node,
+                incarnation: 0,
+            },
+            acquire_wall: LocalTime::from_ns(0),
+            renew_wall: LocalTime::from_ns(0),
+            duration: LocalDur::from_secs(15),
+            transitions,
+        }
+    }
+
+    fn update(k: &mut K8sNode, from: NodeId, rv: u64, l: Lease) -> Vec<Effect<Message>> {
+        call(k, 0, 0, |k, cx, out| {
+            k.on_message(
+                cx,
+                from,
+                Message::Update {
+                    req: 1,
+                    rv,
+                    lease: l,
+                },
+                out,
+            )
+        })
+    }
+
+    fn reply_ok(effects: &[Effect<Message>]) -> bool {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::Send {
+                    msg: Message::UpdateReply { ok, .. },
+                    ..
+                } => Some(*ok),
+                _ => None,
+            })
+            .expect("an UpdateReply")
+    }
+
+    /// An Update applies iff its resourceVersion is current; a change of holder is a grant
+    /// (token leaseTransitions + 1), the same holder a renewal.
+    #[test]
+    fn the_api_server_compares_resource_versions_and_nothing_else() {
+        let mut s = node(0);
+        // Create (resourceVersion 0): a grant of token 1 to node 1.
+        let e = update(&mut s, 1, 0, lease(1, 0));
+        assert!(reply_ok(&e));
+        assert!(e.iter().any(|e| matches!(
+            e,
+            Effect::Issued {
+                token: 1,
+                to: 1,
+                ..
+            }
+        )));
+        // A second Create with resourceVersion 0: Conflict, nothing applied.
+        let e = update(&mut s, 2, 0, lease(2, 0));
+        assert!(!reply_ok(&e));
+        assert!(!e.iter().any(|e| matches!(e, Effect::Issued { .. })));
+        // Node 1 renews on resourceVersion 1: a renewal, same token.
+        let e = update(&mut s, 1, 1, lease(1, 0));
+        assert!(reply_ok(&e));
+        assert!(e
+            .iter()
+            .any(|e| matches!(e, Effect::Renewed { token: 1, .. })));
+        // Node 2 takes over on resourceVersion 2: token 2.
+        let e = update(&mut s, 2, 2, lease(2, 1));
+        assert!(e.iter().any(|e| matches!(
+            e,
+            Effect::Issued {
+                token: 2,
+                to: 2,
+                ..
+            }
+        )));
+        // The record survives a crash.
+        let disk = s.into_disk();
+        assert_eq!((disk.rv, disk.lease), (3, Some(lease(2, 1))));
+    }
+
+    /// A candidate that finds another holder gives up the try until it has seen the record
+    /// unchanged for T on its own clock, whatever the record's renewTime says.
+    #[test]
+    fn a_candidate_times_the_record_from_when_it_saw_it_change() {
+        let mut c = node(2);
+        call(&mut c, 2, 0, |k, cx, out| k.on_start(cx, out));
+        let mut held = lease(1, 0);
+        held.renew_wall = LocalTime::from_ns(-100 * S); // long ago by node 1's wall clock
+        let record = Message::Record {
+            req: 1,
+            rv: 5,
+            lease: Some(held),
+        };
+        let updates = |e: &[Effect<Message>]| {
+            e.iter()
+                .filter_map(|e| match e {
+                    Effect::Send {
+                        msg: Message::Update { rv, lease, .. },
+                        ..
+                    } => Some((*rv, lease.transitions)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        // Seen (changed) at 1 s: the try fails, no Update.
+        let e = call(&mut c, 2, S, |k, cx, out| k.on_message(cx, 0, record, out));
+        assert!(updates(&e).is_empty());
+        // A try that begins at 16 s - 1 ns still fails; one that begins at 16 s updates, with
+        // leaseTransitions + 1 and the same resourceVersion.
+        let try_at = |c: &mut K8sNode, at: i64, req: u64| {
+            call(c, 2, at, |k, cx, out| k.on_timer(cx, 0, out));
+            let record = Message::Record {
+                req,
+                rv: 5,
+                lease: Some(held),
+            };
+            call(c, 2, at + 2_000_000, |k, cx, out| {
+                k.on_message(cx, 0, record, out)
+            })
+        };
+        assert!(updates(&try_at(&mut c, 16 * S - 1, 2)).is_empty());
+        assert_eq!(updates(&try_at(&mut c, 16 * S, 3)), [(5, 1)]);
+    }
+
+    /// Candidates' periods lie in [retry_period, retry_period x (1 + jitter_factor)).
+    #[test]
+    fn jittered_periods_stay_in_their_range() {
+        let K8sNode::Candidate(c) = node(1) else {
+            unreachable!()
+        };
+        crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(0), |cx| {
+            let periods: Vec<i64> = (0..1000).map(|_| c.jittered(cx).ns()).collect();
+            assert!(periods.iter().all(|&p| (2 * S..4_400_000_000).contains(&p)));
+            // Spread over the range, not stuck at one end.
+            assert!(periods.iter().any(|&p| p < 2_500_000_000));
+            assert!(periods.iter().any(|&p| p > 3_900_000_000));
+        });
     }
 }

@@ -1,16 +1,82 @@
-//! Kubernetes leader election's messages.
+//! Kubernetes leader election's messages: a candidate's Get and Update of the Lease record at the
+//! API server, their answers, and the leader's writes to the protected resource (which lives at
+//! the API server too). `Drop` and `DelaySpike` faults name them in `kinds:`.
 
+use crate::msg::{NodeId, Token};
 use crate::strategy::ProtocolMessage;
+use crate::time::{LocalDur, LocalTime};
 
-/// A message of Kubernetes leader election.
+/// Who holds the Lease: a node in one life (client-go's identity is `hostname_uuid`, fresh in
+/// every process, so a node that crashed and restarted is somebody else).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub node: NodeId,
+    pub incarnation: u32,
+}
+
+/// The Lease record's content (client-go's `LeaderElectionRecord`). Candidates compare it whole
+/// (client-go compares the raw bytes) to tell that it changed; nobody compares its times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub holder: Identity,
+    /// The holder's wall clock when it acquired (kept by renewals).
+    pub acquire_wall: LocalTime,
+    /// The holder's wall clock when it last renewed: written, never read for a decision.
+    pub renew_wall: LocalTime,
+    /// LeaseDurationSeconds: how long other candidates wait after they see the record change.
+    pub duration: LocalDur,
+    /// LeaseTransitions: how many times the holder changed. The token is transitions + 1.
+    pub transitions: u64,
+}
+
+impl Lease {
+    /// The token that holding under this record means (see the module doc).
+    pub fn token(&self) -> Token {
+        self.transitions + 1
+    }
+}
+
+/// A message of Kubernetes leader election. `req` numbers a candidate's tries, so that an answer
+/// to a try it has given up is not taken for an answer to the current one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
-    Placeholder,
+    /// GET the Lease.
+    Get { req: u64 },
+    /// The Lease as stored, with its resourceVersion (`rv`); `lease: None` and `rv: 0` when it
+    /// does not exist yet.
+    Record {
+        req: u64,
+        rv: u64,
+        lease: Option<Lease>,
+    },
+    /// UPDATE the Lease to `lease` iff its resourceVersion is still `rv` (CREATE it when `rv` is
+    /// 0 and it does not exist).
+    Update { req: u64, rv: u64, lease: Lease },
+    /// The answer: `ok` when the Update was applied (otherwise a 409 Conflict). `version` is the
+    /// protected resource's version at the API server then.
+    UpdateReply { req: u64, ok: bool, version: u64 },
+    /// A leader's write to the protected resource, under its token.
+    Write { token: Token },
 }
 
 impl ProtocolMessage for Message {
-    const KINDS: &'static [&'static str] = &["Placeholder"];
+    const KINDS: &'static [&'static str] = &["Get", "Record", "Update", "UpdateReply", "Write"];
+
     fn kind(&self) -> usize {
-        0
+        match self {
+            Message::Get { .. } => 0,
+            Message::Record { .. } => 1,
+            Message::Update { .. } => 2,
+            Message::UpdateReply { .. } => 3,
+            Message::Write { .. } => 4,
+        }
+    }
+
+    fn token(&self) -> Option<Token> {
+        match *self {
+            Message::Write { token } => Some(token),
+            Message::Update { lease, .. } => Some(lease.token()),
+            _ => None,
+        }
     }
 }

@@ -1,0 +1,85 @@
+//! The API server: it stores the Lease record with a resourceVersion, answers Get, and applies an
+//! Update iff the resourceVersion it carries is still current (optimistic concurrency). It
+//! decides nothing about time. It also hosts the protected resource: controllers write through
+//! it.
+
+use super::msg::{Lease, Message};
+use crate::clock::ClockKind;
+use crate::msg::NodeId;
+use crate::strategy::{Cx, Effect, LeaseParams, Out, Register};
+
+/// What the API server keeps across a crash: etcd has it on disk.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Disk {
+    /// The Lease, if it was ever created, and its resourceVersion (0 while it does not exist).
+    pub lease: Option<Lease>,
+    pub rv: u64,
+    /// The last resourceVersion handed out: a new one is always larger (etcd's revision).
+    pub last_rv: u64,
+    /// The protected resource.
+    pub register: Register,
+}
+
+/// The API server (the scenario's one `Grantor`).
+pub struct ApiServer {
+    pub(super) p: LeaseParams,
+    pub(super) disk: Disk,
+}
+
+impl ApiServer {
+    pub fn on_start(&mut self, cx: &Cx) {
+        if cx.restarted && self.p.grantor_restart == crate::scenario::GrantorRestart::Forget {
+            // etcd lost its data: the Lease is gone (the revision counter and the resource are
+            // kept, so an Update that still carries an old resourceVersion cannot match).
+            self.disk.lease = None;
+            self.disk.rv = 0;
+        }
+    }
+
+    pub fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        match msg {
+            // HTTP over TCP delivers a request once: a copy the network duplicated is not seen.
+            Message::Get { .. } | Message::Update { .. } if cx.duplicate => {}
+            Message::Get { req } => out.send(
+                from,
+                Message::Record {
+                    req,
+                    rv: self.disk.rv,
+                    lease: self.disk.lease,
+                },
+            ),
+            Message::Update { req, rv, lease } => {
+                let ok = rv == self.disk.rv;
+                if ok {
+                    let before = self.disk.lease;
+                    self.disk.last_rv += 1;
+                    self.disk.rv = self.disk.last_rv;
+                    self.disk.lease = Some(lease);
+                    // The record's nominal end: when a candidate that saw the change at once,
+                    // with a clock at this server's rate, could take over. Shown in traces only.
+                    let until = cx.read(ClockKind::Monotonic) + lease.duration;
+                    let token = lease.token();
+                    if before.is_some_and(|b| b.holder == lease.holder) {
+                        out.push(Effect::Renewed { token, until });
+                    } else {
+                        out.push(Effect::Issued {
+                            token,
+                            to: lease.holder.node,
+                            until,
+                        });
+                    }
+                }
+                let version = self.disk.register.version();
+                out.send(from, Message::UpdateReply { req, ok, version });
+            }
+            Message::Write { token } => {
+                let applied = self
+                    .disk
+                    .register
+                    .apply(from, token, self.p.fencing, cx.duplicate);
+                out.push(applied);
+            }
+            Message::Record { .. } | Message::UpdateReply { .. } => {}
+        }
+    }
+}
