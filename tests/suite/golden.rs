@@ -80,5 +80,5 @@ fn the_base_protocols_figures_are_unchanged() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 34);
+    assert_eq!(checked, 33);
 }
