@@ -208,3 +208,201 @@ impl Client {
 pub(super) fn local_lease(c: &ChubbyConfig, p: &LeaseParams) -> LocalDur {
     p.lease - c.holder_margin
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::GrantorRestart;
+
+    const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
+    /// Node 0 is the master, node 1 this client.
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
+
+    /// A client with T = 12 s, KeepAlives every 4 s, a 50 ms margin and a 45 s grace.
+    fn client(act_in_jeopardy: bool) -> Client {
+        let c = ChubbyConfig {
+            grace: LocalDur::from_secs(45),
+            lock_delay: LocalDur::ZERO,
+            act_in_jeopardy,
+            holder_margin: LocalDur::from_ms(50),
+        };
+        let p = LeaseParams {
+            lease: LocalDur::from_secs(12),
+            renew_every: LocalDur::from_secs(4),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+        };
+        Client::new(c, p)
+    }
+
+    fn call(
+        c: &mut Client,
+        at_ns: i64,
+        f: impl FnOnce(&mut Client, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(at_ns), |cx| {
+            let mut out = Out::default();
+            f(c, cx, &mut out);
+            out.drain().collect()
+        })
+    }
+
+    fn ack(session: u64, sent_ns: i64) -> Message {
+        Message::KeepAliveAck {
+            session,
+            req: 1,
+            sent: LocalTime::from_ns(sent_ns),
+        }
+    }
+
+    fn grant(session: u64, token: Token) -> Message {
+        Message::Grant {
+            session,
+            token,
+            version: 0,
+        }
+    }
+
+    /// A client that opened session 1 at 0 and holds generation 1, its KeepAlive of 0 answered
+    /// at 5 s (late).
+    fn holding() -> Client {
+        let mut c = client(false);
+        call(&mut c, 0, |c, cx, out| c.open_session(cx, out));
+        assert_eq!(c.session, 1);
+        call(&mut c, 5 * S, |c, cx, out| c.on_message(cx, ack(1, 0), out));
+        call(&mut c, 5 * S, |c, cx, out| {
+            c.on_message(cx, grant(1, 1), out)
+        });
+        c
+    }
+
+    fn check_at(c: &Client, at_ns: i64) -> Option<Token> {
+        crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(at_ns), |cx| c.check(cx))
+    }
+
+    #[test]
+    fn the_local_lease_runs_from_the_keepalive_send_time() {
+        // Sent at 0, answered at 5 s: the lease ends at 0 + 12 - 0.05 = 11.95 s, not 16.95 s.
+        let c = holding();
+        assert_eq!(
+            c.belief(),
+            Belief::Until {
+                token: 1,
+                clock: ClockKind::Monotonic,
+                deadline: LocalTime::from_ns(11_950 * MS)
+            }
+        );
+        assert_eq!(check_at(&c, 11_950 * MS - 1), Some(1));
+        assert_eq!(check_at(&c, 11_950 * MS), None);
+    }
+
+    #[test]
+    fn acting_in_jeopardy_lasts_until_grace_ends() {
+        // The same lease with the bug: the client acts to 11.95 + 45 = 56.95 s.
+        let mut c = client(true);
+        call(&mut c, 0, |c, cx, out| c.open_session(cx, out));
+        call(&mut c, 5 * S, |c, cx, out| c.on_message(cx, ack(1, 0), out));
+        call(&mut c, 5 * S, |c, cx, out| {
+            c.on_message(cx, grant(1, 1), out)
+        });
+        assert_eq!(check_at(&c, 56_950 * MS - 1), Some(1));
+        assert_eq!(check_at(&c, 56_950 * MS), None);
+    }
+
+    #[test]
+    fn an_answer_within_grace_restores_the_lock_and_one_after_it_nothing() {
+        // In jeopardy from 11.95 s; grace ends at 56.95 s.
+        let mut c = holding();
+        // Answered at 56.949999999 s, the KeepAlive sent at 56 s restores the session and the
+        // lock: the local lease runs to 56 + 11.95 = 67.95 s.
+        call(&mut c, 56_950 * MS - 1, |c, cx, out| {
+            c.on_message(cx, ack(1, 56 * S), out)
+        });
+        assert_eq!(check_at(&c, 60 * S), Some(1));
+        // Another client, the same story, but the answer comes at 56.95 s (after a pause, before
+        // the grace timer has run): the session is lost, the client opens session 2 and holds
+        // nothing.
+        let mut c = holding();
+        let effects = call(&mut c, 56_950 * MS, |c, cx, out| {
+            c.on_message(cx, ack(1, 56 * S), out)
+        });
+        assert_eq!(c.belief(), Belief::None);
+        assert_eq!(c.session, 2);
+        assert!(effects.iter().any(|e| matches!(
+            e,
+            Effect::Send {
+                msg: Message::KeepAlive { session: 2, .. },
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn grace_ends_the_session_on_the_clients_clock() {
+        let mut c = holding();
+        // A stale grace timer changes nothing; one at 56.95 s ends the session.
+        call(&mut c, 56_950 * MS - 1, |c, cx, out| {
+            c.on_timer(cx, GRACE_END, out)
+        });
+        assert_eq!(c.session, 1);
+        assert_eq!(c.held, Some(1));
+        call(&mut c, 56_950 * MS, |c, cx, out| {
+            c.on_timer(cx, GRACE_END, out)
+        });
+        assert_eq!((c.session, c.held, c.lease_end), (2, None, None));
+        // Answers for session 1 are now ignored: its grant, its acks.
+        call(&mut c, 57 * S, |c, cx, out| {
+            c.on_message(cx, grant(1, 2), out)
+        });
+        call(&mut c, 57 * S, |c, cx, out| {
+            c.on_message(cx, ack(1, 57 * S), out)
+        });
+        assert_eq!((c.held, c.lease_end), (None, None));
+    }
+
+    #[test]
+    fn session_expired_ends_the_session_and_the_lock_at_once() {
+        let mut c = holding();
+        call(&mut c, 6 * S, |c, cx, out| {
+            c.on_message(cx, Message::SessionExpired { session: 1 }, out)
+        });
+        assert_eq!(check_at(&c, 6 * S), None);
+        assert_eq!(c.session, 2);
+        // A stale SessionExpired for session 1 does not end session 2.
+        call(&mut c, 7 * S, |c, cx, out| {
+            c.on_message(cx, Message::SessionExpired { session: 1 }, out)
+        });
+        assert_eq!(c.session, 2);
+    }
+
+    #[test]
+    fn a_step_down_releases_the_lock_and_asks_again() {
+        let mut c = holding();
+        let effects = call(&mut c, 6 * S, |c, cx, out| c.step_down(cx, out));
+        let sent: Vec<Message> = effects
+            .iter()
+            .filter_map(|e| match *e {
+                Effect::Send { to: 0, msg } => Some(msg),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                Message::Release {
+                    session: 1,
+                    token: 1
+                },
+                Message::Acquire { session: 1 }
+            ]
+        );
+        assert_eq!(c.belief(), Belief::None);
+        // A duplicate of the old grant does not bring it back.
+        call(&mut c, 6 * S, |c, cx, out| {
+            c.on_message(cx, grant(1, 1), out)
+        });
+        assert_eq!(c.held, None);
+    }
+}

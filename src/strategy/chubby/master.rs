@@ -332,3 +332,224 @@ impl Master {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Role;
+
+    const S: i64 = 1_000_000_000;
+    /// Node 0 is the master, nodes 1 to 3 clients.
+    const ROLES: &[Role] = &[
+        Role::Grantor,
+        Role::Contender,
+        Role::Contender,
+        Role::Contender,
+    ];
+
+    fn params(restart: GrantorRestart) -> LeaseParams {
+        LeaseParams {
+            lease: LocalDur::from_secs(12),
+            renew_every: LocalDur::from_secs(4),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: restart,
+            fencing: false,
+        }
+    }
+
+    fn master(lock_delay_s: i64) -> Master {
+        Master::new(
+            params(GrantorRestart::Wait),
+            LocalDur::from_secs(lock_delay_s),
+            Disk::default(),
+        )
+    }
+
+    /// Calls `f` on `m` when the master's clocks read `at_ns`; its effects.
+    fn call(
+        m: &mut Master,
+        at_ns: i64,
+        f: impl FnOnce(&mut Master, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        crate::strategy::with_test_cx(0, ROLES, LocalTime::from_ns(at_ns), |cx| {
+            let mut out = Out::default();
+            f(m, cx, &mut out);
+            out.drain().collect()
+        })
+    }
+
+    fn from(m: &mut Master, at_ns: i64, node: NodeId, msg: Message) -> Vec<Effect<Message>> {
+        call(m, at_ns, |m, cx, out| m.on_message(cx, node, msg, out))
+    }
+
+    fn keep_alive(session: u64, req: u64) -> Message {
+        Message::KeepAlive {
+            session,
+            req,
+            sent: LocalTime::from_ns(0),
+        }
+    }
+
+    /// The messages sent, with their destinations.
+    fn sent(effects: &[Effect<Message>]) -> Vec<(NodeId, Message)> {
+        effects
+            .iter()
+            .filter_map(|e| match *e {
+                Effect::Send { to, msg } => Some((to, msg)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Who got a grant, with which generation.
+    fn granted(effects: &[Effect<Message>]) -> Vec<(NodeId, Token)> {
+        effects
+            .iter()
+            .filter_map(|e| match *e {
+                Effect::Issued { token, to, .. } => Some((to, token)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Node 1 holds generation 1 through session 1 (opened at 0, to 12 s); nodes 2 and 3 queue
+    /// behind it, in that order, through their sessions 1 (opened at 1 and 2 s).
+    fn held_by_1_with_2_and_3_queued(lock_delay_s: i64) -> Master {
+        let mut m = master(lock_delay_s);
+        from(&mut m, 0, 1, keep_alive(1, 1));
+        assert_eq!(
+            granted(&from(&mut m, 0, 1, Message::Acquire { session: 1 })),
+            [(1, 1)]
+        );
+        for node in [2, 3] {
+            let at = (node as i64 - 1) * S;
+            from(&mut m, at, node, keep_alive(1, 1));
+            assert!(granted(&from(&mut m, at, node, Message::Acquire { session: 1 })).is_empty());
+        }
+        m
+    }
+
+    #[test]
+    fn an_expired_session_is_told_so_and_a_newer_one_opens() {
+        let mut m = master(0);
+        from(&mut m, 0, 1, keep_alive(1, 1));
+        // Open to 12 s: a KeepAlive at 11.999999999 s is answered and moves it to 23.999999999 s.
+        let ack = from(&mut m, 12 * S - 1, 1, keep_alive(1, 2));
+        assert!(matches!(
+            sent(&ack)[..],
+            [(1, Message::KeepAliveAck { .. })]
+        ));
+        // A duplicate of that KeepAlive is not answered twice.
+        assert!(sent(&from(&mut m, 12 * S, 1, keep_alive(1, 2))).is_empty());
+        call(&mut m, 24 * S - 2, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert_eq!(m.sessions.len(), 1, "open until 23.999999999 s");
+        call(&mut m, 24 * S - 1, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert!(m.sessions.is_empty());
+        let late = from(&mut m, 25 * S, 1, keep_alive(1, 3));
+        assert_eq!(sent(&late), [(1, Message::SessionExpired { session: 1 })]);
+        let acquire = from(&mut m, 25 * S, 1, Message::Acquire { session: 1 });
+        assert_eq!(
+            sent(&acquire),
+            [(1, Message::SessionExpired { session: 1 })]
+        );
+        // Session 2 of the same client is new: it opens.
+        let fresh = from(&mut m, 25 * S, 1, keep_alive(2, 4));
+        assert!(matches!(
+            sent(&fresh)[..],
+            [(1, Message::KeepAliveAck { session: 2, .. })]
+        ));
+    }
+
+    #[test]
+    fn an_expired_holder_hands_the_lock_to_the_oldest_waiter_after_lock_delay() {
+        // Node 1's session expires at 12 s; the lock is refused until 12 + 60 = 72 s, then
+        // granted to node 2 (queued before node 3) with generation 2. Nodes 2 and 3 keep their
+        // sessions alive meanwhile.
+        let mut m = held_by_1_with_2_and_3_queued(60);
+        for at in [10, 20, 30, 40, 50, 60, 70] {
+            from(&mut m, at * S, 2, keep_alive(1, at as u64));
+            from(&mut m, at * S, 3, keep_alive(1, at as u64));
+        }
+        let expiry = call(&mut m, 12 * S, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert!(granted(&expiry).is_empty());
+        assert_eq!(m.owner, None);
+        assert!(granted(&call(&mut m, 72 * S - 1, |m, cx, out| m
+            .on_timer(cx, LOCK_DELAY, out)))
+        .is_empty());
+        let at_end = call(&mut m, 72 * S, |m, cx, out| m.on_timer(cx, LOCK_DELAY, out));
+        assert_eq!(granted(&at_end), [(2, 2)]);
+    }
+
+    #[test]
+    fn a_clean_release_hands_the_lock_over_at_once() {
+        // With a 60 s lock-delay, node 1 releases generation 1 at 5 s: node 2 has it at 5 s.
+        let mut m = held_by_1_with_2_and_3_queued(60);
+        // A release of another generation, or from another session, changes nothing.
+        for (node, session, token) in [(1, 1, 7), (1, 2, 1), (2, 1, 1)] {
+            let r = from(&mut m, 5 * S, node, Message::Release { session, token });
+            assert!(granted(&r).is_empty());
+        }
+        let r = from(
+            &mut m,
+            5 * S,
+            1,
+            Message::Release {
+                session: 1,
+                token: 1,
+            },
+        );
+        assert_eq!(granted(&r), [(2, 2)]);
+        assert_eq!(m.delay_until, None);
+    }
+
+    #[test]
+    fn the_owner_asking_again_hears_its_grant_again() {
+        let mut m = held_by_1_with_2_and_3_queued(0);
+        let again = from(&mut m, 3 * S, 1, Message::Acquire { session: 1 });
+        assert!(granted(&again).is_empty());
+        assert_eq!(
+            sent(&again),
+            [(
+                1,
+                Message::Grant {
+                    session: 1,
+                    token: 1,
+                    version: 0
+                }
+            )]
+        );
+    }
+
+    #[test]
+    fn a_restarted_master_extends_every_session_before_expiring_any() {
+        // The database after a crash at 5 s: node 1 holds generation 1, node 2 has a session.
+        let disk = held_by_1_with_2_and_3_queued(0).into_disk();
+        let restart = |how| {
+            let mut m = Master::new(params(how), LocalDur::ZERO, disk.clone());
+            let effects = call(&mut m, 100 * S, |m, cx, out| {
+                cx.restarted = true;
+                m.on_start(cx, out)
+            });
+            (m, effects)
+        };
+        // Wait: every session lives to 100 + 12 = 112 s; node 1 keeps the lock.
+        let (m, effects) = restart(GrantorRestart::Wait);
+        assert!(m
+            .sessions
+            .iter()
+            .all(|s| s.expiry == LocalTime::from_ns(112 * S)));
+        assert_eq!(m.owner.map(|o| (o.node, o.token)), Some((1, 1)));
+        assert!(effects.contains(&Effect::SetTimer {
+            timer: EXPIRY,
+            clock: ClockKind::Monotonic,
+            at: LocalTime::from_ns(112 * S)
+        }));
+        // Forget: every session expires at once and the lock is free; the next grant, to
+        // node 2's new session, is generation 2.
+        let (mut m, _) = restart(GrantorRestart::Forget);
+        assert!(m.sessions.is_empty() && m.owner.is_none());
+        from(&mut m, 101 * S, 2, keep_alive(2, 1));
+        let grant = from(&mut m, 101 * S, 2, Message::Acquire { session: 2 });
+        assert_eq!(granted(&grant), [(2, 2)]);
+    }
+}
