@@ -2,6 +2,7 @@
 
 mod batch;
 mod charts;
+mod chubby;
 mod cli;
 mod common;
 mod golden;

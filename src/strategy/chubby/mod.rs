@@ -1,23 +1,43 @@
-//! Chubby sessions (SPEC 2.8). Placeholder: the protocol is not written yet.
+//! Chubby lock sessions (Burrows, OSDI'06; SPEC 2.8): one `Grantor` is the cell's master,
+//! every `Contender` a client that wants one lock through a session.
+//!
+//! The session is the lease: the master extends it to (KeepAlive receipt) + T on its monotonic
+//! clock, the client's local lease runs to (KeepAlive send time) + T - holder_margin on its own.
+//! Past its local lease the client is in jeopardy for `grace`; it must not act then
+//! (`act_in_jeopardy: true` is the bug of acting anyway). The lock belongs to the session: the
+//! master releases it when the session expires and then refuses it to everyone for
+//! `lock_delay`, not after a clean release. The lock's generation number is the fencing token.
+//! A restarted master (fail-over) extends every session by T before it expires any.
+//! [`master`] and [`client`] give the details; this module checks scenarios and builds nodes.
 
+pub mod client;
+pub mod master;
 pub mod msg;
 
-use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request, TimerId};
+use super::TimerId;
+use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request};
 use crate::msg::{NodeId, Token};
+use crate::scenario::limits;
 use crate::scenario::{Role, Scenario};
-use crate::time::LocalDur;
+use crate::time::{LocalDur, LocalTime};
+pub use client::Client;
+pub use master::Master;
 pub use msg::Message;
 
 /// `ChubbySession`'s parameters (see [`crate::scenario::StrategySpec::ChubbySession`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ChubbyConfig {
+    /// How long a client in jeopardy keeps trying, from the end of its local lease (Chubby: 45 s).
     pub grace: LocalDur,
+    /// How long the master refuses a lock whose session expired (Chubby: up to 60 s).
     pub lock_delay: LocalDur,
+    /// The bug: the client acts in jeopardy, until grace ends.
     pub act_in_jeopardy: bool,
+    /// The client's local lease ends this much before KeepAlive send time + T.
     pub holder_margin: LocalDur,
 }
 
-/// Chubby sessions with its parameters.
+/// Chubby sessions with their parameters.
 #[derive(Clone, Debug)]
 pub struct ChubbySession {
     config: ChubbyConfig,
@@ -40,47 +60,153 @@ impl Protocol for ChubbySession {
         self.description.clone()
     }
 
-    fn check(&self, _scenario: &Scenario) -> Vec<String> {
-        let _ = &self.config;
-        Vec::new()
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
+        let masters = count(Role::Grantor);
+        if masters != 1 {
+            p.push(format!(
+                "nodes: ChubbySession needs exactly one Grantor, the cell's master (found {masters})"
+            ));
+        }
+        if count(Role::Contender) == 0 {
+            p.push("nodes: ChubbySession needs at least one Contender (a client)".to_string());
+        }
+        if count(Role::Replica) > 0 {
+            p.push(
+                "nodes: ChubbySession has no Replica role (the cell's replicas are its one \
+                 Grantor, the master)"
+                    .to_string(),
+            );
+        }
+        let c = &self.config;
+        let t = scenario.lease.duration;
+        for (field, d) in [("grace", c.grace), ("lock_delay", c.lock_delay)] {
+            if d < LocalDur::ZERO {
+                p.push(format!("strategy.{field}: must not be negative (got {d})"));
+            } else if d.ns() > limits::MAX_DURATION_NS {
+                p.push(format!(
+                    "strategy.{field}: {} is above the limit of {} (see README, Limits)",
+                    limits::dur(d.ns()),
+                    limits::dur(limits::MAX_DURATION_NS)
+                ));
+            }
+        }
+        let m = c.holder_margin;
+        if m < LocalDur::ZERO {
+            p.push(format!(
+                "strategy.holder_margin: must not be negative (got {m})"
+            ));
+        } else if m >= t && t.ns() > 0 {
+            p.push(format!(
+                "strategy.holder_margin: {m} must be shorter than the lease ({t}), or the \
+                 client's local lease is empty"
+            ));
+        } else {
+            // renew_every >= T is reported by the scenario's own checks; this is the part
+            // that holder_margin adds.
+            let renew = scenario.lease.renew_every();
+            let local = t - m;
+            if renew >= local && renew < t {
+                p.push(format!(
+                    "lease.renew_every: {renew} must be shorter than the client's local lease, \
+                     T - holder_margin ({local}), or every session falls into jeopardy between \
+                     KeepAlives"
+                ));
+            }
+        }
+        p
     }
 
-    fn node_logic(
-        &self,
-        _node: NodeId,
-        _role: Role,
-        _params: &LeaseParams,
-        _disk: Register,
-    ) -> Node {
-        Node
+    fn commands(&self) -> &'static [&'static str] {
+        &["StepDown"]
+    }
+
+    fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
+        match role {
+            Role::Grantor => Node::Master(Master::new(*params, self.config.lock_delay, disk)),
+            _ => Node::Client(Client::new(self.config, *params)),
+        }
     }
 }
 
-/// A node of Chubby sessions.
-pub struct Node;
+/// What the cell's replicated database keeps across a master's fail-over (see [`master`]).
+#[derive(Clone, Debug, Default)]
+pub struct Disk {
+    /// The open sessions: (client node, session id). Not their expiries.
+    sessions: Vec<(NodeId, u64)>,
+    /// Per client node, the newest session id ever opened.
+    newest: Vec<u64>,
+    owner: Option<master::Owner>,
+    /// The last generation number granted: generations keep increasing across fail-overs.
+    generation: Token,
+    /// A lock-delay in progress: its end on the master's monotonic clock.
+    delay_until: Option<LocalTime>,
+    /// The protected register the master hosts.
+    register: Register,
+}
+
+/// A node of a Chubby cell: the master or a client.
+pub enum Node {
+    Master(Master),
+    Client(Client),
+}
 
 impl NodeLogic for Node {
     type Msg = Message;
-    type Disk = Register;
+    type Disk = Disk;
 
-    fn on_start(&mut self, _cx: &mut Cx, _out: &mut Out<Message>) {}
-    fn on_message(&mut self, _cx: &mut Cx, _from: NodeId, _msg: Message, _out: &mut Out<Message>) {}
-    fn on_timer(&mut self, _cx: &mut Cx, _timer: TimerId, _out: &mut Out<Message>) {}
-    fn check(&self, _cx: &Cx, _request: Request) -> Option<Token> {
-        None
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        match self {
+            Node::Master(m) => m.on_start(cx, out),
+            Node::Client(c) => c.open_session(cx, out),
+        }
     }
-    fn on_request(
-        &mut self,
-        _cx: &mut Cx,
-        _request: Request,
-        _token: Token,
-        _out: &mut Out<Message>,
-    ) {
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        match self {
+            Node::Master(m) => m.on_message(cx, from, msg, out),
+            Node::Client(c) => c.on_message(cx, msg, out),
+        }
     }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        match self {
+            Node::Master(m) => m.on_timer(cx, timer, out),
+            Node::Client(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
+        match self {
+            Node::Master(_) => None,
+            Node::Client(c) => c.check(cx),
+        }
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        if let Node::Client(c) = self {
+            c.on_request(cx, request, token, out);
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+        if let (Node::Client(c), Command::StepDown) = (self, command) {
+            c.step_down(cx, out);
+        }
+    }
+
     fn beliefs(&self) -> Beliefs {
-        Beliefs::NONE
+        match self {
+            Node::Master(_) => Beliefs::NONE,
+            Node::Client(c) => Beliefs::both(c.belief()),
+        }
     }
-    fn into_disk(self) -> Register {
-        Register::default()
+
+    fn into_disk(self) -> Disk {
+        match self {
+            Node::Master(m) => m.into_disk(),
+            Node::Client(_) => Disk::default(),
+        }
     }
 }

@@ -1,16 +1,120 @@
-//! Chubby sessions's messages.
+//! ChubbySession's messages, small and `Copy`.
+//!
+//! Every message of a client names its session (an id the client picks, larger for each new
+//! session it opens, across restarts too), so that the master can tell a live session from one
+//! that expired and answer the latter with `SessionExpired`. KeepAlives carry a request id (a
+//! duplicate extends the session once) and the client's monotonic send time, which the answer
+//! echoes: the client's local lease runs from that send time, and it keeps no table of what it
+//! sent. The master treats the echoed time as opaque.
 
+use crate::msg::Token;
 use crate::strategy::ProtocolMessage;
+use crate::time::LocalTime;
 
-/// A message of Chubby sessions.
+/// A message's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
-    Placeholder,
+    /// "Keep session `session` alive", sent at `sent` on the client's monotonic clock. Opens
+    /// the session if the master has never seen it.
+    KeepAlive {
+        session: u64,
+        req: u64,
+        sent: LocalTime,
+    },
+    /// The master extended `session` to (its receipt of KeepAlive `req`) + T.
+    KeepAliveAck {
+        session: u64,
+        req: u64,
+        sent: LocalTime,
+    },
+    /// `session` has expired at the master (or it is older than one the master knows): the
+    /// client has lost it, and the lock with it.
+    SessionExpired { session: u64 },
+    /// "Give session `session` the lock": a retry keeps the session's place in the queue.
+    Acquire { session: u64 },
+    /// The lock is `session`'s, with generation number `token` (the sequencer) and the
+    /// register's version at the master.
+    Grant {
+        session: u64,
+        token: Token,
+        version: u64,
+    },
+    /// `session` gives up the lock of generation `token` (a clean release: no lock-delay).
+    Release { session: u64, token: Token },
+    /// A write to the protected register, carrying the writer's generation number.
+    Write { token: Token },
 }
 
 impl ProtocolMessage for Message {
-    const KINDS: &'static [&'static str] = &["Placeholder"];
+    /// In this order: the network's random streams are numbered by kind.
+    const KINDS: &'static [&'static str] = &[
+        "KeepAlive",
+        "KeepAliveAck",
+        "SessionExpired",
+        "Acquire",
+        "Grant",
+        "Release",
+        "Write",
+    ];
+
     fn kind(&self) -> usize {
-        0
+        match self {
+            Message::KeepAlive { .. } => 0,
+            Message::KeepAliveAck { .. } => 1,
+            Message::SessionExpired { .. } => 2,
+            Message::Acquire { .. } => 3,
+            Message::Grant { .. } => 4,
+            Message::Release { .. } => 5,
+            Message::Write { .. } => 6,
+        }
+    }
+
+    fn token(&self) -> Option<Token> {
+        match *self {
+            Message::Grant { token, .. }
+            | Message::Release { token, .. }
+            | Message::Write { token } => Some(token),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_has_its_own_kind_in_order() {
+        let t = LocalTime::from_ns(0);
+        let all = [
+            Message::KeepAlive {
+                session: 1,
+                req: 1,
+                sent: t,
+            },
+            Message::KeepAliveAck {
+                session: 1,
+                req: 1,
+                sent: t,
+            },
+            Message::SessionExpired { session: 1 },
+            Message::Acquire { session: 1 },
+            Message::Grant {
+                session: 1,
+                token: 3,
+                version: 0,
+            },
+            Message::Release {
+                session: 1,
+                token: 3,
+            },
+            Message::Write { token: 3 },
+        ];
+        let kinds: Vec<usize> = all.iter().map(|m| m.kind()).collect();
+        assert_eq!(kinds, [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(Message::KINDS.len(), all.len());
+        // The generation number travels with a grant, a release and a write.
+        let tokens: Vec<Option<Token>> = all.iter().map(|m| m.token()).collect();
+        assert_eq!(tokens, [None, None, None, None, Some(3), Some(3), Some(3)]);
     }
 }

@@ -1,0 +1,555 @@
+//! The Chubby cell's master: sessions, the one lock, lock-delay, fail-over, and the register.
+//!
+//! A session opens when the master first hears a session id from a client (a KeepAlive or an
+//! Acquire), and then lives to (receipt of its last KeepAlive) + T on the master's monotonic
+//! clock. When it expires, its pending Acquire is dropped and, if it held the lock, the lock is
+//! released and refused to everyone for `lock_delay`; a clean `Release` frees the lock with no
+//! delay. Pending Acquires are served in FIFO order of their first arrival, at the exact instant
+//! the lock is free and no lock-delay runs. Each grant carries the next generation number (the
+//! sequencer), which is the fencing token.
+//!
+//! What the replicated database keeps across a fail-over ([`Disk`]): the sessions that are open
+//! (not their expiries), the newest session id of each client, the lock's owner and generation,
+//! a lock-delay in progress and the register. With `lease.grantor_restart: Wait` the new master
+//! extends every open session to (restart) + T before it expires any (Burrows: it cannot know
+//! how far its predecessor extended them); with `Forget` it skips that step and expires every
+//! session at once, so a lock held across the fail-over is released (and lock-delay starts).
+//! The queue of pending Acquires is not kept: clients retry every `retry_every`.
+
+use super::msg::Message;
+use super::Disk;
+use crate::clock::ClockKind;
+use crate::msg::{NodeId, Token};
+use crate::scenario::GrantorRestart;
+use crate::strategy::{Cx, Effect, LeaseParams, Out, Register, TimerId};
+use crate::time::{LocalDur, LocalTime};
+
+/// Fires at the earliest expiry among the open sessions.
+pub(super) const EXPIRY: TimerId = 0;
+/// Fires when a lock-delay ends.
+pub(super) const LOCK_DELAY: TimerId = 1;
+
+/// An open session, as the master keeps it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Session {
+    pub(super) node: NodeId,
+    pub(super) id: u64,
+    /// Monotonic time on the master at which it expires.
+    pub(super) expiry: LocalTime,
+    /// The newest KeepAlive honoured: a duplicate (same id) extends the session once.
+    keepalive_req: u64,
+}
+
+/// Who holds the lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Owner {
+    pub(super) node: NodeId,
+    pub(super) session: u64,
+    /// The lock's generation number when it was granted.
+    pub(super) token: Token,
+}
+
+/// What the master makes of a session id it hears from a client.
+enum Heard {
+    /// An open session, at this index.
+    Open(usize),
+    /// One that expired, or older than the client's newest.
+    Expired,
+}
+
+/// The master.
+pub struct Master {
+    p: LeaseParams,
+    lock_delay: LocalDur,
+    /// Open sessions, in order of opening.
+    pub(super) sessions: Vec<Session>,
+    /// Per client node, the newest session id ever opened.
+    newest: Vec<u64>,
+    pub(super) owner: Option<Owner>,
+    /// The last generation number granted.
+    pub(super) generation: Token,
+    /// While a lock-delay runs, the master's monotonic time at which it ends.
+    pub(super) delay_until: Option<LocalTime>,
+    /// Sessions waiting for the lock, oldest first: (node, session).
+    pub(super) pending: Vec<(NodeId, u64)>,
+    /// Where the expiry timer is armed, if it is.
+    expiry_armed: Option<LocalTime>,
+    register: Register,
+}
+
+impl Master {
+    pub(super) fn new(p: LeaseParams, lock_delay: LocalDur, disk: Disk) -> Master {
+        let sessions = disk
+            .sessions
+            .iter()
+            .map(|&(node, id)| Session {
+                node,
+                id,
+                expiry: LocalTime::from_ns(i64::MIN), // set in on_start
+                keepalive_req: 0,
+            })
+            .collect();
+        Master {
+            p,
+            lock_delay,
+            sessions,
+            newest: disk.newest,
+            owner: disk.owner,
+            generation: disk.generation,
+            delay_until: disk.delay_until,
+            pending: Vec::new(),
+            expiry_armed: None,
+            register: disk.register,
+        }
+    }
+
+    /// What the replicated database holds.
+    pub(super) fn into_disk(self) -> Disk {
+        Disk {
+            sessions: self.sessions.iter().map(|s| (s.node, s.id)).collect(),
+            newest: self.newest,
+            owner: self.owner,
+            generation: self.generation,
+            delay_until: self.delay_until,
+            register: self.register,
+        }
+    }
+
+    pub(super) fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        if !cx.restarted {
+            return;
+        }
+        match self.p.grantor_restart {
+            GrantorRestart::Wait => {
+                // Fail-over: every session the database knows lives T from now.
+                let expiry = cx.mono + self.p.lease;
+                for s in &mut self.sessions {
+                    s.expiry = expiry;
+                }
+            }
+            GrantorRestart::Forget => {
+                // The bug: the new master does not extend the sessions it found.
+                for s in &mut self.sessions {
+                    s.expiry = cx.mono;
+                }
+            }
+        }
+        if let Some(until) = self.delay_until {
+            out.set_timer(LOCK_DELAY, ClockKind::Monotonic, until);
+        }
+        self.expire(cx, out);
+    }
+
+    fn heard(&mut self, cx: &Cx, node: NodeId, id: u64, out: &mut Out<Message>) -> Heard {
+        if let Some(i) = self
+            .sessions
+            .iter()
+            .position(|s| s.node == node && s.id == id)
+        {
+            return Heard::Open(i);
+        }
+        if self.newest.len() <= node {
+            self.newest.resize(node + 1, 0);
+        }
+        if id <= self.newest[node] {
+            return Heard::Expired;
+        }
+        self.newest[node] = id;
+        self.sessions.push(Session {
+            node,
+            id,
+            expiry: cx.mono + self.p.lease,
+            keepalive_req: 0,
+        });
+        self.arm_expiry(out);
+        Heard::Open(self.sessions.len() - 1)
+    }
+
+    /// Arms the expiry timer at the earliest expiry of an open session, if it moved.
+    fn arm_expiry(&mut self, out: &mut Out<Message>) {
+        let earliest = self.sessions.iter().map(|s| s.expiry).min();
+        if earliest != self.expiry_armed {
+            match earliest {
+                Some(at) => out.set_timer(EXPIRY, ClockKind::Monotonic, at),
+                None => out.cancel_timer(EXPIRY),
+            }
+            self.expiry_armed = earliest;
+        }
+    }
+
+    fn delaying(&self, cx: &Cx) -> bool {
+        self.delay_until.is_some_and(|until| cx.mono < until)
+    }
+
+    /// Grants the lock to the oldest pending session, if it is free and no lock-delay runs.
+    fn try_grant(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        if self.owner.is_some() || self.delaying(cx) || self.pending.is_empty() {
+            return;
+        }
+        let (node, session) = self.pending.remove(0);
+        self.generation += 1;
+        let token = self.generation;
+        self.owner = Some(Owner {
+            node,
+            session,
+            token,
+        });
+        let until = self
+            .sessions
+            .iter()
+            .find(|s| s.node == node && s.id == session)
+            .expect("a pending session is open")
+            .expiry;
+        out.send(
+            node,
+            Message::Grant {
+                session,
+                token,
+                version: self.register.version(),
+            },
+        );
+        out.push(Effect::Issued {
+            token,
+            to: node,
+            until,
+        });
+    }
+
+    /// Expires every session whose time has come; releases the lock of one that held it.
+    fn expire(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        let now = cx.mono;
+        let mut released = false;
+        for s in self.sessions.iter().filter(|s| s.expiry <= now) {
+            self.pending.retain(|&(n, id)| (n, id) != (s.node, s.id));
+            if self
+                .owner
+                .is_some_and(|o| (o.node, o.session) == (s.node, s.id))
+            {
+                self.owner = None;
+                released = true;
+            }
+        }
+        self.sessions.retain(|s| s.expiry > now);
+        if released && self.lock_delay > LocalDur::ZERO {
+            let until = now + self.lock_delay;
+            self.delay_until = Some(until);
+            out.set_timer(LOCK_DELAY, ClockKind::Monotonic, until);
+        }
+        self.arm_expiry(out);
+        self.try_grant(cx, out);
+    }
+
+    pub(super) fn on_message(
+        &mut self,
+        cx: &Cx,
+        from: NodeId,
+        msg: Message,
+        out: &mut Out<Message>,
+    ) {
+        match msg {
+            Message::KeepAlive { session, req, sent } => match self.heard(cx, from, session, out) {
+                Heard::Open(i) => {
+                    let s = &mut self.sessions[i];
+                    if req <= s.keepalive_req {
+                        return; // a duplicate of a KeepAlive already honoured and answered
+                    }
+                    s.keepalive_req = req;
+                    s.expiry = cx.mono + self.p.lease;
+                    let until = s.expiry;
+                    self.arm_expiry(out);
+                    out.send(from, Message::KeepAliveAck { session, req, sent });
+                    if let Some(o) = self
+                        .owner
+                        .filter(|o| (o.node, o.session) == (from, session))
+                    {
+                        out.push(Effect::Renewed {
+                            token: o.token,
+                            until,
+                        });
+                    }
+                }
+                Heard::Expired => out.send(from, Message::SessionExpired { session }),
+            },
+            Message::Acquire { session } => match self.heard(cx, from, session, out) {
+                Heard::Open(_) => {
+                    if let Some(o) = self
+                        .owner
+                        .filter(|o| (o.node, o.session) == (from, session))
+                    {
+                        // Its grant was lost or is late: say it again (the client ignores a
+                        // generation it already has).
+                        let version = self.register.version();
+                        out.send(
+                            from,
+                            Message::Grant {
+                                session,
+                                token: o.token,
+                                version,
+                            },
+                        );
+                    } else if !self.pending.contains(&(from, session)) {
+                        self.pending.push((from, session));
+                        self.try_grant(cx, out);
+                    }
+                }
+                Heard::Expired => out.send(from, Message::SessionExpired { session }),
+            },
+            Message::Release { session, token } => {
+                if self.owner
+                    == Some(Owner {
+                        node: from,
+                        session,
+                        token,
+                    })
+                {
+                    self.owner = None; // a clean release: no lock-delay
+                    self.try_grant(cx, out);
+                }
+            }
+            Message::Write { token } => {
+                let applied = self
+                    .register
+                    .apply(from, token, self.p.fencing, cx.duplicate);
+                out.push(applied);
+            }
+            Message::KeepAliveAck { .. }
+            | Message::SessionExpired { .. }
+            | Message::Grant { .. } => {}
+        }
+    }
+
+    pub(super) fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
+        match timer {
+            EXPIRY => {
+                self.expiry_armed = None;
+                self.expire(cx, out);
+            }
+            LOCK_DELAY if !self.delaying(cx) => {
+                self.delay_until = None;
+                self.try_grant(cx, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Role;
+
+    const S: i64 = 1_000_000_000;
+    /// Node 0 is the master, nodes 1 to 3 clients.
+    const ROLES: &[Role] = &[
+        Role::Grantor,
+        Role::Contender,
+        Role::Contender,
+        Role::Contender,
+    ];
+
+    fn params(restart: GrantorRestart) -> LeaseParams {
+        LeaseParams {
+            lease: LocalDur::from_secs(12),
+            renew_every: LocalDur::from_secs(4),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: restart,
+            fencing: false,
+        }
+    }
+
+    fn master(lock_delay_s: i64) -> Master {
+        Master::new(
+            params(GrantorRestart::Wait),
+            LocalDur::from_secs(lock_delay_s),
+            Disk::default(),
+        )
+    }
+
+    /// Calls `f` on `m` when the master's clocks read `at_ns`; its effects.
+    fn call(
+        m: &mut Master,
+        at_ns: i64,
+        f: impl FnOnce(&mut Master, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        crate::strategy::with_test_cx(0, ROLES, LocalTime::from_ns(at_ns), |cx| {
+            let mut out = Out::default();
+            f(m, cx, &mut out);
+            out.drain().collect()
+        })
+    }
+
+    fn from(m: &mut Master, at_ns: i64, node: NodeId, msg: Message) -> Vec<Effect<Message>> {
+        call(m, at_ns, |m, cx, out| m.on_message(cx, node, msg, out))
+    }
+
+    fn keep_alive(session: u64, req: u64) -> Message {
+        Message::KeepAlive {
+            session,
+            req,
+            sent: LocalTime::from_ns(0),
+        }
+    }
+
+    /// The messages sent, with their destinations.
+    fn sent(effects: &[Effect<Message>]) -> Vec<(NodeId, Message)> {
+        effects
+            .iter()
+            .filter_map(|e| match *e {
+                Effect::Send { to, msg } => Some((to, msg)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Who got a grant, with which generation.
+    fn granted(effects: &[Effect<Message>]) -> Vec<(NodeId, Token)> {
+        effects
+            .iter()
+            .filter_map(|e| match *e {
+                Effect::Issued { token, to, .. } => Some((to, token)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Node 1 holds generation 1 through session 1 (opened at 0, to 12 s); nodes 2 and 3 queue
+    /// behind it, in that order, through their sessions 1 (opened at 1 and 2 s).
+    fn held_by_1_with_2_and_3_queued(lock_delay_s: i64) -> Master {
+        let mut m = master(lock_delay_s);
+        from(&mut m, 0, 1, keep_alive(1, 1));
+        assert_eq!(
+            granted(&from(&mut m, 0, 1, Message::Acquire { session: 1 })),
+            [(1, 1)]
+        );
+        for node in [2, 3] {
+            let at = (node as i64 - 1) * S;
+            from(&mut m, at, node, keep_alive(1, 1));
+            assert!(granted(&from(&mut m, at, node, Message::Acquire { session: 1 })).is_empty());
+        }
+        m
+    }
+
+    #[test]
+    fn an_expired_session_is_told_so_and_a_newer_one_opens() {
+        let mut m = master(0);
+        from(&mut m, 0, 1, keep_alive(1, 1));
+        // Open to 12 s: a KeepAlive at 11.999999999 s is answered and moves it to 23.999999999 s.
+        let ack = from(&mut m, 12 * S - 1, 1, keep_alive(1, 2));
+        assert!(matches!(
+            sent(&ack)[..],
+            [(1, Message::KeepAliveAck { .. })]
+        ));
+        // A duplicate of that KeepAlive is not answered twice.
+        assert!(sent(&from(&mut m, 12 * S, 1, keep_alive(1, 2))).is_empty());
+        call(&mut m, 24 * S - 2, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert_eq!(m.sessions.len(), 1, "open until 23.999999999 s");
+        call(&mut m, 24 * S - 1, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert!(m.sessions.is_empty());
+        let late = from(&mut m, 25 * S, 1, keep_alive(1, 3));
+        assert_eq!(sent(&late), [(1, Message::SessionExpired { session: 1 })]);
+        let acquire = from(&mut m, 25 * S, 1, Message::Acquire { session: 1 });
+        assert_eq!(
+            sent(&acquire),
+            [(1, Message::SessionExpired { session: 1 })]
+        );
+        // Session 2 of the same client is new: it opens.
+        let fresh = from(&mut m, 25 * S, 1, keep_alive(2, 4));
+        assert!(matches!(
+            sent(&fresh)[..],
+            [(1, Message::KeepAliveAck { session: 2, .. })]
+        ));
+    }
+
+    #[test]
+    fn an_expired_holder_hands_the_lock_to_the_oldest_waiter_after_lock_delay() {
+        // Node 1's session expires at 12 s; the lock is refused until 12 + 60 = 72 s, then
+        // granted to node 2 (queued before node 3) with generation 2. Nodes 2 and 3 keep their
+        // sessions alive meanwhile.
+        let mut m = held_by_1_with_2_and_3_queued(60);
+        for at in [10, 20, 30, 40, 50, 60, 70] {
+            from(&mut m, at * S, 2, keep_alive(1, at as u64));
+            from(&mut m, at * S, 3, keep_alive(1, at as u64));
+        }
+        let expiry = call(&mut m, 12 * S, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert!(granted(&expiry).is_empty());
+        assert_eq!(m.owner, None);
+        assert!(granted(&call(&mut m, 72 * S - 1, |m, cx, out| m
+            .on_timer(cx, LOCK_DELAY, out)))
+        .is_empty());
+        let at_end = call(&mut m, 72 * S, |m, cx, out| m.on_timer(cx, LOCK_DELAY, out));
+        assert_eq!(granted(&at_end), [(2, 2)]);
+    }
+
+    #[test]
+    fn a_clean_release_hands_the_lock_over_at_once() {
+        // With a 60 s lock-delay, node 1 releases generation 1 at 5 s: node 2 has it at 5 s.
+        let mut m = held_by_1_with_2_and_3_queued(60);
+        // A release of another generation, or from another session, changes nothing.
+        for (node, session, token) in [(1, 1, 7), (1, 2, 1), (2, 1, 1)] {
+            let r = from(&mut m, 5 * S, node, Message::Release { session, token });
+            assert!(granted(&r).is_empty());
+        }
+        let r = from(
+            &mut m,
+            5 * S,
+            1,
+            Message::Release {
+                session: 1,
+                token: 1,
+            },
+        );
+        assert_eq!(granted(&r), [(2, 2)]);
+        assert_eq!(m.delay_until, None);
+    }
+
+    #[test]
+    fn the_owner_asking_again_hears_its_grant_again() {
+        let mut m = held_by_1_with_2_and_3_queued(0);
+        let again = from(&mut m, 3 * S, 1, Message::Acquire { session: 1 });
+        assert!(granted(&again).is_empty());
+        assert_eq!(
+            sent(&again),
+            [(
+                1,
+                Message::Grant {
+                    session: 1,
+                    token: 1,
+                    version: 0
+                }
+            )]
+        );
+    }
+
+    #[test]
+    fn a_restarted_master_extends_every_session_before_expiring_any() {
+        // The database after a crash at 5 s: node 1 holds generation 1, node 2 has a session.
+        let disk = held_by_1_with_2_and_3_queued(0).into_disk();
+        let restart = |how| {
+            let mut m = Master::new(params(how), LocalDur::ZERO, disk.clone());
+            let effects = call(&mut m, 100 * S, |m, cx, out| {
+                cx.restarted = true;
+                m.on_start(cx, out)
+            });
+            (m, effects)
+        };
+        // Wait: every session lives to 100 + 12 = 112 s; node 1 keeps the lock.
+        let (m, effects) = restart(GrantorRestart::Wait);
+        assert!(m
+            .sessions
+            .iter()
+            .all(|s| s.expiry == LocalTime::from_ns(112 * S)));
+        assert_eq!(m.owner.map(|o| (o.node, o.token)), Some((1, 1)));
+        assert!(effects.contains(&Effect::SetTimer {
+            timer: EXPIRY,
+            clock: ClockKind::Monotonic,
+            at: LocalTime::from_ns(112 * S)
+        }));
+        // Forget: every session expires at once and the lock is free; the next grant, to
+        // node 2's new session, is generation 2.
+        let (mut m, _) = restart(GrantorRestart::Forget);
+        assert!(m.sessions.is_empty() && m.owner.is_none());
+        from(&mut m, 101 * S, 2, keep_alive(2, 1));
+        let grant = from(&mut m, 101 * S, 2, Message::Acquire { session: 2 });
+        assert_eq!(granted(&grant), [(2, 2)]);
+    }
+}
