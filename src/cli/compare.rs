@@ -25,10 +25,10 @@ pub(crate) const OWN: &str = "the scenario's own";
 /// own strategy first, as written; then the registered protocols (with their defaults, when
 /// every field has one); then, for a Redlock scenario, its own settings with keys expiring on
 /// the wall clock and on the monotonic clock and with a quorum of one; for a Raft or LeaseGuard
-/// scenario, its variants; for any other, the six
-/// base-protocol strategies with margins from the scenario: its own strategy's holder margin
-/// if it has a positive one, else 1% of T. A strategy equal to the scenario's own is not run
-/// twice.
+/// scenario, its variants; for any other, the six base-protocol strategies and the lock
+/// services on the same roles ([`lock_services`]), with margins from the scenario: its own
+/// strategy's holder margin if it has a positive one, else 1% of T. A strategy equal to the
+/// scenario's own is not run twice.
 fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, String)> {
     let own = match s.strategy {
         StrategySpec::TwoSided { holder_margin, .. }
@@ -112,8 +112,12 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
             (StrategySpec::HolderOnly { margin: m }, from.clone()),
             (StrategySpec::CachedBool, none()),
             (StrategySpec::WallClock { holder_margin: m }, from.clone()),
-            (StrategySpec::OnReceiveStart { holder_margin: m }, from),
+            (
+                StrategySpec::OnReceiveStart { holder_margin: m },
+                from.clone(),
+            ),
         ]);
+        rows.extend(lock_services(s, m, &from));
     }
     let mut seen = Vec::new();
     rows.retain(|(spec, _)| {
@@ -121,6 +125,43 @@ fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, Strin
         seen.push(spec.clone());
         fresh
     });
+    rows
+}
+
+/// The single-grantor protocols of real lock services, beside the base strategies on the same
+/// roles and fault schedule: Chubby's session with the margin `m`, client-go's leader election
+/// with its defaults (15 s lease, 10 s renew deadline, 2 s retry) scaled to the scenario's T,
+/// and, when the clocks know their error, TrueTime with the margin `m`. Each keeps its own
+/// defaults otherwise.
+fn lock_services(s: &Scenario, m: LocalDur, from: &str) -> Vec<(StrategySpec, String)> {
+    // Whole milliseconds, as a person would write them.
+    let ms_of = |ns: i64| LocalDur::from_ns(ns / 1_000_000 * 1_000_000);
+    let t = s.lease.duration.ns();
+    let mut rows = vec![
+        (
+            StrategySpec::ChubbySession {
+                grace: LocalDur::from_ms(45_000),
+                lock_delay: LocalDur::ZERO,
+                act_in_jeopardy: false,
+                holder_margin: m,
+            },
+            format!("{from}; Chubby's 45 s grace"),
+        ),
+        (
+            StrategySpec::K8sLeaderElection {
+                renew_deadline: ms_of(t / 3 * 2),
+                retry_period: ms_of(t / 15 * 2),
+                jitter_factor: 1.2,
+            },
+            "client-go's 15/10/2 s scaled to T (in whole ms)".to_string(),
+        ),
+    ];
+    if s.clocks.uncertainty.is_some() {
+        rows.push((
+            StrategySpec::TrueTime { holder_margin: m },
+            from.to_string(),
+        ));
+    }
     rows
 }
 

@@ -357,6 +357,19 @@ fn compare_runs_every_strategy_on_one_schedule() {
     );
     let two_sided = out.lines().find(|l| l.starts_with("TwoSided")).unwrap();
     assert!(two_sided.contains("SAFE"), "{two_sided}");
+    // The lock services on the same pause: Chubby's client stops at its local lease (a 100 ms
+    // margin, 1% of T), client-go's leader (12 s pause, T = 10 s scaled from 15/10/2 s to
+    // 10/6.666/1.333 s) resumes into a fresh renew cycle and overlaps. No TrueTime row: the
+    // scenario's clocks know no error.
+    let row = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap();
+    let chubby = row("ChubbySession(");
+    assert!(
+        chubby.contains("holder_margin: \"100ms\"") && chubby.contains("SAFE"),
+        "{chubby}"
+    );
+    let k8s = row("K8sLeaderElection(renew_deadline: \"6.666s\", retry_period: \"1.333s\"");
+    assert!(k8s.contains("OVERLAP"), "{k8s}");
+    assert!(!out.contains("TrueTime"), "{out}");
     assert!(dir
         .join("out/q4-gc-pause-cached-bool-compare/compare.md")
         .exists());
