@@ -357,3 +357,24 @@ fn a_sweep_of_the_election_timeout_crosses_the_bound() {
     assert_eq!(&rows[0][..3], ["10s", "3", "3"]);
     assert_eq!(&rows[1][..3], ["11s", "3", "0"]);
 }
+
+/// Left out, the heartbeat is a tenth of the election timeout (etcd's and TiKV's ratio): the
+/// run is the one that names `heartbeat: "100ms"` for a 1 s election timeout, and not the one
+/// that names 500 ms (a mutant that multiplied would give 10 s, which validation refuses).
+#[test]
+fn the_default_heartbeat_is_a_tenth_of_the_election_timeout() {
+    let run_with = |fields: &str| {
+        crate::common::run_text(&group(
+            &format!(r#"RaftLeaderLease(election_timeout: "1s"{fields})"#),
+            4,
+            3,
+            "",
+        ))
+    };
+    let left_out = run_with("");
+    let mut tenth = run_with(r#", heartbeat: "100ms""#);
+    let slow = run_with(r#", heartbeat: "500ms""#);
+    assert_ne!(left_out.messages, slow.messages);
+    tenth.strategy = left_out.strategy.clone();
+    assert_eq!(left_out, tenth);
+}

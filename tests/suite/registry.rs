@@ -334,3 +334,39 @@ fn an_other_strategy_round_trips_through_ron_and_json() {
 fn a_built_in_name_cannot_be_registered() {
     Registry::new().register("TwoSided", patient);
 }
+
+/// A protocol whose fields all have defaults is named alone (`Quiet`, no parentheses); one
+/// with a required field is not, and says which.
+#[test]
+fn a_protocol_with_every_field_defaulted_is_named_alone() {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Quiet {
+        #[serde(default)]
+        wait: LocalDur,
+    }
+    let mut r = registry();
+    r.register("Quiet", |q: Quiet| {
+        patient(Patient {
+            wait: q.wait,
+            note: None,
+        })
+    });
+    let alone = StrategySpec::from_ron("Quiet").unwrap();
+    assert_eq!(
+        r.build(&alone).unwrap().describe(),
+        r#"Patient(wait: "0s")"#
+    );
+    let required = StrategySpec::from_ron("Patient").unwrap();
+    let error = r.build(&required).err().unwrap().to_string();
+    assert!(error.contains("missing field `wait`"), "{error}");
+}
+
+/// The registry's debug form names the protocols it holds.
+#[test]
+fn a_registry_shows_what_it_holds() {
+    assert_eq!(
+        format!("{:?}", registry()),
+        r#"Registry { registered: ["Patient"] }"#
+    );
+}
