@@ -82,7 +82,11 @@ fn the_error_examples_are_what_leasesim_says() {
 #[test]
 fn the_charts_in_the_readme_are_what_the_runs_draw() {
     // Re-bless with: leasesim run NAME --out /tmp/x && cp /tmp/x/NAME/timeline.png reports/figures/NAME.png
-    for name in ["q4-gc-pause-cached-bool", "epsilon-too-small-ntp-slew"] {
+    for name in [
+        "q4-gc-pause-cached-bool",
+        "epsilon-too-small-ntp-slew",
+        "k8s-leader-pause-retry-sleep",
+    ] {
         assert!(
             README.contains(&format!("(reports/figures/{name}.png)")),
             "{name} not shown"
