@@ -152,6 +152,7 @@ fn lock_services(s: &Scenario, m: LocalDur, from: &str) -> Vec<(StrategySpec, St
                 renew_deadline: ms_of(t / 3 * 2),
                 retry_period: ms_of(t / 15 * 2),
                 jitter_factor: 1.2,
+                observed_clock: ClockKind::Monotonic,
             },
             "client-go's 15/10/2 s scaled to T (in whole ms)".to_string(),
         ),

@@ -253,6 +253,10 @@ pub enum StrategySpec {
         /// resolution.
         #[serde(default = "k8s_jitter_factor")]
         jitter_factor: f64,
+        /// The clock candidates time the record by (observedTime): `Monotonic` (Go since 1.9)
+        /// or `Wall` (older clients, which a wall-clock step fools).
+        #[serde(default = "monotonic")]
+        observed_clock: ClockKind,
     },
     /// A single-grantor lease on TrueTime (Spanner; SPEC 2.8): the grantor stamps an absolute
     /// expiry E = TT.now().latest + T and grants again once TT.now().earliest > E; the holder
@@ -359,6 +363,9 @@ fn k8s_retry_period() -> LocalDur {
 }
 fn k8s_jitter_factor() -> f64 {
     1.2
+}
+fn monotonic() -> ClockKind {
+    ClockKind::Monotonic
 }
 
 fn redlock_drift_factor() -> f64 {
@@ -492,10 +499,17 @@ impl StrategySpec {
                 renew_deadline,
                 retry_period,
                 jitter_factor,
-            } => format!(
-                "K8sLeaderElection(renew_deadline: \"{renew_deadline}\", retry_period: \
-                 \"{retry_period}\", jitter_factor: {jitter_factor:?})"
-            ),
+                observed_clock,
+            } => {
+                let clock = match observed_clock {
+                    ClockKind::Monotonic => String::new(),
+                    other => format!(", observed_clock: {other:?}"),
+                };
+                format!(
+                    "K8sLeaderElection(renew_deadline: \"{renew_deadline}\", retry_period: \
+                     \"{retry_period}\", jitter_factor: {jitter_factor:?}{clock})"
+                )
+            }
             StrategySpec::TrueTime { holder_margin } => {
                 format!("{name}{}", margins(&[("holder_margin", holder_margin)]))
             }

@@ -669,11 +669,13 @@ fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
             renew_deadline,
             retry_period,
             jitter_factor,
+            observed_clock,
         } => Box::new(k8s::K8sLeaderElection::new(
             k8s::K8sConfig {
                 renew_deadline,
                 retry_period,
                 jitter_ppm: (jitter_factor * 1e6).round() as i64,
+                observed_clock,
             },
             spec.to_ron(),
         )),

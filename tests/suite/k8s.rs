@@ -306,3 +306,19 @@ fn the_record_survives_an_api_server_crash_unless_etcd_forgets() {
     assert_eq!(forgot.grants, 2);
     assert_eq!(forgot.holders, ["kcm-1", "kcm-1"]);
 }
+
+/// S7's contrast (k8s-ntp-step-wall-clock-observer): the same +20 s step on kcm-2 when it
+/// times the record on its monotonic clock (client-go since Go 1.9) moves nothing. kcm-2 last
+/// saw a change at 8.110 s, so it waits for a try beginning at or after 23.110 s: its tries fall
+/// at 0.1 + 2.002 k s, so 24.124 s; the grant is applied at 24.127 s and kcm-2 leads from
+/// 24.128 s, 4.108 s after kcm-1's last cycle gave up at 20.020 s.
+#[test]
+fn a_wall_clock_step_moves_nothing_for_a_monotonic_observer() {
+    let text = leasesim::scenario::library::text("k8s-ntp-step-wall-clock-observer").unwrap();
+    let wall = crate::common::run_text(text);
+    assert_eq!(wall.failovers[0].at_ns, 12_115_000_000);
+    let monotonic = crate::common::run_text(&text.replace(", observed_clock: Wall", ""));
+    assert_eq!(monotonic.overlap.count, 0);
+    assert_eq!(monotonic.failovers[0].at_ns, 24_127_000_000);
+    assert_eq!(monotonic.min_slack_ns, Some(4_108_000_000));
+}

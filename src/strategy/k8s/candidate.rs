@@ -34,7 +34,8 @@ enum Stage {
 struct Try {
     req: u64,
     /// client-go's `now`: the monotonic and wall readings when the try began.
-    began_mono: LocalTime,
+    /// When the try began, on the clock candidates time the record by.
+    began_observing: LocalTime,
     began_wall: LocalTime,
     stage: Stage,
 }
@@ -58,10 +59,10 @@ pub struct Candidate {
     next_req: u64,
     current: Option<Try>,
     /// The record as last seen by a Get (or as written by this node's own successful Update),
-    /// and the monotonic time it was seen to change: client-go's observedRecord and
-    /// observedTime.
+    /// and when it was seen to change (on `observed_clock`, the monotonic clock unless the
+    /// scenario says otherwise): client-go's observedRecord and observedTime.
     observed: Option<Lease>,
-    observed_mono: LocalTime,
+    observed_at: LocalTime,
     /// The token it leads under, while leading (until its renew loop gives up).
     leading: Option<Token>,
     /// The token its copy of the resource was last taken under, in this life: taking its own
@@ -84,7 +85,7 @@ impl Candidate {
             next_req: 0,
             current: None,
             observed: None,
-            observed_mono: LocalTime::from_ns(i64::MIN),
+            observed_at: LocalTime::from_ns(i64::MIN),
             leading: None,
             copy_token: None,
             cycle: None,
@@ -127,7 +128,7 @@ impl Candidate {
         let req = self.next_req;
         self.current = Some(Try {
             req,
-            began_mono: cx.mono,
+            began_observing: cx.read(self.c.observed_clock),
             began_wall: cx.wall,
             stage: Stage::Get,
         });
@@ -148,7 +149,7 @@ impl Candidate {
             Message::Record { req, rv, lease } if req == t.req && t.stage == Stage::Get => {
                 if lease != self.observed {
                     self.observed = lease;
-                    self.observed_mono = cx.mono;
+                    self.observed_at = cx.read(self.c.observed_clock);
                 }
                 let new = match lease {
                     None => Lease {
@@ -164,7 +165,7 @@ impl Candidate {
                         ..l
                     },
                     Some(l) => {
-                        if self.observed_mono + l.duration > t.began_mono {
+                        if self.observed_at + l.duration > t.began_observing {
                             // Held by another, and not seen unchanged for its duration yet.
                             return self.try_failed(cx, out);
                         }
@@ -195,7 +196,7 @@ impl Candidate {
                 }
                 self.current = None;
                 self.observed = Some(new);
-                self.observed_mono = cx.mono;
+                self.observed_at = cx.read(self.c.observed_clock);
                 let token = new.token();
                 if self.leading != Some(token) {
                     if self.leading.is_none() {

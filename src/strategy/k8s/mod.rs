@@ -56,6 +56,7 @@ pub mod msg;
 pub mod server;
 
 use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
+use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario, StrategySpec};
 use crate::time::LocalDur;
@@ -72,6 +73,9 @@ pub struct K8sConfig {
     pub retry_period: LocalDur,
     /// jitter_factor in parts per million (1.2 is 1,200,000).
     pub jitter_ppm: i64,
+    /// The clock a candidate times the record by: client-go's observedTime is Go's `time.Now()`,
+    /// monotonic since Go 1.9; `Wall` is the older client whose takeover a wall step moves.
+    pub observed_clock: ClockKind,
 }
 
 /// Kubernetes leader election with its parameters.
@@ -246,6 +250,7 @@ mod tests {
                 renew_deadline: LocalDur::from_secs(10),
                 retry_period: LocalDur::from_secs(2),
                 jitter_ppm: 1_200_000,
+                observed_clock: ClockKind::Monotonic,
             },
             String::new(),
         )
