@@ -15,6 +15,11 @@ fn clamp_i64(v: i128) -> i64 {
     v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
+/// ceil(n / d) for d > 0.
+fn div_ceil(n: i128, d: i128) -> i128 {
+    n.div_euclid(d) + i128::from(n.rem_euclid(d) != 0)
+}
+
 /// Which of a node's clocks a timer or a validity check uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ClockKind {
@@ -37,7 +42,8 @@ impl ClockKind {
 }
 
 /// A node's TrueTime error bound (SPEC 2.8, `clocks.uncertainty`): e = base + growth * (true time
-/// since the last sync), rounded up to the nanosecond, so that TT.now() = [wall - e, wall + e].
+/// since the last sync), kept exact, so that TT.now() = [wall - e, wall + e] (read with the
+/// earliest bound rounded down and the latest up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ErrorBound {
     pub base: LocalDur,
@@ -107,9 +113,14 @@ impl NodeClock {
         })
     }
 
+    /// The wall reading at `t` as an exact rational, times 10^12.
+    fn wall_num(&self, t: SimTime) -> i128 {
+        self.mono_num(t) + self.wall_offset.ns() as i128 * RATE_ONE as i128
+    }
+
     /// wall -/+ e at `t` (the earliest or latest bound) as an exact rational, times 10^12.
     fn tt_num(&self, kind: ClockKind, t: SimTime) -> i128 {
-        let wall = self.mono_num(t) + self.wall_offset.ns() as i128 * RATE_ONE as i128;
+        let wall = self.wall_num(t);
         match kind {
             ClockKind::TtEarliest => wall - self.error_num(t),
             _ => wall + self.error_num(t),
@@ -122,13 +133,12 @@ impl NodeClock {
         if self.bound.is_none() {
             return 0;
         }
-        let wall = self.mono_num(t) + self.wall_offset.ns() as i128 * RATE_ONE as i128;
-        let excess = (wall - t.ns() as i128 * RATE_ONE as i128).abs() - self.error_num(t);
+        let off = (self.wall_num(t) - t.ns() as i128 * RATE_ONE as i128).abs();
+        let excess = off - self.error_num(t);
         if excess <= 0 {
             return 0;
         }
-        let ns = excess.div_euclid(RATE_ONE as i128) + i128::from(excess % RATE_ONE as i128 != 0);
-        ns.min(i64::MAX as i128) as i64
+        clamp_i64(div_ceil(excess, RATE_ONE as i128))
     }
 
     /// The most by which true time has lain outside the interval, up to `t`. Between two
@@ -191,10 +201,7 @@ impl NodeClock {
                 LocalTime::from_ns(clamp_i64(self.tt_num(kind, t).div_euclid(RATE_ONE as i128)))
             }
             ClockKind::TtLatest => {
-                let num = self.tt_num(kind, t);
-                let up = num.div_euclid(RATE_ONE as i128)
-                    + i128::from(num.rem_euclid(RATE_ONE as i128) != 0);
-                LocalTime::from_ns(clamp_i64(up))
+                LocalTime::from_ns(clamp_i64(div_ceil(self.tt_num(kind, t), RATE_ONE as i128)))
             }
         }
     }
@@ -258,9 +265,7 @@ impl NodeClock {
         if slope <= 0 {
             return SimTime::NEVER;
         }
-        let needed = target - now;
-        let elapsed = needed / slope + i128::from(needed % slope != 0);
-        let at = from.ns() as i128 + elapsed;
+        let at = from.ns() as i128 + div_ceil(target - now, slope);
         if at >= i64::MAX as i128 {
             SimTime::NEVER
         } else {
