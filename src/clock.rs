@@ -127,8 +127,15 @@ impl NodeClock {
         }
     }
 
-    /// How far true time `t` lies outside the node's interval [wall - e, wall + e], in ns
-    /// rounded up (0 inside it, and always 0 without an error bound).
+    /// How far true time `t` lies outside the interval the node reads, [`TtEarliest`,
+    /// `TtLatest`] = [floor(wall - e), ceil(wall + e)], in ns (0 inside it, and always 0
+    /// without an error bound). As `t` is a whole nanosecond, t < floor(x) by floor(x - t) and
+    /// t > ceil(y) by floor(t - y): the exact excess |wall - t| - e rounded down. A sync sets
+    /// the wall clock's whole nanoseconds; the fraction below one it keeps from the monotonic
+    /// clock never puts true time outside what the node reads.
+    ///
+    /// [`TtEarliest`]: ClockKind::TtEarliest
+    /// [`TtLatest`]: ClockKind::TtLatest
     pub fn outside_interval_ns(&self, t: SimTime) -> i64 {
         if self.bound.is_none() {
             return 0;
@@ -138,7 +145,7 @@ impl NodeClock {
         if excess <= 0 {
             return 0;
         }
-        clamp_i64(div_ceil(excess, RATE_ONE as i128))
+        clamp_i64(excess.div_euclid(RATE_ONE as i128))
     }
 
     /// The most by which true time has lain outside the interval, up to `t`. Between two
@@ -621,6 +628,27 @@ mod truetime_tests {
         assert_eq!(c.max_outside_interval_ns(later), 4 * MS);
         // The monotonic clock was not stepped: it reads 1.0006 * 15 s.
         assert_eq!(c.mono(later).ns(), 15_009 * MS);
+    }
+
+    #[test]
+    fn a_sync_leaves_the_monotonic_fraction_inside_the_interval_the_node_reads() {
+        // 63.14277292687218 ppm is 63_142_773 ppt. At 3 s the monotonic clock is exactly
+        // 3e9 + 3e9 * 63_142_773e-12 = 3_000_189_428.319 ns; a sync with no residual sets the
+        // wall clock's whole nanoseconds to 3e9, so the wall clock is 0.319 ns ahead of true time
+        // with e = 0. The node reads [floor, ceil] = [3e9, 3_000_000_001]: true time is inside.
+        // Reporting the exact excess rounded up would say 1 ns outside.
+        let drift = DriftRate::from_ppm(63.14277292687218).unwrap();
+        assert_eq!(drift.ppt, 63_142_773);
+        let mut c = NodeClock::new(drift, LocalDur::ZERO).with_bound(ErrorBound {
+            base: LocalDur::ZERO,
+            growth_ppt: DriftRate::from_ppm_int(200).ppt,
+        });
+        let three = SimTime::from_ns(3 * NS);
+        c.sync(three, LocalDur::ZERO);
+        assert_eq!(c.read(ClockKind::TtEarliest, three).ns(), 3 * NS);
+        assert_eq!(c.read(ClockKind::TtLatest, three).ns(), 3 * NS + 1);
+        assert_eq!(c.outside_interval_ns(three), 0);
+        assert_eq!(c.max_outside_interval_ns(three), 0);
     }
 
     #[test]
