@@ -109,6 +109,11 @@ pub enum Validity {
     Clock,
     /// Reads a cached bool that only the renewal loop or a `Reject` clears.
     CachedBool,
+    /// Reads a bool that nothing clears but a crash: a lock held until Unlock (etcd's mutex,
+    /// REFERENCE's story S13). The holder goes on renewing and ignores every `Reject`; it
+    /// believes until it crashes or the run ends, even on a grant that arrives after its own
+    /// end.
+    Unchecked,
 }
 
 /// The lease strategy (SPEC 2.7). Margins left out are 0.

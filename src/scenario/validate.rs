@@ -244,6 +244,13 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
                      Reject), never T - holder_margin; leave it out, or use validity: Clock"
                 ));
             }
+            if *validity == Validity::Unchecked && holder_margin.ns() != 0 {
+                p.push(format!(
+                    "strategy.holder_margin: {holder_margin} does not apply with validity: \
+                     Unchecked, whose bool only a crash clears; leave it out, or use validity: \
+                     Clock"
+                ));
+            }
             if grantor_margin.ns() <= -t.ns() {
                 p.push(format!(
                     "strategy.grantor_margin: {grantor_margin} would free the lease before it is granted (T is {t})"

@@ -108,6 +108,35 @@ fn cached_bool_believes_until_its_renewal_loop_runs() {
 }
 
 #[test]
+fn an_unchecked_bool_believes_to_the_end_whatever_the_grantor_answers() {
+    // validity: Unchecked clears its bool on nothing but a crash. In the cut-off story b
+    // believes from 19.004 s as above, and h to the end of the run: 40 - 19.004 = 20.996 s.
+    let unchecked = r#"Custom(holder_clock: Monotonic, lease_start: OnSend, grantor_margin: "0s",
+                              validity: Unchecked)"#;
+    let s = cut_off(unchecked, 0.0, "");
+    assert_eq!(only_overlap(&s), (19_004_000_000, 20_996_000_000));
+    // With the cut healed at 22 s, h's renewal of 24.002 s reaches the grantor, which answers
+    // Reject (b holds), and so for every renewal after it: h still believes to the end.
+    let healed =
+        cut_off_text(unchecked, 0.0, "").replace(r#"duration: "30s""#, r#"duration: "12s""#);
+    let s = run_text(&healed);
+    assert_eq!(only_overlap(&s), (19_004_000_000, 20_996_000_000));
+    // A margin means nothing to a bool that never reads the clock.
+    let margin = cut_off_text(
+        r#"Custom(holder_clock: Monotonic, lease_start: OnSend, holder_margin: "5ms",
+                  grantor_margin: "0s", validity: Unchecked)"#,
+        0.0,
+        "",
+    );
+    let problems = leasesim::scenario::validate::validate(&scenario(&margin));
+    assert!(
+        problems.iter().any(|p| p
+            .starts_with("strategy.holder_margin: 5ms does not apply with validity: Unchecked")),
+        "{problems:?}"
+    );
+}
+
+#[test]
 fn custom_reproduces_the_named_points() {
     // Custom written out as TwoSided must give the same run as TwoSided itself.
     let named = cut_off(r#"TwoSided(holder_margin: "5ms")"#, -1000.0, "");

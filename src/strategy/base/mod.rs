@@ -405,11 +405,16 @@ impl Contender {
         self.rules.validity == Validity::Clock
     }
 
+    /// True when nothing but a crash clears the holder's bool (`Validity::Unchecked`).
+    fn unchecked(&self) -> bool {
+        self.rules.validity == Validity::Unchecked
+    }
+
     /// The end of a term that starts at `start` on the holder's clock.
     fn term_end(&self, start: LocalTime) -> LocalTime {
         match self.rules.validity {
             Validity::Clock => start + self.p.lease - self.rules.holder_margin,
-            Validity::CachedBool => start + self.p.lease,
+            Validity::CachedBool | Validity::Unchecked => start + self.p.lease,
         }
     }
 
@@ -502,7 +507,7 @@ impl Contender {
                 }
                 self.last_token = token;
                 let deadline = self.deadline_of(cx, sent, expiry);
-                if cx.read(self.clock()) >= deadline {
+                if cx.read(self.clock()) >= deadline && !self.unchecked() {
                     return; // arrived after its own end: nothing to hold
                 }
                 self.token = Some(token);
@@ -532,7 +537,10 @@ impl Contender {
                     self.renew_before_deadline(cx, out);
                 }
             }
-            Message::Reject { token } if self.token == Some(token) => self.let_go(cx, out),
+            // An unchecked holder reads nothing from a Reject: its renewals go on, unanswered.
+            Message::Reject { token } if self.token == Some(token) && !self.unchecked() => {
+                self.let_go(cx, out)
+            }
             _ => {}
         }
     }
@@ -543,7 +551,7 @@ impl Contender {
             RENEW => {
                 let Some(token) = self.token else { return };
                 let now = cx.read(self.clock());
-                if now >= self.deadline {
+                if now >= self.deadline && !self.unchecked() {
                     if !self.uses_clock() {
                         self.let_go(cx, out); // the renewal loop is what clears the cached bool
                         return;
