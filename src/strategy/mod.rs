@@ -67,6 +67,7 @@ pub mod raft;
 pub mod redlock;
 pub mod register;
 pub mod registry;
+pub mod roles;
 pub mod rules;
 
 use crate::clock::ClockKind;

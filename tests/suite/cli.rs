@@ -134,7 +134,7 @@ fn every_semantic_problem_is_listed_at_once() {
     for needle in [
         "lease.renew_every: 12s must be shorter than the lease",
         "strategy.holder_margin",
-        "exactly one node with role Grantor (found 0)",
+        "exactly one Grantor (found 0)",
         "the base protocol has no Replica role",
         "nodes[1]: name \"a\" is already used by nodes[0]",
         "workload.reads_per_second",

@@ -45,7 +45,7 @@ fn fencing_is_rejected_with_the_reason() {
     let problems = validate(&s);
     assert!(problems
         .iter()
-        .any(|p| p.contains("exactly one node with role Grantor (found 5)")));
+        .any(|p| p.contains("exactly one Grantor (found 5)")));
     assert!(!problems.iter().any(|p| p.starts_with("resource.fencing")));
 }
 

@@ -25,6 +25,7 @@ use super::{
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{GrantorRestart, LeaseStart, Role, Scenario, Validity};
+use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
 pub use msg::Message;
 
@@ -54,26 +55,17 @@ impl Protocol for BaseProtocol {
     }
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {
-        let mut problems = Vec::new();
-        let name = match self.rules.expiry {
+        let protocol = match self.rules.expiry {
             Expiry::OwnClocks => "the base protocol",
             Expiry::TrueTime => "TrueTime",
         };
-        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
-        let grantors = count(Role::Grantor);
-        if grantors != 1 {
-            problems.push(format!(
-                "nodes: {name} needs exactly one node with role Grantor (found {grantors})"
-            ));
+        let mut problems = LockServiceRoles {
+            protocol,
+            grantors: Grantors::ExactlyOne,
+            grantor_is: "",
+            contender_is: "",
         }
-        if count(Role::Contender) == 0 {
-            problems.push(format!("nodes: {name} needs at least one Contender"));
-        }
-        if count(Role::Replica) > 0 {
-            problems.push(format!(
-                "nodes: {name} has no Replica role (it takes one Grantor and Contenders)"
-            ));
-        }
+        .check(scenario);
         if self.rules.expiry == Expiry::TrueTime && scenario.clocks.uncertainty.is_none() {
             problems.push(
                 "clocks.uncertainty: TrueTime needs clocks that know their error, e.g. \

@@ -19,6 +19,7 @@ use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Registe
 use crate::msg::{NodeId, Token};
 use crate::scenario::limits;
 use crate::scenario::{Role, Scenario};
+use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
 pub use client::Client;
 pub use master::Master;
@@ -61,24 +62,13 @@ impl Protocol for ChubbySession {
     }
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {
-        let mut p = Vec::new();
-        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
-        let masters = count(Role::Grantor);
-        if masters != 1 {
-            p.push(format!(
-                "nodes: ChubbySession needs exactly one Grantor, the cell's master (found {masters})"
-            ));
+        let mut p = LockServiceRoles {
+            protocol: "ChubbySession",
+            grantors: Grantors::ExactlyOne,
+            grantor_is: "the cell's master",
+            contender_is: "a client",
         }
-        if count(Role::Contender) == 0 {
-            p.push("nodes: ChubbySession needs at least one Contender (a client)".to_string());
-        }
-        if count(Role::Replica) > 0 {
-            p.push(
-                "nodes: ChubbySession has no Replica role (the cell's replicas are its one \
-                 Grantor, the master)"
-                    .to_string(),
-            );
-        }
+        .check(scenario);
         let c = &self.config;
         let t = scenario.lease.duration;
         for (field, d) in [("grace", c.grace), ("lock_delay", c.lock_delay)] {

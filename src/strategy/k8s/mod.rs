@@ -59,6 +59,7 @@ use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario, StrategySpec};
+use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::LocalDur;
 use candidate::Candidate;
 pub use msg::Message;
@@ -102,25 +103,13 @@ impl Protocol for K8sLeaderElection {
     }
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {
-        let mut p = Vec::new();
-        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
-        let servers = count(Role::Grantor);
-        if servers != 1 {
-            p.push(format!(
-                "nodes: K8sLeaderElection needs exactly one Grantor, the API server (found \
-                 {servers})"
-            ));
+        let mut p = LockServiceRoles {
+            protocol: "K8sLeaderElection",
+            grantors: Grantors::ExactlyOne,
+            grantor_is: "the API server",
+            contender_is: "a candidate",
         }
-        if count(Role::Contender) == 0 {
-            p.push("nodes: K8sLeaderElection needs at least one Contender (a candidate)".into());
-        }
-        if count(Role::Replica) > 0 {
-            p.push(
-                "nodes: K8sLeaderElection has no Replica role (it takes one Grantor, the API \
-                 server, and Contenders)"
-                    .into(),
-            );
-        }
+        .check(scenario);
         // client-go's NewLeaderElector: every duration positive, LeaseDuration > RenewDeadline
         // > JitterFactor * RetryPeriod.
         let (t, c) = (scenario.lease.duration, &self.config);

@@ -26,6 +26,7 @@ use super::{
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{GrantorRestart, RedlockQuorum, Role, Scenario};
+use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
 pub use msg::Message;
 
@@ -76,17 +77,13 @@ impl Protocol for Redlock {
     }
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {
-        let mut p = Vec::new();
-        let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
-        if count(Role::Grantor) == 0 {
-            p.push("nodes: Redlock needs at least one Grantor (a Redis master)".to_string());
+        let mut p = LockServiceRoles {
+            protocol: "Redlock",
+            grantors: Grantors::AtLeastOne,
+            grantor_is: "a Redis master",
+            contender_is: "a client",
         }
-        if count(Role::Contender) == 0 {
-            p.push("nodes: Redlock needs at least one Contender (a client)".to_string());
-        }
-        if count(Role::Replica) > 0 {
-            p.push("nodes: Redlock has no Replica role (masters are Grantors)".to_string());
-        }
+        .check(scenario);
         if scenario.resource.fencing {
             p.push(
                 "resource.fencing: Redlock has no fencing token (its lock values are random \
