@@ -66,6 +66,7 @@ pub mod cli;
 pub mod clock;
 pub mod dist;
 pub mod engine;
+pub mod explore;
 pub mod msg;
 pub mod net;
 pub mod oracle;

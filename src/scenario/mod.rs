@@ -9,6 +9,7 @@ pub mod duration;
 pub mod library;
 pub mod limits;
 pub mod load;
+pub mod nemesis;
 pub mod random_faults;
 pub(crate) mod spec_serde;
 pub mod validate;
@@ -46,6 +47,9 @@ pub struct Scenario {
     /// Fault generators drawing from the seed's fault stream.
     #[serde(default)]
     pub random_faults: Vec<RandomFault>,
+    /// What `explore` may inject (SPEC 4): ignored by every other command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nemesis: Option<nemesis::Nemesis>,
     /// Expected outcome, checked after the run.
     #[serde(default)]
     pub expect: Option<Expect>,
