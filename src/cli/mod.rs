@@ -28,6 +28,7 @@
 
 mod advise;
 mod compare;
+mod explore;
 mod run;
 mod sweep;
 mod tables;
@@ -83,6 +84,11 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Merge the partial-I-of-K.csv files of a sharded sweep into its full results.
     SweepMerge(sweep::MergeArgs),
+    /// Search for a violation inside a fault envelope (swarm testing) and shrink the first
+    /// one found into a scenario file that replays it.
+    Explore(explore::ExploreArgs),
+    /// Merge the partial-I-of-K.json files of a sharded exploration into its answer.
+    ExploreMerge(explore::ExploreMergeArgs),
     /// Print the lease arithmetic tables (round trips, drift margin, usable lease).
     Tables(tables::TablesArgs),
     /// Recommend T, epsilon and the renew interval for an environment, and check them.
@@ -228,6 +234,8 @@ fn dispatch(command: Command, registry: &Registry) -> ExitCode {
         Command::Check { scenarios } => check(&scenarios, registry),
         Command::Sweep(args) => sweep::sweep(args, registry),
         Command::SweepMerge(args) => sweep::merge(args, registry),
+        Command::Explore(args) => explore::explore(args, registry),
+        Command::ExploreMerge(args) => explore::merge(args, registry),
         Command::Tables(args) => tables::tables(args),
         Command::Advise(args) => advise::advise(args, registry),
         Command::Show { name, out } => show(&name, out.as_deref()),

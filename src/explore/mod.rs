@@ -1,5 +1,301 @@
 //! `explore` (SPEC 5): swarm testing of a scenario's strategy inside a `nemesis` envelope, and
 //! the shrinking of the first violation into a scenario file that replays it.
+//!
+//! Run i of an exploration ([`draw`]) is the scenario with seed + i and a fault schedule drawn
+//! inside the envelope; with swarm testing each run enables its own subset of the envelope's
+//! kinds at its own intensities. Runs go out in chunks (on a thread pool with the `parallel`
+//! feature, one after another without it) and come back in run order, and a shard stops after
+//! its first violation: everything before it has run, so the first violation in run order, the
+//! one shrunk, is the same whatever `--jobs`, the chunking or the sharding. Without a violation
+//! the answer is the nearest miss: the run with the smallest safety slack.
+//!
+//! The first violation's drawn scenario, every random draw already explicit, is shrunk
+//! ([`shrink`]) while it shows the same kind of violation ([`Violation::shown_by`]), and becomes
+//! the counterexample: a plain scenario whose description says what was found and where, and
+//! whose `expect` block pins the violation ([`Violation::pin`]).
 
 pub mod draw;
 pub mod shrink;
+pub mod violation;
+
+use crate::outcome::Summary;
+use crate::scenario::nemesis::Nemesis;
+use crate::scenario::Scenario;
+use crate::sweep::Shard;
+use serde::{Deserialize, Serialize};
+pub use violation::Violation;
+
+/// Runs a scenario: its summary, or the problems that keep it from running.
+pub type Runner<'a> = dyn Fn(&Scenario) -> Result<Summary, Vec<String>> + Sync + 'a;
+
+/// An exploration: `runs` runs of `base`, drawn inside `nemesis`.
+#[derive(Clone, Copy, Debug)]
+pub struct Exploration<'a> {
+    /// The scenario explored (valid).
+    pub base: &'a Scenario,
+    pub nemesis: &'a Nemesis,
+    /// Each run enables a random subset of the envelope's kinds (swarm testing); without,
+    /// every run enables every kind at its full rate.
+    pub swarm: bool,
+    pub runs: u64,
+}
+
+/// What one run found, in a few words (a line of `runs.csv`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub run: u64,
+    pub seed: u64,
+    /// The fault kinds the run enabled.
+    pub kinds: Vec<String>,
+    pub violation: Option<Violation>,
+    pub min_slack_ns: Option<i64>,
+    pub events: u64,
+}
+
+/// The first violation, shrunk.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The run that found it.
+    pub record: RunRecord,
+    pub violation: Violation,
+    /// The run's scenario as drawn, every draw explicit.
+    pub drawn: Scenario,
+    /// The shrunk scenario with its description and `expect` block.
+    pub counterexample: Scenario,
+    /// The counterexample's run.
+    pub summary: Summary,
+    /// Runs the shrink took.
+    pub shrink_runs: u64,
+}
+
+/// The nearest miss of an exploration without a violation.
+#[derive(Clone, Debug)]
+pub struct NearestMiss {
+    pub record: RunRecord,
+    /// The run's scenario, every draw explicit, to replay with `leasesim run`.
+    pub drawn: Scenario,
+}
+
+/// What an exploration found.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    Violation(Box<Found>),
+    /// No violation in any run; the nearest miss, if any run had a handover.
+    Nothing(Option<Box<NearestMiss>>),
+}
+
+impl Exploration<'_> {
+    /// Run `run`'s scenario and the kinds it enabled.
+    pub fn draw(&self, run: u64) -> draw::Drawn {
+        draw::draw_run(self.base, self.nemesis, run, self.swarm)
+    }
+
+    /// Runs run `run` and records what it found.
+    pub fn record(&self, run: u64, runner: &Runner) -> Result<RunRecord, String> {
+        let drawn = self.draw(run);
+        let s = runner(&drawn.scenario)
+            .map_err(|p| format!("run {run} (seed {}): {}", drawn.scenario.seed, p.join("; ")))?;
+        Ok(RunRecord {
+            run,
+            seed: drawn.scenario.seed,
+            kinds: drawn.kinds.iter().map(|k| k.to_string()).collect(),
+            violation: Violation::of(&s),
+            min_slack_ns: s.min_slack_ns,
+            events: s.events,
+        })
+    }
+
+    /// The runs of `shard` in run order, up to and including its first violation. `done`
+    /// hears how many runs each chunk finished. An error names a run that could not run.
+    pub fn run_shard(
+        &self,
+        shard: Shard,
+        jobs: Option<usize>,
+        done: &(dyn Fn(u64) + Sync),
+        runner: &Runner,
+    ) -> Result<Vec<RunRecord>, String> {
+        let pool = Pool::new(jobs)?;
+        let chunk = (pool.threads() as u64 * 16).max(16);
+        let mut records = Vec::new();
+        // The shard's k-th run is run shard.index + k * shard.of.
+        let total = shard.run_count(self.runs);
+        let mut k = 0;
+        while k < total {
+            let end = (k + chunk).min(total);
+            let found = pool.map(k..end, &|k| self.record(shard.index + k * shard.of, runner));
+            done(end - k);
+            for r in found {
+                let r = r?;
+                let stop = r.violation.is_some();
+                records.push(r);
+                if stop {
+                    return Ok(records);
+                }
+            }
+            k = end;
+        }
+        Ok(records)
+    }
+
+    /// The answer from every run's record (one machine's, or every shard's merged): the first
+    /// violation in run order, shrunk, or the nearest miss. `records` must hold every run up to
+    /// the first violation, or all `runs` runs ([`complete`] checks it).
+    pub fn answer(
+        &self,
+        records: &[RunRecord],
+        command: &str,
+        runner: &Runner,
+    ) -> Result<Answer, String> {
+        match first_violation(records) {
+            Some(r) => self
+                .shrink(r, command, runner)
+                .map(|f| Answer::Violation(Box::new(f))),
+            None => Ok(Answer::Nothing(nearest_miss(records).map(|r| {
+                Box::new(NearestMiss {
+                    record: r.clone(),
+                    drawn: self.draw(r.run).scenario,
+                })
+            }))),
+        }
+    }
+
+    /// Shrinks the violation `r` found into a counterexample.
+    fn shrink(&self, r: &RunRecord, command: &str, runner: &Runner) -> Result<Found, String> {
+        let violation = r.violation.expect("a violating run");
+        let drawn = self.draw(r.run).scenario;
+        let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s));
+        let shrunk = shrink::shrink(drawn.clone(), &still_fails);
+        let mut c = shrunk.scenario;
+        let summary = runner(&c).map_err(|p| format!("the shrunk run: {}", p.join("; ")))?;
+        if !violation.shown_by(&summary) {
+            return Err(format!(
+                "run {}: the shrunk scenario no longer shows {}",
+                r.run,
+                violation.words()
+            ));
+        }
+        c.description = describe(self, r, violation, &drawn, &c, command);
+        c.expect = Some(violation.pin(&summary));
+        Ok(Found {
+            record: r.clone(),
+            violation,
+            drawn,
+            counterexample: c,
+            summary,
+            shrink_runs: shrunk.runs,
+        })
+    }
+}
+
+/// The first record with a violation (in run order: records are sorted by run).
+pub fn first_violation(records: &[RunRecord]) -> Option<&RunRecord> {
+    records.iter().find(|r| r.violation.is_some())
+}
+
+/// The record with the smallest safety slack (the earliest run on a tie); `None` when no run
+/// had a handover.
+pub fn nearest_miss(records: &[RunRecord]) -> Option<&RunRecord> {
+    records
+        .iter()
+        .filter_map(|r| r.min_slack_ns.map(|s| (s, r.run, r)))
+        .min_by_key(|&(s, run, _)| (s, run))
+        .map(|(_, _, r)| r)
+}
+
+/// Sorts merged records by run and checks that they are what one machine would have: every run
+/// from 0 once, up to the first violation or to `runs`; runs after the first violation (a
+/// shard that went on past another shard's earlier violation) are dropped.
+pub fn complete(mut records: Vec<RunRecord>, runs: u64) -> Result<Vec<RunRecord>, String> {
+    records.sort_by_key(|r| r.run);
+    let end = first_violation(&records).map_or(runs, |r| r.run + 1);
+    records.retain(|r| r.run < end);
+    for (i, r) in records.iter().enumerate() {
+        if r.run != i as u64 {
+            return Err(if r.run < i as u64 {
+                format!("run {} is in more than one partial", r.run)
+            } else {
+                format!("run {i} is in no partial: is a shard missing?")
+            });
+        }
+    }
+    if records.len() as u64 != end {
+        return Err(format!(
+            "runs {} to {} are in no partial: is a shard missing?",
+            records.len(),
+            end - 1
+        ));
+    }
+    Ok(records)
+}
+
+/// The counterexample's description: what was found, by which command and run, and how much
+/// the shrink removed.
+fn describe(
+    e: &Exploration,
+    r: &RunRecord,
+    v: Violation,
+    before: &Scenario,
+    after: &Scenario,
+    command: &str,
+) -> String {
+    let kinds = if r.kinds.is_empty() {
+        "none of the envelope's kinds".to_string()
+    } else {
+        r.kinds.join(", ")
+    };
+    format!(
+        "Found by `{command}`{}: run {} (seed {}, kinds {kinds}) showed {}. Shrunk from {} \
+         faults, {} nodes and {} to {} faults, {} nodes and {}.",
+        if e.swarm { "" } else { " without swarm" },
+        r.run,
+        r.seed,
+        v.words(),
+        before.faults.len(),
+        before.nodes.len(),
+        before.duration,
+        after.faults.len(),
+        after.nodes.len(),
+        after.duration,
+    )
+}
+
+/// Where the runs of a chunk go: a rayon pool of `jobs` threads (feature `parallel`), or the
+/// calling thread.
+struct Pool {
+    #[cfg(feature = "parallel")]
+    pool: rayon::ThreadPool,
+}
+
+impl Pool {
+    #[cfg(feature = "parallel")]
+    fn new(jobs: Option<usize>) -> Result<Pool, String> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.unwrap_or(0))
+            .build()
+            .map(|pool| Pool { pool })
+            .map_err(|e| format!("cannot start worker threads: {e}"))
+    }
+
+    #[cfg(not(feature = "parallel"))]
+    fn new(_jobs: Option<usize>) -> Result<Pool, String> {
+        Ok(Pool {})
+    }
+
+    fn threads(&self) -> usize {
+        #[cfg(feature = "parallel")]
+        return self.pool.current_num_threads();
+        #[cfg(not(feature = "parallel"))]
+        return 1;
+    }
+
+    /// `f` of every index in `range`, in that order, whichever thread ran what.
+    fn map<T: Send>(&self, range: std::ops::Range<u64>, f: &(dyn Fn(u64) -> T + Sync)) -> Vec<T> {
+        #[cfg(feature = "parallel")]
+        {
+            use rayon::prelude::*;
+            self.pool.install(|| range.into_par_iter().map(f).collect())
+        }
+        #[cfg(not(feature = "parallel"))]
+        range.map(f).collect()
+    }
+}

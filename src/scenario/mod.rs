@@ -1181,6 +1181,24 @@ impl Scenario {
             .expect("a scenario always serializes")
     }
 
+    /// [`Scenario::to_ron`] without the optional fields that are `None`, which read back as
+    /// `None` when left out: what a person reads in a written scenario file.
+    pub fn to_ron_compact(&self) -> String {
+        let mut out = String::new();
+        for line in self.to_ron().lines() {
+            let t = line.trim_start();
+            let unset = t.ends_with(": None,")
+                && t[..t.len() - ": None,".len()]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !unset {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
     /// Every fault the run injects: the fixed `faults` first, in the file's order, then those
     /// the `random_faults` generators draw ([`random_faults::materialize`]). What the engine
     /// runs, and what a report lists. The scenario must be valid.

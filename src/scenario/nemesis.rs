@@ -111,3 +111,23 @@ pub struct Crashes {
     pub per_hour: f64,
     pub max_down: Dur,
 }
+
+/// The named profiles of `explore --nemesis`.
+pub const PROFILES: &[&str] = &["pauses", "clocks", "network", "crashes", "all"];
+
+/// The named profile `name` for scenario `s`, scaled to its lease term; `None` for an unknown
+/// name.
+pub fn profile(name: &str, s: &super::Scenario) -> Option<Nemesis> {
+    let t = s.lease.duration.ns();
+    let two_t = Dur::from_ns(t.saturating_mul(2));
+    match name {
+        "pauses" => Some(Nemesis {
+            pauses: Some(PerMinute {
+                max: two_t,
+                per_minute: 1.0,
+            }),
+            ..Nemesis::default()
+        }),
+        _ => None,
+    }
+}

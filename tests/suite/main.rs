@@ -5,6 +5,7 @@ mod charts;
 mod chubby;
 mod cli;
 mod common;
+mod explore;
 mod golden;
 mod hostile;
 mod k8s;

@@ -9,6 +9,7 @@
 pub mod compare;
 pub mod font;
 pub mod scene;
+pub mod slack;
 pub mod sweep;
 pub mod throughput;
 pub mod timeline;

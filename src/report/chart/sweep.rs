@@ -35,14 +35,14 @@ pub struct Charts {
     pub skipped: Vec<String>,
 }
 
-type Drawn = Result<(), String>;
+pub(super) type Drawn = Result<(), String>;
 
-fn err<E: std::fmt::Display>(e: E) -> String {
+pub(super) fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
 /// Something drawable on any backend.
-trait Figure {
+pub(super) trait Figure {
     fn size(&self) -> (u32, u32);
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn;
 }
@@ -51,7 +51,7 @@ trait Figure {
 type Area<DB> = DrawingArea<DB, Shift>;
 
 /// The height of a figure's title block with `lines` subtitle lines.
-fn head_height(lines: usize) -> u32 {
+pub(super) fn head_height(lines: usize) -> u32 {
     70 + 22 * lines as u32
 }
 
@@ -87,7 +87,7 @@ fn frame<DB: DrawingBackend>(
 }
 
 /// Draws `f` as PNG and SVG bytes, both in memory.
-fn render<F: Figure>(f: &F) -> Result<(Vec<u8>, Vec<u8>), String> {
+pub(super) fn render<F: Figure>(f: &F) -> Result<(Vec<u8>, Vec<u8>), String> {
     ensure_registered();
     let (w, h) = f.size();
     let mut svg = String::new();
@@ -401,7 +401,7 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(127, 127, 127),
 ];
 
-fn text_style(size: u32) -> TextStyle<'static> {
+pub(super) fn text_style(size: u32) -> TextStyle<'static> {
     TextStyle::from((FAMILY, size).into_font())
 }
 
@@ -414,7 +414,7 @@ fn anchored(t: TextStyle<'static>, h: HPos, v: VPos) -> TextStyle<'static> {
 }
 
 /// Draws the figure's title and subtitle lines in `area`.
-fn title<DB: DrawingBackend>(
+pub(super) fn title<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     lines: &[String],

@@ -1,0 +1,732 @@
+//! `leasesim explore` and `leasesim explore-merge` (SPEC 5): run an exploration (or one shard of
+//! it) on every core, shrink the first violation, and write `<out>/<name>/` whole: the
+//! counterexample and its report, or the nearest miss and the slack histogram, with
+//! `explore.json` and `runs.csv`. A shard writes only `<out>/<name>-explore/partial-I-of-K.json`;
+//! the merge gives the same files, byte for byte, as one machine.
+
+use super::{bad_input, load_all, Loaded};
+use crate::explore::{self, Answer, Exploration, RunRecord};
+use crate::outcome::Summary;
+use crate::report::chart::timeline::timeline_chart;
+use crate::report::{self, markdown, ReportDir};
+use crate::scenario::nemesis::{self, Nemesis};
+use crate::scenario::{load, Scenario};
+use crate::strategy::Registry;
+use crate::sweep::Shard;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub(crate) struct ExploreArgs {
+    /// A scenario file (.ron) or the name of a bundled scenario.
+    pub(crate) scenario: String,
+    /// How many runs; run i has seed (the scenario's seed + i).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) runs: u64,
+    /// A named envelope instead of the scenario's `nemesis` block: pauses, clocks, network,
+    /// crashes or all (scaled to the scenario's lease term; see the README).
+    #[arg(long, value_name = "PROFILE")]
+    pub(crate) nemesis: Option<String>,
+    /// Every run enables every kind of the envelope at its full rate (no swarm testing).
+    #[arg(long)]
+    pub(crate) no_swarm: bool,
+    /// Worker threads (default: one per core). The results do not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
+    /// Run only shard I of K (the runs whose index % K == I) and write
+    /// `<out>/<name>-explore/partial-I-of-K.json`; merge the K partials with
+    /// `leasesim explore-merge`. `auto/K` takes I from JOB_COMPLETION_INDEX or
+    /// SLURM_ARRAY_TASK_ID.
+    #[arg(long, value_name = "I/K")]
+    pub(crate) shard: Option<String>,
+    /// Directory for the report (`<name>/`).
+    #[arg(long, default_value = "reports")]
+    pub(crate) out: PathBuf,
+}
+
+#[derive(Args)]
+pub(crate) struct ExploreMergeArgs {
+    /// The directory holding every `partial-I-of-K.json` of one exploration.
+    pub(crate) dir: PathBuf,
+    /// Directory for the merged report (`<name>/`).
+    #[arg(long, default_value = "reports")]
+    pub(crate) out: PathBuf,
+}
+
+/// What a shard writes: everything the merge needs to give the one-machine answer.
+#[derive(Serialize, Deserialize)]
+struct Partial {
+    name: String,
+    /// The command as the user would run it on one machine (the counterexample cites it).
+    command: String,
+    /// The scenario with the envelope explored as its `nemesis`, as RON.
+    scenario: String,
+    swarm: bool,
+    runs: u64,
+    shard: (u64, u64),
+    records: Vec<RunRecord>,
+}
+
+/// The runs/s and counts printed at the end.
+struct Timing {
+    secs: f64,
+    runs: u64,
+    events: u64,
+}
+
+pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
+    let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry) {
+        Ok(mut l) => l.remove(0),
+        Err(code) => return code,
+    };
+    let mut problems = Vec::new();
+    let shard = match args
+        .shard
+        .as_deref()
+        .map(|t| Shard::parse_with_env(t, |v| std::env::var(v).ok()))
+    {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            problems.push(e);
+            None
+        }
+    };
+    match envelope(&loaded, args.nemesis.as_deref()) {
+        Ok(n) => loaded.scenario.nemesis = Some(n),
+        Err(e) => problems.push(e),
+    }
+    if problems.is_empty() {
+        problems = crate::scenario::validate::validate_with(
+            &loaded.scenario,
+            &*registry
+                .build(&loaded.scenario.strategy)
+                .expect("validated at load"),
+        );
+    }
+    if !problems.is_empty() {
+        return report_problems(&problems);
+    }
+    super::warn(std::slice::from_ref(&loaded));
+    let command = command_line(&loaded.source, &args);
+    let nemesis = loaded.scenario.nemesis.clone().expect("resolved above");
+    let e = Exploration {
+        base: &loaded.scenario,
+        nemesis: &nemesis,
+        swarm: !args.no_swarm,
+        runs: args.runs,
+    };
+    let runner = runner(&loaded.name, registry);
+    let here = shard.unwrap_or(Shard::ALL);
+    let todo = here.run_count(args.runs);
+    let threads = args
+        .jobs
+        .map_or_else(rayon::current_num_threads, usize::from);
+    eprintln!(
+        "explore {}: {} runs{}, {}, nemesis: {}, {threads} thread{}",
+        loaded.name,
+        args.runs,
+        shard.map_or(String::new(), |s| format!(
+            " (shard {}/{}: {todo} of them)",
+            s.index, s.of
+        )),
+        if e.swarm {
+            "swarm (each run a random subset of the kinds)"
+        } else {
+            "every kind in every run"
+        },
+        kinds_of(&nemesis).join(", "),
+        if threads == 1 { "" } else { "s" },
+    );
+    let bar = progress_bar(todo);
+    #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
+    let started = std::time::Instant::now();
+    let records = match e.run_shard(here, args.jobs.map(usize::from), &|n| bar.inc(n), &runner) {
+        Ok(r) => r,
+        Err(err) => {
+            bar.finish_and_clear();
+            eprintln!("error: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    bar.finish_and_clear();
+    let timing = Timing {
+        secs: started.elapsed().as_secs_f64(),
+        runs: records.len() as u64,
+        events: records.iter().map(|r| r.events).sum(),
+    };
+    if let Some(s) = shard {
+        return write_partial(&args.out, &loaded, &command, &e, s, records, &timing);
+    }
+    finish(
+        &args.out,
+        &loaded.name,
+        &command,
+        &e,
+        &records,
+        Some(&timing),
+        registry,
+    )
+}
+
+pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
+    let entries = match std::fs::read_dir(&args.dir) {
+        Ok(e) => e,
+        Err(e) => return bad_input(format!("{}: cannot read: {e}", args.dir.display())),
+    };
+    let mut names: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("partial-") && n.ends_with(".json"))
+        })
+        .collect();
+    names.sort();
+    if names.is_empty() {
+        return bad_input(format!(
+            "{}: no partial-I-of-K.json files (write them with leasesim explore ... --shard I/K)",
+            args.dir.display()
+        ));
+    }
+    let mut partials = Vec::new();
+    let mut problems = Vec::new();
+    for p in &names {
+        match std::fs::read_to_string(p)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<Partial>(&t).map_err(|e| e.to_string()))
+        {
+            Ok(part) => partials.push(part),
+            Err(e) => problems.push(format!("{}: cannot read: {e}", p.display())),
+        }
+    }
+    if !problems.is_empty() {
+        return report_problems(&problems);
+    }
+    let first = &partials[0];
+    let of = first.shard.1;
+    for (p, part) in names.iter().zip(&partials) {
+        let same = part.name == first.name
+            && part.command == first.command
+            && part.scenario == first.scenario
+            && part.swarm == first.swarm
+            && part.runs == first.runs
+            && part.shard.1 == of;
+        if !same {
+            problems.push(format!(
+                "{}: not a shard of the same exploration as {}",
+                p.display(),
+                names[0].display()
+            ));
+        }
+    }
+    let mut seen: Vec<u64> = partials.iter().map(|p| p.shard.0).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    if problems.is_empty() && seen.len() as u64 != of {
+        problems.push(format!(
+            "{} of {of} shards found (shards {seen:?}): every shard's partial is needed",
+            seen.len()
+        ));
+    }
+    if !problems.is_empty() {
+        return report_problems(&problems);
+    }
+    let scenario = match load::from_text_in(&first.name, &first.scenario, registry) {
+        Ok(s) => s,
+        Err(e) => return bad_input(e),
+    };
+    let nemesis = scenario.nemesis.clone().unwrap_or_default();
+    let e = Exploration {
+        base: &scenario,
+        nemesis: &nemesis,
+        swarm: first.swarm,
+        runs: first.runs,
+    };
+    let records: Vec<RunRecord> = partials.iter().flat_map(|p| p.records.clone()).collect();
+    let records = match explore::complete(records, first.runs) {
+        Ok(r) => r,
+        Err(e) => return report_problems(&[e]),
+    };
+    eprintln!("merged {} partials of {}", partials.len(), first.name);
+    finish(
+        &args.out,
+        &first.name,
+        &first.command,
+        &e,
+        &records,
+        None,
+        registry,
+    )
+}
+
+/// The envelope: the named profile, or the scenario's own `nemesis` block.
+fn envelope(l: &Loaded, profile: Option<&str>) -> Result<Nemesis, String> {
+    match profile {
+        Some(name) => nemesis::profile(name, &l.scenario).ok_or_else(|| {
+            format!(
+                "--nemesis {name:?}: no such profile; the profiles are {}",
+                nemesis::PROFILES.join(", ")
+            )
+        }),
+        None => l.scenario.nemesis.clone().ok_or_else(|| {
+            format!(
+                "{}: no `nemesis` block to explore within; add one (see the README) or name a \
+                 profile with --nemesis ({})",
+                l.source,
+                nemesis::PROFILES.join(", ")
+            )
+        }),
+    }
+}
+
+/// The fault kinds an envelope allows, by field name.
+fn kinds_of(n: &Nemesis) -> Vec<&'static str> {
+    let mut k = Vec::new();
+    let mut add = |on: bool, name| {
+        if on {
+            k.push(name)
+        }
+    };
+    add(n.pauses.is_some(), "pauses");
+    add(n.freezes.is_some(), "freezes");
+    add(n.steps.is_some(), "steps");
+    add(n.drift_ppm.is_some(), "drift_ppm");
+    add(n.drift_changes.is_some(), "drift_changes");
+    add(n.partitions.is_some(), "partitions");
+    add(n.one_way.is_some(), "one_way");
+    add(n.delay_spikes.is_some(), "delay_spikes");
+    add(n.drops.is_some(), "drops");
+    add(n.crashes.is_some(), "crashes");
+    if k.is_empty() {
+        k.push("nothing");
+    }
+    k
+}
+
+/// The command that runs this exploration on one machine.
+fn command_line(source: &str, args: &ExploreArgs) -> String {
+    let mut c = format!("leasesim explore {source} --runs {}", args.runs);
+    if let Some(p) = &args.nemesis {
+        c.push_str(&format!(" --nemesis {p}"));
+    }
+    if args.no_swarm {
+        c.push_str(" --no-swarm");
+    }
+    c
+}
+
+/// Runs a scenario under its strategy (built through `registry`).
+fn runner<'a>(
+    name: &'a str,
+    registry: &'a Registry,
+) -> impl Fn(&Scenario) -> Result<Summary, Vec<String>> + Sync + 'a {
+    move |s: &Scenario| {
+        let strategy = registry
+            .build(&s.strategy)
+            .map_err(|e| vec![format!("strategy: {e}")])?;
+        crate::run_with(name, s, strategy, None)
+            .map(|o| o.summary)
+            .map_err(|e| e.problems)
+    }
+}
+
+fn progress_bar(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} runs, {per_sec}, eta {eta}",
+        )
+        .expect("a valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+fn report_problems(problems: &[String]) -> ExitCode {
+    let n = problems.len();
+    eprintln!(
+        "error: {n} problem{} with the exploration (nothing was run or written):",
+        if n == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        eprintln!("  - {p}");
+    }
+    ExitCode::from(2)
+}
+
+fn cannot_write(dir: &Path, e: std::io::Error) -> ExitCode {
+    eprintln!("error: cannot write {}: {e}", dir.display());
+    ExitCode::from(2)
+}
+
+fn write_partial(
+    out: &Path,
+    l: &Loaded,
+    command: &str,
+    e: &Exploration,
+    shard: Shard,
+    records: Vec<RunRecord>,
+    timing: &Timing,
+) -> ExitCode {
+    let dir = out.join(format!("{}-explore", l.name));
+    let path = dir.join(format!("partial-{}-of-{}.json", shard.index, shard.of));
+    let first = explore::first_violation(&records).map(|r| r.run);
+    let partial = Partial {
+        name: l.name.clone(),
+        command: command.to_string(),
+        scenario: e.base.to_ron(),
+        swarm: e.swarm,
+        runs: e.runs,
+        shard: (shard.index, shard.of),
+        records,
+    };
+    let mut json = serde_json::to_vec_pretty(&partial).expect("a partial serializes");
+    json.push(b'\n');
+    let tmp = dir.join(format!(
+        ".partial-{}-of-{}.json.tmp-{}",
+        shard.index,
+        shard.of,
+        std::process::id()
+    ));
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&tmp, &json))
+        .and_then(|()| std::fs::rename(&tmp, &path));
+    if let Err(err) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return cannot_write(&path, err);
+    }
+    println!(
+        "shard {}/{}: {} runs{}, {}\npartial: {}\nwhen every shard is done: leasesim explore-merge {}",
+        shard.index,
+        shard.of,
+        timing.runs,
+        first.map_or(String::new(), |r| format!(" (stopped at run {r}, a violation)")),
+        rate(timing),
+        path.display(),
+        dir.display()
+    );
+    ExitCode::SUCCESS
+}
+
+fn rate(t: &Timing) -> String {
+    format!(
+        "{} events in {:.2} s of wall time: {:.0} runs/s",
+        t.events,
+        t.secs,
+        t.runs as f64 / t.secs.max(1e-9)
+    )
+}
+
+/// What `explore.json` says (the same bytes from one machine and from a merge).
+#[derive(Serialize)]
+struct ExploreOut<'a> {
+    scenario: &'a str,
+    strategy: String,
+    command: &'a str,
+    nemesis: String,
+    swarm: bool,
+    runs: u64,
+    /// Runs done: every run, or up to and including the first violation.
+    runs_done: u64,
+    violation: Option<ViolationOut>,
+    nearest_miss: Option<MissOut>,
+}
+
+#[derive(Serialize)]
+struct ViolationOut {
+    run: u64,
+    seed: u64,
+    kind: explore::Violation,
+    kinds: Vec<String>,
+    before: SizeOut,
+    after: SizeOut,
+    shrink_runs: u64,
+    file: &'static str,
+}
+
+#[derive(Serialize)]
+struct SizeOut {
+    faults: usize,
+    nodes: usize,
+    duration_ns: i64,
+}
+
+impl SizeOut {
+    fn of(s: &Scenario) -> SizeOut {
+        SizeOut {
+            faults: s.faults.len(),
+            nodes: s.nodes.len(),
+            duration_ns: s.duration.ns(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct MissOut {
+    run: u64,
+    seed: u64,
+    kinds: Vec<String>,
+    min_slack_ns: i64,
+    file: &'static str,
+}
+
+/// Answers, writes `<out>/<name>/` whole, prints what was found, and gives the exit code: 1
+/// for a violation, 0 for none.
+fn finish(
+    out: &Path,
+    name: &str,
+    command: &str,
+    e: &Exploration,
+    records: &[RunRecord],
+    timing: Option<&Timing>,
+    registry: &Registry,
+) -> ExitCode {
+    let runner = runner(name, registry);
+    #[allow(clippy::disallowed_types)] // wall time for the shrink's line only
+    let started = std::time::Instant::now();
+    let answer = match e.answer(records, command, &runner) {
+        Ok(a) => a,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let shrink_secs = started.elapsed().as_secs_f64();
+    let dir = report::run_dir(out, name);
+    let strategy = registry
+        .build(&e.base.strategy)
+        .expect("validated at load")
+        .describe();
+    let mut summary = ExploreOut {
+        scenario: name,
+        strategy,
+        command,
+        nemesis: ron_of(e.nemesis),
+        swarm: e.swarm,
+        runs: e.runs,
+        runs_done: records.len() as u64,
+        violation: None,
+        nearest_miss: None,
+    };
+    let mut files: Vec<(&str, Vec<u8>)> = vec![("runs.csv", runs_csv(records))];
+    let lines = match &answer {
+        Answer::Violation(f) => {
+            summary.violation = Some(ViolationOut {
+                run: f.record.run,
+                seed: f.record.seed,
+                kind: f.violation,
+                kinds: f.record.kinds.clone(),
+                before: SizeOut::of(&f.drawn),
+                after: SizeOut::of(&f.counterexample),
+                shrink_runs: f.shrink_runs,
+                file: "counterexample.ron",
+            });
+            let text = counterexample_text(&f.counterexample, command);
+            files.push(("counterexample.ron", text.into_bytes()));
+            match crate::run_recorded_with(
+                name,
+                &f.counterexample,
+                registry
+                    .build(&f.counterexample.strategy)
+                    .expect("validated at load"),
+            ) {
+                Ok((o, timeline)) => {
+                    let rerun =
+                        format!("leasesim run {}", dir.join("counterexample.ron").display());
+                    let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
+                    for (n, bytes) in report::run_files(&o.summary, md) {
+                        files.push((n, bytes));
+                    }
+                    let chart = timeline_chart(&timeline, &o.summary);
+                    files.push(("timeline.svg", chart.svg.into_bytes()));
+                    files.push(("timeline.png", chart.png));
+                }
+                Err(err) => {
+                    eprintln!("error: the counterexample: {}", err.problems.join("; "));
+                    return ExitCode::from(2);
+                }
+            }
+            let v = summary.violation.as_ref().expect("set above");
+            vec![
+                format!(
+                    "VIOLATION  {name}: run {} (seed {}, kinds {}) showed {}",
+                    f.record.run,
+                    f.record.seed,
+                    kinds_words(&f.record.kinds),
+                    f.violation.words()
+                ),
+                format!(
+                    "  shrunk     {} faults, {} nodes, {} -> {} faults, {} nodes, {} ({} runs, {shrink_secs:.2} s)",
+                    v.before.faults,
+                    v.before.nodes,
+                    f.drawn.duration,
+                    v.after.faults,
+                    v.after.nodes,
+                    f.counterexample.duration,
+                    f.shrink_runs
+                ),
+                format!("  found      {}", found_words(&f.summary)),
+                format!(
+                    "  replay     leasesim run {}",
+                    dir.join("counterexample.ron").display()
+                ),
+            ]
+        }
+        Answer::Nothing(miss) => {
+            let mut lines = vec![format!(
+                "SAFE  {name}: no violation in {} runs",
+                records.len()
+            )];
+            if let Some(m) = miss {
+                let slack = m.record.min_slack_ns.expect("a nearest miss has a slack");
+                summary.nearest_miss = Some(MissOut {
+                    run: m.record.run,
+                    seed: m.record.seed,
+                    kinds: m.record.kinds.clone(),
+                    min_slack_ns: slack,
+                    file: "nearest-miss.ron",
+                });
+                files.push((
+                    "nearest-miss.ron",
+                    nearest_miss_text(&m.drawn, command, &m.record).into_bytes(),
+                ));
+                lines.push(format!(
+                    "  nearest miss  run {} (seed {}, kinds {}): {} of slack",
+                    m.record.run,
+                    m.record.seed,
+                    kinds_words(&m.record.kinds),
+                    crate::time::format_ns(slack)
+                ));
+                lines.push(format!(
+                    "  replay        leasesim run {}",
+                    dir.join("nearest-miss.ron").display()
+                ));
+            } else {
+                lines.push("  no run had a handover of the lease: no slack to report".into());
+            }
+            let chart = crate::report::chart::slack::slack_histogram(name, records);
+            if let Some(chart) = chart {
+                files.push(("slack.svg", chart.svg.into_bytes()));
+                files.push(("slack.png", chart.png));
+            }
+            lines
+        }
+    };
+    let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
+    json.push(b'\n');
+    files.push(("explore.json", json));
+    if let Err(err) = write_dir(&dir, &files) {
+        return cannot_write(&dir, err);
+    }
+    if let Some(t) = timing {
+        println!("{} runs, {}", t.runs, rate(t));
+    }
+    for l in lines {
+        println!("{l}");
+    }
+    println!("  report     {}", dir.display());
+    if matches!(answer, Answer::Violation(_)) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn write_dir(dir: &Path, files: &[(&str, Vec<u8>)]) -> std::io::Result<()> {
+    let staging = ReportDir::begin(dir)?;
+    for (n, bytes) in files {
+        staging.write(n, bytes)?;
+    }
+    staging.commit()
+}
+
+fn ron_of(n: &Nemesis) -> String {
+    crate::scenario::ron_options()
+        .to_string(n)
+        .expect("a nemesis serializes")
+}
+
+/// `runs.csv`: one line per run done, in run order.
+fn runs_csv(records: &[RunRecord]) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "run",
+        "seed",
+        "kinds",
+        "violation",
+        "min_slack_ns",
+        "events",
+    ])
+    .expect("in memory");
+    for r in records {
+        let violation = r.violation.map_or(String::new(), |v| {
+            serde_json::to_value(v)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        });
+        w.write_record([
+            r.run.to_string(),
+            r.seed.to_string(),
+            r.kinds.join("+"),
+            violation,
+            r.min_slack_ns.map_or(String::new(), |s| s.to_string()),
+            r.events.to_string(),
+        ])
+        .expect("in memory");
+    }
+    w.into_inner().expect("in memory")
+}
+
+fn counterexample_text(c: &Scenario, command: &str) -> String {
+    format!(
+        "// A counterexample found and shrunk by `{command}`.\n\
+         // Every fault is explicit; `leasesim run` on this file replays the violation, and its\n\
+         // `expect` block pins it.\n{}",
+        c.to_ron_compact()
+    )
+}
+
+fn nearest_miss_text(s: &Scenario, command: &str, r: &RunRecord) -> String {
+    let mut s = s.clone();
+    s.description = format!(
+        "The nearest miss of `{command}`: run {} (seed {}, kinds {}), {} of slack; every fault \
+         of the run is explicit.",
+        r.run,
+        r.seed,
+        kinds_words(&r.kinds),
+        crate::time::format_ns(r.min_slack_ns.unwrap_or(0))
+    );
+    s.expect = None;
+    s.to_ron_compact()
+}
+
+/// The counterexample's figures in one line.
+fn found_words(s: &Summary) -> String {
+    use crate::time::format_ns;
+    format!(
+        "{} overlap(s), max {}; zombie actions {}, stale reads {}, unsafe writes {}",
+        s.overlap.count,
+        format_ns(s.overlap.max_ns),
+        s.zombie_actions,
+        s.stale_reads,
+        s.unsafe_writes
+    )
+}
+
+/// The kinds a run enabled, or "none".
+fn kinds_words(kinds: &[String]) -> String {
+    if kinds.is_empty() {
+        "none".to_string()
+    } else {
+        kinds.join(", ")
+    }
+}

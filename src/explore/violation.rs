@@ -1,0 +1,100 @@
+//! What counts as a violation in an exploration, and the kind a shrink must keep: an overlap of
+//! one exclusive authority (the write lease, or an exclusive read lease), or, without any
+//! overlap, one kind of harm (SPEC 3).
+
+use crate::oracle::authority::Authority;
+use crate::outcome::Summary;
+use crate::scenario::Expect;
+use crate::time::Dur;
+use serde::{Deserialize, Serialize};
+
+/// The kind of a run's violation, judged from its summary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Violation {
+    /// Two nodes believed at once that they held the exclusive write authority.
+    WriteOverlap,
+    /// Two nodes believed at once that they held an exclusive read authority.
+    ReadOverlap,
+    /// No overlap, but a write took effect under a superseded token.
+    UnsafeWrites,
+    /// No overlap, but a read missed a write committed before it.
+    StaleReads,
+    /// No overlap, but a request was acted on under a superseded token.
+    ZombieActions,
+}
+
+impl Violation {
+    /// The run's violation, if it had one: an overlap first (of the authority of its first
+    /// overlap interval), then the harms in the order unsafe writes, stale reads, zombie
+    /// actions. `None` for a SAFE run.
+    pub fn of(s: &Summary) -> Option<Violation> {
+        if let Some(i) = s.overlap.intervals.first() {
+            return Some(match i.authority {
+                Authority::Write => Violation::WriteOverlap,
+                Authority::Read => Violation::ReadOverlap,
+            });
+        }
+        if s.unsafe_writes > 0 {
+            Some(Violation::UnsafeWrites)
+        } else if s.stale_reads > 0 {
+            Some(Violation::StaleReads)
+        } else if s.zombie_actions > 0 {
+            Some(Violation::ZombieActions)
+        } else {
+            None
+        }
+    }
+
+    /// True when `s` still shows this kind of violation (what a shrink keeps): an overlap of
+    /// the same authority, or the same harm (with or without an overlap).
+    pub fn shown_by(self, s: &Summary) -> bool {
+        let overlap_of = |a: Authority| s.overlap.intervals.iter().any(|i| i.authority == a);
+        match self {
+            Violation::WriteOverlap => overlap_of(Authority::Write),
+            Violation::ReadOverlap => overlap_of(Authority::Read),
+            Violation::UnsafeWrites => s.unsafe_writes > 0,
+            Violation::StaleReads => s.stale_reads > 0,
+            Violation::ZombieActions => s.zombie_actions > 0,
+        }
+    }
+
+    /// In a few words, for reports: "an overlap of the write lease".
+    pub fn words(self) -> &'static str {
+        match self {
+            Violation::WriteOverlap => "an overlap of the write lease",
+            Violation::ReadOverlap => "an overlap of an exclusive read lease",
+            Violation::UnsafeWrites => "unsafe writes",
+            Violation::StaleReads => "stale reads",
+            Violation::ZombieActions => "zombie actions",
+        }
+    }
+
+    /// An `expect` block that pins what `s` (a run showing this violation) found: for an
+    /// overlap, that there was one, how many, and the longest exactly; for a harm, that there
+    /// was no overlap and the harm happened.
+    pub fn pin(self, s: &Summary) -> Expect {
+        let mut e = Expect::default();
+        match self {
+            Violation::WriteOverlap | Violation::ReadOverlap => {
+                e.overlap = Some(true);
+                e.overlap_count = Some(s.overlap.count);
+                e.max_overlap_at_least = Some(Dur::from_ns(s.overlap.max_ns));
+                e.max_overlap_at_most = Some(Dur::from_ns(s.overlap.max_ns));
+            }
+            Violation::UnsafeWrites => {
+                e.overlap = Some(s.overlap.count > 0);
+                e.unsafe_writes = Some(true);
+            }
+            Violation::StaleReads => {
+                e.overlap = Some(s.overlap.count > 0);
+                e.stale_reads = Some(true);
+            }
+            Violation::ZombieActions => {
+                e.overlap = Some(s.overlap.count > 0);
+                e.zombie_actions = Some(true);
+            }
+        }
+        e
+    }
+}

@@ -1,0 +1,319 @@
+//! `leasesim explore` (SPEC 5): what it must find on the bundled explore-* scenarios, that a
+//! counterexample replays exactly for every protocol, and that the answer does not depend on
+//! `--jobs` or shards.
+
+use crate::common::{leasesim, same_reports, workdir};
+use leasesim::scenario::{Fault, FreezeClock, PauseKind, Scenario};
+use std::fs;
+use std::path::Path;
+
+const MS: i64 = 1_000_000;
+
+/// Runs `leasesim explore` with `args` in a fresh directory; the exit code and the directory.
+fn explore(test: &str, args: &[&str]) -> (i32, std::path::PathBuf) {
+    let dir = workdir(test);
+    let mut all = vec!["explore"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", "out"]);
+    let out = leasesim(&all, &dir);
+    let code = out.status.code().expect("an exit code");
+    assert!(
+        code == 0 || code == 1,
+        "explore {args:?}: exit {code}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (code, dir)
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+fn counterexample(report: &Path) -> Scenario {
+    let text = fs::read_to_string(report.join("counterexample.ron")).unwrap();
+    Scenario::from_ron(&text).expect("a counterexample parses")
+}
+
+/// `leasesim run FILE --json` in `dir`: its summary, and that every expectation held (exit 0).
+fn replay(dir: &Path, file: &Path) -> serde_json::Value {
+    let out = leasesim(
+        &["run", file.to_str().unwrap(), "--json", "--out", "replayed"],
+        dir,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "replaying {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The figures of a summary that a replay must give again (the name differs).
+fn figures(s: &serde_json::Value) -> serde_json::Value {
+    let mut s = s.clone();
+    s.as_object_mut().unwrap().remove("scenario");
+    s.as_object_mut().unwrap().remove("expect");
+    s
+}
+
+#[test]
+fn a_cached_bool_holder_under_pauses_shrinks_to_one_pause() {
+    let (code, dir) = explore(
+        "explore-cached-bool",
+        &["explore-cached-bool-pauses", "--runs", "200"],
+    );
+    assert_eq!(code, 1, "a violation was found");
+    let report = dir.join("out/explore-cached-bool-pauses");
+    let c = counterexample(&report);
+    let [Fault::Pause {
+        node,
+        at,
+        duration,
+        kind: PauseKind::Gc,
+        ..
+    }] = c.faults.as_slice()
+    else {
+        panic!("one GC pause: {:?}", c.faults)
+    };
+    assert_eq!(node, "a");
+    // a's term starts when it sends: at 0, then at each renewal, 2 ms + 3k s. With L the last
+    // start at or before the pause, the grantor frees the lease at L + 1 ms + 10 s and b, queued,
+    // believes from L + 10.002 s; a's cached bool stays set until its renewal timer runs on
+    // resume. So an overlap needs at + d > L + 10.002 s, and the shrink's search on whole
+    // milliseconds leaves it no more than 1 ms: at + d - 1 ms <= L + 10.002 s.
+    let (at, d) = (at.ns(), duration.ns());
+    let last_start = if at < 2 * MS {
+        0
+    } else {
+        2 * MS + (at - 2 * MS) / (3_000 * MS) * (3_000 * MS)
+    };
+    let overlap = at + d - (last_start + 10_002 * MS);
+    assert!(
+        overlap > 0 && overlap <= MS,
+        "overlap {overlap} ns from {at} + {d}"
+    );
+    let summary = json(&report.join("summary.json"));
+    assert_eq!(summary["overlap"]["max_ns"], overlap);
+    // The file replays with the same figures, and its expect block holds.
+    let replayed = replay(&dir, &report.join("counterexample.ron"));
+    assert_eq!(figures(&replayed), figures(&summary));
+    let e = json(&report.join("explore.json"));
+    assert_eq!(e["violation"]["kind"], "write_overlap");
+    assert_eq!(e["violation"]["after"]["faults"], 1);
+    assert!(e["violation"]["before"]["faults"].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn two_sided_below_the_drift_bound_is_broken_by_drift_alone() {
+    let (code, dir) = explore(
+        "explore-two-sided-drift",
+        &["explore-two-sided-drift-below-bound", "--runs", "200"],
+    );
+    assert_eq!(code, 1);
+    let report = dir.join("out/explore-two-sided-drift-below-bound");
+    let c = counterexample(&report);
+    // No fault but the scenario's own cut: the drift placement is the whole counterexample.
+    assert!(
+        matches!(c.faults.as_slice(), [Fault::OneWay { from, .. }] if from == "h"),
+        "{:?}",
+        c.faults
+    );
+    assert!(c
+        .nodes
+        .iter()
+        .any(|n| n.drift_ppm.is_some_and(|d| d != 0.0)));
+    // No placement inside rho = 1000 ppm overlaps by more than the adversarial one's
+    // 2.997500 ms (see the scenario's comment).
+    let max = json(&report.join("summary.json"))["overlap"]["max_ns"]
+        .as_i64()
+        .unwrap();
+    assert!(max > 0 && max <= 2_997_500, "{max}");
+    replay(&dir, &report.join("counterexample.ron"));
+}
+
+#[test]
+fn a_stalled_vm_freeze_breaks_two_sided_and_shrinks_to_the_freeze() {
+    let (code, dir) = explore(
+        "explore-freeze",
+        &["explore-two-sided-vm-freeze-stall", "--runs", "200"],
+    );
+    assert_eq!(code, 1);
+    let report = dir.join("out/explore-two-sided-vm-freeze-stall");
+    let c = counterexample(&report);
+    assert!(
+        matches!(
+            c.faults.as_slice(),
+            [f @ Fault::Pause { node, kind: PauseKind::VmFreeze, .. }]
+                if node == "a" && f.freeze_clock() == Some(FreezeClock::Stall)
+        ),
+        "{:?}",
+        c.faults
+    );
+    replay(&dir, &report.join("counterexample.ron"));
+}
+
+#[test]
+fn a_raft_lease_with_drift_beyond_its_bound_is_found() {
+    let (code, dir) = explore(
+        "explore-raft",
+        &["explore-raft-drift-beyond-bound", "--runs", "200"],
+    );
+    assert_eq!(code, 1);
+    let report = dir.join("out/explore-raft-drift-beyond-bound");
+    let c = counterexample(&report);
+    assert!(
+        matches!(c.faults.as_slice(), [Fault::Partition { .. }]),
+        "{:?}",
+        c.faults
+    );
+    assert!(c
+        .nodes
+        .iter()
+        .any(|n| n.drift_ppm.is_some_and(|d| d != 0.0)));
+    replay(&dir, &report.join("counterexample.ron"));
+}
+
+#[test]
+fn two_sided_within_its_envelope_survives_ten_thousand_runs() {
+    let (code, dir) = explore(
+        "explore-within",
+        &["explore-two-sided-within-envelope", "--runs", "10000"],
+    );
+    assert_eq!(code, 0, "nothing to find");
+    let report = dir.join("out/explore-two-sided-within-envelope");
+    let e = json(&report.join("explore.json"));
+    assert!(e["violation"].is_null());
+    assert_eq!(e["runs_done"], 10000);
+    // 22 ms of slack with exact clocks, of which drift inside rho eats at most 10.000 ms (the
+    // scenario's comment): no run keeps less than 12 ms.
+    let miss = e["nearest_miss"]["min_slack_ns"].as_i64().unwrap();
+    assert!((12 * MS - 1..22 * MS).contains(&miss), "{miss}");
+    // The nearest miss replays with its slack.
+    let replayed = replay(&dir, &report.join("nearest-miss.ron"));
+    assert_eq!(replayed["min_slack_ns"], miss);
+    for f in ["slack.png", "slack.svg", "runs.csv"] {
+        assert!(report.join(f).exists(), "{f}");
+    }
+    let runs = fs::read_to_string(report.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 10_001);
+}
+
+#[test]
+fn the_answer_does_not_depend_on_jobs_or_shards() {
+    for (name, runs) in [
+        ("explore-cached-bool-pauses", "120"),
+        ("explore-two-sided-within-envelope", "150"),
+    ] {
+        let (_, one) = explore(
+            &format!("explore-jobs1-{name}"),
+            &[name, "--runs", runs, "--jobs", "1"],
+        );
+        let (_, two) = explore(
+            &format!("explore-jobs2-{name}"),
+            &[name, "--runs", runs, "--jobs", "2"],
+        );
+        same_reports(&one.join("out").join(name), &two.join("out").join(name));
+        let sharded = workdir(&format!("explore-shards-{name}"));
+        for i in 0..3 {
+            let shard = format!("{i}/3");
+            let out = leasesim(
+                &[
+                    "explore", name, "--runs", runs, "--shard", &shard, "--out", "parts",
+                ],
+                &sharded,
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let parts = format!("parts/{name}-explore");
+        let out = leasesim(&["explore-merge", &parts, "--out", "merged"], &sharded);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        same_reports(
+            &one.join("out").join(name),
+            &sharded.join("merged").join(name),
+        );
+    }
+}
+
+#[test]
+fn a_missing_envelope_or_an_unknown_profile_is_a_usage_error() {
+    let dir = workdir("explore-bad");
+    let out = leasesim(
+        &[
+            "explore",
+            "q4-gc-pause-two-sided",
+            "--runs",
+            "5",
+            "--out",
+            "o",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no `nemesis` block") && err.contains("pauses, clocks, network, crashes, all"),
+        "{err}"
+    );
+    let out = leasesim(
+        &[
+            "explore",
+            "q4-gc-pause-two-sided",
+            "--runs",
+            "5",
+            "--nemesis",
+            "nope",
+            "--out",
+            "o",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--nemesis \"nope\": no such profile"));
+    assert!(!dir.join("o").exists(), "nothing written");
+}
+
+/// For every protocol, whatever explore answers replays exactly: the counterexample with its
+/// figures (and its expect block holding), or the nearest miss with its slack.
+#[test]
+fn every_protocol_s_answer_replays_exactly() {
+    for name in [
+        "q4-gc-pause-two-sided",
+        "truetime-drift-within-bound",
+        "redlock-pause-replies-in-flight",
+        "raft-tikv-partitioned-leader",
+        "leaseguard-failover-leaseguard",
+        "chubby-jeopardy-safe",
+        "k8s-delayed-renew-reply-within-margin",
+    ] {
+        let (code, dir) = explore(
+            &format!("explore-every-{name}"),
+            &[name, "--runs", "24", "--nemesis", "all"],
+        );
+        let report = dir.join("out").join(name);
+        if code == 1 {
+            let replayed = replay(&dir, &report.join("counterexample.ron"));
+            assert_eq!(
+                figures(&replayed),
+                figures(&json(&report.join("summary.json"))),
+                "{name}"
+            );
+        } else {
+            let e = json(&report.join("explore.json"));
+            if let Some(miss) = e["nearest_miss"]["min_slack_ns"].as_i64() {
+                let replayed = replay(&dir, &report.join("nearest-miss.ron"));
+                assert_eq!(replayed["min_slack_ns"], miss, "{name}");
+            }
+        }
+    }
+}
