@@ -1,6 +1,77 @@
 //! Shrinking a violating run to a small scenario that still shows the same violation.
+//!
+//! [`shrink`] takes a valid, explicit scenario (every fault in `faults`, no `random_faults`)
+//! and a predicate `still_fails`, and returns the smallest scenario it finds of which the
+//! predicate still holds. It is deterministic: no randomness, no threads, no clock; the same
+//! input and predicate give the same output and the same number of runs.
+//!
+//! # Passes
+//!
+//! One round runs six passes in order; each change is kept only while `still_fails` holds of
+//! the whole candidate:
+//!
+//! 1. **Faults** (delta debugging, Zeller's `ddmin`): first no fault at all; then `faults` is
+//!    split into n = 2, 4, 8, ... chunks (down to single faults), keeping a chunk alone or its
+//!    complement when that still fails, in the file's order. A `Crash` and its matching
+//!    `Restart` (the first Restart of the same node after it, in validation's order) move as one
+//!    unit; afterwards every fault is tried alone once more, last first, so that a `Restart`
+//!    can go while its `Crash` stays (the node then stays down). A `Crash` alone never goes:
+//!    validation refuses the `Restart` of a running node it would leave.
+//! 2. **Shorten**: every length (`Pause`, `Partition`, `OneWay`, `DelaySpike` and its `extra`,
+//!    `Drop`) and every `ClockStep.by` (its magnitude, sign kept) is binary-searched down to the
+//!    least value that still fails, in whole milliseconds when it is at least 1 ms (else whole
+//!    microseconds, else nanoseconds), the smallest value tried first. `DriftChange.drift_ppm`
+//!    goes toward 0 the same way, 0 first, then whole ppm.
+//! 3. **Drifts**: `clocks.drift_spread_ppm`, then each node's explicit `drift_ppm`, as in 2.
+//! 4. **Round times**: each fault's `at` goes to the earlier, else the nearest, multiple of 1 s,
+//!    else 100 ms, 10 ms, 1 ms: the first that still fails.
+//! 5. **Nodes**: each node no remaining fault names (`node`, `to`, `OneWay`'s ends, or as the
+//!    only member of a `from`/`to` list), last first, is removed (and from `Partition` groups
+//!    and `from`/`to` lists); validation keeps the roles a protocol needs. Removing a node
+//!    shifts the random streams of later ones: the predicate decides.
+//! 6. **Run length**: `duration` is binary-searched down in whole milliseconds, never to or
+//!    below the last fault's `at` or node's `start` (validation's bound).
+//!
+//! A searched number is then made readable: rounded *up* to one significant digit (7 s for
+//! 6.671 s) when that costs at most a tenth of it, else to two (6.1 s for 6.013 s), if that
+//! still fails and is not above where the search started; the run's `duration` first tries a
+//! whole number of seconds. So a number never grows across a pass.
+//!
+//! Workload, strategy, lease, seed, network and expect are left alone.
+//!
+//! # Fixpoint
+//!
+//! Rounds repeat until a whole round leaves the scenario as it was (its RON text the same), at
+//! most [`MAX_ROUNDS`] times. Verdicts are remembered by the candidate's RON text, so a
+//! candidate seen before (the scenario a search started from, say) is never run again.
+//!
+//! # Bound on runs
+//!
+//! `still_fails` is called only for a valid candidate not seen before. One round with F faults
+//! (U units: a Crash and its Restart are one), N nodes, costs at most:
+//!
+//! - faults: 1 + (3U² + 9U) + F. `ddmin` at granularity n tests at most 2n <= 2m candidates
+//!   on m units; between two reductions n only doubles (from 2, or n - 1 after a complement),
+//!   so a stretch costs under 6m; reductions happen at distinct sizes m = U, U - 1, ..., 2:
+//!   6 (2 + ... + U) + 6U <= 3U² + 9U. Then F single removals.
+//! - shorten and drifts: per searched number 1 + ⌈log2 K⌉ + 2, K its size in its unit (at most
+//!   3.6e9 ms for a length, 1000 h; 3.6e8 ms for a step; 2e5 ppm): at most 35 per number, two
+//!   numbers per fault (a `DelaySpike`), one per node and the spread.
+//! - round times: 8 per fault; nodes: N; run length: 1 + ⌈log2 K⌉ + 3.
+//!
+//! No number grows and no fault or node comes back, so the first round's bound holds for every
+//! round: in all at most [`MAX_ROUNDS`] times it ([`worst_case`] computes it for a scenario).
+//! And whatever the input, never more than [`MAX_RUNS`] calls: once there, every further
+//! candidate counts as passing and the shrink ends with the smallest failing scenario found.
+//! For 50 faults, 5 nodes and a 60 s run (every span under a minute) a round is at most
+//! 8001 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 452, so the cap (10 000 runs: 10 s at 1 ms a
+//! run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
+//! 21 faults of the tests below, which check it.
 
-use crate::scenario::Scenario;
+use crate::scenario::validate::validate;
+use crate::scenario::{Fault, Scenario};
+use crate::time::{Dur, LocalDur, NS_PER_MS, NS_PER_S, NS_PER_US};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A shrunk scenario and how many runs the shrink took.
 #[derive(Clone, Debug)]
@@ -9,11 +80,894 @@ pub struct Shrunk {
     pub runs: u64,
 }
 
+/// The most rounds of passes (the last one finds nothing more to take, when it comes to that).
+pub const MAX_ROUNDS: u64 = 6;
+
+/// The most calls of `still_fails` in one shrink.
+pub const MAX_RUNS: u64 = 10_000;
+
 /// Shrinks `s` (valid, explicit: no `random_faults`) while `still_fails` holds of it.
 pub fn shrink(s: Scenario, still_fails: &dyn Fn(&Scenario) -> bool) -> Shrunk {
-    let _ = still_fails;
+    let mut k = Shrinker::new(s, still_fails);
+    for _ in 0..MAX_ROUNDS {
+        let before = k.cur.to_ron();
+        k.faults();
+        k.shorten();
+        k.drifts();
+        k.round_times();
+        k.nodes();
+        k.run_length();
+        if k.cur.to_ron() == before {
+            break;
+        }
+    }
     Shrunk {
-        scenario: s,
-        runs: 0,
+        scenario: k.cur,
+        runs: k.runs,
+    }
+}
+
+/// The most calls of `still_fails` a shrink of `s` can make (see the module's doc).
+pub fn worst_case(s: &Scenario) -> u64 {
+    let f = s.faults.len() as u64;
+    let u = units(&s.faults).len() as u64;
+    let n = s.nodes.len() as u64;
+    let search = |k: u64| 1 + u64::from(64 - k.leading_zeros()) + 2;
+    let ms = |ns: i64| {
+        let v = ns.checked_abs().unwrap_or(i64::MAX);
+        ceil_div(v, grain(v)) as u64
+    };
+    let ppm = |d: f64| d.abs().ceil() as u64;
+    let mut round = 1 + 3 * u * u + 9 * u + f;
+    for fault in &s.faults {
+        for field in FIELDS {
+            if let Some(v) = get_ns(fault, field) {
+                round += search(ms(v));
+            }
+        }
+        if let Fault::DriftChange { drift_ppm, .. } = fault {
+            round += search(ppm(*drift_ppm));
+        }
+        round += 8;
+    }
+    round += search(ppm(s.clocks.drift_spread_ppm));
+    for node in &s.nodes {
+        round += node.drift_ppm.map_or(0, |d| search(ppm(d)));
+    }
+    round += n + search(ms(s.duration.ns())) + 1;
+    (MAX_ROUNDS * round).min(MAX_RUNS)
+}
+
+/// The shrink's state: the smallest failing scenario so far and what it has tried.
+struct Shrinker<'a> {
+    cur: Scenario,
+    runs: u64,
+    still_fails: &'a dyn Fn(&Scenario) -> bool,
+    /// The input's own problems (a strategy that is not built in, which `validate` cannot
+    /// build): a candidate may have those, and no other.
+    allowed: BTreeSet<String>,
+    /// Every verdict so far, by the candidate's RON text.
+    seen: BTreeMap<String, bool>,
+}
+
+impl<'a> Shrinker<'a> {
+    fn new(s: Scenario, still_fails: &'a dyn Fn(&Scenario) -> bool) -> Self {
+        let allowed = validate(&s).into_iter().collect();
+        let seen = BTreeMap::from([(s.to_ron(), true)]);
+        Shrinker {
+            cur: s,
+            runs: 0,
+            still_fails,
+            allowed,
+            seen,
+        }
+    }
+
+    /// Whether `c` still fails: false for an invalid candidate or once the budget is spent.
+    fn fails(&mut self, c: &Scenario) -> bool {
+        if validate(c).iter().any(|p| !self.allowed.contains(p)) {
+            return false;
+        }
+        let key = c.to_ron();
+        if let Some(&verdict) = self.seen.get(&key) {
+            return verdict;
+        }
+        if self.runs >= MAX_RUNS {
+            return false;
+        }
+        self.runs += 1;
+        let verdict = (self.still_fails)(c);
+        self.seen.insert(key, verdict);
+        verdict
+    }
+
+    /// Makes `c` the current scenario if it still fails; says whether it did.
+    fn accept(&mut self, c: Scenario) -> bool {
+        let fails = self.fails(&c);
+        if fails {
+            self.cur = c;
+        }
+        fails
+    }
+
+    /// The least k in [lo, top] for which `make(cur, k)` still fails, top being the current
+    /// value (known to fail): lo first, then a binary search. The current scenario is left at it.
+    fn least(&mut self, lo: i64, top: i64, make: &dyn Fn(&Scenario, i64) -> Scenario) -> i64 {
+        if lo >= top {
+            return top;
+        }
+        let c = make(&self.cur, lo);
+        if self.accept(c) {
+            return lo;
+        }
+        let (mut pass, mut fail) = (lo, top);
+        while fail - pass > 1 {
+            let mid = pass + (fail - pass) / 2;
+            let c = make(&self.cur, mid);
+            if self.accept(c) {
+                fail = mid;
+            } else {
+                pass = mid;
+            }
+        }
+        fail
+    }
+
+    /// After [`Shrinker::least`] found `k` (at most `top`, where it started): the first of
+    /// `rounder` (values above k) up to `top` that still fails. Up to, not below: a round
+    /// value the search started from is found again, and kept (a fixpoint).
+    fn round_up(
+        &mut self,
+        k: i64,
+        top: i64,
+        rounder: &[i64],
+        make: &dyn Fn(&Scenario, i64) -> Scenario,
+    ) {
+        for &r in rounder {
+            if r > k && r <= top {
+                let c = make(&self.cur, r);
+                if self.accept(c) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Searches a span in nanoseconds (a length, or a step's magnitude, its sign kept) down to
+    /// `lo` grains: whole ms from 1 ms, else whole us, else ns.
+    fn shrink_ns(
+        &mut self,
+        lo: i64,
+        get: &dyn Fn(&Scenario) -> Option<i64>,
+        set: &dyn Fn(&mut Scenario, i64),
+    ) {
+        let Some(v0) = get(&self.cur) else {
+            return;
+        };
+        let (sign, v) = (v0.signum(), v0.checked_abs().unwrap_or(i64::MAX));
+        if v == 0 {
+            return;
+        }
+        let g = grain(v);
+        let top = ceil_div(v, g);
+        let make = |s: &Scenario, k: i64| {
+            let mut c = s.clone();
+            set(&mut c, sign * k.saturating_mul(g).min(v));
+            c
+        };
+        let k = self.least(lo, top, &make);
+        self.round_up(k, top, &readable(k), &make);
+    }
+
+    /// Searches a drift in ppm toward 0: 0 first, then whole ppm, its sign kept.
+    fn shrink_ppm(
+        &mut self,
+        get: &dyn Fn(&Scenario) -> Option<f64>,
+        set: &dyn Fn(&mut Scenario, f64),
+    ) {
+        let Some(d) = get(&self.cur) else {
+            return;
+        };
+        if d == 0.0 || !d.is_finite() {
+            return;
+        }
+        let (sign, a) = (d.signum(), d.abs());
+        let top = a.ceil() as i64;
+        let make = |s: &Scenario, k: i64| {
+            let mut c = s.clone();
+            set(
+                &mut c,
+                if k == 0 {
+                    0.0
+                } else {
+                    sign * (k as f64).min(a)
+                },
+            );
+            c
+        };
+        let k = self.least(0, top, &make);
+        self.round_up(k, top, &readable(k), &make);
+    }
+
+    /// Pass 1: ddmin over the faults (a Crash and its Restart one unit), then single faults.
+    fn faults(&mut self) {
+        if self.cur.faults.is_empty() {
+            return;
+        }
+        let base = self.cur.clone();
+        let with = |idx: &[usize]| {
+            let mut c = base.clone();
+            c.faults = idx.iter().map(|&i| base.faults[i].clone()).collect();
+            c
+        };
+        if self.accept(with(&[])) {
+            return;
+        }
+        self.ddmin(units(&base.faults), &with);
+        for i in (0..self.cur.faults.len()).rev() {
+            let mut c = self.cur.clone();
+            c.faults.remove(i);
+            self.accept(c);
+        }
+    }
+
+    /// Zeller's ddmin over `items` (units of fault indices), testing `build` of the indices
+    /// kept, in order; the current scenario ends as the last that failed.
+    fn ddmin(&mut self, mut items: Vec<Vec<usize>>, build: &dyn Fn(&[usize]) -> Scenario) {
+        let flat = |units: &[&Vec<usize>]| {
+            let mut idx: Vec<usize> = units.iter().flat_map(|u| u.iter().copied()).collect();
+            idx.sort_unstable();
+            idx
+        };
+        let mut n = 2;
+        while items.len() >= 2 {
+            let len = items.len();
+            let chunks: Vec<Vec<&Vec<usize>>> = (0..n)
+                .map(|j| items[j * len / n..(j + 1) * len / n].iter().collect())
+                .collect();
+            let mut next = None;
+            // With two chunks, each chunk is the other's complement: those come next.
+            if n > 2 {
+                for (j, chunk) in chunks.iter().enumerate() {
+                    if self.accept(build(&flat(chunk))) {
+                        next = Some((j, true));
+                        break;
+                    }
+                }
+            }
+            if next.is_none() {
+                for j in 0..n {
+                    let rest: Vec<&Vec<usize>> = chunks
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| i != j)
+                        .flat_map(|(_, c)| c.iter().copied())
+                        .collect();
+                    if self.accept(build(&flat(&rest))) {
+                        next = Some((j, false));
+                        break;
+                    }
+                }
+            }
+            match next {
+                Some((j, alone)) => {
+                    let (lo, hi) = (j * len / n, (j + 1) * len / n);
+                    items = if alone {
+                        items[lo..hi].to_vec()
+                    } else {
+                        [&items[..lo], &items[hi..]].concat()
+                    };
+                    n = if alone { 2 } else { (n - 1).max(2) };
+                    n = n.min(items.len().max(2));
+                }
+                None if n >= len => break,
+                None => n = (2 * n).min(len),
+            }
+        }
+    }
+
+    /// Pass 2: every fault's lengths, steps and drift toward the least that still fails.
+    fn shorten(&mut self) {
+        for i in 0..self.cur.faults.len() {
+            for field in FIELDS {
+                let lo = if field == Field::Extra { 0 } else { 1 };
+                self.shrink_ns(lo, &|s| get_ns(&s.faults[i], field), &|s, v| {
+                    set_ns(&mut s.faults[i], field, v)
+                });
+            }
+            self.shrink_ppm(
+                &|s| match &s.faults[i] {
+                    Fault::DriftChange { drift_ppm, .. } => Some(*drift_ppm),
+                    _ => None,
+                },
+                &|s, v| {
+                    if let Fault::DriftChange { drift_ppm, .. } = &mut s.faults[i] {
+                        *drift_ppm = v;
+                    }
+                },
+            );
+        }
+    }
+
+    /// Pass 3: the drift spread, then each node's own drift, toward 0.
+    fn drifts(&mut self) {
+        self.shrink_ppm(&|s| Some(s.clocks.drift_spread_ppm), &|s, v| {
+            s.clocks.drift_spread_ppm = v
+        });
+        for i in 0..self.cur.nodes.len() {
+            self.shrink_ppm(&|s| s.nodes[i].drift_ppm, &|s, v| {
+                s.nodes[i].drift_ppm = Some(v)
+            });
+        }
+    }
+
+    /// Pass 4: each fault's start to a round time: the earlier, else the nearest multiple of
+    /// 1 s, 100 ms, 10 ms, 1 ms, the first that still fails.
+    fn round_times(&mut self) {
+        for i in 0..self.cur.faults.len() {
+            let at = self.cur.faults[i].at().ns();
+            'grains: for g in [NS_PER_S, 100 * NS_PER_MS, 10 * NS_PER_MS, NS_PER_MS] {
+                let floor = at.div_euclid(g) * g;
+                if floor == at {
+                    break; // a multiple of g is one of every finer grain
+                }
+                let nearest = (at + g / 2).div_euclid(g) * g;
+                for t in [floor, nearest] {
+                    let mut c = self.cur.clone();
+                    *at_mut(&mut c.faults[i]) = Dur::from_ns(t);
+                    if self.accept(c) {
+                        break 'grains;
+                    }
+                    if nearest == floor {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pass 5: each node no fault needs, last first.
+    fn nodes(&mut self) {
+        for i in (0..self.cur.nodes.len()).rev() {
+            if let Some(c) = without_node(&self.cur, i) {
+                self.accept(c);
+            }
+        }
+    }
+
+    /// Pass 6: the run's duration, in whole ms above the last start, then whole seconds.
+    fn run_length(&mut self) {
+        let s = &self.cur;
+        let last = s
+            .faults
+            .iter()
+            .map(|f| f.at().ns())
+            .chain(s.nodes.iter().map(|n| n.start.ns()))
+            .max()
+            .unwrap_or(0)
+            .max(0);
+        let v = s.duration.ns();
+        if v <= 0 {
+            return;
+        }
+        let g = grain(v);
+        let top = ceil_div(v, g);
+        let make = |s: &Scenario, k: i64| {
+            let mut c = s.clone();
+            c.duration = Dur::from_ns(k.saturating_mul(g).min(v));
+            c
+        };
+        let k = self.least(last / g + 1, top, &make);
+        let per_s = NS_PER_S / g;
+        let mut rounder = Vec::new();
+        if per_s > 1 {
+            rounder.push(ceil_div(k, per_s) * per_s);
+        }
+        rounder.extend(readable(k));
+        self.round_up(k, top, &rounder, &make);
+    }
+}
+
+/// a / b rounded up, for a >= 0 and b > 0.
+fn ceil_div(a: i64, b: i64) -> i64 {
+    a / b + i64::from(a % b != 0)
+}
+
+/// The grain a span of `v` ns is searched in: 1 ms from 1 ms, else 1 us from 1 us, else 1 ns.
+fn grain(v: i64) -> i64 {
+    if v >= NS_PER_MS {
+        NS_PER_MS
+    } else if v >= NS_PER_US {
+        NS_PER_US
+    } else {
+        1
+    }
+}
+
+/// Rounder values just above `k` (a count of grains): one significant digit when that adds at
+/// most a tenth, then two (which always does).
+fn readable(k: i64) -> Vec<i64> {
+    let mut out = Vec::new();
+    if k <= 0 {
+        return out;
+    }
+    let digits = k.ilog10() + 1;
+    for sig in [1, 2] {
+        if digits <= sig {
+            continue;
+        }
+        let p = 10i64.pow(digits - sig);
+        let r = ceil_div(k, p) * p;
+        if r != k && (r - k) * 10 <= k && !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// A searched span of a fault.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Field {
+    /// The window's or the pause's length.
+    Length,
+    /// A `DelaySpike`'s extra delay.
+    Extra,
+    /// A `ClockStep`'s step.
+    By,
+}
+
+const FIELDS: [Field; 3] = [Field::Length, Field::Extra, Field::By];
+
+fn get_ns(f: &Fault, field: Field) -> Option<i64> {
+    match (f, field) {
+        (
+            Fault::Pause { duration, .. }
+            | Fault::Partition { duration, .. }
+            | Fault::OneWay { duration, .. }
+            | Fault::DelaySpike { duration, .. }
+            | Fault::Drop { duration, .. },
+            Field::Length,
+        ) => Some(duration.ns()),
+        (Fault::DelaySpike { extra, .. }, Field::Extra) => Some(extra.ns()),
+        (Fault::ClockStep { by, .. }, Field::By) => Some(by.ns()),
+        _ => None,
+    }
+}
+
+fn set_ns(f: &mut Fault, field: Field, ns: i64) {
+    match (f, field) {
+        (
+            Fault::Pause { duration, .. }
+            | Fault::Partition { duration, .. }
+            | Fault::OneWay { duration, .. }
+            | Fault::DelaySpike { duration, .. }
+            | Fault::Drop { duration, .. },
+            Field::Length,
+        ) => *duration = Dur::from_ns(ns),
+        (Fault::DelaySpike { extra, .. }, Field::Extra) => *extra = Dur::from_ns(ns),
+        (Fault::ClockStep { by, .. }, Field::By) => *by = LocalDur::from_ns(ns),
+        _ => {}
+    }
+}
+
+fn at_mut(f: &mut Fault) -> &mut Dur {
+    match f {
+        Fault::Pause { at, .. }
+        | Fault::Crash { at, .. }
+        | Fault::Restart { at, .. }
+        | Fault::ClockStep { at, .. }
+        | Fault::DriftChange { at, .. }
+        | Fault::StepDown { at, .. }
+        | Fault::TransferLeader { at, .. }
+        | Fault::Partition { at, .. }
+        | Fault::OneWay { at, .. }
+        | Fault::DelaySpike { at, .. }
+        | Fault::Drop { at, .. } => at,
+    }
+}
+
+/// The faults as ddmin's units, in order of their first fault: each Crash with its Restart
+/// (the first Restart of the node after it, by time then index, as validation orders them),
+/// every other fault alone.
+fn units(faults: &[Fault]) -> Vec<Vec<usize>> {
+    let mut life: BTreeMap<&str, Vec<(Dur, bool, usize)>> = BTreeMap::new();
+    for (i, f) in faults.iter().enumerate() {
+        match f {
+            Fault::Crash { node, at } => life.entry(node).or_default().push((*at, false, i)),
+            Fault::Restart { node, at } => life.entry(node).or_default().push((*at, true, i)),
+            _ => {}
+        }
+    }
+    let mut partner = BTreeMap::new();
+    for events in life.values_mut() {
+        events.sort_by_key(|e| e.0);
+        let mut down = None;
+        for &(_, restart, i) in events.iter() {
+            match (restart, down) {
+                (false, _) => down = Some(i),
+                (true, Some(crash)) => {
+                    partner.insert(crash, i);
+                    down = None;
+                }
+                (true, None) => {}
+            }
+        }
+    }
+    let restarts: BTreeSet<usize> = partner.values().copied().collect();
+    (0..faults.len())
+        .filter(|i| !restarts.contains(i))
+        .map(|i| match partner.get(&i) {
+            Some(&r) => vec![i, r],
+            None => vec![i],
+        })
+        .collect()
+}
+
+/// `s` without node `i`, if no fault needs it: taken out of `Partition` groups and of
+/// `from`/`to` lists it is not alone in.
+fn without_node(s: &Scenario, i: usize) -> Option<Scenario> {
+    let name = s.nodes[i].name.clone();
+    let mut c = s.clone();
+    c.nodes.remove(i);
+    for f in &mut c.faults {
+        match f {
+            Fault::Pause { node, .. }
+            | Fault::Crash { node, .. }
+            | Fault::Restart { node, .. }
+            | Fault::ClockStep { node, .. }
+            | Fault::DriftChange { node, .. }
+            | Fault::StepDown { node, .. }
+            | Fault::TransferLeader { to: node, .. } => {
+                if *node == name {
+                    return None;
+                }
+            }
+            Fault::OneWay { from, to, .. } => {
+                if *from == name || *to == name {
+                    return None;
+                }
+            }
+            Fault::Partition { groups, .. } => {
+                for g in groups.iter_mut() {
+                    g.retain(|n| *n != name);
+                }
+                groups.retain(|g| !g.is_empty());
+            }
+            Fault::DelaySpike { from, to, .. } | Fault::Drop { from, to, .. } => {
+                for list in [from, to].into_iter().flatten() {
+                    if list.contains(&name) {
+                        list.retain(|n| *n != name);
+                        if list.is_empty() {
+                            return None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::PauseKind;
+
+    fn ms(v: i64) -> Dur {
+        Dur::from_ms(v)
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// Five nodes (`lock`, contenders `a` to `d`), 60 s, CachedBool, drifts, and 40 faults of
+    /// every kind: one pause of `a` of at least 3 s (4.5678 s at 12.345678 s), one clock step
+    /// (of `b`, -250.5 ms at 33.3337 s), and 38 others.
+    fn forty() -> Scenario {
+        let mut s = Scenario::from_ron(
+            r#"Scenario(
+                duration: "60s",
+                lease: (duration: "10s"),
+                strategy: CachedBool,
+                clocks: (drift_spread_ppm: 30.0),
+                nodes: [
+                    (name: "lock", role: Grantor, drift_ppm: 12.5),
+                    (name: "a", role: Contender, drift_ppm: -73.0),
+                    (name: "b", role: Contender, start: "100ms"),
+                    (name: "c", role: Contender, drift_ppm: 250.0),
+                    (name: "d", role: Contender),
+                ],
+            )"#,
+        )
+        .unwrap();
+        let pause = |node: &str, at: i64, len: i64| Fault::Pause {
+            node: node.into(),
+            at: ms(at),
+            duration: ms(len),
+            kind: PauseKind::Gc,
+            clock: None,
+        };
+        let mut f = Vec::new();
+        for i in 0..6 {
+            f.push(pause("a", 1_000 + 7_000 * i, 2_999)); // a's short pauses
+            f.push(pause("c", 1_500 + 7_000 * i, 5_000)); // long pauses of another node
+        }
+        for i in 0..4 {
+            let at = 2_000 + 11_000 * i;
+            f.push(Fault::Crash {
+                node: "d".into(),
+                at: ms(at),
+            });
+            f.push(Fault::DriftChange {
+                node: "c".into(),
+                at: ms(at + 100),
+                drift_ppm: -35.5,
+            });
+            f.push(Fault::Restart {
+                node: "d".into(),
+                at: ms(at + 3_000),
+            });
+            f.push(Fault::Partition {
+                at: ms(at + 500),
+                duration: ms(1_234),
+                groups: vec![names(&["c"]), names(&["lock", "d"])],
+            });
+            f.push(Fault::DelaySpike {
+                at: ms(at + 700),
+                duration: ms(800),
+                extra: ms(33),
+                from: Some(names(&["c", "d"])),
+                to: None,
+                kinds: None,
+            });
+            f.push(Fault::Drop {
+                at: ms(at + 900),
+                duration: ms(450),
+                from: None,
+                to: Some(names(&["d"])),
+                kinds: None,
+            });
+        }
+        f.insert(
+            17,
+            Fault::Pause {
+                node: "a".into(),
+                at: Dur::from_ns(12_345_678_000),
+                duration: ms(4_567) + Dur::from_us(800),
+                kind: PauseKind::Gc,
+                clock: None,
+            },
+        );
+        f.insert(
+            30,
+            Fault::ClockStep {
+                node: "b".into(),
+                at: Dur::from_us(33_333_700),
+                by: LocalDur::from_us(-250_500),
+            },
+        );
+        f.push(Fault::OneWay {
+            from: "c".into(),
+            to: "lock".into(),
+            at: ms(50_000),
+            duration: ms(2_000),
+        });
+        f.push(Fault::DelaySpike {
+            at: ms(55_000),
+            duration: ms(1_000),
+            extra: ms(10),
+            from: None,
+            to: None,
+            kinds: None,
+        });
+        s.faults = f;
+        assert_eq!(s.faults.len(), 40);
+        assert_eq!(validate(&s), Vec::<String>::new());
+        s
+    }
+
+    /// Fails iff a pause of `a` lasts at least 3 s and some clock step is there.
+    fn pause_and_step(s: &Scenario) -> bool {
+        let pause = s.faults.iter().any(|f| {
+            matches!(f, Fault::Pause { node, duration, .. }
+                if node == "a" && *duration >= Dur::from_secs(3))
+        });
+        let step = s
+            .faults
+            .iter()
+            .any(|f| matches!(f, Fault::ClockStep { .. }));
+        pause && step
+    }
+
+    #[test]
+    fn a_synthetic_predicate_shrinks_to_its_two_faults() {
+        let s = forty();
+        assert!(pause_and_step(&s));
+        let out = shrink(s.clone(), &pause_and_step);
+        let r = &out.scenario;
+        // Exactly the two faults, in the file's order: the pause searched down to 3 s, the
+        // step's magnitude to 1 ms (its sign kept), both starts floored to the second.
+        assert_eq!(
+            r.faults,
+            vec![
+                Fault::Pause {
+                    node: "a".into(),
+                    at: Dur::from_secs(12),
+                    duration: Dur::from_secs(3),
+                    kind: PauseKind::Gc,
+                    clock: None,
+                },
+                Fault::ClockStep {
+                    node: "b".into(),
+                    at: Dur::from_secs(33),
+                    by: LocalDur::from_ms(-1),
+                },
+            ]
+        );
+        // c and d play no part: gone; lock (the one Grantor), a and b are needed.
+        let kept: Vec<&str> = r.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(kept, ["lock", "a", "b"]);
+        // Drifts to 0, the spread too; b keeps its start.
+        assert_eq!(r.clocks.drift_spread_ppm, 0.0);
+        let drifts: Vec<Option<f64>> = r.nodes.iter().map(|n| n.drift_ppm).collect();
+        assert_eq!(drifts, [Some(0.0), Some(0.0), None]);
+        assert_eq!(r.nodes[2].start, ms(100));
+        // The run: the least whole ms after the last start (33.001 s), then whole seconds.
+        assert_eq!(r.duration, Dur::from_secs(34));
+        assert!(pause_and_step(r));
+        assert_eq!(validate(r), Vec::<String>::new());
+        // Runs: within the documented worst case, and far below it (72 when written: the
+        // searches are logarithmic; one linear search of the pause in ms would take 1500 runs).
+        let bound = worst_case(&s);
+        assert!(out.runs <= bound, "{} runs, bound {bound}", out.runs);
+        assert!(out.runs <= 100, "{} runs", out.runs);
+        assert!(out.runs > 0);
+    }
+
+    #[test]
+    fn the_same_input_shrinks_the_same_way() {
+        let one = shrink(forty(), &pause_and_step);
+        let two = shrink(forty(), &pause_and_step);
+        assert_eq!(one.scenario.to_ron(), two.scenario.to_ron());
+        assert_eq!(one.runs, two.runs);
+    }
+
+    #[test]
+    fn a_restart_goes_alone_and_a_crash_never_does() {
+        // Fails iff c crashes: the Crash/Restart pair of d goes as a unit, c's Restart alone.
+        let mut s = forty();
+        s.faults.retain(|f| {
+            matches!(
+                f,
+                Fault::Crash { .. } | Fault::Restart { .. } | Fault::Pause { .. }
+            )
+        });
+        s.faults.push(Fault::Crash {
+            node: "c".into(),
+            at: ms(40_500),
+        });
+        s.faults.push(Fault::Restart {
+            node: "c".into(),
+            at: ms(47_250),
+        });
+        let crashes_c = |s: &Scenario| {
+            s.faults
+                .iter()
+                .any(|f| matches!(f, Fault::Crash { node, .. } if node == "c"))
+        };
+        let out = shrink(s, &crashes_c);
+        assert_eq!(
+            out.scenario.faults,
+            vec![Fault::Crash {
+                node: "c".into(),
+                at: ms(40_000),
+            }]
+        );
+        let kept: Vec<&str> = out.scenario.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(kept, ["lock", "c"]);
+    }
+
+    #[test]
+    fn readable_rounds_up_by_at_most_a_tenth() {
+        assert_eq!(readable(6_671), [7_000, 6_700]);
+        assert_eq!(readable(6_613), [7_000, 6_700]);
+        assert_eq!(readable(6_013), [6_100]);
+        assert_eq!(readable(3_000), Vec::<i64>::new());
+        assert_eq!(readable(1_234), [1_300]);
+        assert_eq!(readable(9), Vec::<i64>::new());
+        assert_eq!(readable(37), [40]);
+    }
+
+    /// The CachedBool story with a 12 s GC pause of the holder `a` at 20 s, and 20 faults that
+    /// do not matter (on b, short cuts, drift changes).
+    fn cached_bool_pause() -> Scenario {
+        Scenario::from_ron(
+            r#"Scenario(
+                duration: "60s",
+                lease: (duration: "10s"),
+                strategy: CachedBool,
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender, start: "100ms", drift_ppm: 40.0),
+                ],
+                network: (delay: Fixed("1ms")),
+                faults: [
+                    ClockStep(node: "b", at: "1.5s", by: "200ms"),
+                    DriftChange(node: "b", at: "2s", drift_ppm: 80.0),
+                    Partition(at: "2.5s", duration: "400ms", groups: [["b"], ["lock", "a"]]),
+                    Pause(node: "b", at: "3s", duration: "300ms"),
+                    ClockStep(node: "b", at: "4.2s", by: "-300ms"),
+                    OneWay(from: "b", to: "lock", at: "5s", duration: "700ms"),
+                    Crash(node: "b", at: "6s"),
+                    Restart(node: "b", at: "7s"),
+                    DelaySpike(at: "8s", duration: "1s", extra: "5ms", to: ["b"]),
+                    ClockStep(node: "b", at: "9.9s", by: "1s"),
+                    Partition(at: "11s", duration: "500ms", groups: [["a"], ["lock"]]),
+                    DriftChange(node: "b", at: "12.5s", drift_ppm: -60.0),
+                    Pause(node: "a", at: "20s", duration: "12s"),
+                    Drop(at: "14s", duration: "200ms", from: ["b"]),
+                    ClockStep(node: "b", at: "15.5s", by: "-1.5s"),
+                    Pause(node: "b", at: "17s", duration: "1s"),
+                    ClockStep(node: "b", at: "35s", by: "2s"),
+                    DriftChange(node: "b", at: "40s", drift_ppm: 10.0),
+                    Partition(at: "45s", duration: "1s", groups: [["b"], ["lock", "a"]]),
+                    DelaySpike(at: "50s", duration: "2s", extra: "100ms"),
+                    OneWay(from: "lock", to: "b", at: "52s", duration: "3s"),
+                ],
+            )"#,
+        )
+        .unwrap()
+    }
+
+    fn overlaps(s: &Scenario) -> bool {
+        crate::run("shrink", s).is_ok_and(|o| o.summary.overlap.count > 0)
+    }
+
+    #[test]
+    fn the_engine_keeps_only_the_pause_at_its_threshold() {
+        let s = cached_bool_pause();
+        assert_eq!(validate(&s), Vec::<String>::new());
+        assert!(overlaps(&s));
+        let out = shrink(s, &overlaps);
+        let r = &out.scenario;
+        // a's grant arrives at 2 ms (Acquire at 0, 1 ms each way); it renews every T/3 =
+        // 3.333333333 s from there: ..., 16.668666665 s, then 20.001999998 s, inside the pause.
+        // The grantor hears the last renewal at 16.669666665 s and frees the lease at
+        // 26.669666665 s; b (queued since 100 ms) gets the grant at 26.670666665 s. a's bool is
+        // cleared only when its renewal timer runs on resume at 20 s + d: an overlap iff
+        // 20 + d > 26.670666665, so the least whole-ms pause is 6.671 s (6.670 s resumes
+        // first and clears the bool before b's grant), and 7 s is its one-digit round-up
+        // (+329 ms, under a tenth), which still overlaps.
+        let pause = |d: i64| {
+            let mut c = r.clone();
+            if let Fault::Pause { duration, .. } = &mut c.faults[0] {
+                *duration = ms(d);
+            }
+            c
+        };
+        assert!(overlaps(&pause(6_671)));
+        assert!(!overlaps(&pause(6_670)));
+        assert_eq!(
+            r.faults,
+            vec![Fault::Pause {
+                node: "a".into(),
+                at: Dur::from_secs(20),
+                duration: Dur::from_secs(7),
+                kind: PauseKind::Gc,
+                clock: None,
+            }]
+        );
+        // b is needed (the second believer); its drift does not matter.
+        let kept: Vec<&str> = r.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(kept, ["lock", "a", "b"]);
+        assert_eq!(r.nodes[2].drift_ppm, Some(0.0));
+        // The run must reach b's grant at 26.670666665 s: the least is 26.671 s, and 27 s is
+        // its whole-second round-up.
+        assert_eq!(r.duration, Dur::from_secs(27));
+        assert!(out.runs <= worst_case(&cached_bool_pause()));
+        // 66 runs when written.
+        assert!(out.runs <= 100, "{} runs", out.runs);
     }
 }
