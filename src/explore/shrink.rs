@@ -12,5 +12,8 @@ pub struct Shrunk {
 /// Shrinks `s` (valid, explicit: no `random_faults`) while `still_fails` holds of it.
 pub fn shrink(s: Scenario, still_fails: &dyn Fn(&Scenario) -> bool) -> Shrunk {
     let _ = still_fails;
-    Shrunk { scenario: s, runs: 0 }
+    Shrunk {
+        scenario: s,
+        runs: 0,
+    }
 }

@@ -428,7 +428,9 @@ fn budgets(n: &Nemesis, s: &Scenario, p: &mut Vec<String>) {
     let see = "(see README, Limits)";
     let drawn = n.expected_faults(s);
     let fixed = s.faults.len() as f64;
-    let random: f64 = limits::expected_random_faults(s).iter().sum();
+    let random = limits::expected_random_faults(s)
+        .iter()
+        .fold(0.0, |a, e| a + e);
     if fixed + random + drawn > MAX_EXPECTED_FAULTS {
         p.push(format!(
             "nemesis: the envelope is expected to draw {} faults over {} (rate x duration, x nodes \
@@ -449,13 +451,13 @@ fn budgets(n: &Nemesis, s: &Scenario, p: &mut Vec<String>) {
         .iter()
         .filter(|f| matches!(f, super::Fault::ClockStep { .. }))
         .count() as f64;
-    let random_steps: f64 = s
+    // A fold from 0.0: an empty f64 sum is -0.
+    let random_steps = s
         .random_faults
         .iter()
         .zip(limits::expected_random_faults(s))
         .filter(|(g, _)| matches!(g, super::RandomFault::ClockSteps { .. }))
-        .map(|(_, e)| e)
-        .sum();
+        .fold(0.0, |a, (_, e)| a + e);
     let steps = n.expected_steps(s);
     if fixed_steps + random_steps + steps > MAX_EXPECTED_STEPS {
         p.push(format!(
@@ -655,4 +657,273 @@ pub fn profile(name: &str, s: &Scenario) -> Option<Nemesis> {
         }
     }
     Some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::validate::validate;
+
+    /// Three nodes (`lock`, `a`, `b`), T = 10 s, a run of `duration`, with `extra` fields.
+    fn scenario(duration: &str, extra: &str) -> Scenario {
+        let text = format!(
+            r#"Scenario(
+                duration: "{duration}",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender),
+                ],
+                {extra}
+            )"#
+        );
+        Scenario::from_ron(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn problems(nemesis: &str) -> Vec<String> {
+        validate(&scenario("1h", &format!("nemesis: {nemesis},")))
+    }
+
+    #[test]
+    fn a_valid_envelope_has_no_problem() {
+        let p = problems(
+            r#"(
+                pauses: (max: "20s", per_minute: 1.0),
+                freezes: (max: "20s", per_minute: 0.2, clock: Stall),
+                steps: (max: "5s", per_hour: 4.0),
+                drift_ppm: 200.0,
+                drift_changes: (per_hour: 2.0),
+                partitions: (max: "20s", per_hour: 6.0),
+                one_way: (max: "20s", per_hour: 6.0),
+                delay_spikes: (max: "10s", max_extra: "10s", per_hour: 6.0),
+                drops: (max: "10s", per_hour: 6.0, kinds: [Renew, RenewAck]),
+                crashes: (per_hour: 2.0, max_down: "20s"),
+            )"#,
+        );
+        assert_eq!(p, Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_problem_is_listed() {
+        let p = problems(
+            r#"(
+                pauses: (max: "0s", per_minute: -1.0),
+                freezes: (max: "1001h", per_minute: NaN),
+                steps: (max: "101h", per_hour: 1.0),
+                drift_changes: (per_hour: 2.0),
+                partitions: (max: "-1s", per_hour: 1.0),
+                one_way: (max: "1s", per_hour: 1e12),
+                delay_spikes: (max: "1s", max_extra: "0s", per_hour: 1.0),
+                drops: (max: "1s", per_hour: 1.0, kinds: [Renew, Bogus]),
+                crashes: (per_hour: 1.0, max_down: "0s"),
+            )"#,
+        );
+        let want = [
+            "nemesis.pauses.max: must be positive (got 0s)",
+            "nemesis.freezes.max: 3603600s (1001h) is above the limit of 3600000s (1000h) (see README, Limits)",
+            "nemesis.steps.max: 363600s (101h) is above the limit of 360000s (100h) (see README, Limits)",
+            "nemesis.drift_changes: needs drift_ppm, the bound its new rates are drawn within (got no drift_ppm)",
+            "nemesis.partitions.max: must be positive (got -1s)",
+            "nemesis.delay_spikes.max_extra: must be positive (got 0s)",
+            "nemesis.drops.kinds: TwoSided(holder_margin: \"100ms\") has no message kind \"Bogus\" (its kinds: Acquire, Grant, Renew, RenewAck, Reject, Write)",
+            "nemesis.crashes.max_down: must be positive (got 0s)",
+            "nemesis.pauses.per_minute: must be a finite rate >= 0 (got -1)",
+            "nemesis.freezes.per_minute: must be a finite rate >= 0 (got NaN)",
+            // 1e12 per hour / 3600 = 2.778e8 per second, above 1e6.
+            "nemesis.one_way.per_hour: 2.778e8 per second, above the limit of 1.000e6 per second",
+        ];
+        for w in want {
+            assert!(
+                p.iter().any(|x| x.starts_with(w)),
+                "{w}\nnot in:\n{}",
+                p.join("\n")
+            );
+        }
+        assert_eq!(p.len(), want.len(), "{}", p.join("\n"));
+    }
+
+    #[test]
+    fn drift_outside_the_spread_limit() {
+        for (rho, bad) in [
+            ("200000.0", false),
+            ("200000.5", true),
+            ("-1.0", true),
+            ("inf", true),
+        ] {
+            let p = problems(&format!("(drift_ppm: {rho})"));
+            assert_eq!(!p.is_empty(), bad, "{rho}: {p:?}");
+            if bad {
+                assert!(p[0].starts_with("nemesis.drift_ppm: "), "{p:?}");
+                assert!(p[0].contains("outside [0, 200000]"), "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn drop_kinds_unchecked_without_a_protocol() {
+        let s = scenario(
+            "1h",
+            "nemesis: (drops: (max: \"1s\", per_hour: 1.0, kinds: [Bogus])),",
+        );
+        let p = check(s.nemesis.as_ref().unwrap(), &s, None);
+        assert_eq!(p, Vec::<String>::new());
+    }
+
+    #[test]
+    fn totals_are_bounded() {
+        // 1000 pauses per minute x 60 min x 3 nodes = 180,000 expected, above 50,000.
+        let p = problems(r#"(pauses: (max: "1ms", per_minute: 1000.0))"#);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with("nemesis: the envelope is expected to draw 180000 faults over 3600s"),
+            "{p:?}"
+        );
+        // A partition counts once per node: 20,000 per hour x 1 h x 3 nodes = 60,000.
+        let p = problems(r#"(partitions: (max: "1ms", per_hour: 20000.0))"#);
+        assert!(p[0].contains("draw 60000 faults"), "{p:?}");
+        // 1,000 steps per hour x 3 nodes = 3,000 clock steps, above 2,500.
+        let p = problems(r#"(steps: (max: "1ms", per_hour: 1000.0))"#);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with("nemesis.steps.per_hour: 3000 clock steps expected (0 fixed, 0 from random_faults, 3000 from the envelope), above the limit of 2500"),
+            "{p:?}"
+        );
+        // With the scenario's own: 40,000 random pauses (1000/min x 60 min / 1.5 nodes ...): a
+        // generator at 200 per minute on all 3 nodes expects 200 x 60 x 3 = 36,000, plus the
+        // envelope's 100 x 60 x 3 = 18,000: 54,000 in all.
+        let s = scenario(
+            "1h",
+            r#"random_faults: [Pauses(per_minute: 200.0, duration: Fixed("1ms"))],
+               nemesis: (pauses: (max: "1ms", per_minute: 100.0)),"#,
+        );
+        let p = validate(&s);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].contains(
+                "with the scenario's 0 fixed faults and 36000 from random_faults 54000 in all"
+            ),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn waiting_requests_and_writes_in_flight_are_bounded() {
+        // 100,000 reads/s x a 20 s pause = 2,000,000 waiting, above 1,000,000.
+        let s = scenario(
+            "1h",
+            r#"workload: (reads_per_second: 100000.0),
+               nemesis: (pauses: (max: "20s", per_minute: 1.0), freezes: (max: "5s", per_minute: 1.0)),"#,
+        );
+        let p = validate(&s);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("nemesis.pauses.max: 100000 requests/s x (a pause of 20s plus service_time 0s) = 2.000e6 requests waiting"), "{p:?}");
+        // 100,000 writes/s x (1 ms + 10 s) = 1,000,100 in flight, above 1,000,000 (the pending
+        // count too: 100,000 x 20 s).
+        let s = scenario(
+            "1h",
+            r#"workload: (writes_per_second: 100000.0),
+               nemesis: (delay_spikes: (max: "1s", max_extra: "10s", per_hour: 1.0)),"#,
+        );
+        let p = validate(&s);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with(
+                "nemesis.delay_spikes.max_extra: 100000 writes/s x a delay of up to 10.001s"
+            ),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn profiles_scale_to_the_lease_term_and_the_run() {
+        assert_eq!(profile("nope", &scenario("1h", "")), None);
+        // T = 10 s, a run of 1 h: every nominal rate is at least one per run (1/h).
+        let s = scenario("1h", "");
+        let all = profile("all", &s).unwrap();
+        let secs = Dur::from_secs;
+        assert_eq!(
+            all.pauses,
+            Some(PerMinute {
+                max: secs(20),
+                per_minute: 1.0
+            })
+        );
+        let f = all.freezes.as_ref().unwrap();
+        assert_eq!(
+            (f.max, f.per_minute, f.clock),
+            (secs(20), 0.2, FreezeClock::CatchUp)
+        );
+        assert_eq!(all.drift_ppm, Some(200.0));
+        assert_eq!(all.drift_changes, Some(PerHourRate { per_hour: 2.0 }));
+        let st = all.steps.as_ref().unwrap();
+        assert_eq!((st.max, st.per_hour), (LocalDur::from_secs(5), 4.0));
+        let cut = Some(PerHour {
+            max: secs(20),
+            per_hour: 6.0,
+        });
+        assert_eq!((&all.partitions, &all.one_way), (&cut, &cut));
+        let d = all.delay_spikes.as_ref().unwrap();
+        assert_eq!((d.max, d.max_extra, d.per_hour), (secs(10), secs(10), 6.0));
+        let dr = all.drops.as_ref().unwrap();
+        assert_eq!((dr.max, dr.per_hour, &dr.kinds), (secs(10), 6.0, &None));
+        let c = all.crashes.as_ref().unwrap();
+        assert_eq!((c.per_hour, c.max_down), (2.0, secs(20)));
+        // Each profile is its part of `all`.
+        let p = profile("pauses", &s).unwrap();
+        assert_eq!(
+            (p.pauses, p.freezes, p.steps),
+            (all.pauses.clone(), all.freezes.clone(), None)
+        );
+        assert_eq!(profile("clocks", &s).unwrap().drift_ppm, Some(200.0));
+        assert!(profile("network", &s).unwrap().crashes.is_none());
+        assert_eq!(
+            profile("crashes", &s)
+                .unwrap()
+                .present()
+                .iter()
+                .filter(|&&x| x)
+                .count(),
+            1
+        );
+        // A run of 1 min: at least 60 per hour, so crashes at 60/h, pauses still 1/min.
+        let short = profile("all", &scenario("1min", "")).unwrap();
+        assert_eq!(short.crashes.as_ref().unwrap().per_hour, 60.0);
+        assert_eq!(short.pauses.as_ref().unwrap().per_minute, 1.0);
+        assert_eq!(short.freezes.as_ref().unwrap().per_minute, 1.0);
+        for name in PROFILES {
+            for s in [&s, &scenario("1min", "")] {
+                let mut s = s.clone();
+                s.nemesis = profile(name, &s);
+                assert_eq!(validate(&s), Vec::<String>::new(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn profiles_fit_the_limits() {
+        // 1000 h, T = 10 s: pauses at 1/min on 3 nodes alone expect 180,000 faults; the rates
+        // are scaled down to fit 50,000 in all, the steps to fit 2,500.
+        let mut s = scenario("1000h", "");
+        let all = profile("all", &s).unwrap();
+        assert!(all.expected_faults(&s) <= MAX_EXPECTED_FAULTS);
+        assert!(all.expected_faults(&s) > 0.9 * MAX_EXPECTED_FAULTS);
+        s.nemesis = Some(all);
+        assert_eq!(validate(&s), Vec::<String>::new());
+        // 100,000 reads/s: a pause of at most 1,000,000 / 100,000 = 10 s, not 2T.
+        let mut s = scenario(
+            "1h",
+            r#"workload: (reads_per_second: 50000.0, writes_per_second: 50000.0),"#,
+        );
+        let p = profile("all", &s).unwrap();
+        assert_eq!(p.pauses.as_ref().unwrap().max, Dur::from_secs(10));
+        // Writes: 1,000,000 / 50,000 = 20 s of delay, less the 1 ms network delay.
+        assert_eq!(
+            p.delay_spikes.as_ref().unwrap().max_extra,
+            Dur::from_secs(10)
+        );
+        s.nemesis = Some(p);
+        assert_eq!(validate(&s), Vec::<String>::new());
+    }
 }
