@@ -29,6 +29,11 @@ pub enum Component {
     Ops = 7,
     /// Clock sync residuals (`clocks.uncertainty`); index = node.
     Sync = 8,
+    /// `explore`'s draws of a run (`explore::draw`): index 0 = the swarm's choice of kinds and
+    /// intensities; `(kind << 16) | node` = the draws of nemesis kind `kind` (1 = `pauses`,
+    /// 2 = `freezes`, ... 10 = `crashes`, in the field order of `Nemesis`) at `node`, with node
+    /// 0xffff for the draws made once for the whole cluster.
+    Explore = 9,
 }
 
 /// The stream of `component` for `index` under `seed`.

@@ -308,10 +308,9 @@ pub fn build<'o, P: Protocol>(
 }
 
 /// Each node's drift: its own `drift_ppm`, or placed within `clocks.drift_spread_ppm` (rho).
-fn place_drifts(s: &Scenario) -> Vec<DriftRate> {
+pub(crate) fn place_drifts(s: &Scenario) -> Vec<DriftRate> {
     let rho = DriftRate::from_ppm(s.clocks.drift_spread_ppm).expect("validated spread");
     let half = rho.ppt / 2;
-    let first_replica = s.nodes.iter().position(|n| n.role == Role::Replica);
     s.nodes
         .iter()
         .enumerate()
@@ -325,14 +324,11 @@ fn place_drifts(s: &Scenario) -> Vec<DriftRate> {
                         ppt: r.random_range(-half..=half),
                     }
                 }
-                // The node whose timer must outwait the holder's runs fast, the holder slow:
-                // a grantor fast and contenders slow; in a Raft group the first replica (the
-                // leader a scenario sets up) slow and its followers fast.
                 Placement::Adversarial => DriftRate {
-                    ppt: match c.role {
-                        Role::Grantor => half,
-                        Role::Replica if Some(i) != first_replica => half,
-                        _ => -half,
+                    ppt: if s.runs_fast_adversarially(i) {
+                        half
+                    } else {
+                        -half
                     },
                 },
             },

@@ -29,6 +29,7 @@ mod build;
 mod queue;
 pub mod waits;
 
+pub(crate) use build::place_drifts;
 pub use build::{build, BuildError};
 
 use crate::clock::{ClockKind, NodeClock};

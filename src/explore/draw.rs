@@ -1,8 +1,30 @@
 //! Drawing one exploration run: the scenario with seed + i and a fault schedule inside the
 //! `nemesis` envelope, every random draw made explicit.
+//!
+//! Everything comes from the ChaCha streams of the run's seed ([`Component::Explore`]): the
+//! swarm's choice from index 0, each kind's faults from its own stream per node (index
+//! `(kind << 16) | node`, kind numbered from 1 in the envelope's field order), so that enabling
+//! one kind, or changing its intensity, never moves another kind's draws. Start times form a
+//! Poisson process over the run (as `random_faults` draw them); lengths are uniform in
+//! [1 ns, cap] (a crash's downtime in [min(1 ms, cap), cap]), where the cap is the envelope's
+//! `max` times the run's size factor.
+//!
+//! Drawn faults never make the schedule invalid or leave the envelope: a pause or freeze that
+//! would overlap (or touch) another pause of its node, fixed or drawn, is left out (merged, the
+//! two would be one longer pause than `max`); so is a crash while its node is down, or whose
+//! downtime would meet one of the scenario's own. Drawing stops at the same hard stops as
+//! `random_faults` ([`limits::RANDOM_FAULTS_HARD_STOP`], a partition counting once per node),
+//! and at what a scenario may list: [`limits::MAX_FAULTS`] faults,
+//! [`limits::MAX_CLOCK_STEPS`] clock steps (validation keeps the expected counts at half those).
 
-use crate::scenario::nemesis::Nemesis;
-use crate::scenario::Scenario;
+use crate::engine::place_drifts;
+use crate::rng::{self, Component, Rng};
+use crate::scenario::nemesis::{Nemesis, KINDS};
+use crate::scenario::random_faults::poisson;
+use crate::scenario::{limits, Fault, PauseKind, Placement, Scenario};
+use crate::time::{DriftRate, Dur, LocalDur, PPT_PER_PPM};
+use rand::RngExt;
+use std::collections::BTreeMap;
 
 /// Run `run` of an exploration of `base`, drawn inside `nemesis`.
 #[derive(Clone, Debug)]
@@ -16,18 +38,459 @@ pub struct Drawn {
     pub kinds: Vec<&'static str>,
 }
 
+/// How strongly a run injects one kind: its rate times `rate`, its sizes capped at its `max`
+/// divided by `divisor` (so a quarter, a half or all of it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Intensity {
+    pub rate: f64,
+    pub divisor: i64,
+}
+
+impl Intensity {
+    /// Full rate, full size: every kind without swarm.
+    pub const FULL: Intensity = Intensity {
+        rate: 1.0,
+        divisor: 1,
+    };
+
+    /// The size cap for an envelope's `max` of `max_ns` (>= 1): at least 1 ns.
+    fn cap(self, max_ns: i64) -> i64 {
+        (max_ns / self.divisor).max(1)
+    }
+}
+
+/// The stream index of the swarm's choice.
+const SWARM: u64 = 0;
+/// The node number of a kind's stream drawn once for the whole cluster.
+const CLUSTER: u64 = 0xffff;
+
+/// The kinds run `run` of an exploration under `nemesis` enables, with their intensity, in
+/// [`KINDS`] order (`None`: not enabled). Without `swarm`, every kind the envelope has, at
+/// [`Intensity::FULL`]. With it, from the stream (seed + run, Explore, 0): for each of the ten
+/// kinds in order, present or not (so that adding a kind to the envelope does not change what
+/// is chosen for the others), a fair coin, then a rate factor and a size factor each uniform
+/// in {1/4, 1/2, 1}; a kind is enabled when present and its coin says so; if that enables
+/// none, one present kind chosen uniformly is (with its drawn intensity).
+pub fn choose(seed: u64, nemesis: &Nemesis, swarm: bool) -> [Option<Intensity>; 10] {
+    let present = nemesis.present();
+    if !swarm {
+        return present.map(|p| p.then_some(Intensity::FULL));
+    }
+    const FACTORS: [(f64, i64); 3] = [(0.25, 4), (0.5, 2), (1.0, 1)];
+    let mut r = rng::stream(seed, Component::Explore, SWARM);
+    let mut drawn = [Intensity::FULL; 10];
+    let mut chosen = [None; 10];
+    for k in 0..KINDS.len() {
+        let on = r.random_bool(0.5);
+        drawn[k] = Intensity {
+            rate: FACTORS[r.random_range(0..3)].0,
+            divisor: FACTORS[r.random_range(0..3)].1,
+        };
+        if on && present[k] {
+            chosen[k] = Some(drawn[k]);
+        }
+    }
+    let candidates: Vec<usize> = (0..KINDS.len()).filter(|&k| present[k]).collect();
+    if chosen.iter().all(Option::is_none) && !candidates.is_empty() {
+        let k = candidates[r.random_range(0..candidates.len())];
+        chosen[k] = Some(drawn[k]);
+    }
+    chosen
+}
+
 /// Draws run `run` of an exploration of `base` (valid, with `nemesis` valid for it). With
 /// `swarm`, the run enables a random subset of the envelope's kinds at random intensities
 /// inside it; without, every kind at its full rate.
+///
+/// Drift: with `drift_ppm` (rho) enabled, every node's `drift_ppm` is drawn, whatever it was:
+/// with probability 1/2 placed adversarially (+cap/2 or -cap/2 by role, as
+/// `Placement::Adversarial` places them), else each uniform in [-cap/2, +cap/2], where cap is
+/// rho times the size factor; values are whole ppt (10^-6 ppm), which the engine reads back
+/// exactly. Without it every node keeps its own `drift_ppm` and those placed by `clocks` are
+/// written out as the engine would place them. Either way `clocks.drift_spread_ppm` is then 0.
 pub fn draw_run(base: &Scenario, nemesis: &Nemesis, run: u64, swarm: bool) -> Drawn {
-    let _ = (nemesis, swarm);
     let mut scenario = base.clone();
     scenario.seed = base.seed.wrapping_add(run);
     scenario.faults = scenario.fault_schedule();
     scenario.random_faults.clear();
     scenario.nemesis = None;
-    Drawn {
-        scenario,
-        kinds: Vec::new(),
+    let seed = scenario.seed;
+    let picks = choose(seed, nemesis, swarm);
+    let kinds = (0..KINDS.len())
+        .filter(|&k| picks[k].is_some())
+        .map(|k| KINDS[k])
+        .collect();
+
+    let mut drawn = Vec::new();
+    let mut d = Drawer::new(&scenario);
+    d.faults(nemesis, &picks, &mut drawn);
+    // Stable: faults at one instant stay in draw order.
+    drawn.sort_by_key(Fault::at);
+    set_drifts(&mut scenario, nemesis, picks[3]);
+    scenario.faults.extend(drawn);
+    Drawn { scenario, kinds }
+}
+
+/// The stream of kind `k` (0-based, [`KINDS`] order) at `node`.
+fn stream(seed: u64, k: usize, node: u64) -> Rng {
+    rng::stream(seed, Component::Explore, ((k as u64 + 1) << 16) | node)
+}
+
+/// Whole ppt as ppm: exactly what [`DriftRate::from_ppm`] reads back as `ppt`.
+fn ppm(ppt: i64) -> f64 {
+    ppt as f64 / PPT_PER_PPM as f64
+}
+
+/// Half of the spread `rho` (ppm) in whole ppt, as the engine halves a spread, and never above
+/// rho/2.
+fn half_ppt(rho: f64) -> i64 {
+    let mut half = DriftRate::from_ppm(rho).map_or(0, |d| d.ppt / 2).max(0);
+    while half > 0 && ppm(half) > rho / 2.0 {
+        half -= 1;
+    }
+    half
+}
+
+/// Every node's drift made explicit: drawn within the envelope's rho when `pick` enables it,
+/// else as the engine places them.
+fn set_drifts(s: &mut Scenario, nemesis: &Nemesis, pick: Option<Intensity>) {
+    match (pick, nemesis.drift_ppm) {
+        (Some(pick), Some(rho)) => {
+            let half = half_ppt(rho / pick.divisor as f64);
+            let adversarial = stream(s.seed, 3, CLUSTER).random_bool(0.5);
+            let drifts: Vec<i64> = (0..s.nodes.len())
+                .map(|i| {
+                    if adversarial {
+                        if s.runs_fast_adversarially(i) {
+                            half
+                        } else {
+                            -half
+                        }
+                    } else {
+                        stream(s.seed, 3, i as u64).random_range(-half..=half)
+                    }
+                })
+                .collect();
+            for (n, ppt) in s.nodes.iter_mut().zip(drifts) {
+                n.drift_ppm = Some(ppm(ppt));
+            }
+        }
+        _ => {
+            let placed = place_drifts(s);
+            for (n, d) in s.nodes.iter_mut().zip(placed) {
+                n.drift_ppm.get_or_insert(ppm(d.ppt));
+            }
+        }
+    }
+    s.clocks.drift_spread_ppm = 0.0;
+    s.clocks.placement = Placement::Random;
+}
+
+/// Disjoint closed intervals of one node, by start.
+#[derive(Default)]
+struct Busy(BTreeMap<i64, i64>);
+
+impl Busy {
+    /// The union of `windows` (closed, possibly overlapping).
+    fn of(mut windows: Vec<(i64, i64)>) -> Busy {
+        windows.sort_unstable();
+        let mut b = Busy::default();
+        let mut cur: Option<(i64, i64)> = None;
+        for (x, y) in windows {
+            cur = match cur {
+                Some((a, e)) if x <= e => Some((a, e.max(y))),
+                Some((a, e)) => {
+                    b.0.insert(a, e);
+                    Some((x, y))
+                }
+                None => Some((x, y)),
+            };
+        }
+        if let Some((a, e)) = cur {
+            b.0.insert(a, e);
+        }
+        b
+    }
+
+    /// Whether [a, e] meets an interval.
+    fn meets(&self, a: i64, e: i64) -> bool {
+        self.0
+            .range(..=e)
+            .next_back()
+            .is_some_and(|(_, &end)| end >= a)
+    }
+
+    /// Adds [a, e], which meets none.
+    fn add(&mut self, a: i64, e: i64) {
+        self.0.insert(a, e);
+    }
+}
+
+/// The drawing of the nemesis's faults for one run, with what limits it.
+struct Drawer<'a> {
+    s: &'a Scenario,
+    /// Budget units drawn (a partition counts once per node), against the hard stop.
+    cost: usize,
+    /// Faults still allowed in the list.
+    listed_left: usize,
+    /// Clock steps still allowed.
+    steps_left: usize,
+    /// Each node's pauses (fixed and drawn), [at, at + duration].
+    paused: Vec<Busy>,
+    /// Each node's downtimes (fixed and drawn), [crash, restart] (to `i64::MAX` without one).
+    down: Vec<Busy>,
+}
+
+impl<'a> Drawer<'a> {
+    /// For `s`, whose `faults` are the base's whole schedule.
+    fn new(s: &'a Scenario) -> Drawer<'a> {
+        let n = s.nodes.len();
+        let mut pauses = vec![Vec::new(); n];
+        let mut life: Vec<Vec<(i64, bool)>> = vec![Vec::new(); n];
+        for f in &s.faults {
+            match f {
+                Fault::Pause {
+                    node, at, duration, ..
+                } => {
+                    if let Some(i) = s.node_index(node) {
+                        pauses[i].push((at.ns(), at.ns().saturating_add(duration.ns())));
+                    }
+                }
+                Fault::Crash { node, at } | Fault::Restart { node, at } => {
+                    if let Some(i) = s.node_index(node) {
+                        life[i].push((at.ns(), matches!(f, Fault::Restart { .. })));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let down = life
+            .into_iter()
+            .map(|mut events| {
+                // As validation orders them: by time, ties in list order.
+                events.sort_by_key(|e| e.0);
+                let mut windows = Vec::new();
+                let mut since = None;
+                for (t, restart) in events {
+                    match (restart, since) {
+                        (false, None) => since = Some(t),
+                        (true, Some(c)) => {
+                            windows.push((c, t));
+                            since = None;
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(c) = since {
+                    windows.push((c, i64::MAX));
+                }
+                Busy::of(windows)
+            })
+            .collect();
+        let steps = s
+            .faults
+            .iter()
+            .filter(|f| matches!(f, Fault::ClockStep { .. }))
+            .count();
+        Drawer {
+            s,
+            cost: 0,
+            listed_left: limits::MAX_FAULTS.saturating_sub(s.faults.len()),
+            steps_left: (limits::MAX_CLOCK_STEPS as usize).saturating_sub(steps),
+            paused: pauses.into_iter().map(Busy::of).collect(),
+            down,
+        }
+    }
+
+    /// How many more faults costing `each` budget units may be drawn.
+    fn left(&self, each: usize) -> usize {
+        (limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(self.cost) / each.max(1))
+            .min(self.listed_left)
+    }
+
+    /// Counts one fault of `each` units.
+    fn take(&mut self, each: usize) {
+        self.cost += each;
+        self.listed_left -= 1;
+    }
+
+    /// Poisson start times of kind `k` at `per_second` x the pick's factor, from `r`, at most
+    /// `most`.
+    fn times(&self, r: &mut Rng, per_second: f64, pick: Intensity, most: usize) -> Vec<Dur> {
+        poisson(r, per_second * pick.rate, self.s.duration, most)
+    }
+
+    /// Every enabled kind's faults, in kind order, node order, then time.
+    fn faults(&mut self, nem: &Nemesis, picks: &[Option<Intensity>; 10], out: &mut Vec<Fault>) {
+        let s = self.s;
+        let seed = s.seed;
+        let n = s.nodes.len();
+        let name = |i: usize| s.nodes[i].name.clone();
+        let uniform = |r: &mut Rng, lo: i64, hi: i64| r.random_range(lo..=hi);
+        // Pauses (0) and freezes (1).
+        for k in 0..2 {
+            let Some(pick) = picks[k] else { continue };
+            let (max, per_minute, kind, clock) = match k {
+                0 => match &nem.pauses {
+                    Some(p) => (p.max, p.per_minute, PauseKind::Gc, None),
+                    None => continue,
+                },
+                _ => match &nem.freezes {
+                    Some(f) => (f.max, f.per_minute, PauseKind::VmFreeze, Some(f.clock)),
+                    None => continue,
+                },
+            };
+            let cap = pick.cap(max.ns());
+            for i in 0..n {
+                let mut r = stream(seed, k, i as u64);
+                for at in self.times(&mut r, per_minute / 60.0, pick, self.left(1)) {
+                    let d = uniform(&mut r, 1, cap);
+                    let end = at.ns().saturating_add(d);
+                    if self.left(1) == 0 || self.paused[i].meets(at.ns(), end) {
+                        continue;
+                    }
+                    self.paused[i].add(at.ns(), end);
+                    self.take(1);
+                    out.push(Fault::Pause {
+                        node: name(i),
+                        at,
+                        duration: Dur::from_ns(d),
+                        kind,
+                        clock,
+                    });
+                }
+            }
+        }
+        // Wall-clock steps (2).
+        if let (Some(pick), Some(st)) = (picks[2], &nem.steps) {
+            let cap = pick.cap(st.max.ns());
+            for i in 0..n {
+                let mut r = stream(seed, 2, i as u64);
+                let most = self.left(1).min(self.steps_left);
+                for at in self.times(&mut r, st.per_hour / 3600.0, pick, most) {
+                    let by = uniform(&mut r, 1, cap);
+                    let by = if r.random_bool(0.5) { by } else { -by };
+                    self.take(1);
+                    self.steps_left -= 1;
+                    out.push(Fault::ClockStep {
+                        node: name(i),
+                        at,
+                        by: LocalDur::from_ns(by),
+                    });
+                }
+            }
+        }
+        // drift_ppm (3) is no fault: see `set_drifts`. Drift changes (4).
+        if let (Some(pick), Some(dc), Some(rho)) = (picks[4], &nem.drift_changes, nem.drift_ppm) {
+            let half = half_ppt(rho / pick.divisor as f64);
+            for i in 0..n {
+                let mut r = stream(seed, 4, i as u64);
+                for at in self.times(&mut r, dc.per_hour / 3600.0, pick, self.left(1)) {
+                    let ppt = uniform(&mut r, -half, half);
+                    self.take(1);
+                    out.push(Fault::DriftChange {
+                        node: name(i),
+                        at,
+                        drift_ppm: ppm(ppt),
+                    });
+                }
+            }
+        }
+        // Partitions (5): one node cut off from the rest.
+        if let (Some(pick), Some(p), true) = (picks[5], &nem.partitions, n >= 2) {
+            let cap = pick.cap(p.max.ns());
+            let mut r = stream(seed, 5, CLUSTER);
+            for at in self.times(&mut r, p.per_hour / 3600.0, pick, self.left(n)) {
+                let cut = r.random_range(0..n);
+                let d = uniform(&mut r, 1, cap);
+                self.take(n);
+                let rest = (0..n).filter(|&j| j != cut).map(name).collect();
+                out.push(Fault::Partition {
+                    at,
+                    duration: Dur::from_ns(d),
+                    groups: vec![vec![name(cut)], rest],
+                });
+            }
+        }
+        // One-way cuts (6): an ordered pair of distinct nodes.
+        if let (Some(pick), Some(o), true) = (picks[6], &nem.one_way, n >= 2) {
+            let cap = pick.cap(o.max.ns());
+            let mut r = stream(seed, 6, CLUSTER);
+            for at in self.times(&mut r, o.per_hour / 3600.0, pick, self.left(1)) {
+                let from = r.random_range(0..n);
+                let to = r.random_range(0..n - 1);
+                let to = if to >= from { to + 1 } else { to };
+                let d = uniform(&mut r, 1, cap);
+                self.take(1);
+                out.push(Fault::OneWay {
+                    from: name(from),
+                    to: name(to),
+                    at,
+                    duration: Dur::from_ns(d),
+                });
+            }
+        }
+        // Delay spikes (7) on every message.
+        if let (Some(pick), Some(ds)) = (picks[7], &nem.delay_spikes) {
+            let (cap, extra_cap) = (pick.cap(ds.max.ns()), pick.cap(ds.max_extra.ns()));
+            let mut r = stream(seed, 7, CLUSTER);
+            for at in self.times(&mut r, ds.per_hour / 3600.0, pick, self.left(1)) {
+                let d = uniform(&mut r, 1, cap);
+                let extra = uniform(&mut r, 1, extra_cap);
+                self.take(1);
+                out.push(Fault::DelaySpike {
+                    at,
+                    duration: Dur::from_ns(d),
+                    extra: Dur::from_ns(extra),
+                    from: None,
+                    to: None,
+                    kinds: None,
+                });
+            }
+        }
+        // Drops (8) of the envelope's kinds.
+        if let (Some(pick), Some(dr)) = (picks[8], &nem.drops) {
+            let cap = pick.cap(dr.max.ns());
+            let mut r = stream(seed, 8, CLUSTER);
+            for at in self.times(&mut r, dr.per_hour / 3600.0, pick, self.left(1)) {
+                let d = uniform(&mut r, 1, cap);
+                self.take(1);
+                out.push(Fault::Drop {
+                    at,
+                    duration: Dur::from_ns(d),
+                    from: None,
+                    to: None,
+                    kinds: dr.kinds.clone(),
+                });
+            }
+        }
+        // Crashes (9), each restarted after its downtime if that is within the run.
+        if let (Some(pick), Some(c)) = (picks[9], &nem.crashes) {
+            let cap = pick.cap(c.max_down.ns());
+            let lo = cap.min(crate::time::NS_PER_MS);
+            let end = s.duration.ns();
+            for i in 0..n {
+                let mut r = stream(seed, 9, i as u64);
+                let start = s.nodes[i].start.ns();
+                for at in self.times(&mut r, c.per_hour / 3600.0, pick, self.left(2)) {
+                    let down = uniform(&mut r, lo, cap);
+                    let back = at.ns().saturating_add(down);
+                    let until = if back < end { back } else { i64::MAX };
+                    if at.ns() < start || self.left(2) == 0 || self.down[i].meets(at.ns(), until) {
+                        continue;
+                    }
+                    self.down[i].add(at.ns(), until);
+                    self.take(1);
+                    out.push(Fault::Crash { node: name(i), at });
+                    if back < end {
+                        self.take(1);
+                        out.push(Fault::Restart {
+                            node: name(i),
+                            at: Dur::from_ns(back),
+                        });
+                    }
+                }
+            }
+        }
     }
 }

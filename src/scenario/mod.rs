@@ -1208,6 +1208,20 @@ impl Scenario {
         all
     }
 
+    /// Whether node `i` runs fast (+rho/2, else -rho/2) under adversarial drift placement
+    /// (`Placement::Adversarial`, and `explore`'s adversarial draws): the node whose timer must
+    /// outwait the holder's runs fast, the holder slow: a grantor fast and contenders slow; in
+    /// a Raft group the first replica (the leader a scenario sets up) slow and its followers
+    /// fast.
+    pub(crate) fn runs_fast_adversarially(&self, i: usize) -> bool {
+        let first_replica = self.nodes.iter().position(|n| n.role == Role::Replica);
+        match self.nodes[i].role {
+            Role::Grantor => true,
+            Role::Replica => Some(i) != first_replica,
+            _ => false,
+        }
+    }
+
     /// The index of the node called `name`.
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)

@@ -193,8 +193,9 @@ fn exp_gap(r: &mut Rng, per_second: f64) -> Option<Dur> {
     Some(sampler(&DurationDist::Exponential { mean }).sample(r))
 }
 
-/// Poisson start times in [0, end) at `per_second`, at most `most` of them.
-fn poisson(r: &mut Rng, per_second: f64, end: Dur, most: usize) -> Vec<Dur> {
+/// Poisson start times in [0, end) at `per_second`, at most `most` of them (also the nemesis's,
+/// `explore::draw`).
+pub(crate) fn poisson(r: &mut Rng, per_second: f64, end: Dur, most: usize) -> Vec<Dur> {
     let mut times = Vec::new();
     let mut t = Dur::ZERO;
     while times.len() < most {

@@ -635,6 +635,10 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
 
     budgets(s, &mut p);
 
+    if let Some(n) = &s.nemesis {
+        p.extend(super::nemesis::check(n, s, strategy.as_ref().ok().copied()));
+    }
+
     if let Some(e) = &s.expect {
         for (key, a) in [
             ("min_availability", e.min_availability),
@@ -689,18 +693,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
             limits::MAX_EVENTS
         ));
     }
-    let rates_ok = s.random_faults.iter().all(|g| {
-        let r = match g {
-            RandomFault::Pauses { per_minute, .. } => *per_minute,
-            RandomFault::ClockSteps { per_hour, .. }
-            | RandomFault::Partitions { per_hour, .. }
-            | RandomFault::Crashes { per_hour, .. } => *per_hour,
-        };
-        r.is_finite() && r >= 0.0
-    }) && [s.workload.reads_per_second, s.workload.writes_per_second]
-        .iter()
-        .all(|r| r.is_finite() && *r >= 0.0);
-    if !rates_ok || s.duration.ns() <= 0 {
+    if !rates_ok(s) || s.duration.ns() <= 0 {
         return;
     }
     for (i, g) in s.random_faults.iter().enumerate() {
@@ -811,13 +804,7 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
         }
     }
     if w.writes_per_second > 0.0 {
-        let mut delay = [&s.network.delay]
-            .into_iter()
-            .chain(s.network.links.iter().map(|l| &l.delay))
-            .filter(|d| Sampler::new(d).is_ok())
-            .map(limits::draw_bound_ns)
-            .max()
-            .unwrap_or(0);
+        let mut delay = longest_delay_ns(s);
         let extra = s
             .faults
             .iter()
@@ -849,6 +836,34 @@ fn budgets(s: &Scenario, p: &mut Vec<String>) {
             count(limits::MAX_EVENTS as f64)
         ));
     }
+}
+
+/// Whether the rates the budgets multiply are finite and >= 0: those of `random_faults` and
+/// the workload's (an invalid one is reported on its own, and the budgets are then skipped).
+pub(crate) fn rates_ok(s: &Scenario) -> bool {
+    s.random_faults.iter().all(|g| {
+        let r = match g {
+            RandomFault::Pauses { per_minute, .. } => *per_minute,
+            RandomFault::ClockSteps { per_hour, .. }
+            | RandomFault::Partitions { per_hour, .. }
+            | RandomFault::Crashes { per_hour, .. } => *per_hour,
+        };
+        r.is_finite() && r >= 0.0
+    }) && [s.workload.reads_per_second, s.workload.writes_per_second]
+        .iter()
+        .all(|r| r.is_finite() && *r >= 0.0)
+}
+
+/// The longest one-way delay `network.delay` and its `links` can draw, in ns (heavy tails cut
+/// at their 1 - 1e-9 quantile); invalid distributions, already reported, are left out.
+pub(crate) fn longest_delay_ns(s: &Scenario) -> i64 {
+    [&s.network.delay]
+        .into_iter()
+        .chain(s.network.links.iter().map(|l| &l.delay))
+        .filter(|d| Sampler::new(d).is_ok())
+        .map(limits::draw_bound_ns)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The longest stretch covered by the union of the windows `[start, end)`.
