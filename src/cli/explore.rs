@@ -691,7 +691,7 @@ fn counterexample_text(c: &Scenario, command: &str) -> String {
         "// A counterexample found and shrunk by `{command}`.\n\
          // Every fault is explicit; `leasesim run` on this file replays the violation, and its\n\
          // `expect` block pins it.\n{}",
-        c.to_ron_compact()
+        c.to_ron_minimal()
     )
 }
 
@@ -706,7 +706,7 @@ fn nearest_miss_text(s: &Scenario, command: &str, r: &RunRecord) -> String {
         crate::time::format_ns(r.min_slack_ns.unwrap_or(0))
     );
     s.expect = None;
-    s.to_ron_compact()
+    s.to_ron_minimal()
 }
 
 /// The counterexample's figures in one line.

@@ -153,7 +153,11 @@ impl Exploration<'_> {
             None => Ok(Answer::Nothing(nearest_miss(records).map(|r| {
                 Box::new(NearestMiss {
                     record: r.clone(),
-                    drawn: self.draw(r.run).scenario,
+                    drawn: {
+                        let mut s = self.draw(r.run).scenario;
+                        tidy(&mut s);
+                        s
+                    },
                 })
             }))),
         }
@@ -166,6 +170,7 @@ impl Exploration<'_> {
         let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s));
         let shrunk = shrink::shrink(drawn.clone(), &still_fails);
         let mut c = shrunk.scenario;
+        tidy(&mut c);
         let summary = runner(&c).map_err(|p| format!("the shrunk run: {}", p.join("; ")))?;
         if !violation.shown_by(&summary) {
             return Err(format!(
@@ -184,6 +189,18 @@ impl Exploration<'_> {
             summary,
             shrink_runs: shrunk.runs,
         })
+    }
+}
+
+/// Leaves out what changes nothing: a drift of 0 written on a node when clocks place none
+/// (`drift_spread_ppm` 0 gives every node without its own drift a drift of 0).
+fn tidy(s: &mut Scenario) {
+    if s.clocks.drift_spread_ppm == 0.0 {
+        for n in &mut s.nodes {
+            if n.drift_ppm == Some(0.0) {
+                n.drift_ppm = None;
+            }
+        }
     }
 }
 

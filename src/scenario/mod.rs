@@ -1181,21 +1181,30 @@ impl Scenario {
             .expect("a scenario always serializes")
     }
 
-    /// [`Scenario::to_ron`] without the optional fields that are `None`, which read back as
-    /// `None` when left out: what a person reads in a written scenario file.
-    pub fn to_ron_compact(&self) -> String {
-        let mut out = String::new();
-        for line in self.to_ron().lines() {
-            let t = line.trim_start();
-            let unset = t.ends_with(": None,")
-                && t[..t.len() - ": None,".len()]
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !unset {
-                out.push_str(line);
-                out.push('\n');
+    /// [`Scenario::to_ron`] without every field that reads back as what it says when left out
+    /// (a default, an empty list, a `None`): what a person reads in a written scenario file.
+    /// Each field, a whole block when it spans lines, is dropped only if the text without it
+    /// reads back as the same scenario; so the result always reads back as `self`.
+    pub fn to_ron_minimal(&self) -> String {
+        let full = self.to_ron();
+        let mut lines: Vec<&str> = full.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let end = field_extent(&lines, i);
+            if let Some(end) = end {
+                let mut without = lines.clone();
+                without.drain(i..=end);
+                let same = Scenario::from_ron(&without.join("\n"))
+                    .is_ok_and(|back| back.to_ron() == full);
+                if same {
+                    lines = without;
+                    continue;
+                }
             }
+            i += 1;
         }
+        let mut out = lines.join("\n");
+        out.push('\n');
         out
     }
 
@@ -1228,6 +1237,27 @@ impl Scenario {
     }
 }
 
+/// The last line of the field that starts on line `i` of pretty RON (`name: value,` on one
+/// line, or `name: (` / `name: [` through its closing line at the same indentation); `None`
+/// when line `i` starts no field.
+fn field_extent(lines: &[&str], i: usize) -> Option<usize> {
+    let line = lines[i];
+    let body = line.trim_start();
+    let indent = line.len() - body.len();
+    let (name, value) = body.split_once(": ")?;
+    if indent == 0 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    if !(value.ends_with('(') || value.ends_with('[')) {
+        return Some(i);
+    }
+    (i + 1..lines.len()).find(|&j| {
+        let l = lines[j];
+        let t = l.trim_start();
+        l.len() - t.len() == indent && (t.starts_with(')') || t.starts_with(']'))
+    })
+}
+
 /// Where the `strategy` value of a scenario's RON text is, as a byte range (comments and
 /// whitespace around it left out); `None` if the text does not parse that far.
 pub(crate) fn strategy_span(text: &str) -> Option<std::ops::Range<usize>> {
@@ -1257,6 +1287,18 @@ fn span_in(text: &str, raw: &ron::value::RawValue) -> Option<std::ops::Range<usi
 
 #[cfg(test)]
 mod tests {
+
+    /// Every bundled scenario, written minimal, reads back as itself.
+    #[test]
+    fn minimal_ron_reads_back_as_the_scenario() {
+        for name in library::names() {
+            let s = Scenario::from_ron(library::text(name).unwrap()).unwrap();
+            let minimal = s.to_ron_minimal();
+            let back = Scenario::from_ron(&minimal).unwrap();
+            assert_eq!(back.to_ron(), s.to_ron(), "{name}");
+            assert!(minimal.len() < s.to_ron().len(), "{name}: nothing left out");
+        }
+    }
     use super::*;
 
     #[test]
