@@ -314,8 +314,8 @@ impl<'a> Drawer<'a> {
         self.listed_left -= 1;
     }
 
-    /// Poisson start times of kind `k` at `per_second` x the pick's factor, from `r`, at most
-    /// `most`.
+    /// Poisson start times over the run at `per_second` x the pick's rate factor, from `r`, at
+    /// most `most`.
     fn times(&self, r: &mut Rng, per_second: f64, pick: Intensity, most: usize) -> Vec<Dur> {
         poisson(r, per_second * pick.rate, self.s.duration, most)
     }
@@ -698,9 +698,9 @@ mod tests {
 
     #[test]
     fn crashes_never_meet_a_downtime() {
-        // Crashes at 600/h per node for 10 min, down up to 20 s, beside the base's own: the
-        // drawn run's crashes and restarts alternate per node (validation says so), and some
-        // are skipped.
+        // Crashes at 600/h per node for 10 min (about 100 per node), down up to 20 s, beside
+        // the base's own: the drawn run's crashes and restarts alternate per node (validation
+        // says so), none falls in a base downtime nor before its node starts.
         let s = base(
             "10min",
             r#"faults: [Crash(node: "a", at: "30s"), Restart(node: "a", at: "90s"),
