@@ -314,8 +314,8 @@ impl<'a> Drawer<'a> {
         self.listed_left -= 1;
     }
 
-    /// Poisson start times of kind `k` at `per_second` x the pick's factor, from `r`, at most
-    /// `most`.
+    /// Poisson start times over the run at `per_second` x the pick's rate factor, from `r`, at
+    /// most `most`.
     fn times(&self, r: &mut Rng, per_second: f64, pick: Intensity, most: usize) -> Vec<Dur> {
         poisson(r, per_second * pick.rate, self.s.duration, most)
     }
@@ -328,8 +328,8 @@ impl<'a> Drawer<'a> {
         let name = |i: usize| s.nodes[i].name.clone();
         let uniform = |r: &mut Rng, lo: i64, hi: i64| r.random_range(lo..=hi);
         // Pauses (0) and freezes (1).
-        for k in 0..2 {
-            let Some(pick) = picks[k] else { continue };
+        for (k, pick) in picks.iter().enumerate().take(2) {
+            let Some(pick) = *pick else { continue };
             let (max, per_minute, kind, clock) = match k {
                 0 => match &nem.pauses {
                     Some(p) => (p.max, p.per_minute, PauseKind::Gc, None),
@@ -490,6 +490,392 @@ impl<'a> Drawer<'a> {
                         });
                     }
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::nemesis::{self, profile, PROFILES};
+    use crate::scenario::validate::validate;
+    use proptest::prelude::*;
+
+    /// `lock`, `a`, `b` (b from 1 s), T = 10 s, a run of `duration`, with `extra` fields.
+    fn base(duration: &str, extra: &str) -> Scenario {
+        let text = format!(
+            r#"Scenario(
+                seed: 7,
+                duration: "{duration}",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender, start: "1s"),
+                ],
+                workload: (reads_per_second: 5.0, writes_per_second: 1.0),
+                {extra}
+            )"#
+        );
+        Scenario::from_ron(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn envelope(text: &str) -> Nemesis {
+        crate::scenario::ron_options().from_str(text).unwrap()
+    }
+
+    /// The nemesis's part of a drawn schedule.
+    fn drawn_part<'a>(d: &'a Drawn, base: &Scenario, run: u64) -> &'a [Fault] {
+        let mut b = base.clone();
+        b.seed = base.seed.wrapping_add(run);
+        let n = b.fault_schedule().len();
+        assert_eq!(d.scenario.faults[..n], b.fault_schedule()[..]);
+        &d.scenario.faults[n..]
+    }
+
+    fn summary(s: &Scenario) -> crate::outcome::Summary {
+        crate::run("t", s).unwrap_or_else(|e| panic!("{e}")).summary
+    }
+
+    #[test]
+    fn deterministic_per_run() {
+        let s = base("1h", "");
+        let n = profile("all", &s).unwrap();
+        let a = draw_run(&s, &n, 3, true);
+        let b = draw_run(&s, &n, 3, true);
+        assert_eq!(a.scenario.to_ron(), b.scenario.to_ron());
+        assert_eq!(a.kinds, b.kinds);
+        let c = draw_run(&s, &n, 4, true);
+        assert_eq!((a.scenario.seed, c.scenario.seed), (10, 11));
+        assert_ne!(a.scenario.faults, c.scenario.faults);
+        // The seed wraps.
+        assert_eq!(draw_run(&s, &n, u64::MAX, false).scenario.seed, 6);
+    }
+
+    #[test]
+    fn without_swarm_every_kind_is_enabled() {
+        let s = base("1h", "");
+        let d = draw_run(&s, &profile("all", &s).unwrap(), 0, false);
+        assert_eq!(d.kinds, nemesis::KINDS.to_vec());
+        let d = draw_run(&s, &profile("network", &s).unwrap(), 0, false);
+        assert_eq!(d.kinds, ["partitions", "one_way", "delay_spikes", "drops"]);
+        assert!(draw_run(&s, &Nemesis::default(), 0, false).kinds.is_empty());
+        assert!(draw_run(&s, &Nemesis::default(), 0, true).kinds.is_empty());
+    }
+
+    #[test]
+    fn swarm_enables_a_nonempty_subset_each_kind_sometimes() {
+        let s = base("1h", "");
+        let n = profile("all", &s).unwrap();
+        let mut on = [0; 10];
+        for run in 0..64 {
+            let d = draw_run(&s, &n, run, true);
+            assert!(!d.kinds.is_empty());
+            for (k, name) in nemesis::KINDS.iter().enumerate() {
+                on[k] += d.kinds.contains(name) as usize;
+            }
+        }
+        // Each kind on in about half of 64 runs: never 0 nor 64.
+        assert!(on.iter().all(|&c| c > 0 && c < 64), "{on:?}");
+        // One kind only: the swarm always enables it.
+        let one = envelope(r#"(crashes: (per_hour: 2.0, max_down: "20s"))"#);
+        for run in 0..16 {
+            assert_eq!(draw_run(&s, &one, run, true).kinds, ["crashes"]);
+        }
+    }
+
+    #[test]
+    fn an_empty_envelope_draws_the_base_schedule() {
+        for extra in [
+            "",
+            r#"faults: [Pause(node: "a", at: "10s", duration: "12s")],
+               random_faults: [
+                   Pauses(per_minute: 2.0, duration: Exponential(mean: "1s")),
+                   Crashes(per_hour: 10.0, restart_after: Fixed("5s")),
+               ],"#,
+        ] {
+            let s = base("1h", extra);
+            for run in [0, 5] {
+                let d = draw_run(&s, &Nemesis::default(), run, true);
+                let mut b = s.clone();
+                b.seed += run;
+                assert_eq!(d.scenario.faults, b.fault_schedule());
+                assert!(d.scenario.random_faults.is_empty() && d.scenario.nemesis.is_none());
+            }
+        }
+    }
+
+    #[test]
+    fn explicit_drifts_run_as_the_engine_places_them() {
+        // Every bundled scenario that places drifts or draws random faults, and one of each
+        // placement with a Raft group: the drawn run with an empty envelope is the base run.
+        let mut cases: Vec<Scenario> = crate::scenario::library::names()
+            .into_iter()
+            .map(|n| crate::scenario::library::text(n).unwrap())
+            .filter(|t| t.contains("drift_spread_ppm") || t.contains("random_faults"))
+            .map(|t| Scenario::from_ron(t).unwrap())
+            .collect();
+        assert!(cases.len() >= 5);
+        for placement in ["Random", "Adversarial"] {
+            cases.push(base(
+                "2min",
+                &format!(
+                    r#"clocks: (drift_spread_ppm: 123456.789, placement: {placement}),
+                       random_faults: [Partitions(per_hour: 60.0, duration: Fixed("15s"))],"#
+                ),
+            ));
+        }
+        for s in cases {
+            for run in [0, 1] {
+                let d = draw_run(&s, &Nemesis::default(), run, false);
+                assert!(d.scenario.nodes.iter().all(|n| n.drift_ppm.is_some()));
+                assert_eq!(d.scenario.clocks.drift_spread_ppm, 0.0);
+                let mut b = s.clone();
+                b.seed = s.seed.wrapping_add(run);
+                assert_eq!(summary(&d.scenario), summary(&b), "{}", s.description);
+            }
+        }
+    }
+
+    #[test]
+    fn enabling_a_kind_moves_no_other_kind() {
+        let s = base("1h", "");
+        let pauses = r#"pauses: (max: "20s", per_minute: 1.0)"#;
+        let steps = r#"steps: (max: "5s", per_hour: 30.0)"#;
+        let only = draw_run(&s, &envelope(&format!("({pauses})")), 2, false);
+        let more = draw_run(
+            &s,
+            &envelope(&format!(
+                r#"({pauses}, {steps}, partitions: (max: "20s", per_hour: 30.0),
+                    crashes: (per_hour: 30.0, max_down: "20s"), drift_ppm: 100.0)"#
+            )),
+            2,
+            false,
+        );
+        let of = |d: &Drawn, pause: bool| -> Vec<Fault> {
+            d.scenario
+                .faults
+                .iter()
+                .filter(|f| matches!(f, Fault::Pause { .. }) == pause)
+                .cloned()
+                .collect()
+        };
+        assert!(!of(&only, true).is_empty());
+        assert_eq!(of(&only, true), of(&more, true));
+        assert!(of(&more, false).len() > 10);
+        // And the steps are those of steps alone.
+        let steps_only = draw_run(&s, &envelope(&format!("({steps})")), 2, false);
+        let step = |d: &Drawn| -> Vec<Fault> {
+            d.scenario
+                .faults
+                .iter()
+                .filter(|f| matches!(f, Fault::ClockStep { .. }))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(step(&steps_only), step(&more));
+    }
+
+    #[test]
+    fn drawn_runs_validate_and_run() {
+        let s = base(
+            "10min",
+            r#"random_faults: [Crashes(per_hour: 20.0, restart_after: Fixed("5s"))],"#,
+        );
+        for name in PROFILES {
+            let n = profile(name, &s).unwrap();
+            for run in 0..4 {
+                let d = draw_run(&s, &n, run, run % 2 == 0);
+                assert_eq!(validate(&d.scenario), Vec::<String>::new(), "{name} {run}");
+                // Written out and read back, it is the same run.
+                let again = Scenario::from_ron(&d.scenario.to_ron()).unwrap();
+                assert_eq!(summary(&again), summary(&d.scenario), "{name} {run}");
+            }
+        }
+    }
+
+    #[test]
+    fn crashes_never_meet_a_downtime() {
+        // Crashes at 600/h per node for 10 min (about 100 per node), down up to 20 s, beside
+        // the base's own: the drawn run's crashes and restarts alternate per node (validation
+        // says so), none falls in a base downtime nor before its node starts.
+        let s = base(
+            "10min",
+            r#"faults: [Crash(node: "a", at: "30s"), Restart(node: "a", at: "90s"),
+                        Crash(node: "b", at: "500s")],"#,
+        );
+        let n = envelope(r#"(crashes: (per_hour: 600.0, max_down: "20s"))"#);
+        for run in 0..8 {
+            let d = draw_run(&s, &n, run, false);
+            assert_eq!(validate(&d.scenario), Vec::<String>::new());
+            let part = drawn_part(&d, &s, run);
+            assert!(part.len() > 10);
+            for f in part {
+                if let Fault::Crash { node, at } = f {
+                    let s = Dur::from_secs;
+                    assert!(!(node == "a" && (s(30)..=s(90)).contains(at)), "{at}");
+                    assert!(!(node == "b" && *at >= s(500)));
+                    assert!(!(node == "b" && *at < s(1)), "before b starts");
+                }
+            }
+        }
+    }
+
+    fn arb_envelope() -> impl Strategy<Value = (Nemesis, u64, bool)> {
+        let max = 1i64..30_000_000_000; // up to 30 s
+        let rate = 0.0f64..120.0; // per hour (per minute for pauses: / 4)
+        (
+            (
+                prop::option::of((max.clone(), rate.clone())),
+                prop::option::of((max.clone(), rate.clone(), any::<bool>())),
+                prop::option::of((max.clone(), rate.clone())),
+                prop::option::of((0.0f64..2000.0, prop::option::of(rate.clone()))),
+                prop::option::of((max.clone(), rate.clone())),
+            ),
+            (
+                prop::option::of((max.clone(), rate.clone())),
+                prop::option::of((max.clone(), max.clone(), rate.clone())),
+                prop::option::of((max.clone(), rate.clone(), any::<bool>())),
+                prop::option::of((max, rate)),
+            ),
+            any::<u64>(),
+            any::<bool>(),
+        )
+            .prop_map(|((p, f, st, dr, pa), (ow, ds, drops, c), run, swarm)| {
+                let dur = Dur::from_ns;
+                let n = Nemesis {
+                    pauses: p.map(|(m, r)| nemesis::PerMinute {
+                        max: dur(m),
+                        per_minute: r / 4.0,
+                    }),
+                    freezes: f.map(|(m, r, stall)| nemesis::Freezes {
+                        max: dur(m),
+                        per_minute: r / 4.0,
+                        clock: if stall {
+                            crate::scenario::FreezeClock::Stall
+                        } else {
+                            crate::scenario::FreezeClock::CatchUp
+                        },
+                    }),
+                    steps: st.map(|(m, r)| nemesis::Steps {
+                        max: LocalDur::from_ns(m),
+                        per_hour: r,
+                    }),
+                    drift_ppm: dr.map(|d| d.0),
+                    drift_changes: dr
+                        .and_then(|d| d.1)
+                        .map(|r| nemesis::PerHourRate { per_hour: r }),
+                    partitions: pa.map(|(m, r)| nemesis::PerHour {
+                        max: dur(m),
+                        per_hour: r,
+                    }),
+                    one_way: ow.map(|(m, r)| nemesis::PerHour {
+                        max: dur(m),
+                        per_hour: r,
+                    }),
+                    delay_spikes: ds.map(|(m, e, r)| nemesis::DelaySpikes {
+                        max: dur(m),
+                        max_extra: dur(e),
+                        per_hour: r,
+                    }),
+                    drops: drops.map(|(m, r, some)| nemesis::Drops {
+                        max: dur(m),
+                        per_hour: r,
+                        kinds: some.then(|| vec![crate::scenario::KindName("Renew".into())]),
+                    }),
+                    crashes: c.map(|(m, r)| nemesis::Crashes {
+                        per_hour: r,
+                        max_down: dur(m),
+                    }),
+                };
+                (n, run, swarm)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn every_drawn_fault_lies_inside_the_envelope((n, run, swarm) in arb_envelope()) {
+            let mut s = base("30min", r#"clocks: (drift_spread_ppm: 50.0),"#);
+            s.nemesis = Some(n.clone());
+            prop_assert_eq!(validate(&s), Vec::<String>::new());
+            let d = draw_run(&s, &n, run, swarm);
+            prop_assert_eq!(validate(&d.scenario), Vec::<String>::new());
+            let end = s.duration.ns();
+            let within = |ns: i64, max: Dur| ns >= 1 && ns <= max.ns();
+            // What the engine reads is what is written: whole ppt, back to the same ppm.
+            let exact = |x: f64| DriftRate::from_ppm(x).map(|d| ppm(d.ppt)) == Some(x);
+            let mut last_at = Dur::ZERO;
+            let mut crashed: BTreeMap<String, Dur> = BTreeMap::new();
+            for f in drawn_part(&d, &s, run) {
+                prop_assert!(f.at().ns() >= 0 && f.at().ns() < end, "{f:?}");
+                prop_assert!(f.at() >= last_at, "sorted");
+                last_at = f.at();
+                match f {
+                    Fault::Pause { duration, kind: PauseKind::Gc, clock, .. } => {
+                        prop_assert!(within(duration.ns(), n.pauses.as_ref().unwrap().max));
+                        prop_assert_eq!(*clock, None);
+                    }
+                    Fault::Pause { duration, clock, .. } => {
+                        let fr = n.freezes.as_ref().unwrap();
+                        prop_assert!(within(duration.ns(), fr.max));
+                        prop_assert_eq!(*clock, Some(fr.clock));
+                    }
+                    Fault::ClockStep { by, .. } => {
+                        let max = n.steps.as_ref().unwrap().max.ns();
+                        prop_assert!(by.ns() != 0 && by.ns().abs() <= max, "{by}");
+                    }
+                    Fault::DriftChange { drift_ppm, .. } => {
+                        prop_assert!(drift_ppm.abs() <= n.drift_ppm.unwrap() / 2.0);
+                        prop_assert!(exact(*drift_ppm));
+                    }
+                    Fault::Partition { duration, groups, .. } => {
+                        prop_assert!(within(duration.ns(), n.partitions.as_ref().unwrap().max));
+                        prop_assert_eq!(groups[0].len(), 1);
+                        prop_assert_eq!(groups[1].len(), 2);
+                    }
+                    Fault::OneWay { from, to, duration, .. } => {
+                        prop_assert!(within(duration.ns(), n.one_way.as_ref().unwrap().max));
+                        prop_assert_ne!(from, to);
+                    }
+                    Fault::DelaySpike { duration, extra, from, to, kinds, .. } => {
+                        let ds = n.delay_spikes.as_ref().unwrap();
+                        prop_assert!(within(duration.ns(), ds.max) && within(extra.ns(), ds.max_extra));
+                        prop_assert!(from.is_none() && to.is_none() && kinds.is_none());
+                    }
+                    Fault::Drop { duration, kinds, .. } => {
+                        let dr = n.drops.as_ref().unwrap();
+                        prop_assert!(within(duration.ns(), dr.max));
+                        prop_assert_eq!(kinds, &dr.kinds);
+                    }
+                    Fault::Crash { node, at } => {
+                        crashed.insert(node.clone(), *at);
+                    }
+                    Fault::Restart { node, at } => {
+                        let c = crashed.remove(node).expect("a crash first");
+                        prop_assert!(within((*at - c).ns(), n.crashes.as_ref().unwrap().max_down));
+                    }
+                    other => prop_assert!(false, "not a nemesis fault: {other:?}"),
+                }
+            }
+            if d.kinds.contains(&"drift_ppm") {
+                let rho = n.drift_ppm.unwrap();
+                for node in &d.scenario.nodes {
+                    let x = node.drift_ppm.unwrap();
+                    prop_assert!(x.abs() <= rho / 2.0, "{x} {rho}");
+                    prop_assert!(exact(x));
+                }
+            }
+            // Kinds enabled are kinds present, in order.
+            let present = n.present();
+            let idx: Vec<usize> = d.kinds.iter().map(|k| nemesis::KINDS.iter().position(|x| x == k).unwrap()).collect();
+            prop_assert!(idx.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(idx.iter().all(|&k| present[k]));
+            if !swarm {
+                prop_assert_eq!(idx.len(), present.iter().filter(|&&p| p).count());
             }
         }
     }
