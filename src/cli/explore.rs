@@ -539,8 +539,8 @@ fn finish(
                     .expect("validated at load"),
             ) {
                 Ok((o, timeline)) => {
-                    let rerun =
-                        format!("leasesim run {}", dir.join("counterexample.ron").display());
+                    // Relative to the report, so that its bytes do not depend on --out.
+                    let rerun = "leasesim run counterexample.ron".to_string();
                     let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
                     for (n, bytes) in report::run_files(&o.summary, md) {
                         files.push((n, bytes));

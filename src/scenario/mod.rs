@@ -1194,8 +1194,8 @@ impl Scenario {
             if let Some(end) = end {
                 let mut without = lines.clone();
                 without.drain(i..=end);
-                let same = Scenario::from_ron(&without.join("\n"))
-                    .is_ok_and(|back| back.to_ron() == full);
+                let same =
+                    Scenario::from_ron(&without.join("\n")).is_ok_and(|back| back.to_ron() == full);
                 if same {
                     lines = without;
                     continue;
