@@ -564,11 +564,11 @@ fn finish(
                     f.violation.words()
                 ),
                 format!(
-                    "  shrunk     {} faults, {} nodes, {} -> {} faults, {} nodes, {} ({} runs, {shrink_secs:.2} s)",
-                    v.before.faults,
+                    "  shrunk     {}, {} nodes, {} -> {}, {} nodes, {} ({} runs, {shrink_secs:.2} s)",
+                    faults_words(v.before.faults),
                     v.before.nodes,
                     f.drawn.duration,
-                    v.after.faults,
+                    faults_words(v.after.faults),
                     v.after.nodes,
                     f.counterexample.duration,
                     f.shrink_runs
@@ -729,4 +729,9 @@ fn kinds_words(kinds: &[String]) -> String {
     } else {
         kinds.join(", ")
     }
+}
+
+/// "1 fault", "5 faults".
+fn faults_words(n: usize) -> String {
+    format!("{n} fault{}", if n == 1 { "" } else { "s" })
 }

@@ -179,7 +179,7 @@ impl Exploration<'_> {
                 violation.words()
             ));
         }
-        c.description = describe(self, r, violation, &drawn, &c, command);
+        c.description = describe(r, violation, &drawn, &c, command);
         c.expect = Some(violation.pin(&summary));
         Ok(Found {
             record: r.clone(),
@@ -248,7 +248,6 @@ pub fn complete(mut records: Vec<RunRecord>, runs: u64) -> Result<Vec<RunRecord>
 /// The counterexample's description: what was found, by which command and run, and how much
 /// the shrink removed.
 fn describe(
-    e: &Exploration,
     r: &RunRecord,
     v: Violation,
     before: &Scenario,
@@ -260,19 +259,22 @@ fn describe(
     } else {
         r.kinds.join(", ")
     };
+    let size = |s: &Scenario| {
+        let n = s.faults.len();
+        format!(
+            "{n} fault{}, {} nodes and {}",
+            if n == 1 { "" } else { "s" },
+            s.nodes.len(),
+            s.duration
+        )
+    };
     format!(
-        "Found by `{command}`{}: run {} (seed {}, kinds {kinds}) showed {}. Shrunk from {} \
-         faults, {} nodes and {} to {} faults, {} nodes and {}.",
-        if e.swarm { "" } else { " without swarm" },
+        "Found by `{command}`: run {} (seed {}, kinds {kinds}) showed {}. Shrunk from {} to {}.",
         r.run,
         r.seed,
         v.words(),
-        before.faults.len(),
-        before.nodes.len(),
-        before.duration,
-        after.faults.len(),
-        after.nodes.len(),
-        after.duration,
+        size(before),
+        size(after),
     )
 }
 

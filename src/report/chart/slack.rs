@@ -1,14 +1,16 @@
 //! An exploration's slack histogram: how close each run came to an overlap. One bar per bin of
 //! the runs' safety slack (`min_slack_ns`, SPEC 3), with the nearest miss marked; runs without
-//! a handover have no slack and are counted in the subtitle. Bins are exact integer
-//! nanoseconds; floats are used only to place pixels.
+//! a handover have no slack and are counted in the subtitle. Bins are on a 1-2-5 scale of
+//! exact integer nanoseconds (slack spans microseconds to seconds in one exploration); floats
+//! are used only to place pixels.
 
 use super::sweep::{err, head_height, render, text_style, title, Drawn, Figure};
-use super::{ChartFiles, TimeUnit, TIME_UNITS};
+use super::ChartFiles;
 use crate::explore::{nearest_miss, RunRecord};
 use crate::time::format_ns;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 const WIDTH: u32 = 1000;
 const PLOT_H: u32 = 460;
@@ -29,71 +31,91 @@ pub fn slack_histogram(name: &str, records: &[RunRecord]) -> Option<ChartFiles> 
 struct Histogram {
     title: String,
     lines: Vec<String>,
-    unit: TimeUnit,
-    /// The first bin's lower edge and the width of a bin, in ns.
-    lo_ns: i64,
-    width_ns: i64,
+    /// Each bin's lower edge in ns; the last bin ends at `end_ns`.
+    edges_ns: Vec<i64>,
+    end_ns: i64,
     counts: Vec<u64>,
     miss_ns: i64,
 }
 
+/// Bin edges on a 1-2-5 scale: 0, 1 ns, 2 ns, 5 ns, 10 ns, ... Slack runs from microseconds to
+/// seconds in one exploration, so equal-width bins would put nearly every run in one bar.
+fn edge(k: usize) -> i64 {
+    if k == 0 {
+        return 0;
+    }
+    let k = k - 1;
+    [1i64, 2, 5][k % 3].saturating_mul(10i64.saturating_pow((k / 3) as u32))
+}
+
+/// The bin of a slack (>= 0): the largest k with edge(k) <= slack.
+fn bin_of(slack_ns: i64) -> usize {
+    let mut k = 0;
+    while edge(k + 1) <= slack_ns && edge(k + 1) < i64::MAX {
+        k += 1;
+    }
+    k
+}
+
 impl Histogram {
     fn of(name: &str, records: &[RunRecord]) -> Option<Histogram> {
-        let slacks: Vec<i64> = records.iter().filter_map(|r| r.min_slack_ns).collect();
+        let slacks: Vec<i64> = records
+            .iter()
+            .filter_map(|r| r.min_slack_ns)
+            .map(|s| s.max(0))
+            .collect();
         let miss = nearest_miss(records)?;
         let miss_ns = miss.min_slack_ns?;
-        let (min, max) = (
-            *slacks.iter().min().expect("some slack"),
-            *slacks.iter().max().expect("some slack"),
-        );
-        let width_ns = bin_width(max.saturating_sub(min));
-        let lo_ns = min.div_euclid(width_ns) * width_ns;
-        let bins = ((max - lo_ns) / width_ns + 1) as usize;
-        let mut counts = vec![0u64; bins];
-        for s in &slacks {
-            counts[((s - lo_ns) / width_ns) as usize] += 1;
+        let bins: Vec<usize> = slacks.iter().map(|&s| bin_of(s)).collect();
+        let first = *bins.iter().min()?;
+        let last = *bins.iter().max()?;
+        let mut counts = vec![0u64; last - first + 1];
+        for b in bins {
+            counts[b - first] += 1;
         }
-        let unit = TIME_UNITS
-            .iter()
-            .copied()
-            .find(|u| max.unsigned_abs().max(min.unsigned_abs()) >= u.ns as u64)
-            .unwrap_or(TIME_UNITS[3]);
         let without = records.len() - slacks.len();
         Some(Histogram {
             title: format!("Safety slack over {} runs of {name}", records.len()),
             lines: vec![
                 format!(
-                    "Nearest miss: run {} (seed {}), {} of slack. Bins of {}.",
+                    "Nearest miss: run {} (seed {}), {} of slack.",
                     miss.run,
                     miss.seed,
-                    format_ns(miss_ns),
-                    format_ns(width_ns)
+                    format_ns(miss_ns)
                 ),
                 format!(
-                    "{} runs had a handover of the lease; {without} had none and are not shown.",
-                    slacks.len()
+                    "{} runs had a handover of the lease{}. Bins on a 1-2-5 scale.",
+                    slacks.len(),
+                    match without {
+                        0 => String::new(),
+                        1 => "; 1 had none (not shown)".to_string(),
+                        n => format!("; {n} had none (not shown)"),
+                    }
                 ),
             ],
-            unit,
-            lo_ns,
-            width_ns,
+            edges_ns: (first..=last).map(edge).collect(),
+            end_ns: edge(last + 1),
             counts,
             miss_ns,
         })
     }
-}
 
-/// A round bin width (1, 2 or 5 times a power of ten ns) giving at most 40 bins over `span`.
-fn bin_width(span: i64) -> i64 {
-    let mut w: i64 = 1;
-    loop {
-        for m in [1, 2, 5] {
-            let c = w.saturating_mul(m);
-            if span / c < 40 {
-                return c;
-            }
-        }
-        w = w.saturating_mul(10);
+    /// Where slack `ns` lies on the chart's x axis, in bins (linear within a bin).
+    fn x_of(&self, ns: i64) -> f64 {
+        let k = self.edges_ns.iter().rposition(|&e| e <= ns).unwrap_or(0);
+        let lo = self.edges_ns[k];
+        let hi = self.edges_ns.get(k + 1).copied().unwrap_or(self.end_ns);
+        k as f64 + (ns - lo) as f64 / (hi - lo).max(1) as f64
+    }
+
+    fn label(&self, x: f64) -> String {
+        let k = x.round() as usize;
+        let ns = if k < self.edges_ns.len() {
+            self.edges_ns[k]
+        } else {
+            self.end_ns
+        };
+        format_ns(ns)
     }
 }
 
@@ -105,25 +127,25 @@ impl Figure for Histogram {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
         let (top, body) = root.split_vertically(head_height(self.lines.len()));
         title(&top, &self.title, &self.lines)?;
-        let per = self.unit.ns as f64;
-        let x0 = self.lo_ns as f64 / per;
-        let x1 = (self.lo_ns + self.width_ns * self.counts.len() as i64) as f64 / per;
-        let ymax = self.counts.iter().copied().max().unwrap_or(1) as f64 * 1.1 + 1.0;
+        let bins = self.counts.len();
+        let ymax = self.counts.iter().copied().max().unwrap_or(1) as f64 * 1.12 + 1.0;
         let mut chart = ChartBuilder::on(&body)
             .margin(20)
             .x_label_area_size(56)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1.max(x0 + 1e-9), 0f64..ymax)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0f64..bins as f64, 0f64..ymax)
             .map_err(err)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_desc(format!("closest handover's slack ({})", self.unit.name))
+            .y_max_light_lines(0)
+            .x_labels(bins + 1)
+            .x_desc("closest handover's slack (bin edges)")
             .y_desc("runs")
             .axis_desc_style(text_style(18))
-            .label_style(text_style(15))
+            .label_style(text_style(14))
             .y_label_formatter(&|v| format!("{v:.0}"))
-            .x_label_formatter(&|v| format!("{v}"))
+            .x_label_formatter(&|v| self.label(*v))
             .draw()
             .map_err(err)?;
         chart
@@ -133,15 +155,33 @@ impl Figure for Histogram {
                     .enumerate()
                     .filter(|(_, c)| **c > 0)
                     .map(|(i, c)| {
-                        let a = (self.lo_ns + self.width_ns * i as i64) as f64 / per;
-                        let b = (self.lo_ns + self.width_ns * (i as i64 + 1)) as f64 / per;
-                        Rectangle::new([(a, 0.0), (b, *c as f64)], BAR.filled())
+                        Rectangle::new(
+                            [(i as f64 + 0.05, 0.0), (i as f64 + 0.95, *c as f64)],
+                            BAR.filled(),
+                        )
                     }),
             )
             .map_err(err)?
             .label("runs per bin")
             .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], BAR.filled()));
-        let m = self.miss_ns as f64 / per;
+        // Each bar's count above it: a bar of a few runs next to one of thousands is a sliver.
+        let count_style = text_style(13).pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart
+            .draw_series(
+                self.counts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| **c > 0)
+                    .map(|(i, c)| {
+                        Text::new(
+                            c.to_string(),
+                            (i as f64 + 0.5, *c as f64 + ymax * 0.01),
+                            count_style.clone(),
+                        )
+                    }),
+            )
+            .map_err(err)?;
+        let m = self.x_of(self.miss_ns);
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(m, 0.0), (m, ymax)],
@@ -167,12 +207,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bins_are_round_and_at_most_forty() {
-        assert_eq!(bin_width(0), 1);
-        assert_eq!(bin_width(39), 1);
-        assert_eq!(bin_width(40), 2);
-        assert_eq!(bin_width(3_999_999_999), 100_000_000);
-        assert_eq!(bin_width(4_000_000_000), 200_000_000);
+    fn bins_follow_a_1_2_5_scale() {
+        assert_eq!(
+            (edge(0), edge(1), edge(2), edge(3), edge(4)),
+            (0, 1, 2, 5, 10)
+        );
+        // 12.010001 ms lies in [10 ms, 20 ms): edge 22 is 10^7.
+        assert_eq!(edge(22), 10_000_000);
+        assert_eq!(bin_of(12_010_001), 22);
+        assert_eq!((bin_of(0), bin_of(1), bin_of(4), bin_of(5)), (0, 1, 2, 3));
     }
 
     #[test]
@@ -185,7 +228,7 @@ mod tests {
             min_slack_ns: slack,
             events: 0,
         };
-        // Slacks 5, 12, 12, 39 ns over a span of 34 ns: 1 ns bins from 5.
+        // Slacks 5, 12, 12, 39 ns: bins [5, 10), [10, 20), [20, 50): from edge 3 to edge 5.
         let recs = [
             rec(0, Some(12)),
             rec(1, None),
@@ -194,10 +237,12 @@ mod tests {
             rec(4, Some(12)),
         ];
         let h = Histogram::of("x", &recs).expect("handovers");
-        assert_eq!((h.lo_ns, h.width_ns, h.counts.len()), (5, 1, 35));
-        assert_eq!((h.counts[0], h.counts[7], h.counts[34]), (1, 2, 1));
-        assert_eq!(h.counts.iter().sum::<u64>(), 4);
+        assert_eq!(h.edges_ns, [5, 10, 20]);
+        assert_eq!(h.end_ns, 50);
+        assert_eq!(h.counts, [1, 2, 1]);
         assert_eq!(h.miss_ns, 5);
         assert!(h.lines[1].contains("1 had none"), "{:?}", h.lines);
+        // 15 ns is halfway through the second bin.
+        assert_eq!(h.x_of(15), 1.5);
     }
 }
