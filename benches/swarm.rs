@@ -11,6 +11,7 @@
 //!   the lease (a crashed holder cannot pause, a grant that is dropped or cut off hands b
 //!   nothing), so with every kind on a long pause almost never meets a clean handover; a swarm
 //!   run often enables pauses with few others.
+//!
 //! For each of 40 exploration seeds it counts the runs up to and including the first violation
 //! (capped at 2,000), and prints the mean, median and largest count of each.
 //!
