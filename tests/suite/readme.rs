@@ -111,3 +111,33 @@ fn every_bundled_scenario_is_listed_in_the_readme() {
         );
     }
 }
+
+#[test]
+fn the_explore_example_is_what_explore_writes_and_prints() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-explore");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasesim"))
+        .args(["explore", "explore-cached-bool-pauses", "--runs", "200"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let written =
+        std::fs::read_to_string(dir.join("reports/explore-cached-bool-pauses/counterexample.ron"))
+            .unwrap();
+    assert!(
+        blocks("ron").iter().any(|b| *b == written),
+        "README should show the counterexample:\n{written}"
+    );
+    let shown = blocks("console")
+        .into_iter()
+        .find(|b| b.contains("$ leasesim explore"))
+        .expect("an explore example");
+    let printed = String::from_utf8(out.stdout).unwrap();
+    // Every line but the wall-clock ones (runs/s, the shrink's seconds).
+    for line in printed.lines().filter(|l| !l.contains("wall time")) {
+        let line = line.split(" (81 runs").next().unwrap();
+        assert!(shown.contains(line), "README lacks the line {line:?}");
+    }
+}
