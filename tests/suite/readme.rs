@@ -127,7 +127,7 @@ fn the_explore_example_is_what_explore_writes_and_prints() {
         std::fs::read_to_string(dir.join("reports/explore-cached-bool-pauses/counterexample.ron"))
             .unwrap();
     assert!(
-        blocks("ron").iter().any(|b| *b == written),
+        blocks("ron").contains(&written),
         "README should show the counterexample:\n{written}"
     );
     let shown = blocks("console")
