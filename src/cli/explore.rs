@@ -109,7 +109,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         );
     }
     if !problems.is_empty() {
-        return report_problems(&problems);
+        return super::report_problems("exploration", &problems);
     }
     super::warn(std::slice::from_ref(&loaded));
     let command = command_line(&loaded.source, &args);
@@ -205,7 +205,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
         }
     }
     if !problems.is_empty() {
-        return report_problems(&problems);
+        return super::report_problems("exploration", &problems);
     }
     let first = &partials[0];
     let of = first.shard.1;
@@ -234,7 +234,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
         ));
     }
     if !problems.is_empty() {
-        return report_problems(&problems);
+        return super::report_problems("exploration", &problems);
     }
     let scenario = match load::from_text_in(&first.name, &first.scenario, registry) {
         Ok(s) => s,
@@ -250,7 +250,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
     let records: Vec<RunRecord> = partials.iter().flat_map(|p| p.records.clone()).collect();
     let records = match explore::complete(records, first.runs) {
         Ok(r) => r,
-        Err(e) => return report_problems(&[e]),
+        Err(e) => return super::report_problems("exploration", &[e]),
     };
     eprintln!("merged {} partials of {}", partials.len(), first.name);
     finish(
@@ -348,18 +348,6 @@ fn progress_bar(len: u64) -> ProgressBar {
         .progress_chars("=> "),
     );
     bar
-}
-
-fn report_problems(problems: &[String]) -> ExitCode {
-    let n = problems.len();
-    eprintln!(
-        "error: {n} problem{} with the exploration (nothing was run or written):",
-        if n == 1 { "" } else { "s" }
-    );
-    for p in problems {
-        eprintln!("  - {p}");
-    }
-    ExitCode::from(2)
 }
 
 fn cannot_write(dir: &Path, e: std::io::Error) -> ExitCode {

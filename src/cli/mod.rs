@@ -366,6 +366,19 @@ pub(crate) fn split_top_level_at(text: &str) -> Vec<(usize, String)> {
     parts
 }
 
+/// Every problem with the input of a `what` (a sweep, an exploration), one a line; exit 2.
+pub(crate) fn report_problems(what: &str, problems: &[String]) -> ExitCode {
+    let n = problems.len();
+    eprintln!(
+        "error: {n} problem{} with the {what} (nothing was run or written):",
+        if n == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        eprintln!("  - {p}");
+    }
+    ExitCode::from(2)
+}
+
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(2)

@@ -84,18 +84,6 @@ fn parse_vary(texts: &[String], problems: &mut Vec<String>) -> Vec<(String, Vec<
     out
 }
 
-fn report_problems(problems: &[String]) -> ExitCode {
-    let n = problems.len();
-    eprintln!(
-        "error: {n} problem{} with the sweep (nothing was run or written):",
-        if n == 1 { "" } else { "s" }
-    );
-    for p in problems {
-        eprintln!("  - {p}");
-    }
-    ExitCode::from(2)
-}
-
 pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry) {
         Ok(mut l) => l.remove(0),
@@ -119,7 +107,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     };
     let vary = parse_vary(&args.vary, &mut problems);
     if !problems.is_empty() {
-        return report_problems(&problems);
+        return super::report_problems("sweep", &problems);
     }
     let spec = SweepSpec {
         name: loaded.name.clone(),
@@ -130,7 +118,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     };
     let grid = match Grid::build_in(spec, registry) {
         Ok(g) => g,
-        Err(problems) => return report_problems(&problems),
+        Err(problems) => return super::report_problems("sweep", &problems),
     };
     let dir = args.out.join(format!("{}-sweep", grid.spec.name));
     let jobs = args.jobs.map(usize::from);
@@ -275,11 +263,11 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
         }
     }
     if !problems.is_empty() {
-        return report_problems(&problems);
+        return super::report_problems("sweep", &problems);
     }
     let (grid, collected) = match sweep::merge_in(&partials, registry) {
         Ok(r) => r,
-        Err(problems) => return report_problems(&problems),
+        Err(problems) => return super::report_problems("sweep", &problems),
     };
     let dir = args.out.join(format!("{}-sweep", grid.spec.name));
     // Merging in place keeps the partials: the new directory replaces the old one whole.

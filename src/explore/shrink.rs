@@ -414,7 +414,7 @@ impl<'a> Shrinker<'a> {
                 let nearest = (at + g / 2).div_euclid(g) * g;
                 for t in [floor, nearest] {
                     let mut c = self.cur.clone();
-                    *at_mut(&mut c.faults[i]) = Dur::from_ns(t);
+                    *c.faults[i].at_mut() = Dur::from_ns(t);
                     if self.accept(c) {
                         break 'grains;
                     }
@@ -547,22 +547,6 @@ fn set_ns(f: &mut Fault, field: Field, ns: i64) {
         (Fault::DelaySpike { extra, .. }, Field::Extra) => *extra = Dur::from_ns(ns),
         (Fault::ClockStep { by, .. }, Field::By) => *by = LocalDur::from_ns(ns),
         _ => {}
-    }
-}
-
-fn at_mut(f: &mut Fault) -> &mut Dur {
-    match f {
-        Fault::Pause { at, .. }
-        | Fault::Crash { at, .. }
-        | Fault::Restart { at, .. }
-        | Fault::ClockStep { at, .. }
-        | Fault::DriftChange { at, .. }
-        | Fault::StepDown { at, .. }
-        | Fault::TransferLeader { at, .. }
-        | Fault::Partition { at, .. }
-        | Fault::OneWay { at, .. }
-        | Fault::DelaySpike { at, .. }
-        | Fault::Drop { at, .. } => at,
     }
 }
 

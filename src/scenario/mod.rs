@@ -972,6 +972,23 @@ impl Fault {
         }
     }
 
+    /// When the fault begins, to move it.
+    pub fn at_mut(&mut self) -> &mut Dur {
+        match self {
+            Fault::Pause { at, .. }
+            | Fault::Crash { at, .. }
+            | Fault::Restart { at, .. }
+            | Fault::ClockStep { at, .. }
+            | Fault::DriftChange { at, .. }
+            | Fault::StepDown { at, .. }
+            | Fault::TransferLeader { at, .. }
+            | Fault::Partition { at, .. }
+            | Fault::OneWay { at, .. }
+            | Fault::DelaySpike { at, .. }
+            | Fault::Drop { at, .. } => at,
+        }
+    }
+
     /// When the fault begins.
     pub fn at(&self) -> Dur {
         match self {
