@@ -106,12 +106,18 @@ pub struct Drops {
     pub kinds: Option<Vec<KindName>>,
 }
 
-/// Crashes, `per_hour` per node, each restarted at most `max_down` later.
+/// Crashes, `per_hour` per node, each restarted at most `max_down` later (default 30 s, as in
+/// SPEC's `crashes: (per_hour: 2.0)`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Crashes {
     pub per_hour: f64,
+    #[serde(default = "default_max_down")]
     pub max_down: Dur,
+}
+
+fn default_max_down() -> Dur {
+    Dur::from_secs(30)
 }
 
 /// The kinds of an envelope by field name, in field order: kind `k` (from 1) of
@@ -684,6 +690,17 @@ mod tests {
 
     fn problems(nemesis: &str) -> Vec<String> {
         validate(&scenario("1h", &format!("nemesis: {nemesis},")))
+    }
+
+    /// SPEC 4's own example reads, with a crash's downtime at its default.
+    #[test]
+    fn the_spec_example_reads_and_is_valid() {
+        let spec = r#"(pauses: (max: "2s", per_minute: 1.0), steps: (max: "100ms", per_hour:
+            4.0), drift_ppm: 200.0, partitions: (max: "10s", per_hour: 6.0), crashes: (per_hour: 2.0))"#;
+        assert_eq!(problems(spec), Vec::<String>::new());
+        let s = scenario("1h", &format!("nemesis: {spec},"));
+        let crashes = s.nemesis.unwrap().crashes.unwrap();
+        assert_eq!(crashes.max_down, Dur::from_secs(30));
     }
 
     #[test]
