@@ -1,6 +1,7 @@
 //! Bytes in, a scenario out: load (UTF-8, RON, schema), validate, and when valid, a short run
 //! with the chart recorder, the summary, the markdown report, the timeline chart's layout and
-//! (for one input in sixteen) its SVG and PNG. Any panic, abort or runaway allocation is a bug: bad input must be
+//! (for one input in sixteen) its SVG and PNG; the scenario written minimal must read back as
+//! itself, and with a `nemesis`, a drawn explore run must validate and run. Any panic, abort or runaway allocation is a bug: bad input must be
 //! a `LoadError`, and whatever validates must run in bounded memory and time.
 //!
 //! The run is capped at a few thousand events so that each input takes milliseconds; the
@@ -34,5 +35,17 @@ fuzz_target!(|data: &[u8]| {
     let scene = timeline_scene(&timeline, &summary);
     if data.len() % 16 == 0 {
         let _ = scene.render();
+    }
+    // Written minimal, it reads back as itself (what explore writes counterexamples with).
+    let minimal = scenario.to_ron_minimal();
+    let back = leasesim::Scenario::from_ron(&minimal).expect("a minimal scenario reads back");
+    assert_eq!(back.to_ron(), scenario.to_ron());
+    // An envelope that validates draws runs that validate and run (explore's drawing).
+    if let Some(nemesis) = &scenario.nemesis {
+        let run = data.len() as u64 % 4;
+        let drawn = leasesim::explore::draw::draw_run(&scenario, nemesis, run, run % 2 == 0);
+        let mut s = drawn.scenario;
+        s.limits.max_events = s.limits.max_events.min(MAX_EVENTS);
+        leasesim::run("fuzz", &s).expect("a drawn run validates");
     }
 });

@@ -1201,10 +1201,24 @@ impl Scenario {
     /// [`Scenario::to_ron`] without every field that reads back as what it says when left out
     /// (a default, an empty list, a `None`): what a person reads in a written scenario file.
     /// Each field, a whole block when it spans lines, is dropped only if the text without it
-    /// reads back as the same scenario; so the result always reads back as `self`.
+    /// reads back as the same scenario; so the result always reads back as `self`. Each try
+    /// reads the whole text back, so past [`MINIMAL_RON_MAX_LINES`] lines (thousands of
+    /// faults) only the `None` fields are dropped, which always read back as `None`.
     pub fn to_ron_minimal(&self) -> String {
         let full = self.to_ron();
         let mut lines: Vec<&str> = full.lines().collect();
+        if lines.len() > MINIMAL_RON_MAX_LINES {
+            lines.retain(|l| {
+                let t = l.trim_start();
+                !(t.ends_with(": None,")
+                    && t[..t.len() - ": None,".len()]
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            });
+            let mut out = lines.join("\n");
+            out.push('\n');
+            return out;
+        }
         let mut i = 0;
         while i < lines.len() {
             let end = field_extent(&lines, i);
@@ -1253,6 +1267,9 @@ impl Scenario {
         self.nodes.iter().position(|n| n.name == name)
     }
 }
+
+/// Above this many lines of RON, [`Scenario::to_ron_minimal`] drops only `None` fields.
+pub const MINIMAL_RON_MAX_LINES: usize = 2_000;
 
 /// The last line of the field that starts on line `i` of pretty RON (`name: value,` on one
 /// line, or `name: (` / `name: [` through its closing line at the same indentation); `None`
@@ -1304,6 +1321,20 @@ fn span_in(text: &str, raw: &ron::value::RawValue) -> Option<std::ops::Range<usi
 
 #[cfg(test)]
 mod tests {
+
+    /// A long scenario (past the line limit) written minimal drops its `None` fields only, and
+    /// reads back as itself.
+    #[test]
+    fn a_long_scenario_written_minimal_reads_back_as_itself() {
+        let mut s = Scenario::from_ron(library::text("q4-gc-pause-two-sided").unwrap()).unwrap();
+        let pause = s.faults[0].clone();
+        s.faults = vec![pause; 500];
+        let full = s.to_ron();
+        assert!(full.lines().count() > MINIMAL_RON_MAX_LINES);
+        let minimal = s.to_ron_minimal();
+        assert!(minimal.len() < full.len() && !minimal.contains(": None,"));
+        assert_eq!(Scenario::from_ron(&minimal).unwrap().to_ron(), full);
+    }
 
     /// Every bundled scenario, written minimal, reads back as itself.
     #[test]
