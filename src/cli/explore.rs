@@ -286,26 +286,17 @@ fn envelope(l: &Loaded, profile: Option<&str>) -> Result<Nemesis, String> {
 
 /// The fault kinds an envelope allows, by field name.
 fn kinds_of(n: &Nemesis) -> Vec<&'static str> {
-    let mut k = Vec::new();
-    let mut add = |on: bool, name| {
-        if on {
-            k.push(name)
-        }
-    };
-    add(n.pauses.is_some(), "pauses");
-    add(n.freezes.is_some(), "freezes");
-    add(n.steps.is_some(), "steps");
-    add(n.drift_ppm.is_some(), "drift_ppm");
-    add(n.drift_changes.is_some(), "drift_changes");
-    add(n.partitions.is_some(), "partitions");
-    add(n.one_way.is_some(), "one_way");
-    add(n.delay_spikes.is_some(), "delay_spikes");
-    add(n.drops.is_some(), "drops");
-    add(n.crashes.is_some(), "crashes");
+    let k: Vec<&'static str> = nemesis::KINDS
+        .iter()
+        .zip(n.present())
+        .filter(|(_, on)| *on)
+        .map(|(name, _)| *name)
+        .collect();
     if k.is_empty() {
-        k.push("nothing");
+        vec!["nothing"]
+    } else {
+        k
     }
-    k
 }
 
 /// The command that runs this exploration on one machine.
