@@ -84,18 +84,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         Err(code) => return code,
     };
     let mut problems = Vec::new();
-    let shard = match args
-        .shard
-        .as_deref()
-        .map(|t| Shard::parse_with_env(t, |v| std::env::var(v).ok()))
-    {
-        None => None,
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => {
-            problems.push(e);
-            None
-        }
-    };
+    let shard = super::parse_shard(args.shard.as_deref(), &mut problems);
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
         Err(e) => problems.push(e),

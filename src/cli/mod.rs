@@ -37,6 +37,7 @@ use crate::report::text;
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{library, Scenario, StrategySpec};
 use crate::strategy::{Registry, Strategy};
+use crate::sweep::Shard;
 use clap::{Args, Parser, Subcommand};
 use serde::de::DeserializeOwned;
 use std::ffi::OsString;
@@ -364,6 +365,18 @@ pub(crate) fn split_top_level_at(text: &str) -> Vec<(usize, String)> {
         push(&mut parts, start, text.len());
     }
     parts
+}
+
+/// `--shard I/K` (or `auto/K`, from the batch system's environment), if given; a bad one goes
+/// to `problems`.
+pub(crate) fn parse_shard(text: Option<&str>, problems: &mut Vec<String>) -> Option<Shard> {
+    match Shard::parse_with_env(text?, |v| std::env::var(v).ok()) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    }
 }
 
 /// Every problem with the input of a `what` (a sweep, an exploration), one a line; exit 2.

@@ -93,18 +93,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         loaded.scenario.seed = seed;
     }
     let mut problems = Vec::new();
-    let shard = match args
-        .shard
-        .as_deref()
-        .map(|t| Shard::parse_with_env(t, |v| std::env::var(v).ok()))
-    {
-        None => None,
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => {
-            problems.push(e);
-            None
-        }
-    };
+    let shard = super::parse_shard(args.shard.as_deref(), &mut problems);
     let vary = parse_vary(&args.vary, &mut problems);
     if !problems.is_empty() {
         return super::report_problems("sweep", &problems);

@@ -298,7 +298,14 @@ fn every_protocol_s_answer_replays_exactly() {
             &[name, "--runs", "24", "--nemesis", "all"],
         );
         let report = dir.join("out").join(name);
+        let e = json(&report.join("explore.json"));
         if code == 1 {
+            // Stopped at the first violation, which is the last run done.
+            assert_eq!(
+                e["runs_done"],
+                e["violation"]["run"].as_u64().unwrap() + 1,
+                "{name}"
+            );
             let replayed = replay(&dir, &report.join("counterexample.ron"));
             assert_eq!(
                 figures(&replayed),
@@ -306,7 +313,8 @@ fn every_protocol_s_answer_replays_exactly() {
                 "{name}"
             );
         } else {
-            let e = json(&report.join("explore.json"));
+            assert_eq!(e["runs_done"], 24, "{name}");
+            assert!(e["violation"].is_null(), "{name}");
             if let Some(miss) = e["nearest_miss"]["min_slack_ns"].as_i64() {
                 let replayed = replay(&dir, &report.join("nearest-miss.ron"));
                 assert_eq!(replayed["min_slack_ns"], miss, "{name}");
