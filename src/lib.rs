@@ -38,7 +38,10 @@
 //! - [`scenario`]: the RON schema, validation, random fault generators.
 //! - [`outcome`]: the run summary and the expectation check.
 //! - [`report`]: `summary.json`, `report.md`, terminal tables; `report::chart`: the charts.
-//! - [`sweep`]: parameter grids, run over seeds, aggregated; `cli`: the command line.
+//! - [`sweep`]: parameter grids, run over seeds, aggregated; [`explore`]: random schedules
+//!   inside an envelope, shrunk to a counterexample.
+//! - [`tables`] and [`advise`]: the lease arithmetic, and advice on T and epsilon with its check.
+//! - `cli`: the command line, a thin layer over the above.
 //!
 //! Features: `cli` (the default) is the command line and brings in `charts` (the
 //! `report::chart` module: PNG and SVG through plotters) and `parallel` (sweeps on a rayon
@@ -61,6 +64,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod advise;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod clock;
