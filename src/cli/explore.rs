@@ -8,6 +8,7 @@ use super::{bad_input, load_all, Loaded};
 use crate::explore::{self, Answer, Exploration, RunRecord};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
+use crate::report::staging::{self, Existing};
 use crate::report::{self, markdown, ReportDir};
 use crate::scenario::nemesis::{self, Nemesis};
 use crate::scenario::{load, Scenario};
@@ -358,17 +359,7 @@ fn write_partial(
     };
     let mut json = serde_json::to_vec_pretty(&partial).expect("a partial serializes");
     json.push(b'\n');
-    let tmp = dir.join(format!(
-        ".partial-{}-of-{}.json.tmp-{}",
-        shard.index,
-        shard.of,
-        std::process::id()
-    ));
-    let written = std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&tmp, &json))
-        .and_then(|()| std::fs::rename(&tmp, &path));
-    if let Err(err) = written {
-        let _ = std::fs::remove_file(&tmp);
+    if let Err(err) = staging::write_file(&path, &json, Existing::Replace) {
         return cannot_write(&path, err);
     }
     println!(

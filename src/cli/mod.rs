@@ -33,7 +33,7 @@ mod run;
 mod sweep;
 mod tables;
 
-use crate::report::text;
+use crate::report::{staging, text};
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{library, Scenario, StrategySpec};
 use crate::strategy::{Registry, Strategy};
@@ -272,12 +272,7 @@ fn show(name: &str, out: Option<&Path>) -> ExitCode {
             path.display()
         ));
     }
-    let file_name = path
-        .file_name()
-        .map_or_else(|| "scenario".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::hard_link(&tmp, path));
-    let _ = std::fs::remove_file(&tmp);
+    let written = staging::write_file(path, text.as_bytes(), staging::Existing::Keep);
     match written {
         Ok(()) => {
             eprintln!("wrote {} ({name})", path.display());

@@ -514,6 +514,30 @@ fn a_report_that_fails_midway_leaves_nothing_behind() {
     );
 }
 
+#[test]
+fn a_single_file_is_written_whole_by_the_same_staging() {
+    use leasesim::report::staging::{write_file, Existing};
+    let dir = workdir("write-file");
+    let path = dir.join("partial.json");
+    write_file(&path, b"first", Existing::Replace).unwrap();
+    write_file(&path, b"second", Existing::Replace).unwrap();
+    assert_eq!(fs::read_to_string(&path).unwrap(), "second");
+    // `Keep` never replaces: an error, the old bytes, and no staged file left beside them.
+    let err = write_file(&path, b"third", Existing::Keep).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+    assert_eq!(fs::read_to_string(&path).unwrap(), "second");
+    write_file(&dir.join("new.ron"), b"kept", Existing::Keep).unwrap();
+    assert_eq!(names_in(&dir), ["new.ron", "partial.json"]);
+    // A write that fails midway (its directory is a file) leaves nothing behind either.
+    assert!(write_file(&dir.join("new.ron/x"), b"x", Existing::Replace).is_err());
+    assert_eq!(names_in(&dir), ["new.ron", "partial.json"]);
+    // What a dead writer left for this path is swept by the next write of it.
+    let stale = dir.join(format!(".partial.json.tmp-{}", dead_pid()));
+    fs::write(&stale, "half").unwrap();
+    write_file(&path, b"fourth", Existing::Replace).unwrap();
+    assert_eq!(names_in(&dir), ["new.ron", "partial.json"]);
+}
+
 /// The PID of a process that has exited.
 fn dead_pid() -> u32 {
     let mut child = std::process::Command::new("true").spawn().unwrap();

@@ -12,6 +12,12 @@
 //!
 //! The registry's lock is held across a commit's renames and by the handler until the process
 //! exits, so the handler never sees a report half-renamed. Nothing here decides what is written.
+//!
+//! Every output goes through here: a report directory through [`crate::report::ReportDir`], a
+//! single file (an explore shard's partial, `show --out`) through [`write_file`]. The one file
+//! deliberately kept on an interrupt is a sweep's in-progress file (`crate::sweep::resume`),
+//! whose runs a `--resume` continues; it is published by a rename into a staged report
+//! (`runs.csv`) or as a shard's partial.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -81,6 +87,46 @@ impl Drop for Staged {
             let mut reg = registry();
             remove_any(&self.path);
             reg.remove(&self.path);
+        }
+    }
+}
+
+/// What [`write_file`] does when the file is already there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Replace it, in one rename.
+    Replace,
+    /// Leave it and fail with `AlreadyExists` (the new file is put in place by a hard link,
+    /// which never replaces).
+    Keep,
+}
+
+/// Writes `bytes` as the file `path`, whole or not at all: into `.NAME.tmp-PID` beside it
+/// (a [`Staged`] file: removed on an error, a panic or an interrupt, and by a later write of
+/// the same path if this process dies), synced, then put in place. The one way a single output
+/// file is written; a report directory is [`crate::report::ReportDir`], on the same staging.
+pub fn write_file(path: &Path, bytes: &[u8], existing: Existing) -> io::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(parent)?;
+    sweep_stale(path);
+    let leaf = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let staged = Staged::file(parent.join(aside_name(&leaf, "tmp")));
+    {
+        use std::io::Write as _;
+        let mut f = fs::File::create(staged.path())?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    match existing {
+        Existing::Replace => staged.commit(|tmp| fs::rename(tmp, path)),
+        Existing::Keep => {
+            // The link publishes; the staged name is then removed by the guard's drop.
+            fs::hard_link(staged.path(), path)
         }
     }
 }
