@@ -6,6 +6,7 @@ mod chubby;
 mod cli;
 mod common;
 mod explore;
+mod figures;
 mod golden;
 mod hostile;
 mod k8s;

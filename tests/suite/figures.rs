@@ -1,0 +1,198 @@
+//! Golden images: every chart the README shows (`reports/figures/`) and a few more kept under
+//! `tests/golden/charts/` (a compare chart, the sweep's trade-off and availability charts) must
+//! be exactly what the command beside it draws today, byte for byte. Charts are deterministic
+//! (integer layout, the embedded font, a pinned PNG encoder), so any change to a chart, meant or
+//! not, fails here until the images are looked at and re-blessed:
+//!
+//! ```text
+//! LEASESIM_BLESS=1 cargo test --release --test suite figures
+//! ```
+//!
+//! which runs the same commands and writes what they draw over the committed files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One golden image: the command that draws it, the file it writes under `--out`, and where
+/// the image is committed (relative to the repository).
+struct Figure {
+    args: &'static [&'static str],
+    drawn: &'static str,
+    golden: &'static str,
+}
+
+const SWEEP: &[&str] = &[
+    "sweep",
+    "sweep-drift-boundary",
+    "--vary",
+    "T=2s,5s,10s,20s",
+    "--vary",
+    "rho=200,500,1000,2000",
+    "--vary",
+    "epsilon=2ms,5ms,10ms,20ms",
+    "--seeds",
+    "20",
+    "--jobs",
+    "2",
+];
+
+const FIGURES: &[Figure] = &[
+    Figure {
+        args: &["run", "q4-gc-pause-cached-bool"],
+        drawn: "q4-gc-pause-cached-bool/timeline.png",
+        golden: "reports/figures/q4-gc-pause-cached-bool.png",
+    },
+    Figure {
+        args: &["run", "epsilon-too-small-ntp-slew"],
+        drawn: "epsilon-too-small-ntp-slew/timeline.png",
+        golden: "reports/figures/epsilon-too-small-ntp-slew.png",
+    },
+    Figure {
+        args: &["run", "k8s-leader-pause-retry-sleep"],
+        drawn: "k8s-leader-pause-retry-sleep/timeline.png",
+        golden: "reports/figures/k8s-leader-pause-retry-sleep.png",
+    },
+    Figure {
+        args: &["compare", "leaseguard-failover-inconsistent"],
+        drawn: "leaseguard-failover-inconsistent-compare/throughput.png",
+        golden: "reports/figures/leaseguard-failover-throughput.png",
+    },
+    Figure {
+        args: &["explore", "explore-cached-bool-pauses", "--runs", "200"],
+        drawn: "explore-cached-bool-pauses/timeline.png",
+        golden: "reports/figures/explore-cached-bool-pauses-counterexample.png",
+    },
+    Figure {
+        args: &[
+            "explore",
+            "explore-two-sided-within-envelope",
+            "--runs",
+            "2000",
+        ],
+        drawn: "explore-two-sided-within-envelope/slack.png",
+        golden: "reports/figures/explore-two-sided-within-envelope-slack.png",
+    },
+    Figure {
+        args: SWEEP,
+        drawn: "sweep-drift-boundary-sweep/p_overlap_heatmap.png",
+        golden: "reports/figures/sweep-drift-boundary-heatmap.png",
+    },
+    Figure {
+        args: SWEEP,
+        drawn: "sweep-drift-boundary-sweep/overlap_vs_epsilon.png",
+        golden: "reports/figures/sweep-drift-boundary-overlap.png",
+    },
+    Figure {
+        args: SWEEP,
+        drawn: "sweep-drift-boundary-sweep/tradeoff.png",
+        golden: "tests/golden/charts/sweep-drift-boundary-tradeoff.png",
+    },
+    Figure {
+        args: SWEEP,
+        drawn: "sweep-drift-boundary-sweep/availability_vs_t.png",
+        golden: "tests/golden/charts/sweep-drift-boundary-availability.png",
+    },
+    Figure {
+        args: &["compare", "epsilon-too-small-ntp-slew"],
+        drawn: "epsilon-too-small-ntp-slew-compare/compare.png",
+        golden: "tests/golden/charts/epsilon-too-small-ntp-slew-compare.png",
+    },
+    Figure {
+        args: &["run", "grantor-restart-waits"],
+        drawn: "grantor-restart-waits/timeline.png",
+        golden: "tests/golden/charts/grantor-restart-waits.png",
+    },
+];
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// Runs each distinct command once into its own directory; returns where each figure was drawn.
+fn draw_all() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("figures");
+    let _ = fs::remove_dir_all(&root);
+    let mut commands: Vec<&[&str]> = Vec::new();
+    FIGURES
+        .iter()
+        .map(|f| {
+            let k = match commands.iter().position(|c| *c == f.args) {
+                Some(k) => k,
+                None => {
+                    commands.push(f.args);
+                    let k = commands.len() - 1;
+                    let out = root.join(k.to_string());
+                    let o = Command::new(env!("CARGO_BIN_EXE_leasesim"))
+                        .args(f.args)
+                        .arg("--out")
+                        .arg(&out)
+                        .output()
+                        .unwrap();
+                    // 0 (safe) or 1 (an overlap, a violation): the story these figures tell.
+                    assert!(
+                        matches!(o.status.code(), Some(0 | 1)),
+                        "{:?}: {}",
+                        f.args,
+                        String::from_utf8_lossy(&o.stderr)
+                    );
+                    k
+                }
+            };
+            root.join(k.to_string()).join(f.drawn)
+        })
+        .collect()
+}
+
+#[test]
+fn every_chart_is_its_golden_image() {
+    let bless = std::env::var_os("LEASESIM_BLESS").is_some_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (f, drawn) in FIGURES.iter().zip(draw_all()) {
+        let png = fs::read(&drawn).unwrap_or_else(|e| panic!("{}: {e}", drawn.display()));
+        let golden = repo(f.golden);
+        if bless {
+            fs::create_dir_all(golden.parent().unwrap()).unwrap();
+            fs::write(&golden, &png).unwrap();
+        } else if fs::read(&golden).ok().as_deref() != Some(&png[..]) {
+            stale.push(format!(
+                "{} (drawn by `leasesim {}` as {})",
+                f.golden,
+                f.args.join(" "),
+                drawn.display()
+            ));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "these charts differ from their golden images; look at the new ones, then re-bless \
+         with `LEASESIM_BLESS=1 cargo test --release --test suite figures`:\n  {}",
+        stale.join("\n  ")
+    );
+}
+
+#[test]
+fn the_readme_shows_every_committed_figure_and_each_has_a_golden_command() {
+    let readme = include_str!("../../README.md");
+    let mut shown: Vec<&str> = readme
+        .split("(reports/figures/")
+        .skip(1)
+        .filter_map(|rest| rest.split_once(')').map(|(name, _)| name))
+        .collect();
+    shown.sort();
+    shown.dedup();
+    let mut committed: Vec<String> = fs::read_dir(repo("reports/figures"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    committed.sort();
+    assert_eq!(shown, committed, "README figures against reports/figures/");
+    for name in committed {
+        let path = format!("reports/figures/{name}");
+        assert!(
+            FIGURES.iter().any(|f| f.golden == path),
+            "{path} has no command that draws it"
+        );
+    }
+}
