@@ -508,26 +508,58 @@ pub(crate) fn count_label(count: u64) -> String {
 }
 
 /// Labels each run of `runs` that shows fewer marks than it holds with its count: right of the
-/// run, or left of it when that would pass the plot's right edge; a label that would cover
-/// another run or label of the lane is left out.
+/// run, or left of it when that would pass the plot's right edge. When a label would cover
+/// another run or label of the lane, the lane gets one label with the total instead, right of
+/// its last run or left of its first.
 fn draw_mark_counts(sc: &mut Scene, runs: &[MarkRun], k: MarkKind, xm: &XMap, y: i32) {
-    const SIZE: f64 = 10.0;
+    if runs.iter().all(|r| r.count <= r.shown) {
+        return;
+    }
     let mut taken: Vec<(i32, i32)> = runs.iter().map(|r| (r.xa_px - 4, r.xb_px + 4)).collect();
-    let free = |taken: &[(i32, i32)], a: i32, b: i32| taken.iter().all(|&(p, q)| b <= p || a >= q);
-    let ink = mark_ink(k);
+    let mut labels: Vec<(i32, String)> = Vec::new();
     for r in runs.iter().filter(|r| r.count > r.shown) {
-        let label = count_label(r.count);
-        let w = text_width(&label, SIZE, true);
-        let right = (r.xb_px + 5, r.xb_px + 5 + w);
-        let left = (r.xa_px - 5 - w, r.xa_px - 5);
-        let place = [right, left]
-            .into_iter()
-            .find(|&(a, b)| a >= xm.x0 && b <= xm.x1 && free(&taken, a, b));
-        if let Some((a, b)) = place {
-            taken.push((a - 3, b + 3));
-            sc.text(a, y, label, SIZE, true, ink, Anchor::Left);
+        match place_count(&taken, r.xa_px, r.xb_px, r.count, xm) {
+            Some((a, b, label)) => {
+                taken.push((a - 3, b + 3));
+                labels.push((a, label));
+            }
+            None => {
+                labels.clear();
+                break;
+            }
         }
     }
+    if labels.is_empty() {
+        let taken: Vec<(i32, i32)> = runs.iter().map(|r| (r.xa_px - 4, r.xb_px + 4)).collect();
+        let (first, last) = (&runs[0], &runs[runs.len() - 1]);
+        let total = runs.iter().map(|r| r.count).sum();
+        if let Some((a, _, label)) = place_count(&taken, first.xa_px, last.xb_px, total, xm) {
+            labels.push((a, label));
+        }
+    }
+    for (a, label) in labels {
+        sc.text(a, y, label, COUNT_SIZE, true, mark_ink(k), Anchor::Left);
+    }
+}
+
+const COUNT_SIZE: f64 = 10.0;
+
+/// Where the count label of marks over `[xa, xb]` goes: right of them, else left, inside the
+/// plot and clear of `taken`; its span and text.
+fn place_count(
+    taken: &[(i32, i32)],
+    xa: i32,
+    xb: i32,
+    count: u64,
+    xm: &XMap,
+) -> Option<(i32, i32, String)> {
+    let label = count_label(count);
+    let w = text_width(&label, COUNT_SIZE, true);
+    let free = |a: i32, b: i32| taken.iter().all(|&(p, q)| b <= p || a >= q);
+    [(xb + 5, xb + 5 + w), (xa - 5 - w, xa - 5)]
+        .into_iter()
+        .find(|&(a, b)| a >= xm.x0 && b <= xm.x1 && free(a, b))
+        .map(|(a, b)| (a, b, label))
 }
 
 /// The bins of `node`'s marks of kind `k` as a density strip; returns its runs of touching bins.
