@@ -6,12 +6,18 @@
 //! granted to whom and until when; pauses (GC, VM freeze, stalled VM freeze) and crashes shaded
 //! over the row and named in its fault lane; network cuts in a cut lane; clock steps, drift
 //! changes and restarts as labelled markers; zombie actions, stale reads, unsafe and fenced
-//! writes as marks (exact where the timeline kept them, density strips from its bins beyond).
-//! Every overlap is one red band across all rows, labelled with its length.
+//! writes as marks (exact where the timeline kept them, density strips from its bins beyond),
+//! with their count where a run of them holds more than it shows. Every overlap is one band
+//! across all rows, hatched red with a red outline, labelled with its length.
 //!
 //! The number of shapes is bounded by the plot's width, never by the run's length or event
 //! count: spans and marks narrower than a pixel are merged. This module only lays the chart out;
-//! [`super::scene`] renders it. The row drawing here is shared with [`super::compare`].
+//! [`super::scene`] renders it. The parts, one job each: `palette` (colours, marks, the
+//! overlap band), `layout` (the time-to-pixel map, row lanes, the run as drawn, axes),
+//! `rows` (a node's row and the bands), `lanes` (clock-error lanes), `zoom` (the zoom
+//! panel's heading and offset axis) and `legend`. What is analysis, not drawing, lives next
+//! to the data: [`crate::trace::zoom`] chooses the zoom window, [`crate::trace::clock_error`]
+//! derives the error series. [`super::compare`] draws its groups with the same parts.
 
 use super::scene::{rgb, text_width, Anchor, Scene};
 use super::{ChartFiles, Ticks};
@@ -29,15 +35,15 @@ mod palette;
 mod rows;
 mod zoom;
 
-use lanes::{draw_clock_lanes, lanes_height};
+pub(crate) use lanes::{draw_clock_lanes, lanes_height};
 pub(crate) use layout::{axis_ticks, draw_axis, draw_grid, left_margin, RunView, XMap};
-use layout::{draw_axis_titled, fit_text};
+pub(crate) use layout::{draw_axis_titled, fit_text};
 pub(crate) use legend::{draw_legend, legend_height, legend_items, Swatch};
+use palette::Rgb;
 pub use palette::OVERLAP_FILL;
-use palette::{Rgb, ZOOM_OVERLAP_RGB};
-pub(crate) use palette::{MUTED, OVERLAP_RGB, TEXT};
+pub(crate) use palette::{MUTED, OVERLAP_RGB, TEXT, ZOOM_OVERLAP_RGB};
 use rows::{draw_bands, draw_overlap_labels, draw_row, overlap_bands};
-use zoom::{
+pub(crate) use zoom::{
     draw_zoom_heading, offset_axis_title, offset_ticks, zoom_heading, zoom_map, ZOOM_HEADING_H,
 };
 
@@ -240,4 +246,9 @@ pub fn timeline_scene(tl: &Timeline, s: &Summary) -> Scene {
     }
     draw_legend(&mut sc, &items, width, y + 8);
     sc
+}
+
+/// The colour (red, green, blue) of fencing token `token`'s bars.
+pub fn token_color(token: u64) -> (u8, u8, u8) {
+    palette::token_rgb(token)
 }
