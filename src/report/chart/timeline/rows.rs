@@ -8,7 +8,8 @@ use crate::oracle::Piece;
 use crate::report::chart::scene::{rgb, rgba, text_width, Anchor, Scene};
 use crate::scenario::PauseKind;
 use crate::time::format_ns;
-use crate::trace::timeline::{MarkKind, BINS};
+use crate::trace::timeline::{MarkKind, PauseSpan, Span, Timeline, BINS};
+use plotters::style::RGBAColor;
 
 /// Above this many overlaps, bands that touch at the chart's resolution are merged into one.
 pub(crate) const MAX_SEPARATE_BANDS: usize = 400;
@@ -117,11 +118,6 @@ pub(crate) fn draw_row(
     // Pauses and crashes shaded over the whole row (drawn first, under everything).
     let mut pauses: Vec<_> = tl.pauses.iter().filter(|p| p.span.node == node).collect();
     pauses.sort_by_key(|p| (p.span.start, p.span.end));
-    let pause_style = |p: &crate::trace::timeline::PauseSpan| match (p.kind, p.stall) {
-        (PauseKind::Gc, _) => (GC_SHADE, GC_RGB),
-        (PauseKind::VmFreeze, false) => (VM_SHADE, VM_RGB),
-        (PauseKind::VmFreeze, true) => (STALL_SHADE, STALL_RGB),
-    };
     let downs: Vec<_> = tl.down.iter().filter(|d| d.node == node).collect();
     let mut shade = SpanPainter::new(top, bottom - 1);
     for p in &pauses {
@@ -159,189 +155,215 @@ pub(crate) fn draw_row(
 
     // The fault lane: pauses and crashes, named.
     if let Some(off) = lay.faults {
-        let (fy0, fy1) = (top + off, top + off + FAULT_H);
-        let mut painter = SpanPainter::new(fy0, fy1);
-        let mut labels: Vec<(i32, i32, String, Rgb)> = Vec::new();
-        for p in &pauses {
-            let Some((a, b)) = xm.span(p.span.start.ns(), p.span.end.ns(), 2) else {
-                continue;
-            };
-            let c = pause_style(p).1;
-            if painter.add(sc, a, b, solid(c)) {
-                let len = format_ns(p.span.end.ns() - p.span.start.ns());
-                let names = match (p.kind, p.stall) {
-                    (PauseKind::Gc, _) => {
-                        vec![format!("GC pause {len}"), format!("GC {len}"), "GC".into()]
-                    }
-                    (PauseKind::VmFreeze, false) => {
-                        vec![format!("VM freeze {len}"), format!("VM {len}"), "VM".into()]
-                    }
-                    (PauseKind::VmFreeze, true) => vec![
-                        format!("VM freeze {len}, clock stalled"),
-                        format!("VM freeze {len}, stalled"),
-                        format!("VM {len} stall"),
-                        "stall".into(),
-                    ],
-                };
-                if let Some(l) = names
-                    .into_iter()
-                    .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
-                {
-                    labels.push((a, b, l, c));
-                }
-            }
-        }
-        painter.flush(sc);
-        let mut painter = SpanPainter::new(fy0, fy1);
-        for d in &downs {
-            let Some((a, b)) = xm.span(d.start.ns(), d.end.ns(), 2) else {
-                continue;
-            };
-            if painter.add(sc, a, b, solid(DOWN_RGB)) {
-                let len = format_ns(d.end.ns() - d.start.ns());
-                if let Some(l) = [format!("crashed {len}"), "down".to_string()]
-                    .into_iter()
-                    .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
-                {
-                    labels.push((a, b, l, DOWN_RGB));
-                }
-            }
-        }
-        painter.flush(sc);
-        for (a, b, l, c) in labels {
-            sc.text(
-                (a + b) / 2,
-                (fy0 + fy1) / 2,
-                l,
-                12.0,
-                false,
-                ink_on(c),
-                Anchor::Center,
-            );
-        }
+        draw_fault_lane(sc, xm, &pauses, &downs, top + off);
     }
 
     // The cut lane.
     if let Some(off) = lay.cuts {
-        let (cy0, cy1) = (top + off, top + off + FAULT_H);
-        let names = |ids: &[usize]| {
-            ids.iter()
-                .map(|&i| tl.node_names[i].as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for c in &tl.cuts {
-            let mine = c.cut_off.contains(&node);
-            if !mine && !c.others.contains(&node) {
-                continue;
-            }
-            let Some((a, b)) = xm.span(c.start.ns(), c.end.ns(), 2) else {
-                continue;
-            };
-            let color = if mine { CUT_RGB } else { CUT_OTHER_RGB };
-            sc.rect(a, cy0, b, cy1, solid(color));
-            let label = match (c.one_way, mine) {
-                (true, true) => format!(
-                    "one-way cut: {} → {} lost",
-                    tl.node_names[node],
-                    names(&c.others)
-                ),
-                (true, false) => format!("one-way cut: nothing from {}", names(&c.cut_off)),
-                (false, true) => format!("partition: cut off from {}", names(&c.others)),
-                (false, false) => format!("partition: cut off from {}", names(&c.cut_off)),
-            };
-            let short = if c.one_way {
-                "one-way cut"
-            } else {
-                "partition"
-            };
-            if let Some(l) = [label, short.to_string()]
-                .into_iter()
-                .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
-            {
-                sc.text(
-                    (a + b) / 2,
-                    (cy0 + cy1) / 2,
-                    l,
-                    12.0,
-                    false,
-                    ink_on(color),
-                    Anchor::Center,
-                );
-            }
-        }
+        draw_cut_lane(sc, tl, node, xm, top + off);
     }
 
     // Instant events: clock steps, drift changes, restarts.
     if let Some(off) = lay.events {
-        let (ey0, ey1) = (top + off, top + off + EVENTS_H);
-        let mut items: Vec<(i64, String, Rgb, bool)> = Vec::new();
-        for &(t, n, by) in &tl.clock_steps {
-            if n == node {
-                items.push((
-                    t.ns(),
-                    format!("wall step {}", short_ns(by.ns() as f64)),
-                    STEP_RGB,
-                    true,
-                ));
+        draw_event_lane(sc, tl, node, xm, top + off, bottom);
+    }
+}
+
+/// A pause's (shade over the row, colour in the fault lane).
+fn pause_style(p: &PauseSpan) -> (RGBAColor, Rgb) {
+    match (p.kind, p.stall) {
+        (PauseKind::Gc, _) => (GC_SHADE, GC_RGB),
+        (PauseKind::VmFreeze, false) => (VM_SHADE, VM_RGB),
+        (PauseKind::VmFreeze, true) => (STALL_SHADE, STALL_RGB),
+    }
+}
+
+/// The fault lane from `fy0`: pauses and crashes as bars, named where the name fits.
+fn draw_fault_lane(sc: &mut Scene, xm: &XMap, pauses: &[&PauseSpan], downs: &[&Span], fy0: i32) {
+    let fy1 = fy0 + FAULT_H;
+    let mut painter = SpanPainter::new(fy0, fy1);
+    let mut labels: Vec<(i32, i32, String, Rgb)> = Vec::new();
+    for p in pauses {
+        let Some((a, b)) = xm.span(p.span.start.ns(), p.span.end.ns(), 2) else {
+            continue;
+        };
+        let c = pause_style(p).1;
+        if painter.add(sc, a, b, solid(c)) {
+            let len = format_ns(p.span.end.ns() - p.span.start.ns());
+            let names = match (p.kind, p.stall) {
+                (PauseKind::Gc, _) => {
+                    vec![format!("GC pause {len}"), format!("GC {len}"), "GC".into()]
+                }
+                (PauseKind::VmFreeze, false) => {
+                    vec![format!("VM freeze {len}"), format!("VM {len}"), "VM".into()]
+                }
+                (PauseKind::VmFreeze, true) => vec![
+                    format!("VM freeze {len}, clock stalled"),
+                    format!("VM freeze {len}, stalled"),
+                    format!("VM {len} stall"),
+                    "stall".into(),
+                ],
+            };
+            if let Some(l) = names
+                .into_iter()
+                .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
+            {
+                labels.push((a, b, l, c));
             }
         }
-        for &(t, n, d) in &tl.drift_changes {
-            if n == node {
-                let ppm = d.as_ppm();
-                let sign = if ppm > 0.0 { "+" } else { "" };
-                items.push((t.ns(), format!("drift {sign}{ppm}ppm"), DRIFT_RGB, false));
+    }
+    painter.flush(sc);
+    let mut painter = SpanPainter::new(fy0, fy1);
+    for d in downs {
+        let Some((a, b)) = xm.span(d.start.ns(), d.end.ns(), 2) else {
+            continue;
+        };
+        if painter.add(sc, a, b, solid(DOWN_RGB)) {
+            let len = format_ns(d.end.ns() - d.start.ns());
+            if let Some(l) = [format!("crashed {len}"), "down".to_string()]
+                .into_iter()
+                .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
+            {
+                labels.push((a, b, l, DOWN_RGB));
             }
         }
-        for &(t, n) in &tl.restarts {
-            if n == node {
-                items.push((t.ns(), "restart".to_string(), RESTART_RGB, false));
-            }
+    }
+    painter.flush(sc);
+    for (a, b, l, c) in labels {
+        sc.text(
+            (a + b) / 2,
+            (fy0 + fy1) / 2,
+            l,
+            12.0,
+            false,
+            ink_on(c),
+            Anchor::Center,
+        );
+    }
+}
+
+/// The cut lane of `node` from `cy0`: its partitions and one-way cuts, named where they fit.
+fn draw_cut_lane(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, cy0: i32) {
+    let cy1 = cy0 + FAULT_H;
+    let names = |ids: &[usize]| {
+        ids.iter()
+            .map(|&i| tl.node_names[i].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for c in &tl.cuts {
+        let mine = c.cut_off.contains(&node);
+        if !mine && !c.others.contains(&node) {
+            continue;
         }
-        items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        let mut last_x = i32::MIN;
-        let mut label_end = i32::MIN;
-        for (t, label, c, strong) in items {
-            let Some(x) = xm.x(t) else { continue };
-            if x == last_x {
-                continue;
-            }
-            last_x = x;
-            let line = solid(c);
-            if strong {
-                sc.rect(x - 1, ey1, x + 1, bottom - 1, line);
-            } else {
-                sc.dashed(vec![(x, ey1), (x, bottom - 1)], line, 1, 4, 3);
-            }
-            sc.polygon(vec![(x - 5, ey1 - 8), (x + 5, ey1 - 8), (x, ey1)], line);
-            let w = text_width(&label, 12.0, true);
-            // Right of the marker; left of it where that would pass the plot's right edge; left
-            // out where it would cover the previous label.
-            let lx = x + 7;
-            let right_fits = lx + w <= xm.x1;
-            if lx > label_end && right_fits {
-                sc.text(
-                    lx,
-                    (ey0 + ey1) / 2 - 1,
-                    label,
-                    12.0,
-                    true,
-                    line,
-                    Anchor::Left,
-                );
-                label_end = lx + w + 6;
-            } else if !right_fits && x - 7 - w > label_end.max(xm.x0) {
-                sc.text(
-                    x - 7,
-                    (ey0 + ey1) / 2 - 1,
-                    label,
-                    12.0,
-                    true,
-                    line,
-                    Anchor::Right,
-                );
-                label_end = x + 6;
-            }
+        let Some((a, b)) = xm.span(c.start.ns(), c.end.ns(), 2) else {
+            continue;
+        };
+        let color = if mine { CUT_RGB } else { CUT_OTHER_RGB };
+        sc.rect(a, cy0, b, cy1, solid(color));
+        let label = match (c.one_way, mine) {
+            (true, true) => format!(
+                "one-way cut: {} → {} lost",
+                tl.node_names[node],
+                names(&c.others)
+            ),
+            (true, false) => format!("one-way cut: nothing from {}", names(&c.cut_off)),
+            (false, true) => format!("partition: cut off from {}", names(&c.others)),
+            (false, false) => format!("partition: cut off from {}", names(&c.cut_off)),
+        };
+        let short = if c.one_way {
+            "one-way cut"
+        } else {
+            "partition"
+        };
+        if let Some(l) = [label, short.to_string()]
+            .into_iter()
+            .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
+        {
+            sc.text(
+                (a + b) / 2,
+                (cy0 + cy1) / 2,
+                l,
+                12.0,
+                false,
+                ink_on(color),
+                Anchor::Center,
+            );
+        }
+    }
+}
+
+/// The event lane of `node` from `ey0`: clock steps, drift changes and restarts as markers with
+/// lines down to `bottom`, each labelled right of its marker, or left of it near the plot's
+/// right edge, or not at all where the label would cover the previous one.
+fn draw_event_lane(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, ey0: i32, bottom: i32) {
+    let ey1 = ey0 + EVENTS_H;
+    let mut items: Vec<(i64, String, Rgb, bool)> = Vec::new();
+    for &(t, n, by) in &tl.clock_steps {
+        if n == node {
+            items.push((
+                t.ns(),
+                format!("wall step {}", short_ns(by.ns() as f64)),
+                STEP_RGB,
+                true,
+            ));
+        }
+    }
+    for &(t, n, d) in &tl.drift_changes {
+        if n == node {
+            let ppm = d.as_ppm();
+            let sign = if ppm > 0.0 { "+" } else { "" };
+            items.push((t.ns(), format!("drift {sign}{ppm}ppm"), DRIFT_RGB, false));
+        }
+    }
+    for &(t, n) in &tl.restarts {
+        if n == node {
+            items.push((t.ns(), "restart".to_string(), RESTART_RGB, false));
+        }
+    }
+    items.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    let mut last_x = i32::MIN;
+    let mut label_end = i32::MIN;
+    for (t, label, c, strong) in items {
+        let Some(x) = xm.x(t) else { continue };
+        if x == last_x {
+            continue;
+        }
+        last_x = x;
+        let line = solid(c);
+        if strong {
+            sc.rect(x - 1, ey1, x + 1, bottom - 1, line);
+        } else {
+            sc.dashed(vec![(x, ey1), (x, bottom - 1)], line, 1, 4, 3);
+        }
+        sc.polygon(vec![(x - 5, ey1 - 8), (x + 5, ey1 - 8), (x, ey1)], line);
+        let w = text_width(&label, 12.0, true);
+        // Right of the marker; left of it where that would pass the plot's right edge; left
+        // out where it would cover the previous label.
+        let lx = x + 7;
+        let right_fits = lx + w <= xm.x1;
+        if lx > label_end && right_fits {
+            sc.text(
+                lx,
+                (ey0 + ey1) / 2 - 1,
+                label,
+                12.0,
+                true,
+                line,
+                Anchor::Left,
+            );
+            label_end = lx + w + 6;
+        } else if !right_fits && x - 7 - w > label_end.max(xm.x0) {
+            sc.text(
+                x - 7,
+                (ey0 + ey1) / 2 - 1,
+                label,
+                12.0,
+                true,
+                line,
+                Anchor::Right,
+            );
+            label_end = x + 6;
         }
     }
 }
