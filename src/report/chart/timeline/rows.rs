@@ -242,15 +242,13 @@ fn draw_fault_lane(sc: &mut Scene, xm: &XMap, pauses: &[&PauseSpan], downs: &[&S
     }
 }
 
-/// The cut lane of `node` from `cy0`: its partitions and one-way cuts, named where they fit.
+/// The cut lane of `node` from `cy0`: its partitions and one-way cuts as bars. Cuts over the
+/// same span on the same side are named together (`r1 → r2, r3 lost`); a name goes where it
+/// fits and covers no other, else it is left out.
 fn draw_cut_lane(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, cy0: i32) {
     let cy1 = cy0 + FAULT_H;
-    let names = |ids: &[usize]| {
-        ids.iter()
-            .map(|&i| tl.node_names[i].as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // (xa, xb, one_way, mine, the nodes on the other side).
+    let mut bars: Vec<(i32, i32, bool, bool, Vec<usize>)> = Vec::new();
     for c in &tl.cuts {
         let mine = c.cut_off.contains(&node);
         if !mine && !c.others.contains(&node) {
@@ -259,36 +257,53 @@ fn draw_cut_lane(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, cy0: i32
         let Some((a, b)) = xm.span(c.start.ns(), c.end.ns(), 2) else {
             continue;
         };
+        let far = if mine { &c.others } else { &c.cut_off };
+        match bars
+            .iter_mut()
+            .find(|x| (x.0, x.1, x.2, x.3) == (a, b, c.one_way, mine))
+        {
+            Some(bar) => {
+                bar.4.extend(far);
+                bar.4.sort_unstable();
+                bar.4.dedup();
+            }
+            None => bars.push((a, b, c.one_way, mine, far.clone())),
+        }
+    }
+    let names = |ids: &[usize]| {
+        ids.iter()
+            .map(|&i| tl.node_names[i].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut taken: Vec<(i32, i32)> = Vec::new();
+    for (a, b, _, mine, _) in &bars {
+        let color = if *mine { CUT_RGB } else { CUT_OTHER_RGB };
+        sc.rect(*a, cy0, *b, cy1, solid(color));
+    }
+    for (a, b, one_way, mine, far) in bars {
         let color = if mine { CUT_RGB } else { CUT_OTHER_RGB };
-        sc.rect(a, cy0, b, cy1, solid(color));
-        let label = match (c.one_way, mine) {
+        let label = match (one_way, mine) {
             (true, true) => format!(
                 "one-way cut: {} → {} lost",
                 tl.node_names[node],
-                names(&c.others)
+                names(&far)
             ),
-            (true, false) => format!("one-way cut: nothing from {}", names(&c.cut_off)),
-            (false, true) => format!("partition: cut off from {}", names(&c.others)),
-            (false, false) => format!("partition: cut off from {}", names(&c.cut_off)),
+            (true, false) => format!("one-way cut: nothing from {}", names(&far)),
+            (false, _) => format!("partition: cut off from {}", names(&far)),
         };
-        let short = if c.one_way {
-            "one-way cut"
-        } else {
-            "partition"
-        };
-        if let Some(l) = [label, short.to_string()]
-            .into_iter()
-            .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
-        {
-            sc.text(
-                (a + b) / 2,
-                (cy0 + cy1) / 2,
-                l,
-                12.0,
-                false,
-                ink_on(color),
-                Anchor::Center,
-            );
+        let short = if one_way { "one-way cut" } else { "partition" };
+        let mid = (a + b) / 2;
+        let place = [label, short.to_string()].into_iter().find_map(|l| {
+            let w = text_width(&l, 12.0, false);
+            let (la, lb) = (mid - w / 2 - 4, mid + w / 2 + 4);
+            let free = taken.iter().all(|&(p, q)| lb <= p || la >= q);
+            (w + 8 <= b - a && free).then_some((la, lb, l))
+        });
+        if let Some((la, lb, l)) = place {
+            taken.push((la, lb));
+            let ink = ink_on(color);
+            sc.text(mid, (cy0 + cy1) / 2, l, 12.0, false, ink, Anchor::Center);
         }
     }
 }
