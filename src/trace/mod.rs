@@ -8,10 +8,12 @@
 //! stream `trace.jsonl` and `trace.perfetto.json` to disk. [`Tee`] lets two observers watch one
 //! run.
 
+pub mod clock_error;
 pub mod jsonl;
 pub mod perfetto;
 pub mod throughput;
 pub mod timeline;
+pub mod zoom;
 
 use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;

@@ -5,7 +5,8 @@
 //! at them.
 
 use crate::common::{cut_off_text, scenario};
-use leasesim::report::chart::compare::compare_chart;
+use leasesim::report::chart::compare::{compare_chart, compare_scene, SHARED_CLOCKS_NOTE};
+use leasesim::report::chart::scene::{text_width, Anchor, Scene, Shape};
 use leasesim::report::chart::throughput::{throughput_chart, throughput_scene};
 use leasesim::report::chart::timeline::{
     timeline_chart, timeline_scene, OVERLAP_FILL, WIDTH, ZOOM_HEADING,
@@ -14,7 +15,7 @@ use leasesim::report::chart::ChartFiles;
 use leasesim::scenario::{library, StrategySpec};
 use leasesim::time::{Dur, LocalDur};
 use leasesim::trace::throughput::Throughput;
-use leasesim::trace::timeline::Timeline;
+use leasesim::trace::timeline::{MarkKind, Timeline};
 use leasesim::{Scenario, Summary};
 
 fn recorded(name: &str, s: &Scenario) -> (Timeline, Summary) {
@@ -395,4 +396,255 @@ fn rows_name_each_nodes_drift_and_clocks_without_error_share_one_line() {
     assert_eq!(q4.iter().filter(|t| **t == "no clock error").count(), 1);
     assert!(q4.contains(&"lock, a, b"));
     assert!(!q4.iter().any(|t| t.starts_with("error (")));
+}
+
+/// A text of a scene as placed: its box from left to right, its centre line, size and text.
+struct Placed {
+    left: i32,
+    right: i32,
+    y: i32,
+    size: f64,
+    text: String,
+}
+
+/// Every text of `scene`, measured with the embedded font.
+fn placed_texts(scene: &Scene) -> Vec<Placed> {
+    scene
+        .shapes
+        .iter()
+        .filter_map(|s| match s {
+            Shape::Text {
+                x,
+                y,
+                text,
+                size,
+                bold,
+                anchor,
+                ..
+            } => {
+                let w = text_width(text, *size, *bold);
+                let left = match anchor {
+                    Anchor::Left => *x,
+                    Anchor::Center => x - w / 2,
+                    Anchor::Right => x - w,
+                };
+                Some(Placed {
+                    left,
+                    right: left + w,
+                    y: *y,
+                    size: *size,
+                    text: text.clone(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What is wrong with the texts of `scene`: any outside its width, and any two on one line
+/// (centres closer than half the smaller size) that overlap by more than a pixel.
+fn label_problems(name: &str, scene: &Scene) -> Vec<String> {
+    let texts = placed_texts(scene);
+    let mut out = Vec::new();
+    for t in &texts {
+        if t.left < 0 || t.right > scene.width as i32 {
+            out.push(format!(
+                "{name}: {:?} spans {}..{} outside 0..{}",
+                t.text, t.left, t.right, scene.width
+            ));
+        }
+    }
+    for (i, a) in texts.iter().enumerate() {
+        for b in &texts[i + 1..] {
+            let same_line = ((a.y - b.y).abs() as f64) < a.size.min(b.size) / 2.0;
+            let overlap = a.right.min(b.right) - a.left.max(b.left);
+            if same_line && overlap > 1 {
+                out.push(format!(
+                    "{name}: {:?} at {}..{} and {:?} at {}..{} overlap on y {}",
+                    a.text, a.left, a.right, b.text, b.left, b.right, a.y
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Checks [`label_problems`] finds none.
+fn assert_labels_fit(name: &str, scene: &Scene) {
+    let problems = label_problems(name, scene);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn overlaps_are_hatched_bands_and_no_token_is_red_or_orange() {
+    // Catches: token 2 drawn in the orange (#FF7F0E) that reads as the overlap's red; a band
+    // that is only a red wash (no hatching, no outline), in the chart or in the legend.
+    let (tl, s) = recorded("q4", &bundled("q4-gc-pause-cached-bool"));
+    let files = timeline_chart(&tl, &s);
+    keep("q4-hatched", &files);
+    assert!(!files.svg.contains("#FF7F0E"), "token 2 is orange");
+    assert_eq!(bands(&files.svg), 1);
+    let hatch = format!("stroke=\"{OVERLAP_FILL}\"");
+    assert!(
+        files.svg.matches("<polyline").any(|_| true)
+            && files
+                .svg
+                .split("<polyline")
+                .skip(1)
+                .any(|p| p[..p.find('>').unwrap()].contains(&hatch)),
+        "the band is not hatched"
+    );
+    assert!(
+        files.svg.contains("fill=\"none\" stroke=\"#C81014\""),
+        "the band has no outline"
+    );
+    // The legend's swatch is hatched too, in its own colour (so it does not count as a band).
+    assert!(
+        files.svg.contains("stroke=\"#E41B1C\""),
+        "the legend swatch is not hatched"
+    );
+    // Every token colour is away from red.
+    for tok in 1..=8u64 {
+        let (r, g, b) = leasesim::report::chart::timeline::token_color(tok);
+        assert!(
+            !(r > g + 40 && r > b + 40),
+            "token {tok} is reddish: ({r}, {g}, {b})"
+        );
+    }
+}
+
+#[test]
+fn dense_marks_are_labelled_with_their_count() {
+    // Q4 CachedBool: 982 zombie actions and 8973 stale reads, all bunched at a's resume (and b's
+    // reads after): the chart states how many, per node and kind, and they add up to the summary.
+    let (tl, s) = recorded("q4", &bundled("q4-gc-pause-cached-bool"));
+    let files = timeline_chart(&tl, &s);
+    let t = texts(&files.svg);
+    let count = |node: usize, k: MarkKind| -> u64 {
+        tl.bins[node][k as usize].iter().map(|&c| c as u64).sum()
+    };
+    let (mut zombie, mut stale) = (0, 0);
+    for node in 0..tl.node_names.len() {
+        for k in [
+            MarkKind::ZombieRead,
+            MarkKind::ZombieWrite,
+            MarkKind::StaleRead,
+        ] {
+            let n = count(node, k);
+            if n > 1 {
+                let label = format!("×{n}");
+                assert!(
+                    t.contains(&label.as_str()),
+                    "node {node} {k:?}: no {label} in {t:?}"
+                );
+            }
+            match k {
+                MarkKind::StaleRead => stale += n,
+                _ => zombie += n,
+            }
+        }
+    }
+    assert_eq!((zombie, stale), (s.zombie_actions, s.stale_reads));
+    assert_eq!(s.zombie_actions, 982);
+    assert!(t.contains(&"×978") && t.contains(&"×4"), "{t:?}");
+}
+
+#[test]
+fn labels_stay_inside_the_chart_and_do_not_overlap_on_a_line() {
+    // Catches: two clock-lane end labels run together (`-857ms-78.03ms`), an event label past the
+    // right edge (`restart`), an overlap label hanging off the plot.
+    // Every bundled scenario: busy runs (q4, k8s), wall steps, restarts, drift, Raft, LeaseGuard.
+    let mut problems = Vec::new();
+    for name in leasesim::scenario::library::names() {
+        let (tl, s) = recorded(name, &bundled(name));
+        problems.extend(label_problems(name, &timeline_scene(&tl, &s)));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn clock_lanes_of_one_section_share_one_unit() {
+    // epsilon-too-small-ntp-slew: in the zoom, the grantor is 950 us ahead and a is 5.705 ms
+    // behind; the lanes once read "error (us)" and "error (ms)". Both sections now read ms, and
+    // the end labels use it too.
+    let (tl, s) = recorded("eps", &bundled("epsilon-too-small-ntp-slew"));
+    let files = timeline_chart(&tl, &s);
+    let t = texts(&files.svg);
+    let units: Vec<&&str> = t.iter().filter(|x| x.starts_with("error (")).collect();
+    assert_eq!(units.len(), 4, "{units:?}");
+    assert!(units.iter().all(|u| **u == "error (ms)"), "{units:?}");
+    assert!(t.contains(&"+0.95ms") && t.contains(&"-5.705ms"), "{t:?}");
+    assert!(!t.iter().any(|x| x.ends_with("us")), "{t:?}");
+}
+
+#[test]
+fn the_zoom_axis_reads_as_an_offset_from_a_round_origin() {
+    // epsilon-too-small-ntp-slew zooms on [18.99844297 s, 19.009457126 s]: 11 ms at a 2 ms step,
+    // origin 18.998 s (the start rounded down to the step), ticks +2 .. +10 ms.
+    let (tl, s) = recorded("eps", &bundled("epsilon-too-small-ntp-slew"));
+    let files = timeline_chart(&tl, &s);
+    let t = texts(&files.svg);
+    assert!(t.contains(&"true time: ms after 18.998 s"), "{t:?}");
+    for tick in ["+2", "+4", "+6", "+8", "+10"] {
+        assert!(t.contains(&tick), "no tick {tick}: {t:?}");
+    }
+    assert!(!t.contains(&"19000") && !t.contains(&"18999"), "{t:?}");
+}
+
+/// `base` under each of `strategies`, labelled as `compare` labels them.
+fn compare_runs(base: &Scenario, strategies: &[StrategySpec]) -> Vec<(String, Timeline, Summary)> {
+    strategies
+        .iter()
+        .map(|spec| {
+            let mut sc = base.clone();
+            sc.strategy = spec.clone();
+            let (tl, s) = recorded("compare", &sc);
+            (spec.to_ron(), tl, s)
+        })
+        .collect()
+}
+
+#[test]
+fn compare_zooms_onto_a_short_overlap_and_draws_the_clocks_once() {
+    // epsilon-too-small-ntp-slew: a 2.75 ms overlap in 30 s, caused by a's drift. The compare
+    // chart shows the clocks (the same in every run: drawn once, with a note) and zooms every
+    // group onto one window, the first run's, on the offset axis.
+    let base = bundled("epsilon-too-small-ntp-slew");
+    let own = base.strategy.clone();
+    let runs = compare_runs(
+        &base,
+        &[own, StrategySpec::CachedBool, StrategySpec::GrantorOnly],
+    );
+    let files = compare_chart("eps", &runs);
+    keep("eps-compare", &files);
+    let t = texts(&files.svg);
+    assert_eq!(
+        t.iter().filter(|x| x.starts_with(ZOOM_HEADING)).count(),
+        1,
+        "{t:?}"
+    );
+    assert_eq!(
+        t.iter().filter(|x| **x == SHARED_CLOCKS_NOTE).count(),
+        2,
+        "{t:?}"
+    );
+    assert!(t.iter().any(|x| x.starts_with("Clock error")));
+    assert!(t.contains(&"true time: ms after 18.998 s"), "{t:?}");
+    let overlaps: u64 = runs.iter().map(|r| r.2.overlap.count).sum();
+    assert_eq!(
+        bands(&files.svg) as u64,
+        overlaps,
+        "the zoom's bands count once"
+    );
+    assert_labels_fit("eps-compare", &compare_scene("eps", &runs));
+    // Q4: a 4 s overlap, no zoom; the same clocks (none err), one line for all.
+    let base = bundled("q4-gc-pause-cached-bool");
+    let runs = compare_runs(
+        &base,
+        &[StrategySpec::CachedBool, StrategySpec::GrantorOnly],
+    );
+    let t_q4 = compare_chart("q4", &runs);
+    let t = texts(&t_q4.svg);
+    assert!(!t.iter().any(|x| x.starts_with(ZOOM_HEADING)), "{t:?}");
+    assert!(t.contains(&SHARED_CLOCKS_NOTE));
 }
