@@ -41,6 +41,7 @@
 //! - [`sweep`]: parameter grids, run over seeds, aggregated; [`explore`]: random schedules
 //!   inside an envelope, shrunk to a counterexample.
 //! - [`tables`] and [`advise`]: the lease arithmetic, and advice on T and epsilon with its check.
+//! - [`compare`]: the strategies `compare` runs on one fault schedule, and where each came from.
 //! - `cli`: the command line, a thin layer over the above.
 //!
 //! Features: `cli` (the default) is the command line and brings in `charts` (the
@@ -68,6 +69,7 @@ pub mod advise;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod dist;
 pub mod engine;
 pub mod explore;

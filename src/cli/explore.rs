@@ -5,18 +5,21 @@
 //! the merge gives the same files, byte for byte, as one machine.
 
 use super::{bad_input, load_all, Loaded};
+use crate::explore::output::{
+    counterexample_text, faults_words, found_words, kinds_words, nearest_miss_text, nemesis_ron,
+    runs_csv, ExploreJson, MissOut, Partial, SizeOut, ViolationOut,
+};
 use crate::explore::{self, Answer, Exploration, RunRecord};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
 use crate::report::staging::{self, Existing};
-use crate::report::{self, markdown, ReportDir};
+use crate::report::{self, markdown};
 use crate::scenario::nemesis::{self, Nemesis};
 use crate::scenario::{load, Scenario};
 use crate::strategy::Registry;
 use crate::sweep::Shard;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -56,20 +59,6 @@ pub(crate) struct ExploreMergeArgs {
     /// Directory for the merged report (`<name>/`).
     #[arg(long, default_value = "reports")]
     pub(crate) out: PathBuf,
-}
-
-/// What a shard writes: everything the merge needs to give the one-machine answer.
-#[derive(Serialize, Deserialize)]
-struct Partial {
-    name: String,
-    /// The command as the user would run it on one machine (the counterexample cites it).
-    command: String,
-    /// The scenario with the envelope explored as its `nemesis`, as RON.
-    scenario: String,
-    swarm: bool,
-    runs: u64,
-    shard: (u64, u64),
-    records: Vec<RunRecord>,
 }
 
 /// The runs/s and counts printed at the end.
@@ -384,59 +373,6 @@ fn rate(t: &Timing) -> String {
     )
 }
 
-/// What `explore.json` says (the same bytes from one machine and from a merge).
-#[derive(Serialize)]
-struct ExploreOut<'a> {
-    scenario: &'a str,
-    strategy: String,
-    command: &'a str,
-    nemesis: String,
-    swarm: bool,
-    runs: u64,
-    /// Runs done: every run, or up to and including the first violation.
-    runs_done: u64,
-    violation: Option<ViolationOut>,
-    nearest_miss: Option<MissOut>,
-}
-
-#[derive(Serialize)]
-struct ViolationOut {
-    run: u64,
-    seed: u64,
-    kind: explore::Violation,
-    kinds: Vec<String>,
-    before: SizeOut,
-    after: SizeOut,
-    shrink_runs: u64,
-    file: &'static str,
-}
-
-#[derive(Serialize)]
-struct SizeOut {
-    faults: usize,
-    nodes: usize,
-    duration_ns: i64,
-}
-
-impl SizeOut {
-    fn of(s: &Scenario) -> SizeOut {
-        SizeOut {
-            faults: s.faults.len(),
-            nodes: s.nodes.len(),
-            duration_ns: s.duration.ns(),
-        }
-    }
-}
-
-#[derive(Serialize)]
-struct MissOut {
-    run: u64,
-    seed: u64,
-    kinds: Vec<String>,
-    min_slack_ns: i64,
-    file: &'static str,
-}
-
 /// Answers, writes `<out>/<name>/` whole, prints what was found, and gives the exit code: 1
 /// for a violation, 0 for none.
 fn finish(
@@ -464,11 +400,11 @@ fn finish(
         .build(&e.base.strategy)
         .expect("validated at load")
         .describe();
-    let mut summary = ExploreOut {
+    let mut summary = ExploreJson {
         scenario: name,
         strategy,
         command,
-        nemesis: ron_of(e.nemesis),
+        nemesis: nemesis_ron(e.nemesis),
         swarm: e.swarm,
         runs: e.runs,
         runs_done: records.len() as u64,
@@ -582,7 +518,7 @@ fn finish(
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
     json.push(b'\n');
     files.push(("explore.json", json));
-    if let Err(err) = write_dir(&dir, &files) {
+    if let Err(err) = report::write_dir_atomically(&dir, &files) {
         return cannot_write(&dir, err);
     }
     if let Some(t) = timing {
@@ -597,100 +533,4 @@ fn finish(
     } else {
         ExitCode::SUCCESS
     }
-}
-
-fn write_dir(dir: &Path, files: &[(&str, Vec<u8>)]) -> std::io::Result<()> {
-    let staging = ReportDir::begin(dir)?;
-    for (n, bytes) in files {
-        staging.write(n, bytes)?;
-    }
-    staging.commit()
-}
-
-fn ron_of(n: &Nemesis) -> String {
-    crate::scenario::ron_options()
-        .to_string(n)
-        .expect("a nemesis serializes")
-}
-
-/// `runs.csv`: one line per run done, in run order.
-fn runs_csv(records: &[RunRecord]) -> Vec<u8> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "run",
-        "seed",
-        "kinds",
-        "violation",
-        "min_slack_ns",
-        "events",
-    ])
-    .expect("in memory");
-    for r in records {
-        let violation = r.violation.map_or(String::new(), |v| {
-            serde_json::to_value(v)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        });
-        w.write_record([
-            r.run.to_string(),
-            r.seed.to_string(),
-            r.kinds.join("+"),
-            violation,
-            r.min_slack_ns.map_or(String::new(), |s| s.to_string()),
-            r.events.to_string(),
-        ])
-        .expect("in memory");
-    }
-    w.into_inner().expect("in memory")
-}
-
-fn counterexample_text(c: &Scenario, command: &str) -> String {
-    format!(
-        "// A counterexample found and shrunk by `{command}`.\n\
-         // Every fault is explicit; `leasesim run` on this file replays the violation, and its\n\
-         // `expect` block pins it.\n{}",
-        c.to_ron_minimal()
-    )
-}
-
-fn nearest_miss_text(s: &Scenario, command: &str, r: &RunRecord) -> String {
-    let mut s = s.clone();
-    s.description = format!(
-        "The nearest miss of `{command}`: run {} (seed {}, kinds {}), {} of slack; every fault \
-         of the run is explicit.",
-        r.run,
-        r.seed,
-        kinds_words(&r.kinds),
-        crate::time::format_ns(r.min_slack_ns.unwrap_or(0))
-    );
-    s.expect = None;
-    s.to_ron_minimal()
-}
-
-/// The counterexample's figures in one line.
-fn found_words(s: &Summary) -> String {
-    use crate::time::format_ns;
-    format!(
-        "{} overlap(s), max {}; zombie actions {}, stale reads {}, unsafe writes {}",
-        s.overlap.count,
-        format_ns(s.overlap.max_ns),
-        s.zombie_actions,
-        s.stale_reads,
-        s.unsafe_writes
-    )
-}
-
-/// The kinds a run enabled, or "none".
-fn kinds_words(kinds: &[String]) -> String {
-    if kinds.is_empty() {
-        "none".to_string()
-    } else {
-        kinds.join(", ")
-    }
-}
-
-/// "1 fault", "5 faults".
-fn faults_words(n: usize) -> String {
-    format!("{n} fault{}", if n == 1 { "" } else { "s" })
 }

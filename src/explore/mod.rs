@@ -15,6 +15,7 @@
 //! whose `expect` block pins the violation ([`Violation::pin`]).
 
 pub mod draw;
+pub mod output;
 pub mod shrink;
 pub mod violation;
 
