@@ -327,7 +327,7 @@ fn crossing_entry(legend: &mut Legend, panels: &[LinePanel], what: &str, x_symbo
         legend.push(
             Mark::Dotted(MUTED),
             format!(
-                "dotted: {what} reaches 0 somewhere between these two values of {x_symbol}, where is not measured"
+                "dotted: {what} reaches 0 somewhere between these two values of {x_symbol}; the grid does not say where"
             ),
         );
     }
@@ -653,4 +653,207 @@ pub fn availability_vs_t(d: &Data) -> Result<LineChart, String> {
         cols: 2,
         panel_size: (640, 420),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::chart::scene::Shape;
+
+    const XS: [f64; 4] = [0.0, 1e6, 5e6, 50e6];
+
+    /// A one-panel chart of series over epsilon = 0, 1, 5, 50 ms, labelled rho = 200, 500, ...
+    fn chart(ys: &[[f64; 4]]) -> LineChart {
+        let labels = [
+            "rho = 200 ppm",
+            "rho = 500 ppm",
+            "rho = 1000 ppm",
+            "rho = 2000 ppm",
+        ];
+        let series: Vec<Series> = ys
+            .iter()
+            .enumerate()
+            .map(|(k, ys)| {
+                let (color, marker) = series_style(k);
+                Series {
+                    label: labels[k].into(),
+                    color,
+                    marker,
+                    points: XS.iter().copied().zip(ys.iter().copied()).collect(),
+                }
+            })
+            .collect();
+        let y = YAxis::new(
+            series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
+            true,
+        );
+        LineChart {
+            page: Page {
+                width: 680,
+                title: "t".into(),
+                lines: Vec::new(),
+                legend: Legend::default(),
+            },
+            x_title: "ε".into(),
+            x: NumAxis::new(&XS),
+            x_ticks: XS.iter().map(|&v| (v, format!("{}ms", v / 1e6))).collect(),
+            x_symbol: "ε".into(),
+            panels: vec![LinePanel {
+                title: "longest overlap".into(),
+                y_title: "ms".into(),
+                series,
+                bounds: Vec::new(),
+                y,
+                zero_words: "no overlap".into(),
+            }],
+            cols: 1,
+            panel_size: (640, 400),
+        }
+    }
+
+    /// The centres of the filled circles of `color` at the marker size.
+    fn circles(s: &Scene, color: RGBAColor) -> Vec<(i32, i32)> {
+        let mut v: Vec<(i32, i32)> = s
+            .shapes
+            .iter()
+            .filter_map(|sh| match sh {
+                Shape::Circle {
+                    x,
+                    y,
+                    r,
+                    color: c,
+                    filled: true,
+                } if *c == color && *r == marks::R => Some((*x, *y)),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The centres of the filled squares of `color` (the second series' marker).
+    fn squares(s: &Scene, color: RGBAColor) -> Vec<(i32, i32)> {
+        s.shapes
+            .iter()
+            .filter_map(|sh| match sh {
+                Shape::Rect {
+                    x0,
+                    y0,
+                    x1,
+                    y1,
+                    color: c,
+                } if *c == color && x1 - x0 == 2 * marks::R - 1 => {
+                    Some(((x0 + x1) / 2, (y0 + y1) / 2))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn texts(s: &Scene) -> Vec<String> {
+        s.shapes
+            .iter()
+            .filter_map(|sh| match sh {
+                Shape::Text { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn series_that_coincide_stay_visible_and_are_named() {
+        // rho = 200 and 500 ppm: no overlap at any epsilon, the same points exactly.
+        let c = chart(&[
+            [0.0; 4],
+            [0.0; 4],
+            [3.0, 1.0, 0.0, 0.0],
+            [5.0, 4.0, 2.0, 0.0],
+        ]);
+        let s = c.scene();
+        // The plot's markers (the note above the plot shows the group's markers too).
+        let in_plot = |v: Vec<(i32, i32)>| v.into_iter().filter(|p| p.1 > 150).collect::<Vec<_>>();
+        let a = in_plot(circles(&s, PALETTE[0]));
+        let b = in_plot(squares(&s, PALETTE[1]));
+        assert_eq!((a.len(), b.len()), (4, 4), "{a:?} {b:?}");
+        // Same values, different pixels: each marker is dodged sideways off the other.
+        for (p, q) in a.iter().zip(&b) {
+            assert_eq!(p.1, q.1);
+            assert!(q.0 - p.0 >= DODGE_PX, "{p:?} {q:?}");
+        }
+        // Every series has its own colour and its own marker shape.
+        for i in 0..MAX_LINES {
+            for j in i + 1..MAX_LINES {
+                let (ci, mi) = series_style(i);
+                let (cj, mj) = series_style(j);
+                assert!(ci != cj && mi != mj, "{i} {j}");
+            }
+        }
+        let t = texts(&s);
+        assert!(
+            t.iter()
+                .any(|t| t == "rho = 200, 500 ppm: no overlap at any ε (lines coincide)"),
+            "{t:?}"
+        );
+        // Series that do not coincide get no note.
+        assert_eq!(t.iter().filter(|t| t.contains("coincide")).count(), 1);
+    }
+
+    #[test]
+    fn a_drop_to_zero_between_grid_values_is_dotted_not_solid() {
+        let c = chart(&[[5.0, 2.0, 0.0, 0.0]]);
+        let s = c.scene();
+        let m = circles(&s, PALETTE[0]);
+        assert_eq!(m.len(), 4);
+        let solid_segments: Vec<((i32, i32), (i32, i32))> = s
+            .shapes
+            .iter()
+            .filter_map(|sh| match sh {
+                Shape::Line { pts, color, .. } if *color == PALETTE[0] => Some(pts),
+                _ => None,
+            })
+            .flat_map(|pts| pts.windows(2).map(|w| (w[0], w[1])).collect::<Vec<_>>())
+            .collect();
+        // Solid: 5 -> 2 (both above 0) and 0 -> 0; never 2 -> 0.
+        assert!(solid_segments.contains(&(m[0], m[1])), "{solid_segments:?}");
+        assert!(solid_segments.contains(&(m[2], m[3])), "{solid_segments:?}");
+        assert!(
+            !solid_segments
+                .iter()
+                .any(|&(a, b)| (a, b) == (m[1], m[2]) || (b, a) == (m[1], m[2])),
+            "{solid_segments:?}"
+        );
+        let dotted: Vec<&Vec<(i32, i32)>> = s
+            .shapes
+            .iter()
+            .filter_map(|sh| match sh {
+                Shape::Dashed { pts, color, .. }
+                    if (color.0, color.1, color.2)
+                        == (PALETTE[0].0, PALETTE[0].1, PALETTE[0].2)
+                        && color.3 < 1.0 =>
+                {
+                    Some(pts)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(dotted, [&vec![m[1], m[2]]]);
+        assert!(has_crossing(&c.panels));
+        assert!(!has_crossing(&chart(&[[5.0, 2.0, 1.0, 1.0]]).panels));
+    }
+
+    #[test]
+    fn labels_of_coinciding_series_are_joined_compactly() {
+        assert_eq!(
+            join_labels(&["rho = 200 ppm", "rho = 500 ppm"]),
+            "rho = 200, 500 ppm"
+        );
+        assert_eq!(
+            join_labels(&["epsilon = 0ms", "epsilon = 1ms"]),
+            "epsilon = 0ms, 1ms"
+        );
+        assert_eq!(
+            join_labels(&["T = 5s", "rho = 200 ppm"]),
+            "T = 5s; rho = 200 ppm"
+        );
+    }
 }

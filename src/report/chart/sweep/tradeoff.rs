@@ -248,8 +248,15 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
         })
         .unwrap_or_default();
     if let Some(b) = best.first() {
-        let per = if b.cells.len() > 1 {
-            format!(", one point per other parameter ({} points)", b.cells.len())
+        let env: Vec<&str> = d
+            .grid
+            .params
+            .iter()
+            .filter(|p| p.values.len() > 1 && !crate::sweep::report::chosen(p))
+            .map(|p| p.name.as_str())
+            .collect();
+        let per = if b.cells.len() > 1 && !env.is_empty() {
+            format!(", at each {} ({} points)", env.join(" and "), b.cells.len())
         } else {
             String::new()
         };
