@@ -121,3 +121,60 @@ fn the_tradeoff_of_a_small_sweep_labels_every_unsafe_point_and_draws_the_frontie
         "{t:?}"
     );
 }
+
+/// The trade-off of a real sweep, laid out: no two label boxes overlap, each box holds its
+/// words as the embedded font measures them, and every unsafe point is labelled.
+#[test]
+fn the_tradeoff_labels_of_a_real_sweep_never_overlap() {
+    use leasesim::report::chart::scene::text_width;
+    use leasesim::report::chart::sweep::{tradeoff, Data};
+    use leasesim::scenario::{library, load};
+    use leasesim::sweep::{self, Grid, SweepSpec};
+    let name = "sweep-drift-boundary";
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let vary = |p: &str, v: &[&str]| (p.to_string(), v.iter().map(|x| x.to_string()).collect());
+    let grid = Grid::build(SweepSpec {
+        name: name.into(),
+        source: "test".into(),
+        scenario: s,
+        vary: vec![
+            vary("T", &["5s", "10s", "20s"]),
+            vary("rho", &["1000", "2000"]),
+            vary("epsilon", &["1ms", "5ms"]),
+        ],
+        seeds: 2,
+    })
+    .unwrap_or_else(|p| panic!("{p:?}"));
+    let (stats, _) = sweep::run_all(&grid, Some(1), false, std::io::sink()).unwrap();
+    let unsafe_points = stats.iter().filter(|s| !s.safe()).count();
+    // 11 of the 12 sets are unsafe, at nearly one spot (P(unsafe) = 1, availability within
+    // 0.0003 %): a column of labels to lay out.
+    assert!(
+        (8..=tradeoff::MAX_LABELS).contains(&unsafe_points),
+        "{unsafe_points}"
+    );
+    let t = tradeoff::tradeoff(&Data::new(&grid, &stats)).unwrap();
+    let boxes = t.label_boxes();
+    let placed: Vec<_> = boxes.iter().flatten().collect();
+    // Every unsafe point asks for a label (and the frontier's safe one too), and finds room.
+    assert!(boxes.len() > unsafe_points, "{} labels", boxes.len());
+    assert_eq!(placed.len(), boxes.len());
+    for (i, a) in placed.iter().enumerate() {
+        assert_eq!(
+            a.x1 - a.x0,
+            text_width(&a.text, tradeoff::LABEL_SIZE, false) + 6
+        );
+        for b in &placed[i + 1..] {
+            let apart = a.x1 <= b.x0 || b.x1 <= a.x0 || a.y1 <= b.y0 || b.y1 <= a.y0;
+            assert!(apart, "{a:?} overlaps {b:?}");
+        }
+    }
+    // The scene draws what was laid out, and says how many found no room.
+    let scene = t.scene();
+    let missing = boxes.len() - placed.len();
+    let said = scene.shapes.iter().any(|sh| {
+        matches!(sh, leasesim::report::chart::scene::Shape::Text { text, .. }
+            if text.starts_with(&format!("{missing} labels left out")))
+    });
+    assert_eq!(said, missing > 0);
+}

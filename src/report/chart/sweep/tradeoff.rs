@@ -76,9 +76,13 @@ pub fn place_labels(
         .map(|&(x, y)| (x - r, y - r, x + r + 1, y + r + 1))
         .collect();
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
-    let mut out = Vec::with_capacity(wanted.len());
+    let mut out = vec![None; wanted.len()];
     let mid = (plot.x0 + plot.x1) / 2;
-    for ((px, py), text) in wanted {
+    // Top to bottom, so that the labels of a column of points stack in its order.
+    let mut order: Vec<usize> = (0..wanted.len()).collect();
+    order.sort_by_key(|&i| (wanted[i].0 .1, wanted[i].0 .0, i));
+    for i in order {
+        let ((px, py), text) = &wanted[i];
         let w = text_width(text, LABEL_SIZE, false) + 6;
         let sides: [bool; 2] = if *px < mid {
             [true, false]
@@ -86,8 +90,8 @@ pub fn place_labels(
             [false, true]
         };
         let mut found = None;
-        'search: for out_px in [12, 44, 96] {
-            for k in 0..=6 {
+        'search: for out_px in [12, 44, 96, 160] {
+            for k in 0..=16 {
                 for dy in [k * 19, -k * 19] {
                     for right in sides {
                         let x0 = if right { px + out_px } else { px - out_px - w };
@@ -113,7 +117,7 @@ pub fn place_labels(
                 }
             }
         }
-        out.push(found.map(|b| {
+        out[i] = found.map(|b| {
             placed.push(b);
             LabelBox {
                 x0: b.0,
@@ -123,7 +127,7 @@ pub fn place_labels(
                 text: text.clone(),
                 at: (*px, *py),
             }
-        }));
+        });
     }
     out
 }
