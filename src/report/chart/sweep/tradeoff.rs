@@ -64,17 +64,29 @@ fn overlaps(a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)) -> bool {
 
 /// Lays out one label per `(point, text)` inside `plot`: at the first of a few spots around its
 /// point (right or left, level or a few rows up or down, near or farther out) that touches no
-/// label placed before it and covers no point of `points`. `None` where no spot is free.
+/// label placed before it, covers no point of `points` and no segment of the polyline `line`
+/// (the frontier). `None` where no spot is free.
 pub fn place_labels(
     wanted: &[((i32, i32), String)],
     points: &[(i32, i32)],
+    line: &[(i32, i32)],
     plot: Plot,
 ) -> Vec<Option<LabelBox>> {
     let r = 8;
-    let obstacles: Vec<(i32, i32, i32, i32)> = points
+    let mut obstacles: Vec<(i32, i32, i32, i32)> = points
         .iter()
         .map(|&(x, y)| (x - r, y - r, x + r + 1, y + r + 1))
         .collect();
+    // The staircase's segments are horizontal or vertical: each is a thin box.
+    for w in line.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        obstacles.push((
+            a.0.min(b.0) - 2,
+            a.1.min(b.1) - 2,
+            a.0.max(b.0) + 3,
+            a.1.max(b.1) + 3,
+        ));
+    }
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
     let mut out = vec![None; wanted.len()];
     let mid = (plot.x0 + plot.x1) / 2;
@@ -327,7 +339,19 @@ impl Tradeoff {
             .iter()
             .map(|p| self.px((p.0, p.1), plot))
             .collect();
-        place_labels(&wanted, &pts, plot)
+        place_labels(&wanted, &pts, &self.stair_px(plot), plot)
+    }
+
+    /// The frontier's staircase in pixels, empty when it is not drawn.
+    fn stair_px(&self, plot: Plot) -> Vec<(i32, i32)> {
+        if !self.draw_frontier {
+            return Vec::new();
+        }
+        let x_max = self.points.iter().map(|p| p.0).fold(0.0, f64::max);
+        frontier_stair(&self.frontier, x_max)
+            .into_iter()
+            .map(|p| self.px(p, plot))
+            .collect()
     }
 
     pub fn scene(&self) -> Scene {
@@ -350,17 +374,7 @@ impl Tradeoff {
             ),
             true,
         );
-        if self.draw_frontier {
-            let stair = frontier_stair(
-                &self.frontier,
-                self.points.iter().map(|p| p.0).fold(0.0, f64::max),
-            );
-            s.line(
-                stair.into_iter().map(|p| self.px(p, plot)).collect(),
-                FRONTIER,
-                2,
-            );
-        }
+        s.line(self.stair_px(plot), FRONTIER, 2);
         for class in 0..3u8 {
             let c = [SAFE, HARM, OVER][class as usize];
             for p in self.points.iter().filter(|p| p.2 == class) {
@@ -424,7 +438,7 @@ mod tests {
             pts.push(p);
             wanted.push((p, format!("T=20s, rho={}, epsilon=5ms", 100 * k)));
         }
-        let boxes = place_labels(&wanted, &pts, plot);
+        let boxes = place_labels(&wanted, &pts, &[(150, 250), (800, 250)], plot);
         let placed: Vec<&LabelBox> = boxes.iter().flatten().collect();
         assert!(placed.len() >= 10, "{}", placed.len());
         for (i, a) in placed.iter().enumerate() {
@@ -437,6 +451,11 @@ mod tests {
                     "{a:?} and {b:?} overlap"
                 );
             }
+            // No label covers the frontier (here a level line at y = 250 from x = 150 to 800).
+            assert!(
+                !(a.y0 <= 250 && 250 < a.y1 && a.x0 < 800 && a.x1 > 150),
+                "{a:?} covers the frontier"
+            );
             // No label covers a point.
             for &(x, y) in &pts {
                 assert!(
