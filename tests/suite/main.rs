@@ -26,5 +26,6 @@ mod regressions;
 mod slack;
 mod strategies;
 mod sweep;
+mod sweep_charts;
 mod traces;
 mod truetime;

@@ -1,7 +1,8 @@
 //! Charts (PNG and SVG) drawn with plotters and the embedded font.
 //!
-//! [`timeline`] draws one run, [`compare`] several runs of one fault schedule side by side, and
-//! [`throughput`] their reads and writes per ms on one time axis. Each lays its chart out once
+//! [`timeline`] draws one run, [`compare`] several runs of one fault schedule side by side,
+//! [`throughput`] their reads and writes per ms on one time axis, [`sweep`] a sweep's charts and
+//! [`slack`] an exploration's slack histogram. Each lays its chart out once
 //! as a [`scene::Scene`] (a display list in pixels) and renders that to both SVG and PNG, so the
 //! two files show the same thing and are byte-identical run to run.
 //! Shared here: the [`ChartFiles`] a chart returns and the tick helper for time axes.

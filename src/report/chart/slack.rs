@@ -4,27 +4,23 @@
 //! exact integer nanoseconds (slack spans microseconds to seconds in one exploration); floats
 //! are used only to place pixels.
 
-use super::sweep::{err, head_height, render, text_style, title, Drawn, Figure};
+use super::scene::{rgb, Anchor, Scene};
+use super::sweep::axis::{draw_frame, Plot, YAxis};
+use super::sweep::legend::{Legend, Mark};
+use super::sweep::page::Page;
 use super::ChartFiles;
 use crate::explore::{nearest_miss, RunRecord};
 use crate::time::format_ns;
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::RGBAColor;
 
-const WIDTH: u32 = 1000;
-const PLOT_H: u32 = 460;
-const BAR: RGBColor = RGBColor(66, 133, 190);
-const MISS: RGBColor = RGBColor(200, 40, 40);
+const WIDTH: i32 = 1000;
+const PLOT_H: i32 = 460;
+const BAR: RGBAColor = rgb(66, 133, 190);
+const MISS: RGBAColor = rgb(200, 40, 40);
 
 /// The histogram of the runs' slack; `None` when no run had a handover.
 pub fn slack_histogram(name: &str, records: &[RunRecord]) -> Option<ChartFiles> {
-    let h = Histogram::of(name, records)?;
-    let (png, svg) = render(&h).ok()?;
-    Some(ChartFiles {
-        svg: String::from_utf8(svg).expect("SVG is text"),
-        png,
-    })
+    Some(Histogram::of(name, records)?.scene().render())
 }
 
 /// The bins, their counts and the words around them.
@@ -119,86 +115,61 @@ impl Histogram {
     }
 }
 
-impl Figure for Histogram {
-    fn size(&self) -> (u32, u32) {
-        (WIDTH, head_height(self.lines.len()) + PLOT_H)
-    }
-
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn {
-        let (top, body) = root.split_vertically(head_height(self.lines.len()));
-        title(&top, &self.title, &self.lines)?;
+impl Histogram {
+    fn scene(&self) -> Scene {
+        let mut legend = Legend::default();
+        legend.push(Mark::Box(BAR), "runs per bin");
+        legend.push(
+            Mark::Line(MISS),
+            format!("nearest miss: {}", format_ns(self.miss_ns)),
+        );
+        let page = Page {
+            width: WIDTH,
+            title: self.title.clone(),
+            lines: self.lines.clone(),
+            legend,
+        };
+        let mut s = page.scene(PLOT_H);
+        let top = page.head_height();
+        let plot = Plot {
+            x0: 100,
+            y0: top + 40,
+            x1: WIDTH - 40,
+            y1: top + PLOT_H - 70,
+        };
         let bins = self.counts.len();
-        let ymax = self.counts.iter().copied().max().unwrap_or(1) as f64 * 1.12 + 1.0;
-        let mut chart = ChartBuilder::on(&body)
-            .margin(20)
-            .x_label_area_size(56)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0f64..bins as f64, 0f64..ymax)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_max_light_lines(0)
-            .x_labels(bins + 1)
-            .x_desc("closest handover's slack (bin edges)")
-            .y_desc("runs")
-            .axis_desc_style(text_style(18))
-            .label_style(text_style(14))
-            .y_label_formatter(&|v| format!("{v:.0}"))
-            .x_label_formatter(&|v| self.label(*v))
-            .draw()
-            .map_err(err)?;
-        chart
-            .draw_series(
-                self.counts
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| **c > 0)
-                    .map(|(i, c)| {
-                        Rectangle::new(
-                            [(i as f64 + 0.05, 0.0), (i as f64 + 0.95, *c as f64)],
-                            BAR.filled(),
-                        )
-                    }),
-            )
-            .map_err(err)?
-            .label("runs per bin")
-            .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], BAR.filled()));
+        let ymax = self.counts.iter().copied().max().unwrap_or(1) as f64;
+        let y = YAxis::counts(ymax * 1.1);
+        let xpx = |x: f64| plot.x0 + (x / bins as f64 * (plot.x1 - plot.x0) as f64).round() as i32;
+        let x_ticks: Vec<(i32, String)> = (0..=bins)
+            .map(|k| (xpx(k as f64), self.label(k as f64)))
+            .collect();
+        draw_frame(
+            &mut s,
+            plot,
+            &x_ticks,
+            &y.ticks_px(plot),
+            ("closest handover's slack (bin edges)", "runs"),
+            true,
+        );
         // Each bar's count above it: a bar of a few runs next to one of thousands is a sliver.
-        let count_style = text_style(13).pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart
-            .draw_series(
-                self.counts
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| **c > 0)
-                    .map(|(i, c)| {
-                        Text::new(
-                            c.to_string(),
-                            (i as f64 + 0.5, *c as f64 + ymax * 0.01),
-                            count_style.clone(),
-                        )
-                    }),
-            )
-            .map_err(err)?;
-        let m = self.x_of(self.miss_ns);
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(m, 0.0), (m, ymax)],
-                MISS.stroke_width(2),
-            )))
-            .map_err(err)?
-            .label(format!("nearest miss: {}", format_ns(self.miss_ns)))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], MISS.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .label_font(text_style(15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
-        Ok(())
+        for (i, &c) in self.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let (x0, x1) = (xpx(i as f64 + 0.05), xpx(i as f64 + 0.95));
+            let top = y.px(c as f64, plot);
+            s.rect(x0, top, x1, plot.y1, BAR);
+            s.text(
+                (x0 + x1) / 2,
+                top - 9,
+                c.to_string(),
+                13.0,
+                false,
+                rgb(20, 20, 20),
+                Anchor::Center,
+            );
+        }
+        let m = xpx(self.x_of(self.miss_ns));
+        s.line(vec![(m, plot.y0), (m, plot.y1)], MISS, 2);
+        s
     }
 }
 
