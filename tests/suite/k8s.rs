@@ -154,6 +154,23 @@ fn the_leader_renews_every_retry_period_without_jitter() {
     assert_eq!(s.messages["Get"], 11);
 }
 
+/// The API server may be listed anywhere: with it last, kcm-1 still talks to it alone and
+/// renews exactly as above (11 Gets and Updates to 20.5 s, 10 of them renewals).
+#[test]
+fn the_api_server_need_not_be_the_first_node() {
+    let last = alone(&pair("", "", "", "20.5s")).replace(
+        r#"(name: "apiserver", role: Grantor),
+                (name: "kcm-1", role: Contender, ),"#,
+        r#"(name: "kcm-1", role: Contender, ),
+                (name: "apiserver", role: Grantor),"#,
+    );
+    assert!(last.find("kcm-1") < last.find("apiserver"), "{last}");
+    let s = run_text(&last);
+    assert_eq!(s.renewals, 10);
+    assert_eq!(s.messages["Update"], 11);
+    assert_eq!(s.messages["Get"], 11);
+}
+
 /// Candidates retry every retry_period * (1 + U[0, 1.2)): with kcm-1 leading throughout, kcm-2
 /// tries from 100 ms to 60 s, each try 2 ms long and each pause in [2 s, 4.4 s): between
 /// 59.9 / 4.402 + 1 = 14.6 and 59.9 / 2.002 + 1 = 30.9 tries, so 15 to 30 Gets; the mean pause
