@@ -337,6 +337,34 @@ fn series_style(li: usize) -> (RGBAColor, Marker) {
     (PALETTE[li % PALETTE.len()], MARKERS[li % MARKERS.len()])
 }
 
+/// The varied parameter a line chart puts across: its values as numbers (ns for T and
+/// epsilon), their order, the axis the x-scale rule gives them and a tick at each, labelled as
+/// given to `--vary`.
+struct XParam {
+    raw: Vec<f64>,
+    order: Vec<usize>,
+    axis: NumAxis,
+    ticks: Vec<(f64, String)>,
+}
+
+impl XParam {
+    fn of(d: &Data, p: usize) -> XParam {
+        let raw = d.numeric(p);
+        let order = sorted_order(&raw);
+        let axis = NumAxis::new(&raw);
+        let ticks = order
+            .iter()
+            .map(|&k| (raw[k], d.value(p, k).to_string()))
+            .collect();
+        XParam {
+            raw,
+            order,
+            axis,
+            ticks,
+        }
+    }
+}
+
 pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
     let Some(ep) = d.eps else {
         return Err(
@@ -344,13 +372,12 @@ pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
                 .into(),
         );
     };
-    let eps_raw = d.numeric(ep);
-    let eps_order = sorted_order(&eps_raw);
-    let x = NumAxis::new(&eps_raw);
-    let x_ticks: Vec<(f64, String)> = eps_order
-        .iter()
-        .map(|&k| (eps_raw[k], d.value(ep, k).to_string()))
-        .collect();
+    let XParam {
+        raw: eps_raw,
+        order: eps_order,
+        axis: x,
+        ticks: x_ticks,
+    } = XParam::of(d, ep);
     // Lines per rho (or per T when rho does not vary), panels per T when both vary; too many
     // lines or panels to read are pooled instead.
     let fits = |p: Option<usize>, most: usize| p.filter(|&p| d.count(p) <= most);
@@ -547,13 +574,12 @@ pub fn availability_vs_t(d: &Data) -> Result<LineChart, String> {
     let Some(tp) = d.t else {
         return Err("needs T varied, with two values or more".into());
     };
-    let t_raw = d.numeric(tp);
-    let t_order = sorted_order(&t_raw);
-    let x = NumAxis::new(&t_raw);
-    let x_ticks: Vec<(f64, String)> = t_order
-        .iter()
-        .map(|&k| (t_raw[k], d.value(tp, k).to_string()))
-        .collect();
+    let XParam {
+        raw: t_raw,
+        order: t_order,
+        axis: x,
+        ticks: x_ticks,
+    } = XParam::of(d, tp);
     let line_p = d
         .eps
         .filter(|&p| d.count(p) <= MAX_LINES)
