@@ -88,3 +88,48 @@ fn the_base_protocols_figures_are_unchanged() {
     // RaftLeaderLease.
     assert_eq!(checked, 29);
 }
+
+const EVERY: &str = include_str!("../golden/scenario-summaries.jsonl");
+
+/// Every bundled scenario's whole `summary.json`, byte for byte, as recorded in
+/// `tests/golden/scenario-summaries.jsonl` (one line a scenario, in library order). A change that
+/// moves any figure of any protocol fails here, scenario by scenario; a change that means to
+/// (a bug fixed, a model made closer to the real system) re-blesses the file with
+/// `LEASESIM_BLESS=1 cargo test --release --test suite golden` and says in its commit which
+/// scenarios moved and why.
+#[test]
+fn every_bundled_scenarios_summary_is_unchanged() {
+    let mut lines = Vec::new();
+    for name in library::names() {
+        let scenario = load::from_text(name, library::text(name).unwrap()).unwrap();
+        let summary = leasesim::run(name, &scenario).unwrap().summary;
+        lines.push(serde_json::to_string(&summary).unwrap());
+    }
+    let got = lines.join("\n") + "\n";
+    if std::env::var_os("LEASESIM_BLESS").is_some() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/golden/scenario-summaries.jsonl"
+        );
+        std::fs::write(path, &got).unwrap();
+        return;
+    }
+    let want: Vec<&str> = EVERY.lines().collect();
+    assert_eq!(
+        want.len(),
+        lines.len(),
+        "the library's scenarios changed: re-bless"
+    );
+    let moved: Vec<String> = want
+        .iter()
+        .zip(&lines)
+        .filter(|(w, g)| w != g)
+        .map(|(w, g)| format!("want {w}\n got {g}"))
+        .collect();
+    assert!(
+        moved.is_empty(),
+        "{} scenarios moved:\n{}",
+        moved.len(),
+        moved.join("\n\n")
+    );
+}
