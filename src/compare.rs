@@ -69,3 +69,117 @@ pub struct Row<'a> {
     #[serde(flatten)]
     pub summary: &'a Summary,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load;
+
+    /// The rows of `--strategies all` for a 10 s lease on `nodes` under `strategy`, as text.
+    fn rows(strategy: &str, nodes: &str, clocks: &str) -> Vec<(String, String)> {
+        let text = format!(
+            r#"Scenario(duration: "30s", lease: (duration: "10s"), strategy: {strategy},
+                clocks: ({clocks}), nodes: [{nodes}])"#
+        );
+        let s = load::from_text("t", &text).unwrap();
+        all_strategies(&s, &Registry::new())
+            .into_iter()
+            .map(|(spec, from)| (spec.to_ron(), from))
+            .collect()
+    }
+
+    const LOCK: &str = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
+    const REPLICAS: &str =
+        r#"(name: "r0", role: Replica), (name: "r1", role: Replica), (name: "r2", role: Replica)"#;
+
+    /// A base strategy: the common lineup with its own margin, 5 ms, in registration order;
+    /// TwoSided with it is the scenario's own, not run twice. client-go's 10 s renew deadline
+    /// and 2 s retry for a 15 s lease, scaled to T = 10 s: 10 s / 3 x 2 = 6.666 s and
+    /// 10 s / 15 x 2 = 1.333 s (each cut to whole ms). No TrueTime: the clocks know no error.
+    #[test]
+    fn a_base_strategy_gets_the_common_lineup_with_its_margin() {
+        let from = "margin 5ms from the scenario's strategy";
+        let none = "no margin to set";
+        let want = [
+            (r#"TwoSided(holder_margin: "5ms")"#, OWN),
+            ("GrantorOnly", none),
+            (r#"HolderOnly(margin: "5ms")"#, from),
+            ("CachedBool", none),
+            (r#"WallClock(holder_margin: "5ms")"#, from),
+            (r#"OnReceiveStart(holder_margin: "5ms")"#, from),
+            (
+                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "5ms")"#,
+                "margin 5ms from the scenario's strategy; Chubby's 45 s grace",
+            ),
+            (
+                r#"K8sLeaderElection(renew_deadline: "6.666s", retry_period: "1.333s", jitter_factor: 1.2)"#,
+                "client-go's 15/10/2 s scaled to T (in whole ms)",
+            ),
+        ]
+        .map(|(s, f)| (s.to_string(), f.to_string()));
+        assert_eq!(rows(r#"TwoSided(holder_margin: "5ms")"#, LOCK, ""), want);
+        // Without a margin of its own: 1% of T = 100 ms; with clocks that know their error,
+        // TrueTime comes last, with that margin.
+        let rows = rows("GrantorOnly", LOCK, "uncertainty: ()");
+        assert_eq!(rows[0], ("GrantorOnly".to_string(), OWN.to_string()));
+        assert_eq!(rows[1].0, r#"TwoSided(holder_margin: "100ms")"#);
+        assert_eq!(
+            rows.last().unwrap(),
+            &(
+                r#"TrueTime(holder_margin: "100ms")"#.to_string(),
+                "margin 100ms: 1% of T".to_string()
+            )
+        );
+    }
+
+    /// Redlock's own variants: its settings with keys on the monotonic clock and with a quorum
+    /// of one (keys on the wall clock with a majority are its own settings).
+    #[test]
+    fn redlock_compares_its_own_variants() {
+        let own = r#"Redlock(drift_factor: 0.01, drift_allowance: "2ms", request_timeout: "50ms", expiry_clock: Wall, quorum: Majority)"#;
+        let rows = rows("Redlock", LOCK, "");
+        let specs: Vec<&str> = rows.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(
+            specs,
+            [
+                own,
+                &own.replace("Wall", "Monotonic"),
+                &own.replace("Majority", "One")
+            ]
+        );
+        assert_eq!(
+            rows[2].1,
+            "the scenario's Redlock settings, a quorum of one"
+        );
+    }
+
+    /// Raft's variants, one field changed at a time; `reads: Lease` is its own, and with a tick
+    /// the last row counts none.
+    #[test]
+    fn raft_compares_its_own_variants() {
+        let rows = rows(
+            r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms")"#,
+            REPLICAS,
+            "",
+        );
+        let from: Vec<&str> = rows.iter().map(|(_, f)| f.as_str()).collect();
+        let raft = "the scenario's Raft settings";
+        assert_eq!(
+            from,
+            [
+                OWN.to_string(),
+                format!("{raft}, reads: ReadIndex"),
+                format!("{raft}, reads: LeaseOrReadIndex"),
+                format!("{raft}, the other lease rule"),
+                format!("{raft}, transfer_suspect turned over"),
+                format!("{raft}, the other lease start"),
+                format!("{raft}, timers not counted in ticks"),
+            ]
+        );
+        assert!(
+            rows[3].0.contains("lease_rule: CheckQuorumOnly"),
+            "{rows:?}"
+        );
+        assert!(!rows[6].0.contains("tick"), "{rows:?}");
+    }
+}

@@ -917,9 +917,13 @@ mod tests {
             r#"OnReceiveStart(holder_margin: "5ms")"#,
             r#"Custom(holder_clock: Wall, lease_start: OnReceive, holder_margin: "1ms", grantor_margin: "2ms", validity: CachedBool)"#,
         ] {
+            // Read as part of a scenario, the text is put back together from its fields as
+            // written; alone, it is kept as it is.
             let spec: StrategySpec = ron_options()
                 .from_str(text)
                 .unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(spec.to_ron(), text);
+            assert_eq!(StrategySpec::from_ron(text).unwrap(), spec);
             let again: StrategySpec = ron_options().from_str(&spec.to_ron()).unwrap();
             assert_eq!(spec, again, "{text} -> {}", spec.to_ron());
         }

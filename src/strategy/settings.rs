@@ -268,3 +268,88 @@ pub mod check {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Scenario, StrategySpec};
+    use crate::strategy::Registry;
+
+    fn scenario(strategy: &str, nodes: &str) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(duration: "1s", lease: (duration: "1s"), strategy: {strategy},
+                nodes: [{nodes}])"#
+        ))
+        .unwrap()
+    }
+
+    /// By default a node is kept when the scenario without it fails a check it passes with
+    /// it: the base protocol's one Grantor always, its only Contender, but not one of two; a
+    /// Raft group runs on any number of Replicas from one.
+    #[test]
+    fn explore_keeps_the_nodes_a_protocol_cannot_run_without() {
+        let keeps = |s: &Scenario| Registry::new().resolve(&s.strategy).unwrap().keeps(s);
+        let lock = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
+        let two = format!(r#"{lock}, (name: "b", role: Contender)"#);
+        assert_eq!(keeps(&scenario("CachedBool", lock)), [0, 1]);
+        assert_eq!(keeps(&scenario("CachedBool", &two)), [0]);
+        let raft = r#"RaftLeaderLease(election_timeout: "1s")"#;
+        let replicas = r#"(name: "r0", role: Replica), (name: "r1", role: Replica)"#;
+        assert_eq!(keeps(&scenario(raft, replicas)), Vec::<usize>::new());
+    }
+
+    /// Every built-in protocol writes its settings back as it writes them (defaults and zero
+    /// margins as it always did), and that text reads as the same settings.
+    #[test]
+    fn every_built_in_writes_its_settings_back_as_they_read() {
+        let registry = Registry::new();
+        for (text, written) in [
+            ("TwoSided", "TwoSided()"),
+            (
+                r#"TwoSided(grantor_margin: "0s", holder_margin: "5ms")"#,
+                r#"TwoSided(holder_margin: "5ms")"#,
+            ),
+            ("GrantorOnly()", "GrantorOnly"),
+            ("HolderOnly", "HolderOnly()"),
+            ("CachedBool", "CachedBool"),
+            (
+                r#"WallClock(holder_margin: "1.5s")"#,
+                r#"WallClock(holder_margin: "1.5s")"#,
+            ),
+            ("OnReceiveStart()", "OnReceiveStart()"),
+            (
+                "Redlock(quorum: One)",
+                r#"Redlock(drift_factor: 0.01, drift_allowance: "2ms", request_timeout: "50ms", expiry_clock: Wall, quorum: One)"#,
+            ),
+            (
+                r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms")"#,
+                r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms", reads: Lease, lease_rule: HeartbeatQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true)"#,
+            ),
+            (
+                r#"LeaseGuard(election_timeout: "1s", heartbeat: "100ms")"#,
+                r#"LeaseGuard(mode: LeaseGuard, max_clock_error: "200us", noop_every: "250ms", election_timeout: "1s", heartbeat: "100ms", log_write: "0s")"#,
+            ),
+            (
+                "ChubbySession",
+                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "0s")"#,
+            ),
+            (
+                "K8sLeaderElection(observed_clock: Wall)",
+                r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
+            ),
+            ("TrueTime", "TrueTime()"),
+            (
+                "Custom(holder_clock: Wall, lease_start: OnReceive, validity: Clock)",
+                r#"Custom(holder_clock: Wall, lease_start: OnReceive, holder_margin: "0s", grantor_margin: "0s", validity: Clock)"#,
+            ),
+        ] {
+            let spec = StrategySpec::from_ron(text).unwrap();
+            let settings = registry.resolve(&spec).unwrap();
+            assert_eq!(settings.to_ron(), written, "{text}");
+            assert_eq!(settings.build().describe(), written, "{text}");
+            let again = registry.resolve(&settings.spec().unwrap()).unwrap();
+            assert_eq!(again.to_ron(), written, "{text}");
+        }
+        // Every built-in is in the list.
+        assert_eq!(registry.names().len(), 13);
+    }
+}
