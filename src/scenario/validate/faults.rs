@@ -77,46 +77,13 @@ fn fault<'s>(
         }
         Fault::StepDown { node: n, .. } | Fault::TransferLeader { to: n, .. } => {
             p.node(&at, n);
-            let name = match f {
-                Fault::StepDown { .. } => "StepDown",
-                _ => "TransferLeader",
-            };
-            if let Some(protocol) = protocol {
-                let takes = protocol.commands();
-                if !takes.contains(&name) {
-                    p.push(format!(
-                        "{at}: {name} is an instruction to a leader, which {} does not take (it \
-                         takes: {})",
-                        protocol.describe(),
-                        if takes.is_empty() {
-                            "none".to_string()
-                        } else {
-                            takes.join(", ")
-                        }
-                    ));
-                }
-            }
+            instruction(p, &at, f, protocol);
         }
         Fault::Partition {
             duration, groups, ..
         } => {
             p.positive(&format!("{at}.duration"), *duration);
-            let mut group_of = BTreeMap::new();
-            for (g, names) in groups.iter().enumerate() {
-                for n in names {
-                    p.node(&at, n);
-                    if let Some(h) = group_of.insert(n.as_str(), g) {
-                        if h != g {
-                            p.push(format!("{at}.groups: node {n:?} is in groups {h} and {g}"));
-                        }
-                    }
-                }
-            }
-            if groups.len() < 2 {
-                p.push(format!(
-                    "{at}.groups: a partition needs at least two groups"
-                ));
-            }
+            partition(p, &at, groups);
         }
         Fault::OneWay {
             from, to, duration, ..
@@ -153,6 +120,50 @@ fn fault<'s>(
             p.nodes(&at, to);
             p.kinds(&at, kinds, protocol);
         }
+    }
+}
+
+/// An instruction to a leader (`f`, a `StepDown` or a `TransferLeader`) must be one the
+/// protocol takes (unchecked without one).
+fn instruction(p: &mut Problems, at: &str, f: &Fault, protocol: Option<&dyn StrategyChecks>) {
+    let name = match f {
+        Fault::StepDown { .. } => "StepDown",
+        _ => "TransferLeader",
+    };
+    let Some(protocol) = protocol else {
+        return;
+    };
+    let takes = protocol.commands();
+    if !takes.contains(&name) {
+        p.push(format!(
+            "{at}: {name} is an instruction to a leader, which {} does not take (it takes: {})",
+            protocol.describe(),
+            if takes.is_empty() {
+                "none".to_string()
+            } else {
+                takes.join(", ")
+            }
+        ));
+    }
+}
+
+/// A partition's groups: nodes that exist, each in one group, and at least two groups.
+fn partition(p: &mut Problems, at: &str, groups: &[Vec<String>]) {
+    let mut group_of = BTreeMap::new();
+    for (g, names) in groups.iter().enumerate() {
+        for n in names {
+            p.node(at, n);
+            if let Some(h) = group_of.insert(n.as_str(), g) {
+                if h != g {
+                    p.push(format!("{at}.groups: node {n:?} is in groups {h} and {g}"));
+                }
+            }
+        }
+    }
+    if groups.len() < 2 {
+        p.push(format!(
+            "{at}.groups: a partition needs at least two groups"
+        ));
     }
 }
 
