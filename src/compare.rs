@@ -4,9 +4,8 @@
 //! each with the words that say where its settings came from; [`Row`] is a row of
 //! `compare.json`. Running them and drawing the charts is the command line's.
 
-use crate::clock::ClockKind;
 use crate::outcome::Summary;
-use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, RedlockQuorum, Scenario, StrategySpec};
+use crate::scenario::{Scenario, StrategySpec};
 use crate::strategy::Registry;
 use crate::time::LocalDur;
 
@@ -14,102 +13,44 @@ use crate::time::LocalDur;
 pub const OWN: &str = "the scenario's own";
 
 /// The strategies `compare --strategies all` runs, each with where it came from: the scenario's
-/// own strategy first, as written; then the registered protocols (with their defaults, when
-/// every field has one); then, for a Redlock scenario, its own settings with keys expiring on
-/// the wall clock and on the monotonic clock and with a quorum of one; for a Raft or LeaseGuard
-/// scenario, its variants; for any other, the six base-protocol strategies and the lock
-/// services on the same roles ([`lock_services`]), with margins from the scenario: its own
-/// strategy's holder margin if it has a positive one, else 1% of T. A strategy equal to the
-/// scenario's own is not run twice.
+/// own strategy first, as its protocol writes it; then the registered protocols (with their
+/// defaults, when every field has one); then the variants its protocol names
+/// (`Settings::compare_variants`: a Redlock scenario's settings with keys expiring on the wall
+/// clock and on the monotonic clock and with a quorum of one, a Raft or LeaseGuard scenario's
+/// variants), or else the common lineup, every protocol's part of it (`Settings::lineup`: the
+/// six base-protocol strategies and the lock services on the same roles), with margins from
+/// the scenario: its own strategy's margin (`Settings::epsilon`) if it has a positive one, else
+/// 1% of T. A strategy equal to the scenario's own is not run twice.
 pub fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, String)> {
-    let own = match s.strategy {
-        StrategySpec::TwoSided { holder_margin, .. }
-        | StrategySpec::WallClock { holder_margin }
-        | StrategySpec::OnReceiveStart { holder_margin }
-        | StrategySpec::Custom { holder_margin, .. }
-        | StrategySpec::ChubbySession { holder_margin, .. }
-        | StrategySpec::TrueTime { holder_margin } => holder_margin,
-        StrategySpec::HolderOnly { margin } => margin,
-        StrategySpec::GrantorOnly
-        | StrategySpec::CachedBool
-        | StrategySpec::Redlock { .. }
-        | StrategySpec::RaftLeaderLease { .. }
-        | StrategySpec::LeaseGuard { .. }
-        | StrategySpec::K8sLeaderElection { .. }
-        | StrategySpec::Other { .. } => LocalDur::ZERO,
-    };
-    let (m, from) = if own.ns() > 0 {
-        (own, format!("margin {own} from the scenario's strategy"))
-    } else {
-        let m = LocalDur::from_ns(s.lease.duration.ns() / 100);
-        (m, format!("margin {m}: 1% of T"))
-    };
-    let mut rows = vec![(s.strategy.clone(), OWN.to_string())];
+    let own = registry.resolve(&s.strategy).ok();
+    let own_spec = own
+        .as_ref()
+        .and_then(|o| o.spec())
+        .unwrap_or_else(|| s.strategy.clone());
+    let mut rows = vec![(own_spec, OWN.to_string())];
     for name in registry.registered() {
         if s.strategy.name() == name {
             continue;
         }
-        let alone = StrategySpec::Other {
-            name: name.to_string(),
-            ron: name.to_string(),
-        };
-        if registry.build(&alone).is_ok() {
-            rows.push((alone, "its defaults".to_string()));
+        let alone = StrategySpec::from_ron(name).expect("a registered name is an identifier");
+        if let Ok(defaults) = registry.resolve(&alone) {
+            let spec = defaults.spec().unwrap_or(alone);
+            rows.push((spec, "its defaults".to_string()));
         }
     }
-    if let StrategySpec::Redlock {
-        drift_factor,
-        drift_allowance,
-        request_timeout,
-        ..
-    } = s.strategy
-    {
-        let redlock = |expiry_clock, quorum| StrategySpec::Redlock {
-            drift_factor,
-            drift_allowance,
-            request_timeout,
-            expiry_clock,
-            quorum,
-        };
-        let settings = "the scenario's Redlock settings";
-        rows.extend([
-            (
-                redlock(ClockKind::Wall, RedlockQuorum::Majority),
-                format!("{settings}, keys expiring on the wall clock"),
-            ),
-            (
-                redlock(ClockKind::Monotonic, RedlockQuorum::Majority),
-                format!("{settings}, keys expiring on the monotonic clock"),
-            ),
-            (
-                redlock(ClockKind::Wall, RedlockQuorum::One),
-                format!("{settings}, a quorum of one"),
-            ),
-        ]);
-    } else if let StrategySpec::RaftLeaderLease { .. } = s.strategy {
-        rows.extend(raft_variants(&s.strategy));
-    } else if let StrategySpec::LeaseGuard { .. } = s.strategy {
-        rows.extend(leaseguard_modes(&s.strategy));
-    } else {
-        let none = || "no margin to set".to_string();
-        rows.extend([
-            (
-                StrategySpec::TwoSided {
-                    holder_margin: m,
-                    grantor_margin: LocalDur::ZERO,
-                },
-                from.clone(),
-            ),
-            (StrategySpec::GrantorOnly, none()),
-            (StrategySpec::HolderOnly { margin: m }, from.clone()),
-            (StrategySpec::CachedBool, none()),
-            (StrategySpec::WallClock { holder_margin: m }, from.clone()),
-            (
-                StrategySpec::OnReceiveStart { holder_margin: m },
-                from.clone(),
-            ),
-        ]);
-        rows.extend(lock_services(s, m, &from));
+    match own.as_ref().and_then(|o| o.compare_variants(s)) {
+        Some(variants) => rows.extend(variants),
+        None => {
+            let margin = own.as_ref().and_then(|o| o.epsilon()).map(|m| m.value);
+            let (m, from) = match margin.filter(|m| m.ns() > 0) {
+                Some(m) => (m, format!("margin {m} from the scenario's strategy")),
+                None => {
+                    let m = LocalDur::from_ns(s.lease.duration.ns() / 100);
+                    (m, format!("margin {m}: 1% of T"))
+                }
+            };
+            rows.extend(registry.lineup(s, m, &from));
+        }
     }
     let mut seen = Vec::new();
     rows.retain(|(spec, _)| {
@@ -118,65 +59,6 @@ pub fn all_strategies(s: &Scenario, registry: &Registry) -> Vec<(StrategySpec, S
         fresh
     });
     rows
-}
-
-/// The single-grantor protocols of real lock services, beside the base strategies on the same
-/// roles and fault schedule: Chubby's session with the margin `m`, client-go's leader election
-/// with its defaults (15 s lease, 10 s renew deadline, 2 s retry) scaled to the scenario's T,
-/// and, when the clocks know their error, TrueTime with the margin `m`. Each keeps its own
-/// defaults otherwise.
-fn lock_services(s: &Scenario, m: LocalDur, from: &str) -> Vec<(StrategySpec, String)> {
-    // Whole milliseconds, as a person would write them.
-    let ms_of = |ns: i64| LocalDur::from_ns(ns / 1_000_000 * 1_000_000);
-    let t = s.lease.duration.ns();
-    let mut rows = vec![
-        (
-            StrategySpec::ChubbySession {
-                grace: LocalDur::from_ms(45_000),
-                lock_delay: LocalDur::ZERO,
-                act_in_jeopardy: false,
-                holder_margin: m,
-            },
-            format!("{from}; Chubby's 45 s grace"),
-        ),
-        (
-            StrategySpec::K8sLeaderElection {
-                renew_deadline: ms_of(t / 3 * 2),
-                retry_period: ms_of(t / 15 * 2),
-                jitter_factor: 1.2,
-                observed_clock: ClockKind::Monotonic,
-            },
-            "client-go's 15/10/2 s scaled to T (in whole ms)".to_string(),
-        ),
-    ];
-    if s.clocks.uncertainty.is_some() {
-        rows.push((
-            StrategySpec::TrueTime { holder_margin: m },
-            from.to_string(),
-        ));
-    }
-    rows
-}
-
-/// A LeaseGuard scenario's settings in each of the five modes, from no lease to LeaseGuard.
-fn leaseguard_modes(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
-    use crate::scenario::LeaseGuardMode as M;
-    [
-        M::Inconsistent,
-        M::Quorum,
-        M::LogLease,
-        M::DeferCommit,
-        M::LeaseGuard,
-    ]
-    .into_iter()
-    .map(|m| {
-        let mut spec = own.clone();
-        if let StrategySpec::LeaseGuard { mode, .. } = &mut spec {
-            *mode = m;
-        }
-        (spec, format!("the scenario's settings, mode {m:?}"))
-    })
-    .collect()
 }
 
 /// A row of `compare.json`: the run's summary, and where its strategy came from.
@@ -188,67 +70,116 @@ pub struct Row<'a> {
     pub summary: &'a Summary,
 }
 
-/// Variants of a Raft scenario's own settings, one field changed at a time: each other read
-/// path (Lease, ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
-/// CheckQuorumOnly), `transfer_suspect` turned over, the other lease start (OnSend, or
-/// OnAck: the bug), and with a `tick`, timers not counted in ticks; each labelled with what
-/// changed. Duplicates of the own are dropped later.
-fn raft_variants(own: &StrategySpec) -> Vec<(StrategySpec, String)> {
-    let with = |what: &str, f: &dyn Fn(&mut RaftFields)| {
-        let mut s = own.clone();
-        if let StrategySpec::RaftLeaderLease {
-            reads,
-            lease_rule,
-            lease_start,
-            transfer_suspect,
-            tick,
-            ..
-        } = &mut s
-        {
-            f(&mut RaftFields {
-                reads,
-                lease_rule,
-                lease_start,
-                transfer_suspect,
-                tick,
-            });
-        }
-        (s, format!("the scenario's Raft settings, {what}"))
-    };
-    let ticks = matches!(own, StrategySpec::RaftLeaderLease { tick: Some(_), .. });
-    let mut variants = vec![
-        with("reads: Lease", &|f| *f.reads = RaftReads::Lease),
-        with("reads: ReadIndex", &|f| *f.reads = RaftReads::ReadIndex),
-        with("reads: LeaseOrReadIndex", &|f| {
-            *f.reads = RaftReads::LeaseOrReadIndex
-        }),
-        with("the other lease rule", &|f| {
-            *f.lease_rule = match *f.lease_rule {
-                RaftRule::HeartbeatQuorum => RaftRule::CheckQuorumOnly,
-                RaftRule::CheckQuorumOnly => RaftRule::HeartbeatQuorum,
-            }
-        }),
-        with("transfer_suspect turned over", &|f| {
-            *f.transfer_suspect = !*f.transfer_suspect
-        }),
-        with("the other lease start", &|f| {
-            *f.lease_start = match *f.lease_start {
-                RaftLeaseStart::OnSend => RaftLeaseStart::OnAck,
-                RaftLeaseStart::OnAck => RaftLeaseStart::OnSend,
-            }
-        }),
-    ];
-    if ticks {
-        variants.push(with("timers not counted in ticks", &|f| *f.tick = None));
-    }
-    variants
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load;
 
-/// The fields of a Raft strategy that [`raft_variants`] varies.
-struct RaftFields<'a> {
-    reads: &'a mut RaftReads,
-    lease_rule: &'a mut RaftRule,
-    lease_start: &'a mut RaftLeaseStart,
-    transfer_suspect: &'a mut bool,
-    tick: &'a mut Option<LocalDur>,
+    /// The rows of `--strategies all` for a 10 s lease on `nodes` under `strategy`, as text.
+    fn rows(strategy: &str, nodes: &str, clocks: &str) -> Vec<(String, String)> {
+        let text = format!(
+            r#"Scenario(duration: "30s", lease: (duration: "10s"), strategy: {strategy},
+                clocks: ({clocks}), nodes: [{nodes}])"#
+        );
+        let s = load::from_text("t", &text).unwrap();
+        all_strategies(&s, &Registry::new())
+            .into_iter()
+            .map(|(spec, from)| (spec.to_ron(), from))
+            .collect()
+    }
+
+    const LOCK: &str = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
+    const REPLICAS: &str =
+        r#"(name: "r0", role: Replica), (name: "r1", role: Replica), (name: "r2", role: Replica)"#;
+
+    /// A base strategy: the common lineup with its own margin, 5 ms, in registration order;
+    /// TwoSided with it is the scenario's own, not run twice. client-go's 10 s renew deadline
+    /// and 2 s retry for a 15 s lease, scaled to T = 10 s: 10 s / 3 x 2 = 6.666 s and
+    /// 10 s / 15 x 2 = 1.333 s (each cut to whole ms). No TrueTime: the clocks know no error.
+    #[test]
+    fn a_base_strategy_gets_the_common_lineup_with_its_margin() {
+        let from = "margin 5ms from the scenario's strategy";
+        let none = "no margin to set";
+        let want = [
+            (r#"TwoSided(holder_margin: "5ms")"#, OWN),
+            ("GrantorOnly", none),
+            (r#"HolderOnly(margin: "5ms")"#, from),
+            ("CachedBool", none),
+            (r#"WallClock(holder_margin: "5ms")"#, from),
+            (r#"OnReceiveStart(holder_margin: "5ms")"#, from),
+            (
+                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "5ms")"#,
+                "margin 5ms from the scenario's strategy; Chubby's 45 s grace",
+            ),
+            (
+                r#"K8sLeaderElection(renew_deadline: "6.666s", retry_period: "1.333s", jitter_factor: 1.2)"#,
+                "client-go's 15/10/2 s scaled to T (in whole ms)",
+            ),
+        ]
+        .map(|(s, f)| (s.to_string(), f.to_string()));
+        assert_eq!(rows(r#"TwoSided(holder_margin: "5ms")"#, LOCK, ""), want);
+        // Without a margin of its own: 1% of T = 100 ms; with clocks that know their error,
+        // TrueTime comes last, with that margin.
+        let rows = rows("GrantorOnly", LOCK, "uncertainty: ()");
+        assert_eq!(rows[0], ("GrantorOnly".to_string(), OWN.to_string()));
+        assert_eq!(rows[1].0, r#"TwoSided(holder_margin: "100ms")"#);
+        assert_eq!(
+            rows.last().unwrap(),
+            &(
+                r#"TrueTime(holder_margin: "100ms")"#.to_string(),
+                "margin 100ms: 1% of T".to_string()
+            )
+        );
+    }
+
+    /// Redlock's own variants: its settings with keys on the monotonic clock and with a quorum
+    /// of one (keys on the wall clock with a majority are its own settings).
+    #[test]
+    fn redlock_compares_its_own_variants() {
+        let own = r#"Redlock(drift_factor: 0.01, drift_allowance: "2ms", request_timeout: "50ms", expiry_clock: Wall, quorum: Majority)"#;
+        let rows = rows("Redlock", LOCK, "");
+        let specs: Vec<&str> = rows.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(
+            specs,
+            [
+                own,
+                &own.replace("Wall", "Monotonic"),
+                &own.replace("Majority", "One")
+            ]
+        );
+        assert_eq!(
+            rows[2].1,
+            "the scenario's Redlock settings, a quorum of one"
+        );
+    }
+
+    /// Raft's variants, one field changed at a time; `reads: Lease` is its own, and with a tick
+    /// the last row counts none.
+    #[test]
+    fn raft_compares_its_own_variants() {
+        let rows = rows(
+            r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms")"#,
+            REPLICAS,
+            "",
+        );
+        let from: Vec<&str> = rows.iter().map(|(_, f)| f.as_str()).collect();
+        let raft = "the scenario's Raft settings";
+        assert_eq!(
+            from,
+            [
+                OWN.to_string(),
+                format!("{raft}, reads: ReadIndex"),
+                format!("{raft}, reads: LeaseOrReadIndex"),
+                format!("{raft}, the other lease rule"),
+                format!("{raft}, transfer_suspect turned over"),
+                format!("{raft}, the other lease start"),
+                format!("{raft}, timers not counted in ticks"),
+            ]
+        );
+        assert!(
+            rows[3].0.contains("lease_rule: CheckQuorumOnly"),
+            "{rows:?}"
+        );
+        assert!(!rows[6].0.contains("tick"), "{rows:?}");
+    }
 }

@@ -1,4 +1,5 @@
-//! Sampling durations from a scenario's [`DurationDist`], as whole nanoseconds.
+//! Duration distributions as scenarios write them ([`DurationDist`]), and sampling them as whole
+//! nanoseconds.
 //!
 //! Distributions are built once ([`Sampler::new`]) and sampled many times. Continuous draws are
 //! rounded to the nearest nanosecond and clamped at zero (below zero only where the scenario's
@@ -6,10 +7,36 @@
 //! every platform.
 
 use crate::rng::Rng;
-use crate::scenario::DurationDist;
 use crate::time::Dur;
 use rand::RngExt;
 use rand_distr::{Distribution, Exp1, LogNormal, Pareto};
+use serde::{Deserialize, Serialize};
+
+/// A distribution of durations (message delays, fault lengths, steps).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum DurationDist {
+    Fixed(Dur),
+    /// Uniform over [min, max].
+    Uniform {
+        min: Dur,
+        max: Dur,
+    },
+    /// Exponential with the given mean.
+    Exponential {
+        mean: Dur,
+    },
+    /// Log-normal with the given median and sigma of the underlying normal (heavy-tailed).
+    LogNormal {
+        median: Dur,
+        sigma: f64,
+    },
+    /// Pareto with minimum `scale` and tail index `shape` (heavy-tailed; shape <= 2 has infinite variance).
+    Pareto {
+        scale: Dur,
+        shape: f64,
+    },
+}
 
 /// A ready-to-sample duration distribution.
 #[derive(Clone, Debug)]

@@ -125,7 +125,7 @@ pub fn run_with(
     if !problems.is_empty() {
         return Err(BuildError { problems });
     }
-    let result = strategy.simulate(scenario, observer);
+    let result = engine::simulate(&*strategy, scenario, observer);
     Ok(Outcome::new(name, strategy.describe(), scenario, result))
 }
 

@@ -90,7 +90,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
     if !problems.is_empty() {
         return super::report_problems("exploration", &problems);
     }
-    super::warn(std::slice::from_ref(&loaded));
+    super::warn(std::slice::from_ref(&loaded), registry);
     let command = command_line(&loaded.source, &args);
     let nemesis = loaded.scenario.nemesis.clone().expect("resolved above");
     let e = Exploration {

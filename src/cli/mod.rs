@@ -9,20 +9,27 @@
 //! (`run`, `check`, `compare`, `sweep`, charts and traces):
 //!
 //! ```no_run
-//! # use leasesim::strategy::{base::BaseProtocol, Rules, Strategy};
-//! # use leasesim::scenario::StrategySpec;
-//! #[derive(serde::Deserialize)]
-//! struct MyParams {
+//! # use leasesim::strategy::{base::BaseProtocol, Rules, Settings};
+//! /// The fields of `MyProtocol(quorum: 3)`.
+//! #[derive(Clone, serde::Deserialize)]
+//! struct MyProtocol {
 //!     quorum: usize,
 //! }
-//! # fn my_protocol(p: MyParams) -> BaseProtocol {
-//! #     BaseProtocol::new(Rules::of(&StrategySpec::GrantorOnly), format!("MyProtocol(quorum: {})", p.quorum))
-//! # }
+//!
+//! impl Settings for MyProtocol {
+//!     const NAME: &'static str = "MyProtocol";
+//!     type Protocol = BaseProtocol;
+//!     fn to_ron(&self) -> String {
+//!         format!("MyProtocol(quorum: {})", self.quorum)
+//!     }
+//!     fn build(&self) -> BaseProtocol {
+//! #       // A protocol of one's own would be built here; the base protocol stands in.
+//!         BaseProtocol::new(Rules::default(), self.to_ron())
+//!     }
+//! }
 //!
 //! fn main() -> std::process::ExitCode {
-//!     leasesim::cli::Cli::new()
-//!         .protocol("MyProtocol", |p: MyParams| Box::new(my_protocol(p)))
-//!         .main()
+//!     leasesim::cli::Cli::new().protocol::<MyProtocol>().main()
 //! }
 //! ```
 
@@ -36,10 +43,9 @@ mod tables;
 use crate::report::{staging, text};
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{library, Scenario, StrategySpec};
-use crate::strategy::{Registry, Strategy};
+use crate::strategy::{Registry, Settings};
 use crate::sweep::Shard;
 use clap::{Args, Parser, Subcommand};
-use serde::de::DeserializeOwned;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -169,20 +175,17 @@ impl Cli {
         Cli::default()
     }
 
-    /// Adds the protocol `name`, which scenarios (`strategy: Name(field: value)`),
-    /// `--strategy` and `compare --strategies` then name like a built-in strategy: its fields
-    /// are read as `P` (a struct of named fields, `#[derive(serde::Deserialize)]`), and `build`
-    /// makes the protocol from them. See [`Registry::register`].
+    /// Adds the protocol whose settings are `S`, which scenarios (`strategy: Name(field:
+    /// value)`, with `Name` its [`Settings::NAME`](crate::strategy::Settings::NAME)),
+    /// `--strategy` and `compare --strategies` then name like a built-in strategy. See
+    /// [`Registry::register`].
     ///
     /// # Panics
     ///
-    /// If `name` is not an identifier, is a built-in strategy's name, or is registered already.
-    pub fn protocol<P, F>(mut self, name: &str, build: F) -> Cli
-    where
-        P: DeserializeOwned + 'static,
-        F: Fn(P) -> Box<dyn Strategy> + Send + Sync + 'static,
-    {
-        self.registry.register(name, build);
+    /// If the name is not an identifier, is a built-in strategy's name, or is registered
+    /// already.
+    pub fn protocol<S: Settings>(mut self) -> Cli {
+        self.registry.register::<S>();
         self
     }
 
@@ -410,10 +413,10 @@ pub(crate) fn with_strategy(
     }
 }
 
-/// Prints the warnings of each scenario ([`crate::scenario::validate::warnings`]) on stderr.
-pub(crate) fn warn(loaded: &[Loaded]) {
+/// Prints the warnings of each scenario ([`crate::scenario::validate::warnings_in`]) on stderr.
+pub(crate) fn warn(loaded: &[Loaded], registry: &Registry) {
     for l in loaded {
-        for w in crate::scenario::validate::warnings(&l.scenario) {
+        for w in crate::scenario::validate::warnings_in(&l.scenario, registry) {
             eprintln!("warning: {}: {w}", l.source);
         }
     }
@@ -422,7 +425,7 @@ pub(crate) fn warn(loaded: &[Loaded]) {
 fn check(args: &[String], registry: &Registry) -> ExitCode {
     match load_all(args, registry) {
         Ok(loaded) => {
-            warn(&loaded);
+            warn(&loaded, registry);
             for l in loaded {
                 println!("ok  {}", l.source);
             }

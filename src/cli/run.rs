@@ -50,7 +50,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    super::warn(&loaded);
+    super::warn(&loaded, registry);
     if let Some(seed) = args.seed {
         for l in &mut loaded {
             l.scenario.seed = seed;

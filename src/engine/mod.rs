@@ -27,10 +27,12 @@
 
 mod build;
 mod queue;
+mod strategy;
 pub mod waits;
 
 pub(crate) use build::place_drifts;
 pub use build::{build, BuildError};
+pub use strategy::simulate;
 
 use crate::clock::{ClockKind, NodeClock};
 use crate::dist::Sampler;
@@ -1225,10 +1227,11 @@ mod tests {
         .unwrap();
         let strategy = from_spec(&s.strategy).unwrap();
         assert!(strategy.check(&s).is_empty());
-        let protocol = crate::strategy::base::BaseProtocol::new(
-            crate::strategy::Rules::of(&s.strategy),
-            String::new(),
-        );
+        let protocol =
+            crate::strategy::Settings::build(&crate::strategy::base::settings::TwoSided {
+                holder_margin: crate::time::LocalDur::from_ms(10),
+                grantor_margin: crate::time::LocalDur::ZERO,
+            });
         let mut sim = super::build(&s, &protocol, None);
         sim.max_deferred = 10;
         let r = sim.run();

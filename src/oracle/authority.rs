@@ -6,12 +6,19 @@
 //! authorities the protocol declares [`Claim::Exclusive`]; a shared read authority's overlap is
 //! reported apart, informational.
 
-use super::{Oracle, OracleReport};
+use super::{Authorities, Beliefs, Claim, Oracle, OracleReport};
 use crate::clock::NodeClock;
 use crate::msg::NodeId;
-use crate::strategy::{Authorities, Beliefs, Claim};
 use crate::time::SimTime;
-use crate::trace::Observer;
+
+/// What is shown what the oracles settle ([`AuthorityOracles::report`]): the engine's trace
+/// observer, which the oracle knows only as this.
+pub trait Watcher {
+    /// Node `node` believed in `authority` over `piece`, now settled.
+    fn settled(&mut self, node: NodeId, authority: Authority, piece: &super::Piece);
+    /// An overlap of an exclusive `authority`, now settled.
+    fn overlapped(&mut self, authority: Authority, overlap: &super::Overlap);
+}
 
 /// Which authority a belief, an overlap or a handover concerns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -75,18 +82,18 @@ impl AuthorityOracles {
     /// Shows `o` what the oracles have swept since the last call: each tracked authority's
     /// settled belief pieces, and the overlaps of the exclusive ones (an overlap of a shared
     /// authority is by design, and shown as beliefs only).
-    pub fn report(&mut self, o: &mut dyn Observer) {
+    pub fn report<W: Watcher + ?Sized>(&mut self, o: &mut W) {
         let oracles = [
             (Authority::Write, Some(&mut self.write), self.claims.write),
             (Authority::Read, self.read.as_mut(), self.claims.read),
         ];
         for ((authority, oracle, claim), reported) in oracles.into_iter().zip(&mut self.reported) {
             let Some(oracle) = oracle else { continue };
-            oracle.drain_exported(|n, p| o.belief(n, authority, p));
+            oracle.drain_exported(|n, p| o.settled(n, authority, p));
             if claim == Claim::Exclusive {
                 let overlaps = oracle.overlaps();
                 for ov in &overlaps[*reported..] {
-                    o.overlap(authority, ov);
+                    o.overlapped(authority, ov);
                 }
                 *reported = overlaps.len();
             }

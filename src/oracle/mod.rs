@@ -50,13 +50,14 @@
 //! still believing is resolved when that belief ends, in whatever flush.
 
 pub mod authority;
+pub mod belief;
 pub mod failover;
 pub mod harm;
 
 use crate::clock::NodeClock;
 use crate::msg::{NodeId, Token};
-use crate::strategy::Belief;
 use crate::time::SimTime;
+pub use belief::{Authorities, Belief, Beliefs, Claim};
 
 /// A maximal interval of true time in which two or more nodes believe they hold the lease.
 #[derive(Clone, Debug, PartialEq, Eq)]

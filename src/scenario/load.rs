@@ -5,8 +5,8 @@
 //! found, one per line. Nothing here panics on bad input.
 
 use super::limits::MAX_SCENARIO_BYTES;
+use super::protocols::{Builtin, Protocols, StrategyError};
 use super::{validate, Scenario, StrategySpec};
-use crate::strategy::{Registry, StrategyError};
 use ron::error::{Position, Span, SpannedError};
 use std::fmt;
 use std::io::Read;
@@ -207,23 +207,27 @@ fn strategy_error(source: &str, text: &str, at: usize, e: StrategyError) -> Load
 /// Parses and validates a scenario from `text`, whose strategy must be a built-in one;
 /// `source` names it in errors.
 pub fn from_text(source: &str, text: &str) -> Result<Scenario, LoadError> {
-    from_text_in(source, text, &Registry::new())
+    from_text_in(source, text, &Builtin)
 }
 
 /// Parses and validates a scenario from `text`, whose strategy is built in or known to
-/// `registry`; `source` names it in errors. An unknown strategy, or a bad field of a
-/// registered one, is reported where it is in the text.
-pub fn from_text_in(source: &str, text: &str, registry: &Registry) -> Result<Scenario, LoadError> {
-    let scenario = Scenario::from_ron(text).map_err(|e| syntax_error(source, text, e))?;
-    if let StrategySpec::Other { .. } = scenario.strategy {
-        if let (Err(e), Some(span)) = (
-            registry.build(&scenario.strategy),
-            super::strategy_span(text),
-        ) {
-            return Err(strategy_error(source, text, span.start, e));
+/// `protocols`; `source` names it in errors. An unknown strategy, or a bad field of one, is
+/// reported where it is in the text. The strategy comes back as its protocol writes it
+/// ([`Protocols::normalize`]).
+pub fn from_text_in(
+    source: &str,
+    text: &str,
+    protocols: &dyn Protocols,
+) -> Result<Scenario, LoadError> {
+    let mut scenario = Scenario::from_ron(text).map_err(|e| syntax_error(source, text, e))?;
+    match protocols.normalize(&scenario.strategy) {
+        Ok(spec) => scenario.strategy = spec,
+        Err(e) => {
+            let at = super::strategy_span(text).map_or(0, |s| s.start);
+            return Err(strategy_error(source, text, at, e));
         }
     }
-    let problems = validate::validate_in(&scenario, registry);
+    let problems = validate::validate_in(&scenario, protocols);
     if problems.is_empty() {
         Ok(scenario)
     } else {
@@ -236,11 +240,11 @@ pub fn from_text_in(source: &str, text: &str, registry: &Registry) -> Result<Sce
 
 /// Loads and validates a scenario file, whose strategy must be a built-in one.
 pub fn from_file(path: &Path) -> Result<Scenario, LoadError> {
-    from_file_in(path, &Registry::new())
+    from_file_in(path, &Builtin)
 }
 
-/// Loads and validates a scenario file, whose strategy is built in or known to `registry`.
-pub fn from_file_in(path: &Path, registry: &Registry) -> Result<Scenario, LoadError> {
+/// Loads and validates a scenario file, whose strategy is built in or known to `protocols`.
+pub fn from_file_in(path: &Path, protocols: &dyn Protocols) -> Result<Scenario, LoadError> {
     let source = path.display().to_string();
     let io = |message: String| LoadError::Io {
         source: source.clone(),
@@ -258,7 +262,7 @@ pub fn from_file_in(path: &Path, registry: &Registry) -> Result<Scenario, LoadEr
         )));
     }
     let text = text_of(&source, &bytes)?;
-    from_text_in(&source, text, registry)
+    from_text_in(&source, text, protocols)
 }
 
 /// `bytes` as UTF-8 text, or a [`LoadError::Syntax`] at the first invalid byte (line, column and
@@ -295,35 +299,36 @@ pub fn name_of(path: &Path) -> String {
 /// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI),
 /// which must be a built-in one.
 pub fn strategy_from_text(text: &str) -> Result<StrategySpec, LoadError> {
-    strategy_from_text_in(text, &Registry::new())
+    strategy_from_text_in(text, &Builtin)
 }
 
 /// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI),
-/// built in or known to `registry`; its fields are checked too when it is a registered one.
-pub fn strategy_from_text_in(text: &str, registry: &Registry) -> Result<StrategySpec, LoadError> {
+/// built in or known to `protocols`, which reads its fields; it comes back as its protocol
+/// writes it.
+pub fn strategy_from_text_in(
+    text: &str,
+    protocols: &dyn Protocols,
+) -> Result<StrategySpec, LoadError> {
     let source = "--strategy";
     let spec = StrategySpec::from_ron(text).map_err(|e| syntax_error(source, text, e))?;
-    if let StrategySpec::Other { .. } = spec {
-        if let Err(e) = registry.build(&spec) {
-            let at = super::value_span(text).map_or(0, |s| s.start);
-            return Err(strategy_error(source, text, at, e));
-        }
-    }
-    Ok(spec)
+    protocols.normalize(&spec).map_err(|e| {
+        let at = super::value_span(text).map_or(0, |s| s.start);
+        strategy_error(source, text, at, e)
+    })
 }
 
 /// Parses item `item` (from 0) of a comma-separated list of strategies (`compare
 /// --strategies`), `part`, which starts at byte `at` of `list`, built in or known to
-/// `registry`. An error names the item by its number and its own text, and points into the
+/// `protocols`. An error names the item by its number and its own text, and points into the
 /// whole list.
 pub fn strategy_in_list(
     list: &str,
     item: usize,
     at: usize,
     part: &str,
-    registry: &Registry,
+    protocols: &dyn Protocols,
 ) -> Result<StrategySpec, LoadError> {
-    match strategy_from_text_in(part, registry) {
+    match strategy_from_text_in(part, protocols) {
         Ok(spec) => Ok(spec),
         Err(LoadError::Syntax {
             line, col, message, ..

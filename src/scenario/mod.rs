@@ -10,12 +10,14 @@ pub mod library;
 pub mod limits;
 pub mod load;
 pub mod nemesis;
+pub mod protocols;
 pub mod random_faults;
 pub(crate) mod spec_serde;
 pub mod validate;
 
-use crate::clock::ClockKind;
+pub use crate::dist::DurationDist;
 use crate::time::{Dur, LocalDur};
+pub use protocols::{Builtin, LeaseFields, Protocols, StrategyChecks, StrategyError};
 use serde::{Deserialize, Serialize};
 
 /// One scenario: nodes, clocks, network, workload, faults, a strategy and what to expect.
@@ -97,463 +99,44 @@ pub enum GrantorRestart {
     Forget,
 }
 
-/// Where a lease holder starts counting its term.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum LeaseStart {
-    /// At the local time it sent the request that the grant answers (correct).
-    OnSend,
-    /// At the local time it received the grant (a classic bug).
-    OnReceive,
-}
-
-/// How a holder decides, on each use, that its lease is still valid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Validity {
-    /// Reads the clock on every use and compares it with the deadline.
-    Clock,
-    /// Reads a cached bool that only the renewal loop or a `Reject` clears.
-    CachedBool,
-    /// Reads a bool that nothing clears but a crash: a lock held until Unlock (etcd's mutex,
-    /// REFERENCE's story S13). The holder goes on renewing and ignores every `Reject`; it
-    /// believes until it crashes or the run ends, even on a grant that arrives after its own
-    /// end.
-    Unchecked,
-}
-
-/// The lease strategy (SPEC 2.7). Margins left out are 0.
+/// The lease strategy: a protocol named as in a scenario's `strategy` field, with its settings
+/// (`TwoSided(holder_margin: "5ms")`, `GrantorOnly`, `Majority(quorum: 3)`), kept as RON text.
 ///
-/// A variant name that is not built in (`Majority(quorum: 3)`) is read as
-/// [`StrategySpec::Other`], for a [`crate::strategy::Registry`] to resolve. (Serde's derived
-/// code, which knows only the built-in variants, is behind `remote = "Self"`: read and write a
-/// `StrategySpec` through the `Serialize` and `Deserialize` traits, which know them all.)
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(remote = "Self")]
-#[serde(deny_unknown_fields)]
-#[non_exhaustive]
-pub enum StrategySpec {
-    /// Holder stops at T - holder_margin, grantor re-grants at T + grantor_margin.
-    TwoSided {
-        #[serde(default)]
-        holder_margin: LocalDur,
-        #[serde(default)]
-        grantor_margin: LocalDur,
-    },
-    /// Only the grantor waits (T); the holder uses the full T.
-    GrantorOnly,
-    /// Only the holder stops early; the grantor re-grants at T - margin too.
-    HolderOnly {
-        #[serde(default)]
-        margin: LocalDur,
-    },
-    /// isLeader is a bool cleared by the renewal loop or a `Reject`, never checked against a clock.
-    CachedBool,
-    /// The holder's deadline is on its wall clock.
-    WallClock {
-        #[serde(default)]
-        holder_margin: LocalDur,
-    },
-    /// The holder starts its term when it receives the grant, not when it sent the request.
-    OnReceiveStart {
-        #[serde(default)]
-        holder_margin: LocalDur,
-    },
-    /// Redlock over every Grantor as an independent Redis master (SPEC 2.8).
-    Redlock {
-        /// Clock drift allowed for, as a fraction of T (Redis's `CLOCK_DRIFT_FACTOR`); applied
-        /// at 1 ppm resolution.
-        #[serde(default = "redlock_drift_factor")]
-        drift_factor: f64,
-        #[serde(default = "redlock_drift_allowance")]
-        drift_allowance: LocalDur,
-        /// How long a client waits for the masters' answers.
-        #[serde(default = "redlock_request_timeout")]
-        request_timeout: LocalDur,
-        /// The clock on which masters expire keys (Redis: the wall clock).
-        #[serde(default = "redlock_expiry_clock")]
-        expiry_clock: ClockKind,
-        #[serde(default)]
-        quorum: RedlockQuorum,
-    },
-    /// A Raft group whose elected leader holds the lease (SPEC 2.8): TiKV, etcd, CockroachDB.
-    RaftLeaderLease {
-        /// A follower campaigns after hearing nothing from a leader for this long (plus jitter),
-        /// on its monotonic clock.
-        election_timeout: LocalDur,
-        /// Each election timeout is drawn from [election_timeout, election_timeout + jitter).
-        /// Default: the election timeout (etcd's [ET, 2 ET)).
-        #[serde(default)]
-        election_jitter: Option<LocalDur>,
-        /// The leader's heartbeat period. Default: election_timeout / 10.
-        #[serde(default)]
-        heartbeat: Option<LocalDur>,
-        /// With a tick (TiKV's `raft-base-tick-interval`, etcd's tick), a follower counts its
-        /// election timeout in ticks of its monotonic clock, as raft-rs and etcd/raft do: the
-        /// count restarts when it hears from the leader and goes up at each tick, so the timeout
-        /// runs out up to one tick early. Election timeout and jitter are then whole ticks.
-        /// Default: none (timers run from the instant the follower heard from its leader).
-        #[serde(default)]
-        tick: Option<LocalDur>,
-        #[serde(default)]
-        reads: RaftReads,
-        /// `LeaseOrReadIndex` serves locally only while more than this much lease remains.
-        #[serde(default)]
-        max_clock_skew: LocalDur,
-        #[serde(default)]
-        lease_rule: RaftRule,
-        #[serde(default)]
-        lease_start: RaftLeaseStart,
-        /// The leader steps down when it has not heard from a majority for an election timeout.
-        #[serde(default = "yes")]
-        check_quorum: bool,
-        /// On a leadership transfer the old leader stops lease reads at once (TiKV).
-        #[serde(default = "yes")]
-        transfer_suspect: bool,
-    },
-    /// Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026; SPEC 2.8), in one of
-    /// five modes from no lease at all to LeaseGuard itself.
-    LeaseGuard {
-        #[serde(default)]
-        mode: LeaseGuardMode,
-        /// The bound on every node's wall-clock error: TT.now() = [wall - e, wall + e].
-        #[serde(default = "leaseguard_max_clock_error")]
-        max_clock_error: LocalDur,
-        /// A leader appends an empty entry this often (on its monotonic clock), so that a
-        /// read-only workload still renews the lease.
-        #[serde(default = "leaseguard_noop_every")]
-        noop_every: LocalDur,
-        /// A follower that has not heard from a leader for this long (plus up to as much again,
-        /// drawn) campaigns.
-        election_timeout: LocalDur,
-        /// Every replica's heartbeat period (a tenth of it while it knows no leader).
-        heartbeat: LocalDur,
-        /// How long a follower takes to write one entry to its log before acknowledging it.
-        #[serde(default)]
-        log_write: LocalDur,
-    },
-    /// A Chubby lock held through a session with the cell's master, the one `Grantor`
-    /// (SPEC 2.8): KeepAlives, the client's conservative local lease, jeopardy and grace, and
-    /// lock-delay.
-    ChubbySession {
-        /// How long a client in jeopardy keeps trying before it gives the session up, on its
-        /// monotonic clock from the end of its local lease.
-        #[serde(default = "chubby_grace")]
-        grace: LocalDur,
-        /// After a session expires, the master refuses its lock to anyone for this long.
-        #[serde(default)]
-        lock_delay: LocalDur,
-        /// The bug: the client acts on the lock in jeopardy, until grace ends.
-        #[serde(default)]
-        act_in_jeopardy: bool,
-        /// The client's local lease ends this much before KeepAlive send time + T.
-        #[serde(default)]
-        holder_margin: LocalDur,
-    },
-    /// Kubernetes leader election as client-go runs it (SPEC 2.8): the API server (the one
-    /// `Grantor`) stores the Lease record and compares resourceVersions; candidates time it on
-    /// their own clocks.
-    K8sLeaderElection {
-        /// The leader stops leading when a renew cycle has not succeeded for this long.
-        #[serde(default = "k8s_renew_deadline")]
-        renew_deadline: LocalDur,
-        /// The period of the leader's renew tries and (before jitter) of candidates' tries.
-        #[serde(default = "k8s_retry_period")]
-        retry_period: LocalDur,
-        /// Candidates try every retry_period * (1 + U[0, jitter_factor)); applied at 1 ppm
-        /// resolution.
-        #[serde(default = "k8s_jitter_factor")]
-        jitter_factor: f64,
-        /// The clock candidates time the record by (observedTime): `Monotonic` (Go since 1.9)
-        /// or `Wall` (older clients, which a wall-clock step fools).
-        #[serde(default = "monotonic")]
-        observed_clock: ClockKind,
-    },
-    /// A single-grantor lease on TrueTime (Spanner; SPEC 2.8): the grantor stamps an absolute
-    /// expiry E = TT.now().latest + T and grants again once TT.now().earliest > E; the holder
-    /// believes while TT.now().latest < E - holder_margin. Needs `clocks.uncertainty`.
-    TrueTime {
-        #[serde(default)]
-        holder_margin: LocalDur,
-    },
-    /// The general point of the space the others are points of.
-    Custom {
-        holder_clock: ClockKind,
-        lease_start: LeaseStart,
-        #[serde(default)]
-        holder_margin: LocalDur,
-        #[serde(default)]
-        grantor_margin: LocalDur,
-        validity: Validity,
-    },
-    /// A strategy that is not built in: a protocol of the user's own, registered by `name`
-    /// with a [`crate::strategy::Registry`] (on the command line, `cli::Cli::protocol`). `ron`
-    /// is its RON text as written (`Majority(quorum: 3)`, the name included), and must be
-    /// valid RON; the registered protocol reads its fields.
-    #[serde(skip)]
-    Other { name: String, ron: String },
-}
-
-/// How a Raft leader serves reads.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RaftReads {
-    /// From local state while the lease holds.
-    #[default]
-    Lease,
-    /// After a heartbeat round a majority acknowledges: a round trip, never stale.
-    ReadIndex,
-    /// TiKV: locally while more than `max_clock_skew` of lease remains, else ReadIndex.
-    LeaseOrReadIndex,
-}
-
-/// What makes a Raft leader's lease.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RaftRule {
-    /// The send time of a heartbeat round a majority acknowledged, plus T.
-    #[default]
-    HeartbeatQuorum,
-    /// etcd's `ReadOnlyLeaseBased`: no clock lease; reads until check-quorum steps it down.
-    CheckQuorumOnly,
-}
-
-/// Where a Raft leader's lease term starts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RaftLeaseStart {
-    /// At the send time of the acknowledged round (safe).
-    #[default]
-    OnSend,
-    /// At the receipt of the acknowledgement that completed the majority (the bug).
-    OnAck,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// What a LeaseGuard replica group does about leases (SPEC 2.8).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum LeaseGuardMode {
-    /// No lease: the leader serves reads from local state, unchecked.
-    Inconsistent,
-    /// No lease: a read waits for a quorum to commit an entry appended after it arrived.
-    Quorum,
-    /// The log-based lease: reads and writes wait until the prior term's entries expire.
-    LogLease,
-    /// LogLease, but writes are accepted and replicated meanwhile and commit in one burst.
-    DeferCommit,
-    /// DeferCommit, and a new leader serves reads at once under the lease it inherited.
-    #[default]
-    LeaseGuard,
-}
-
-fn leaseguard_max_clock_error() -> LocalDur {
-    LocalDur::from_ns(200_000)
-}
-fn leaseguard_noop_every() -> LocalDur {
-    LocalDur::from_ms(250)
-}
-
-/// How many Redlock masters must grant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RedlockQuorum {
-    /// N/2 + 1 (Redlock).
-    #[default]
-    Majority,
-    /// Any one master: the anti-pattern of several replicas each granting leases.
-    One,
-}
-
-fn chubby_grace() -> LocalDur {
-    LocalDur::from_ms(45_000)
-}
-fn k8s_renew_deadline() -> LocalDur {
-    LocalDur::from_ms(10_000)
-}
-fn k8s_retry_period() -> LocalDur {
-    LocalDur::from_ms(2_000)
-}
-fn k8s_jitter_factor() -> f64 {
-    1.2
-}
-fn monotonic() -> ClockKind {
-    ClockKind::Monotonic
-}
-
-fn redlock_drift_factor() -> f64 {
-    0.01
-}
-fn redlock_drift_allowance() -> LocalDur {
-    LocalDur::from_ms(2)
-}
-fn redlock_request_timeout() -> LocalDur {
-    LocalDur::from_ms(50)
-}
-fn redlock_expiry_clock() -> ClockKind {
-    ClockKind::Wall
+/// The scenario does not know the protocols: it keeps the strategy's name and text, and a
+/// [`Protocols`] (`strategy::Registry`: the built-in protocols and those a program registers)
+/// reads the text into the protocol's settings. Loading a scenario ([`load`]) checks that it
+/// reads and writes it as its protocol does ([`Protocols::normalize`]); [`Scenario::from_ron`]
+/// keeps it as written. Written back ([`Scenario::to_ron`], or JSON, where it is a string), it
+/// is that text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategySpec {
+    /// The protocol's name (`TwoSided`).
+    name: String,
+    /// The whole strategy as RON text, its name included.
+    ron: String,
 }
 
 impl StrategySpec {
-    /// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the
-    /// command line); an [`StrategySpec::Other`] keeps the text as written.
+    /// Reads a strategy written as in a scenario's `strategy` field (`--strategy` on the
+    /// command line): a name, then its fields in parentheses or none; the text is kept as
+    /// written. Only the syntax is checked here: the protocol reads the fields.
     pub fn from_ron(text: &str) -> Result<StrategySpec, ron::error::SpannedError> {
         let mut spec: StrategySpec = ron_options().from_str(text)?;
-        if let StrategySpec::Other { ron, .. } = &mut spec {
-            if let Some(span) = value_span(text) {
-                *ron = text[span].to_string();
-            }
+        if let Some(span) = value_span(text) {
+            spec.ron = text[span].to_string();
         }
         Ok(spec)
     }
 
-    /// The names of the built-in strategies, in the order of the variants.
-    pub fn builtin_names() -> &'static [&'static str] {
-        spec_serde::builtin_names()
-    }
-
-    /// The strategy as RON text, as a scenario file or `--strategy` writes it; zero margins
-    /// are left out (they are the default).
-    pub fn to_ron(&self) -> String {
-        let margins = |fields: &[(&str, LocalDur)]| {
-            let set: Vec<String> = fields
-                .iter()
-                .filter(|(_, d)| d.ns() != 0)
-                .map(|(k, d)| format!("{k}: \"{d}\""))
-                .collect();
-            format!("({})", set.join(", "))
-        };
-        let name = self.name();
-        match *self {
-            StrategySpec::Other { ref ron, .. } => ron.clone(),
-            StrategySpec::TwoSided {
-                holder_margin,
-                grantor_margin,
-            } => format!(
-                "{name}{}",
-                margins(&[
-                    ("holder_margin", holder_margin),
-                    ("grantor_margin", grantor_margin)
-                ])
-            ),
-            StrategySpec::HolderOnly { margin } => {
-                format!("{name}{}", margins(&[("margin", margin)]))
-            }
-            StrategySpec::WallClock { holder_margin }
-            | StrategySpec::OnReceiveStart { holder_margin } => {
-                format!("{name}{}", margins(&[("holder_margin", holder_margin)]))
-            }
-            StrategySpec::GrantorOnly | StrategySpec::CachedBool => name.to_string(),
-            StrategySpec::Redlock {
-                drift_factor,
-                drift_allowance,
-                request_timeout,
-                expiry_clock,
-                quorum,
-            } => format!(
-                "Redlock(drift_factor: {drift_factor:?}, drift_allowance: \"{drift_allowance}\", \
-                 request_timeout: \"{request_timeout}\", expiry_clock: {expiry_clock:?}, \
-                 quorum: {quorum:?})"
-            ),
-            StrategySpec::RaftLeaderLease {
-                election_timeout,
-                election_jitter,
-                heartbeat,
-                tick,
-                reads,
-                max_clock_skew,
-                lease_rule,
-                lease_start,
-                check_quorum,
-                transfer_suspect,
-            } => {
-                let mut f = vec![format!("election_timeout: \"{election_timeout}\"")];
-                if let Some(j) = election_jitter {
-                    f.push(format!("election_jitter: \"{j}\""));
-                }
-                if let Some(h) = heartbeat {
-                    f.push(format!("heartbeat: \"{h}\""));
-                }
-                if let Some(t) = tick {
-                    f.push(format!("tick: \"{t}\""));
-                }
-                f.push(format!("reads: {reads:?}"));
-                if max_clock_skew != LocalDur::ZERO {
-                    f.push(format!("max_clock_skew: \"{max_clock_skew}\""));
-                }
-                f.push(format!("lease_rule: {lease_rule:?}"));
-                f.push(format!("lease_start: {lease_start:?}"));
-                f.push(format!("check_quorum: {check_quorum}"));
-                f.push(format!("transfer_suspect: {transfer_suspect}"));
-                format!("RaftLeaderLease({})", f.join(", "))
-            }
-            StrategySpec::LeaseGuard {
-                mode,
-                max_clock_error,
-                noop_every,
-                election_timeout,
-                heartbeat,
-                log_write,
-            } => format!(
-                "LeaseGuard(mode: {mode:?}, max_clock_error: \"{max_clock_error}\", noop_every: \
-                 \"{noop_every}\", election_timeout: \"{election_timeout}\", heartbeat: \
-                 \"{heartbeat}\", log_write: \"{log_write}\")"
-            ),
-            StrategySpec::ChubbySession {
-                grace,
-                lock_delay,
-                act_in_jeopardy,
-                holder_margin,
-            } => format!(
-                "ChubbySession(grace: \"{grace}\", lock_delay: \"{lock_delay}\", \
-                 act_in_jeopardy: {act_in_jeopardy}, holder_margin: \"{holder_margin}\")"
-            ),
-            StrategySpec::K8sLeaderElection {
-                renew_deadline,
-                retry_period,
-                jitter_factor,
-                observed_clock,
-            } => {
-                let clock = match observed_clock {
-                    ClockKind::Monotonic => String::new(),
-                    other => format!(", observed_clock: {other:?}"),
-                };
-                format!(
-                    "K8sLeaderElection(renew_deadline: \"{renew_deadline}\", retry_period: \
-                     \"{retry_period}\", jitter_factor: {jitter_factor:?}{clock})"
-                )
-            }
-            StrategySpec::TrueTime { holder_margin } => {
-                format!("{name}{}", margins(&[("holder_margin", holder_margin)]))
-            }
-            StrategySpec::Custom {
-                holder_clock,
-                lease_start,
-                holder_margin,
-                grantor_margin,
-                validity,
-            } => format!(
-                "Custom(holder_clock: {holder_clock:?}, lease_start: {lease_start:?}, \
-                 holder_margin: \"{holder_margin}\", grantor_margin: \"{grantor_margin}\", \
-                 validity: {validity:?})"
-            ),
-        }
-    }
-
-    /// The variant's name alone (`TwoSided`, `CachedBool`, ...).
+    /// The protocol's name alone (`TwoSided`, `CachedBool`, ...).
     pub fn name(&self) -> &str {
-        match self {
-            StrategySpec::TwoSided { .. } => "TwoSided",
-            StrategySpec::GrantorOnly => "GrantorOnly",
-            StrategySpec::HolderOnly { .. } => "HolderOnly",
-            StrategySpec::CachedBool => "CachedBool",
-            StrategySpec::WallClock { .. } => "WallClock",
-            StrategySpec::OnReceiveStart { .. } => "OnReceiveStart",
-            StrategySpec::Custom { .. } => "Custom",
-            StrategySpec::Redlock { .. } => "Redlock",
-            StrategySpec::RaftLeaderLease { .. } => "RaftLeaderLease",
-            StrategySpec::LeaseGuard { .. } => "LeaseGuard",
-            StrategySpec::ChubbySession { .. } => "ChubbySession",
-            StrategySpec::K8sLeaderElection { .. } => "K8sLeaderElection",
-            StrategySpec::TrueTime { .. } => "TrueTime",
-            StrategySpec::Other { name, .. } => name,
-        }
+        &self.name
+    }
+
+    /// The strategy as RON text, its name included: as written, or as its protocol writes it
+    /// once loaded.
+    pub fn to_ron(&self) -> String {
+        self.ron.clone()
     }
 }
 
@@ -634,32 +217,6 @@ pub struct NodeConfig {
     /// True time at which the node starts. Default 0.
     #[serde(default)]
     pub start: Dur,
-}
-
-/// A distribution of durations (message delays, fault lengths, steps).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum DurationDist {
-    Fixed(Dur),
-    /// Uniform over [min, max].
-    Uniform {
-        min: Dur,
-        max: Dur,
-    },
-    /// Exponential with the given mean.
-    Exponential {
-        mean: Dur,
-    },
-    /// Log-normal with the given median and sigma of the underlying normal (heavy-tailed).
-    LogNormal {
-        median: Dur,
-        sigma: f64,
-    },
-    /// Pareto with minimum `scale` and tail index `shape` (heavy-tailed; shape <= 2 has infinite variance).
-    Pareto {
-        scale: Dur,
-        shape: f64,
-    },
 }
 
 /// The network between nodes (SPEC 2.4).
@@ -1179,14 +736,12 @@ pub fn ron_options() -> ron::Options {
 }
 
 impl Scenario {
-    /// Parses a scenario from RON text (no semantic checks; see [`validate::validate`]). A
-    /// strategy that is not built in keeps its text as written.
+    /// Parses a scenario from RON text (no semantic checks; see [`validate::validate`]). The
+    /// strategy keeps its text as written.
     pub fn from_ron(text: &str) -> Result<Scenario, ron::error::SpannedError> {
         let mut s: Scenario = ron_options().from_str(text)?;
-        if let StrategySpec::Other { ron, .. } = &mut s.strategy {
-            if let Some(span) = strategy_span(text) {
-                *ron = text[span].to_string();
-            }
+        if let Some(span) = strategy_span(text) {
+            s.strategy.ron = text[span].to_string();
         }
         Ok(s)
     }
@@ -1362,9 +917,13 @@ mod tests {
             r#"OnReceiveStart(holder_margin: "5ms")"#,
             r#"Custom(holder_clock: Wall, lease_start: OnReceive, holder_margin: "1ms", grantor_margin: "2ms", validity: CachedBool)"#,
         ] {
+            // Read as part of a scenario, the text is put back together from its fields as
+            // written; alone, it is kept as it is.
             let spec: StrategySpec = ron_options()
                 .from_str(text)
                 .unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(spec.to_ron(), text);
+            assert_eq!(StrategySpec::from_ron(text).unwrap(), spec);
             let again: StrategySpec = ron_options().from_str(&spec.to_ron()).unwrap();
             assert_eq!(spec, again, "{text} -> {}", spec.to_ron());
         }

@@ -4,8 +4,8 @@
 //! scaled to the scenario's lease term.
 
 use super::limits::{self, count};
+use super::protocols::StrategyChecks;
 use super::{FreezeClock, KindName, Scenario};
-use crate::strategy::Strategy;
 use crate::time::{Dur, LocalDur};
 use serde::{Deserialize, Serialize};
 
@@ -332,7 +332,7 @@ pub const MAX_EXPECTED_STEPS: f64 = limits::MAX_CLOCK_STEPS / 2.0;
 /// one), and the totals a drawn run must stay within: faults ([`MAX_EXPECTED_FAULTS`]), clock
 /// steps ([`MAX_EXPECTED_STEPS`]), requests waiting in the longest pause, writes in flight
 /// through the largest delay spike, events.
-pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn Strategy>) -> Vec<String> {
+pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>) -> Vec<String> {
     let mut p = Vec::new();
     let see = "(see README, Limits)";
     let span = |p: &mut Vec<String>, at: &str, ns: i64, limit: i64| {

@@ -1,76 +1,28 @@
-//! How a [`StrategySpec`] is read and written: the built-in variants exactly as serde derives
-//! them, and any other variant name as [`StrategySpec::Other`] with its RON text.
-//!
-//! Reading goes through the derived code (`#[serde(remote = "Self")]` on the enum) whenever the
-//! variant name is a built-in one, on the same deserializer: a bad field of `TwoSided` is
-//! reported where it is, as before. Another name is read as a struct variant whose fields are
-//! kept as raw RON (`Majority(quorum: 3)`), or as a name alone (`Majority`); a
-//! [`crate::strategy::Registry`] reads the fields later. Formats other than RON (the JSON of a
-//! sweep's cells and partial files) carry an `Other` as its RON text in a string.
+//! How a [`StrategySpec`] is read and written: a strategy's name, and its fields kept as raw
+//! RON (`Majority(quorum: 3)`), or its name alone (`Majority`); the protocol reads the fields
+//! later (`strategy::Registry`). Formats other than RON (the JSON of a sweep's cells and partial
+//! files) carry a strategy as its RON text in a string.
 
 use super::StrategySpec;
 use ron::value::RawValue;
-use serde::de::value::{EnumAccessDeserializer, StringDeserializer};
-use serde::de::{self, EnumAccess, IntoDeserializer, MapAccess, VariantAccess, Visitor};
+use serde::de::value::MapDeserializer;
+use serde::de::{self, DeserializeOwned, EnumAccess, MapAccess, VariantAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cell::Cell;
 use std::fmt;
-use std::sync::OnceLock;
 
 impl Serialize for StrategySpec {
+    /// Written back as its text (in JSON: that text as a string).
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            // Written back as it was read (in JSON: that text as a string).
-            StrategySpec::Other { ron, .. } => RawValue::from_ron(ron)
-                .map_err(serde::ser::Error::custom)?
-                .serialize(s),
-            // The derived code (an inherent function, not this trait's method).
-            builtin => StrategySpec::serialize(builtin, s),
-        }
+        RawValue::from_ron(&self.ron)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for StrategySpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_enum("StrategySpec", builtin_names(), SpecVisitor)
-    }
-}
-
-/// The names of the built-in variants, as the derived code knows them.
-pub(super) fn builtin_names() -> &'static [&'static str] {
-    static NAMES: OnceLock<&'static [&'static str]> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        let names = VariantNames::default();
-        let _ = StrategySpec::deserialize(&names); // the derived code, which asks for an enum
-        names.0.get()
-    })
-}
-
-/// A deserializer that only notes the variant names it is asked for.
-#[derive(Default)]
-struct VariantNames(Cell<&'static [&'static str]>);
-
-impl<'de> Deserializer<'de> for &VariantNames {
-    type Error = de::value::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
-        Err(de::Error::custom("only the variant names are asked for"))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        variants: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Self::Error> {
-        self.0.set(variants);
-        Err(de::Error::custom("only the variant names are asked for"))
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier
-        ignored_any
+        d.deserialize_enum("StrategySpec", &[], SpecVisitor)
     }
 }
 
@@ -104,24 +56,20 @@ impl<'de> Visitor<'de> for SpecVisitor {
 
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<StrategySpec, A::Error> {
         let (Ident(name), variant) = data.variant::<Ident>()?;
-        if builtin_names().contains(&name.as_str()) {
-            // The derived code reads the variant on, from the same deserializer.
-            return StrategySpec::deserialize(EnumAccessDeserializer::new(Named { name, variant }));
-        }
         if !is_identifier(&name) {
-            // A string holding a strategy's RON text (how JSON carries an `Other`).
+            // A string holding a strategy's RON text (how JSON carries one).
             variant.unit_variant()?;
             return StrategySpec::from_ron(&name).map_err(de::Error::custom);
         }
         let entered = Cell::new(false);
         match variant.struct_variant(&[], RawFields { entered: &entered }) {
-            Ok(fields) => Ok(StrategySpec::Other {
-                ron: other_text(&name, &fields),
+            Ok(fields) => Ok(StrategySpec {
+                ron: spec_text(&name, &fields),
                 name,
             }),
             // No parentheses follow the name (RON), or there is nothing after it (a unit
             // variant elsewhere): the strategy is its name alone. Nothing was consumed.
-            Err(_) if !entered.get() => Ok(StrategySpec::Other {
+            Err(_) if !entered.get() => Ok(StrategySpec {
                 ron: name.clone(),
                 name,
             }),
@@ -143,123 +91,24 @@ pub(crate) fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// An enum whose variant name has been read already.
-struct Named<V> {
-    name: String,
-    variant: V,
+/// A strategy written as its name alone, `name`, read as `P` with every field left out (each
+/// takes its default); a field without one is said with how to write it.
+pub(crate) fn alone<P: DeserializeOwned>(name: &str) -> Result<P, String> {
+    P::deserialize(MapDeserializer::<_, BareError>::new(std::iter::empty::<(
+        &str,
+        &str,
+    )>()))
+    .map_err(|e| match e.missing {
+        Some(field) => format!(
+            "`{name}` written alone takes every field's default, but `{field}` has none: write \
+             {name}({field}: ..., ...)"
+        ),
+        None => format!("`{name}` written alone: {}", e.message),
+    })
 }
 
-impl<'de, V: VariantAccess<'de>> EnumAccess<'de> for Named<V> {
-    type Error = V::Error;
-    type Variant = Bare<V>;
-
-    fn variant_seed<S: de::DeserializeSeed<'de>>(
-        self,
-        seed: S,
-    ) -> Result<(S::Value, Bare<V>), V::Error> {
-        let name: StringDeserializer<V::Error> = self.name.clone().into_deserializer();
-        let bare = Bare {
-            name: self.name.clone(),
-            variant: self.variant,
-        };
-        Ok((seed.deserialize(name)?, bare))
-    }
-}
-
-/// A built-in variant's access that also takes a struct variant written as its name alone
-/// (`TwoSided`): when no parentheses follow, it is read as if written with none of its fields,
-/// so every field takes its default, and a field without one is reported as missing.
-struct Bare<V> {
-    name: String,
-    variant: V,
-}
-
-impl<'de, V: VariantAccess<'de>> VariantAccess<'de> for Bare<V> {
-    type Error = V::Error;
-
-    fn unit_variant(self) -> Result<(), V::Error> {
-        self.variant.unit_variant()
-    }
-
-    fn newtype_variant_seed<T: de::DeserializeSeed<'de>>(
-        self,
-        seed: T,
-    ) -> Result<T::Value, V::Error> {
-        self.variant.newtype_variant_seed(seed)
-    }
-
-    fn tuple_variant<W: Visitor<'de>>(self, len: usize, visitor: W) -> Result<W::Value, V::Error> {
-        self.variant.tuple_variant(len, visitor)
-    }
-
-    fn struct_variant<W: Visitor<'de>>(
-        self,
-        fields: &'static [&'static str],
-        visitor: W,
-    ) -> Result<W::Value, V::Error> {
-        let held = Cell::new(Some(visitor));
-        let read = self.variant.struct_variant(fields, Entered(&held));
-        match (read, held.take()) {
-            // The visitor was never handed a map: no parentheses followed the name, and
-            // nothing was consumed. Read the variant with no fields.
-            (Err(_), Some(visitor)) => visitor.visit_map(NoFields).map_err(|e| {
-                let name = &self.name;
-                de::Error::custom(match e.missing {
-                    Some(field) => format!(
-                        "`{name}` written alone takes every field's default, but `{field}` has \
-                         none: write {name}({field}: ..., ...)"
-                    ),
-                    None => format!("`{name}` written alone: {}", e.message),
-                })
-            }),
-            (read, _) => read,
-        }
-    }
-}
-
-/// Hands the held visitor the variant's fields once its parentheses are open.
-struct Entered<'a, W>(&'a Cell<Option<W>>);
-
-impl<'de, W: Visitor<'de>> Visitor<'de> for Entered<'_, W> {
-    type Value = W::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the strategy's fields, as in TwoSided(holder_margin: \"5ms\")")
-    }
-
-    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<W::Value, M::Error> {
-        let visitor = self.0.take().expect("a map is read once");
-        visitor.visit_map(map)
-    }
-
-    fn visit_seq<S: de::SeqAccess<'de>>(self, seq: S) -> Result<W::Value, S::Error> {
-        let visitor = self.0.take().expect("a sequence is read once");
-        visitor.visit_seq(seq)
-    }
-}
-
-/// The fields of a struct variant written without parentheses: none.
-struct NoFields;
-
-impl<'de> MapAccess<'de> for NoFields {
-    type Error = BareError;
-
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(
-        &mut self,
-        _: K,
-    ) -> Result<Option<K::Value>, BareError> {
-        Ok(None)
-    }
-
-    fn next_value_seed<T: de::DeserializeSeed<'de>>(
-        &mut self,
-        _: T,
-    ) -> Result<T::Value, BareError> {
-        Err(de::Error::custom("a field without a value"))
-    }
-}
-
-/// Why a variant written alone cannot be read: the first field without a default, if that is why.
+/// Why a strategy written alone cannot be read: the first field without a default, if that is
+/// why.
 #[derive(Debug)]
 struct BareError {
     missing: Option<&'static str>,
@@ -291,17 +140,17 @@ impl de::Error for BareError {
 }
 
 /// `Name(field: raw, ...)`.
-fn other_text(name: &str, fields: &[(String, String)]) -> String {
+fn spec_text(name: &str, fields: &[(String, String)]) -> String {
     let fields: Vec<String> = fields.iter().map(|(k, v)| format!("{k}: {v}")).collect();
     format!("{name}({})", fields.join(", "))
 }
 
-/// The text of a strategy that is not built in, `ron`, with its field `field` set to `value`
-/// (or added): a value is written as given when it is RON, and as a string when it is not
-/// (`10ms`) or when the field held a string. The field's type is the protocol's to check.
+/// The text of a strategy, `ron`, with its field `field` set to `value` (or added): a value is
+/// written as given when it is RON, and as a string when it is not (`10ms`) or when the field
+/// held a string. The field's type is the protocol's to check.
 pub(crate) fn with_field(ron: &str, field: &str, value: &str) -> Result<String, String> {
     let (name, mut fields) = super::ron_options()
-        .from_str_seed(ron, OtherParts)
+        .from_str_seed(ron, Parts)
         .map_err(|e| format!("cannot read the strategy {ron}: {e}"))?;
     let value = value.trim();
     let quoted = format!("{value:?}");
@@ -318,13 +167,13 @@ pub(crate) fn with_field(ron: &str, field: &str, value: &str) -> Result<String, 
         Some(i) => fields[i].1 = raw,
         None => fields.push((field.to_string(), raw)),
     }
-    Ok(other_text(&name, &fields))
+    Ok(spec_text(&name, &fields))
 }
 
-/// A strategy that is not built in, as its name and its fields (each as raw RON).
-struct OtherParts;
+/// A strategy as its name and its fields (each as raw RON).
+struct Parts;
 
-impl<'de> de::DeserializeSeed<'de> for OtherParts {
+impl<'de> de::DeserializeSeed<'de> for Parts {
     type Value = (String, Vec<(String, String)>);
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -332,7 +181,7 @@ impl<'de> de::DeserializeSeed<'de> for OtherParts {
     }
 }
 
-impl<'de> Visitor<'de> for OtherParts {
+impl<'de> Visitor<'de> for Parts {
     type Value = (String, Vec<(String, String)>);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {

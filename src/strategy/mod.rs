@@ -10,10 +10,16 @@
 //! exact intervals of true time.
 //!
 //! The engine is generic over the protocol (monomorphised: a message is never boxed); the
-//! object-safe [`Strategy`] hides that type for the command line, and is implemented for every
-//! protocol. Adding a protocol means implementing [`Protocol`]; the engine is not touched. A
-//! program of its own runs one by name, on any scenario, through a [`Registry`] (the command
-//! line's `cli::Cli::protocol`; `examples/custom-protocol/` in the repository is a whole one).
+//! object-safe [`Strategy`] hides that type for the command line, and the engine implements it
+//! for every protocol. A protocol owns its settings ([`Settings`], in its folder's
+//! `settings.rs`): the fields a scenario's `strategy: Name(...)` reads, the text they are
+//! written back as, their checks, and what `sweep`, `compare` and `explore` ask of it. A
+//! [`Registry`] finds a protocol by that name; the built-in ones are registered with the same
+//! call as a program's own ([`register_builtins`]). So adding a protocol is one folder under
+//! `src/strategy/` and one registration line, and nothing outside them names it: not the
+//! scenario schema, the engine, `sweep`, `compare` or the command line. A program of its own
+//! registers one the same way (the command line's `cli::Cli::protocol`;
+//! `examples/custom-protocol/` in the repository is a whole one).
 //!
 //! # What a protocol must emit
 //!
@@ -69,16 +75,22 @@ pub mod register;
 pub mod registry;
 pub mod roles;
 pub mod rules;
+pub mod settings;
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::rng::Rng;
-use crate::scenario::{GrantorRestart, Role, Scenario, StrategySpec};
+use crate::scenario::{GrantorRestart, Role, Scenario, StrategyChecks, StrategySpec};
 use crate::time::{LocalDur, LocalTime, SimTime};
+use crate::trace::Observer;
+use std::any::Any;
 
+pub use crate::oracle::belief::{Authorities, Belief, Beliefs, Claim};
+pub use crate::scenario::StrategyError;
 pub use register::Register;
-pub use registry::{Registry, StrategyError};
-pub use rules::{Expiry, Rules};
+pub use registry::Registry;
+pub use rules::{Expiry, LeaseStart, Rules, Validity};
+pub use settings::{Margin, Resolved, Settings};
 
 /// A node's timers are named by small integers of the logic's choosing (at most [`MAX_TIMERS`]).
 pub type TimerId = u8;
@@ -409,70 +421,6 @@ impl<M> Out<M> {
     }
 }
 
-/// What a node believes about one authority, as the oracle needs it (SPEC 3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Belief {
-    /// Holds nothing.
-    #[default]
-    None,
-    /// Believes unconditionally (a cached bool) until told otherwise.
-    Bool { token: Token },
-    /// Believes while `clock` reads less than `deadline`.
-    Until {
-        token: Token,
-        clock: ClockKind,
-        deadline: LocalTime,
-    },
-}
-
-/// A node's beliefs, per authority (SPEC 2.8): `write` (it acts alone on the resource) and
-/// `read` (it serves reads from local state without a round trip).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Beliefs {
-    pub write: Belief,
-    pub read: Belief,
-}
-
-impl Beliefs {
-    pub const NONE: Beliefs = Beliefs {
-        write: Belief::None,
-        read: Belief::None,
-    };
-
-    /// Both authorities together, as the base protocol grants them.
-    pub fn both(b: Belief) -> Beliefs {
-        Beliefs { write: b, read: b }
-    }
-}
-
-/// How a protocol's authority may be held.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[non_exhaustive]
-pub enum Claim {
-    /// At most one node may hold it: two believers at once are an overlap.
-    Exclusive,
-    /// Several nodes may hold it by design (reported as shared, judged by harm alone).
-    Shared,
-    /// Held with the write authority, always: not tracked apart.
-    WithWrite,
-}
-
-/// The claims a protocol makes for its two authorities.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Authorities {
-    pub write: Claim,
-    pub read: Claim,
-}
-
-impl Authorities {
-    /// One exclusive lease that carries both authorities (the base protocol, Redlock).
-    pub const ONE_LEASE: Authorities = Authorities {
-        write: Claim::Exclusive,
-        read: Claim::WithWrite,
-    };
-}
-
 /// The per-node logic of a protocol.
 pub trait NodeLogic: Send {
     /// The protocol's messages.
@@ -541,147 +489,74 @@ pub trait Protocol: Send + Sync + 'static {
 /// The message type of protocol `P`.
 pub type MsgOf<P> = <<P as Protocol>::Logic as NodeLogic>::Msg;
 
-/// A protocol with its types hidden: what the command line and [`crate::run_with`] take.
-/// Implemented for every [`Protocol`].
-pub trait Strategy: Send + Sync {
-    fn describe(&self) -> String;
-    /// The names of the protocol's message kinds.
-    fn kinds(&self) -> &'static [&'static str];
+/// A protocol with its types hidden: what the command line and [`crate::run_with`] take. The
+/// engine implements it for every [`Protocol`] (it runs the protocol, monomorphised); what
+/// validation asks of a protocol ([`StrategyChecks`]: its description, message kinds,
+/// instructions and checks) comes with it.
+pub trait Strategy: StrategyChecks + Send + Sync {
     fn authorities(&self) -> Authorities;
-    /// Every reason `scenario` does not fit the protocol.
-    fn check(&self, scenario: &Scenario) -> Vec<String>;
-    /// The [`Command`]s (by fault name) it understands.
-    fn commands(&self) -> &'static [&'static str];
-    /// Runs `scenario` (validated by the caller) under this protocol.
-    fn simulate(
-        &self,
-        scenario: &Scenario,
-        observer: Option<&mut (dyn crate::trace::Observer + 'static)>,
-    ) -> crate::engine::RunResult;
+    /// Runs `scenario` (validated by the caller) under this protocol. The result is the
+    /// engine's (`engine::RunResult`), which this module, below the engine, does not name: it
+    /// comes back as a [`Ran`], and `engine::simulate` opens it.
+    fn simulate(&self, scenario: &Scenario, observer: Option<&mut (dyn Observer + 'static)>)
+        -> Ran;
 }
 
-impl<P: Protocol> Strategy for P {
+/// A finished run as [`Strategy::simulate`] hands it back: the engine's result, boxed.
+pub struct Ran(Box<dyn Any>);
+
+impl Ran {
+    /// A run's result, as the engine makes it.
+    pub fn new<R: Any>(result: R) -> Ran {
+        Ran(Box::new(result))
+    }
+
+    /// The result, if it is an `R`.
+    pub fn take<R: Any>(self) -> Option<R> {
+        self.0.downcast().ok().map(|r| *r)
+    }
+}
+
+/// What validation asks of a protocol, answered by the protocol itself.
+impl<P: Protocol> StrategyChecks for P {
     fn describe(&self) -> String {
         Protocol::describe(self)
     }
     fn kinds(&self) -> &'static [&'static str] {
         <MsgOf<P> as ProtocolMessage>::KINDS
     }
-    fn authorities(&self) -> Authorities {
-        Protocol::authorities(self)
+    fn commands(&self) -> &'static [&'static str] {
+        Protocol::commands(self)
     }
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         Protocol::check(self, scenario)
     }
-    fn commands(&self) -> &'static [&'static str] {
-        Protocol::commands(self)
-    }
-    fn simulate(
-        &self,
-        scenario: &Scenario,
-        observer: Option<&mut (dyn crate::trace::Observer + 'static)>,
-    ) -> crate::engine::RunResult {
-        crate::engine::build(scenario, self, observer).run()
-    }
 }
 
-/// The built-in strategy a scenario's `strategy` field names. One that is not built in
-/// ([`StrategySpec::Other`]) is an error here: a [`Registry`] that knows it builds it.
+/// Registers the built-in protocols, in the order `leasesim` lists them: one line each.
+/// Adding a protocol is a folder of its own under `src/strategy/` (its code and its
+/// `settings.rs`) and one line here.
+pub fn register_builtins(registry: &mut Registry) {
+    registry
+        .register::<base::settings::TwoSided>()
+        .register::<base::settings::GrantorOnly>()
+        .register::<base::settings::HolderOnly>()
+        .register::<base::settings::CachedBool>()
+        .register::<base::settings::WallClock>()
+        .register::<base::settings::OnReceiveStart>()
+        .register::<redlock::settings::Redlock>()
+        .register::<raft::settings::RaftLeaderLease>()
+        .register::<leaseguard::settings::LeaseGuard>()
+        .register::<chubby::settings::ChubbySession>()
+        .register::<k8s::settings::K8sLeaderElection>()
+        .register::<base::settings::TrueTime>()
+        .register::<base::settings::Custom>();
+}
+
+/// The built-in strategy a scenario's `strategy` field names, built. One that is not built in
+/// is an error here: a [`Registry`] that knows it builds it.
 pub fn from_spec(spec: &StrategySpec) -> Result<Box<dyn Strategy>, StrategyError> {
-    Registry::new().build(spec)
-}
-
-/// A built-in strategy (never [`StrategySpec::Other`]: [`Registry::build`] looks those up).
-fn builtin(spec: &StrategySpec) -> Box<dyn Strategy> {
-    match *spec {
-        StrategySpec::Redlock {
-            drift_factor,
-            drift_allowance,
-            request_timeout,
-            expiry_clock,
-            quorum,
-        } => Box::new(redlock::Redlock::new(
-            (drift_factor * 1e6).round() as i64,
-            drift_allowance,
-            request_timeout,
-            expiry_clock,
-            quorum,
-            spec.to_ron(),
-        )),
-        StrategySpec::RaftLeaderLease {
-            election_timeout,
-            election_jitter,
-            heartbeat,
-            tick,
-            reads,
-            max_clock_skew,
-            lease_rule,
-            lease_start,
-            check_quorum,
-            transfer_suspect,
-        } => Box::new(raft::RaftLeaderLease::new(
-            raft::RaftConfig {
-                election_timeout,
-                election_jitter: election_jitter.unwrap_or(election_timeout),
-                heartbeat: heartbeat.unwrap_or(LocalDur::from_ns(election_timeout.ns() / 10)),
-                tick,
-                reads,
-                max_clock_skew,
-                lease_rule,
-                lease_start,
-                check_quorum,
-                transfer_suspect,
-            },
-            spec.to_ron(),
-        )),
-        StrategySpec::LeaseGuard {
-            mode,
-            max_clock_error,
-            noop_every,
-            election_timeout,
-            heartbeat,
-            log_write,
-        } => Box::new(leaseguard::LeaseGuard::new(
-            leaseguard::LeaseGuardConfig {
-                mode,
-                max_clock_error,
-                noop_every,
-                election_timeout,
-                heartbeat,
-                log_write,
-            },
-            spec.to_ron(),
-        )),
-        StrategySpec::ChubbySession {
-            grace,
-            lock_delay,
-            act_in_jeopardy,
-            holder_margin,
-        } => Box::new(chubby::ChubbySession::new(
-            chubby::ChubbyConfig {
-                grace,
-                lock_delay,
-                act_in_jeopardy,
-                holder_margin,
-            },
-            spec.to_ron(),
-        )),
-        StrategySpec::K8sLeaderElection {
-            renew_deadline,
-            retry_period,
-            jitter_factor,
-            observed_clock,
-        } => Box::new(k8s::K8sLeaderElection::new(
-            k8s::K8sConfig {
-                renew_deadline,
-                retry_period,
-                jitter_ppm: (jitter_factor * 1e6).round() as i64,
-                observed_clock,
-            },
-            spec.to_ron(),
-        )),
-        _ => Box::new(base::BaseProtocol::new(Rules::of(spec), spec.to_ron())),
-    }
+    Registry::builtin().build(spec)
 }
 
 /// For unit tests of node logic: runs `f` with node `node`'s context when both its clocks

@@ -1,28 +1,36 @@
-//! Strategies by name: the built-in ones, and protocols a program registers (SPEC 2.8: a user
-//! writes a protocol in their own crate and runs it on any scenario).
+//! Strategies by name: the built-in protocols, and those a program registers (a user writes a
+//! protocol in their own crate and runs it on any scenario), all registered the same way.
 //!
-//! A scenario names a registered protocol like a built-in strategy, by a variant name with its
-//! fields in RON: `strategy: Majority(quorum: 3, margin: "10ms")`. The scenario parses that as
-//! [`StrategySpec::Other`] with the text as written; [`Registry::build`] finds the protocol by
-//! name, reads the fields into its parameter type and builds it.
+//! A scenario names a protocol by its name with its fields in RON: `strategy: Majority(quorum:
+//! 3, margin: "10ms")`. [`Registry::resolve`] finds the protocol by name and reads the fields
+//! into its [`Settings`]; [`Registry::build`] builds it.
 //!
 //! ```
-//! use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Strategy};
+//! use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Settings, Strategy};
 //! use leasesim::scenario::StrategySpec;
 //! use leasesim::time::LocalDur;
 //!
-//! /// The fields of `Patient(wait: "20ms")`.
-//! #[derive(serde::Deserialize)]
+//! /// The fields of `Patient(wait: "20ms")`: the base protocol with both margins `wait`.
+//! #[derive(Clone, serde::Deserialize)]
 //! #[serde(deny_unknown_fields)]
 //! struct Patient {
 //!     wait: LocalDur,
 //! }
 //!
+//! impl Settings for Patient {
+//!     const NAME: &'static str = "Patient";
+//!     type Protocol = BaseProtocol;
+//!     fn to_ron(&self) -> String {
+//!         format!("Patient(wait: \"{}\")", self.wait)
+//!     }
+//!     fn build(&self) -> BaseProtocol {
+//!         let rules = Rules { holder_margin: self.wait, grantor_margin: self.wait, ..Rules::default() };
+//!         BaseProtocol::new(rules, self.to_ron())
+//!     }
+//! }
+//!
 //! let mut registry = Registry::new();
-//! registry.register("Patient", |p: Patient| -> Box<dyn Strategy> {
-//!     let rules = Rules::of(&StrategySpec::TwoSided { holder_margin: p.wait, grantor_margin: p.wait });
-//!     Box::new(BaseProtocol::new(rules, format!("Patient(wait: \"{}\")", p.wait)))
-//! });
+//! registry.register::<Patient>();
 //! let spec = StrategySpec::from_ron(r#"Patient(wait: "20ms")"#).unwrap();
 //! assert_eq!(registry.build(&spec).unwrap().describe(), r#"Patient(wait: "20ms")"#);
 //! let typo = StrategySpec::from_ron(r#"Patient(wiat: "20ms")"#).unwrap();
@@ -30,25 +38,42 @@
 //! assert!(error.starts_with("Patient at 1:9: unknown field `wiat`"), "{error}");
 //! ```
 
+use super::settings::{specs, Resolved, Settings};
 use super::Strategy;
-use crate::scenario::spec_serde::{is_identifier, Ident};
-use crate::scenario::{ron_options, StrategySpec};
+use crate::scenario::spec_serde::{alone, is_identifier, Ident};
+use crate::scenario::{
+    ron_options, Builtin, Protocols, Scenario, StrategyChecks, StrategyError, StrategySpec,
+};
+use crate::time::LocalDur;
 use ron::error::SpannedError;
-use serde::de::value::{MapAccessDeserializer, MapDeserializer};
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, EnumAccess, VariantAccess, Visitor};
 use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::OnceLock;
 
-/// Reads a strategy's RON text (name and fields) and builds the protocol.
-type Build = dyn Fn(&str) -> Result<Box<dyn Strategy>, SpannedError> + Send + Sync;
+/// Reads a strategy's RON text (name and fields) into its settings.
+type Read = fn(&str) -> Result<Box<dyn Resolved>, SpannedError>;
+/// A protocol's part of the common lineup of `compare --strategies all` ([`Settings::lineup`]).
+type Lineup = fn(&Scenario, LocalDur, &str) -> Vec<(StrategySpec, String)>;
 
-/// The strategies a program knows: the built-in ones, always, and the protocols registered
-/// with [`Registry::register`]. Cheap to clone.
-#[derive(Clone, Default)]
+/// One registered protocol.
+#[derive(Clone, Copy)]
+struct Entry {
+    name: &'static str,
+    read: Read,
+    lineup: Lineup,
+}
+
+/// The strategies a program knows: the built-in protocols, always, and those registered with
+/// [`Registry::register`]. Cheap to clone.
+#[derive(Clone)]
 pub struct Registry {
-    protocols: Vec<(String, Arc<Build>)>,
+    /// In registration order, the built-in ones first.
+    protocols: Vec<Entry>,
+    /// How many of them are built in.
+    builtins: usize,
 }
 
 impl fmt::Debug for Registry {
@@ -59,115 +84,149 @@ impl fmt::Debug for Registry {
     }
 }
 
-/// Why a strategy could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum StrategyError {
-    /// The name is neither built in nor registered.
-    Unknown { name: String, known: Vec<String> },
-    /// The fields of a registered protocol do not read as its parameters. The position is in
-    /// the strategy's RON text (`StrategySpec::to_ron`), which starts at line 1, column 1.
-    Fields {
-        name: String,
-        error: Box<SpannedError>,
-    },
-}
-
-impl fmt::Display for StrategyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StrategyError::Unknown { name, known } => {
-                write!(f, "unknown strategy {name:?} (known: {})", known.join(", "))
-            }
-            StrategyError::Fields { name, error } => write!(
-                f,
-                "{name} at {}: {}",
-                error.span.start,
-                crate::scenario::load::describe(&error.code)
-            ),
-        }
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::new()
     }
 }
-
-impl std::error::Error for StrategyError {}
 
 impl Registry {
-    /// The built-in strategies alone.
+    /// The built-in protocols alone ([`super::register_builtins`]).
     pub fn new() -> Registry {
-        Registry::default()
+        let mut registry = Registry {
+            protocols: Vec::new(),
+            builtins: 0,
+        };
+        super::register_builtins(&mut registry);
+        registry.builtins = registry.protocols.len();
+        registry
     }
 
-    /// Registers the protocol `name`: a scenario's `strategy: Name(field: value, ...)` (or
-    /// `Name` alone, when every field has a default) reads its fields as `P`, a struct of named
-    /// fields (`#[derive(serde::Deserialize)]`, in the scenario's RON: durations as `"10ms"`,
-    /// optional fields bare), and `build` makes the protocol from them.
+    /// The built-in protocols alone, built once.
+    pub fn builtin() -> &'static Registry {
+        static BUILTIN: OnceLock<Registry> = OnceLock::new();
+        BUILTIN.get_or_init(Registry::new)
+    }
+
+    /// Registers the protocol whose settings are `S`: a scenario's `strategy: Name(field:
+    /// value, ...)` (or `Name` alone, when every field has a default), with `Name`
+    /// [`Settings::NAME`], reads its fields as `S` and builds `S`'s protocol.
     ///
     /// # Panics
     ///
-    /// If `name` is not an identifier, is a built-in strategy's name, or is registered already.
-    pub fn register<P, F>(&mut self, name: &str, build: F) -> &mut Registry
-    where
-        P: DeserializeOwned + 'static,
-        F: Fn(P) -> Box<dyn Strategy> + Send + Sync + 'static,
-    {
+    /// If the name is not an identifier, is a built-in strategy's name, or is registered
+    /// already.
+    pub fn register<S: Settings>(&mut self) -> &mut Registry {
+        let name = S::NAME;
         assert!(
             is_identifier(name),
             "a strategy's name is an identifier (letters, digits, _), not {name:?}"
         );
         assert!(
-            !StrategySpec::builtin_names().contains(&name),
+            !self.protocols[..self.builtins]
+                .iter()
+                .any(|e| e.name == name),
             "{name} is a built-in strategy; register the protocol under another name"
         );
         assert!(
-            !self.registered().any(|n| n == name),
+            !self.protocols.iter().any(|e| e.name == name),
             "{name} is registered already"
         );
-        let owned = name.to_string();
-        let read = move |text: &str| -> Result<Box<dyn Strategy>, SpannedError> {
-            let params: P = ron_options().from_str_seed(
-                text,
-                Fields {
-                    name: &owned,
-                    params: PhantomData,
-                },
-            )?;
-            Ok(build(params))
-        };
-        self.protocols.push((name.to_string(), Arc::new(read)));
+        self.protocols.push(Entry {
+            name,
+            read: read::<S>,
+            lineup: lineup::<S>,
+        });
         self
     }
 
-    /// The registered protocols' names, in the order they were registered.
+    /// The names of the protocols registered beyond the built-in ones, in the order they were
+    /// registered.
     pub fn registered(&self) -> impl Iterator<Item = &str> {
-        self.protocols.iter().map(|(n, _)| n.as_str())
+        self.protocols[self.builtins..].iter().map(|e| e.name)
     }
 
     /// Every strategy name it knows: the built-in ones, then the registered ones.
     pub fn names(&self) -> Vec<String> {
-        StrategySpec::builtin_names()
-            .iter()
-            .copied()
-            .chain(self.registered())
-            .map(str::to_string)
-            .collect()
+        self.protocols.iter().map(|e| e.name.to_string()).collect()
     }
 
-    /// The strategy `spec` names, built.
-    pub fn build(&self, spec: &StrategySpec) -> Result<Box<dyn Strategy>, StrategyError> {
-        let StrategySpec::Other { name, ron } = spec else {
-            return Ok(super::builtin(spec));
-        };
-        match self.protocols.iter().find(|(n, _)| n == name) {
-            Some((_, read)) => read(ron).map_err(|error| StrategyError::Fields {
-                name: name.clone(),
+    /// The strategy `spec` names, read into its protocol's settings.
+    pub fn resolve(&self, spec: &StrategySpec) -> Result<Box<dyn Resolved>, StrategyError> {
+        let name = spec.name();
+        match self.protocols.iter().find(|e| e.name == name) {
+            Some(entry) => (entry.read)(&spec.to_ron()).map_err(|error| StrategyError::Fields {
+                name: name.to_string(),
                 error: Box::new(error),
             }),
             None => Err(StrategyError::Unknown {
-                name: name.clone(),
+                name: name.to_string(),
                 known: self.names(),
             }),
         }
     }
+
+    /// The strategy `spec` names, built.
+    pub fn build(&self, spec: &StrategySpec) -> Result<Box<dyn Strategy>, StrategyError> {
+        Ok(self.resolve(spec)?.build())
+    }
+
+    /// The common lineup of `compare --strategies all` on `scenario`: every protocol's part
+    /// ([`Settings::lineup`]), in registration order, with the margin `margin` said as `from`.
+    pub fn lineup(
+        &self,
+        scenario: &Scenario,
+        margin: LocalDur,
+        from: &str,
+    ) -> Vec<(StrategySpec, String)> {
+        self.protocols
+            .iter()
+            .flat_map(|e| (e.lineup)(scenario, margin, from))
+            .collect()
+    }
+}
+
+/// Loading and validation read strategies through the registry.
+impl Protocols for Registry {
+    fn checks(&self, spec: &StrategySpec) -> Result<Box<dyn StrategyChecks>, StrategyError> {
+        Ok(self.build(spec)?)
+    }
+
+    fn normalize(&self, spec: &StrategySpec) -> Result<StrategySpec, StrategyError> {
+        Ok(self.resolve(spec)?.spec().unwrap_or_else(|| spec.clone()))
+    }
+}
+
+/// The scenario module's built-in protocols are this module's.
+impl Protocols for Builtin {
+    fn checks(&self, spec: &StrategySpec) -> Result<Box<dyn StrategyChecks>, StrategyError> {
+        Registry::builtin().checks(spec)
+    }
+
+    fn normalize(&self, spec: &StrategySpec) -> Result<StrategySpec, StrategyError> {
+        Registry::builtin().normalize(spec)
+    }
+}
+
+/// Reads `text`, `S::NAME(fields...)` or `S::NAME`, as `S`.
+fn read<S: Settings>(text: &str) -> Result<Box<dyn Resolved>, SpannedError> {
+    let settings: S = ron_options().from_str_seed(
+        text,
+        Fields {
+            name: S::NAME,
+            params: PhantomData,
+        },
+    )?;
+    Ok(Box::new(settings))
+}
+
+/// `S`'s part of the common lineup, as strategies.
+fn lineup<S: Settings>(
+    scenario: &Scenario,
+    margin: LocalDur,
+    from: &str,
+) -> Vec<(StrategySpec, String)> {
+    specs(S::lineup(scenario, margin, from))
 }
 
 /// Reads `Name(fields...)` (or `Name`) as the fields `P` of protocol `name`.
@@ -209,9 +268,7 @@ impl<'de, P: DeserializeOwned> Visitor<'de> for Fields<'_, P> {
         ) {
             Ok(p) => Ok(p),
             // The name alone: every field takes its default.
-            Err(_) if !entered.get() => P::deserialize(MapDeserializer::<_, A::Error>::new(
-                std::iter::empty::<(&str, &str)>(),
-            )),
+            Err(_) if !entered.get() => alone(self.name).map_err(de::Error::custom),
             Err(e) => Err(e),
         }
     }

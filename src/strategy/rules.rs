@@ -1,4 +1,6 @@
-//! The space of base-protocol strategies (SPEC 2.7) and where each named strategy sits in it.
+//! The space of base-protocol strategies: the clock a holder keeps its deadline on, where its
+//! term starts, the margins on either side, how it checks its lease. Each named strategy is a
+//! point of it, placed there by its settings (`base::settings`):
 //!
 //! | name | holder clock | lease start | holder stops at | grantor re-grants at | check |
 //! |---|---|---|---|---|---|
@@ -10,13 +12,36 @@
 //! | `OnReceiveStart(h)` | monotonic | OnReceive | T - h | T | clock |
 //! | `TrueTime(h)` | TT.now().latest | the grantor's E | E - h | TT.now().earliest > E | clock |
 //!
-//! Under `TrueTime` (SPEC 2.8) the grantor stamps each grant and renewal with an absolute
+//! Under `TrueTime` the grantor stamps each grant and renewal with an absolute
 //! expiry E = TT.now().latest + T and the holder believes while its own TT.now().latest is below
 //! E - h: both sides measure one instant, E, on clocks that know their error.
 
 use crate::clock::ClockKind;
-use crate::scenario::{LeaseStart, StrategySpec, Validity};
 use crate::time::LocalDur;
+use serde::{Deserialize, Serialize};
+
+/// Where a lease holder starts counting its term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeaseStart {
+    /// At the local time it sent the request that the grant answers (correct).
+    OnSend,
+    /// At the local time it received the grant (a classic bug).
+    OnReceive,
+}
+
+/// How a holder decides, on each use, that its lease is still valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Validity {
+    /// Reads the clock on every use and compares it with the deadline.
+    Clock,
+    /// Reads a cached bool that only the renewal loop or a `Reject` clears.
+    CachedBool,
+    /// Reads a bool that nothing clears but a crash: a lock held until Unlock (etcd's mutex,
+    /// the story of a lock service whose holder never checks its lease). The holder goes on
+    /// renewing and ignores every `Reject`; it believes until it crashes or the run ends, even
+    /// on a grant that arrives after its own end.
+    Unchecked,
+}
 
 /// One point of the strategy space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,79 +70,18 @@ pub enum Expiry {
     TrueTime,
 }
 
-impl Rules {
-    /// The rules of a strategy of the base protocol.
-    ///
-    /// # Panics
-    ///
-    /// For a strategy that is a protocol of its own: Redlock, or one not built in
-    /// ([`StrategySpec::Other`]); neither is a point of this space.
-    pub fn of(spec: &StrategySpec) -> Rules {
-        let base = Rules {
+impl Default for Rules {
+    /// `GrantorOnly`: both sides time the full T on their monotonic clocks from the request's
+    /// send time, and the holder checks its clock on every use. Every other point changes some
+    /// of these ([`super::base::settings`] says which).
+    fn default() -> Rules {
+        Rules {
             holder_clock: ClockKind::Monotonic,
             lease_start: LeaseStart::OnSend,
             holder_margin: LocalDur::ZERO,
             grantor_margin: LocalDur::ZERO,
             validity: Validity::Clock,
             expiry: Expiry::OwnClocks,
-        };
-        match *spec {
-            StrategySpec::TwoSided {
-                holder_margin,
-                grantor_margin,
-            } => Rules {
-                holder_margin,
-                grantor_margin,
-                ..base
-            },
-            StrategySpec::GrantorOnly => base,
-            StrategySpec::HolderOnly { margin } => Rules {
-                holder_margin: margin,
-                grantor_margin: -margin,
-                ..base
-            },
-            StrategySpec::CachedBool => Rules {
-                validity: Validity::CachedBool,
-                ..base
-            },
-            StrategySpec::WallClock { holder_margin } => Rules {
-                holder_clock: ClockKind::Wall,
-                holder_margin,
-                ..base
-            },
-            StrategySpec::OnReceiveStart { holder_margin } => Rules {
-                lease_start: LeaseStart::OnReceive,
-                holder_margin,
-                ..base
-            },
-            StrategySpec::Custom {
-                holder_clock,
-                lease_start,
-                holder_margin,
-                grantor_margin,
-                validity,
-            } => Rules {
-                holder_clock,
-                lease_start,
-                holder_margin,
-                grantor_margin,
-                validity,
-                expiry: Expiry::OwnClocks,
-            },
-            StrategySpec::TrueTime { holder_margin } => Rules {
-                holder_clock: ClockKind::TtLatest,
-                holder_margin,
-                expiry: Expiry::TrueTime,
-                ..base
-            },
-            StrategySpec::Redlock { .. }
-            | StrategySpec::RaftLeaderLease { .. }
-            | StrategySpec::LeaseGuard { .. }
-            | StrategySpec::ChubbySession { .. }
-            | StrategySpec::K8sLeaderElection { .. }
-            | StrategySpec::Other { .. } => {
-                panic!("{} is not a strategy of the base protocol", spec.name())
-            }
         }
     }
 }

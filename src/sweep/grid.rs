@@ -55,7 +55,7 @@ pub struct CellFacts {
 }
 
 impl CellFacts {
-    fn of(s: &Scenario) -> CellFacts {
+    fn of(s: &Scenario, registry: &Registry) -> CellFacts {
         use crate::scenario::Role as NodeRole;
         let half = s.clocks.drift_spread_ppm / 2.0;
         let grantor = s
@@ -70,20 +70,14 @@ impl CellFacts {
             .filter(|n| n.role == NodeRole::Contender)
             .map(|n| n.drift_ppm.unwrap_or(-half))
             .fold(f64::INFINITY, f64::min);
-        let eps_ns = path::epsilon_path(&s.strategy)
+        // A margin the bound epsilon >= T * rho is about (Redlock's allowance and Raft's
+        // max_clock_skew are varied as epsilon, but the bound is not theirs).
+        let eps_ns = registry
+            .resolve(&s.strategy)
             .ok()
-            .and_then(|_| match s.strategy {
-                crate::scenario::StrategySpec::HolderOnly { margin } => Some(margin.ns()),
-                crate::scenario::StrategySpec::TwoSided { holder_margin, .. }
-                | crate::scenario::StrategySpec::WallClock { holder_margin }
-                | crate::scenario::StrategySpec::OnReceiveStart { holder_margin }
-                | crate::scenario::StrategySpec::Custom { holder_margin, .. } => {
-                    Some(holder_margin.ns())
-                }
-                // Redlock's allowance and Raft's max_clock_skew are varied as epsilon, but
-                // the bound epsilon >= T * rho is not theirs: no margin for it.
-                _ => None,
-            });
+            .and_then(|settings| settings.epsilon())
+            .filter(|m| m.bounds_drift)
+            .map(|m| m.value.ns());
         CellFacts {
             t_ns: s.lease.duration.ns(),
             rho_ppm: s.clocks.drift_spread_ppm,
@@ -135,7 +129,7 @@ impl Grid {
         let mut params: Vec<Param> = Vec::new();
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         for (name, values) in &spec.vary {
-            let (path, role) = match path::resolve(name, &spec.scenario) {
+            let (path, role) = match path::resolve(name, &spec.scenario, registry) {
                 Ok(r) => r,
                 Err(e) => {
                     problems.push(format!("--vary {name}: {e}"));
@@ -158,13 +152,17 @@ impl Grid {
             for v in values {
                 // Each value alone on the base scenario: wrong paths, types and units show here.
                 let mut j = base_json.clone();
-                let applied = path::set(&mut j, &path, v).and_then(|()| {
-                    serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string())
-                });
+                let applied = path::set(&mut j, &path, v)
+                    .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()))
+                    .and_then(|s| {
+                        // The strategy's fields are its protocol's to read.
+                        registry.resolve(&s.strategy).map_err(|e| e.to_string())
+                    });
                 match applied {
                     Ok(_) => good.push(v.trim().to_string()),
                     Err(e) => {
                         let wrong_path = e.contains("has no field")
+                            || e.contains("unknown field")
                             || e.contains("out of range")
                             || e.contains("no entry named")
                             || e.contains(", not a list");
@@ -257,7 +255,7 @@ impl Grid {
                 }))
                 .collect());
         }
-        let facts = cells.iter().map(CellFacts::of).collect();
+        let facts = cells.iter().map(|c| CellFacts::of(c, registry)).collect();
         Ok(Grid {
             spec,
             params,

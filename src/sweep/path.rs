@@ -2,15 +2,17 @@
 //! setting a value at one in a scenario serialized to JSON.
 //!
 //! A path walks the scenario's serde shape. An enum's variant-name layer is stepped over
-//! transparently: `strategy.holder_margin` reaches `{"TwoSided": {"holder_margin": ..}}` and
-//! `faults[0].duration` reaches `{"Pause": {"duration": ..}}`. `[i]` indexes a list; `[name]`
-//! picks the element of a list whose `name` is `name` (for `nodes`). A value is read the way
-//! the field it replaces is written: a number for a number, a duration or a name for a string,
-//! RON for anything else (`Fixed("1ms")`, `[["a"], ["b"]]`). This module does not know the
-//! schema: deserializing the edited JSON back into a `Scenario` checks the types.
+//! transparently: `faults[0].duration` reaches `{"Pause": {"duration": ..}}`. `[i]` indexes a
+//! list; `[name]` picks the element of a list whose `name` is `name` (for `nodes`). A value is
+//! read the way the field it replaces is written: a number for a number, a duration or a name
+//! for a string, RON for anything else (`Fixed("1ms")`, `[["a"], ["b"]]`). The strategy is RON
+//! text its protocol reads: `strategy.holder_margin` sets that field in the text. This module
+//! does not know the schema: deserializing the edited JSON back into a `Scenario` checks the
+//! types, and the strategy's protocol checks its fields.
 
 use super::ron_value;
 use crate::scenario::{Scenario, StrategySpec};
+use crate::strategy::Registry;
 use serde_json::{Number, Value};
 use std::fmt;
 
@@ -91,55 +93,49 @@ pub enum Role {
     Other,
 }
 
-/// The field path of the strategy's holder margin, or why it has none.
-pub fn epsilon_path(strategy: &StrategySpec) -> Result<&'static str, String> {
-    match strategy {
-        StrategySpec::TwoSided { .. }
-        | StrategySpec::WallClock { .. }
-        | StrategySpec::OnReceiveStart { .. }
-        | StrategySpec::Custom { .. }
-        | StrategySpec::ChubbySession { .. }
-        | StrategySpec::TrueTime { .. } => Ok("strategy.holder_margin"),
-        StrategySpec::HolderOnly { .. } => Ok("strategy.margin"),
-        StrategySpec::Redlock { .. } => Ok("strategy.drift_allowance"),
-        StrategySpec::RaftLeaderLease { .. } => Ok("strategy.max_clock_skew"),
-        StrategySpec::LeaseGuard { .. } => Ok("strategy.max_clock_error"),
-        StrategySpec::GrantorOnly
-        | StrategySpec::CachedBool
-        | StrategySpec::K8sLeaderElection { .. } => Err(format!(
-            "epsilon: the scenario's strategy {} has no holder margin to vary (TwoSided, \
-             HolderOnly, WallClock, OnReceiveStart and Custom have one)",
+/// The field path of the strategy's epsilon (its protocol's `Settings::epsilon`: a holder
+/// margin, or what stands for one), or why it has none.
+pub fn epsilon_path(strategy: &StrategySpec, registry: &Registry) -> Result<String, String> {
+    let settings = registry
+        .resolve(strategy)
+        .map_err(|e| format!("epsilon: the scenario's strategy: {e}"))?;
+    match settings.epsilon() {
+        Some(margin) => Ok(format!("strategy.{}", margin.field)),
+        None => Err(format!(
+            "epsilon: the scenario's strategy {} has no holder margin to vary; vary one of its \
+             fields by name (strategy.FIELD)",
             strategy.name()
-        )),
-        StrategySpec::Other { name, .. } => Err(format!(
-            "epsilon: the scenario's strategy {name} is not built in: leasesim does not know \
-             its holder margin; vary its field by name (strategy.FIELD)"
         )),
     }
 }
 
-/// Resolves a name given to `--vary` (a short name or a path) to a path and its role.
-pub fn resolve(name: &str, base: &Scenario) -> Result<(FieldPath, Role), String> {
+/// Resolves a name given to `--vary` (a short name or a path) to a path and its role; the
+/// strategy's epsilon is its protocol's, known to `registry`.
+pub fn resolve(
+    name: &str,
+    base: &Scenario,
+    registry: &Registry,
+) -> Result<(FieldPath, Role), String> {
+    let epsilon = || epsilon_path(&base.strategy, registry);
     let (text, role) = match name.trim() {
-        "T" => ("lease.duration", Role::T),
-        "rho" => ("clocks.drift_spread_ppm", Role::Rho),
-        "epsilon" => (epsilon_path(&base.strategy)?, Role::Epsilon),
-        other => (other, Role::Other),
+        "T" => ("lease.duration".to_string(), Role::T),
+        "rho" => ("clocks.drift_spread_ppm".to_string(), Role::Rho),
+        "epsilon" => (epsilon()?, Role::Epsilon),
+        other => (other.to_string(), Role::Other),
     };
-    let path = FieldPath::parse(text)?;
+    let path = FieldPath::parse(&text)?;
     let role = match (role, path.to_string().as_str()) {
         (Role::Other, "lease.duration") => Role::T,
         (Role::Other, "clocks.drift_spread_ppm") => Role::Rho,
-        (Role::Other, p) if epsilon_path(&base.strategy).is_ok_and(|e| e == p) => Role::Epsilon,
+        (Role::Other, p) if epsilon().is_ok_and(|e| e == p) => Role::Epsilon,
         (r, _) => r,
     };
     if let Some(Seg::Field(first)) = path.segs.first() {
-        if let (StrategySpec::Other { name: strategy, .. }, "strategy", false) =
-            (&base.strategy, first.as_str(), path.segs.len() == 2)
-        {
+        if first == "strategy" && path.segs.len() > 2 {
             return Err(format!(
-                "the scenario's strategy {strategy} is not built in: a sweep varies its fields \
-                 (strategy.FIELD) but nothing inside them"
+                "the scenario's strategy {} is read by its protocol: a sweep varies its fields \
+                 (strategy.FIELD) but nothing inside them",
+                base.strategy.name()
             ));
         }
         if first == "seed" {
@@ -314,15 +310,25 @@ pub fn parse_value(text: &str, target: &Value) -> Result<Value, String> {
     }
 }
 
-/// Sets the field at `path` of `root` to `text`, read as [`parse_value`] says. A field of a
-/// strategy that is not built in (`strategy.margin` of `Majority(margin: "5ms")`, which JSON
-/// holds as its RON text) is set in that text.
+/// Sets the field at `path` of `root` to `text`, read as [`parse_value`] says. The strategy,
+/// which JSON holds as its RON text (its protocol reads it), is set as text: a field of it
+/// (`strategy.holder_margin`) in that text, or the whole of it (`strategy`) as RON.
 pub fn set(root: &mut Value, path: &FieldPath, text: &str) -> Result<(), String> {
-    if let [Seg::Field(top), Seg::Field(field)] = path.segs.as_slice() {
+    if let Some(Seg::Field(top)) = path.segs.first() {
         if let (Some(Value::String(ron)), "strategy") = (root.get_mut("strategy"), top.as_str()) {
-            if let Ok(StrategySpec::Other { .. }) = StrategySpec::from_ron(ron) {
-                *ron = crate::scenario::spec_serde::with_field(ron, field, text)?;
-                return Ok(());
+            match path.segs.as_slice() {
+                [_] => {
+                    let text = text.trim();
+                    StrategySpec::from_ron(text)
+                        .map_err(|e| format!("expected a strategy, got {text:?}: {e}"))?;
+                    *ron = text.to_string();
+                    return Ok(());
+                }
+                [_, Seg::Field(field)] => {
+                    *ron = crate::scenario::spec_serde::with_field(ron, field, text)?;
+                    return Ok(());
+                }
+                _ => {}
             }
         }
     }
@@ -359,12 +365,10 @@ mod tests {
     #[test]
     fn steps_over_variant_layers() {
         let mut v = json!({
-            "strategy": {"TwoSided": {"holder_margin": "0s", "grantor_margin": "0s"}},
             "faults": [{"Pause": {"node": "a", "duration": "1s"}}],
             "nodes": [{"name": "lock", "drift_ppm": null}, {"name": "h", "drift_ppm": null}],
             "network": {"delay": {"Fixed": "1ms"}},
         });
-        set(&mut v, &p("strategy.holder_margin"), "5ms").unwrap();
         set(&mut v, &p("faults[0].duration"), "2s").unwrap();
         set(&mut v, &p("nodes[h].drift_ppm"), "-1000").unwrap();
         set(
@@ -373,7 +377,6 @@ mod tests {
             r#"Uniform(min: "1ms", max: "5ms")"#,
         )
         .unwrap();
-        assert_eq!(v["strategy"]["TwoSided"]["holder_margin"], "5ms");
         assert_eq!(v["faults"][0]["Pause"]["duration"], "2s");
         assert_eq!(v["nodes"][1]["drift_ppm"], -1000);
         assert_eq!(v["network"]["delay"]["Uniform"]["max"], "5ms");
@@ -385,10 +388,46 @@ mod tests {
         let e = set(&mut v, &p("lease.durration"), "1s").unwrap_err();
         assert!(e.contains("`lease` has no field `durration`"), "{e}");
         assert!(e.contains("duration"), "{e}");
-        let e = set(&mut v, &p("strategy.holder_margin"), "1s").unwrap_err();
-        assert!(e.contains("`strategy` is `CachedBool`"), "{e}");
         let e = set(&mut v, &p("faults[0].duration"), "1s").unwrap_err();
         assert!(e.contains("0 entries"), "{e}");
+    }
+
+    /// The strategy is its RON text: a field is set in it (added when left out, quoted when it
+    /// is not RON), the whole of it replaced; a path inside a field, or epsilon for a strategy
+    /// without one, is refused.
+    #[test]
+    fn sets_the_strategy_in_its_text() {
+        let mut v = json!({"strategy": "TwoSided(holder_margin: \"1ms\")"});
+        set(&mut v, &p("strategy.holder_margin"), "5ms").unwrap();
+        set(&mut v, &p("strategy.grantor_margin"), "2ms").unwrap();
+        assert_eq!(
+            v["strategy"],
+            r#"TwoSided(holder_margin: "5ms", grantor_margin: "2ms")"#
+        );
+        set(&mut v, &p("strategy"), " CachedBool ").unwrap();
+        assert_eq!(v["strategy"], "CachedBool");
+        assert!(set(&mut v, &p("strategy"), "Two Sided").is_err());
+
+        let s = Scenario::from_ron(
+            r#"Scenario(duration: "1s", lease: (duration: "1s"), strategy: CachedBool,
+                nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)])"#,
+        )
+        .unwrap();
+        let r = Registry::new();
+        let e = resolve("strategy.holder_margin.x", &s, &r).unwrap_err();
+        assert!(e.contains("nothing inside them"), "{e}");
+        let e = resolve("epsilon", &s, &r).unwrap_err();
+        assert!(e.contains("CachedBool has no holder margin"), "{e}");
+        // WallClock's epsilon is its holder margin, named so either way.
+        let mut s = s;
+        s.strategy = StrategySpec::from_ron("WallClock()").unwrap();
+        for name in ["epsilon", "strategy.holder_margin"] {
+            let (path, role) = resolve(name, &s, &r).unwrap();
+            assert_eq!(
+                (path.to_string(), role),
+                ("strategy.holder_margin".into(), Role::Epsilon)
+            );
+        }
     }
 
     #[test]

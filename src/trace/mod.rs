@@ -140,6 +140,16 @@ pub trait Observer {
     fn finish(&mut self, _end: SimTime) {}
 }
 
+/// What the oracles settle reaches an observer as its beliefs and overlaps.
+impl<O: Observer + ?Sized> crate::oracle::authority::Watcher for O {
+    fn settled(&mut self, node: NodeId, authority: Authority, piece: &Piece) {
+        self.belief(node, authority, piece);
+    }
+    fn overlapped(&mut self, authority: Authority, overlap: &Overlap) {
+        self.overlap(authority, overlap);
+    }
+}
+
 /// Two observers watching one run: every call goes to the first, then to the second. Nest them
 /// (`Tee(a, Tee(b, c))`) for more.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use leasesim::report::chart::timeline::{
 };
 use leasesim::report::chart::ChartFiles;
 use leasesim::scenario::{library, StrategySpec};
-use leasesim::time::{Dur, LocalDur};
+use leasesim::time::Dur;
 use leasesim::trace::throughput::Throughput;
 use leasesim::trace::timeline::{MarkKind, Timeline};
 use leasesim::{Scenario, Summary};
@@ -236,22 +236,15 @@ fn a_wall_clock_step_is_marked_with_its_size() {
 #[test]
 fn compare_chart_has_a_group_per_strategy() {
     let base = bundled("q4-gc-pause-cached-bool");
-    let ms50 = LocalDur::from_ms(50);
     let strategies = [
-        StrategySpec::TwoSided {
-            holder_margin: ms50,
-            grantor_margin: LocalDur::ZERO,
-        },
-        StrategySpec::GrantorOnly,
-        StrategySpec::HolderOnly { margin: ms50 },
-        StrategySpec::CachedBool,
-        StrategySpec::WallClock {
-            holder_margin: ms50,
-        },
-        StrategySpec::OnReceiveStart {
-            holder_margin: ms50,
-        },
-    ];
+        r#"TwoSided(holder_margin: "50ms")"#,
+        "GrantorOnly",
+        r#"HolderOnly(margin: "50ms")"#,
+        "CachedBool",
+        r#"WallClock(holder_margin: "50ms")"#,
+        r#"OnReceiveStart(holder_margin: "50ms")"#,
+    ]
+    .map(spec);
     let runs: Vec<(String, Timeline, Summary)> = strategies
         .iter()
         .map(|spec| {
@@ -294,23 +287,18 @@ fn dense_marks_stay_a_bounded_number_of_shapes() {
 #[test]
 fn the_throughput_chart_has_a_panel_per_run_and_a_bounded_number_of_shapes() {
     let base = bundled("q4-gc-pause-cached-bool");
-    let runs: Vec<(String, Throughput)> = [
-        StrategySpec::CachedBool,
-        StrategySpec::TwoSided {
-            holder_margin: LocalDur::from_ms(50),
-            grantor_margin: LocalDur::ZERO,
-        },
-    ]
-    .into_iter()
-    .map(|spec| {
-        let mut sc = base.clone();
-        sc.strategy = spec.clone();
-        let strategy = leasesim::strategy::from_spec(&sc.strategy).unwrap();
-        let mut tp = Throughput::new(Dur::from_ms(1));
-        leasesim::run_with("q4", &sc, strategy, Some(&mut tp)).unwrap();
-        (spec.to_ron(), tp)
-    })
-    .collect();
+    let runs: Vec<(String, Throughput)> = ["CachedBool", r#"TwoSided(holder_margin: "50ms")"#]
+        .map(spec)
+        .into_iter()
+        .map(|spec| {
+            let mut sc = base.clone();
+            sc.strategy = spec.clone();
+            let strategy = leasesim::strategy::from_spec(&sc.strategy).unwrap();
+            let mut tp = Throughput::new(Dur::from_ms(1));
+            leasesim::run_with("q4", &sc, strategy, Some(&mut tp)).unwrap();
+            (spec.to_ron(), tp)
+        })
+        .collect();
     let refs: Vec<(String, &Throughput)> = runs.iter().map(|(l, tp)| (l.clone(), tp)).collect();
     // 40 s in 1 ms bins: 40000 bins, one pair each.
     assert!(runs.iter().all(|(_, tp)| tp.len() == 40_000));
@@ -592,6 +580,11 @@ fn the_zoom_axis_reads_as_an_offset_from_a_round_origin() {
 }
 
 /// `base` under each of `strategies`, labelled as `compare` labels them.
+/// A strategy written as in a scenario.
+fn spec(text: &str) -> StrategySpec {
+    StrategySpec::from_ron(text).unwrap()
+}
+
 fn compare_runs(base: &Scenario, strategies: &[StrategySpec]) -> Vec<(String, Timeline, Summary)> {
     strategies
         .iter()
@@ -611,10 +604,7 @@ fn compare_zooms_onto_a_short_overlap_and_draws_the_clocks_once() {
     // group onto one window, the first run's, on the offset axis.
     let base = bundled("epsilon-too-small-ntp-slew");
     let own = base.strategy.clone();
-    let runs = compare_runs(
-        &base,
-        &[own, StrategySpec::CachedBool, StrategySpec::GrantorOnly],
-    );
+    let runs = compare_runs(&base, &[own, spec("CachedBool"), spec("GrantorOnly")]);
     let files = compare_chart("eps", &runs);
     keep("eps-compare", &files);
     let t = texts(&files.svg);
@@ -639,10 +629,7 @@ fn compare_zooms_onto_a_short_overlap_and_draws_the_clocks_once() {
     assert_labels_fit("eps-compare", &compare_scene("eps", &runs));
     // Q4: a 4 s overlap, no zoom; the same clocks (none err), one line for all.
     let base = bundled("q4-gc-pause-cached-bool");
-    let runs = compare_runs(
-        &base,
-        &[StrategySpec::CachedBool, StrategySpec::GrantorOnly],
-    );
+    let runs = compare_runs(&base, &[spec("CachedBool"), spec("GrantorOnly")]);
     let t_q4 = compare_chart("q4", &runs);
     let t = texts(&t_q4.svg);
     assert!(!t.iter().any(|x| x.starts_with(ZOOM_HEADING)), "{t:?}");

@@ -10,6 +10,7 @@ mod figures;
 mod golden;
 mod hostile;
 mod k8s;
+mod layers;
 mod leaseguard;
 mod library;
 mod metamorphic;

@@ -19,7 +19,7 @@ use leasesim::oracle::{Overlap, Piece};
 use leasesim::scenario::{load, Role, Scenario};
 use leasesim::strategy::{
     Authorities, Belief, Beliefs, Claim, Cx, LeaseParams, NodeLogic, Out, Protocol,
-    ProtocolMessage, Registry, Request, Strategy, TimerId,
+    ProtocolMessage, Registry, Request, Settings, Strategy, TimerId,
 };
 use leasesim::time::{LocalTime, SimTime};
 use leasesim::trace::{Observer, TraceEvent};
@@ -184,25 +184,34 @@ fn scenario(strategy: &str) -> (Scenario, Box<dyn Strategy>) {
 }
 
 /// `Staggered(shared: true)` declares read authority shared; `Staggered()`, exclusive.
-#[derive(serde::Deserialize)]
+#[derive(Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Fields {
     #[serde(default)]
     shared: bool,
 }
 
-fn staggered(f: Fields) -> Box<dyn Strategy> {
-    let read = if f.shared {
-        Claim::Shared
-    } else {
-        Claim::Exclusive
-    };
-    Box::new(Staggered { read })
+impl Settings for Fields {
+    const NAME: &'static str = "Staggered";
+    type Protocol = Staggered;
+
+    fn to_ron(&self) -> String {
+        self.build().describe()
+    }
+
+    fn build(&self) -> Staggered {
+        let read = if self.shared {
+            Claim::Shared
+        } else {
+            Claim::Exclusive
+        };
+        Staggered { read }
+    }
 }
 
 fn registry() -> Registry {
     let mut r = Registry::new();
-    r.register("Staggered", staggered);
+    r.register::<Fields>();
     r
 }
 

@@ -4,7 +4,7 @@
 use leasesim::cli::Cli;
 use leasesim::scenario::load::{self, LoadError};
 use leasesim::scenario::{validate, StrategySpec};
-use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Strategy};
+use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Settings};
 use leasesim::time::LocalDur;
 use leasesim::Scenario;
 use std::fs;
@@ -15,7 +15,7 @@ use crate::common::workdir;
 
 /// The fields of `Patient(wait: "20ms")`: the base protocol with both margins `wait`, a
 /// stand-in for a protocol of a user's own.
-#[derive(serde::Deserialize)]
+#[derive(Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Patient {
     wait: LocalDur,
@@ -23,26 +23,37 @@ struct Patient {
     note: Option<String>,
 }
 
-fn patient(p: Patient) -> Box<dyn Strategy> {
-    let rules = Rules::of(&StrategySpec::TwoSided {
-        holder_margin: p.wait,
-        grantor_margin: p.wait,
-    });
-    let note = p.note.map(|n| format!(", note: {n:?}")).unwrap_or_default();
-    Box::new(BaseProtocol::new(
-        rules,
-        format!("Patient(wait: \"{}\"{note})", p.wait),
-    ))
+impl Settings for Patient {
+    const NAME: &'static str = "Patient";
+    type Protocol = BaseProtocol;
+
+    fn to_ron(&self) -> String {
+        let note = self.note.as_ref().map(|n| format!(", note: {n:?}"));
+        format!(
+            "Patient(wait: \"{}\"{})",
+            self.wait,
+            note.unwrap_or_default()
+        )
+    }
+
+    fn build(&self) -> BaseProtocol {
+        let rules = Rules {
+            holder_margin: self.wait,
+            grantor_margin: self.wait,
+            ..Rules::default()
+        };
+        BaseProtocol::new(rules, self.to_ron())
+    }
 }
 
 fn registry() -> Registry {
     let mut r = Registry::new();
-    r.register("Patient", patient);
+    r.register::<Patient>();
     r
 }
 
 fn cli() -> Cli {
-    Cli::new().protocol("Patient", patient)
+    Cli::new().protocol::<Patient>()
 }
 
 fn scenario_text(strategy: &str) -> String {
@@ -297,13 +308,6 @@ fn an_other_strategy_round_trips_through_ron_and_json() {
         "Patient(\n        wait: \"1ms\", // the margin\n    )",
     ] {
         let spec = StrategySpec::from_ron(text).unwrap();
-        assert_eq!(
-            spec,
-            StrategySpec::Other {
-                name: "Patient".into(),
-                ron: text.into()
-            }
-        );
         assert_eq!(spec.to_ron(), text);
         assert_eq!(spec.name(), "Patient");
         assert_eq!(StrategySpec::from_ron(&spec.to_ron()).unwrap(), spec);
@@ -319,39 +323,67 @@ fn an_other_strategy_round_trips_through_ron_and_json() {
         let back: Scenario = serde_json::from_value(json).unwrap();
         assert_eq!(back.strategy, spec);
     }
-    // A built-in strategy is read as before, and is not an `Other`.
-    let spec = StrategySpec::from_ron(r#"TwoSided(holder_margin: "5ms")"#).unwrap();
-    assert!(matches!(spec, StrategySpec::TwoSided { .. }));
-    let names = StrategySpec::builtin_names();
+    // A built-in strategy is read the same way: its text kept as written, its protocol's
+    // names listed first.
+    let text = r#"TwoSided(holder_margin: "5ms", grantor_margin: "0s")"#;
+    let spec = StrategySpec::from_ron(text).unwrap();
+    assert_eq!((spec.name(), spec.to_ron().as_str()), ("TwoSided", text));
+    let names = registry().names();
     for n in ["TwoSided", "GrantorOnly", "CachedBool", "Custom"] {
-        assert!(names.contains(&n), "{names:?}");
+        assert!(names.contains(&n.to_string()), "{names:?}");
     }
-    assert!(!names.contains(&"Other"), "{names:?}");
+    assert_eq!(names.last().map(String::as_str), Some("Patient"));
+    // Loaded through its protocol, it is written as the protocol writes it (zero margins left
+    // out), and reads back as the same settings.
+    let normal = load::strategy_from_text(text).unwrap();
+    assert_eq!(normal.to_ron(), r#"TwoSided(holder_margin: "5ms")"#);
+    assert_eq!(load::strategy_from_text(&normal.to_ron()).unwrap(), normal);
 }
 
 #[test]
 #[should_panic(expected = "TwoSided is a built-in strategy")]
 fn a_built_in_name_cannot_be_registered() {
-    Registry::new().register("TwoSided", patient);
+    #[derive(Clone, serde::Deserialize)]
+    struct Impostor {}
+    impl Settings for Impostor {
+        const NAME: &'static str = "TwoSided";
+        type Protocol = BaseProtocol;
+        fn to_ron(&self) -> String {
+            Self::NAME.to_string()
+        }
+        fn build(&self) -> BaseProtocol {
+            BaseProtocol::new(Rules::default(), self.to_ron())
+        }
+    }
+    Registry::new().register::<Impostor>();
 }
 
 /// A protocol whose fields all have defaults is named alone (`Quiet`, no parentheses); one
 /// with a required field is not, and says which.
 #[test]
 fn a_protocol_with_every_field_defaulted_is_named_alone() {
-    #[derive(serde::Deserialize)]
+    #[derive(Clone, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Quiet {
         #[serde(default)]
         wait: LocalDur,
     }
+    impl Settings for Quiet {
+        const NAME: &'static str = "Quiet";
+        type Protocol = BaseProtocol;
+        fn to_ron(&self) -> String {
+            format!("Quiet(wait: \"{}\")", self.wait)
+        }
+        fn build(&self) -> BaseProtocol {
+            Patient {
+                wait: self.wait,
+                note: None,
+            }
+            .build()
+        }
+    }
     let mut r = registry();
-    r.register("Quiet", |q: Quiet| {
-        patient(Patient {
-            wait: q.wait,
-            note: None,
-        })
-    });
+    r.register::<Quiet>();
     let alone = StrategySpec::from_ron("Quiet").unwrap();
     assert_eq!(
         r.build(&alone).unwrap().describe(),
@@ -359,7 +391,13 @@ fn a_protocol_with_every_field_defaulted_is_named_alone() {
     );
     let required = StrategySpec::from_ron("Patient").unwrap();
     let error = r.build(&required).err().unwrap().to_string();
-    assert!(error.contains("missing field `wait`"), "{error}");
+    assert!(
+        error.contains(
+            "`Patient` written alone takes every field's default, but `wait` has none: write \
+             Patient(wait: ..., ...)"
+        ),
+        "{error}"
+    );
 }
 
 /// The registry's debug form names the protocols it holds.

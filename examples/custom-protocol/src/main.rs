@@ -9,10 +9,8 @@
 
 mod majority;
 
-use majority::{Majority, Params};
-
 fn main() -> std::process::ExitCode {
     leasesim::cli::Cli::new()
-        .protocol("Majority", |params: Params| Box::new(Majority::new(params)))
+        .protocol::<majority::Params>()
         .main()
 }

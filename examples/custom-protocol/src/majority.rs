@@ -20,12 +20,14 @@ use leasesim::clock::ClockKind;
 use leasesim::msg::{NodeId, Token};
 use leasesim::scenario::{GrantorRestart, Role, Scenario};
 use leasesim::strategy::{
-    Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, ProtocolMessage, Request,
-    TimerId,
+    Belief, Beliefs, Cx, Effect, LeaseParams, Margin, NodeLogic, Out, Protocol, ProtocolMessage,
+    Request, Settings, TimerId,
 };
 use leasesim::time::{LocalDur, LocalTime};
 
-/// The strategy's fields, as a scenario writes them: `Majority(margin: "10ms", quorum: 2)`.
+/// The strategy's settings, as a scenario writes them: `Majority(margin: "10ms", quorum: 2)`.
+/// Registered by name (`Cli::protocol::<Params>()`), they read a scenario's fields, write
+/// themselves back, say which field `--vary epsilon=` means, and build the protocol.
 #[derive(Clone, Copy, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
@@ -45,6 +47,37 @@ pub struct Majority {
 impl Majority {
     pub fn new(params: Params) -> Majority {
         Majority { params }
+    }
+}
+
+impl Settings for Params {
+    const NAME: &'static str = "Majority";
+    type Protocol = Majority;
+
+    /// The fields that are not their default.
+    fn to_ron(&self) -> String {
+        let mut fields = Vec::new();
+        if self.margin != LocalDur::ZERO {
+            fields.push(format!("margin: \"{}\"", self.margin));
+        }
+        if let Some(q) = self.quorum {
+            fields.push(format!("quorum: {q}"));
+        }
+        format!("Majority({})", fields.join(", "))
+    }
+
+    fn build(&self) -> Majority {
+        Majority::new(*self)
+    }
+
+    /// The holder's margin, which two majorities' grantors, timing T on their own clocks,
+    /// must cover: the drift bound is its.
+    fn epsilon(&self) -> Option<Margin> {
+        Some(Margin {
+            field: "margin",
+            value: self.margin,
+            bounds_drift: true,
+        })
     }
 }
 
@@ -103,14 +136,7 @@ impl Protocol for Majority {
     type Logic = Node;
 
     fn describe(&self) -> String {
-        let mut fields = Vec::new();
-        if self.params.margin != LocalDur::ZERO {
-            fields.push(format!("margin: \"{}\"", self.params.margin));
-        }
-        if let Some(q) = self.params.quorum {
-            fields.push(format!("quorum: {q}"));
-        }
-        format!("Majority({})", fields.join(", "))
+        self.params.to_ron()
     }
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {

@@ -132,3 +132,24 @@ fn compare_all_leaves_out_the_strategies_that_do_not_fit() {
         std::fs::read_to_string(out.join("majority-restart-forgets-compare/compare.json")).unwrap();
     assert!(rows.contains("Majority(margin"), "{rows}");
 }
+
+/// `--vary epsilon=` means the field the protocol's settings name (`margin`): two cells, one
+/// row each in results.csv after its header.
+#[test]
+fn a_sweep_varies_epsilon_as_the_protocol_names_it() {
+    let out = out_dir("sweep");
+    let o = run(&[
+        "sweep",
+        "scenarios/majority-restart-waits.ron",
+        "--vary",
+        "epsilon=0s,10ms",
+        "--seeds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let results =
+        std::fs::read_to_string(out.join("majority-restart-waits-sweep/results.csv")).unwrap();
+    assert_eq!(results.lines().count(), 3, "{results}");
+}

@@ -17,14 +17,15 @@
 //! TT.now().latest.
 
 pub mod msg;
+pub mod settings;
 
 use super::{
-    Belief, Beliefs, Cx, Effect, Expiry, LeaseParams, NodeLogic, Out, Protocol, Register, Request,
-    Rules, TimerId,
+    Belief, Beliefs, Cx, Effect, Expiry, LeaseParams, LeaseStart, NodeLogic, Out, Protocol,
+    Register, Request, Rules, TimerId, Validity,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::{GrantorRestart, LeaseStart, Role, Scenario, Validity};
+use crate::scenario::{GrantorRestart, Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
 pub use msg::Message;
@@ -609,14 +610,13 @@ impl Contender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::StrategySpec;
 
     const MS: i64 = 1_000_000;
 
     fn holder() -> Contender {
-        let spec = StrategySpec::TwoSided {
+        let rules = Rules {
             holder_margin: LocalDur::from_ms(50),
-            grantor_margin: LocalDur::ZERO,
+            ..Rules::default()
         };
         let p = LeaseParams {
             lease: LocalDur::from_secs(10),
@@ -625,7 +625,7 @@ mod tests {
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
         };
-        Contender::new(Rules::of(&spec), p)
+        Contender::new(rules, p)
     }
 
     const ROLES: &[Role] = &[Role::Grantor, Role::Contender];

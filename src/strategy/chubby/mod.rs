@@ -13,6 +13,7 @@
 pub mod client;
 pub mod master;
 pub mod msg;
+pub mod settings;
 
 use super::TimerId;
 use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request};
@@ -25,7 +26,7 @@ pub use client::Client;
 pub use master::Master;
 pub use msg::Message;
 
-/// `ChubbySession`'s parameters (see [`crate::scenario::StrategySpec::ChubbySession`]).
+/// `ChubbySession`'s parameters (see [`settings::ChubbySession`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ChubbyConfig {
     /// How long a client in jeopardy keeps trying, from the end of its local lease (Chubby: 45 s).

@@ -54,18 +54,19 @@
 pub mod candidate;
 pub mod msg;
 pub mod server;
+pub mod settings;
 
 use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::{Role, Scenario, StrategySpec};
+use crate::scenario::{Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::LocalDur;
 use candidate::Candidate;
 pub use msg::Message;
 use server::{ApiServer, Disk};
 
-/// `K8sLeaderElection`'s parameters (see [`crate::scenario::StrategySpec::K8sLeaderElection`]).
+/// `K8sLeaderElection`'s parameters (see [`settings::K8sLeaderElection`]).
 #[derive(Clone, Copy, Debug)]
 pub struct K8sConfig {
     /// RenewDeadline: a renew cycle gives up this long after it opened.
@@ -102,56 +103,15 @@ impl Protocol for K8sLeaderElection {
         self.description.clone()
     }
 
+    /// Its roles; its fields are its settings' to check ([`settings::K8sLeaderElection`]).
     fn check(&self, scenario: &Scenario) -> Vec<String> {
-        let mut p = LockServiceRoles {
+        LockServiceRoles {
             protocol: "K8sLeaderElection",
             grantors: Grantors::ExactlyOne,
             grantor_is: "the API server",
             contender_is: "a candidate",
         }
-        .check(scenario);
-        // client-go's NewLeaderElector: every duration positive, LeaseDuration > RenewDeadline
-        // > JitterFactor * RetryPeriod.
-        let (t, c) = (scenario.lease.duration, &self.config);
-        for (field, d) in [
-            ("renew_deadline", c.renew_deadline),
-            ("retry_period", c.retry_period),
-        ] {
-            if d <= LocalDur::ZERO {
-                p.push(format!(
-                    "strategy.{field}: must be greater than zero, as client-go requires (got {d})"
-                ));
-            }
-        }
-        if c.renew_deadline >= t {
-            p.push(format!(
-                "strategy.renew_deadline: must be shorter than the lease (lease.duration, \
-                 client-go's LeaseDuration: {t}), as client-go requires (got {})",
-                c.renew_deadline
-            ));
-        }
-        let jitter_factor = match scenario.strategy {
-            StrategySpec::K8sLeaderElection { jitter_factor, .. } => Some(jitter_factor),
-            _ => None,
-        };
-        let factor = jitter_factor.map_or_else(
-            || format!("{}", c.jitter_ppm as f64 / 1e6),
-            |f| format!("{f}"),
-        );
-        if jitter_factor.is_some_and(|f| !f.is_finite()) || c.jitter_ppm < 0 {
-            p.push(format!(
-                "strategy.jitter_factor: must be a number at least 0 (got {factor})"
-            ));
-        } else if c.renew_deadline.ns() as i128 * 1_000_000
-            <= c.retry_period.ns() as i128 * c.jitter_ppm as i128
-        {
-            p.push(format!(
-                "strategy.renew_deadline: must be greater than jitter_factor x retry_period = \
-                 {factor} x {}, as client-go requires (got {})",
-                c.retry_period, c.renew_deadline
-            ));
-        }
-        p
+        .check(scenario)
     }
 
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> K8sNode {

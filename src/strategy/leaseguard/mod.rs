@@ -41,16 +41,18 @@
 //! Reads are judged against the committed prefix they read ([`Effect::LogRead`]), per key.
 
 mod msg;
+pub mod settings;
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::{LeaseGuardMode, Role, Scenario};
+use crate::scenario::{Role, Scenario};
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
     Protocol, Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Entry, Message};
+pub use settings::LeaseGuardMode;
 use std::collections::{BTreeMap, VecDeque};
 
 /// The protocol's parameters.

@@ -27,16 +27,18 @@
 //! committed is a stale read.
 
 mod msg;
+pub mod settings;
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::{RaftLeaseStart, RaftReads, RaftRule, Role, Scenario};
+use crate::scenario::{Role, Scenario};
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
     Protocol, Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Append, AppendAck, Entry, Message, RequestVote};
+pub use settings::{RaftLeaseStart, RaftReads, RaftRule};
 
 /// The protocol's parameters, resolved (defaults filled in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

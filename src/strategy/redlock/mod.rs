@@ -19,16 +19,18 @@
 //! later acquisition supersedes an earlier one.
 
 pub mod msg;
+pub mod settings;
 
 use super::{
     Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, Register, Request, TimerId,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::{GrantorRestart, RedlockQuorum, Role, Scenario};
+use crate::scenario::{GrantorRestart, Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
 pub use msg::Message;
+pub use settings::RedlockQuorum;
 
 /// Redlock with its parameters, all durations in exact nanoseconds.
 #[derive(Clone, Debug)]

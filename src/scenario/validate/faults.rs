@@ -1,0 +1,210 @@
+//! The `faults` section: each fault inside the run, on nodes that exist, with lengths and
+//! steps within the limits, message kinds and instructions the protocol has, and crashes and
+//! restarts in an order that makes sense.
+
+use super::Problems;
+use crate::scenario::limits;
+use crate::scenario::protocols::StrategyChecks;
+use crate::scenario::{Fault, FreezeClock, PauseKind};
+use crate::time::Dur;
+use std::collections::BTreeMap;
+
+/// A node's crashes and restarts: (when, whether a restart, the fault's index), by node.
+type Lives<'s> = BTreeMap<&'s str, Vec<(Dur, bool, usize)>>;
+
+pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
+    let s = p.s;
+    if s.faults.len() > limits::MAX_FAULTS {
+        p.push(format!(
+            "faults: {} faults, above the limit of {} (see README, Limits)",
+            s.faults.len(),
+            limits::MAX_FAULTS
+        ));
+    }
+    let mut lives = Lives::new();
+    for (i, f) in s.faults.iter().enumerate() {
+        fault(p, i, f, protocol, &mut lives);
+    }
+    crashes_and_restarts(p, lives);
+}
+
+/// Fault `i`, `f`; a crash or restart is noted in `lives`.
+fn fault<'s>(
+    p: &mut Problems<'s>,
+    i: usize,
+    f: &'s Fault,
+    protocol: Option<&dyn StrategyChecks>,
+    lives: &mut Lives<'s>,
+) {
+    let s = p.s;
+    let at = format!("faults[{i}]");
+    if f.at().ns() < 0 || f.at() >= s.duration {
+        p.push(format!(
+            "{at}: starts at {}, outside the run [0, {})",
+            f.at(),
+            s.duration
+        ));
+    }
+    match f {
+        Fault::Pause {
+            node: n,
+            duration,
+            kind,
+            clock,
+            ..
+        } => {
+            p.node(&at, n);
+            p.positive(&format!("{at}.duration"), *duration);
+            freeze_clock_applies(p, &at, *kind, *clock);
+        }
+        Fault::Crash { node: n, at: when } => {
+            p.node(&at, n);
+            lives.entry(n).or_default().push((*when, false, i));
+        }
+        Fault::Restart { node: n, at: when } => {
+            p.node(&at, n);
+            lives.entry(n).or_default().push((*when, true, i));
+        }
+        Fault::ClockStep { node: n, by, .. } => {
+            p.node(&at, n);
+            p.clock_step(&format!("{at}.by"), *by);
+        }
+        Fault::DriftChange {
+            node: n, drift_ppm, ..
+        } => {
+            p.node(&at, n);
+            p.drift(&format!("{at}.drift_ppm"), *drift_ppm);
+        }
+        Fault::StepDown { node: n, .. } | Fault::TransferLeader { to: n, .. } => {
+            p.node(&at, n);
+            instruction(p, &at, f, protocol);
+        }
+        Fault::Partition {
+            duration, groups, ..
+        } => {
+            p.positive(&format!("{at}.duration"), *duration);
+            partition(p, &at, groups);
+        }
+        Fault::OneWay {
+            from, to, duration, ..
+        } => {
+            p.node(&at, from);
+            p.node(&at, to);
+            p.positive(&format!("{at}.duration"), *duration);
+        }
+        Fault::DelaySpike {
+            duration,
+            extra,
+            from,
+            to,
+            kinds,
+            ..
+        } => {
+            p.positive(&format!("{at}.duration"), *duration);
+            if extra.ns() < 0 {
+                p.push(format!("{at}.extra: must not be negative (got {extra})"));
+            }
+            p.nodes(&at, from);
+            p.nodes(&at, to);
+            p.kinds(&at, kinds, protocol);
+        }
+        Fault::Drop {
+            duration,
+            from,
+            to,
+            kinds,
+            ..
+        } => {
+            p.positive(&format!("{at}.duration"), *duration);
+            p.nodes(&at, from);
+            p.nodes(&at, to);
+            p.kinds(&at, kinds, protocol);
+        }
+    }
+}
+
+/// An instruction to a leader (`f`, a `StepDown` or a `TransferLeader`) must be one the
+/// protocol takes (unchecked without one).
+fn instruction(p: &mut Problems, at: &str, f: &Fault, protocol: Option<&dyn StrategyChecks>) {
+    let name = match f {
+        Fault::StepDown { .. } => "StepDown",
+        _ => "TransferLeader",
+    };
+    let Some(protocol) = protocol else {
+        return;
+    };
+    let takes = protocol.commands();
+    if !takes.contains(&name) {
+        p.push(format!(
+            "{at}: {name} is an instruction to a leader, which {} does not take (it takes: {})",
+            protocol.describe(),
+            if takes.is_empty() {
+                "none".to_string()
+            } else {
+                takes.join(", ")
+            }
+        ));
+    }
+}
+
+/// A partition's groups: nodes that exist, each in one group, and at least two groups.
+fn partition(p: &mut Problems, at: &str, groups: &[Vec<String>]) {
+    let mut group_of = BTreeMap::new();
+    for (g, names) in groups.iter().enumerate() {
+        for n in names {
+            p.node(at, n);
+            if let Some(h) = group_of.insert(n.as_str(), g) {
+                if h != g {
+                    p.push(format!("{at}.groups: node {n:?} is in groups {h} and {g}"));
+                }
+            }
+        }
+    }
+    if groups.len() < 2 {
+        p.push(format!(
+            "{at}.groups: a partition needs at least two groups"
+        ));
+    }
+}
+
+/// Each node's crashes and restarts, in time order, alternate: a restart of a node that is
+/// down, a crash of one that is up.
+fn crashes_and_restarts(p: &mut Problems, lives: Lives) {
+    for (name, mut events) in lives {
+        if p.s.node_index(name).is_none() {
+            continue; // already reported as unknown
+        }
+        events.sort_by_key(|e| e.0);
+        let mut up = true;
+        for (_, restart, i) in events {
+            if restart && up {
+                p.push(format!(
+                    "faults[{i}]: Restart of {name:?}, which is not down at that time (crash it \
+                     first)"
+                ));
+            } else if !restart && !up {
+                p.push(format!(
+                    "faults[{i}]: Crash of {name:?}, which is already down since an earlier \
+                     Crash"
+                ));
+            }
+            up = restart;
+        }
+    }
+}
+
+/// A pause's `clock` applies only to a `VmFreeze`: a GC pause stops no clock, so a `clock`
+/// given for one would be ignored. Refuses it (`clock` is kept as given to tell).
+pub(super) fn freeze_clock_applies(
+    p: &mut Problems,
+    at: &str,
+    kind: PauseKind,
+    clock: Option<FreezeClock>,
+) {
+    if let (PauseKind::Gc, Some(clock)) = (kind, clock) {
+        p.push(format!(
+            "{at}.clock: {clock:?} does not apply to a Gc pause, whose clocks keep counting \
+             (clock only applies to kind: VmFreeze); remove it, or set kind: VmFreeze"
+        ));
+    }
+}

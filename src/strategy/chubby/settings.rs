@@ -1,0 +1,84 @@
+//! `ChubbySession`'s settings as a scenario writes them: grace, lock-delay, the bug of acting
+//! in jeopardy, and the client's holder margin. Its fields are checked with its roles
+//! ([`super::ChubbySession`]'s `check`).
+
+use super::{ChubbyConfig, ChubbySession as ChubbyProtocol};
+use crate::scenario::Scenario;
+use crate::strategy::{Margin, Settings};
+use crate::time::LocalDur;
+use serde::Deserialize;
+
+/// A Chubby lock held through a session with the cell's master, the one `Grantor`:
+/// KeepAlives, the client's conservative local lease, jeopardy and grace, and lock-delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChubbySession {
+    /// How long a client in jeopardy keeps trying before it gives the session up, on its
+    /// monotonic clock from the end of its local lease. Default 45 s.
+    #[serde(default = "grace")]
+    pub grace: LocalDur,
+    /// After a session expires, the master refuses its lock to anyone for this long.
+    #[serde(default)]
+    pub lock_delay: LocalDur,
+    /// The bug: the client acts on the lock in jeopardy, until grace ends.
+    #[serde(default)]
+    pub act_in_jeopardy: bool,
+    /// The client's local lease ends this much before KeepAlive send time + T.
+    #[serde(default)]
+    pub holder_margin: LocalDur,
+}
+
+fn grace() -> LocalDur {
+    LocalDur::from_ms(45_000)
+}
+
+impl Settings for ChubbySession {
+    const NAME: &'static str = "ChubbySession";
+    type Protocol = ChubbyProtocol;
+
+    fn to_ron(&self) -> String {
+        let ChubbySession {
+            grace,
+            lock_delay,
+            act_in_jeopardy,
+            holder_margin,
+        } = self;
+        format!(
+            "ChubbySession(grace: \"{grace}\", lock_delay: \"{lock_delay}\", \
+             act_in_jeopardy: {act_in_jeopardy}, holder_margin: \"{holder_margin}\")"
+        )
+    }
+
+    fn build(&self) -> ChubbyProtocol {
+        ChubbyProtocol::new(
+            ChubbyConfig {
+                grace: self.grace,
+                lock_delay: self.lock_delay,
+                act_in_jeopardy: self.act_in_jeopardy,
+                holder_margin: self.holder_margin,
+            },
+            self.to_ron(),
+        )
+    }
+
+    /// The holder margin is varied as epsilon; the master's timer is not a grantor's wait of
+    /// T + margin, so the drift bound is not its.
+    fn epsilon(&self) -> Option<Margin> {
+        Some(Margin {
+            field: "holder_margin",
+            value: self.holder_margin,
+            bounds_drift: false,
+        })
+    }
+
+    /// Chubby's 45 s grace, with the margin `m`.
+    fn lineup(_: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {
+        let session = ChubbySession {
+            grace: grace(),
+            lock_delay: LocalDur::ZERO,
+            act_in_jeopardy: false,
+            holder_margin: m,
+        };
+        vec![(session, format!("{from}; Chubby's 45 s grace"))]
+    }
+}

@@ -1,0 +1,145 @@
+//! `K8sLeaderElection`'s settings as a scenario writes them: client-go's RenewDeadline,
+//! RetryPeriod and JitterFactor, and the clock candidates time the record by; checked as
+//! client-go's `NewLeaderElector` checks them.
+
+use super::{K8sConfig, K8sLeaderElection as K8sProtocol};
+use crate::clock::ClockKind;
+use crate::scenario::{LeaseFields, Scenario};
+use crate::strategy::Settings;
+use crate::time::LocalDur;
+use serde::Deserialize;
+
+/// Kubernetes leader election as client-go runs it: the API server (the one `Grantor`) stores
+/// the Lease record and compares resourceVersions; candidates time it on their own clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct K8sLeaderElection {
+    /// The leader stops leading when a renew cycle has not succeeded for this long. Default
+    /// 10 s.
+    #[serde(default = "renew_deadline")]
+    pub renew_deadline: LocalDur,
+    /// The period of the leader's renew tries and (before jitter) of candidates' tries.
+    /// Default 2 s.
+    #[serde(default = "retry_period")]
+    pub retry_period: LocalDur,
+    /// Candidates try every retry_period * (1 + U[0, jitter_factor)); applied at 1 ppm
+    /// resolution. Default 1.2.
+    #[serde(default = "jitter_factor")]
+    pub jitter_factor: f64,
+    /// The clock candidates time the record by (observedTime): `Monotonic` (Go since 1.9, the
+    /// default) or `Wall` (older clients, which a wall-clock step fools).
+    #[serde(default = "monotonic")]
+    pub observed_clock: ClockKind,
+}
+
+fn renew_deadline() -> LocalDur {
+    LocalDur::from_ms(10_000)
+}
+fn retry_period() -> LocalDur {
+    LocalDur::from_ms(2_000)
+}
+fn jitter_factor() -> f64 {
+    1.2
+}
+fn monotonic() -> ClockKind {
+    ClockKind::Monotonic
+}
+
+impl K8sLeaderElection {
+    /// jitter_factor in parts per million.
+    fn jitter_ppm(&self) -> i64 {
+        (self.jitter_factor * 1e6).round() as i64
+    }
+}
+
+impl Settings for K8sLeaderElection {
+    const NAME: &'static str = "K8sLeaderElection";
+    type Protocol = K8sProtocol;
+
+    /// The observed clock is written only when it is not the monotonic one.
+    fn to_ron(&self) -> String {
+        let clock = match self.observed_clock {
+            ClockKind::Monotonic => String::new(),
+            other => format!(", observed_clock: {other:?}"),
+        };
+        format!(
+            "K8sLeaderElection(renew_deadline: \"{}\", retry_period: \"{}\", jitter_factor: \
+             {:?}{clock})",
+            self.renew_deadline, self.retry_period, self.jitter_factor
+        )
+    }
+
+    fn build(&self) -> K8sProtocol {
+        K8sProtocol::new(
+            K8sConfig {
+                renew_deadline: self.renew_deadline,
+                retry_period: self.retry_period,
+                jitter_ppm: self.jitter_ppm(),
+                observed_clock: self.observed_clock,
+            },
+            self.to_ron(),
+        )
+    }
+
+    /// client-go's NewLeaderElector: every duration positive, LeaseDuration > RenewDeadline >
+    /// JitterFactor * RetryPeriod.
+    fn validate(&self, scenario: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        let t = scenario.lease.duration;
+        for (field, d) in [
+            ("renew_deadline", self.renew_deadline),
+            ("retry_period", self.retry_period),
+        ] {
+            if d <= LocalDur::ZERO {
+                p.push(format!(
+                    "strategy.{field}: must be greater than zero, as client-go requires (got {d})"
+                ));
+            }
+        }
+        if self.renew_deadline >= t {
+            p.push(format!(
+                "strategy.renew_deadline: must be shorter than the lease (lease.duration, \
+                 client-go's LeaseDuration: {t}), as client-go requires (got {})",
+                self.renew_deadline
+            ));
+        }
+        let (factor, ppm) = (self.jitter_factor, self.jitter_ppm());
+        if !factor.is_finite() || ppm < 0 {
+            p.push(format!(
+                "strategy.jitter_factor: must be a number at least 0 (got {factor})"
+            ));
+        } else if self.renew_deadline.ns() as i128 * 1_000_000
+            <= self.retry_period.ns() as i128 * ppm as i128
+        {
+            p.push(format!(
+                "strategy.renew_deadline: must be greater than jitter_factor x retry_period = \
+                 {factor} x {}, as client-go requires (got {})",
+                self.retry_period, self.renew_deadline
+            ));
+        }
+        p
+    }
+
+    /// Its own periods time renewals and tries: `lease.renew_every` and `lease.retry_every`
+    /// are not read.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::TERM_ONLY
+    }
+
+    /// client-go's defaults (15 s lease, 10 s renew deadline, 2 s retry) scaled to the
+    /// scenario's T, in whole milliseconds as a person would write them.
+    fn lineup(s: &Scenario, _: LocalDur, _: &str) -> Vec<(Self, String)> {
+        let ms_of = |ns: i64| LocalDur::from_ns(ns / 1_000_000 * 1_000_000);
+        let t = s.lease.duration.ns();
+        let scaled = K8sLeaderElection {
+            renew_deadline: ms_of(t / 3 * 2),
+            retry_period: ms_of(t / 15 * 2),
+            jitter_factor: jitter_factor(),
+            observed_clock: ClockKind::Monotonic,
+        };
+        vec![(
+            scaled,
+            "client-go's 15/10/2 s scaled to T (in whole ms)".to_string(),
+        )]
+    }
+}

@@ -1,0 +1,124 @@
+//! `LeaseGuard`'s settings as a scenario writes them: the mode, the clock error bound, the
+//! no-op period, election timing and the log's write time. Its fields are checked with its
+//! roles ([`Protocol::check`](crate::strategy::Protocol::check) of [`super::LeaseGuard`]).
+
+use super::{LeaseGuard as LeaseGuardProtocol, LeaseGuardConfig};
+use crate::scenario::{LeaseFields, Scenario};
+use crate::strategy::{Margin, Settings};
+use crate::time::LocalDur;
+use serde::{Deserialize, Serialize};
+
+/// What a LeaseGuard replica group does about leases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeaseGuardMode {
+    /// No lease: the leader serves reads from local state, unchecked.
+    Inconsistent,
+    /// No lease: a read waits for a quorum to commit an entry appended after it arrived.
+    Quorum,
+    /// The log-based lease: reads and writes wait until the prior term's entries expire.
+    LogLease,
+    /// LogLease, but writes are accepted and replicated meanwhile and commit in one burst.
+    DeferCommit,
+    /// DeferCommit, and a new leader serves reads at once under the lease it inherited.
+    #[default]
+    LeaseGuard,
+}
+
+/// Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026), in one of five modes from
+/// no lease at all to LeaseGuard itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseGuard {
+    #[serde(default)]
+    pub mode: LeaseGuardMode,
+    /// The bound on every node's wall-clock error: TT.now() = [wall - e, wall + e]. Default
+    /// 200 us.
+    #[serde(default = "max_clock_error")]
+    pub max_clock_error: LocalDur,
+    /// A leader appends an empty entry this often (on its monotonic clock), so that a
+    /// read-only workload still renews the lease. Default 250 ms.
+    #[serde(default = "noop_every")]
+    pub noop_every: LocalDur,
+    /// A follower that has not heard from a leader for this long (plus up to as much again,
+    /// drawn) campaigns.
+    pub election_timeout: LocalDur,
+    /// Every replica's heartbeat period (a tenth of it while it knows no leader).
+    pub heartbeat: LocalDur,
+    /// How long a follower takes to write one entry to its log before acknowledging it.
+    #[serde(default)]
+    pub log_write: LocalDur,
+}
+
+fn max_clock_error() -> LocalDur {
+    LocalDur::from_ns(200_000)
+}
+fn noop_every() -> LocalDur {
+    LocalDur::from_ms(250)
+}
+
+impl Settings for LeaseGuard {
+    const NAME: &'static str = "LeaseGuard";
+    type Protocol = LeaseGuardProtocol;
+
+    fn to_ron(&self) -> String {
+        let LeaseGuard {
+            mode,
+            max_clock_error,
+            noop_every,
+            election_timeout,
+            heartbeat,
+            log_write,
+        } = self;
+        format!(
+            "LeaseGuard(mode: {mode:?}, max_clock_error: \"{max_clock_error}\", noop_every: \
+             \"{noop_every}\", election_timeout: \"{election_timeout}\", heartbeat: \
+             \"{heartbeat}\", log_write: \"{log_write}\")"
+        )
+    }
+
+    fn build(&self) -> LeaseGuardProtocol {
+        LeaseGuardProtocol::new(
+            LeaseGuardConfig {
+                mode: self.mode,
+                max_clock_error: self.max_clock_error,
+                noop_every: self.noop_every,
+                election_timeout: self.election_timeout,
+                heartbeat: self.heartbeat,
+                log_write: self.log_write,
+            },
+            self.to_ron(),
+        )
+    }
+
+    /// Elections, heartbeats and no-ops are its own settings: renewals and retries are not
+    /// timed by the lease.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::TERM_ONLY
+    }
+
+    /// The clock error bound is varied as epsilon, but the bound epsilon >= T*rho is not its.
+    fn epsilon(&self) -> Option<Margin> {
+        Some(Margin {
+            field: "max_clock_error",
+            value: self.max_clock_error,
+            bounds_drift: false,
+        })
+    }
+
+    /// These settings in each of the five modes, from no lease to LeaseGuard.
+    fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
+        use LeaseGuardMode as M;
+        let modes = [
+            M::Inconsistent,
+            M::Quorum,
+            M::LogLease,
+            M::DeferCommit,
+            M::LeaseGuard,
+        ];
+        let with = |mode| LeaseGuard { mode, ..*self };
+        let rows = modes
+            .into_iter()
+            .map(|m| (with(m), format!("the scenario's settings, mode {m:?}")));
+        Some(rows.collect())
+    }
+}

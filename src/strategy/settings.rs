@@ -1,0 +1,355 @@
+//! A protocol's settings: what a scenario's `strategy: Name(field: value, ...)` reads into
+//! ([`Settings`]), and everything the rest of leasesim asks of a protocol through them.
+//!
+//! Each protocol's folder has a `settings.rs` with its settings type(s): the fields and their
+//! defaults (serde), the RON text it writes back, the checks of its fields against a scenario,
+//! which lease periods it reads, which field `--vary epsilon=` means and whether the drift
+//! bound applies to it, the rows `compare --strategies all` runs, and how to build the protocol.
+//! A [`Registry`](super::Registry) reads a strategy into them by name ([`Resolved`], their
+//! object-safe face) and builds the protocol: as a [`Strategy`] that also answers for the
+//! settings ([`StrategyChecks::check_settings`]).
+
+use super::{MsgOf, Protocol, ProtocolMessage, Strategy};
+use crate::oracle::Authorities;
+use crate::scenario::limits;
+use crate::scenario::{LeaseFields, Scenario, StrategyChecks, StrategySpec};
+use crate::time::LocalDur;
+use crate::trace::Observer;
+use serde::de::DeserializeOwned;
+use std::collections::BTreeSet;
+
+/// The settings of one protocol, as a scenario writes them: `TwoSided(holder_margin: "5ms")`
+/// reads its fields into the type whose [`Settings::NAME`] is `TwoSided`.
+///
+/// The type is a struct of named fields with `#[derive(serde::Deserialize)]` (durations as
+/// `"10ms"`, optional fields bare; `#[serde(deny_unknown_fields)]` to refuse a misspelt one),
+/// and it must write itself back ([`Settings::to_ron`]) as text that reads as the same
+/// settings. Everything but its name, its text and its protocol has a default.
+pub trait Settings: DeserializeOwned + Clone + Send + Sync + 'static {
+    /// The strategy's name in a scenario (`TwoSided`): an identifier.
+    const NAME: &'static str;
+    /// The protocol these settings run.
+    type Protocol: Protocol;
+
+    /// The settings as RON text, as summaries, reports and loaded scenarios print them
+    /// (`TwoSided(holder_margin: "5ms")`); it reads back as the same settings.
+    fn to_ron(&self) -> String;
+
+    /// The protocol with these settings.
+    fn build(&self) -> Self::Protocol;
+
+    /// Every problem of these settings in `scenario`, each prefixed with its field path
+    /// (`strategy.holder_margin: ...`). Checked right after the lease; the protocol's own
+    /// [`Protocol::check`] comes with the nodes. None by default.
+    fn validate(&self, _scenario: &Scenario) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The lease periods the protocol reads (the others are not checked). All by default.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::ALL
+    }
+
+    /// The margin the drift warning compares with T*rho, and its name, for a holder that stops
+    /// that long before a grantor times out the same term on its own clock. None by default.
+    fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
+        None
+    }
+
+    /// The field `--vary epsilon=` varies, its value, and whether epsilon >= T*rho bounds it
+    /// (the sweep's charts draw that bound). None by default: epsilon is not one of its fields.
+    fn epsilon(&self) -> Option<Margin> {
+        None
+    }
+
+    /// The rows `compare --strategies all` runs after the scenario's own (and the registered
+    /// protocols' defaults), each with where it came from: variants of these settings. `None`
+    /// (the default): the common lineup, every protocol's [`Settings::lineup`], with the
+    /// scenario's own margin ([`Settings::epsilon`]) or 1% of T.
+    fn compare_variants(&self, _scenario: &Scenario) -> Option<Vec<(Self, String)>> {
+        None
+    }
+
+    /// What this protocol adds to the common lineup of `compare --strategies all` on
+    /// `scenario`: settings with the margin `margin` where it has one (said as `from`), each
+    /// with where it came from. None by default.
+    fn lineup(_scenario: &Scenario, _margin: LocalDur, _from: &str) -> Vec<(Self, String)> {
+        Vec::new()
+    }
+
+    /// The nodes of `scenario` (by index) that `explore` must not shrink away: those the
+    /// protocol cannot run without. By default, each node whose removal gives the protocol's
+    /// checks (of these settings and of the roles) a problem they do not have now.
+    fn keeps(&self, scenario: &Scenario) -> Vec<usize> {
+        let protocol = self.build();
+        let problems = |s: &Scenario| -> BTreeSet<String> {
+            let mut p = self.validate(s);
+            p.extend(Protocol::check(&protocol, s));
+            p.into_iter().collect()
+        };
+        let now = problems(scenario);
+        (0..scenario.nodes.len())
+            .filter(|&i| {
+                let mut without = scenario.clone();
+                without.nodes.remove(i);
+                !problems(&without).is_subset(&now)
+            })
+            .collect()
+    }
+}
+
+/// The field `--vary epsilon=` means for a protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Margin {
+    /// The field of the strategy (`holder_margin`; the sweep varies `strategy.holder_margin`).
+    pub field: &'static str,
+    /// Its value.
+    pub value: LocalDur,
+    /// Whether the bound epsilon >= T*rho is this margin's: a holder that stops this long
+    /// before the grantor, each timing T on its own clock.
+    pub bounds_drift: bool,
+}
+
+/// A strategy read into its protocol's settings, with its type hidden: what
+/// [`Registry::resolve`](super::Registry::resolve) returns. Implemented for every [`Settings`].
+pub trait Resolved: Send + Sync {
+    /// The strategy's name ([`Settings::NAME`]).
+    fn name(&self) -> &'static str;
+    /// [`Settings::to_ron`].
+    fn to_ron(&self) -> String;
+    /// The strategy as its protocol writes it ([`Settings::to_ron`]); `None` if that text does
+    /// not read as the strategy (a bug of the protocol, which debug builds assert against).
+    fn spec(&self) -> Option<StrategySpec>;
+    /// [`Settings::validate`].
+    fn validate(&self, scenario: &Scenario) -> Vec<String>;
+    /// [`Settings::epsilon`].
+    fn epsilon(&self) -> Option<Margin>;
+    /// [`Settings::compare_variants`], each as a strategy.
+    fn compare_variants(&self, scenario: &Scenario) -> Option<Vec<(StrategySpec, String)>>;
+    /// [`Settings::keeps`].
+    fn keeps(&self, scenario: &Scenario) -> Vec<usize>;
+    /// The protocol, built, which answers for these settings too.
+    fn build(&self) -> Box<dyn Strategy>;
+}
+
+impl<S: Settings> Resolved for S {
+    fn name(&self) -> &'static str {
+        S::NAME
+    }
+    fn to_ron(&self) -> String {
+        Settings::to_ron(self)
+    }
+    fn spec(&self) -> Option<StrategySpec> {
+        spec_of(self)
+    }
+    fn validate(&self, scenario: &Scenario) -> Vec<String> {
+        Settings::validate(self, scenario)
+    }
+    fn epsilon(&self) -> Option<Margin> {
+        Settings::epsilon(self)
+    }
+    fn compare_variants(&self, scenario: &Scenario) -> Option<Vec<(StrategySpec, String)>> {
+        Settings::compare_variants(self, scenario).map(specs)
+    }
+    fn keeps(&self, scenario: &Scenario) -> Vec<usize> {
+        Settings::keeps(self, scenario)
+    }
+    fn build(&self) -> Box<dyn Strategy> {
+        Box::new(Built {
+            protocol: Settings::build(self),
+            settings: self.clone(),
+        })
+    }
+}
+
+/// `settings` as a strategy, or `None` if its text does not read (a bug of the protocol's
+/// [`Settings::to_ron`], which debug builds assert against).
+pub(crate) fn spec_of<S: Settings>(settings: &S) -> Option<StrategySpec> {
+    let text = settings.to_ron();
+    let spec = StrategySpec::from_ron(&text);
+    debug_assert!(
+        spec.as_ref().is_ok_and(|s| s.name() == S::NAME),
+        "{}'s to_ron writes {text:?}, which does not read as the strategy",
+        S::NAME
+    );
+    spec.ok().filter(|s| s.name() == S::NAME)
+}
+
+/// Settings with where each came from, as strategies (those whose text reads).
+pub(crate) fn specs<S: Settings>(rows: Vec<(S, String)>) -> Vec<(StrategySpec, String)> {
+    rows.into_iter()
+        .filter_map(|(s, from)| spec_of(&s).map(|spec| (spec, from)))
+        .collect()
+}
+
+/// A protocol built from its settings: it runs as the protocol, and answers for the settings
+/// too (their checks, the lease periods it reads, its drift margin).
+struct Built<S: Settings> {
+    settings: S,
+    protocol: S::Protocol,
+}
+
+impl<S: Settings> StrategyChecks for Built<S> {
+    fn describe(&self) -> String {
+        Protocol::describe(&self.protocol)
+    }
+    fn kinds(&self) -> &'static [&'static str] {
+        <MsgOf<S::Protocol> as ProtocolMessage>::KINDS
+    }
+    fn commands(&self) -> &'static [&'static str] {
+        Protocol::commands(&self.protocol)
+    }
+    fn check_settings(&self, scenario: &Scenario) -> Vec<String> {
+        Settings::validate(&self.settings, scenario)
+    }
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        Protocol::check(&self.protocol, scenario)
+    }
+    fn lease_fields(&self) -> LeaseFields {
+        Settings::lease_fields(&self.settings)
+    }
+    fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
+        Settings::drift_margin(&self.settings)
+    }
+}
+
+impl<S: Settings> Strategy for Built<S> {
+    fn authorities(&self) -> Authorities {
+        Protocol::authorities(&self.protocol)
+    }
+    fn simulate(
+        &self,
+        scenario: &Scenario,
+        observer: Option<&mut (dyn Observer + 'static)>,
+    ) -> super::Ran {
+        // The protocol's own run, monomorphised by the engine.
+        Strategy::simulate(&self.protocol, scenario, observer)
+    }
+}
+
+/// The checks most settings share, each said with the field at fault (`at`, a path such as
+/// `strategy.holder_margin`).
+pub mod check {
+    use super::*;
+
+    /// A holder margin `m` under a lease of `t`: not negative, and shorter than the lease.
+    pub fn margin(p: &mut Vec<String>, at: &str, m: LocalDur, t: LocalDur) {
+        if m.ns() < 0 {
+            p.push(format!("{at}: must not be negative (got {m})"));
+        } else if m >= t && t.ns() > 0 {
+            p.push(format!(
+                "{at}: {m} must be shorter than the lease ({t}), or the holder never holds"
+            ));
+        }
+    }
+
+    /// `d` not negative.
+    pub fn not_negative(p: &mut Vec<String>, at: &str, d: LocalDur) {
+        if d.ns() < 0 {
+            p.push(format!("{at}: must not be negative (got {d})"));
+        }
+    }
+
+    /// `d` positive.
+    pub fn positive(p: &mut Vec<String>, at: &str, d: LocalDur) {
+        if d.ns() <= 0 {
+            p.push(format!("{at}: must be positive (got {d})"));
+        }
+    }
+
+    /// `d` at most the longest run: a span some local deadline adds to a clock reading.
+    pub fn at_most_max(p: &mut Vec<String>, at: &str, d: LocalDur) {
+        if d.ns() > limits::MAX_DURATION_NS {
+            p.push(format!(
+                "{at}: {} is above the limit of {} (see README, Limits)",
+                limits::dur(d.ns()),
+                limits::dur(limits::MAX_DURATION_NS)
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Scenario, StrategySpec};
+    use crate::strategy::Registry;
+
+    fn scenario(strategy: &str, nodes: &str) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(duration: "1s", lease: (duration: "1s"), strategy: {strategy},
+                nodes: [{nodes}])"#
+        ))
+        .unwrap()
+    }
+
+    /// By default a node is kept when the scenario without it fails a check it passes with
+    /// it: the base protocol's one Grantor always, its only Contender, but not one of two; a
+    /// Raft group runs on any number of Replicas from one.
+    #[test]
+    fn explore_keeps_the_nodes_a_protocol_cannot_run_without() {
+        let keeps = |s: &Scenario| Registry::new().resolve(&s.strategy).unwrap().keeps(s);
+        let lock = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
+        let two = format!(r#"{lock}, (name: "b", role: Contender)"#);
+        assert_eq!(keeps(&scenario("CachedBool", lock)), [0, 1]);
+        assert_eq!(keeps(&scenario("CachedBool", &two)), [0]);
+        let raft = r#"RaftLeaderLease(election_timeout: "1s")"#;
+        let replicas = r#"(name: "r0", role: Replica), (name: "r1", role: Replica)"#;
+        assert_eq!(keeps(&scenario(raft, replicas)), Vec::<usize>::new());
+    }
+
+    /// Every built-in protocol writes its settings back as it writes them (defaults and zero
+    /// margins as it always did), and that text reads as the same settings.
+    #[test]
+    fn every_built_in_writes_its_settings_back_as_they_read() {
+        let registry = Registry::new();
+        for (text, written) in [
+            ("TwoSided", "TwoSided()"),
+            (
+                r#"TwoSided(grantor_margin: "0s", holder_margin: "5ms")"#,
+                r#"TwoSided(holder_margin: "5ms")"#,
+            ),
+            ("GrantorOnly()", "GrantorOnly"),
+            ("HolderOnly", "HolderOnly()"),
+            ("CachedBool", "CachedBool"),
+            (
+                r#"WallClock(holder_margin: "1.5s")"#,
+                r#"WallClock(holder_margin: "1.5s")"#,
+            ),
+            ("OnReceiveStart()", "OnReceiveStart()"),
+            (
+                "Redlock(quorum: One)",
+                r#"Redlock(drift_factor: 0.01, drift_allowance: "2ms", request_timeout: "50ms", expiry_clock: Wall, quorum: One)"#,
+            ),
+            (
+                r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms")"#,
+                r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms", reads: Lease, lease_rule: HeartbeatQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true)"#,
+            ),
+            (
+                r#"LeaseGuard(election_timeout: "1s", heartbeat: "100ms")"#,
+                r#"LeaseGuard(mode: LeaseGuard, max_clock_error: "200us", noop_every: "250ms", election_timeout: "1s", heartbeat: "100ms", log_write: "0s")"#,
+            ),
+            (
+                "ChubbySession",
+                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "0s")"#,
+            ),
+            (
+                "K8sLeaderElection(observed_clock: Wall)",
+                r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
+            ),
+            ("TrueTime", "TrueTime()"),
+            (
+                "Custom(holder_clock: Wall, lease_start: OnReceive, validity: Clock)",
+                r#"Custom(holder_clock: Wall, lease_start: OnReceive, holder_margin: "0s", grantor_margin: "0s", validity: Clock)"#,
+            ),
+        ] {
+            let spec = StrategySpec::from_ron(text).unwrap();
+            let settings = registry.resolve(&spec).unwrap();
+            assert_eq!(settings.to_ron(), written, "{text}");
+            assert_eq!(settings.build().describe(), written, "{text}");
+            let again = registry.resolve(&settings.spec().unwrap()).unwrap();
+            assert_eq!(again.to_ron(), written, "{text}");
+        }
+        // Every built-in is in the list.
+        assert_eq!(registry.names().len(), 13);
+    }
+}
