@@ -203,6 +203,10 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
             ));
         }
     }
+    // The name becomes the report directory's: a partial's must be one a scenario can have.
+    if let Some(why) = crate::scenario::names::problem(&first.name) {
+        problems.push(format!("{}: name: {why}", names[0].display()));
+    }
     let mut seen: Vec<u64> = partials.iter().map(|p| p.shard.0).collect();
     seen.sort_unstable();
     seen.dedup();

@@ -294,10 +294,11 @@ fn unknown_name(name: &str) -> LoadError {
 fn load_one(arg: &str, registry: &Registry) -> Result<Loaded, LoadError> {
     let path = Path::new(arg);
     if path.exists() || arg.ends_with(".ron") {
+        let (name, scenario) = load::named_from_file_in(path, registry)?;
         return Ok(Loaded {
-            name: load::name_of(path),
+            name,
             source: arg.to_string(),
-            scenario: load::from_file_in(path, registry)?,
+            scenario,
         });
     }
     match library::text(arg) {

@@ -258,6 +258,11 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
         Ok(r) => r,
         Err(problems) => return super::report_problems("sweep", &problems),
     };
+    // The name becomes the report directory's: the partials' must be one a scenario can have.
+    if let Some(why) = crate::scenario::names::problem(&grid.spec.name) {
+        let first = &partials[0].0;
+        return super::report_problems("sweep", &[format!("{first}: name: {why}")]);
+    }
     let dir = args.out.join(format!("{}-sweep", grid.spec.name));
     // Merging in place keeps the partials: the new directory replaces the old one whole.
     let same = match (dir.canonicalize(), args.dir.canonicalize()) {

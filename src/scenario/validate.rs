@@ -342,6 +342,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn Strategy, String>) -> Vec<String> 
     if let Ok(strategy) = &strategy {
         p.extend(strategy.check(s));
     }
+    p.extend(super::names::problems(s));
     let mut seen = BTreeMap::new();
     for (i, n) in s.nodes.iter().enumerate() {
         if n.name.is_empty() {
