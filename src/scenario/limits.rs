@@ -172,12 +172,17 @@ pub fn dur(ns: i64) -> String {
     }
 }
 
-/// Writes a count for a message: `1.2e+12` style above a million, digits below.
+/// Writes a count for a message: `1.2e+12` style above a million, digits below. A count that
+/// rounds to zero is `0`, never `-0`: an empty sum of `f64` is `-0.0` (no generator of clock
+/// steps, say), and so is anything a rate of `-0.0` multiplies (it passes the checks for `>= 0`).
 pub fn count(x: f64) -> String {
     if x.abs() >= 1e6 {
         format!("{x:.3e}")
     } else {
-        format!("{x:.0}")
+        match format!("{x:.0}") {
+            z if z == "-0" => "0".to_string(),
+            digits => digits,
+        }
     }
 }
 
@@ -193,6 +198,20 @@ mod tests {
         assert!(worst < i64::MAX as i128);
         const { assert!(MAX_DRIFT_PPM < 1e6) };
         const { assert!(DEFAULT_MAX_EVENTS <= MAX_EVENTS) };
+    }
+
+    #[test]
+    fn a_count_that_rounds_to_zero_has_no_sign() {
+        // -0.0 (an empty sum, or a rate of -0.0 times anything), and negatives that round to 0
+        // at no decimals; -0.5 rounds half to even, to 0.
+        let empty: f64 = Vec::<f64>::new().iter().sum();
+        assert_eq!(count(empty), "0");
+        for x in [-0.0, -0.4, -0.5, 0.0, 0.4] {
+            assert_eq!(count(x), "0", "{x}");
+        }
+        assert_eq!(count(-0.6), "-1");
+        assert_eq!(count(5001.0), "5001");
+        assert_eq!(count(-2e6), "-2.000e6");
     }
 
     #[test]

@@ -142,3 +142,37 @@ fn every_svg_is_well_formed_xml_whatever_the_names_hold() {
     let texts = svg_texts(&dir.join("out/q&<'\">-compare"));
     assert!(texts.iter().any(|t| t.contains("q&<'\">")), "{texts:?}");
 }
+
+#[test]
+fn a_limit_message_never_prints_minus_zero() {
+    let dir = workdir("hostile-out-minus-zero");
+    // 5001 fixed clock steps, one over the limit of 5000. The steps expected to be drawn are a
+    // sum over the generators of clock steps: with none, an empty sum of f64, which is -0.0;
+    // with one at `per_hour: -0.0` (which passes the check for a rate >= 0), -0.0 x 1 h too.
+    let steps: Vec<String> = (0..5001)
+        .map(|i| format!("ClockStep(node: \"a\", at: \"{}ms\", by: \"1ms\")", i + 1))
+        .collect();
+    for generators in ["", "ClockSteps(per_hour: -0.0, by: Fixed(\"1ms\"))"] {
+        let text = format!(
+            r#"Scenario(
+    duration: "1h",
+    lease: (duration: "10s"),
+    strategy: TwoSided(holder_margin: "50ms"),
+    nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+    faults: [{}],
+    random_faults: [{generators}],
+)
+"#,
+            steps.join(", ")
+        );
+        fs::write(dir.join("steps.ron"), text).unwrap();
+        let o = leasesim(&["check", "steps.ron"], &dir);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("faults, random_faults: 5001 clock steps (5001 fixed, 0 expected to be drawn), above the limit of 5000"),
+            "{generators}: {err}"
+        );
+        assert!(!err.contains("-0"), "{generators}: {err}");
+    }
+}
