@@ -144,6 +144,112 @@ fn every_svg_is_well_formed_xml_whatever_the_names_hold() {
 }
 
 #[test]
+fn traces_past_their_limit_stop_the_run_and_leave_nothing() {
+    let dir = workdir("hostile-out-trace");
+    // q4-gc-pause-cached-bool writes 9.5 MB of trace.jsonl and 1.0 MB of trace.perfetto.json.
+    // By the estimate its traces take at least 121801 events / 2 x 48 bytes = 2923224 bytes,
+    // so a limit of 3 MB lets it start, and it is stopped when they pass 3 MB, midway.
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "--trace",
+            "--trace-limit",
+            "3MB",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("q4-gc-pause-cached-bool: --trace: the traces passed --trace-limit, 3000000 bytes (3.0 MB), at "),
+        "{err}"
+    );
+    assert!(
+        err.contains("the run was stopped and nothing was written"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(names_in(&dir.join("out")), Vec::<String>::new());
+    // Under that floor, 2.9 MB, it is refused before it starts: nothing is even created.
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "--trace",
+            "--trace-limit",
+            "2.9MB",
+            "--out",
+            "o2",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("its traces would take at least about 2.9 MB (about 60900 events at 48 bytes or more each), above --trace-limit, 2900000 bytes (2.9 MB)"),
+        "{err}"
+    );
+    assert!(!dir.join("o2").exists());
+    // With room, the same run writes both traces whole.
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-cached-bool",
+            "--trace",
+            "--trace-limit",
+            "20MB",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let traced = dir.join("out/q4-gc-pause-cached-bool");
+    let sizes: u64 = ["trace.jsonl", "trace.perfetto.json"]
+        .iter()
+        .map(|f| fs::metadata(traced.join(f)).unwrap().len())
+        .sum();
+    assert!(sizes > 3_000_000 && sizes <= 20_000_000, "{sizes}");
+}
+
+#[test]
+fn an_accepted_file_whose_traces_would_run_to_terabytes_is_refused_up_front() {
+    let dir = workdir("hostile-out-trace-tb");
+    // 1000 h at 500 reads a second at each of two contenders. The estimate: requests
+    // (2 + 1) x 500 x 3.6e6 s = 5.4e9 (the arrivals at both, and the holder's effects), retries
+    // 2 x 2 x 3.6e6 s / 1 s = 1.44e7, renewals 3 x 3.6e6 s / 3.333333333 s = 3.24e6: 5.41764e9
+    // events, under the limit of 1e10, so `check` accepts it. Its traces take at least half of
+    // that, 2.70882e9 events, x 48 bytes = 1.3002e11 bytes: far above the default 4 GiB.
+    let text = r#"Scenario(
+    duration: "1000h",
+    lease: (duration: "10s"),
+    strategy: TwoSided(holder_margin: "50ms"),
+    nodes: [
+        (name: "lock", role: Grantor),
+        (name: "a", role: Contender),
+        (name: "b", role: Contender),
+    ],
+    workload: (reads_per_second: 500.0, writes_per_second: 0.0),
+    limits: (max_events: 10000000000),
+)
+"#;
+    fs::write(dir.join("huge.ron"), text).unwrap();
+    let check = leasesim(&["check", "huge.ron"], &dir);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    let o = leasesim(&["run", "huge.ron", "--trace", "--out", "out"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("huge.ron: --trace: its traces would take at least about 130.0 GB (about 2.709e9 events at 48 bytes or more each), above --trace-limit, 4294967296 bytes (4.3 GB)"),
+        "{err}"
+    );
+    assert_eq!(names_in(&dir), ["huge.ron"]);
+}
+
+#[test]
 fn a_limit_message_never_prints_minus_zero() {
     let dir = workdir("hostile-out-minus-zero");
     // 5001 fixed clock steps, one over the limit of 5000. The steps expected to be drawn are a
