@@ -292,6 +292,9 @@ fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> Result<(Summary, 
     let dir = report::run_dir(&args.out, &l.name);
     let io = |e: std::io::Error| format!("cannot write the report of {}: {e}", l.name);
     let staging = ReportDir::begin(&dir).map_err(io)?;
+    if std::env::var_os(ABORT_AFTER_STAGING).is_some() {
+        std::process::abort();
+    }
     let names: Vec<String> = l.scenario.nodes.iter().map(|n| n.name.clone()).collect();
     let traces = if args.trace {
         Some((
@@ -350,6 +353,11 @@ fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> Result<(Summary, 
     written.map_err(io)?;
     Ok((s, secs))
 }
+
+/// Set in the environment, `run` aborts (as an allocator that ran out of memory does: no
+/// unwinding, no handler) right after it began a report's staging directory. For the tests of
+/// what the next run sweeps; nothing else sets it.
+pub(crate) const ABORT_AFTER_STAGING: &str = "LEASESIM_TEST_ABORT_AFTER_STAGING";
 
 /// A summary with the wall-clock figures of `--stats` (never written to `summary.json`).
 #[derive(serde::Serialize)]

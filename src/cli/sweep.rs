@@ -165,6 +165,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         Found::Nothing => {}
     }
     let resumed = file.done;
+    let shown = shown.to_string();
     staging::on_interrupt_say(Some(format!(
         "interrupted: the runs done are kept in {shown}; \
          the same command with --resume continues the sweep"
@@ -173,7 +174,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         Ok(events) => events,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return failed_midway(file, &shown);
         }
     };
     let secs = started.elapsed().as_secs_f64();
@@ -185,7 +186,8 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     };
     if let Some(shard) = shard {
         if let Err(e) = file.publish_as(&target) {
-            return cannot_write(&target, e);
+            cannot_write(&target, e);
+            return failed_midway_note(true, &shown);
         }
         staging::on_interrupt_say(None);
         println!(
@@ -205,7 +207,8 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         write_outputs(&grid, &stats, staging, Vec::new())
     });
     if let Err(e) = written {
-        return cannot_write(&dir, e);
+        cannot_write(&dir, e);
+        return failed_midway(file, &shown);
     }
     // The report holds every run now: the in-progress file has served.
     let _ = file.remove();
@@ -332,6 +335,25 @@ fn write_outputs(
         staging.write(&name, &bytes)?;
     }
     staging.commit()
+}
+
+/// After a sweep failed midway (a full disk, say): keeps its in-progress file, `shown`, if a
+/// resume has runs to keep in it, else removes it, and says which; exit 2.
+fn failed_midway(file: InProgress, shown: &str) -> ExitCode {
+    failed_midway_note(file.keep_if_resumable(), shown)
+}
+
+fn failed_midway_note(kept: bool, shown: &str) -> ExitCode {
+    staging::on_interrupt_say(None);
+    if kept {
+        eprintln!(
+            "the runs done are kept in {shown}: once the problem is fixed, the same command \
+             with --resume continues the sweep"
+        );
+    } else {
+        eprintln!("nothing was kept: no run had been written");
+    }
+    ExitCode::from(2)
 }
 
 fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> ExitCode {

@@ -7,7 +7,7 @@
 use crate::common::{leasesim, workdir};
 use std::fs;
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -247,6 +247,92 @@ fn an_accepted_file_whose_traces_would_run_to_terabytes_is_refused_up_front() {
         "{err}"
     );
     assert_eq!(names_in(&dir), ["huge.ron"]);
+}
+
+#[test]
+fn staging_left_by_an_abort_is_swept_by_the_next_run() {
+    let dir = workdir("hostile-out-abort");
+    let name = "q4-gc-pause-two-sided";
+    // An abort (what the allocator does when memory runs out) right after the staging
+    // directory was made: no unwinding, no signal handler, so it stays behind.
+    let o = Command::new(env!("CARGO_BIN_EXE_leasesim"))
+        .args(["run", name, "--out", "out"])
+        .current_dir(&dir)
+        .env("LEASESIM_TEST_ABORT_AFTER_STAGING", "1")
+        .output()
+        .unwrap();
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(o.status.signal(), Some(6), "SIGABRT: {:?}", o.status);
+    }
+    let left = names_in(&dir.join("out"));
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with(&format!(".{name}.tmp-")), "{left:?}");
+    // The next run of it finds the process gone and removes what it left.
+    let o = leasesim(&["run", name, "--out", "out"], &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(names_in(&dir.join("out")), [name]);
+}
+
+#[test]
+fn a_sweep_on_a_full_disk_leaves_no_in_progress_file() {
+    let dir = workdir("hostile-out-full");
+    // A file size limit of 0 with SIGXFSZ ignored: every write fails with EFBIG, as on a full
+    // disk. The in-progress file is created, then its first line cannot be written.
+    let o = Command::new("sh")
+        .args([
+            "-c",
+            "trap '' XFSZ; ulimit -f 0; exec \"$0\" sweep q4-gc-pause-two-sided \
+             --vary T=5s,10s --seeds 2 --out out",
+            env!("CARGO_BIN_EXE_leasesim"),
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("error: out/.q4-gc-pause-two-sided-sweep.in-progress: File too large"),
+        "{err}"
+    );
+    assert_eq!(names_in(&dir.join("out")), Vec::<String>::new());
+}
+
+#[test]
+fn a_sweep_that_fails_after_its_runs_keeps_them_for_resume() {
+    let dir = workdir("hostile-out-full-late");
+    // The runs fit in 2560 bytes (the in-progress file is 2105 bytes with its 4 runs); the
+    // report's runs.csv then passes the limit. The in-progress file is kept, and says so.
+    let sweep = "sweep q4-gc-pause-two-sided --vary T=5s,10s --seeds 2 --out out";
+    let o = Command::new("sh")
+        .args([
+            "-c",
+            &format!("trap '' XFSZ; ulimit -f 5; exec \"$0\" {sweep}"),
+            env!("CARGO_BIN_EXE_leasesim"),
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("the runs done are kept in out/.q4-gc-pause-two-sided-sweep.in-progress"),
+        "{err}"
+    );
+    assert_eq!(
+        names_in(&dir.join("out")),
+        [".q4-gc-pause-two-sided-sweep.in-progress"]
+    );
+    // Once there is room, --resume writes the report from them without running any again.
+    let args: Vec<&str> = sweep.split(' ').chain(["--resume"]).collect();
+    let o = leasesim(&args, &dir);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 of 4 runs were done"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(names_in(&dir.join("out")), ["q4-gc-pause-two-sided-sweep"]);
 }
 
 #[test]
