@@ -451,6 +451,18 @@ pub(crate) fn report_problems(what: &str, problems: &[String]) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// `count` per second of `secs` for a line of output, to three significant digits below 100
+/// (`0.483`, `4.83`, `48.3`) and whole above: a slow rate is never written `0`.
+pub(crate) fn per_second(count: f64, secs: f64) -> String {
+    let rate = count / secs.max(1e-9);
+    match rate {
+        r if r >= 100.0 => format!("{r:.0}"),
+        r if r >= 10.0 => format!("{r:.1}"),
+        r if r >= 1.0 => format!("{r:.2}"),
+        r => format!("{r:.3}"),
+    }
+}
+
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(2)
@@ -498,7 +510,19 @@ fn check(args: &[String], registry: &Registry) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_size;
+    use super::{parse_size, per_second};
+
+    #[test]
+    fn a_slow_rate_is_never_written_zero() {
+        // 9 runs in 38 s: 0.2368 runs/s (written "0" at no decimals); 113 runs in 234 s: 0.4829.
+        assert_eq!(per_second(9.0, 38.0), "0.237");
+        assert_eq!(per_second(113.0, 234.0), "0.483");
+        // 3 significant digits up to 100, whole from there: 4.83, 48.3, 483.
+        assert_eq!(per_second(483.0, 100.0), "4.83");
+        assert_eq!(per_second(483.0, 10.0), "48.3");
+        assert_eq!(per_second(81.0, 0.01), "8100");
+        assert_eq!(per_second(0.0, 1.0), "0.000");
+    }
 
     #[test]
     fn sizes_read_in_decimal_and_binary_units() {

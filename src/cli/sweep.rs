@@ -178,7 +178,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         }
     };
     let secs = started.elapsed().as_secs_f64();
-    let rate = (runs_here - resumed) as f64 / secs.max(1e-9);
+    let rate = super::per_second((runs_here - resumed) as f64, secs);
     let resumed_note = if resumed > 0 {
         format!(" ({resumed} resumed)")
     } else {
@@ -192,7 +192,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         staging::on_interrupt_say(None);
         println!(
             "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
-             ({rate:.0} runs/s)\n\
+             ({rate} runs/s)\n\
              partial: {}\n\
              when every shard is done: leasesim sweep-merge {}",
             shard.index,
@@ -217,7 +217,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     let mut out = stdout.lock();
     let _ = writeln!(
         out,
-        "{} runs{resumed_note}, {events} events in {secs:.2} s of wall time: {rate:.0} runs/s \
+        "{} runs{resumed_note}, {events} events in {secs:.2} s of wall time: {rate} runs/s \
          on {threads} thread{}",
         grid.run_count(),
         if threads == 1 { "" } else { "s" }

@@ -13,6 +13,10 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// The names in `dir`, sorted, hidden ones included.
 fn names_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)
@@ -333,6 +337,115 @@ fn a_sweep_that_fails_after_its_runs_keeps_them_for_resume() {
         stderr(&o)
     );
     assert_eq!(names_in(&dir.join("out")), ["q4-gc-pause-two-sided-sweep"]);
+}
+
+#[test]
+fn the_shrink_stops_at_its_budget_of_runs_with_the_same_bytes_every_time() {
+    let dir = workdir("hostile-out-shrink");
+    let explore = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "explore",
+            "explore-cached-bool-pauses",
+            "--runs",
+            "200",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        leasesim(&args, &dir)
+    };
+    // Unbounded by the default of 200, its shrink takes 81 runs; 5 stop it early.
+    let o = explore("a", &["--shrink-runs", "5"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("(5 runs, "), "{text}");
+    assert!(
+        text.contains("  budget     the shrink stopped at its budget (--shrink-runs 5): its budget of runs ran out; the counterexample is the smallest found so far"),
+        "{text}"
+    );
+    let report = dir.join("a/explore-cached-bool-pauses");
+    let json = fs::read_to_string(report.join("explore.json")).unwrap();
+    assert!(json.contains("\"shrink_runs\": 5,"), "{json}");
+    assert!(json.contains("\"shrink_stopped\": \"runs\","), "{json}");
+    let ron = fs::read_to_string(report.join("counterexample.ron")).unwrap();
+    assert!(
+        ron.contains("(the shrink stopped after 5 runs: its budget of runs ran out)."),
+        "{ron}"
+    );
+    // The best so far still replays its violation (its expect block holds: exit 0).
+    let o = leasesim(
+        &[
+            "run",
+            "a/explore-cached-bool-pauses/counterexample.ron",
+            "--out",
+            "r",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The same budget again: the same bytes.
+    let o = explore("b", &["--shrink-runs", "5"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let again = dir.join("b/explore-cached-bool-pauses");
+    for f in [
+        "counterexample.ron",
+        "explore.json",
+        "summary.json",
+        "report.md",
+    ] {
+        assert!(
+            fs::read(report.join(f)).unwrap() == fs::read(again.join(f)).unwrap(),
+            "{f} differs"
+        );
+    }
+    // The default budget is not reached: no budget line, nothing stopped.
+    let o = explore("c", &[]);
+    assert!(!stdout(&o).contains("budget"), "{}", stdout(&o));
+    let json = fs::read_to_string(dir.join("c/explore-cached-bool-pauses/explore.json")).unwrap();
+    assert!(json.contains("\"shrink_stopped\": null"), "{json}");
+}
+
+#[test]
+fn the_shrink_stops_at_its_time_and_says_so() {
+    let dir = workdir("hostile-out-shrink-time");
+    // A deadline of 1 ns is up before the first run of the shrink: the drawn run, unshrunk.
+    let o = leasesim(
+        &[
+            "explore",
+            "explore-cached-bool-pauses",
+            "--runs",
+            "200",
+            "--shrink-time",
+            "1ns",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("shrunk     5 faults, 3 nodes, 60s -> 5 faults, 3 nodes, 60s (0 runs, "),
+        "{text}"
+    );
+    assert!(
+        text.contains("the shrink stopped at its budget (--shrink-time 1ns): its time ran out"),
+        "{text}"
+    );
+    // A bad one is refused before anything runs.
+    let o = leasesim(
+        &[
+            "explore",
+            "explore-cached-bool-pauses",
+            "--runs",
+            "9",
+            "--shrink-time",
+            "0s",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("must be positive"), "{}", stderr(&o));
 }
 
 #[test]
