@@ -81,11 +81,17 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
         return ExitCode::from(2);
     }
     let results = results_ok;
+    print_results(&results, &loaded, &args);
+    let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
+    ExitCode::from(u8::from(failed))
+}
 
+/// Prints the runs' summaries: JSON lines, one run's block, or the verdict table.
+fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        for (s, secs) in &results {
+        for (s, secs) in results {
             let line = if args.stats {
                 serde_json::to_string(&WithStats {
                     summary: s,
@@ -113,7 +119,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
     } else {
         let rows: Vec<Vec<String>> = results.iter().map(|(s, _)| text::verdict_row(s)).collect();
         let _ = write!(out, "{}", text::table(&text::VERDICT_HEADER, &rows));
-        for (s, secs) in &results {
+        for (s, secs) in results {
             for f in &s.expect.failures {
                 let _ = writeln!(out, "FAILED {}: {f}", s.scenario);
             }
@@ -140,8 +146,6 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
             args.out.display()
         );
     }
-    let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
-    ExitCode::from(u8::from(failed))
 }
 
 /// The arguments with repeats of the same scenario dropped, first kept: a bundled name given

@@ -142,30 +142,9 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         Ok(f) => f,
         Err(e) => return super::bad_input(e),
     };
-    let shown = file.path().display();
-    match file.found {
-        Found::Resumed {
-            runs,
-            dropped_bytes,
-        } => eprintln!(
-            "resuming {shown}: {runs} of {runs_here} runs were done{}",
-            if dropped_bytes > 0 {
-                format!(" ({dropped_bytes} bytes of a cut last run dropped)")
-            } else {
-                String::new()
-            }
-        ),
-        Found::Nothing if args.resume => {
-            eprintln!("nothing to resume in {shown}: running the whole sweep")
-        }
-        Found::Discarded => eprintln!(
-            "note: {shown} held the runs of an interrupted sweep; starting over \
-             (--resume continues it instead)"
-        ),
-        Found::Nothing => {}
-    }
+    let shown = file.path().display().to_string();
+    say_found(file.found, &shown, runs_here, args.resume);
     let resumed = file.done;
-    let shown = shown.to_string();
     staging::on_interrupt_say(Some(format!(
         "interrupted: the runs done are kept in {shown}; \
          the same command with --resume continues the sweep"
@@ -335,6 +314,32 @@ fn write_outputs(
         staging.write(&name, &bytes)?;
     }
     staging.commit()
+}
+
+/// Says what the in-progress file `shown` held: runs resumed, nothing to resume, or an
+/// interrupted sweep's runs started over.
+fn say_found(found: Found, shown: &str, runs_here: u64, resume: bool) {
+    match found {
+        Found::Resumed {
+            runs,
+            dropped_bytes,
+        } => eprintln!(
+            "resuming {shown}: {runs} of {runs_here} runs were done{}",
+            if dropped_bytes > 0 {
+                format!(" ({dropped_bytes} bytes of a cut last run dropped)")
+            } else {
+                String::new()
+            }
+        ),
+        Found::Nothing if resume => {
+            eprintln!("nothing to resume in {shown}: running the whole sweep")
+        }
+        Found::Discarded => eprintln!(
+            "note: {shown} held the runs of an interrupted sweep; starting over \
+             (--resume continues it instead)"
+        ),
+        Found::Nothing => {}
+    }
 }
 
 /// After a sweep failed midway (a full disk, say): keeps its in-progress file, `shown`, if a
