@@ -9,7 +9,7 @@ use crate::explore::output::{
     counterexample_text, faults_words, found_words, kinds_words, nearest_miss_text, nemesis_ron,
     runs_csv, ExploreJson, MissOut, Partial, SizeOut, ViolationOut,
 };
-use crate::explore::{self, Answer, Exploration, RunRecord};
+use crate::explore::{self, shrink, Answer, Exploration, RunRecord};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
 use crate::report::staging::{self, Existing};
@@ -50,6 +50,8 @@ pub(crate) struct ExploreArgs {
     /// Directory for the report (`<name>/`).
     #[arg(long, default_value = "reports")]
     pub(crate) out: PathBuf,
+    #[command(flatten)]
+    pub(crate) shrink: ShrinkArgs,
 }
 
 #[derive(Args)]
@@ -59,6 +61,35 @@ pub(crate) struct ExploreMergeArgs {
     /// Directory for the merged report (`<name>/`).
     #[arg(long, default_value = "reports")]
     pub(crate) out: PathBuf,
+    #[command(flatten)]
+    pub(crate) shrink: ShrinkArgs,
+}
+
+/// The shrink's budget: when it is spent, the smallest counterexample found so far is written.
+#[derive(Args)]
+pub(crate) struct ShrinkArgs {
+    /// The most runs the shrink of a violation may take (at most 10000). The same runs give the
+    /// same counterexample, byte for byte.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = shrink::DEFAULT_BUDGET_RUNS,
+        value_parser = clap::value_parser!(u64).range(0..=shrink::MAX_RUNS)
+    )]
+    pub(crate) shrink_runs: u64,
+    /// The most wall time the shrink may take, e.g. 30s or 5m (default: no limit). Not
+    /// deterministic: how far the shrink gets depends on the machine.
+    #[arg(long, value_name = "D", value_parser = parse_shrink_time)]
+    pub(crate) shrink_time: Option<std::time::Duration>,
+}
+
+/// `--shrink-time`: a positive duration, written as in a scenario file.
+fn parse_shrink_time(text: &str) -> Result<std::time::Duration, String> {
+    let d = crate::scenario::duration::parse_duration(text)?;
+    if d.ns() <= 0 {
+        return Err(format!("must be positive (got {d})"));
+    }
+    Ok(std::time::Duration::from_nanos(d.ns() as u64))
 }
 
 /// The runs/s and counts printed at the end.
@@ -148,6 +179,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         &e,
         &records,
         Some(&timing),
+        &args.shrink,
         registry,
     )
 }
@@ -203,6 +235,10 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
             ));
         }
     }
+    // The name becomes the report directory's: a partial's must be one a scenario can have.
+    if let Some(why) = crate::scenario::names::problem(&first.name) {
+        problems.push(format!("{}: name: {why}", names[0].display()));
+    }
     let mut seen: Vec<u64> = partials.iter().map(|p| p.shard.0).collect();
     seen.sort_unstable();
     seen.dedup();
@@ -239,6 +275,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
         &e,
         &records,
         None,
+        &args.shrink,
         registry,
     )
 }
@@ -366,15 +403,54 @@ fn write_partial(
 
 fn rate(t: &Timing) -> String {
     format!(
-        "{} events in {:.2} s of wall time: {:.0} runs/s",
+        "{} events in {:.2} s of wall time: {} runs/s",
         t.events,
         t.secs,
-        t.runs as f64 / t.secs.max(1e-9)
+        super::per_second(t.runs as f64, t.secs)
     )
 }
 
-/// Answers, writes `<out>/<name>/` whole, prints what was found, and gives the exit code: 1
-/// for a violation, 0 for none.
+/// The shrink's progress on a terminal (a bar of its runs against its budget, at the runs/s of
+/// the shrink itself); nothing elsewhere. Counts every run of the answer.
+struct ShrinkProgress {
+    bar: ProgressBar,
+    #[allow(clippy::disallowed_types)] // wall time for the runs/s shown, never simulated time
+    started: std::time::Instant,
+}
+
+impl ShrinkProgress {
+    fn new(shrinking: bool, budget_runs: u64) -> ShrinkProgress {
+        let bar = if shrinking && std::io::stderr().is_terminal() {
+            let bar =
+                ProgressBar::with_draw_target(Some(budget_runs), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} shrinking the violation: {pos} of at most {len} runs, {msg}",
+                )
+                .expect("a valid template"),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        #[allow(clippy::disallowed_types)] // wall time for the runs/s shown
+        let started = std::time::Instant::now();
+        ShrinkProgress { bar, started }
+    }
+
+    fn ran(&self) {
+        self.bar.inc(1);
+        let secs = self.started.elapsed().as_secs_f64();
+        self.bar.set_message(format!(
+            "{} runs/s",
+            super::per_second(self.bar.position() as f64, secs)
+        ));
+    }
+}
+
+/// Answers (the shrink within the budget of `shrink_args`), writes `<out>/<name>/` whole,
+/// prints what was found, and gives the exit code: 1 for a violation, 0 for none.
+#[allow(clippy::too_many_arguments)]
 fn finish(
     out: &Path,
     name: &str,
@@ -382,19 +458,36 @@ fn finish(
     e: &Exploration,
     records: &[RunRecord],
     timing: Option<&Timing>,
+    shrink_args: &ShrinkArgs,
     registry: &Registry,
 ) -> ExitCode {
     let runner = runner(name, registry);
-    #[allow(clippy::disallowed_types)] // wall time for the shrink's line only
-    let started = std::time::Instant::now();
-    let answer = match e.answer(records, command, &runner) {
+    let progress = ShrinkProgress::new(
+        explore::first_violation(records).is_some(),
+        shrink_args.shrink_runs,
+    );
+    let deadline = shrink_args.shrink_time.map(|d| progress.started + d);
+    #[allow(clippy::disallowed_types)] // wall time for the shrink's deadline only
+    let out_of_time = move || deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let budget = shrink::Budget {
+        runs: shrink_args.shrink_runs,
+        out_of_time: deadline.map(|_| &out_of_time as &(dyn Fn() -> bool + Sync)),
+    };
+    let counted = |s: &Scenario| {
+        let r = runner(s);
+        progress.ran();
+        r
+    };
+    let answer = e.answer_within(records, command, &counted, &budget);
+    progress.bar.finish_and_clear();
+    let answer = match answer {
         Ok(a) => a,
         Err(err) => {
             eprintln!("error: {err}");
             return ExitCode::from(2);
         }
     };
-    let shrink_secs = started.elapsed().as_secs_f64();
+    let shrink_secs = progress.started.elapsed().as_secs_f64();
     let dir = report::run_dir(out, name);
     let strategy = registry
         .build(&e.base.strategy)
@@ -414,106 +507,23 @@ fn finish(
     let mut files: Vec<(&str, Vec<u8>)> = vec![("runs.csv", runs_csv(records))];
     let lines = match &answer {
         Answer::Violation(f) => {
-            summary.violation = Some(ViolationOut {
-                run: f.record.run,
-                seed: f.record.seed,
-                kind: f.violation,
-                kinds: f.record.kinds.clone(),
-                before: SizeOut::of(&f.drawn),
-                after: SizeOut::of(&f.counterexample),
-                shrink_runs: f.shrink_runs,
-                file: "counterexample.ron",
-            });
-            let text = counterexample_text(&f.counterexample, command);
-            files.push(("counterexample.ron", text.into_bytes()));
-            match crate::run_recorded_with(
-                name,
-                &f.counterexample,
-                registry
-                    .build(&f.counterexample.strategy)
-                    .expect("validated at load"),
-            ) {
-                Ok((o, timeline)) => {
-                    // Relative to the report, so that its bytes do not depend on --out.
-                    let rerun = "leasesim run counterexample.ron".to_string();
-                    let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
-                    for (n, bytes) in report::run_files(&o.summary, md) {
-                        files.push((n, bytes));
-                    }
-                    let chart = timeline_chart(&timeline, &o.summary);
-                    files.push(("timeline.svg", chart.svg.into_bytes()));
-                    files.push(("timeline.png", chart.png));
-                }
-                Err(err) => {
-                    eprintln!("error: the counterexample: {}", err.problems.join("; "));
-                    return ExitCode::from(2);
-                }
-            }
-            let v = summary.violation.as_ref().expect("set above");
-            vec![
-                format!(
-                    "VIOLATION  {name}: run {} (seed {}, kinds {}) showed {}",
-                    f.record.run,
-                    f.record.seed,
-                    kinds_words(&f.record.kinds),
-                    f.violation.words()
-                ),
-                format!(
-                    "  shrunk     {}, {} nodes, {} -> {}, {} nodes, {} ({} runs, {shrink_secs:.2} s)",
-                    faults_words(v.before.faults),
-                    v.before.nodes,
-                    f.drawn.duration,
-                    faults_words(v.after.faults),
-                    v.after.nodes,
-                    f.counterexample.duration,
-                    f.shrink_runs
-                ),
-                format!("  found      {}", found_words(&f.summary)),
-                format!(
-                    "  replay     leasesim run {}",
-                    dir.join("counterexample.ron").display()
-                ),
-            ]
-        }
-        Answer::Nothing(miss) => {
-            let mut lines = vec![format!(
-                "SAFE  {name}: no violation in {} runs",
-                records.len()
-            )];
-            if let Some(m) = miss {
-                let slack = m.record.min_slack_ns.expect("a nearest miss has a slack");
-                summary.nearest_miss = Some(MissOut {
-                    run: m.record.run,
-                    seed: m.record.seed,
-                    kinds: m.record.kinds.clone(),
-                    min_slack_ns: slack,
-                    file: "nearest-miss.ron",
-                });
-                files.push((
-                    "nearest-miss.ron",
-                    nearest_miss_text(&m.drawn, command, &m.record).into_bytes(),
-                ));
-                lines.push(format!(
-                    "  nearest miss  run {} (seed {}, kinds {}): {} of slack",
-                    m.record.run,
-                    m.record.seed,
-                    kinds_words(&m.record.kinds),
-                    crate::time::format_ns(slack)
-                ));
-                lines.push(format!(
-                    "  replay        leasesim run {}",
-                    dir.join("nearest-miss.ron").display()
-                ));
-            } else {
-                lines.push("  no run had a handover of the lease: no slack to report".into());
-            }
-            let chart = crate::report::chart::slack::slack_histogram(name, records);
-            if let Some(chart) = chart {
-                files.push(("slack.svg", chart.svg.into_bytes()));
-                files.push(("slack.png", chart.png));
-            }
+            let found = violation_report(f, name, command, registry, &mut files);
+            let Ok(v) = found else {
+                return ExitCode::from(2);
+            };
+            let lines = violation_lines(f, &v, name, &dir, shrink_args, shrink_secs);
+            summary.violation = Some(v);
             lines
         }
+        Answer::Nothing(miss) => nothing_report(
+            miss.as_deref(),
+            name,
+            command,
+            records,
+            &dir,
+            &mut summary,
+            &mut files,
+        ),
     };
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
     json.push(b'\n');
@@ -533,4 +543,160 @@ fn finish(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The files of a violation's report (the counterexample, its run's report and timeline) into
+/// `files`, and its entry of `explore.json`; an error is printed (the counterexample does not
+/// run).
+fn violation_report(
+    f: &explore::Found,
+    name: &str,
+    command: &str,
+    registry: &Registry,
+    files: &mut Vec<(&str, Vec<u8>)>,
+) -> Result<ViolationOut, ()> {
+    let v = ViolationOut {
+        run: f.record.run,
+        seed: f.record.seed,
+        kind: f.violation,
+        kinds: f.record.kinds.clone(),
+        before: SizeOut::of(&f.drawn),
+        after: SizeOut::of(&f.counterexample),
+        shrink_runs: f.shrink_runs,
+        shrink_stopped: f.shrink_stopped,
+        file: "counterexample.ron",
+    };
+    let text = counterexample_text(&f.counterexample, command);
+    files.push(("counterexample.ron", text.into_bytes()));
+    let strategy = registry
+        .build(&f.counterexample.strategy)
+        .expect("validated at load");
+    match crate::run_recorded_with(name, &f.counterexample, strategy) {
+        Ok((o, timeline)) => {
+            // Relative to the report, so that its bytes do not depend on --out.
+            let rerun = "leasesim run counterexample.ron".to_string();
+            let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
+            files.extend(report::run_files(&o.summary, md));
+            let chart = timeline_chart(&timeline, &o.summary);
+            files.push(("timeline.svg", chart.svg.into_bytes()));
+            files.push(("timeline.png", chart.png));
+            Ok(v)
+        }
+        Err(err) => {
+            eprintln!("error: the counterexample: {}", err.problems.join("; "));
+            Err(())
+        }
+    }
+}
+
+/// What `explore` prints about a violation: the run, the shrink (its runs, seconds and runs/s,
+/// and whether it stopped at its budget), the figures, how to replay it.
+fn violation_lines(
+    f: &explore::Found,
+    v: &ViolationOut,
+    name: &str,
+    dir: &Path,
+    shrink_args: &ShrinkArgs,
+    shrink_secs: f64,
+) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "VIOLATION  {name}: run {} (seed {}, kinds {}) showed {}",
+            f.record.run,
+            f.record.seed,
+            kinds_words(&f.record.kinds),
+            f.violation.words()
+        ),
+        format!(
+            "  shrunk     {}, {} nodes, {} -> {}, {} nodes, {} ({} runs, {shrink_secs:.2} s{})",
+            faults_words(v.before.faults),
+            v.before.nodes,
+            f.drawn.duration,
+            faults_words(v.after.faults),
+            v.after.nodes,
+            f.counterexample.duration,
+            f.shrink_runs,
+            if f.shrink_runs > 0 {
+                format!(
+                    ", {} runs/s",
+                    super::per_second(f.shrink_runs as f64, shrink_secs)
+                )
+            } else {
+                String::new()
+            }
+        ),
+    ];
+    if let Some(why) = f.shrink_stopped {
+        let flag = match why {
+            shrink::Stopped::Runs => format!("--shrink-runs {}", shrink_args.shrink_runs),
+            shrink::Stopped::Time => match shrink_args.shrink_time {
+                Some(d) => format!(
+                    "--shrink-time {}",
+                    crate::time::format_ns(d.as_nanos() as i64)
+                ),
+                None => "its cap".to_string(),
+            },
+        };
+        lines.push(format!(
+            "  budget     the shrink stopped at its budget ({flag}): {}; the counterexample is \
+             the smallest found so far",
+            why.words()
+        ));
+    }
+    lines.push(format!("  found      {}", found_words(&f.summary)));
+    lines.push(format!(
+        "  replay     leasesim run {}",
+        dir.join("counterexample.ron").display()
+    ));
+    lines
+}
+
+/// The files and `explore.json` entry of an exploration without a violation (the nearest miss
+/// and the slack histogram), and what it prints.
+fn nothing_report(
+    miss: Option<&explore::NearestMiss>,
+    name: &str,
+    command: &str,
+    records: &[RunRecord],
+    dir: &Path,
+    summary: &mut ExploreJson,
+    files: &mut Vec<(&str, Vec<u8>)>,
+) -> Vec<String> {
+    let mut lines = vec![format!(
+        "SAFE  {name}: no violation in {} runs",
+        records.len()
+    )];
+    if let Some(m) = miss {
+        let slack = m.record.min_slack_ns.expect("a nearest miss has a slack");
+        summary.nearest_miss = Some(MissOut {
+            run: m.record.run,
+            seed: m.record.seed,
+            kinds: m.record.kinds.clone(),
+            min_slack_ns: slack,
+            file: "nearest-miss.ron",
+        });
+        files.push((
+            "nearest-miss.ron",
+            nearest_miss_text(&m.drawn, command, &m.record).into_bytes(),
+        ));
+        lines.push(format!(
+            "  nearest miss  run {} (seed {}, kinds {}): {} of slack",
+            m.record.run,
+            m.record.seed,
+            kinds_words(&m.record.kinds),
+            crate::time::format_ns(slack)
+        ));
+        lines.push(format!(
+            "  replay        leasesim run {}",
+            dir.join("nearest-miss.ron").display()
+        ));
+    } else {
+        lines.push("  no run had a handover of the lease: no slack to report".into());
+    }
+    let chart = crate::report::chart::slack::slack_histogram(name, records);
+    if let Some(chart) = chart {
+        files.push(("slack.svg", chart.svg.into_bytes()));
+        files.push(("slack.png", chart.png));
+    }
+    lines
 }

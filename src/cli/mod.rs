@@ -128,6 +128,69 @@ pub(crate) struct RunArgs {
     /// Also write trace.jsonl (every event) and trace.perfetto.json (for ui.perfetto.dev).
     #[arg(long)]
     pub(crate) trace: bool,
+    /// With --trace: the most the traces of one run may take, both files together, e.g.
+    /// 500MB or 10GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB). A run whose traces reach
+    /// it is stopped, and one whose estimate is already above it is refused before it starts:
+    /// exit 2, nothing written.
+    // The default is `limits::DEFAULT_TRACE_BYTES` (a test checks the two agree).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "4GiB",
+        value_parser = parse_size,
+        requires = "trace"
+    )]
+    pub(crate) trace_limit: u64,
+}
+
+/// A size in bytes as written on the command line: a number (decimals allowed) and a unit,
+/// `B` (or none), `kB`, `MB`, `GB`, `TB` (powers of 1000) or `KiB`, `MiB`, `GiB`, `TiB`
+/// (powers of 1024), in any case. Rounded down to whole bytes.
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = (&t[..split], t[split..].trim());
+    let per: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => {
+            return Err(format!(
+                "{text:?}: unknown unit {unit:?}; write a number and one of B, kB, MB, GB, TB, \
+                 KiB, MiB, GiB, TiB (like 500MB or 4GiB)"
+            ))
+        }
+    };
+    let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
+    let bad = || format!("{text:?}: expected a size such as 500MB or 4GiB");
+    if whole.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 12 {
+        return Err(bad());
+    }
+    let whole: u128 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let frac_value: u128 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().map_err(|_| bad())?
+    };
+    let too_large = || format!("{text:?}: above the largest size, 2^64 - 1 bytes");
+    let part = frac_value * u128::from(per) / 10u128.pow(frac.len() as u32);
+    let bytes = whole
+        .checked_mul(u128::from(per))
+        .and_then(|b| b.checked_add(part))
+        .ok_or_else(too_large)?;
+    u64::try_from(bytes).map_err(|_| too_large())
 }
 
 #[derive(Args)]
@@ -297,10 +360,11 @@ fn unknown_name(name: &str) -> LoadError {
 fn load_one(arg: &str, registry: &Registry) -> Result<Loaded, LoadError> {
     let path = Path::new(arg);
     if path.exists() || arg.ends_with(".ron") {
+        let (name, scenario) = load::named_from_file_in(path, registry)?;
         return Ok(Loaded {
-            name: load::name_of(path),
+            name,
             source: arg.to_string(),
-            scenario: load::from_file_in(path, registry)?,
+            scenario,
         });
     }
     match library::text(arg) {
@@ -390,6 +454,18 @@ pub(crate) fn report_problems(what: &str, problems: &[String]) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// `count` per second of `secs` for a line of output, to three significant digits below 100
+/// (`0.483`, `4.83`, `48.3`) and whole above: a slow rate is never written `0`.
+pub(crate) fn per_second(count: f64, secs: f64) -> String {
+    let rate = count / secs.max(1e-9);
+    match rate {
+        r if r >= 100.0 => format!("{r:.0}"),
+        r if r >= 10.0 => format!("{r:.1}"),
+        r if r >= 1.0 => format!("{r:.2}"),
+        r => format!("{r:.3}"),
+    }
+}
+
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(2)
@@ -432,5 +508,47 @@ fn check(args: &[String], registry: &Registry) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(code) => code,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_size, per_second};
+
+    #[test]
+    fn a_slow_rate_is_never_written_zero() {
+        // 9 runs in 38 s: 0.2368 runs/s (written "0" at no decimals); 113 runs in 234 s: 0.4829.
+        assert_eq!(per_second(9.0, 38.0), "0.237");
+        assert_eq!(per_second(113.0, 234.0), "0.483");
+        // 3 significant digits up to 100, whole from there: 4.83, 48.3, 483.
+        assert_eq!(per_second(483.0, 100.0), "4.83");
+        assert_eq!(per_second(483.0, 10.0), "48.3");
+        assert_eq!(per_second(81.0, 0.01), "8100");
+        assert_eq!(per_second(0.0, 1.0), "0.000");
+    }
+
+    #[test]
+    fn sizes_read_in_decimal_and_binary_units() {
+        // The default of --trace-limit, as its help writes it.
+        assert_eq!(
+            parse_size("4GiB"),
+            Ok(crate::scenario::limits::DEFAULT_TRACE_BYTES)
+        );
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("500MB"), Ok(500_000_000));
+        assert_eq!(parse_size("500mb"), Ok(500_000_000));
+        assert_eq!(parse_size("123"), Ok(123));
+        assert_eq!(parse_size("123 B"), Ok(123));
+        // 1.5 x 1024 = 1536; 0.001 kB = 1 byte; 0.0001 kB = 0.1 byte, rounded down to 0.
+        assert_eq!(parse_size("1.5KiB"), Ok(1536));
+        assert_eq!(parse_size("0.001kB"), Ok(1));
+        assert_eq!(parse_size("0.0001kB"), Ok(0));
+        assert_eq!(parse_size(".5kB"), Ok(500));
+        // 16 EiB is 2^64: one past the largest u64.
+        assert!(parse_size("16777216TiB").unwrap_err().contains("largest"));
+        assert_eq!(parse_size("16777215TiB"), Ok(16_777_215 << 40));
+        for bad in ["", "GiB", "4 GB!", "4G", "1.2.3MB", "-1MB", "."] {
+            assert!(parse_size(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
 use crate::report::{self, markdown, text, ReportDir};
-use crate::scenario::{library, load};
+use crate::scenario::{library, limits, load};
 use crate::strategy::Registry;
 use crate::time::SimTime;
 use crate::trace::jsonl::JsonlWriter;
@@ -56,10 +56,15 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
             l.scenario.seed = seed;
         }
     }
+    if args.trace {
+        if let Err(code) = refuse_traces_over_the_limit(&loaded, args.trace_limit) {
+            return code;
+        }
+    }
 
     let results: Vec<Result<(Summary, f64), String>> = loaded
         .par_iter()
-        .map(|l| run_one(l, &args, registry).map_err(|e| format!("{}: {e}", l.name)))
+        .map(|l| run_one(l, &args, registry))
         .collect();
     let mut results_ok = Vec::new();
     let mut write_failed = false;
@@ -67,7 +72,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
         match r {
             Ok(r) => results_ok.push(r),
             Err(e) => {
-                eprintln!("error: cannot write the report of {e}");
+                eprintln!("error: {e}");
                 write_failed = true;
             }
         }
@@ -76,11 +81,17 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
         return ExitCode::from(2);
     }
     let results = results_ok;
+    print_results(&results, &loaded, &args);
+    let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
+    ExitCode::from(u8::from(failed))
+}
 
+/// Prints the runs' summaries: JSON lines, one run's block, or the verdict table.
+fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        for (s, secs) in &results {
+        for (s, secs) in results {
             let line = if args.stats {
                 serde_json::to_string(&WithStats {
                     summary: s,
@@ -108,7 +119,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
     } else {
         let rows: Vec<Vec<String>> = results.iter().map(|(s, _)| text::verdict_row(s)).collect();
         let _ = write!(out, "{}", text::table(&text::VERDICT_HEADER, &rows));
-        for (s, secs) in &results {
+        for (s, secs) in results {
             for f in &s.expect.failures {
                 let _ = writeln!(out, "FAILED {}: {f}", s.scenario);
             }
@@ -135,8 +146,6 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
             args.out.display()
         );
     }
-    let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
-    ExitCode::from(u8::from(failed))
 }
 
 /// The arguments with repeats of the same scenario dropped, first kept: a bundled name given
@@ -177,10 +186,73 @@ fn refuse_name_clashes(loaded: &[Loaded]) -> Result<(), ExitCode> {
     Err(ExitCode::from(2))
 }
 
-/// What watches a run for its report: the chart's recorder, and the trace writers if asked.
+/// Refuses, before anything runs, every run whose traces are sure to pass `limit` by the
+/// estimate ([`limits::trace_bytes_floor`]): exit 2, each named.
+fn refuse_traces_over_the_limit(loaded: &[Loaded], limit: u64) -> Result<(), ExitCode> {
+    let mut refused = false;
+    for l in loaded {
+        let floor = limits::trace_bytes_floor(&l.scenario);
+        if floor > limit as f64 {
+            eprintln!(
+                "error: {}: --trace: its traces would take at least about {} (about {} events \
+                 at {} bytes or more each), above --trace-limit, {}; raise --trace-limit, or \
+                 shorten the run or lower its rates (nothing was run or written)",
+                l.source,
+                size_words(floor),
+                limits::count(floor / limits::TRACE_BYTES_PER_EVENT_FLOOR),
+                limits::TRACE_BYTES_PER_EVENT_FLOOR,
+                limit_words(limit)
+            );
+            refused = true;
+        }
+    }
+    if refused {
+        Err(ExitCode::from(2))
+    } else {
+        Ok(())
+    }
+}
+
+/// A size in bytes for a message, to a tenth of its unit: `1.3 GB`; bytes below 1 kB.
+fn size_words(bytes: f64) -> String {
+    let (per, unit) = match bytes {
+        b if b >= 1e12 => (1e12, "TB"),
+        b if b >= 1e9 => (1e9, "GB"),
+        b if b >= 1e6 => (1e6, "MB"),
+        b if b >= 1e3 => (1e3, "kB"),
+        _ => return format!("{bytes:.0} bytes"),
+    };
+    format!("{:.1} {unit}", bytes / per)
+}
+
+/// The limit for a message: its bytes exactly, and in words.
+fn limit_words(limit: u64) -> String {
+    format!("{limit} bytes ({})", size_words(limit as f64))
+}
+
+/// What a run's traces reached: the point at which it is stopped (unwound out of the engine
+/// with [`std::panic::resume_unwind`], which runs no panic hook, and caught by [`run_one`]).
+struct TraceLimitReached {
+    at: SimTime,
+}
+
+/// What watches a run for its report: the chart's recorder, and the trace writers if asked,
+/// held to `trace_limit` bytes together.
 struct ReportObservers {
     recorder: Recorder,
     traces: Option<(JsonlWriter, PerfettoWriter)>,
+    trace_limit: u64,
+}
+
+impl ReportObservers {
+    /// Stops the run once the traces passed their limit (see [`TraceLimitReached`]).
+    fn hold_to_limit(&self, at: SimTime) {
+        if let Some((j, p)) = &self.traces {
+            if j.bytes_written() + p.bytes_written() > self.trace_limit {
+                std::panic::resume_unwind(Box::new(TraceLimitReached { at }));
+            }
+        }
+    }
 }
 
 impl Observer for ReportObservers {
@@ -189,6 +261,7 @@ impl Observer for ReportObservers {
         if let Some((j, p)) = self.traces.as_mut() {
             j.event(e);
             p.event(e);
+            self.hold_to_limit(e.t);
         }
     }
     fn belief(&mut self, node: NodeId, authority: Authority, piece: &Piece) {
@@ -196,6 +269,7 @@ impl Observer for ReportObservers {
         if let Some((j, p)) = self.traces.as_mut() {
             j.belief(node, authority, piece);
             p.belief(node, authority, piece);
+            self.hold_to_limit(piece.end);
         }
     }
     fn overlap(&mut self, authority: Authority, o: &Overlap) {
@@ -203,6 +277,7 @@ impl Observer for ReportObservers {
         if let Some((j, p)) = self.traces.as_mut() {
             j.overlap(authority, o);
             p.overlap(authority, o);
+            self.hold_to_limit(o.end);
         }
     }
     fn finish(&mut self, end: SimTime) {
@@ -210,19 +285,25 @@ impl Observer for ReportObservers {
         if let Some((j, p)) = self.traces.as_mut() {
             j.finish(end);
             p.finish(end);
+            self.hold_to_limit(end);
         }
     }
 }
 
-/// Runs one scenario with its observers and writes its report directory whole.
-fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> std::io::Result<(Summary, f64)> {
+/// Runs one scenario with its observers and writes its report directory whole; an error says
+/// what failed, for the user. The staging directory goes on every error (its guard's drop).
+fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> Result<(Summary, f64), String> {
     let dir = report::run_dir(&args.out, &l.name);
-    let staging = ReportDir::begin(&dir)?;
+    let io = |e: std::io::Error| format!("cannot write the report of {}: {e}", l.name);
+    let staging = ReportDir::begin(&dir).map_err(io)?;
+    if std::env::var_os(ABORT_AFTER_STAGING).is_some() {
+        std::process::abort();
+    }
     let names: Vec<String> = l.scenario.nodes.iter().map(|n| n.name.clone()).collect();
     let traces = if args.trace {
         Some((
-            JsonlWriter::create(&staging.path("trace.jsonl"), names.clone())?,
-            PerfettoWriter::create(&staging.path("trace.perfetto.json"), names)?,
+            JsonlWriter::create(&staging.path("trace.jsonl"), names.clone()).map_err(io)?,
+            PerfettoWriter::create(&staging.path("trace.perfetto.json"), names).map_err(io)?,
         ))
     } else {
         None
@@ -230,32 +311,57 @@ fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> std::io::Result<(
     let mut observers = ReportObservers {
         recorder: Recorder::for_scenario(&l.scenario),
         traces,
+        trace_limit: args.trace_limit,
     };
     #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
     let started = std::time::Instant::now();
     let strategy = registry
         .build(&l.scenario.strategy)
         .expect("validated at load");
-    let outcome = crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
-        .expect("validated at load");
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
+    }));
+    let outcome = match ran {
+        Ok(outcome) => outcome.expect("validated at load"),
+        Err(payload) => match payload.downcast::<TraceLimitReached>() {
+            Ok(reached) => {
+                return Err(format!(
+                    "{}: --trace: the traces passed --trace-limit, {}, at {} of simulated time \
+                     (of {}); the run was stopped and nothing was written (raise \
+                     --trace-limit, or run without --trace)",
+                    l.source,
+                    limit_words(args.trace_limit),
+                    crate::time::format_ns(reached.at.ns()),
+                    l.scenario.duration
+                ))
+            }
+            Err(other) => std::panic::resume_unwind(other),
+        },
+    };
     let secs = started.elapsed().as_secs_f64();
     if let Some((jsonl, perfetto)) = observers.traces {
-        jsonl.close()?;
-        perfetto.close()?;
+        jsonl.close().map_err(io)?;
+        perfetto.close().map_err(io)?;
     }
     let s = outcome.summary;
     let timeline = observers.recorder.into_timeline();
     let rerun = report::rerun_command(&s, &l.source, args.strategy.is_some());
     let md = markdown::run_report(&s, &l.scenario, &rerun);
-    for (name, bytes) in report::run_files(&s, md) {
-        staging.write(name, &bytes)?;
-    }
     let chart = timeline_chart(&timeline, &s);
-    staging.write("timeline.svg", chart.svg.as_bytes())?;
-    staging.write("timeline.png", &chart.png)?;
-    staging.commit()?;
+    let written = report::run_files(&s, md)
+        .into_iter()
+        .try_for_each(|(name, bytes)| staging.write(name, &bytes))
+        .and_then(|()| staging.write("timeline.svg", chart.svg.as_bytes()))
+        .and_then(|()| staging.write("timeline.png", &chart.png))
+        .and_then(|()| staging.commit());
+    written.map_err(io)?;
     Ok((s, secs))
 }
+
+/// Set in the environment, `run` aborts (as an allocator that ran out of memory does: no
+/// unwinding, no handler) right after it began a report's staging directory. For the tests of
+/// what the next run sweeps; nothing else sets it.
+pub(crate) const ABORT_AFTER_STAGING: &str = "LEASESIM_TEST_ABORT_AFTER_STAGING";
 
 /// A summary with the wall-clock figures of `--stats` (never written to `summary.json`).
 #[derive(serde::Serialize)]

@@ -142,28 +142,8 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         Ok(f) => f,
         Err(e) => return super::bad_input(e),
     };
-    let shown = file.path().display();
-    match file.found {
-        Found::Resumed {
-            runs,
-            dropped_bytes,
-        } => eprintln!(
-            "resuming {shown}: {runs} of {runs_here} runs were done{}",
-            if dropped_bytes > 0 {
-                format!(" ({dropped_bytes} bytes of a cut last run dropped)")
-            } else {
-                String::new()
-            }
-        ),
-        Found::Nothing if args.resume => {
-            eprintln!("nothing to resume in {shown}: running the whole sweep")
-        }
-        Found::Discarded => eprintln!(
-            "note: {shown} held the runs of an interrupted sweep; starting over \
-             (--resume continues it instead)"
-        ),
-        Found::Nothing => {}
-    }
+    let shown = file.path().display().to_string();
+    say_found(file.found, &shown, runs_here, args.resume);
     let resumed = file.done;
     staging::on_interrupt_say(Some(format!(
         "interrupted: the runs done are kept in {shown}; \
@@ -173,11 +153,11 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         Ok(events) => events,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return failed_midway(file, &shown);
         }
     };
     let secs = started.elapsed().as_secs_f64();
-    let rate = (runs_here - resumed) as f64 / secs.max(1e-9);
+    let rate = super::per_second((runs_here - resumed) as f64, secs);
     let resumed_note = if resumed > 0 {
         format!(" ({resumed} resumed)")
     } else {
@@ -185,12 +165,13 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     };
     if let Some(shard) = shard {
         if let Err(e) = file.publish_as(&target) {
-            return cannot_write(&target, e);
+            cannot_write(&target, e);
+            return failed_midway_note(true, &shown);
         }
         staging::on_interrupt_say(None);
         println!(
             "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
-             ({rate:.0} runs/s)\n\
+             ({rate} runs/s)\n\
              partial: {}\n\
              when every shard is done: leasesim sweep-merge {}",
             shard.index,
@@ -205,7 +186,8 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
         write_outputs(&grid, &stats, staging, Vec::new())
     });
     if let Err(e) = written {
-        return cannot_write(&dir, e);
+        cannot_write(&dir, e);
+        return failed_midway(file, &shown);
     }
     // The report holds every run now: the in-progress file has served.
     let _ = file.remove();
@@ -214,7 +196,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     let mut out = stdout.lock();
     let _ = writeln!(
         out,
-        "{} runs{resumed_note}, {events} events in {secs:.2} s of wall time: {rate:.0} runs/s \
+        "{} runs{resumed_note}, {events} events in {secs:.2} s of wall time: {rate} runs/s \
          on {threads} thread{}",
         grid.run_count(),
         if threads == 1 { "" } else { "s" }
@@ -258,6 +240,11 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
         Ok(r) => r,
         Err(problems) => return super::report_problems("sweep", &problems),
     };
+    // The name becomes the report directory's: the partials' must be one a scenario can have.
+    if let Some(why) = crate::scenario::names::problem(&grid.spec.name) {
+        let first = &partials[0].0;
+        return super::report_problems("sweep", &[format!("{first}: name: {why}")]);
+    }
     let dir = args.out.join(format!("{}-sweep", grid.spec.name));
     // Merging in place keeps the partials: the new directory replaces the old one whole.
     let same = match (dir.canonicalize(), args.dir.canonicalize()) {
@@ -327,6 +314,51 @@ fn write_outputs(
         staging.write(&name, &bytes)?;
     }
     staging.commit()
+}
+
+/// Says what the in-progress file `shown` held: runs resumed, nothing to resume, or an
+/// interrupted sweep's runs started over.
+fn say_found(found: Found, shown: &str, runs_here: u64, resume: bool) {
+    match found {
+        Found::Resumed {
+            runs,
+            dropped_bytes,
+        } => eprintln!(
+            "resuming {shown}: {runs} of {runs_here} runs were done{}",
+            if dropped_bytes > 0 {
+                format!(" ({dropped_bytes} bytes of a cut last run dropped)")
+            } else {
+                String::new()
+            }
+        ),
+        Found::Nothing if resume => {
+            eprintln!("nothing to resume in {shown}: running the whole sweep")
+        }
+        Found::Discarded => eprintln!(
+            "note: {shown} held the runs of an interrupted sweep; starting over \
+             (--resume continues it instead)"
+        ),
+        Found::Nothing => {}
+    }
+}
+
+/// After a sweep failed midway (a full disk, say): keeps its in-progress file, `shown`, if a
+/// resume has runs to keep in it, else removes it, and says which; exit 2.
+fn failed_midway(file: InProgress, shown: &str) -> ExitCode {
+    failed_midway_note(file.keep_if_resumable(), shown)
+}
+
+fn failed_midway_note(kept: bool, shown: &str) -> ExitCode {
+    staging::on_interrupt_say(None);
+    if kept {
+        eprintln!(
+            "the runs done are kept in {shown}: once the problem is fixed, the same command \
+             with --resume continues the sweep"
+        );
+    } else {
+        eprintln!("nothing was kept: no run had been written");
+    }
+    ExitCode::from(2)
 }
 
 fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> ExitCode {

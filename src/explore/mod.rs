@@ -10,7 +10,8 @@
 //! the answer is the nearest miss: the run with the smallest safety slack.
 //!
 //! The first violation's drawn scenario, every random draw already explicit, is shrunk
-//! ([`shrink`]) while it shows the same kind of violation ([`Violation::shown_by`]), and becomes
+//! ([`shrink`], within a [`shrink::Budget`]: when it is spent, the smallest failing scenario so
+//! far is the answer) while it shows the same kind of violation ([`Violation::shown_by`]), and becomes
 //! the counterexample: a plain scenario whose description says what was found and where, and
 //! whose `expect` block pins the violation ([`Violation::pin`]).
 
@@ -67,6 +68,8 @@ pub struct Found {
     pub summary: Summary,
     /// Runs the shrink took.
     pub shrink_runs: u64,
+    /// What of its budget ran out, if the shrink stopped before its fixpoint.
+    pub shrink_stopped: Option<shrink::Stopped>,
 }
 
 /// The nearest miss of an exploration without a violation.
@@ -139,17 +142,28 @@ impl Exploration<'_> {
     }
 
     /// The answer from every run's record (one machine's, or every shard's merged): the first
-    /// violation in run order, shrunk, or the nearest miss. `records` must hold every run up to
-    /// the first violation, or all `runs` runs ([`complete`] checks it).
+    /// violation in run order, shrunk within the default budget, or the nearest miss. `records`
+    /// must hold every run up to the first violation, or all `runs` runs ([`complete`] checks it).
     pub fn answer(
         &self,
         records: &[RunRecord],
         command: &str,
         runner: &Runner,
     ) -> Result<Answer, String> {
+        self.answer_within(records, command, runner, &shrink::Budget::default())
+    }
+
+    /// [`Exploration::answer`], the shrink within `budget`.
+    pub fn answer_within(
+        &self,
+        records: &[RunRecord],
+        command: &str,
+        runner: &Runner,
+        budget: &shrink::Budget,
+    ) -> Result<Answer, String> {
         match first_violation(records) {
             Some(r) => self
-                .shrink(r, command, runner)
+                .shrink(r, command, runner, budget)
                 .map(|f| Answer::Violation(Box::new(f))),
             None => Ok(Answer::Nothing(nearest_miss(records).map(|r| {
                 Box::new(NearestMiss {
@@ -165,11 +179,17 @@ impl Exploration<'_> {
     }
 
     /// Shrinks the violation `r` found into a counterexample.
-    fn shrink(&self, r: &RunRecord, command: &str, runner: &Runner) -> Result<Found, String> {
+    fn shrink(
+        &self,
+        r: &RunRecord,
+        command: &str,
+        runner: &Runner,
+        budget: &shrink::Budget,
+    ) -> Result<Found, String> {
         let violation = r.violation.expect("a violating run");
         let drawn = self.draw(r.run).scenario;
         let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s));
-        let shrunk = shrink::shrink(drawn.clone(), &still_fails);
+        let shrunk = shrink::shrink_within(drawn.clone(), &still_fails, budget);
         let mut c = shrunk.scenario;
         tidy(&mut c);
         let summary = runner(&c).map_err(|p| format!("the shrunk run: {}", p.join("; ")))?;
@@ -181,6 +201,14 @@ impl Exploration<'_> {
             ));
         }
         c.description = describe(r, violation, &drawn, &c, command);
+        if let Some(why) = shrunk.stopped {
+            c.description.pop(); // the full stop
+            c.description.push_str(&format!(
+                " (the shrink stopped after {} runs: {}).",
+                shrunk.runs,
+                why.words()
+            ));
+        }
         c.expect = Some(violation.pin(&summary));
         Ok(Found {
             record: r.clone(),
@@ -189,6 +217,7 @@ impl Exploration<'_> {
             counterexample: c,
             summary,
             shrink_runs: shrunk.runs,
+            shrink_stopped: shrunk.stopped,
         })
     }
 }

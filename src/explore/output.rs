@@ -48,6 +48,8 @@ pub struct ViolationOut {
     pub before: SizeOut,
     pub after: SizeOut,
     pub shrink_runs: u64,
+    /// What of its budget ran out, if the shrink stopped before its fixpoint (`runs`, `time`).
+    pub shrink_stopped: Option<super::shrink::Stopped>,
     pub file: &'static str,
 }
 

@@ -64,6 +64,14 @@
 //! And whatever the input, never more than [`MAX_RUNS`] calls: once there, every further
 //! candidate is taken as no longer failing (it is not run), and the shrink ends with the
 //! smallest failing scenario found.
+//!
+//! # Budget
+//!
+//! [`shrink_within`] spends at most a [`Budget`]: a number of runs (`explore --shrink-runs`,
+//! [`DEFAULT_BUDGET_RUNS`] by default), and optionally a deadline the caller checks
+//! (`--shrink-time`). When it is spent the shrink ends as at the cap, with the smallest failing
+//! scenario so far, and says why ([`Shrunk::stopped`]). A budget of runs keeps the shrink
+//! deterministic; a deadline does not (how far it gets depends on the machine).
 //! For 50 faults, 5 nodes and a 60 s run (every span under a minute) a round is at most
 //! 8001 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 452, so the cap (10 000 runs: 10 s at 1 ms a
 //! run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
@@ -79,6 +87,66 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Shrunk {
     pub scenario: Scenario,
     pub runs: u64,
+    /// Why it stopped before its fixpoint, if it did: what of its budget ran out first.
+    pub stopped: Option<Stopped>,
+}
+
+/// What ran out when a shrink stopped before its fixpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stopped {
+    /// Its runs (at most [`MAX_RUNS`]).
+    Runs,
+    /// Its time.
+    Time,
+}
+
+impl Stopped {
+    /// What ran out, in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Stopped::Runs => "its budget of runs ran out",
+            Stopped::Time => "its time ran out",
+        }
+    }
+}
+
+/// The default of [`Budget::runs`] (`explore --shrink-runs`).
+pub const DEFAULT_BUDGET_RUNS: u64 = 200;
+
+/// What a shrink may spend.
+#[derive(Clone, Copy)]
+pub struct Budget<'a> {
+    /// The most calls of `still_fails` (never more than [`MAX_RUNS`]).
+    pub runs: u64,
+    /// Asked before each run: whether the shrink's time is up. The caller holds the clock, so
+    /// the shrink stays free of one; with a deadline its result depends on the machine.
+    pub out_of_time: Option<&'a (dyn Fn() -> bool + Sync)>,
+}
+
+impl Budget<'_> {
+    /// At most `runs` runs, and no deadline.
+    pub fn runs(runs: u64) -> Budget<'static> {
+        Budget {
+            runs,
+            out_of_time: None,
+        }
+    }
+}
+
+impl Default for Budget<'_> {
+    fn default() -> Self {
+        Budget::runs(DEFAULT_BUDGET_RUNS)
+    }
+}
+
+impl std::fmt::Debug for Budget<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Budget")
+            .field("runs", &self.runs)
+            .field("deadline", &self.out_of_time.is_some())
+            .finish()
+    }
 }
 
 /// The most rounds of passes (the last one finds nothing more to take, when it comes to that).
@@ -87,9 +155,19 @@ pub const MAX_ROUNDS: u64 = 6;
 /// The most calls of `still_fails` in one shrink.
 pub const MAX_RUNS: u64 = 10_000;
 
-/// Shrinks `s` (valid, explicit: no `random_faults`) while `still_fails` holds of it.
+/// Shrinks `s` (valid, explicit: no `random_faults`) while `still_fails` holds of it, with no
+/// budget but the cap of [`MAX_RUNS`] runs.
 pub fn shrink(s: Scenario, still_fails: &dyn Fn(&Scenario) -> bool) -> Shrunk {
-    let mut k = Shrinker::new(s, still_fails);
+    shrink_within(s, still_fails, &Budget::runs(MAX_RUNS))
+}
+
+/// [`shrink`] within `budget`: once it is spent, the smallest failing scenario found so far.
+pub fn shrink_within(
+    s: Scenario,
+    still_fails: &dyn Fn(&Scenario) -> bool,
+    budget: &Budget,
+) -> Shrunk {
+    let mut k = Shrinker::new(s, still_fails, budget);
     for _ in 0..MAX_ROUNDS {
         let before = k.cur.to_ron();
         k.faults();
@@ -98,13 +176,20 @@ pub fn shrink(s: Scenario, still_fails: &dyn Fn(&Scenario) -> bool) -> Shrunk {
         k.round_times();
         k.nodes();
         k.run_length();
-        if k.cur.to_ron() == before {
+        if k.stopped.is_some() || k.cur.to_ron() == before {
             break;
         }
     }
+    debug_assert!(
+        k.runs <= k.max_runs,
+        "{} runs, budget {}",
+        k.runs,
+        k.max_runs
+    );
     Shrunk {
         scenario: k.cur,
         runs: k.runs,
+        stopped: k.stopped,
     }
 }
 
@@ -143,6 +228,11 @@ pub fn worst_case(s: &Scenario) -> u64 {
 struct Shrinker<'a> {
     cur: Scenario,
     runs: u64,
+    /// The budget's runs, at most [`MAX_RUNS`], and its deadline.
+    max_runs: u64,
+    out_of_time: Option<&'a (dyn Fn() -> bool + Sync)>,
+    /// Set when a candidate went unrun for want of budget; nothing new runs after it.
+    stopped: Option<Stopped>,
     still_fails: &'a dyn Fn(&Scenario) -> bool,
     /// The input's own problems (a strategy that is not built in, which `validate` cannot
     /// build): a candidate may have those, and no other.
@@ -152,12 +242,15 @@ struct Shrinker<'a> {
 }
 
 impl<'a> Shrinker<'a> {
-    fn new(s: Scenario, still_fails: &'a dyn Fn(&Scenario) -> bool) -> Self {
+    fn new(s: Scenario, still_fails: &'a dyn Fn(&Scenario) -> bool, budget: &Budget<'a>) -> Self {
         let allowed = validate(&s).into_iter().collect();
         let seen = BTreeMap::from([(s.to_ron(), true)]);
         Shrinker {
             cur: s,
             runs: 0,
+            max_runs: budget.runs.min(MAX_RUNS),
+            out_of_time: budget.out_of_time,
+            stopped: None,
             still_fails,
             allowed,
             seen,
@@ -166,6 +259,9 @@ impl<'a> Shrinker<'a> {
 
     /// Whether `c` still fails: false for an invalid candidate or once the budget is spent.
     fn fails(&mut self, c: &Scenario) -> bool {
+        if self.stopped.is_some() {
+            return false;
+        }
         if validate(c).iter().any(|p| !self.allowed.contains(p)) {
             return false;
         }
@@ -173,7 +269,12 @@ impl<'a> Shrinker<'a> {
         if let Some(&verdict) = self.seen.get(&key) {
             return verdict;
         }
-        if self.runs >= MAX_RUNS {
+        if self.runs >= self.max_runs {
+            self.stopped = Some(Stopped::Runs);
+            return false;
+        }
+        if self.out_of_time.is_some_and(|up| up()) {
+            self.stopped = Some(Stopped::Time);
             return false;
         }
         self.runs += 1;
@@ -808,6 +909,48 @@ mod tests {
         assert!(out.runs <= bound, "{} runs, bound {bound}", out.runs);
         assert!(out.runs <= 100, "{} runs", out.runs);
         assert!(out.runs > 0);
+    }
+
+    #[test]
+    fn a_budget_of_runs_stops_at_it_with_the_smallest_failing_so_far() {
+        // ddmin over `forty`'s 36 units (its 4 Crash/Restart pairs are one unit each): run 1 is
+        // no fault at all (passes); runs 2 and 3 the two halves, the pause (fault 17) in the
+        // first and the step (fault 30) in the second; runs 4 to 7 the four quarters alone, none
+        // with both; run 8 all but the first quarter, which holds neither: it fails, the first
+        // reduction. So 7 runs leave all 40 faults, and 8 take the first quarter away.
+        let (seven, eight) = (
+            shrink_within(forty(), &pause_and_step, &Budget::runs(7)),
+            shrink_within(forty(), &pause_and_step, &Budget::runs(8)),
+        );
+        assert_eq!((seven.runs, seven.stopped), (7, Some(Stopped::Runs)));
+        assert_eq!(seven.scenario.faults.len(), 40);
+        assert_eq!((eight.runs, eight.stopped), (8, Some(Stopped::Runs)));
+        assert!(eight.scenario.faults.len() < 40);
+        assert!(pause_and_step(&eight.scenario));
+        assert_eq!(validate(&eight.scenario), Vec::<String>::new());
+        // The same budget, the same bytes.
+        let again = shrink_within(forty(), &pause_and_step, &Budget::runs(8));
+        assert_eq!(again.scenario.to_ron(), eight.scenario.to_ron());
+        // A budget above what the shrink needs changes nothing and is not said to have stopped.
+        let free = shrink(forty(), &pause_and_step);
+        let roomy = shrink_within(forty(), &pause_and_step, &Budget::runs(free.runs));
+        assert_eq!(roomy.stopped, None);
+        assert_eq!(roomy.runs, free.runs);
+        assert_eq!(roomy.scenario.to_ron(), free.scenario.to_ron());
+    }
+
+    #[test]
+    fn a_deadline_stops_the_shrink_when_it_says_the_time_is_up() {
+        // A deadline that is up from its fourth question on: 3 runs, then a stop for time.
+        let asked = std::sync::atomic::AtomicU64::new(0);
+        let up = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 3;
+        let budget = Budget {
+            runs: MAX_RUNS,
+            out_of_time: Some(&up),
+        };
+        let out = shrink_within(forty(), &pause_and_step, &budget);
+        assert_eq!((out.runs, out.stopped), (3, Some(Stopped::Time)));
+        assert!(pause_and_step(&out.scenario));
     }
 
     #[test]

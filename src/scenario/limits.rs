@@ -50,6 +50,14 @@
 //!   stops and says TRUNCATED) and may be raised to 10^10 (about a quarter of an hour). A
 //!   scenario whose estimated event count ([`estimated_events`]) is above 10^10 could never
 //!   finish and is rejected.
+//! - [`DEFAULT_TRACE_BYTES`], [`TRACE_BYTES_PER_EVENT_FLOOR`]: `run --trace` streams about 85 to
+//!   250 bytes of `trace.jsonl` per event (130 on most scenarios), at a couple of hundred MB a
+//!   second; a run the limits accept can have 10^10 events, over a terabyte. So the traces of
+//!   one run (both files together) stop at `--trace-limit`, 4 GiB by default (three times the
+//!   1.34 GB of the canonical benchmark hour): the run is stopped, exit code 2, nothing written.
+//!   A run whose traces are sure to pass it is refused before it starts: half its estimated
+//!   events (the estimate is at most 1.72 times the events of any bundled scenario), at most
+//!   `limits.max_events`, at 48 bytes each ([`trace_bytes_floor`]).
 
 use super::{DurationDist, RandomFault, Role, Scenario};
 use crate::time::{Dur, LocalDur};
@@ -90,6 +98,19 @@ pub const RANDOM_FAULTS_HARD_STOP: usize = 2 * MAX_RANDOM_FAULTS as usize;
 pub const DEFAULT_MAX_EVENTS: u64 = 100_000_000;
 /// The largest `limits.max_events`, and the most events a scenario may be estimated to need.
 pub const MAX_EVENTS: u64 = 10_000_000_000;
+
+/// The default of `run --trace-limit`: the most bytes the traces of one run may take.
+pub const DEFAULT_TRACE_BYTES: u64 = 4 << 30;
+/// Fewer bytes of traces than any event of a run writes on average (the bundled scenarios'
+/// `trace.jsonl` alone takes 84 or more per event).
+pub const TRACE_BYTES_PER_EVENT_FLOOR: f64 = 48.0;
+
+/// The bytes the traces of a run of `s` take at the least, by the estimate: half its
+/// [`estimated_events`], at most `limits.max_events`, at [`TRACE_BYTES_PER_EVENT_FLOOR`] each.
+pub fn trace_bytes_floor(s: &Scenario) -> f64 {
+    let events = (estimated_events(s) / 2.0).min(s.limits.max_events as f64);
+    events * TRACE_BYTES_PER_EVENT_FLOOR
+}
 
 /// The largest value a draw from `d` takes, in ns, with heavy tails cut at their 1 - 1e-9
 /// quantile (the random fault generators clamp their draws to it, so it is a hard bound).
@@ -172,12 +193,17 @@ pub fn dur(ns: i64) -> String {
     }
 }
 
-/// Writes a count for a message: `1.2e+12` style above a million, digits below.
+/// Writes a count for a message: `1.2e+12` style above a million, digits below. A count that
+/// rounds to zero is `0`, never `-0`: an empty sum of `f64` is `-0.0` (no generator of clock
+/// steps, say), and so is anything a rate of `-0.0` multiplies (it passes the checks for `>= 0`).
 pub fn count(x: f64) -> String {
     if x.abs() >= 1e6 {
         format!("{x:.3e}")
     } else {
-        format!("{x:.0}")
+        match format!("{x:.0}") {
+            z if z == "-0" => "0".to_string(),
+            digits => digits,
+        }
     }
 }
 
@@ -193,6 +219,20 @@ mod tests {
         assert!(worst < i64::MAX as i128);
         const { assert!(MAX_DRIFT_PPM < 1e6) };
         const { assert!(DEFAULT_MAX_EVENTS <= MAX_EVENTS) };
+    }
+
+    #[test]
+    fn a_count_that_rounds_to_zero_has_no_sign() {
+        // -0.0 (an empty sum, or a rate of -0.0 times anything), and negatives that round to 0
+        // at no decimals; -0.5 rounds half to even, to 0.
+        let empty: f64 = Vec::<f64>::new().iter().sum();
+        assert_eq!(count(empty), "0");
+        for x in [-0.0, -0.4, -0.5, 0.0, 0.4] {
+            assert_eq!(count(x), "0", "{x}");
+        }
+        assert_eq!(count(-0.6), "-1");
+        assert_eq!(count(5001.0), "5001");
+        assert_eq!(count(-2e6), "-2.000e6");
     }
 
     #[test]

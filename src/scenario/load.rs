@@ -296,6 +296,31 @@ pub fn name_of(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+/// Loads and validates a scenario file, with its name ([`name_of`]), whose strategy is built in
+/// or known to `protocols`. The name becomes a report directory's, so one that cannot be a file
+/// name or be drawn ([`super::names`]) is a problem of the file, listed first among its others
+/// (`...ron` would be named `..`).
+pub fn named_from_file_in(
+    path: &Path,
+    protocols: &dyn Protocols,
+) -> Result<(String, Scenario), LoadError> {
+    let name = name_of(path);
+    let bad = super::names::problem(&name)
+        .map(|why| format!("name (the file name without .ron): {why}; rename the file"));
+    match (from_file_in(path, protocols), bad) {
+        (Ok(s), None) => Ok((name, s)),
+        (Ok(_), Some(bad)) => Err(LoadError::Invalid {
+            source: path.display().to_string(),
+            problems: vec![bad],
+        }),
+        (Err(LoadError::Invalid { source, problems }), Some(bad)) => Err(LoadError::Invalid {
+            source,
+            problems: std::iter::once(bad).chain(problems).collect(),
+        }),
+        (Err(e), _) => Err(e),
+    }
+}
+
 /// Parses a strategy written as in a scenario's `strategy` field (`--strategy` on the CLI),
 /// which must be a built-in one.
 pub fn strategy_from_text(text: &str) -> Result<StrategySpec, LoadError> {

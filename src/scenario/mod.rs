@@ -9,6 +9,7 @@ pub mod duration;
 pub mod library;
 pub mod limits;
 pub mod load;
+pub mod names;
 pub mod nemesis;
 pub mod protocols;
 pub mod random_faults;

@@ -153,9 +153,15 @@ impl InProgress {
             .map_err(|e| format!("{shown}: {e}"))?;
         if fresh {
             done = 0;
-            file.write_all(head.as_bytes())
-                .and_then(|_| file.write_all(&header))
-                .map_err(|e| format!("{shown}: {e}"))?;
+            let started = file
+                .write_all(head.as_bytes())
+                .and_then(|_| file.write_all(&header));
+            if let Err(e) = started {
+                // No run in it to resume (a full disk, say): the file goes, not left empty.
+                drop(file);
+                let _ = fs::remove_file(&path);
+                return Err(format!("{shown}: {e}"));
+            }
         }
         Ok(InProgress {
             path,
@@ -193,6 +199,27 @@ impl InProgress {
     /// Removes the file: its runs are in the finished report.
     pub fn remove(self) -> io::Result<()> {
         fs::remove_file(&self.path)
+    }
+
+    /// After the sweep failed (a full disk, say): keeps the file when it holds a whole run, which
+    /// `--resume` keeps, else removes it (it would only be clutter). Whether it was kept.
+    pub fn keep_if_resumable(self) -> bool {
+        let kept = self.done > 0 || self.holds_a_run().unwrap_or(false);
+        if !kept {
+            drop(self.file);
+            let _ = fs::remove_file(&self.path);
+        }
+        kept
+    }
+
+    /// Whether a whole line follows the definition and the header.
+    fn holds_a_run(&self) -> io::Result<bool> {
+        let mut r = BufReader::new(File::open(&self.path)?);
+        r.skip_until(b'\n')?;
+        r.skip_until(b'\n')?;
+        let mut line = Vec::new();
+        r.read_until(b'\n', &mut line)?;
+        Ok(line.last() == Some(&b'\n'))
     }
 }
 

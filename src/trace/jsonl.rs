@@ -5,7 +5,7 @@
 //! are written as `belief` and `overlap` lines when the oracle has settled them (so they follow
 //! the events they summarise). Nothing is held in memory: lines go through a buffered writer.
 
-use super::{DropReason, Observer, TraceEvent, TraceKind};
+use super::{Counted, DropReason, Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// Streams `trace.jsonl`.
 pub struct JsonlWriter {
-    out: BufWriter<File>,
+    out: Counted<BufWriter<File>>,
     names: Vec<String>,
     error: Option<io::Error>,
 }
@@ -107,10 +107,15 @@ struct IntervalLine<'a> {
 impl JsonlWriter {
     pub fn create(path: &Path, names: Vec<String>) -> io::Result<JsonlWriter> {
         Ok(JsonlWriter {
-            out: BufWriter::with_capacity(1 << 16, File::create(path)?),
+            out: Counted::new(BufWriter::with_capacity(1 << 16, File::create(path)?)),
             names,
             error: None,
         })
+    }
+
+    /// The bytes of the file so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.out.bytes()
     }
 
     /// Flushes the file; the first write error, if any happened.
@@ -123,7 +128,11 @@ impl JsonlWriter {
 }
 
 /// Writes one line, keeping the first error (later lines are skipped after one).
-fn write_line<T: Serialize>(out: &mut BufWriter<File>, error: &mut Option<io::Error>, value: &T) {
+fn write_line<T: Serialize>(
+    out: &mut Counted<BufWriter<File>>,
+    error: &mut Option<io::Error>,
+    value: &T,
+) {
     if error.is_some() {
         return;
     }

@@ -150,6 +150,37 @@ impl<O: Observer + ?Sized> crate::oracle::authority::Watcher for O {
     }
 }
 
+/// A writer that counts the bytes it passes on: how large a streamed trace has grown (what
+/// `run --trace-limit` holds it to), whatever is still in a buffer below it.
+#[derive(Debug)]
+pub struct Counted<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: std::io::Write> Counted<W> {
+    pub fn new(inner: W) -> Counted<W> {
+        Counted { inner, bytes: 0 }
+    }
+
+    /// The bytes written through it so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Two observers watching one run: every call goes to the first, then to the second. Nest them
 /// (`Tee(a, Tee(b, c))`) for more.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

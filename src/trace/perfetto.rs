@@ -12,7 +12,7 @@
 //! one (a run has millions); harm is drawn as instant events on the node's `lease` track.
 //! Timestamps are microseconds with nanosecond decimals.
 
-use super::{Observer, TraceEvent, TraceKind};
+use super::{Counted, Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
@@ -30,6 +30,8 @@ const MESSAGES: u64 = 3;
 const READ_LEASE: u64 = 4;
 /// The intervals a node granted; named when first used.
 const GRANTS: u64 = 5;
+/// The end of the document.
+const CLOSING: &[u8] = b"\n]}\n";
 /// A clock-error sample is written when either error moved this much since the last one.
 const CLOCK_ERROR_STEP_NS: i64 = 10_000;
 
@@ -38,7 +40,7 @@ type OpenGrant = (crate::msg::Token, NodeId, SimTime, SimTime);
 
 /// Streams `trace.perfetto.json`.
 pub struct PerfettoWriter {
-    out: BufWriter<File>,
+    out: Counted<BufWriter<File>>,
     names: Vec<String>,
     first: bool,
     error: Option<io::Error>,
@@ -67,7 +69,7 @@ fn us(t: i64) -> serde_json::Value {
 
 impl PerfettoWriter {
     pub fn create(path: &Path, names: Vec<String>) -> io::Result<PerfettoWriter> {
-        let mut out = BufWriter::with_capacity(1 << 16, File::create(path)?);
+        let mut out = Counted::new(BufWriter::with_capacity(1 << 16, File::create(path)?));
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
         let n = names.len();
         let mut w = PerfettoWriter {
@@ -198,12 +200,17 @@ impl PerfettoWriter {
         }
     }
 
+    /// The bytes of the file so far, with the end of the document that `close` writes.
+    pub fn bytes_written(&self) -> u64 {
+        self.out.bytes() + CLOSING.len() as u64
+    }
+
     /// Closes the JSON document; the first write error, if any happened.
     pub fn close(mut self) -> io::Result<()> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.out.write_all(b"\n]}\n")?;
+        self.out.write_all(CLOSING)?;
         self.out.flush()
     }
 }

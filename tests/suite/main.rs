@@ -9,6 +9,7 @@ mod explore;
 mod figures;
 mod golden;
 mod hostile;
+mod hostile_outputs;
 mod k8s;
 mod layers;
 mod leaseguard;

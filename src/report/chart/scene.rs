@@ -122,6 +122,23 @@ pub fn text_width(text: &str, size: f64, bold: bool) -> i32 {
         .unwrap_or_else(|e| panic!("the embedded font measures text: {e:?}"))
 }
 
+/// `text` with every character that XML 1.0 forbids in a document (the control characters
+/// other than tab, line feed and carriage return, and U+FFFE, U+FFFF) replaced by U+FFFD, so
+/// that the SVG is well-formed whatever a name holds. Validation refuses such names; this is the
+/// renderer's own guarantee.
+pub fn xml_safe(text: String) -> String {
+    let forbidden = |c: char| {
+        (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+    };
+    if text.chars().any(forbidden) {
+        text.chars()
+            .map(|c| if forbidden(c) { '\u{FFFD}' } else { c })
+            .collect()
+    } else {
+        text
+    }
+}
+
 impl Scene {
     pub fn new(width: u32, height: u32) -> Scene {
         Scene {
@@ -194,7 +211,8 @@ impl Scene {
         });
     }
 
-    /// Text with its vertical centre at `y`.
+    /// Text with its vertical centre at `y`. A character XML cannot hold (see [`xml_safe`]) is
+    /// drawn as U+FFFD in both files; plotters' SVG backend escapes `& < > " '` itself.
     #[allow(clippy::too_many_arguments)]
     pub fn text(
         &mut self,
@@ -206,7 +224,7 @@ impl Scene {
         color: RGBAColor,
         anchor: Anchor,
     ) {
-        let text = text.into();
+        let text = xml_safe(text.into());
         if !text.is_empty() {
             self.shapes.push(Shape::Text {
                 x,
@@ -368,5 +386,41 @@ impl Scene {
             r.unwrap_or_else(|e| fail(e));
         }
         root.present().unwrap_or_else(|e| fail(e));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_what_xml_forbids_is_replaced() {
+        let mut sc = Scene::new(200, 60);
+        sc.text(10, 20, "a&<>\"'b", 12.0, false, rgb(0, 0, 0), Anchor::Left);
+        sc.text(
+            10,
+            40,
+            "x\u{0}y\u{1b}z\u{FFFF}",
+            12.0,
+            true,
+            rgb(0, 0, 0),
+            Anchor::Left,
+        );
+        let svg = sc.render().svg;
+        assert!(svg.contains("a&amp;&lt;&gt;&quot;&apos;b"), "{svg}");
+        assert!(svg.contains("x\u{FFFD}y\u{FFFD}z\u{FFFD}"), "{svg}");
+        assert!(!svg.contains('\u{0}') && !svg.contains('\u{1b}'), "{svg}");
+        // What XML allows is left as it is: tab, line feed, DEL.
+        assert_eq!(xml_safe("a\tb\nc\u{7f}".into()), "a\tb\nc\u{7f}");
+        // The parser refuses what was written raw before: this test can fail.
+        assert!(roxmltree::Document::parse("<text>x\u{0}y</text>").is_err());
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .map(str::trim)
+            .collect();
+        assert_eq!(texts, ["a&<>\"'b", "x\u{FFFD}y\u{FFFD}z\u{FFFD}"]);
     }
 }

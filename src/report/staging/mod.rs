@@ -6,9 +6,10 @@
 //! - on SIGINT, SIGTERM or SIGHUP the handler of `install_signal_handler` (feature `cli`: a
 //!   library does not take over its host's signals) removes every registered path and exits
 //!   with 128 + the signal number (130, 143, 129);
-//! - left by a process that died without running either (`kill -9`, power loss), it is removed
-//!   by [`sweep_stale`] the next time the same target is written: the PID in its name is no
-//!   longer a running leasesim (Linux: `/proc/PID`).
+//! - left by a process that died without running either (`kill -9`, an abort such as an
+//!   allocator's when memory runs out, power loss), it is removed by [`sweep_stale`] the next
+//!   time the same target is written: the PID in its name is no longer a running leasesim
+//!   (Linux: `/proc/PID`, a zombie counting as gone).
 //!
 //! The registry's lock is held across a commit's renames and by the handler until the process
 //! exits, so the handler never sees a report half-renamed. Nothing here decides what is written.
@@ -136,8 +137,10 @@ pub fn aside_name(leaf: &str, kind: &str) -> String {
     format!(".{leaf}.{kind}-{}", std::process::id())
 }
 
-/// Whether process `pid` may still be a leasesim writing: `/proc/PID` exists and runs the same
-/// program as this one. Without `/proc` it cannot tell, and says yes (nothing is removed).
+/// Whether process `pid` may still be a leasesim writing: `/proc/PID` exists, is not a zombie
+/// (a process that ended, aborted or killed, and was not yet reaped: it writes nothing more)
+/// and runs the same program as this one. Without `/proc` it cannot tell, and says yes
+/// (nothing is removed).
 pub fn may_be_running(pid: u32) -> bool {
     let proc_dir = Path::new("/proc");
     if !proc_dir.join("self").exists() {
@@ -149,6 +152,15 @@ pub fn may_be_running(pid: u32) -> bool {
     let pid_dir = proc_dir.join(pid.to_string());
     if !pid_dir.exists() {
         return false;
+    }
+    // `PID (comm) STATE ...`: the state follows the last `)` (a comm may hold one).
+    if let Ok(stat) = fs::read_to_string(pid_dir.join("stat")) {
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.trim_start().chars().next());
+        if matches!(state, Some('Z' | 'X')) {
+            return false;
+        }
     }
     // A PID reused by another program is not a writer of ours.
     match (

@@ -20,6 +20,7 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     if let Some(protocol) = protocol {
         p.list.extend(protocol.check(s));
     }
+    p.list.extend(crate::scenario::names::problems(s));
     let mut seen = BTreeMap::new();
     for (i, n) in s.nodes.iter().enumerate() {
         if n.name.is_empty() {
