@@ -239,7 +239,7 @@ impl Cli {
     }
 
     /// Adds the protocol whose settings are `S`, which scenarios (`strategy: Name(field:
-    /// value)`, with `Name` its [`Settings::NAME`](crate::strategy::Settings::NAME)),
+    /// value)`, with `Name` its [`Settings::NAME`]),
     /// `--strategy` and `compare --strategies` then name like a built-in strategy. See
     /// [`Registry::register`].
     ///

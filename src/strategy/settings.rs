@@ -227,9 +227,10 @@ impl<S: Settings> Strategy for Built<S> {
     }
 }
 
-/// The checks most settings share, each said with the field at fault (`at`, a path such as
-/// `strategy.holder_margin`).
 pub mod check {
+    //! The checks most settings share, each said with the field at fault (`at`, a path such
+    //! as `strategy.holder_margin`).
+
     use super::*;
 
     /// A holder margin `m` under a lease of `t`: not negative, and shorter than the lease.

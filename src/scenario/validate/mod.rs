@@ -4,11 +4,11 @@
 //! we check what the types cannot say: names that exist, one grantor, margins below T, faults
 //! inside the run, crash/restart sequences that make sense, rates and probabilities in range.
 //!
-//! One validator per section, in the order of the file: [`lease`], then the strategy's own
-//! settings (its protocol checks them, [`StrategyChecks::check_settings`]), [`clocks`],
-//! [`nodes`] (with the roles the protocol needs, [`StrategyChecks::check`]), [`network`],
-//! [`workload`], [`faults`], [`random_faults`], the totals ([`budgets`]), `nemesis`
-//! ([`super::nemesis::check`]) and [`expect`]. The protocol comes from a [`Protocols`]
+//! One validator per section (a submodule each), in the order of the file: `lease`, then the
+//! strategy's own settings (its protocol checks them, [`StrategyChecks::check_settings`]),
+//! `clocks`, `nodes` (with the roles the protocol needs, [`StrategyChecks::check`]),
+//! `network`, `workload`, `faults`, `random_faults`, the totals (`budgets`), `nemesis`
+//! ([`super::nemesis::check`]) and `expect`. The protocol comes from a [`Protocols`]
 //! (`strategy::Registry`; [`Builtin`] by default); the checks that need it (message kinds,
 //! instructions, roles) are left out when the strategy cannot be read, which is then one
 //! problem itself.
