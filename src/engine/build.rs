@@ -1,7 +1,9 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
-use super::{Ev, EventQueue, Node, NodeFault, Periodic, Sim, Stats, TimerSlot};
+use super::node::{Node, TimerSlot};
+use super::workload::Periodic;
+use super::{Ev, EventQueue, NodeFault, Sim, Stats};
 use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;
 use crate::msg::NodeId;
