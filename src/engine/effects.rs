@@ -38,122 +38,7 @@ impl<P: Protocol> Sim<'_, P> {
         let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
         let mut out = std::mem::take(&mut self.out);
         for effect in out.drain() {
-            match effect.with_clock() {
-                Effect::Send { to, msg } => self.send(n, to, msg),
-                Effect::SetTimer { timer, clock, at } => {
-                    let slot = &mut self.nodes[n].timers[timer as usize];
-                    slot.gen = slot.gen.wrapping_add(1);
-                    slot.armed = true;
-                    slot.fell_due = false;
-                    slot.clock = Some(clock);
-                    slot.at = at;
-                    self.schedule_timer(n, timer);
-                }
-                Effect::CancelTimer { timer } => {
-                    let slot = &mut self.nodes[n].timers[timer as usize];
-                    slot.gen = slot.gen.wrapping_add(1);
-                    slot.armed = false;
-                    slot.fell_due = false;
-                }
-                Effect::Issued { .. } | Effect::Renewed { .. } => {
-                    unreachable!("named with their clock above")
-                }
-                Effect::IssuedOn {
-                    token,
-                    to,
-                    clock,
-                    until,
-                } => {
-                    self.stats.grants += 1;
-                    if self.stats.grant_order.len() < GRANT_ORDER_CAP {
-                        self.stats.grant_order.push(to);
-                    }
-                    self.harm.issued(token);
-                    self.failovers.issued(token, to, self.now);
-                    if self.observer.is_some() {
-                        let until = self.clocks[n].reaches(clock, until, self.now);
-                        self.emit(n, TraceKind::Grant { token, to, until });
-                    }
-                }
-                Effect::RenewedOn {
-                    token,
-                    clock,
-                    until,
-                } => {
-                    self.stats.renewals += 1;
-                    if self.observer.is_some() {
-                        let until = self.clocks[n].reaches(clock, until, self.now);
-                        self.emit(n, TraceKind::Renewed { token, until });
-                    }
-                }
-                Effect::Holding { token, version } => self.harm.holding(n, token, version),
-                Effect::Read { token } => {
-                    self.stats.reads_local += 1;
-                    // Served at once, in the call that took it up (of key `call_key`).
-                    let now = (
-                        self.harm.version_of(self.call_key),
-                        self.harm.latest_token(),
-                    );
-                    self.served_read(n, token, None, now);
-                }
-                Effect::ConfirmedRead { token, since } => {
-                    self.stats.reads_confirmed += 1;
-                    let wait = self.now.since(since.time());
-                    self.stats.confirmed_read_waits.record(wait);
-                    self.served_read(n, token, None, since.harm_state());
-                }
-                Effect::LogRead {
-                    token,
-                    version,
-                    since,
-                } => {
-                    if since.time() == self.now {
-                        self.stats.reads_local += 1;
-                    } else {
-                        self.stats.reads_confirmed += 1;
-                        let wait = self.now.since(since.time());
-                        self.stats.confirmed_read_waits.record(wait);
-                    }
-                    self.served_read(n, token, Some(version), since.harm_state());
-                }
-                Effect::WriteSent { token } => {
-                    let zombie = self.harm.write_sent(token);
-                    if self.observer.is_some() {
-                        self.emit(n, TraceKind::WriteSent { token, zombie });
-                    }
-                }
-                Effect::WriteApplied { writer, token } => {
-                    self.stats.write_gap.event(self.now);
-                    let unsafe_write = self.harm.write_applied(writer, token, None);
-                    self.failovers.write(token, self.now);
-                    self.emit_write(n, writer, token, true, unsafe_write, false);
-                }
-                Effect::WriteFenced { writer, token } => {
-                    self.harm.write_fenced();
-                    self.emit_write(n, writer, token, false, false, false);
-                }
-                Effect::DuplicateWrite { writer, token } => {
-                    self.harm.duplicate_write();
-                    self.emit_write(n, writer, token, false, false, true);
-                }
-                Effect::Committed {
-                    index,
-                    writer,
-                    token,
-                    key,
-                } => {
-                    if self.harm.first_commit(index, token) {
-                        // Its client hears of it only from the leader that accepted it; one
-                        // that a later leader commits was reported failed (or timed out).
-                        if writer == n {
-                            self.stats.write_gap.event(self.now);
-                        }
-                        let unsafe_write = self.harm.write_applied(writer, token, Some(key));
-                        self.failovers.write(token, self.now);
-                        self.emit_write(n, writer, token, true, unsafe_write, false);
-                    }
-                }
-            }
+            self.carry_out(n, effect);
         }
         self.out = out;
         // A node that believes must have something pending that will renew or end the belief
@@ -167,6 +52,113 @@ impl<P: Protocol> Sim<'_, P> {
             self.oracle.set_beliefs(n, beliefs);
             if self.oracle.maybe_flush(self.now, &self.clocks) {
                 self.report_to_observer();
+            }
+        }
+    }
+
+    /// Carries out one effect of a call into node `n`'s logic.
+    fn carry_out(&mut self, n: NodeId, effect: Effect<MsgOf<P>>) {
+        match effect.with_clock() {
+            Effect::Send { to, msg } => self.send(n, to, msg),
+            Effect::SetTimer { timer, clock, at } => self.set_timer(n, timer, clock, at),
+            Effect::CancelTimer { timer } => self.cancel_timer(n, timer),
+            Effect::Issued { .. } | Effect::Renewed { .. } => {
+                unreachable!("named with their clock above")
+            }
+            Effect::IssuedOn {
+                token,
+                to,
+                clock,
+                until,
+            } => {
+                self.stats.grants += 1;
+                if self.stats.grant_order.len() < GRANT_ORDER_CAP {
+                    self.stats.grant_order.push(to);
+                }
+                self.harm.issued(token);
+                self.failovers.issued(token, to, self.now);
+                if self.observer.is_some() {
+                    let until = self.clocks[n].reaches(clock, until, self.now);
+                    self.emit(n, TraceKind::Grant { token, to, until });
+                }
+            }
+            Effect::RenewedOn {
+                token,
+                clock,
+                until,
+            } => {
+                self.stats.renewals += 1;
+                if self.observer.is_some() {
+                    let until = self.clocks[n].reaches(clock, until, self.now);
+                    self.emit(n, TraceKind::Renewed { token, until });
+                }
+            }
+            Effect::Holding { token, version } => self.harm.holding(n, token, version),
+            Effect::Read { token } => {
+                self.stats.reads_local += 1;
+                // Served at once, in the call that took it up (of key `call_key`).
+                let now = (
+                    self.harm.version_of(self.call_key),
+                    self.harm.latest_token(),
+                );
+                self.served_read(n, token, None, now);
+            }
+            Effect::ConfirmedRead { token, since } => {
+                self.stats.reads_confirmed += 1;
+                let wait = self.now.since(since.time());
+                self.stats.confirmed_read_waits.record(wait);
+                self.served_read(n, token, None, since.harm_state());
+            }
+            Effect::LogRead {
+                token,
+                version,
+                since,
+            } => {
+                if since.time() == self.now {
+                    self.stats.reads_local += 1;
+                } else {
+                    self.stats.reads_confirmed += 1;
+                    let wait = self.now.since(since.time());
+                    self.stats.confirmed_read_waits.record(wait);
+                }
+                self.served_read(n, token, Some(version), since.harm_state());
+            }
+            Effect::WriteSent { token } => {
+                let zombie = self.harm.write_sent(token);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::WriteSent { token, zombie });
+                }
+            }
+            Effect::WriteApplied { writer, token } => {
+                self.stats.write_gap.event(self.now);
+                let unsafe_write = self.harm.write_applied(writer, token, None);
+                self.failovers.write(token, self.now);
+                self.emit_write(n, writer, token, true, unsafe_write, false);
+            }
+            Effect::WriteFenced { writer, token } => {
+                self.harm.write_fenced();
+                self.emit_write(n, writer, token, false, false, false);
+            }
+            Effect::DuplicateWrite { writer, token } => {
+                self.harm.duplicate_write();
+                self.emit_write(n, writer, token, false, false, true);
+            }
+            Effect::Committed {
+                index,
+                writer,
+                token,
+                key,
+            } => {
+                if self.harm.first_commit(index, token) {
+                    // Its client hears of it only from the leader that accepted it; one
+                    // that a later leader commits was reported failed (or timed out).
+                    if writer == n {
+                        self.stats.write_gap.event(self.now);
+                    }
+                    let unsafe_write = self.harm.write_applied(writer, token, Some(key));
+                    self.failovers.write(token, self.now);
+                    self.emit_write(n, writer, token, true, unsafe_write, false);
+                }
             }
         }
     }
@@ -216,6 +208,7 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// Tells the observer that message `id` from `from` to `to` was dropped, and why.
     pub(super) fn emit_drop(
         &mut self,
         from: u32,
@@ -236,6 +229,8 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// Node `from` sends `msg` to `to`: the network decides its fate (lost, delayed, or two
+    /// copies), and each copy that arrives is queued for its instant.
     pub(super) fn send(&mut self, from: NodeId, to: NodeId, msg: MsgOf<P>) {
         let kind = msg.kind();
         self.stats.messages_sent[kind] += 1;
@@ -291,6 +286,7 @@ impl<P: Protocol> Sim<'_, P> {
     }
 }
 
+/// The name of a message's kind (for traces).
 pub(super) fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
     M::KINDS[msg.kind()]
 }

@@ -10,7 +10,7 @@ use crate::msg::NodeId;
 use crate::rng::Rng;
 use crate::scenario::Role;
 use crate::strategy::{NodeLogic, Protocol, TimerId, MAX_TIMERS};
-use crate::time::SimTime;
+use crate::time::{LocalTime, SimTime};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct TimerSlot {
@@ -45,15 +45,37 @@ pub(super) struct Node<L: NodeLogic> {
 }
 
 impl<L: NodeLogic> Node<L> {
+    /// The node has started and not crashed since.
     pub(super) fn up(&self) -> bool {
         self.logic.is_some()
     }
+    /// Up and not paused.
     pub(super) fn running(&self) -> bool {
         self.up() && self.pause_depth == 0
     }
 }
 
 impl<P: Protocol> Sim<'_, P> {
+    /// Node `n`'s logic set timer `timer` on `clock` at local deadline `at` (re-arming it if it
+    /// was armed): a new generation, queued where the clock reaches `at`.
+    pub(super) fn set_timer(&mut self, n: NodeId, timer: TimerId, clock: ClockKind, at: LocalTime) {
+        let slot = &mut self.nodes[n].timers[timer as usize];
+        slot.gen = slot.gen.wrapping_add(1);
+        slot.armed = true;
+        slot.fell_due = false;
+        slot.clock = Some(clock);
+        slot.at = at;
+        self.schedule_timer(n, timer);
+    }
+
+    /// Node `n`'s logic cancelled timer `timer`: its queue entry, if any, is now stale.
+    pub(super) fn cancel_timer(&mut self, n: NodeId, timer: TimerId) {
+        let slot = &mut self.nodes[n].timers[timer as usize];
+        slot.gen = slot.gen.wrapping_add(1);
+        slot.armed = false;
+        slot.fell_due = false;
+    }
+
     /// Maps timer `timer` of node `n` to true time and queues it (if its clock can reach it).
     pub(super) fn schedule_timer(&mut self, n: NodeId, timer: TimerId) {
         let due = self.timer_due(n, timer);

@@ -60,6 +60,7 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// Carries out event `ev`, due now.
     pub(super) fn dispatch(&mut self, ev: Ev<MsgOf<P>>) {
         match ev {
             Ev::Fault { index } => {
@@ -159,6 +160,7 @@ impl<P: Protocol> Sim<'_, P> {
         self.handle(n, ev);
     }
 
+    /// Node `n` (running) handles node-bound event `ev`.
     pub(super) fn handle(&mut self, n: NodeId, ev: Ev<MsgOf<P>>) {
         match ev {
             Ev::Deliver {
