@@ -4,25 +4,26 @@
 
 use super::{Ev, Sim, GRANT_ORDER_CAP};
 use crate::msg::{NodeId, Token};
+use crate::oracle::harm::Rank;
 use crate::strategy::{Beliefs, Effect, MsgOf, NodeLogic, Protocol, ProtocolMessage};
 use crate::trace::{DropReason, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
     /// Node `n` served a read admitted under `token`, taken up when the register was at
-    /// `as_of.0` and the newest token was `as_of.1`: judge it as of then and show it.
+    /// `as_of.0` and the newest token was `as_of.1` (a rank): judge it as of then and show it.
     pub(super) fn served_read(
         &mut self,
         n: NodeId,
         token: Token,
         view: Option<u64>,
-        as_of: (u64, Token),
+        as_of: (u64, Rank),
     ) {
         self.stats.read_gap.event(self.now);
         let (zombie, stale) = match view {
             None => self.harm.read(n, token, as_of),
-            Some(version) => self.harm.read_at(token, version, as_of),
+            Some(version) => self.harm.read_at(n, token, version, as_of),
         };
-        self.failovers.read(token, self.now);
+        self.failovers.read(self.harm.rank(n, token), self.now);
         if self.observer.is_some() {
             let kind = TraceKind::Read {
                 token,
@@ -75,8 +76,9 @@ impl<P: Protocol> Sim<'_, P> {
                 if self.stats.grant_order.len() < GRANT_ORDER_CAP {
                     self.stats.grant_order.push(to);
                 }
-                self.harm.issued(token);
-                self.failovers.issued(token, to, self.now);
+                self.harm.issued(to, token);
+                self.failovers
+                    .issued(self.harm.rank(to, token), to, self.now);
                 if self.observer.is_some() {
                     let until = self.clocks[n].reaches(clock, until, self.now);
                     self.emit(n, TraceKind::Grant { token, to, until });
@@ -97,10 +99,7 @@ impl<P: Protocol> Sim<'_, P> {
             Effect::Read { token } => {
                 self.stats.reads_local += 1;
                 // Served at once, in the call that took it up (of key `call_key`).
-                let now = (
-                    self.harm.version_of(self.call_key),
-                    self.harm.latest_token(),
-                );
+                let now = (self.harm.version_of(self.call_key), self.harm.latest());
                 self.served_read(n, token, None, now);
             }
             Effect::ConfirmedRead { token, since } => {
@@ -124,7 +123,7 @@ impl<P: Protocol> Sim<'_, P> {
                 self.served_read(n, token, Some(version), since.harm_state());
             }
             Effect::WriteSent { token } => {
-                let zombie = self.harm.write_sent(token);
+                let zombie = self.harm.write_sent(n, token);
                 if self.observer.is_some() {
                     self.emit(n, TraceKind::WriteSent { token, zombie });
                 }
@@ -132,7 +131,8 @@ impl<P: Protocol> Sim<'_, P> {
             Effect::WriteApplied { writer, token } => {
                 self.stats.write_gap.event(self.now);
                 let unsafe_write = self.harm.write_applied(writer, token, None);
-                self.failovers.write(token, self.now);
+                self.failovers
+                    .write(self.harm.rank(writer, token), self.now);
                 self.emit_write(n, writer, token, true, unsafe_write, false);
             }
             Effect::WriteFenced { writer, token } => {
@@ -156,7 +156,8 @@ impl<P: Protocol> Sim<'_, P> {
                         self.stats.write_gap.event(self.now);
                     }
                     let unsafe_write = self.harm.write_applied(writer, token, Some(key));
-                    self.failovers.write(token, self.now);
+                    self.failovers
+                        .write(self.harm.rank(writer, token), self.now);
                     self.emit_write(n, writer, token, true, unsafe_write, false);
                 }
             }

@@ -4,7 +4,7 @@
 
 use super::{Ev, NodeFault, Sim};
 use crate::msg::NodeId;
-use crate::scenario::{FreezeClock, PauseKind};
+use crate::scenario::{FreezeClock, GrantorRestart, PauseKind, Role};
 use crate::strategy::{Beliefs, NodeLogic, Protocol};
 use crate::time::{Dur, LocalDur};
 use crate::trace::TraceKind;
@@ -55,7 +55,8 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Node `n` starts (`restart`: a `Restart` fault; one before the node's own start, or of a
     /// node that is up, does nothing). Its logic is made from what its disk kept; at its first
-    /// start its workload streams begin.
+    /// start its workload streams begin. A grantor that forgets what it granted
+    /// (`lease.grantor_restart: Forget`) opens a new epoch of tokens at its restart.
     fn start(&mut self, n: NodeId, restart: bool) {
         let before_start = restart && !self.nodes[n].started;
         if self.nodes[n].up() || before_start {
@@ -63,6 +64,13 @@ impl<P: Protocol> Sim<'_, P> {
         }
         let restarted = self.nodes[n].started;
         let first_start = !self.nodes[n].started;
+        if restarted
+            && self.nodes[n].role == Role::Grantor
+            && self.params.grantor_restart == GrantorRestart::Forget
+        {
+            // It may issue its tokens again: whatever it issues now is newer.
+            self.harm.new_epoch();
+        }
         self.nodes[n].started = true;
         let node = &mut self.nodes[n];
         let disk = node.disk.take().unwrap_or_default();

@@ -285,11 +285,7 @@ impl<P: Protocol> Sim<'_, P> {
             duplicate,
             rng: &mut node.rng,
             run_token: &mut self.run_token,
-            stamp: Stamp::new(
-                self.now,
-                self.harm.version_of(key),
-                self.harm.latest_token(),
-            ),
+            stamp: Stamp::new(self.now, self.harm.version_of(key), self.harm.latest()),
         };
         let logic = node.logic.as_mut().expect("node is up");
         f(logic, &mut cx, &mut self.out)
