@@ -38,6 +38,8 @@ mod node;
 mod queue;
 mod run;
 mod stats;
+#[cfg(test)]
+mod timer_tests;
 pub mod waits;
 mod workload;
 
