@@ -1,7 +1,9 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
-use super::{Ev, EventQueue, Node, NodeFault, Periodic, Sim, Stats, TimerSlot};
+use super::node::{Node, TimerSlot};
+use super::workload::Periodic;
+use super::{Ev, EventQueue, NodeFault, Sim, Stats};
 use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;
 use crate::msg::NodeId;
@@ -11,7 +13,7 @@ use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
 use crate::scenario::{DurationDist, Fault, KindName, Placement, Role, Scenario};
 use crate::strategy::{
-    Command, LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
+    Command, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
@@ -36,207 +38,12 @@ pub fn build<'o, P: Protocol>(
         kind_names.len() <= MAX_KINDS,
         "a protocol has at most {MAX_KINDS} message kinds"
     );
-    let kinds = |names: &Option<Vec<KindName>>| match names {
-        None => KindSet::all(),
-        Some(v) => KindSet::of(v.iter().map(|k| {
-            kind_names
-                .iter()
-                .position(|&name| name == k.0)
-                .expect("validated kind")
-        })),
+    let ids = Ids {
+        s: scenario,
+        kind_names,
     };
     let n = scenario.nodes.len();
-    let id = |name: &str| scenario.node_index(name).expect("validated node name");
-    let ids = |names: &Option<Vec<String>>| match names {
-        None => NodeSet::all(),
-        Some(v) => NodeSet::of(&v.iter().map(|s| id(s)).collect::<Vec<_>>(), n),
-    };
-    let drifts = place_drifts(scenario);
-    let clocks = scenario
-        .nodes
-        .iter()
-        .zip(&drifts)
-        .map(|(c, &d)| {
-            let clock = NodeClock::new(d, c.offset);
-            match &scenario.clocks.uncertainty {
-                None => clock,
-                Some(u) => clock.with_bound(ErrorBound {
-                    base: u.base,
-                    growth_ppt: DriftRate::from_ppm(u.growth_ppm)
-                        .expect("validated growth")
-                        .ppt,
-                }),
-            }
-        })
-        .collect();
-
-    let all_faults = scenario.fault_schedule();
-    let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
-    for (i, c) in scenario.nodes.iter().enumerate() {
-        node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
-    }
-    let mut net_faults = Vec::new();
-    for f in &all_faults {
-        let at = SimTime::from_ns(f.at().ns());
-        let window = |d: Dur| Window {
-            start: at,
-            end: at + d,
-        };
-        match f {
-            Fault::Pause {
-                node,
-                duration,
-                kind,
-                ..
-            } => node_faults.push((
-                at,
-                id(node),
-                NodeFault::Pause {
-                    duration: *duration,
-                    kind: *kind,
-                    clock: f.freeze_clock().expect("a pause"),
-                },
-            )),
-            Fault::Crash { node, .. } => node_faults.push((at, id(node), NodeFault::Crash)),
-            Fault::Restart { node, .. } => node_faults.push((at, id(node), NodeFault::Restart)),
-            Fault::ClockStep { node, by, .. } => {
-                node_faults.push((at, id(node), NodeFault::ClockStep { by: *by }))
-            }
-            Fault::DriftChange {
-                node, drift_ppm, ..
-            } => node_faults.push((
-                at,
-                id(node),
-                NodeFault::DriftChange {
-                    drift: DriftRate::from_ppm(*drift_ppm).expect("validated drift"),
-                },
-            )),
-            Fault::StepDown { node, .. } => {
-                node_faults.push((at, id(node), NodeFault::Command(Command::StepDown)))
-            }
-            Fault::TransferLeader { to, .. } => {
-                let to = id(to);
-                for node in 0..n {
-                    let command = Command::TransferLeader { to };
-                    node_faults.push((at, node, NodeFault::Command(command)));
-                }
-            }
-            Fault::Partition {
-                duration, groups, ..
-            } => {
-                let mut group = vec![None; n];
-                for (g, names) in groups.iter().enumerate() {
-                    for name in names {
-                        group[id(name)] = Some(g as u16);
-                    }
-                }
-                net_faults.push(NetFault::Partition {
-                    window: window(*duration),
-                    group,
-                });
-            }
-            Fault::OneWay {
-                from, to, duration, ..
-            } => net_faults.push(NetFault::OneWay {
-                window: window(*duration),
-                from: id(from),
-                to: id(to),
-            }),
-            Fault::DelaySpike {
-                duration,
-                extra,
-                from,
-                to,
-                kinds: kinds_filter,
-                ..
-            } => net_faults.push(NetFault::DelaySpike {
-                window: window(*duration),
-                extra: *extra,
-                which: Match {
-                    from: ids(from),
-                    to: ids(to),
-                    kinds: kinds(kinds_filter),
-                },
-            }),
-            Fault::Drop {
-                duration,
-                from,
-                to,
-                kinds: kinds_filter,
-                ..
-            } => net_faults.push(NetFault::Drop {
-                window: window(*duration),
-                which: Match {
-                    from: ids(from),
-                    to: ids(to),
-                    kinds: kinds(kinds_filter),
-                },
-            }),
-        }
-    }
-    // Stable: faults at one instant apply in the order the scenario lists them.
-    node_faults.sort_by_key(|f| f.0);
-
-    let sampler = |d: &DurationDist| Sampler::new(d).expect("validated distribution");
-    let net_cfg = &scenario.network;
-    let links = net_cfg
-        .links
-        .iter()
-        .map(|l| (id(&l.from), id(&l.to), sampler(&l.delay)))
-        .collect();
-    let net = Network::new(
-        scenario.seed,
-        n,
-        kind_names.len(),
-        sampler(&net_cfg.delay),
-        links,
-        net_cfg.loss,
-        net_cfg.duplicate,
-        net_faults,
-    );
-
-    let arrivals = |rate: f64, component: Component, node: usize| {
-        (rate > 0.0).then(|| {
-            let mean = Dur::from_ns(crate::dist::to_ns(1e9 / rate));
-            (
-                Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
-                rng::stream(scenario.seed, component, node as u64),
-            )
-        })
-    };
-    let w = &scenario.workload;
-    let nodes = scenario
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            // Clients send requests to contenders and to every replica (followers reject them).
-            let contender = matches!(c.role, Role::Contender | Role::Replica);
-            Node {
-                role: c.role,
-                logic: None,
-                disk: None,
-                rng: rng::stream(scenario.seed, Component::Node, i as u64),
-                life: 0,
-                pause_depth: 0,
-                stall_depth: 0,
-                deferred: Vec::new(),
-                timers: [TimerSlot::default(); MAX_TIMERS],
-                started: false,
-                reads: arrivals(w.reads_per_second, Component::Reads, i).filter(|_| contender),
-                writes: arrivals(w.writes_per_second, Component::Writes, i).filter(|_| contender),
-                ops: w.periodic.as_ref().filter(|_| contender).map(|o| Periodic {
-                    every: o.every,
-                    jitter: o.jitter,
-                    write_every: o.write_every,
-                    rng: rng::stream(scenario.seed, Component::Ops, i as u64),
-                    next: 0,
-                    start: SimTime::ZERO,
-                }),
-            }
-        })
-        .collect();
-
+    let (node_faults, net_faults) = compile_faults(&ids);
     let mut queue = EventQueue::default();
     let faults = node_faults
         .iter()
@@ -251,7 +58,6 @@ pub fn build<'o, P: Protocol>(
             (node, fault)
         })
         .collect();
-
     let syncs = scenario.clocks.uncertainty.map(|u| {
         for node in 0..n {
             queue.push(SimTime::ZERO + u.sync_every, Ev::Sync { node: node as u32 });
@@ -264,15 +70,16 @@ pub fn build<'o, P: Protocol>(
                 .collect(),
         }
     });
+    let w = &scenario.workload;
     let lease = &scenario.lease;
     Sim {
         now: SimTime::ZERO,
         end: SimTime::from_ns(scenario.duration.ns()),
         max_events: scenario.limits.max_events,
         queue,
-        nodes,
-        clocks,
-        net,
+        nodes: nodes(scenario),
+        clocks: clocks(scenario),
+        net: network(&ids, net_faults),
         oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
         harm: Harm::new(
             n,
@@ -305,6 +112,262 @@ pub fn build<'o, P: Protocol>(
         observer,
         syncs,
     }
+}
+
+/// A validated scenario's names, resolved: node names to ids, message kind names to the
+/// protocol's kind indices.
+struct Ids<'s> {
+    s: &'s Scenario,
+    kind_names: &'static [&'static str],
+}
+
+impl Ids<'_> {
+    /// The id of the node named `name`.
+    fn node(&self, name: &str) -> NodeId {
+        self.s.node_index(name).expect("validated node name")
+    }
+
+    /// The nodes named (every node when no list is given).
+    fn nodes(&self, names: &Option<Vec<String>>) -> NodeSet {
+        match names {
+            None => NodeSet::all(),
+            Some(v) => NodeSet::of(
+                &v.iter().map(|s| self.node(s)).collect::<Vec<_>>(),
+                self.s.nodes.len(),
+            ),
+        }
+    }
+
+    /// The message kinds named (every kind when no list is given).
+    fn kinds(&self, names: &Option<Vec<KindName>>) -> KindSet {
+        match names {
+            None => KindSet::all(),
+            Some(v) => KindSet::of(v.iter().map(|k| {
+                self.kind_names
+                    .iter()
+                    .position(|&name| name == k.0)
+                    .expect("validated kind")
+            })),
+        }
+    }
+}
+
+/// Each node's clocks, at its drift as placed, with the error bound of `clocks.uncertainty` if
+/// the scenario gives one.
+fn clocks(scenario: &Scenario) -> Vec<NodeClock> {
+    let drifts = place_drifts(scenario);
+    scenario
+        .nodes
+        .iter()
+        .zip(&drifts)
+        .map(|(c, &d)| {
+            let clock = NodeClock::new(d, c.offset);
+            match &scenario.clocks.uncertainty {
+                None => clock,
+                Some(u) => clock.with_bound(ErrorBound {
+                    base: u.base,
+                    growth_ppt: DriftRate::from_ppm(u.growth_ppm)
+                        .expect("validated growth")
+                        .ppt,
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The whole fault schedule (fixed and drawn) compiled to node ids: node faults, each node's
+/// start among them, in time order (stable: faults at one instant apply in the order the
+/// scenario lists them), and network faults.
+fn compile_faults(ids: &Ids) -> (Vec<(SimTime, NodeId, NodeFault)>, Vec<NetFault>) {
+    let scenario = ids.s;
+    let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
+    for (i, c) in scenario.nodes.iter().enumerate() {
+        node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
+    }
+    let mut net_faults = Vec::new();
+    for f in &scenario.fault_schedule() {
+        let at = SimTime::from_ns(f.at().ns());
+        match net_fault(ids, f, at) {
+            Some(nf) => net_faults.push(nf),
+            None => node_fault(ids, f, at, &mut node_faults),
+        }
+    }
+    node_faults.sort_by_key(|f| f.0);
+    (node_faults, net_faults)
+}
+
+/// Fault `f` at `at`, if it is a network fault.
+fn net_fault(ids: &Ids, f: &Fault, at: SimTime) -> Option<NetFault> {
+    let window = |d: Dur| Window {
+        start: at,
+        end: at + d,
+    };
+    let n = ids.s.nodes.len();
+    Some(match f {
+        Fault::Partition {
+            duration, groups, ..
+        } => {
+            let mut group = vec![None; n];
+            for (g, names) in groups.iter().enumerate() {
+                for name in names {
+                    group[ids.node(name)] = Some(g as u16);
+                }
+            }
+            NetFault::Partition {
+                window: window(*duration),
+                group,
+            }
+        }
+        Fault::OneWay {
+            from, to, duration, ..
+        } => NetFault::OneWay {
+            window: window(*duration),
+            from: ids.node(from),
+            to: ids.node(to),
+        },
+        Fault::DelaySpike {
+            duration,
+            extra,
+            from,
+            to,
+            kinds,
+            ..
+        } => NetFault::DelaySpike {
+            window: window(*duration),
+            extra: *extra,
+            which: Match {
+                from: ids.nodes(from),
+                to: ids.nodes(to),
+                kinds: ids.kinds(kinds),
+            },
+        },
+        Fault::Drop {
+            duration,
+            from,
+            to,
+            kinds,
+            ..
+        } => NetFault::Drop {
+            window: window(*duration),
+            which: Match {
+                from: ids.nodes(from),
+                to: ids.nodes(to),
+                kinds: ids.kinds(kinds),
+            },
+        },
+        _ => return None,
+    })
+}
+
+/// Pushes node fault `f` at `at` onto `out` (an operator's leader transfer reaches every node).
+fn node_fault(ids: &Ids, f: &Fault, at: SimTime, out: &mut Vec<(SimTime, NodeId, NodeFault)>) {
+    let (node, fault) = match f {
+        Fault::Pause {
+            node,
+            duration,
+            kind,
+            ..
+        } => (
+            node,
+            NodeFault::Pause {
+                duration: *duration,
+                kind: *kind,
+                clock: f.freeze_clock().expect("a pause"),
+            },
+        ),
+        Fault::Crash { node, .. } => (node, NodeFault::Crash),
+        Fault::Restart { node, .. } => (node, NodeFault::Restart),
+        Fault::ClockStep { node, by, .. } => (node, NodeFault::ClockStep { by: *by }),
+        Fault::DriftChange {
+            node, drift_ppm, ..
+        } => (
+            node,
+            NodeFault::DriftChange {
+                drift: DriftRate::from_ppm(*drift_ppm).expect("validated drift"),
+            },
+        ),
+        Fault::StepDown { node, .. } => (node, NodeFault::Command(Command::StepDown)),
+        Fault::TransferLeader { to, .. } => {
+            let to = ids.node(to);
+            for node in 0..ids.s.nodes.len() {
+                let command = Command::TransferLeader { to };
+                out.push((at, node, NodeFault::Command(command)));
+            }
+            return;
+        }
+        Fault::Partition { .. }
+        | Fault::OneWay { .. }
+        | Fault::DelaySpike { .. }
+        | Fault::Drop { .. } => unreachable!("a network fault"),
+    };
+    out.push((at, ids.node(node), fault));
+}
+
+/// The network: its delays (default and per link), loss, duplication and fault windows.
+fn network(ids: &Ids, net_faults: Vec<NetFault>) -> Network {
+    let sampler = |d: &DurationDist| Sampler::new(d).expect("validated distribution");
+    let scenario = ids.s;
+    let net_cfg = &scenario.network;
+    let links = net_cfg
+        .links
+        .iter()
+        .map(|l| (ids.node(&l.from), ids.node(&l.to), sampler(&l.delay)))
+        .collect();
+    Network::new(
+        scenario.seed,
+        scenario.nodes.len(),
+        ids.kind_names.len(),
+        sampler(&net_cfg.delay),
+        links,
+        net_cfg.loss,
+        net_cfg.duplicate,
+        net_faults,
+    )
+}
+
+/// Every node, not yet started, with its streams: its logic's own, and its client workload's
+/// (requests go to contenders and to every replica; followers reject them).
+fn nodes<L: NodeLogic>(scenario: &Scenario) -> Vec<Node<L>> {
+    let arrivals = |rate: f64, component: Component, node: usize| {
+        (rate > 0.0).then(|| {
+            let mean = Dur::from_ns(crate::dist::to_ns(1e9 / rate));
+            (
+                Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
+                rng::stream(scenario.seed, component, node as u64),
+            )
+        })
+    };
+    let w = &scenario.workload;
+    scenario
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let contender = matches!(c.role, Role::Contender | Role::Replica);
+            Node {
+                role: c.role,
+                logic: None,
+                disk: None,
+                rng: rng::stream(scenario.seed, Component::Node, i as u64),
+                life: 0,
+                pause_depth: 0,
+                stall_depth: 0,
+                deferred: Vec::new(),
+                timers: [TimerSlot::default(); MAX_TIMERS],
+                started: false,
+                reads: arrivals(w.reads_per_second, Component::Reads, i).filter(|_| contender),
+                writes: arrivals(w.writes_per_second, Component::Writes, i).filter(|_| contender),
+                ops: w.periodic.as_ref().filter(|_| contender).map(|o| Periodic {
+                    every: o.every,
+                    jitter: o.jitter,
+                    write_every: o.write_every,
+                    rng: rng::stream(scenario.seed, Component::Ops, i as u64),
+                    next: 0,
+                    start: SimTime::ZERO,
+                }),
+            }
+        })
+        .collect()
 }
 
 /// Each node's drift: its own `drift_ppm`, or placed within `clocks.drift_spread_ppm` (rho).

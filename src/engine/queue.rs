@@ -37,6 +37,7 @@ impl<M> Default for EventQueue<M> {
 }
 
 impl<M: Copy> EventQueue<M> {
+    /// Schedules `ev` at `at` (never before the last event taken out).
     pub fn push(&mut self, at: SimTime, ev: Ev<M>) {
         assert!(
             at >= self.popped_to,
@@ -58,6 +59,7 @@ impl<M: Copy> EventQueue<M> {
         self.heap.push(Reverse((at, seq, slot)));
     }
 
+    /// Takes out the next event: the earliest, and of those the first scheduled.
     pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
         let Reverse((at, _, slot)) = self.heap.pop()?;
         debug_assert!(at >= self.popped_to, "the heap gave an event out of order");

@@ -3,6 +3,9 @@
 //! "writes resume at" are read off these, and so is a deposed holder still serving after its
 //! successor began.
 //!
+//! Tokens here are ranks ([`super::harm::Rank`]): a token placed in its epoch, so that a token
+//! a forgetful grantor issues again after its restart is a new lease, not a renewal of the old.
+//!
 //! Memory is bounded: records are kept for the first [`TOKENS_KEPT`] tokens issued only.
 
 use crate::msg::{NodeId, Token};

@@ -1,20 +1,49 @@
-//! The harm a broken lease does (SPEC 3): zombie actions, stale reads, unsafe and fenced writes.
+//! The harm a broken lease does: zombie actions, stale reads, unsafe and fenced writes.
 //!
-//! Also the protected register itself: a version counter at the resource, the highest token
-//! applied, and each holder's local copy (the version its grant carried plus its own writes).
-//! A read is stale when the resource has applied a write that the reader's copy misses: one by
-//! another holder, or one of its own from an earlier lease; its own writes of the current lease
-//! never make it stale, whether or not they have landed.
+//! Also the protected register itself: a version counter at the resource, the newest token
+//! applied, and each holder's local copy (the version its grant carried plus its own writes
+//! applied since). A read is stale when the resource has applied a write that the reader's copy
+//! misses: one by another holder, or one of its own from an earlier lease; its own writes of the
+//! current lease never make it stale, whether or not they have landed.
 //!
 //! With several keys (`workload.keys`), a read is judged by its own key: it is stale when the
 //! copy misses a write to that key. A write that names no key (the base protocol's register
 //! writes) counts as a write to every key.
 //!
-//! Invariant (asserted): a copy (its grant's version plus its own applied writes) is never ahead
-//! of the register.
+//! **Which token is newer.** Tokens order leases: an action under a token older than the newest
+//! issued is a zombie action, a write applied after one under a newer token is unsafe. A grantor
+//! that restarts forgetting what it granted (`lease.grantor_restart: Forget`) may issue the same
+//! numbers again (Kubernetes' leaseTransitions starts over with the Lease record): each such
+//! restart opens a new *epoch*, and a token issued in a later epoch is newer than every token of
+//! an earlier one, whatever the numbers. A token a node acts under is of the epoch in which it
+//! was last issued to that node (of the last [`EPOCHS_KEPT`] epochs it was issued tokens in; a
+//! token never issued to it is of the current epoch). Tokens are compared as a [`Rank`]: the
+//! token itself until the first such restart, so that runs without one judge by the numbers
+//! alone.
+//!
+//! Memory is bounded whatever the run's length: per node a copy, its own writes, and its last
+//! epochs; per key a version; and the terms of committed log entries as runs of one term, of
+//! which the last [`TERM_RUNS_KEPT`] are kept.
+//!
+//! Invariant (asserted): a copy (its grant's version plus its own writes applied since) is never
+//! ahead of the register.
 
 use crate::msg::{NodeId, Token};
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
+
+/// A token placed in its epoch: `epoch << EPOCH_SHIFT | token` (the token itself in epoch 0).
+/// Comparing ranks compares epochs first, then tokens.
+pub type Rank = u64;
+
+/// Where the epoch starts in a [`Rank`]: tokens of a run with a forgetful grantor restart stay
+/// below 2^48 (a grant a nanosecond for three days).
+const EPOCH_SHIFT: u32 = 48;
+
+/// How many of a node's epochs are remembered to place the tokens it acts under.
+pub const EPOCHS_KEPT: usize = 8;
+
+/// How many runs of committed log entries of one term are kept to check later reports against.
+pub const TERM_RUNS_KEPT: usize = 4096;
 
 /// A holder's local copy of the register.
 #[derive(Clone, Copy, Debug, Default)]
@@ -22,6 +51,31 @@ struct Copy {
     token: Token,
     /// The resource's version when the grant was issued.
     base_version: u64,
+}
+
+/// A node's writes applied at the resource under its newest token.
+#[derive(Clone, Copy, Debug, Default)]
+struct OwnWrites {
+    token: Token,
+    rank: Rank,
+    /// Applied since the node's copy under `token` was taken (or since the first of them).
+    applied: u64,
+}
+
+/// Tokens issued to one node in one epoch, from `lo` to `hi`.
+#[derive(Clone, Copy, Debug)]
+struct EpochTokens {
+    epoch: u64,
+    lo: Token,
+    hi: Token,
+}
+
+/// Log entries `first..=last` (client writes among them) were committed under `term`.
+#[derive(Clone, Copy, Debug)]
+struct TermRun {
+    first: u64,
+    last: u64,
+    term: Token,
 }
 
 /// Counts of harm and of the register's traffic.
@@ -41,42 +95,47 @@ pub struct HarmCounts {
 
 /// The oracle's record of the register, and the harm ledger of one run.
 pub struct Harm {
-    /// The newest token issued anywhere: every older one is superseded.
-    latest_token: Token,
+    /// The newest token issued anywhere, as a rank: every older one is superseded.
+    latest: Rank,
+    /// The current epoch: how many times a grantor restarted forgetting what it granted.
+    epoch: u64,
+    /// Per node, the epochs it was issued tokens in, oldest first (at most [`EPOCHS_KEPT`]).
+    issued_to: Vec<VecDeque<EpochTokens>>,
     /// Writes applied at the resource so far.
     version: u64,
     /// Per key, the version right after the last write to it; and the version after the last
     /// write that named no key (a write to every key).
     key_versions: Vec<u64>,
     keyless_version: u64,
-    /// Read authority is shared by design (SPEC 3): reads are judged by staleness alone, never
-    /// as zombie actions.
+    /// Read authority is shared by design: reads are judged by staleness alone, never as zombie
+    /// actions.
     shared_reads: bool,
-    max_applied_token: Token,
+    max_applied: Rank,
     copies: Vec<Copy>,
-    /// Per node: (token, writes applied under it) for its newest token seen at the resource.
-    own_applied: Vec<(Token, u64)>,
+    own_writes: Vec<OwnWrites>,
     /// The highest log index reported committed (replicated logs).
     committed_index: u64,
-    /// The term of each write entry reported committed, by log index: a later report of the
-    /// same index must agree (Raft's safety: a committed entry is never replaced).
-    committed_terms: BTreeMap<u64, Token>,
+    /// The terms of the entries reported committed, in runs of one term by log index: a later
+    /// report of the same index must agree (Raft's safety: a committed entry is never replaced).
+    committed_terms: VecDeque<TermRun>,
     counts: HarmCounts,
 }
 
 impl Harm {
     pub fn new(nodes: usize, keys: u32, shared_reads: bool) -> Harm {
         Harm {
-            latest_token: 0,
+            latest: 0,
+            epoch: 0,
+            issued_to: vec![VecDeque::new(); nodes],
             version: 0,
             key_versions: vec![0; keys.max(1) as usize],
             keyless_version: 0,
             shared_reads,
-            max_applied_token: 0,
+            max_applied: 0,
             copies: vec![Copy::default(); nodes],
-            own_applied: vec![(0, 0); nodes],
+            own_writes: vec![OwnWrites::default(); nodes],
             committed_index: 0,
-            committed_terms: BTreeMap::new(),
+            committed_terms: VecDeque::new(),
             counts: HarmCounts::default(),
         }
     }
@@ -97,59 +156,112 @@ impl Harm {
         &self.counts
     }
 
-    /// A grant with `token` was issued.
-    pub fn issued(&mut self, token: Token) {
-        self.latest_token = self.latest_token.max(token);
+    /// A grantor restarted forgetting what it granted: tokens issued from now on are newer than
+    /// every token issued before, whatever their numbers.
+    pub fn new_epoch(&mut self) {
+        self.epoch += 1;
     }
 
-    /// `node` took lease `token` with the register at `version`.
+    /// Token `token` as node `node` acts under it, placed in its epoch (see the module doc).
+    pub fn rank(&self, node: NodeId, token: Token) -> Rank {
+        if self.epoch == 0 {
+            return token;
+        }
+        let epoch = self.issued_to[node]
+            .iter()
+            .rev()
+            .find(|e| (e.lo..=e.hi).contains(&token))
+            .map_or(self.epoch, |e| e.epoch);
+        rank_of(epoch, token)
+    }
+
+    /// A grant of `token` to `to` was issued.
+    pub fn issued(&mut self, to: NodeId, token: Token) {
+        let epochs = &mut self.issued_to[to];
+        match epochs.back_mut() {
+            Some(e) if e.epoch == self.epoch => {
+                e.lo = e.lo.min(token);
+                e.hi = e.hi.max(token);
+            }
+            _ => {
+                if epochs.len() == EPOCHS_KEPT {
+                    epochs.pop_front();
+                }
+                epochs.push_back(EpochTokens {
+                    epoch: self.epoch,
+                    lo: token,
+                    hi: token,
+                });
+            }
+        }
+        self.latest = self.latest.max(self.rank(to, token));
+    }
+
+    /// `node` took lease `token` with the register at `version`: its copy counts its own writes
+    /// from now on.
     pub fn holding(&mut self, node: NodeId, token: Token, version: u64) {
         self.copies[node] = Copy {
             token,
             base_version: version,
         };
+        self.own_writes[node] = OwnWrites {
+            token,
+            rank: self.rank(node, token),
+            applied: 0,
+        };
     }
 
-    /// The newest token issued so far.
-    pub fn latest_token(&self) -> Token {
-        self.latest_token
+    /// The newest token issued so far, as a rank.
+    pub fn latest(&self) -> Rank {
+        self.latest
     }
 
     /// A read admitted under `token` is served at `node` now from its copy; it was taken up
     /// when the last write to its key had brought the register to `version` and the newest
-    /// token was `latest_token` (now, for a read served at once). Linearizability asks that a
-    /// read reflect every write that took effect before it began, so the read is stale if the
-    /// copy misses one of those, and a zombie action if its token was already superseded then.
+    /// token was `latest` (now, for a read served at once). Linearizability asks that a read
+    /// reflect every write that took effect before it began, so the read is stale if the copy
+    /// misses one of those, and a zombie action if its token was already superseded then.
     /// Returns (zombie, stale).
-    pub fn read(&mut self, node: NodeId, token: Token, as_of: (u64, Token)) -> (bool, bool) {
+    pub fn read(&mut self, node: NodeId, token: Token, as_of: (u64, Rank)) -> (bool, bool) {
         let copy = self.copies[node];
-        let (own_token, own) = self.own_applied[node];
-        let own = if own_token == copy.token { own } else { 0 };
+        let own = self.own_writes[node];
+        let own = if own.token == copy.token {
+            own.applied
+        } else {
+            0
+        };
         assert!(
             copy.base_version + own <= self.version,
             "a copy is never ahead of the register it copies"
         );
-        self.judge_read(token, copy.base_version + own, as_of)
+        self.judge_read(node, token, copy.base_version + own, as_of)
     }
 
-    /// A read admitted under `token` is served from a log prefix holding the register's first
-    /// `view` writes; it was taken up when the last write to its key had brought the register to
-    /// `version`, with `latest_token` the newest token. Stale if that write lies beyond the
-    /// prefix. Returns (zombie, stale).
-    pub fn read_at(&mut self, token: Token, view: u64, as_of: (u64, Token)) -> (bool, bool) {
-        self.judge_read(token, view, as_of)
-    }
-
-    /// Counts a read under `token` that saw the register's first `view` writes, taken up as of
-    /// `(version, latest_token)`. Returns (zombie, stale).
-    fn judge_read(
+    /// A read admitted under `token` is served at `node` from a log prefix holding the
+    /// register's first `view` writes; it was taken up when the last write to its key had
+    /// brought the register to `version`, with `latest` the newest token. Stale if that write
+    /// lies beyond the prefix. Returns (zombie, stale).
+    pub fn read_at(
         &mut self,
+        node: NodeId,
         token: Token,
         view: u64,
-        (version, latest_token): (u64, Token),
+        as_of: (u64, Rank),
+    ) -> (bool, bool) {
+        self.judge_read(node, token, view, as_of)
+    }
+
+    /// Counts a read at `node` under `token` that saw the register's first `view` writes, taken
+    /// up as of `(version, latest)`. Returns (zombie, stale).
+    fn judge_read(
+        &mut self,
+        node: NodeId,
+        token: Token,
+        view: u64,
+        (version, latest): (u64, Rank),
     ) -> (bool, bool) {
         self.counts.reads_served += 1;
-        let zombie = !self.shared_reads && token < latest_token;
+        let zombie = !self.shared_reads && self.rank(node, token) < latest;
         if zombie {
             self.counts.zombie_actions += 1;
         }
@@ -160,11 +272,11 @@ impl Harm {
         (zombie, stale)
     }
 
-    /// A write admitted under `token` takes effect at its node now and is sent to the resource.
+    /// A write admitted under `token` takes effect at `node` now and is sent to the resource.
     /// Returns whether it is a zombie action.
-    pub fn write_sent(&mut self, token: Token) -> bool {
+    pub fn write_sent(&mut self, node: NodeId, token: Token) -> bool {
         self.counts.writes_sent += 1;
-        let zombie = token < self.latest_token;
+        let zombie = self.rank(node, token) < self.latest;
         if zombie {
             self.counts.zombie_actions += 1;
         }
@@ -175,22 +287,27 @@ impl Harm {
     /// register, every key). Returns whether it was unsafe: a write with a newer token had been
     /// applied before it.
     pub fn write_applied(&mut self, node: NodeId, token: Token, key: Option<u32>) -> bool {
-        let unsafe_write = token < self.max_applied_token;
+        let rank = self.rank(node, token);
+        let unsafe_write = rank < self.max_applied;
         if unsafe_write {
             self.counts.unsafe_writes += 1;
         }
-        self.max_applied_token = self.max_applied_token.max(token);
+        self.max_applied = self.max_applied.max(rank);
         self.version += 1;
         match key.and_then(|k| self.key_versions.get_mut(k as usize)) {
             Some(v) => *v = self.version,
             None => self.keyless_version = self.version,
         }
         self.counts.writes_applied += 1;
-        let own = &mut self.own_applied[node];
-        if token == own.0 {
-            own.1 += 1;
-        } else if token > own.0 {
-            *own = (token, 1);
+        let own = &mut self.own_writes[node];
+        if token == own.token {
+            own.applied += 1;
+        } else if rank > own.rank {
+            *own = OwnWrites {
+                token,
+                rank,
+                applied: 1,
+            };
         }
         unsafe_write
     }
@@ -201,17 +318,42 @@ impl Harm {
     /// reported tells a first report from a repeat.
     ///
     /// Panics when entry `index` is reported with a term other than its first report's: a
-    /// committed write was lost, which a correct replicated log never does.
+    /// committed write was lost, which a correct replicated log never does. The terms are kept
+    /// as runs of entries of one term (a log's terms never fall along it), the last
+    /// [`TERM_RUNS_KEPT`] of them: a repeat older than those, or of an index no report named
+    /// between two runs, is not checked.
     pub fn first_commit(&mut self, index: u64, token: Token) -> bool {
         let first = index > self.committed_index;
-        self.committed_index = self.committed_index.max(index);
-        let term = *self.committed_terms.entry(index).or_insert(token);
-        assert_eq!(
-            term, token,
-            "log entry {index} was committed under term {term} and again under term {token}: \
-             a committed write was lost"
-        );
-        first
+        if first {
+            self.committed_index = index;
+            match self.committed_terms.back_mut() {
+                Some(run) if run.term == token => run.last = index,
+                _ => {
+                    if self.committed_terms.len() == TERM_RUNS_KEPT {
+                        self.committed_terms.pop_front();
+                    }
+                    self.committed_terms.push_back(TermRun {
+                        first: index,
+                        last: index,
+                        term: token,
+                    });
+                }
+            }
+            return true;
+        }
+        let runs = &self.committed_terms;
+        let at = runs.partition_point(|r| r.first <= index);
+        if let Some(run) = at.checked_sub(1).map(|i| runs[i]) {
+            if index <= run.last {
+                let term = run.term;
+                assert_eq!(
+                    term, token,
+                    "log entry {index} was committed under term {term} and again under term \
+                     {token}: a committed write was lost"
+                );
+            }
+        }
+        false
     }
 
     /// The resource's fencing check rejected a write.
@@ -230,6 +372,16 @@ impl Harm {
     }
 }
 
+/// `token` of epoch `epoch` as a [`Rank`].
+fn rank_of(epoch: u64, token: Token) -> Rank {
+    assert!(
+        token < 1 << EPOCH_SHIFT,
+        "token {token} is beyond the 2^{EPOCH_SHIFT} tokens a run with a forgetful grantor \
+         restart can order"
+    );
+    epoch << EPOCH_SHIFT | token
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,16 +390,16 @@ mod tests {
     fn a_read_is_judged_as_of_when_it_was_taken_up() {
         // Node 0 holds token 1 from version 0. Node 1 (token 2) writes once: version 1.
         let mut h = Harm::new(2, 1, false);
-        h.issued(1);
+        h.issued(0, 1);
         h.holding(0, 1, 0);
         // Taken up at version 0 with token 1 the newest: a write landing while it waited does
         // not make it stale, nor does token 2 issued meanwhile make it a zombie.
-        let then = (h.version(), h.latest_token());
-        h.issued(2);
+        let then = (h.version(), h.latest());
+        h.issued(1, 2);
         assert!(!h.write_applied(1, 2, None));
         assert_eq!(h.read(0, 1, then), (false, false));
         // Taken up now, after the write and token 2: both.
-        let now = (h.version(), h.latest_token());
+        let now = (h.version(), h.latest());
         assert_eq!(now, (1, 2));
         assert_eq!(h.read(0, 1, now), (true, true));
         assert_eq!(h.counts().stale_reads, 1);
@@ -259,7 +411,7 @@ mod tests {
     fn a_log_read_is_stale_only_when_it_misses_a_write_to_its_own_key() {
         // Three keys. Committed: key 1 (version 1), then key 2 (version 2).
         let mut h = Harm::new(1, 3, false);
-        h.issued(1);
+        h.issued(0, 1);
         assert!(!h.write_applied(0, 1, Some(1)));
         assert!(!h.write_applied(0, 1, Some(2)));
         assert_eq!(
@@ -268,14 +420,14 @@ mod tests {
         );
         // A read from the prefix of the first write: key 1 is there, key 2 is not, key 0 was
         // never written.
-        let at = |h: &Harm, k| (h.version_of(k), h.latest_token());
-        assert_eq!(h.read_at(1, 1, at(&h, 1)), (false, false));
-        assert_eq!(h.read_at(1, 1, at(&h, 2)), (false, true));
-        assert_eq!(h.read_at(1, 1, at(&h, 0)), (false, false));
+        let at = |h: &Harm, k| (h.version_of(k), h.latest());
+        assert_eq!(h.read_at(0, 1, 1, at(&h, 1)), (false, false));
+        assert_eq!(h.read_at(0, 1, 1, at(&h, 2)), (false, true));
+        assert_eq!(h.read_at(0, 1, 1, at(&h, 0)), (false, false));
         // A write that names no key (the base protocol's register) is a write to every key.
         assert!(!h.write_applied(0, 1, None));
         assert_eq!((h.version_of(0), h.version_of(1)), (3, 3));
-        assert_eq!(h.read_at(1, 2, at(&h, 0)), (false, true));
+        assert_eq!(h.read_at(0, 1, 2, at(&h, 0)), (false, true));
         assert_eq!(h.counts().stale_reads, 2);
         // A key beyond the configured ones has only the writes to every key (the engine never
         // asks for one).
@@ -288,12 +440,126 @@ mod tests {
         // shared by design, when staleness alone judges it.
         for (shared, zombie) in [(false, true), (true, false)] {
             let mut h = Harm::new(1, 1, shared);
-            h.issued(1);
-            h.issued(2);
-            let now = (h.version_of(0), h.latest_token());
-            assert_eq!(h.read_at(1, 0, now), (zombie, false));
+            h.issued(0, 1);
+            h.issued(0, 2);
+            let now = (h.version_of(0), h.latest());
+            assert_eq!(h.read_at(0, 1, 0, now), (zombie, false));
             assert_eq!(h.read(0, 1, now), (zombie, false));
             assert_eq!(h.counts().zombie_actions, 2 * u64::from(zombie));
         }
+    }
+
+    #[test]
+    fn a_copy_counts_only_the_writes_of_its_own_lease() {
+        // Node 0 holds token 1 from version 0 and writes twice (version 2); it crashes, and is
+        // granted token 1 again with the register at version 2. Its copy is 2 + the writes
+        // applied since, 1: version 3, not 2 + 3 (which would be ahead of the register).
+        let mut h = Harm::new(2, 1, false);
+        h.issued(0, 1);
+        h.holding(0, 1, 0);
+        h.write_applied(0, 1, None);
+        h.write_applied(0, 1, None);
+        h.forget(0);
+        h.new_epoch();
+        h.issued(0, 1);
+        h.holding(0, 1, 2);
+        h.write_applied(0, 1, None);
+        let now = (h.version(), h.latest());
+        assert_eq!(h.read(0, 1, now), (false, false));
+        // A write from node 1 (version 4) makes the copy stale: 3 < 4.
+        h.write_applied(1, 1, None);
+        let now = (h.version(), h.latest());
+        assert_eq!(h.read(0, 1, now), (false, true));
+    }
+
+    #[test]
+    fn a_token_of_a_later_epoch_is_newer_whatever_its_number() {
+        // Epoch 0: node 0 is issued 1 and 3 (ranks 1 and 3). A grantor forgets: epoch 1 issues
+        // 1 to node 1, rank 2^48 + 1, newer than 3 of epoch 0.
+        let mut h = Harm::new(2, 1, false);
+        h.issued(0, 1);
+        h.issued(0, 3);
+        assert_eq!(
+            (h.rank(0, 3), h.latest()),
+            (3, 3),
+            "epoch 0: the numbers alone"
+        );
+        h.new_epoch();
+        assert_eq!(h.latest(), 3, "nothing issued in epoch 1 yet");
+        assert!(!h.write_sent(0, 3), "node 0's token 3 is still the newest");
+        h.issued(1, 1);
+        let one = (1 << 48) + 1;
+        assert_eq!((h.rank(1, 1), h.rank(0, 3), h.latest()), (one, 3, one));
+        // Node 0 acting under 3 (epoch 0) is a zombie; node 1 under 1 (epoch 1) is not.
+        assert!(h.write_sent(0, 3));
+        assert!(!h.write_sent(1, 1));
+        // Node 1's write lands first: node 0's token-3 write after it is unsafe.
+        assert!(!h.write_applied(1, 1, None));
+        assert!(h.write_applied(0, 3, None));
+        assert_eq!(h.counts().unsafe_writes, 1);
+        assert_eq!(h.counts().zombie_actions, 1);
+        // A token never issued to a node is of the current epoch: node 1 under 5 is newest.
+        assert_eq!(h.rank(1, 5), (1 << 48) + 5);
+        // Node 0 issued 1 in epoch 1 too: its token 1 is now of epoch 1, its 3 still of 0.
+        h.issued(0, 1);
+        assert_eq!((h.rank(0, 1), h.rank(0, 3)), (one, 3));
+    }
+
+    #[test]
+    fn a_node_keeps_its_last_epochs_only() {
+        // Node 0 is issued token 9 in epoch 0, then token 1 in each of EPOCHS_KEPT later
+        // epochs: epoch 0 is forgotten, and its 9 is taken to be of the current epoch.
+        let mut h = Harm::new(1, 1, false);
+        h.issued(0, 9);
+        for _ in 0..EPOCHS_KEPT {
+            h.new_epoch();
+            h.issued(0, 1);
+        }
+        let epoch = EPOCHS_KEPT as u64;
+        assert_eq!(h.issued_to[0].len(), EPOCHS_KEPT);
+        assert_eq!(h.rank(0, 1), (epoch << 48) + 1);
+        assert_eq!(h.rank(0, 9), (epoch << 48) + 9);
+    }
+
+    #[test]
+    fn committed_terms_are_kept_as_runs_and_checked() {
+        // Entries 1 and 2 under term 1, 4 under term 2 (3 is not a write): two runs.
+        let mut h = Harm::new(1, 1, false);
+        assert!(h.first_commit(1, 1));
+        assert!(h.first_commit(2, 1));
+        assert!(h.first_commit(4, 2));
+        assert_eq!(h.committed_terms.len(), 2);
+        // Repeats that agree are not first reports; 3, between the runs, is not checked.
+        assert!(!h.first_commit(2, 1));
+        assert!(!h.first_commit(4, 2));
+        assert!(!h.first_commit(3, 7));
+        // A thousand entries under one term are one run.
+        for i in 5..1005 {
+            assert!(h.first_commit(i, 3));
+        }
+        assert_eq!(h.committed_terms.len(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "log entry 2 was committed under term 1 and again under term 2")]
+    fn a_committed_entry_reported_under_another_term_panics() {
+        let mut h = Harm::new(1, 1, false);
+        h.first_commit(1, 1);
+        h.first_commit(2, 1);
+        h.first_commit(3, 2);
+        h.first_commit(2, 2);
+    }
+
+    #[test]
+    fn the_committed_terms_kept_are_bounded() {
+        // One entry per term: TERM_RUNS_KEPT + 10 runs, of which the first 10 are dropped; a
+        // repeat of entry 1 under another term is then not checked.
+        let mut h = Harm::new(1, 1, false);
+        for i in 1..=(TERM_RUNS_KEPT as u64 + 10) {
+            h.first_commit(i, i);
+        }
+        assert_eq!(h.committed_terms.len(), TERM_RUNS_KEPT);
+        assert_eq!(h.committed_terms[0].first, 11);
+        assert!(!h.first_commit(1, 99));
     }
 }

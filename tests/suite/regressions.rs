@@ -133,3 +133,137 @@ fn duplicated_messages_renew_once_and_write_once() {
         "a duplicate is not a write under an older token"
     );
 }
+
+/// The Kubernetes story of a grantor that forgets: one candidate, `kcm-1`, perfect clocks, 1 ms
+/// links, no jitter, and a fixed-rate workload of one operation a second (at 0, 1, 2, ... s),
+/// every other one a write (the even seconds). The API server loses the Lease record when it
+/// restarts (`grantor_restart: Forget`), so leaseTransitions starts again and so do tokens.
+///
+/// kcm-1's Get leaves at 0, the record is created at 3 ms (token 1, the first grant) and kcm-1
+/// leads from 4 ms with a copy of the register at version 0. Reads at 1 and 3 s are served,
+/// writes at 2 and 4 s applied at 2.001 and 4.001 s (version 2); renewals at 2.007 and 4.011 s.
+/// kcm-1 crashes at 5 s (the operations of 5 and 6 s arrive at a down node); the API server
+/// crashes at 5.5 s and comes back at 6 s without the record. kcm-1 restarts at 7 s (the
+/// operation of 7 s arrives before its answer and is rejected), creates the record again at
+/// 7.003 s: token 1 once more (the second grant), and a copy taken at version 2. It leads from
+/// 7.004 s and renews every 4.004 s: 9.007, 11.011, 13.015, 15.019, 17.023, 19.027 s.
+///
+/// The oracle counted kcm-1's two writes of its first life as writes of the copy of its second
+/// (same node, same token), so the copy (2 + 3 after the write of 8 s) looked ahead of the
+/// register (3) at the read of 9 s, and the run panicked. A copy counts the holder's own writes
+/// applied since it was taken: 2 + 1 = 3, and no read is stale.
+///
+/// Reads: 10 arrive (odd seconds 1 to 19), 8 served (not 5, 7). Writes: 10 arrive (even seconds
+/// 0 to 18), 8 applied (not 0: before the grant; not 6: down), the last at 18.001 s. Available
+/// over [4 ms, 5 s) and [7.004 s, 20 s): 4.996 + 12.996 = 17.992 s of 20 s, and the longest
+/// stretch with no believer is [5 s, 7.004 s).
+#[test]
+fn a_grantor_that_forgets_repeats_a_token_and_the_copy_counts_only_its_own_lease() {
+    let s = run_text(
+        r#"Scenario(
+            seed: 1,
+            duration: "20s",
+            lease: (duration: "15s", grantor_restart: Forget),
+            strategy: K8sLeaderElection(jitter_factor: 0.0),
+            nodes: [(name: "apiserver", role: Grantor), (name: "kcm-1", role: Contender)],
+            network: (delay: Fixed("1ms")),
+            workload: (periodic: (every: "1s", write_every: 2)),
+            faults: [
+                Crash(node: "kcm-1", at: "5s"),
+                Crash(node: "apiserver", at: "5.5s"),
+                Restart(node: "apiserver", at: "6s"),
+                Restart(node: "kcm-1", at: "7s"),
+            ],
+        )"#,
+    );
+    assert_eq!((s.grants, s.renewals, s.crashes), (2, 8, 2), "{s:?}");
+    assert_eq!(s.holders, ["kcm-1", "kcm-1"]);
+    let r = &s.requests;
+    assert_eq!((r.reads_arrived, r.reads_served), (10, 8));
+    assert_eq!((r.writes_arrived, r.writes_applied), (10, 8));
+    assert_eq!(
+        (s.stale_reads, s.zombie_actions, s.unsafe_writes),
+        (0, 0, 0)
+    );
+    assert_eq!(s.overlap.count, 0);
+    assert_eq!(s.availability, 17_992_000_000.0 / 20_000_000_000.0);
+    assert_eq!(s.max_unavailable_ns, 2_004_000_000);
+}
+
+/// What "newer" means once tokens repeat. The story above with a second candidate, `kcm-2`
+/// (from 100 ms, operations at 0.1, 1.1, ... s), and the API server down over [5 s, 11 s).
+/// kcm-1 leads token 1 from 4 ms (renewals at 2.007 and 4.011 s). Its renew cycle of 6.012 s
+/// sends a Get that is lost, so it gives up only at the cycle's end, 16.012 s. kcm-2 finds the
+/// record held at 0.102, 2.104 and 4.106 s; its tries of 6.106, 8.106 and 10.106 s are lost;
+/// the one of 12.106 s finds no record (the server forgot it at 11 s) and creates it at
+/// 12.109 s: token 1 again, of the new epoch, with the register at version 3. kcm-2 leads from
+/// 12.110 s and renews at 14.113, 16.117 and 18.121 s.
+///
+/// Judged by the numbers, the two token-1 leases would be one: no zombie action, no unsafe
+/// write, no failover. Token 1 of the new epoch is newer than kcm-1's:
+/// - overlap [12.110 s, 16.012 s): 3.902 s, and the slack -3.902 s;
+/// - zombie actions: kcm-1's read of 13 s, write of 14 s, read of 15 s and write of 16 s;
+/// - writes applied (version after each): kcm-1's at 2.001 (1), 4.001 (2), 12.001 (3), 14.001
+///   (4) and 16.001 s (6), kcm-2's at 14.101 (5), 16.101 (7) and 18.101 s (8); kcm-1's writes of
+///   6, 8 and 10 s were lost with the server down. kcm-1's of 16.001 s landed after kcm-2's
+///   newer 14.101 s: one unsafe write;
+/// - stale reads: kcm-1's of 15 s (its copy has its own 4 writes, not kcm-2's: 4 < 5), kcm-2's
+///   of 15.1 (3 + 1 own = 4 < 5), 17.1 (3 + 2 = 5 < 7) and 19.1 s (3 + 3 = 6 < 8);
+/// - one failover, kcm-1 to kcm-2 at 12.109 s: kcm-1 last read at 15 s and last wrote at
+///   16.001 s, kcm-2 first read at 13.1 s and first wrote at 14.101 s.
+///
+/// Reads served: kcm-1 8 (1 to 15 s), kcm-2 4 (13.1 to 19.1 s); writes applied 8 of 11 admitted.
+/// Lost: those 3 writes, kcm-1's Get of 6.012 s and kcm-2's 3: 7 messages. A believer runs
+/// throughout [4 ms, 20 s): the only stretch without one is the first 4 ms.
+#[test]
+fn a_token_repeated_after_a_grantor_forgot_is_newer_than_the_old_one() {
+    let s = run_text(
+        r#"Scenario(
+            seed: 1,
+            duration: "20s",
+            lease: (duration: "15s", grantor_restart: Forget),
+            strategy: K8sLeaderElection(jitter_factor: 0.0),
+            nodes: [
+                (name: "apiserver", role: Grantor),
+                (name: "kcm-1", role: Contender),
+                (name: "kcm-2", role: Contender, start: "100ms"),
+            ],
+            network: (delay: Fixed("1ms")),
+            workload: (periodic: (every: "1s", write_every: 2)),
+            faults: [Crash(node: "apiserver", at: "5s"), Restart(node: "apiserver", at: "11s")],
+        )"#,
+    );
+    assert_eq!((s.grants, s.renewals, s.crashes), (2, 5, 1), "{s:?}");
+    assert_eq!(s.holders, ["kcm-1", "kcm-2"]);
+    assert_eq!(s.overlap.count, 1);
+    let o = &s.overlap.intervals[0];
+    assert_eq!((o.start_ns, o.end_ns), (12_110_000_000, 16_012_000_000));
+    assert_eq!(s.min_slack_ns, Some(-3_902_000_000));
+    assert_eq!(
+        (s.zombie_actions, s.unsafe_writes, s.stale_reads),
+        (4, 1, 4),
+        "{s:?}"
+    );
+    let r = &s.requests;
+    assert_eq!((r.reads_arrived, r.reads_served), (20, 12));
+    assert_eq!(
+        (r.writes_arrived, r.writes_admitted, r.writes_applied),
+        (20, 11, 8)
+    );
+    assert_eq!(s.messages_dropped, 7);
+    assert_eq!(s.failovers.len(), 1);
+    let f = &s.failovers[0];
+    assert_eq!(
+        (f.from.as_str(), f.to.as_str(), f.at_ns),
+        ("kcm-1", "kcm-2", 12_109_000_000)
+    );
+    assert_eq!(
+        (f.old_last_read_ns, f.old_last_write_ns),
+        (Some(15_000_000_000), Some(16_001_000_000))
+    );
+    assert_eq!(
+        (f.new_first_read_ns, f.new_first_write_ns),
+        (Some(13_100_000_000), Some(14_101_000_000))
+    );
+    assert_eq!(s.max_unavailable_ns, 4_000_000);
+}

@@ -1,0 +1,293 @@
+//! What the engine does with the effects a call into node logic returns (`after_call`): sends go
+//! to the network, timers to the node's slots, grants, reads and writes to the oracle and the
+//! harm ledger, and what happened to an attached observer.
+
+use super::{Ev, Sim, GRANT_ORDER_CAP};
+use crate::msg::{NodeId, Token};
+use crate::oracle::harm::Rank;
+use crate::strategy::{Beliefs, Effect, MsgOf, NodeLogic, Protocol, ProtocolMessage};
+use crate::trace::{DropReason, TraceEvent, TraceKind};
+
+impl<P: Protocol> Sim<'_, P> {
+    /// Node `n` served a read admitted under `token`, taken up when the register was at
+    /// `as_of.0` and the newest token was `as_of.1` (a rank): judge it as of then and show it.
+    pub(super) fn served_read(
+        &mut self,
+        n: NodeId,
+        token: Token,
+        view: Option<u64>,
+        as_of: (u64, Rank),
+    ) {
+        self.stats.read_gap.event(self.now);
+        let (zombie, stale) = match view {
+            None => self.harm.read(n, token, as_of),
+            Some(version) => self.harm.read_at(n, token, version, as_of),
+        };
+        self.failovers.read(self.harm.rank(n, token), self.now);
+        if self.observer.is_some() {
+            let kind = TraceKind::Read {
+                token,
+                zombie,
+                stale,
+            };
+            self.emit(n, kind);
+        }
+    }
+
+    /// Carries out the effects of a call into node `n`'s logic and tells the oracle what changed.
+    pub(super) fn after_call(&mut self, n: NodeId) {
+        let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
+        let mut out = std::mem::take(&mut self.out);
+        for effect in out.drain() {
+            self.carry_out(n, effect);
+        }
+        self.out = out;
+        // A node that believes must have something pending that will renew or end the belief
+        // (a renewal, a deadline); otherwise it would believe forever without asking anyone.
+        assert!(
+            beliefs == Beliefs::NONE || self.nodes[n].timers.iter().any(|t| t.armed),
+            "node {n} believes {beliefs:?} with no timer pending"
+        );
+        if beliefs != self.oracle.beliefs(n) {
+            self.oracle.settle(n, self.now, &self.clocks[n]);
+            self.oracle.set_beliefs(n, beliefs);
+            if self.oracle.maybe_flush(self.now, &self.clocks) {
+                self.report_to_observer();
+            }
+        }
+    }
+
+    /// Carries out one effect of a call into node `n`'s logic.
+    fn carry_out(&mut self, n: NodeId, effect: Effect<MsgOf<P>>) {
+        match effect.with_clock() {
+            Effect::Send { to, msg } => self.send(n, to, msg),
+            Effect::SetTimer { timer, clock, at } => self.set_timer(n, timer, clock, at),
+            Effect::CancelTimer { timer } => self.cancel_timer(n, timer),
+            Effect::Issued { .. } | Effect::Renewed { .. } => {
+                unreachable!("named with their clock above")
+            }
+            Effect::IssuedOn {
+                token,
+                to,
+                clock,
+                until,
+            } => {
+                self.stats.grants += 1;
+                if self.stats.grant_order.len() < GRANT_ORDER_CAP {
+                    self.stats.grant_order.push(to);
+                }
+                self.harm.issued(to, token);
+                self.failovers
+                    .issued(self.harm.rank(to, token), to, self.now);
+                if self.observer.is_some() {
+                    let until = self.clocks[n].reaches(clock, until, self.now);
+                    self.emit(n, TraceKind::Grant { token, to, until });
+                }
+            }
+            Effect::RenewedOn {
+                token,
+                clock,
+                until,
+            } => {
+                self.stats.renewals += 1;
+                if self.observer.is_some() {
+                    let until = self.clocks[n].reaches(clock, until, self.now);
+                    self.emit(n, TraceKind::Renewed { token, until });
+                }
+            }
+            Effect::Holding { token, version } => self.harm.holding(n, token, version),
+            Effect::Read { token } => {
+                self.stats.reads_local += 1;
+                // Served at once, in the call that took it up (of key `call_key`).
+                let now = (self.harm.version_of(self.call_key), self.harm.latest());
+                self.served_read(n, token, None, now);
+            }
+            Effect::ConfirmedRead { token, since } => {
+                self.stats.reads_confirmed += 1;
+                let wait = self.now.since(since.time());
+                self.stats.confirmed_read_waits.record(wait);
+                self.served_read(n, token, None, since.harm_state());
+            }
+            Effect::LogRead {
+                token,
+                version,
+                since,
+            } => {
+                if since.time() == self.now {
+                    self.stats.reads_local += 1;
+                } else {
+                    self.stats.reads_confirmed += 1;
+                    let wait = self.now.since(since.time());
+                    self.stats.confirmed_read_waits.record(wait);
+                }
+                self.served_read(n, token, Some(version), since.harm_state());
+            }
+            Effect::WriteSent { token } => {
+                let zombie = self.harm.write_sent(n, token);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::WriteSent { token, zombie });
+                }
+            }
+            Effect::WriteApplied { writer, token } => {
+                self.stats.write_gap.event(self.now);
+                let unsafe_write = self.harm.write_applied(writer, token, None);
+                self.failovers
+                    .write(self.harm.rank(writer, token), self.now);
+                self.emit_write(n, writer, token, true, unsafe_write, false);
+            }
+            Effect::WriteFenced { writer, token } => {
+                self.harm.write_fenced();
+                self.emit_write(n, writer, token, false, false, false);
+            }
+            Effect::DuplicateWrite { writer, token } => {
+                self.harm.duplicate_write();
+                self.emit_write(n, writer, token, false, false, true);
+            }
+            Effect::Committed {
+                index,
+                writer,
+                token,
+                key,
+            } => {
+                if self.harm.first_commit(index, token) {
+                    // Its client hears of it only from the leader that accepted it; one
+                    // that a later leader commits was reported failed (or timed out).
+                    if writer == n {
+                        self.stats.write_gap.event(self.now);
+                    }
+                    let unsafe_write = self.harm.write_applied(writer, token, Some(key));
+                    self.failovers
+                        .write(self.harm.rank(writer, token), self.now);
+                    self.emit_write(n, writer, token, true, unsafe_write, false);
+                }
+            }
+        }
+    }
+
+    /// Passes what the oracle has swept since last time to the observer.
+    pub(super) fn report_to_observer(&mut self) {
+        if let Some(o) = self.observer.as_mut() {
+            self.oracle.report(&mut **o);
+        }
+    }
+
+    /// Tells the observer (there must be one) that `kind` happened at node `n` now.
+    pub(super) fn emit(&mut self, n: NodeId, kind: TraceKind) {
+        let clock = &self.clocks[n];
+        let mono = clock.mono(self.now);
+        let e = TraceEvent {
+            t: self.now,
+            node: n,
+            mono,
+            wall: clock.wall_of(mono),
+            kind,
+        };
+        if let Some(o) = self.observer.as_mut() {
+            o.event(&e);
+        }
+    }
+
+    /// Tells the observer that a write from `writer` reached the resource at node `n`.
+    pub(super) fn emit_write(
+        &mut self,
+        n: NodeId,
+        writer: NodeId,
+        token: Token,
+        applied: bool,
+        unsafe_write: bool,
+        duplicate: bool,
+    ) {
+        if self.observer.is_some() {
+            let kind = TraceKind::WriteArrived {
+                writer,
+                token,
+                applied,
+                unsafe_write,
+                duplicate,
+            };
+            self.emit(n, kind);
+        }
+    }
+
+    /// Tells the observer that message `id` from `from` to `to` was dropped, and why.
+    pub(super) fn emit_drop(
+        &mut self,
+        from: u32,
+        to: u32,
+        msg: MsgOf<P>,
+        id: u64,
+        reason: DropReason,
+    ) {
+        if self.observer.is_some() {
+            let kind = TraceKind::Drop {
+                from: from as NodeId,
+                to: to as NodeId,
+                kind: kind_name(&msg),
+                id,
+                reason,
+            };
+            self.emit(to as NodeId, kind);
+        }
+    }
+
+    /// Node `from` sends `msg` to `to`: the network decides its fate (lost, delayed, or two
+    /// copies), and each copy that arrives is queued for its instant.
+    pub(super) fn send(&mut self, from: NodeId, to: NodeId, msg: MsgOf<P>) {
+        let kind = msg.kind();
+        self.stats.messages_sent[kind] += 1;
+        let id = self.next_msg_id;
+        self.next_msg_id += 1;
+        let fate = self.net.send(self.now, from, to, kind);
+        if self.observer.is_some() {
+            let arrives = fate.first.map(|d| self.now + d);
+            let token = msg.token();
+            self.emit(
+                from,
+                TraceKind::Send {
+                    to,
+                    kind: kind_name(&msg),
+                    id,
+                    token,
+                    arrives,
+                },
+            );
+        }
+        let ev = Ev::Deliver {
+            to: to as u32,
+            from: from as u32,
+            msg,
+            id,
+            twin: fate.first.is_some() && fate.copy.is_some(),
+        };
+        match fate.first {
+            Some(d) => self.queue.push(self.now + d, ev),
+            None => {
+                self.stats.messages_dropped += 1;
+                self.emit_drop(from as u32, to as u32, msg, id, DropReason::Lost);
+            }
+        }
+        if let Some(d) = fate.copy {
+            self.queue.push(self.now + d, ev);
+        }
+    }
+
+    /// One copy of message `id` was delivered (`delivered`) or lost on the way. Returns whether
+    /// this is the second copy and the first was delivered: a duplicate delivery.
+    pub(super) fn twin_consumed(&mut self, twin: bool, id: u64, delivered: bool) -> bool {
+        if !twin {
+            return false;
+        }
+        match self.twins.remove(&id) {
+            Some(first_delivered) => first_delivered && delivered,
+            None => {
+                self.twins.insert(id, delivered);
+                false
+            }
+        }
+    }
+}
+
+/// The name of a message's kind (for traces).
+pub(super) fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
+    M::KINDS[msg.kind()]
+}

@@ -1,0 +1,226 @@
+//! Node faults as the run meets them: starts and restarts, crashes, pauses and their ends (with
+//! what fell due meanwhile), clock steps, drift changes, operator commands, and the clock syncs
+//! of `clocks.uncertainty`.
+
+use super::{Ev, NodeFault, Sim};
+use crate::msg::NodeId;
+use crate::scenario::{FreezeClock, GrantorRestart, PauseKind, Role};
+use crate::strategy::{Beliefs, NodeLogic, Protocol};
+use crate::time::{Dur, LocalDur};
+use crate::trace::TraceKind;
+
+impl<P: Protocol> Sim<'_, P> {
+    /// Tells the oracle whether node `n` runs from now on (up and not paused).
+    pub(super) fn set_running(&mut self, n: NodeId) {
+        self.oracle.settle(n, self.now, &self.clocks[n]);
+        self.oracle.set_running(n, self.nodes[n].running());
+    }
+
+    /// Node fault `fault` of the schedule reaches node `n` now.
+    pub(super) fn apply_fault(&mut self, n: NodeId, fault: NodeFault) {
+        match fault {
+            NodeFault::Start => self.start(n, false),
+            NodeFault::Restart => self.start(n, true),
+            NodeFault::Crash => self.crash(n),
+            NodeFault::Pause {
+                duration,
+                kind,
+                clock,
+            } => self.pause(n, duration, kind, clock),
+            NodeFault::ClockStep { by } => {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].step_wall(self.now, by);
+                self.remap_timers(n, true);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::ClockStep { by });
+                }
+            }
+            NodeFault::DriftChange { drift } => {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].set_drift(self.now, drift);
+                self.remap_timers(n, false);
+                if self.observer.is_some() {
+                    self.emit(n, TraceKind::DriftChange { drift });
+                }
+            }
+            NodeFault::Command(command) => self.route(
+                n,
+                Ev::Command {
+                    node: n as u32,
+                    command,
+                },
+            ),
+        }
+    }
+
+    /// Node `n` starts (`restart`: a `Restart` fault; one before the node's own start, or of a
+    /// node that is up, does nothing). Its logic is made from what its disk kept; at its first
+    /// start its workload streams begin. A grantor that forgets what it granted
+    /// (`lease.grantor_restart: Forget`) opens a new epoch of tokens at its restart.
+    fn start(&mut self, n: NodeId, restart: bool) {
+        let before_start = restart && !self.nodes[n].started;
+        if self.nodes[n].up() || before_start {
+            return; // running already, or a restart before the node's own start
+        }
+        let restarted = self.nodes[n].started;
+        let first_start = !self.nodes[n].started;
+        if restarted
+            && self.nodes[n].role == Role::Grantor
+            && self.params.grantor_restart == GrantorRestart::Forget
+        {
+            // It may issue its tokens again: whatever it issues now is newer.
+            self.harm.new_epoch();
+        }
+        self.nodes[n].started = true;
+        let node = &mut self.nodes[n];
+        let disk = node.disk.take().unwrap_or_default();
+        let logic = self.protocol.node_logic(n, node.role, &self.params, disk);
+        node.logic = Some(logic);
+        self.set_running(n);
+        if self.observer.is_some() {
+            self.emit(n, TraceKind::Start { restarted });
+        }
+        self.call(n, restarted, false, |logic, cx, out| {
+            logic.on_start(cx, out)
+        });
+        if first_start {
+            self.schedule_arrival(n, false);
+            self.schedule_arrival(n, true);
+            if let Some(ops) = self.nodes[n].ops.as_mut() {
+                ops.start = self.now;
+                self.queue.push(self.now, Ev::Generate { node: n as u32 });
+            }
+        }
+    }
+
+    /// Node `n` crashes (if it is up): its logic keeps only its disk, its deferred events and
+    /// timers are lost, and its copy of the register with them.
+    fn crash(&mut self, n: NodeId) {
+        if !self.nodes[n].up() {
+            return;
+        }
+        self.stats.crashes += 1;
+        self.oracle.settle(n, self.now, &self.clocks[n]);
+        self.oracle.set_beliefs(n, Beliefs::NONE);
+        let node = &mut self.nodes[n];
+        node.disk = node.logic.take().map(NodeLogic::into_disk);
+        node.life += 1;
+        node.pause_depth = 0;
+        for ev in std::mem::take(&mut node.deferred) {
+            if let Ev::Deliver { twin, id, .. } = ev {
+                self.twin_consumed(twin, id, false);
+            }
+        }
+        let node = &mut self.nodes[n];
+        for slot in node.timers.iter_mut() {
+            slot.gen = slot.gen.wrapping_add(1);
+            slot.armed = false;
+            slot.fell_due = false;
+        }
+        self.harm.forget(n);
+        self.set_running(n);
+        if self.observer.is_some() {
+            self.emit(n, TraceKind::Crash);
+        }
+    }
+
+    /// Node `n` pauses (if it is up) for `duration`; a stalled VM freeze stops its clocks too,
+    /// and re-maps its timers.
+    fn pause(&mut self, n: NodeId, duration: Dur, kind: PauseKind, clock: FreezeClock) {
+        if !self.nodes[n].up() {
+            return;
+        }
+        self.stats.pauses += 1;
+        let depth = &mut self.nodes[n].pause_depth;
+        *depth = depth.checked_add(1).expect("pause depth never wraps");
+        self.set_running(n);
+        let stall = kind == PauseKind::VmFreeze && clock == FreezeClock::Stall;
+        if stall {
+            let depth = &mut self.nodes[n].stall_depth;
+            *depth = depth.checked_add(1).expect("stall depth never wraps");
+            if self.nodes[n].stall_depth == 1 {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].stall(self.now);
+                self.remap_timers(n, false);
+            }
+        }
+        if self.observer.is_some() {
+            let until = self.now + duration;
+            self.emit(n, TraceKind::PauseBegin { kind, stall, until });
+        }
+        let life = self.nodes[n].life;
+        let ev = Ev::PauseEnd {
+            node: n as u32,
+            life,
+            stall,
+        };
+        self.queue.push(self.now + duration, ev);
+    }
+
+    /// A clock sync of node `n` (`clocks.uncertainty`): its wall clock is set to true time plus
+    /// a residual within the base error, unless a stalled freeze holds the clock (the sync
+    /// daemon is frozen with it); the residual is drawn either way, so that the stream does not
+    /// depend on the freeze. The next sync is one period later.
+    pub(super) fn sync_clock(&mut self, n: NodeId) {
+        use rand::RngExt;
+        let syncs = self
+            .syncs
+            .as_mut()
+            .expect("syncs are queued only with uncertainty");
+        let base = syncs.base.ns();
+        let residual = LocalDur::from_ns(syncs.rngs[n].random_range(-base..=base));
+        let next = self.now + syncs.every;
+        if self.nodes[n].stall_depth == 0 {
+            self.oracle.settle(n, self.now, &self.clocks[n]);
+            let before = self.clocks[n].wall(self.now);
+            self.clocks[n].sync(self.now, residual);
+            self.remap_timers(n, true);
+            if self.observer.is_some() {
+                let by = self.clocks[n].wall(self.now) - before;
+                self.emit(n, TraceKind::ClockStep { by });
+            }
+        }
+        if next < self.end {
+            self.queue.push(next, Ev::Sync { node: n as u32 });
+        }
+    }
+
+    /// A pause of node `n` ends (`stall`: its clocks resume too, whatever became of the
+    /// process). A pause from an earlier life is ignored; when the last pause ends, the node
+    /// handles what fell due meanwhile, in the order it fell due.
+    pub(super) fn end_pause(&mut self, n: NodeId, life: u32, stall: bool) {
+        if stall {
+            // The VM's clock resumes whatever became of the process.
+            let depth = &mut self.nodes[n].stall_depth;
+            *depth = depth
+                .checked_sub(1)
+                .expect("a stall ends only after it began");
+            if self.nodes[n].stall_depth == 0 {
+                self.oracle.settle(n, self.now, &self.clocks[n]);
+                self.clocks[n].resume(self.now);
+                self.remap_timers(n, false);
+            }
+        }
+        let node = &mut self.nodes[n];
+        if node.life != life || node.pause_depth == 0 {
+            return;
+        }
+        node.pause_depth -= 1;
+        if self.observer.is_some() {
+            self.emit(n, TraceKind::PauseEnd);
+        }
+        if self.nodes[n].pause_depth > 0 {
+            return;
+        }
+        self.set_running(n);
+        // Handle what fell due meanwhile, in the order it fell due.
+        let mut deferred = std::mem::take(&mut self.nodes[n].deferred);
+        for ev in deferred.drain(..) {
+            if !self.nodes[n].up() {
+                break;
+            }
+            self.handle(n, ev);
+        }
+        self.nodes[n].deferred = deferred;
+    }
+}

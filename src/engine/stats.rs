@@ -1,0 +1,64 @@
+//! The counters of one run, and the longest gap between two reads or two writes.
+
+use super::waits;
+use crate::msg::NodeId;
+use crate::time::SimTime;
+
+/// Counters of one run.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub events: u64,
+    pub truncated: bool,
+    /// Messages sent, by kind (indexed as the protocol's `KINDS`).
+    pub messages_sent: Vec<u64>,
+    pub messages_dropped: u64,
+    pub grants: u64,
+    pub renewals: u64,
+    pub reads_arrived: u64,
+    pub writes_arrived: u64,
+    pub reads_admitted: u64,
+    pub writes_admitted: u64,
+    /// Reads served from local state at once ([`Effect::Read`]).
+    pub reads_local: u64,
+    /// Reads served after a confirmation round ([`Effect::ConfirmedRead`]), and how long they
+    /// waited for it.
+    pub reads_confirmed: u64,
+    pub confirmed_read_waits: waits::ReadWaits,
+    /// Client requests dropped because their paused node's backlog was full.
+    pub requests_shed: u64,
+    /// The longest stretch between two reads served (anywhere), and between two writes
+    /// acknowledged to their clients (applied at the resource; in a replicated log, committed by
+    /// the leader that accepted them): when clients saw reads or writes stop and resume.
+    pub read_gap: Gap,
+    pub write_gap: Gap,
+    pub pauses: u64,
+    pub crashes: u64,
+    /// The recipients of the first [`GRANT_ORDER_CAP`] grants, in the order they were issued
+    /// (bounded: a long run's later grants are counted in `grants` only).
+    pub grant_order: Vec<NodeId>,
+}
+
+/// The longest stretch between two successive events of one kind (reads served, writes taking
+/// effect), tracked in constant memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gap {
+    last: Option<SimTime>,
+    /// The longest stretch so far: (from, to), the two events that bound it.
+    pub longest: Option<(SimTime, SimTime)>,
+}
+
+impl Gap {
+    /// One event at `t` (times never go backwards).
+    pub fn event(&mut self, t: SimTime) {
+        if let Some(last) = self.last {
+            debug_assert!(t >= last, "events come in time order");
+            if self.longest.is_none_or(|(a, b)| t.since(last) > b.since(a)) {
+                self.longest = Some((last, t));
+            }
+        }
+        self.last = Some(t);
+    }
+}
+
+/// How many grant recipients [`Stats::grant_order`] keeps.
+pub const GRANT_ORDER_CAP: usize = 64;

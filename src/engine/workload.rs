@@ -1,0 +1,105 @@
+//! The client workload: each node's Poisson streams of reads and writes, its fixed-rate stream
+//! (`workload.periodic`), and the key each request names.
+
+use super::{Ev, Sim};
+use crate::msg::NodeId;
+use crate::rng::Rng;
+use crate::strategy::{Key, Protocol, Request};
+use crate::time::{Dur, SimTime};
+
+/// A node's fixed-rate operations (`workload.periodic`): operation i arrives at
+/// `start + jitter + i * every`, shifted by a uniform draw in `[-jitter, +jitter]`. It is drawn
+/// by an [`Ev::Generate`] at `start + i * every`, the earliest it can arrive, so that one
+/// pending draw suffices however far the jitter reorders operations.
+pub(crate) struct Periodic {
+    pub(crate) every: Dur,
+    pub(crate) jitter: Dur,
+    pub(crate) write_every: u32,
+    pub(crate) rng: Rng,
+    /// The next operation's index, and the true time of the stream's start.
+    pub(crate) next: u64,
+    pub(crate) start: SimTime,
+}
+
+impl<P: Protocol> Sim<'_, P> {
+    /// Draws the next arrival of node `n`'s Poisson stream of writes (or reads), and its key.
+    pub(super) fn schedule_arrival(&mut self, n: NodeId, write: bool) {
+        let node = &mut self.nodes[n];
+        let stream = if write {
+            node.writes.as_mut()
+        } else {
+            node.reads.as_mut()
+        };
+        if let Some((sampler, rng)) = stream {
+            let gap = sampler.sample(rng);
+            let key = draw_key(rng, self.keys);
+            let kind = if write {
+                Request::Write { key }
+            } else {
+                Request::Read { key }
+            };
+            self.queue.push(
+                self.now + gap,
+                Ev::Arrival {
+                    node: n as u32,
+                    kind,
+                    periodic: false,
+                },
+            );
+        }
+    }
+
+    /// Node `n`'s fixed-rate stream draws its next operation (its jitter, its key) and the
+    /// draw after it.
+    pub(super) fn generate(&mut self, n: NodeId) {
+        use rand::RngExt;
+        let keys = self.keys;
+        let Some(ops) = self.nodes[n].ops.as_mut() else {
+            return;
+        };
+        let i = ops.next;
+        ops.next += 1;
+        let j = ops.jitter.ns();
+        let shift = if j > 0 {
+            ops.rng.random_range(0..=2 * j)
+        } else {
+            0
+        };
+        let key = draw_key(&mut ops.rng, keys);
+        let write = ops.write_every > 0 && i % u64::from(ops.write_every) == 0;
+        let kind = if write {
+            Request::Write { key }
+        } else {
+            Request::Read { key }
+        };
+        // Drawn at start + i * every (now): it arrives at that plus a shift in [0, 2 jitter].
+        // One that would arrive after the run is never queued: a jitter far beyond the run
+        // must not fill the queue with requests that never arrive.
+        let next = ops.start + Dur::from_ns(ops.every.ns().saturating_mul(i as i64 + 1));
+        let at = self.now + Dur::from_ns(shift);
+        if at < self.end {
+            self.queue.push(
+                at,
+                Ev::Arrival {
+                    node: n as u32,
+                    kind,
+                    periodic: true,
+                },
+            );
+        }
+        if next < self.end {
+            self.queue.push(next, Ev::Generate { node: n as u32 });
+        }
+    }
+}
+
+/// A uniform key in `[0, keys)`, drawn only when there is more than one (so that a one-key
+/// workload's streams are what they were before keys existed).
+pub(super) fn draw_key(rng: &mut Rng, keys: u32) -> Key {
+    use rand::RngExt;
+    if keys > 1 {
+        rng.random_range(0..keys)
+    } else {
+        0
+    }
+}
