@@ -41,7 +41,7 @@ impl ClockKind {
     }
 }
 
-/// A node's TrueTime error bound (SPEC 2.8, `clocks.uncertainty`): e = base + growth * (true time
+/// A node's TrueTime error bound (`clocks.uncertainty`): e = base + growth * (true time
 /// since the last sync), kept exact, so that TT.now() = [wall - e, wall + e] (read with the
 /// earliest bound rounded down and the latest up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! The network: per-message delay, loss and duplication, and the network faults of SPEC 2.4.
+//! The network: per-message delay, loss and duplication, and the network faults (cuts, one-way
+//! cuts, delay spikes, drops).
 //!
 //! At send time a message draws its delay (the link's override or the default distribution) from
 //! the sender's stream for that message kind, then `Drop` windows, loss and `DelaySpike` windows

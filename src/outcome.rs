@@ -1,4 +1,4 @@
-//! The summary of a run (SPEC 6's `summary.json` keys) and the check of a scenario's `expect`.
+//! The summary of a run (the keys of `summary.json`) and the check of a scenario's `expect`.
 //!
 //! Everything here is derived from integers the engine and oracle counted; the two ratios are the
 //! only floats, computed once at the end, so the JSON is byte-identical run to run.
@@ -108,7 +108,7 @@ pub struct ExpectOut {
 }
 
 /// What a run's verdict is, in one word.
-/// In `summary.json` and `--json` as `"OVERLAP"`, `"HARM"` or `"SAFE"` (SPEC 6).
+/// In `summary.json` and `--json` as `"OVERLAP"`, `"HARM"` or `"SAFE"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Verdict {
@@ -179,7 +179,7 @@ pub struct Summary {
     /// Fraction of client requests that passed the validity check.
     pub served_ratio: f64,
     pub max_unavailable_ns: i64,
-    /// Safety slack (SPEC 3): over every handover of the lease from one node's belief to
+    /// Safety slack: over every handover of the lease from one node's belief to
     /// another's, the smallest true time from the end of the previous holder's belief to the
     /// start of the next one's; negative when they overlapped (how long the previous holder went
     /// on believing), `None` (null) when there was no handover. Defined exactly in

@@ -1,4 +1,4 @@
-//! The lease arithmetic tables (SPEC 5 `tables`): what quorum reads cost against lease reads,
+//! The lease arithmetic tables: what quorum reads cost against lease reads,
 //! the drift margin T * rho, and the lease left usable after a fixed allowance and the drift.
 //!
 //! Pure arithmetic, exact: durations are integer nanoseconds, drift rates exact decimals held in

@@ -1,4 +1,4 @@
-//! `leasesim explore` and `leasesim explore-merge` (SPEC 5): run an exploration (or one shard of
+//! `leasesim explore` and `leasesim explore-merge`: run an exploration (or one shard of
 //! it) on every core, shrink the first violation, and write `<out>/<name>/` whole: the
 //! counterexample and its report, or the nearest miss and the slack histogram, with
 //! `explore.json` and `runs.csv`. A shard writes only `<out>/<name>-explore/partial-I-of-K.json`;

@@ -1,4 +1,4 @@
-//! The command line (SPEC 5): parse, turn flags into validated inputs, run, map to an exit code.
+//! The command line: parse, turn flags into validated inputs, run, map to an exit code.
 //!
 //! Exit codes: 0 success and every expectation held; 1 an expectation failed; 2 bad input or
 //! usage. All input is loaded and checked before anything runs or is written, so bad input

@@ -1,4 +1,4 @@
-//! `explore` (SPEC 5): swarm testing of a scenario's strategy inside a `nemesis` envelope, and
+//! `explore`: swarm testing of a scenario's strategy inside a `nemesis` envelope, and
 //! the shrinking of the first violation into a scenario file that replays it.
 //!
 //! Run i of an exploration ([`draw`]) is the scenario with seed + i and a fault schedule drawn

@@ -1,6 +1,6 @@
 //! What counts as a violation in an exploration, and the kind a shrink must keep: an overlap of
 //! one exclusive authority (the write lease, or an exclusive read lease), or, without any
-//! overlap, one kind of harm (SPEC 3).
+//! overlap, one kind of harm.
 
 use crate::oracle::authority::Authority;
 use crate::outcome::Summary;

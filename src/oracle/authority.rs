@@ -1,4 +1,4 @@
-//! Beliefs kept per authority (SPEC 2.8, 3): one [`Oracle`] for write authority, and a second
+//! Beliefs kept per authority: one [`Oracle`] for write authority, and a second
 //! for read authority when the protocol tracks it apart (Raft's lease reads, LeaseGuard's
 //! inherited reads); the base protocol and Redlock grant both together, and keep one.
 //!

@@ -1,4 +1,4 @@
-//! The oracle (SPEC 3): exact belief intervals, overlaps and availability; harm in [`harm`].
+//! The oracle: exact belief intervals, overlaps and availability; harm in [`harm`].
 //!
 //! It stands apart from the engine and the strategies. The engine tells it, at each event that
 //! can change a node's belief, what the node now believes ([`Belief`]), whether the node is
@@ -12,7 +12,7 @@
 //! Invariants (asserted): the sweep never goes back in time, and no count of believers or of
 //! available nodes goes negative.
 //!
-//! **Safety slack** (SPEC 3, `min_slack_ns`), the near miss, is computed in the same sweep:
+//! **Safety slack** (`min_slack_ns`), the near miss, is computed in the same sweep:
 //!
 //! - A node's *belief stretch* is a maximal interval of true time in which it believes, whatever
 //!   its token or running flag: pieces of one node that meet end to end are one stretch (a token

@@ -1,4 +1,4 @@
-//! The scenario schema (SPEC 4) as serde types, and parsing from RON text.
+//! The scenario schema as serde types, and parsing from RON text.
 //!
 //! Every field documents its unit and default. Unknown fields are rejected everywhere, enum
 //! struct variants included. Optional fields are written bare in RON (`drift_ppm: -50.0`).
@@ -50,7 +50,7 @@ pub struct Scenario {
     /// Fault generators drawing from the seed's fault stream.
     #[serde(default)]
     pub random_faults: Vec<RandomFault>,
-    /// What `explore` may inject (SPEC 4): ignored by every other command.
+    /// What `explore` may inject: ignored by every other command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nemesis: Option<nemesis::Nemesis>,
     /// Expected outcome, checked after the run.
@@ -90,7 +90,7 @@ impl LeaseConfig {
     }
 }
 
-/// What a grantor that restarts after a crash does (SPEC 2.5 step 6).
+/// What a grantor that restarts after a crash does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GrantorRestart {
     /// Waits out T + grantor margin on its own clock before granting anything (Gray and Cheriton).
@@ -156,7 +156,7 @@ pub struct ClocksConfig {
     pub uncertainty: Option<Uncertainty>,
 }
 
-/// `clocks.uncertainty` (SPEC 2.8): every node's wall clock knows its error. TT.now() =
+/// `clocks.uncertainty`: every node's wall clock knows its error. TT.now() =
 /// [wall - e, wall + e] with e = base + growth_ppm * (true time since the last sync); at true
 /// times sync_every, 2 sync_every, ... each wall clock is set to true time plus a residual drawn
 /// uniformly from [-base, +base] (from true time 0 to the first sync, its error is its
@@ -220,7 +220,7 @@ pub struct NodeConfig {
     pub start: Dur,
 }
 
-/// The network between nodes (SPEC 2.4).
+/// The network between nodes.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkConfig {
@@ -262,7 +262,7 @@ pub struct LinkConfig {
     pub delay: DurationDist,
 }
 
-/// What clients ask of every contender (SPEC 2.6).
+/// What clients ask of every contender.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadConfig {
@@ -353,7 +353,7 @@ pub enum FreezeClock {
     Stall,
 }
 
-/// A fault at a fixed true time (SPEC 2.4). Lists left out mean "all".
+/// A fault at a fixed true time. Lists left out mean "all".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]

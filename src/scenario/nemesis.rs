@@ -1,4 +1,4 @@
-//! The `nemesis` envelope (SPEC 4): what `explore` may inject, per fault kind a largest size and
+//! The `nemesis` envelope: what `explore` may inject, per fault kind a largest size and
 //! a rate. It is the environment a configuration claims to survive; kinds left out are never
 //! injected. Named profiles (`pauses`, `clocks`, `network`, `crashes`, `all`) give envelopes
 //! scaled to the scenario's lease term.
@@ -68,8 +68,8 @@ pub struct PerHourRate {
     pub per_hour: f64,
 }
 
-/// VM freezes: at most `max`, `per_minute` per node; `clock: Stall` freezes the guest's clocks
-/// (SPEC 2.4), `CatchUp` (the default) lets them read on as if nothing happened.
+/// VM freezes: at most `max`, `per_minute` per node; `clock: Stall` freezes the guest's clocks,
+/// `CatchUp` (the default) lets them read on as if nothing happened.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Freezes {
@@ -692,7 +692,7 @@ mod tests {
         validate(&scenario("1h", &format!("nemesis: {nemesis},")))
     }
 
-    /// SPEC 4's own example reads, with a crash's downtime at its default.
+    /// The envelope's documented example reads, with a crash's downtime at its default.
     #[test]
     fn the_spec_example_reads_and_is_valid() {
         let spec = r#"(pauses: (max: "2s", per_minute: 1.0), steps: (max: "100ms", per_hour:

@@ -1,6 +1,6 @@
 //! The protected resource as a protocol hosts it: a register with a version, and the fencing
-//! check of SPEC 2.6. A protocol keeps one where writes land (on the base protocol's grantor,
-//! durable across its crashes) and reports each arriving write with the effect [`Register::apply`]
+//! check (a write under a token older than one already applied is rejected). A protocol keeps
+//! one where writes land (on the base protocol's grantor, durable across its crashes) and reports each arriving write with the effect [`Register::apply`]
 //! returns, so the harm oracle sees exactly what the resource did.
 
 use super::Effect;

@@ -1,7 +1,7 @@
 //! The sweep's CSV files: `results.csv` (one row per cell), `runs.csv` (one row per run) and
 //! `partial-I-of-K.csv` (the runs of one shard, headed by the sweep's definition).
 //!
-//! Column names and order are part of the product contract (SPEC 6): the varied parameters
+//! Column names and order are part of the product contract: the varied parameters
 //! first, named and valued as given, then the fixed figures. Floats that are merged later
 //! (a run's availability) are written in Rust's shortest round-trip form, so that a partial read
 //! back gives the same bits and a merge the same bytes as an unsharded sweep.
@@ -9,7 +9,7 @@
 use super::aggregate::{CellStats, RunRow};
 use super::grid::{Grid, SweepSpec};
 
-/// The fixed columns of `results.csv` after the parameters (SPEC 6, then our additions).
+/// The fixed columns of `results.csv` after the parameters.
 pub const RESULT_COLUMNS: [&str; 17] = [
     "runs",
     "overlap_runs",

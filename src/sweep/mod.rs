@@ -1,4 +1,4 @@
-//! Parameter sweeps (SPEC 5 `sweep`, 6, 7, 8): a grid of scenario variants times seeds, run in
+//! Parameter sweeps: a grid of scenario variants times seeds, run in
 //! parallel (feature `parallel`; one after another without it, with the same results),
 //! aggregated per cell, written as CSV, a report and charts.
 //!

@@ -1,4 +1,4 @@
-//! Sweeps that survive an interruption (SPEC 8): the runs done so far are kept on disk in an
+//! Sweeps that survive an interruption: the runs done so far are kept on disk in an
 //! in-progress file beside what the sweep will write, `.NAME.in-progress` (`.x-sweep.in-progress`
 //! beside `x-sweep/`, `.partial-I-of-K.csv.in-progress` beside a shard's partial).
 //!

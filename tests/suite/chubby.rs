@@ -1,4 +1,4 @@
-//! ChubbySession (SPEC 2.8): sessions, jeopardy and grace, lock-delay, the master's FIFO and its
+//! ChubbySession: sessions, jeopardy and grace, lock-delay, the master's FIFO and its
 //! fail-over. The bundled chubby-* scenarios and hbase-gc-pause-zk-session pin the stories;
 //! these tests pin what each rule does on its own, with the arithmetic in each comment.
 //!

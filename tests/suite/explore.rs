@@ -1,4 +1,4 @@
-//! `leasesim explore` (SPEC 5): what it must find on the bundled explore-* scenarios, that a
+//! `leasesim explore`: what it must find on the bundled explore-* scenarios, that a
 //! counterexample replays exactly for every protocol, and that the answer does not depend on
 //! `--jobs` or shards.
 

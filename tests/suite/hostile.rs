@@ -1,4 +1,4 @@
-//! Hostile input (SPEC 2, issue 8): every file runs within bounded resources or is rejected with
+//! Hostile input (issue 8): every file runs within bounded resources or is rejected with
 //! exit code 2, the field and the limit named (`src/scenario/limits.rs`, README "Limits").
 //!
 //! One regression test per input that fuzzing found accepted and then crashing, hanging or

@@ -1,4 +1,4 @@
-//! `K8sLeaderElection` (SPEC 2.8): client-go's candidates against an API server that only
+//! `K8sLeaderElection`: client-go's candidates against an API server that only
 //! compares resourceVersions. Figures are derived by hand with jitter off (jitter_factor 0:
 //! candidates retry every 2 s exactly, counted from the end of each try), perfect clocks and
 //! 1 ms messages; the bundled k8s-* and kubelet-* scenarios pin the stories (S1 and the random

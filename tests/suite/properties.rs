@@ -448,7 +448,7 @@ fn random_faults(n: usize, stall: bool) -> impl Strategy<Value = Vec<String>> {
         .prop_map(|(a, b, c, e)| [a, b, c, e].into_iter().flatten().collect())
 }
 
-/// Any strategy of SPEC 2.7, margins below 100 ms (T is at least 1 s).
+/// Any strategy of the base protocol's table, margins below 100 ms (T is at least 1 s).
 fn any_strategy() -> impl Strategy<Value = String> {
     let margin = || 0i64..=100 * NS_PER_MS;
     prop_oneof![
@@ -878,7 +878,7 @@ fn run_keeping_timeline(s: &Scenario) -> Summary {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3072))]
 
-    /// Determinism (SPEC 7): a run is a function of the scenario and its seed. Every random draw
+    /// Determinism: a run is a function of the scenario and its seed. Every random draw
     /// comes from a ChaCha stream keyed by (seed, component, index), time and drift are
     /// integers, and events at one instant are ordered by a sequence number, so running the same
     /// scenario again must give the same summary, byte for byte as JSON. So must the scenario

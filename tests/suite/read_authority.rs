@@ -1,4 +1,4 @@
-//! Read authority tracked apart from write authority (SPEC 2.8, 3): the oracle judges an
+//! Read authority tracked apart from write authority: the oracle judges an
 //! exclusive read authority on its own, reports a shared one apart, and the timeline, the
 //! traces and the chart show read beliefs on their own lane.
 //!

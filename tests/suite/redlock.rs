@@ -1,4 +1,4 @@
-//! Redlock (SPEC 2.8): several independent masters, no fencing token, expiry on the wall clock.
+//! Redlock: several independent masters, no fencing token, expiry on the wall clock.
 //! The bundled redlock-* scenarios pin the stories; these tests pin what the scenarios cannot.
 
 use crate::common::{run, run_text, scenario};

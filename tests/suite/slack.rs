@@ -1,4 +1,4 @@
-//! Safety slack (SPEC 3, `min_slack_ns`): hand-derived handovers, an overlap read as negative
+//! Safety slack (`min_slack_ns`): hand-derived handovers, an overlap read as negative
 //! slack, a lone holder with none, the oracle against a brute-force reading of the recorded
 //! beliefs, and the sweep's CSV columns.
 

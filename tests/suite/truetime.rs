@@ -1,4 +1,4 @@
-//! TrueTime (SPEC 2.8): `clocks.uncertainty` gives every node an error bound and periodic
+//! TrueTime: `clocks.uncertainty` gives every node an error bound and periodic
 //! syncs; the `TrueTime` lease grants until an absolute E and waits for TT.now().earliest > E.
 //! The bundled truetime-* scenarios pin the Spanner story; these tests pin what they cannot.
 
@@ -43,7 +43,7 @@ proptest! {
     // A case runs in about 0.1 ms: 2048 of them find a rounding slip that 256 can miss.
     #![proptest_config(ProptestConfig::with_cases(2048))]
 
-    /// SPEC 2.8: TrueTime is safe while every node's true time lies inside its interval. With
+    /// TrueTime is safe while every node's true time lies inside its interval. With
     /// every drift within the bound's growth (200 ppm), syncs at any period and residuals
     /// drawn within the base, no true time ever leaves an interval and the lease, handed over
     /// once the holder is cut off, never overlaps, with no holder margin at all.

@@ -1,5 +1,5 @@
 //! An exploration's slack histogram: how close each run came to an overlap. One bar per bin of
-//! the runs' safety slack (`min_slack_ns`, SPEC 3), with the nearest miss marked; runs without
+//! the runs' safety slack (`min_slack_ns`), with the nearest miss marked; runs without
 //! a handover have no slack and are counted in the subtitle. Bins are on a 1-2-5 scale of
 //! exact integer nanoseconds (slack spans microseconds to seconds in one exploration); floats
 //! are used only to place pixels.

@@ -1,5 +1,5 @@
-//! The base single-grantor lease protocol (SPEC 2.5), parameterised by [`Rules`]; with
-//! [`Expiry::TrueTime`] it is also SPEC 2.8's `TrueTime` lease.
+//! The base single-grantor lease protocol, parameterised by [`Rules`]; with
+//! [`Expiry::TrueTime`] it is also the `TrueTime` lease.
 //!
 //! The grantor keeps a FIFO of pending acquirers (a retry keeps its place and replaces its request
 //! id), frees the lease when its monotonic clock reaches the last grant or renewal + T + grantor
@@ -36,7 +36,7 @@ const DEADLINE: TimerId = 2;
 const EXPIRY: TimerId = 3;
 const RESTART_WAIT: TimerId = 4;
 
-/// Every strategy of the SPEC 2.7 table: the base protocol with one set of rules.
+/// Every strategy in the table of `strategy::rules`: the base protocol with one set of rules.
 pub struct BaseProtocol {
     rules: Rules,
     description: String,

@@ -1,7 +1,7 @@
-//! The base protocol's messages (SPEC 2.5), small and `Copy`.
+//! The base protocol's messages, small and `Copy`.
 //!
 //! Request ids and local send times travel with requests and are echoed in the answers, so a
-//! holder can start its term at the send time of the request a grant answers (SPEC 2.5 step 3)
+//! holder can start its term at the send time of the request a grant answers
 //! without keeping a table. The grantor treats the echoed times as opaque.
 
 use crate::msg::Token;

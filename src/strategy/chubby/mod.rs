@@ -1,4 +1,4 @@
-//! Chubby lock sessions (Burrows, OSDI'06; SPEC 2.8): one `Grantor` is the cell's master,
+//! Chubby lock sessions (Burrows, OSDI'06): one `Grantor` is the cell's master,
 //! every `Contender` a client that wants one lock through a session.
 //!
 //! The session is the lease: the master extends it to (KeepAlive receipt) + T on its monotonic

@@ -1,4 +1,4 @@
-//! Kubernetes leader election as client-go runs it (SPEC 2.8; `tools/leaderelection`).
+//! Kubernetes leader election as client-go runs it (`tools/leaderelection`).
 //!
 //! The one `Grantor` is the API server ([`server`]): it stores the Lease record (holder,
 //! acquire and renew times, LeaseDurationSeconds, leaseTransitions) with a resourceVersion,

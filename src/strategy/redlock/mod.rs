@@ -1,4 +1,4 @@
-//! Redlock (SPEC 2.8): a lock over N independent Redis masters, each a `Grantor`.
+//! Redlock: a lock over N independent Redis masters, each a `Grantor`.
 //!
 //! A client notes its monotonic time t0 and sends `Lock` with a fresh value to every master; it
 //! decides when every master has answered or `request_timeout` has passed (with `quorum: One`,

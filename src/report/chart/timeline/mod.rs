@@ -1,4 +1,4 @@
-//! The timeline chart of one run (SPEC 6): true time across, one row per node, a clock-error lane
+//! The timeline chart of one run: true time across, one row per node, a clock-error lane
 //! per node, and a zoom panel when an overlap is too short to see at the scale of the run.
 //!
 //! What a row shows: the node's belief intervals as bars coloured by fencing token (hatched and
