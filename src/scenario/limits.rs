@@ -13,9 +13,11 @@
 //!   A lease has one grantor; a hundred contenders is already an unreadable chart (~50 MB).
 //! - [`MAX_DURATION_NS`]: 1000 h of simulated time. With drift bounded (below) a clock reading
 //!   stays under 1.1 x 1000 h, far from `i64` overflow; longer soaks are sweeps of seeds.
-//! - [`MIN_INTERVAL_NS`]: the lease term, the renewal and the retry period are at least 1 us. No
-//!   real system times a lease finer; shorter ones only multiply events (a `renew_every` of 1 ns
-//!   is a billion renewals per simulated second).
+//! - [`MIN_INTERVAL_NS`]: the lease term, the renewal and the retry period are at least 1 us, and
+//!   so is every period and timeout of a protocol's own settings (heartbeat, election timeout
+//!   and its jitter when not zero, tick, no-op, retry, renew deadline, request timeout) and
+//!   `clocks.uncertainty.sync_every`. No real system times a lease finer; shorter ones only
+//!   multiply events (a `renew_every` of 1 ns is a billion renewals per simulated second).
 //! - [`MAX_DRIFT_PPM`], [`MAX_DRIFT_SPREAD_PPM`]: a drift of at most 100,000 ppm (10 %) either
 //!   way, a spread of at most twice that. Quartz is off by tens of ppm, a broken or throttled
 //!   clock by a few percent; beyond that the rate `1 + drift` approaches 0 (a clock that stops:
@@ -48,8 +50,9 @@
 //! - [`MAX_EVENTS`], [`DEFAULT_MAX_EVENTS`]: the engine processes about 10 million events per
 //!   second. `limits.max_events` defaults to 10^8 (about ten seconds; a run that reaches it
 //!   stops and says TRUNCATED) and may be raised to 10^10 (about a quarter of an hour). A
-//!   scenario whose estimated event count ([`estimated_events`]) is above 10^10 could never
-//!   finish and is rejected.
+//!   scenario whose estimated event count ([`estimated_events`], plus the protocol's own timers
+//!   and messages: heartbeats, elections, no-ops, KeepAlives, tries, each protocol's
+//!   `events_per_second` times the run) is above 10^10 could never finish and is rejected.
 //! - [`DEFAULT_TRACE_BYTES`], [`TRACE_BYTES_PER_EVENT_FLOOR`]: `run --trace` streams about 85 to
 //!   250 bytes of `trace.jsonl` per event (130 on most scenarios), at a couple of hundred MB a
 //!   second; a run the limits accept can have 10^10 events, over a terabyte. So the traces of
@@ -168,7 +171,9 @@ pub fn expected_random_faults(s: &Scenario) -> Vec<f64> {
 
 /// An estimate of the events a run of `s` processes, from above where it is cheap to be:
 /// every request's arrival, the holder's effects and writes, every contender's retries (timer
-/// and `Acquire`), renewals (timer, `Renew`, `RenewAck`), and the faults. Rates must be finite.
+/// and `Acquire`), renewals (timer, `Renew`, `RenewAck`), the faults and the clock syncs
+/// ([`clock_syncs`]). Rates must be finite. A protocol's own timers and messages are not
+/// counted here: the validation adds its `events_per_second` times the run.
 pub fn estimated_events(s: &Scenario) -> f64 {
     let secs = s.duration.ns().max(0) as f64 / 1e9;
     let contenders = s.nodes.iter().filter(|n| n.role == Role::Contender).count() as f64;
@@ -178,7 +183,18 @@ pub fn estimated_events(s: &Scenario) -> f64 {
     let requests = contenders * rate * secs + rate * secs + w.writes_per_second.max(0.0) * secs;
     let protocol = 2.0 * contenders * per(s.lease.retry_every) + 3.0 * per(s.lease.renew_every());
     let faults = s.faults.len() as f64 + 2.0 * expected_random_faults(s).iter().sum::<f64>();
-    requests + protocol + faults
+    requests + protocol + faults + clock_syncs(s)
+}
+
+/// The wall-clock syncs of `clocks.uncertainty` over a run of `s`: one per node every
+/// `sync_every` (none without it, or with a `sync_every` that is not positive).
+pub fn clock_syncs(s: &Scenario) -> f64 {
+    match s.clocks.uncertainty {
+        Some(u) if u.sync_every.ns() > 0 => {
+            s.nodes.len() as f64 * s.duration.ns().max(0) as f64 / u.sync_every.ns() as f64
+        }
+        _ => 0.0,
+    }
 }
 
 /// Writes a duration for a message, with hours too when it is that long (`3600000s (1000h)`).

@@ -66,6 +66,11 @@ pub trait StrategyChecks {
     fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
         None
     }
+    /// The events its own timers and messages add per simulated second of `scenario`, counted
+    /// in the event estimate against `limits.max_events`. 0 by default.
+    fn events_per_second(&self, _scenario: &Scenario) -> f64 {
+        0.0
+    }
 }
 
 /// The protocols a program knows, as loading and validation see them (`strategy::Registry`).

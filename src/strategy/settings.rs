@@ -50,6 +50,15 @@ pub trait Settings: DeserializeOwned + Clone + Send + Sync + 'static {
         LeaseFields::ALL
     }
 
+    /// An estimate, from above, of the events the protocol's own timers and messages cause per
+    /// simulated second of `scenario`, beyond what the scenario's estimate already counts
+    /// (requests, the lease's renewals and retries, faults, clock syncs): what a run of it
+    /// adds against `limits.max_events`. Periods are taken as checked (at least 1 us); a rough,
+    /// conservative figure, not an exact one. 0 by default.
+    fn events_per_second(&self, _scenario: &Scenario) -> f64 {
+        0.0
+    }
+
     /// The margin the drift warning compares with T*rho, and its name, for a holder that stops
     /// that long before a grantor times out the same term on its own clock. None by default.
     fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
@@ -124,6 +133,8 @@ pub trait Resolved: Send + Sync {
     fn validate(&self, scenario: &Scenario) -> Vec<String>;
     /// [`Settings::epsilon`].
     fn epsilon(&self) -> Option<Margin>;
+    /// [`Settings::events_per_second`].
+    fn events_per_second(&self, scenario: &Scenario) -> f64;
     /// [`Settings::compare_variants`], each as a strategy.
     fn compare_variants(&self, scenario: &Scenario) -> Option<Vec<(StrategySpec, String)>>;
     /// [`Settings::keeps`].
@@ -147,6 +158,9 @@ impl<S: Settings> Resolved for S {
     }
     fn epsilon(&self) -> Option<Margin> {
         Settings::epsilon(self)
+    }
+    fn events_per_second(&self, scenario: &Scenario) -> f64 {
+        Settings::events_per_second(self, scenario)
     }
     fn compare_variants(&self, scenario: &Scenario) -> Option<Vec<(StrategySpec, String)>> {
         Settings::compare_variants(self, scenario).map(specs)
@@ -211,6 +225,9 @@ impl<S: Settings> StrategyChecks for Built<S> {
     fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
         Settings::drift_margin(&self.settings)
     }
+    fn events_per_second(&self, scenario: &Scenario) -> f64 {
+        Settings::events_per_second(&self.settings, scenario)
+    }
 }
 
 impl<S: Settings> Strategy for Built<S> {
@@ -255,6 +272,45 @@ pub mod check {
     pub fn positive(p: &mut Vec<String>, at: &str, d: LocalDur) {
         if d.ns() <= 0 {
             p.push(format!("{at}: must be positive (got {d})"));
+        }
+    }
+
+    /// A period or timeout `d` of the protocol's own: when positive (a protocol says on its
+    /// own that it must be), at least the shortest interval, 1 us, as the lease's periods are
+    /// (shorter ones only multiply events), and at most the longest run.
+    pub fn interval(p: &mut Vec<String>, at: &str, d: LocalDur) {
+        if d.ns() > 0 && d.ns() < limits::MIN_INTERVAL_NS {
+            p.push(format!(
+                "{at}: {d} is below the limit of {} (see README, Limits)",
+                limits::dur(limits::MIN_INTERVAL_NS)
+            ));
+        }
+        at_most_max(p, at, d);
+    }
+
+    /// A margin `m` of either sign under a lease of `t`: |m| shorter than the lease. A holder
+    /// that believes `-m` past its term overlaps the next holder's (the grantor's own wait
+    /// covers less than a term), and one that stops `m >= t` early never acts.
+    pub fn signed_margin(p: &mut Vec<String>, at: &str, m: LocalDur, t: LocalDur) {
+        if t.ns() > 0 && m.ns() <= -t.ns() {
+            p.push(format!(
+                "{at}: {m} must be above minus the lease (-{t}): a holder that believes that \
+                 long past its term overlaps the next one, which the grantor's wait does not cover"
+            ));
+        } else if t.ns() > 0 && m >= t {
+            p.push(format!(
+                "{at}: {m} must be shorter than the lease ({t}), or the holder never holds"
+            ));
+        }
+    }
+
+    /// The events per simulated second of something that happens `count` times every `d`
+    /// (0 for a period that is not positive, which is reported on its own).
+    pub fn per_second(count: f64, d: LocalDur) -> f64 {
+        if d.ns() > 0 {
+            count * 1e9 / d.ns() as f64
+        } else {
+            0.0
         }
     }
 

@@ -18,6 +18,7 @@ mod metamorphic;
 mod newcomer;
 mod pins;
 mod properties;
+mod protocol_limits;
 mod q4;
 mod raft;
 mod read_authority;

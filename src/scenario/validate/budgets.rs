@@ -5,13 +5,13 @@
 use super::Problems;
 use crate::dist::Sampler;
 use crate::scenario::limits::{self, count};
-use crate::scenario::{Fault, RandomFault, Role, Scenario};
+use crate::scenario::{Fault, RandomFault, Role, Scenario, StrategyChecks};
 use crate::time::Dur;
 use std::collections::BTreeMap;
 
 const SEE: &str = "(see README, Limits)";
 
-pub(super) fn check(p: &mut Problems) {
+pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     let s = p.s;
     if s.limits.max_events > limits::MAX_EVENTS {
         p.push(format!(
@@ -27,12 +27,41 @@ pub(super) fn check(p: &mut Problems) {
     fault_totals(p, s);
     waiting(p, s);
     in_flight(p, s);
-    let events = limits::estimated_events(s);
+    events(p, s, protocol);
+}
+
+/// The estimated events of the run against [`limits::MAX_EVENTS`]: the scenario's own
+/// ([`limits::estimated_events`]) plus the protocol's timers and messages, each part named.
+fn events(p: &mut Problems, s: &Scenario, protocol: Option<&dyn StrategyChecks>) {
+    let secs = s.duration.ns() as f64 / 1e9;
+    let own = protocol.map_or(0.0, |x| x.events_per_second(s).max(0.0) * secs);
+    let syncs = limits::clock_syncs(s);
+    let base = limits::estimated_events(s) - syncs;
+    let events = base + syncs + own;
     if events > limits::MAX_EVENTS as f64 {
+        let mut parts = vec![format!(
+            "requests, retries, renewals, faults: {}",
+            count(base)
+        )];
+        if let Some(u) = s.clocks.uncertainty.filter(|_| syncs > 0.0) {
+            parts.push(format!(
+                "clock syncs, one per node every clocks.uncertainty.sync_every = {}: {}",
+                u.sync_every,
+                count(syncs)
+            ));
+        }
+        if let Some(x) = protocol.filter(|_| own > 0.0) {
+            parts.push(format!(
+                "the timers and messages of strategy {}: {}",
+                x.describe(),
+                count(own)
+            ));
+        }
         p.push(format!(
-            "duration: a run of {} needs about {} events (requests, retries, renewals, faults), above the limit of {} {SEE}; shorten it or lower the rates",
+            "duration: a run of {} needs about {} events ({}), above the limit of {} {SEE}; shorten it, lower the rates or lengthen the periods",
             limits::dur(s.duration.ns()),
             count(events),
+            parts.join("; "),
             count(limits::MAX_EVENTS as f64)
         ));
     }

@@ -114,7 +114,7 @@ fn checks(s: &Scenario, strategy: Result<&dyn StrategyChecks, String>) -> Vec<St
     workload::check(&mut p);
     faults::check(&mut p, protocol);
     random_faults::check(&mut p);
-    budgets::check(&mut p);
+    budgets::check(&mut p, protocol);
     if let Some(n) = &s.nemesis {
         p.list.extend(super::nemesis::check(n, s, protocol));
     }

@@ -321,6 +321,20 @@ impl Settings for TrueTime {
         base(rules, self)
     }
 
+    /// Its margin of either sign, |holder_margin| below T: at -T or below the holder believes
+    /// a whole term past the expiry the grantor waits out (an overlap the scenario never
+    /// meant), at T or above it never acts.
+    fn validate(&self, s: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        check::signed_margin(
+            &mut p,
+            "strategy.holder_margin",
+            self.holder_margin,
+            s.lease.duration,
+        );
+        p
+    }
+
     /// Its margin is varied as epsilon; the drift bound is not its (the clocks know their
     /// error).
     fn epsilon(&self) -> Option<Margin> {

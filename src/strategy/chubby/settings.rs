@@ -3,7 +3,8 @@
 //! ([`super::ChubbySession`]'s `check`).
 
 use super::{ChubbyConfig, ChubbySession as ChubbyProtocol};
-use crate::scenario::Scenario;
+use crate::scenario::{Role, Scenario};
+use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
 use crate::time::LocalDur;
 use serde::Deserialize;
@@ -59,6 +60,15 @@ impl Settings for ChubbySession {
             },
             self.to_ron(),
         )
+    }
+
+    /// Every client (each node but the master) sends a KeepAlive every `lease.renew_every`: its
+    /// timer, the KeepAlive and the master's reply, 3 (the scenario's estimate counts one
+    /// holder's renewals, not every client's). Grace and lock-delay are one-shot timers after
+    /// an expiry, not periods.
+    fn events_per_second(&self, s: &Scenario) -> f64 {
+        let clients = s.nodes.iter().filter(|n| n.role != Role::Grantor).count() as f64;
+        check::per_second(3.0 * clients, s.lease.renew_every())
     }
 
     /// The holder margin is varied as epsilon; the master's timer is not a grantor's wait of

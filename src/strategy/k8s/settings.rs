@@ -4,7 +4,8 @@
 
 use super::{K8sConfig, K8sLeaderElection as K8sProtocol};
 use crate::clock::ClockKind;
-use crate::scenario::{LeaseFields, Scenario};
+use crate::scenario::{LeaseFields, Role, Scenario};
+use crate::strategy::settings::check;
 use crate::strategy::Settings;
 use crate::time::LocalDur;
 use serde::Deserialize;
@@ -95,6 +96,7 @@ impl Settings for K8sLeaderElection {
                     "strategy.{field}: must be greater than zero, as client-go requires (got {d})"
                 ));
             }
+            check::interval(&mut p, &format!("strategy.{field}"), d);
         }
         if self.renew_deadline >= t {
             p.push(format!(
@@ -118,6 +120,14 @@ impl Settings for K8sLeaderElection {
             ));
         }
         p
+    }
+
+    /// Every candidate (each node but the API server) tries every retry period at the most
+    /// (jitter only lengthens it), the leader renews as often: a timer, a Get or Update and its
+    /// answer, and a second round trip when it writes, 5 per try.
+    fn events_per_second(&self, s: &Scenario) -> f64 {
+        let candidates = s.nodes.iter().filter(|n| n.role != Role::Grantor).count() as f64;
+        check::per_second(5.0 * candidates, self.retry_period)
     }
 
     /// Its own periods time renewals and tries: `lease.renew_every` and `lease.retry_every`

@@ -4,6 +4,7 @@
 
 use super::{LeaseGuard as LeaseGuardProtocol, LeaseGuardConfig};
 use crate::scenario::{LeaseFields, Scenario};
+use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
 use crate::time::LocalDur;
 use serde::{Deserialize, Serialize};
@@ -88,6 +89,39 @@ impl Settings for LeaseGuard {
             },
             self.to_ron(),
         )
+    }
+
+    /// Its periods at least the shortest interval (1 us: election timeout, heartbeat, no-op)
+    /// and the clock error bound a margin under the lease (an error of a whole term leaves no
+    /// lease). Their other bounds (positive, not negative) are checked with its roles.
+    fn validate(&self, s: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        for (at, d) in [
+            ("strategy.election_timeout", self.election_timeout),
+            ("strategy.heartbeat", self.heartbeat),
+            ("strategy.noop_every", self.noop_every),
+        ] {
+            check::interval(&mut p, at, d);
+        }
+        check::at_most_max(&mut p, "strategy.log_write", self.log_write);
+        let e = self.max_clock_error;
+        if e.ns() >= 0 {
+            check::margin(&mut p, "strategy.max_clock_error", e, s.lease.duration);
+        }
+        p
+    }
+
+    /// Every replica heartbeats every other, each with its ack, and runs its timer: n (2n - 1)
+    /// per heartbeat, taken at the leaderless tenth of it (from above). Per election timeout,
+    /// at worst every replica campaigns: n (2n - 1) again. Per no-op, the leader's timer and the
+    /// entry to and ack from each other: 2n - 1, with a log write each, n - 1 more.
+    fn events_per_second(&self, s: &Scenario) -> f64 {
+        let n = s.nodes.len() as f64;
+        let all = n * (2.0 * n - 1.0);
+        let leaderless = LocalDur::from_ns(self.heartbeat.ns() / 10);
+        check::per_second(all, leaderless)
+            + check::per_second(all, self.election_timeout)
+            + check::per_second(3.0 * n - 2.0, self.noop_every)
     }
 
     /// Elections, heartbeats and no-ops are its own settings: renewals and retries are not

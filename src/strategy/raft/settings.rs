@@ -5,6 +5,7 @@
 
 use super::{RaftConfig, RaftLeaderLease as RaftProtocol};
 use crate::scenario::{LeaseFields, Scenario};
+use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
 use crate::time::LocalDur;
 use serde::{Deserialize, Serialize};
@@ -127,6 +128,43 @@ impl Settings for RaftLeaderLease {
             },
             self.to_ron(),
         )
+    }
+
+    /// Its periods at least the shortest interval (1 us: heartbeat, election timeout, the
+    /// jitter when not zero, tick) and the skew a margin under the lease, not negative. Their
+    /// other bounds (positive, heartbeat below the election timeout, whole ticks) are checked
+    /// with its roles.
+    fn validate(&self, s: &Scenario) -> Vec<String> {
+        let mut p = Vec::new();
+        check::interval(&mut p, "strategy.election_timeout", self.election_timeout);
+        for (at, d) in [
+            ("strategy.election_jitter", self.election_jitter),
+            ("strategy.heartbeat", self.heartbeat),
+            ("strategy.tick", self.tick),
+        ] {
+            if let Some(d) = d {
+                check::interval(&mut p, at, d);
+            }
+        }
+        check::margin(
+            &mut p,
+            "strategy.max_clock_skew",
+            self.max_clock_skew,
+            s.lease.duration,
+        );
+        p
+    }
+
+    /// Per heartbeat, the leader's timer and a heartbeat to each of the n - 1 others with its
+    /// ack: 2n - 1. Per election timeout, at worst every replica campaigns: a timer and a vote
+    /// request and reply with each other, n (2n - 1). With a tick, each replica's tick timer.
+    fn events_per_second(&self, s: &Scenario) -> f64 {
+        let n = s.nodes.len() as f64;
+        let et = self.election_timeout;
+        let round = 2.0 * n - 1.0;
+        let heartbeat = self.heartbeat.unwrap_or(LocalDur::from_ns(et.ns() / 10));
+        let ticks = self.tick.map_or(0.0, |t| check::per_second(n, t));
+        check::per_second(round, heartbeat) + check::per_second(n * round, et) + ticks
     }
 
     /// Elections and heartbeats are its own settings: renewals and retries are not timed by

@@ -3,7 +3,7 @@
 
 use super::Redlock as RedlockProtocol;
 use crate::clock::ClockKind;
-use crate::scenario::Scenario;
+use crate::scenario::{Role, Scenario};
 use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
 use crate::time::LocalDur;
@@ -87,8 +87,20 @@ impl Settings for Redlock {
         let mut p = Vec::new();
         check::not_negative(&mut p, "strategy.drift_allowance", self.drift_allowance);
         check::positive(&mut p, "strategy.request_timeout", self.request_timeout);
+        check::interval(&mut p, "strategy.request_timeout", self.request_timeout);
         check::at_most_max(&mut p, "strategy.request_timeout", self.request_timeout);
         p
+    }
+
+    /// A contender tries as often as twice every `lease.retry_every` (its delay is drawn from
+    /// [retry_every/2, retry_every]): a timer, a request to and a reply from each of the g
+    /// masters, and the request timeout's timer, 2g + 2 per try. The holder extends every
+    /// `lease.renew_every` on every master, 2g + 2 again.
+    fn events_per_second(&self, s: &Scenario) -> f64 {
+        let count = |r: Role| s.nodes.iter().filter(|n| n.role == r).count() as f64;
+        let round = 2.0 * count(Role::Grantor) + 2.0;
+        check::per_second(2.0 * count(Role::Contender) * round, s.lease.retry_every)
+            + check::per_second(round, s.lease.renew_every())
     }
 
     /// The drift allowance is varied as epsilon, but the bound epsilon >= T*rho is not its.
