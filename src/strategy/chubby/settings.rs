@@ -92,3 +92,22 @@ impl Settings for ChubbySession {
         vec![(session, format!("{from}; Chubby's 45 s grace"))]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two clients, a KeepAlive each every 1 s with its timer and reply: 2 x 3 = 6 a second
+    /// (the master is not a client).
+    #[test]
+    fn keepalives_of_every_client_are_counted() {
+        let s = Scenario::from_ron(
+            r#"Scenario(duration: "10s", lease: (duration: "3s", renew_every: "1s"),
+                strategy: ChubbySession, nodes: [(name: "m", role: Grantor),
+                (name: "a", role: Contender), (name: "b", role: Contender)])"#,
+        )
+        .unwrap();
+        let c = ChubbySession::lineup(&s, LocalDur::ZERO, "")[0].0;
+        assert_eq!(Settings::events_per_second(&c, &s), 6.0);
+    }
+}

@@ -156,3 +156,25 @@ impl Settings for LeaseGuard {
         Some(rows.collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 3 replicas: all-to-all heartbeats with acks and timers are 3 x 5 = 15 per leaderless
+    /// heartbeat (100 ms / 10 = 10 ms): 1500 a second; elections 15 per 1 s: 15; no-ops
+    /// 3 x 3 - 2 = 7 per 250 ms: 28. 1543 in all.
+    #[test]
+    fn heartbeats_elections_and_noops_are_counted() {
+        let s = Scenario::from_ron(
+            r#"Scenario(duration: "10s", lease: (duration: "3s"),
+                strategy: LeaseGuard(election_timeout: "1s", heartbeat: "100ms"),
+                nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica),
+                (name: "r3", role: Replica)])"#,
+        )
+        .unwrap();
+        let g: LeaseGuard =
+            ron::from_str(r#"(election_timeout: "1s", heartbeat: "100ms")"#).unwrap();
+        assert_eq!(Settings::events_per_second(&g, &s), 1543.0);
+    }
+}

@@ -137,3 +137,24 @@ impl Settings for Redlock {
         ])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 3 masters: a round is 2 x 3 + 2 = 8 events. One contender tries up to twice every
+    /// 100 ms: 2 x 8 / 0.1 = 160 a second; the holder extends every 1 s: 8. 168 in all.
+    #[test]
+    fn tries_and_extensions_on_every_master_are_counted() {
+        let s = Scenario::from_ron(
+            r#"Scenario(duration: "10s",
+                lease: (duration: "3s", renew_every: "1s", retry_every: "100ms"),
+                strategy: Redlock, nodes: [(name: "m1", role: Grantor),
+                (name: "m2", role: Grantor), (name: "m3", role: Grantor),
+                (name: "a", role: Contender)])"#,
+        )
+        .unwrap();
+        let r: Redlock = ron::from_str("(quorum: Majority)").unwrap();
+        assert_eq!(Settings::events_per_second(&r, &s), 168.0);
+    }
+}
