@@ -280,6 +280,17 @@ pub fn render(
     skipped: &[String],
 ) -> String {
     let mut m = String::new();
+    write_header(&mut m, grid);
+    write_best(&mut m, grid, stats);
+    write_bound(&mut m, grid, stats);
+    write_results(&mut m, grid, stats);
+    write_charts(&mut m, charts, skipped);
+    write_files(&mut m, grid);
+    m
+}
+
+/// Writes the title, the run counts and the table of swept parameters.
+fn write_header(m: &mut String, grid: &Grid) {
     let spec = &grid.spec;
     let s = &spec.scenario;
     let _ = writeln!(m, "# {}: sweep\n", spec.name);
@@ -308,8 +319,10 @@ pub fn render(
             p.values.join(", ")
         );
     }
+}
 
-    // Best parameter sets.
+/// Writes the best safe parameter sets, or the least unsafe cells when none was safe.
+fn write_best(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     let _ = writeln!(m, "\n## Best parameter sets\n");
     let best = best_safe(grid, stats, 5);
     let env = environment(grid);
@@ -370,8 +383,11 @@ pub fn render(
             );
         }
     }
+}
 
-    // The analytic bound.
+/// Writes, where the bound applies to the grid, the section comparing the analytic bound
+/// epsilon >= T * rho with the measured boundary.
+fn write_bound(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     if bound_applies(grid) {
         let _ = writeln!(m, "\n## The analytic bound: epsilon >= T * rho\n");
         let _ = writeln!(
@@ -442,8 +458,10 @@ pub fn render(
             }
         );
     }
+}
 
-    // The grid.
+/// Writes the table of every cell's results (the first rows of it).
+fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     let _ = writeln!(m, "\n## Results\n");
     let mut header: Vec<String> = grid.params.iter().map(|p| p.name.clone()).collect();
     header.extend(
@@ -488,7 +506,10 @@ pub fn render(
          longest single interval of any run. Availability is the fraction of true time in which \
          some running node believed it held the lease."
     );
+}
 
+/// Writes the chart links and the charts skipped.
+fn write_charts(m: &mut String, charts: &[ChartNote], skipped: &[String]) {
     let _ = writeln!(m, "\n## Charts\n");
     for c in charts {
         let _ = writeln!(
@@ -503,7 +524,10 @@ pub fn render(
     for s in skipped {
         let _ = writeln!(m, "- skipped: {s}");
     }
+}
 
+/// Writes the list of files and the commands to rerun or shard the sweep.
+fn write_files(m: &mut String, grid: &Grid) {
     let _ = writeln!(m, "\n## Files and rerun\n");
     let _ = writeln!(
         m,
@@ -515,5 +539,4 @@ pub fn render(
          result is byte-identical to this one.",
         rerun_command(grid)
     );
-    m
 }
