@@ -1,4 +1,4 @@
-//! `LeaseGuard` (SPEC 2.8): Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026), in
+//! `LeaseGuard`: Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026), in
 //! five modes, from no lease at all to LeaseGuard itself.
 //!
 //! Every node is a `Replica`. Every log entry carries its creator's clock interval: the wall
@@ -35,7 +35,7 @@
 //! prior term has expired, or at election when there is nothing to wait for (`Inconsistent`,
 //! `Quorum`, or an empty log): until then an old leader serving under its lease is no zombie.
 //!
-//! Authorities (SPEC 3): write authority (shared: the log makes two believing leaders harmless)
+//! Authorities: write authority (shared: the log makes two believing leaders harmless)
 //! while a node leads; read authority while it may serve lease reads: exclusive, except in
 //! `LeaseGuard` mode where a new leader's inherited lease overlaps its predecessor's by design.
 //! Reads are judged against the committed prefix they read ([`Effect::LogRead`]), per key.

@@ -1,4 +1,4 @@
-//! `RaftLeaderLease` (SPEC 2.8): the lease held by an elected Raft leader, as TiKV, etcd,
+//! `RaftLeaderLease`: the lease held by an elected Raft leader, as TiKV, etcd,
 //! CockroachDB and Consul serve reads.
 //!
 //! Every node is a `Replica`. Elections follow Raft: a follower that hears nothing from a leader
@@ -20,7 +20,7 @@
 //! tick finds no majority heard from. A new leader serves nothing before its first entry (empty,
 //! of its term) commits, and its lease starts no earlier.
 //!
-//! Authorities (SPEC 3): write authority (shared: Raft's log makes two believing leaders
+//! Authorities: write authority (shared: Raft's log makes two believing leaders
 //! harmless, only one can commit) while a node is leader; read authority (exclusive) while its
 //! lease holds, for `reads: Lease` and the local part of `LeaseOrReadIndex`. Writes take effect
 //! when committed ([`Effect::Committed`]), so a read by a deposed leader after its successor
