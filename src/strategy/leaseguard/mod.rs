@@ -697,6 +697,9 @@ impl NodeLogic for Replica {
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        if !raft_core::first_copy(cx) {
+            return;
+        }
         match msg {
             Message::RequestVote {
                 term,

@@ -631,6 +631,9 @@ impl NodeLogic for Replica {
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        if !raft_core::first_copy(cx) {
+            return;
+        }
         match msg {
             Message::RequestVote(m) => self.on_request_vote(cx, from, m, out),
             Message::Vote { term, granted } => {

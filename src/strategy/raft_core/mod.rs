@@ -31,6 +31,14 @@
 //!   `MsgSnapshot`). A leader's uncommitted tail is bounded too: it admits no entry while
 //!   [`MAX_UNCOMMITTED`] wait (raft-rs's `max_uncommitted_size`), so a node's log stays bounded
 //!   whatever the run's length.
+//! - **Delivery.** Raft's implementations run over TCP (etcd's and TiKV's gRPC streams), which
+//!   never hand a message up twice; the simulated network may (`network.duplicate`), and marks
+//!   the second copy ([`Cx::duplicate`]). The protocols drop it, as such a transport would
+//!   ([`first_copy`]), so a duplicated message changes nothing a single copy would not: not
+//!   the election timer (re-armed with a fresh draw at each contact), not a leader's streams
+//!   to a follower (each acknowledgement sends the next entry). Their handlers also take a
+//!   late or reordered message as Raft does: acknowledgements move progress only forward, a
+//!   vote is counted once, an entry already stored is not stored again.
 
 mod election;
 mod log;
@@ -106,6 +114,12 @@ pub fn quorum(values: impl Iterator<Item = u64>, majority: usize) -> u64 {
     );
     v.sort_unstable_by(|a, b| b.cmp(a));
     v[majority - 1]
+}
+
+/// Whether the message being handled is its first copy (see the module doc: a second copy of a
+/// message the network duplicated is dropped, as Raft's transports never deliver one).
+pub fn first_copy(cx: &Cx) -> bool {
+    !cx.duplicate
 }
 
 /// How many of a scenario's nodes are replicas (a Raft group has no other role).
