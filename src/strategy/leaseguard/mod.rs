@@ -582,7 +582,12 @@ impl Replica {
     /// A snapshot of the leader's committed prefix, ending at `index` with `entry` and holding
     /// `writes` client writes: what the follower has or is writing up to there is committed,
     /// and the leader streams what follows.
-    fn on_snapshot(&mut self, index: u64, entry: Entry, writes: u64, out: &mut Out<Message>) {
+    fn on_snapshot(
+        &mut self,
+        cx: &mut Cx,
+        (index, entry, writes): (u64, Entry, u64),
+        out: &mut Out<Message>,
+    ) {
         let s = raft_core::Snapshot {
             index,
             entry: entry.into(),
@@ -599,7 +604,9 @@ impl Replica {
             let term = self.core.term;
             out.send(leader, Message::Progress { term, index });
         }
+        // What arrived early and follows the snapshot is written next.
         self.queue_early();
+        self.start_write(cx, out);
     }
 
     fn on_pull(&mut self, from: NodeId, m_from: u64, prev_term: u64, out: &mut Out<Message>) {
@@ -758,7 +765,7 @@ impl NodeLogic for Replica {
                 writes,
             } => {
                 if self.hear(cx, from, term, true, out) && self.core.leader == Some(from) {
-                    self.on_snapshot(index, entry, writes, out);
+                    self.on_snapshot(cx, (index, entry, writes), out);
                 }
             }
             Message::Progress { term, index } => self.on_progress(cx, from, term, index, out),
@@ -1210,5 +1217,72 @@ mod tests {
                 prev_term: 1
             }
         }));
+    }
+
+    /// A follower that subscribes from an index the leader compacted away gets the committed
+    /// prefix first; it takes it and says so.
+    #[test]
+    fn a_follower_that_subscribes_below_the_compacted_log_gets_a_snapshot() {
+        // b leads term 2 from 1000 ms with entries 1 to 3 of term 1 (writes of keys 7 and 8 at
+        // 2 and 3) and its own empty entry at 4; it keeps the last 2 committed entries.
+        let (mut b, _) = elected(LeaseGuardMode::Inconsistent);
+        b.core.set_retain(2);
+        let pull = |from, prev_term| Message::Pull {
+            term: 2,
+            from,
+            prev_term,
+        };
+        // a subscribes after its entry 3; five writes (keys 5 to 9) at 1001 ms are streamed to
+        // it as indices 5 to 9; it has written them all: 9 commits, c (node 2) still silent.
+        call(&mut b, 1, 1001, |b, cx, out| {
+            b.on_message(cx, 0, pull(4, 1), out);
+            for key in 5..=9 {
+                b.on_request(cx, Request::Write { key }, 2, out);
+            }
+            b.on_message(cx, 0, Message::Progress { term: 2, index: 9 }, out);
+        });
+        // Committed through 9; compacted through 9 - 2 = 7.
+        assert_eq!((b.core.commit(), b.core.log.base()), (9, 7));
+        // c subscribes from 1: entries 1 to 7 are gone, so it gets the prefix up to 9 (the
+        // write of key 9, made at 1001 ms; 7 writes in all: keys 7, 8 and 5 to 9), and nothing
+        // follows it yet.
+        let fx = call(&mut b, 1, 1002, |b, cx, out| {
+            b.on_message(cx, 2, pull(1, 0), out)
+        });
+        let snapshot = Message::Snapshot {
+            term: 2,
+            index: 9,
+            entry: Entry {
+                term: 2,
+                writer: Some(1),
+                key: 9,
+                wall: LocalTime::from_ns(1001 * MS),
+            },
+            writes: 7,
+        };
+        assert_eq!(
+            fx,
+            [Effect::Send {
+                to: 2,
+                msg: snapshot
+            }]
+        );
+        // c, with nothing, takes it: committed through 9, waiting for 10, and says so.
+        let mut c = replica(LeaseGuardMode::Inconsistent, 2);
+        let fx = call(&mut c, 2, 1003, |c, cx, out| {
+            c.on_message(cx, 1, snapshot, out)
+        });
+        let progress = Message::Progress { term: 2, index: 9 };
+        assert!(fx.contains(&Effect::Send {
+            to: 1,
+            msg: progress
+        }));
+        assert_eq!((c.core.commit(), c.core.writes_committed()), (9, 7));
+        assert_eq!((c.core.log.base(), c.expected()), (9, 10));
+        // The same snapshot again changes nothing and says nothing.
+        let fx = call(&mut c, 2, 1004, |c, cx, out| {
+            c.on_message(cx, 1, snapshot, out)
+        });
+        assert!(!fx.iter().any(|e| matches!(e, Effect::Send { .. })));
     }
 }

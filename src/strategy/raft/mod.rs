@@ -795,10 +795,11 @@ mod tests {
         LocalTime::from_ns(s)
     }
 
-    /// An ack of a round older than the remembered send times extends nothing; a recent one
-    /// extends the lease to its round's send time + T.
-    #[test]
-    fn an_ack_of_a_forgotten_round_extends_no_lease() {
+    const ROLES: &[Role] = &[Role::Replica; 3];
+
+    /// Node `node` of three: election timeout 10 s (no jitter), a round every 1 s, lease reads
+    /// under a lease of 9 s.
+    fn replica(node: NodeId) -> Replica {
         let c = RaftConfig {
             election_timeout: LocalDur::from_secs(10),
             election_jitter: LocalDur::ZERO,
@@ -819,13 +820,20 @@ mod tests {
             fencing: false,
         };
         let p = RaftLeaderLease::new(c, String::new());
-        let mut r = p.node_logic(0, Role::Replica, &params, Disk::default());
-        let roles = [Role::Replica; 3];
+        p.node_logic(node, Role::Replica, &params, Disk::default())
+    }
+
+    /// An ack of a round older than the remembered send times extends nothing; a recent one
+    /// extends the lease to its round's send time + T.
+    #[test]
+    fn an_ack_of_a_forgotten_round_extends_no_lease() {
+        let mut r = replica(0);
+        let roles = ROLES;
         let mut rng = rng::stream(0, Component::Node, 0);
         let mut run_token = 0;
         let mut cx = Cx {
             node: 0,
-            roles: &roles,
+            roles,
             mono: at(0),
             wall: at(0),
             tt: crate::strategy::TtNow::exact(at(0)),
@@ -874,5 +882,133 @@ mod tests {
         // r1's ack of round 100 (sent at 99 s): the lease runs to 108 s.
         r.on_message(&mut cx, 1, ack(100), &mut out);
         assert_eq!(r.lease_until, Some(at(108 * S)));
+    }
+
+    /// Calls `f` on `r` with its clocks reading `t`; the effects.
+    fn call(
+        r: &mut Replica,
+        t: i64,
+        f: impl FnOnce(&mut Replica, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        let node = r.core.node;
+        crate::strategy::call_for_test(r, node, ROLES, at(t), f)
+    }
+
+    fn ack(index: u64, round: u64) -> Message {
+        let (term, success) = (1, true);
+        Message::AppendAck(AppendAck {
+            term,
+            success,
+            index,
+            round,
+        })
+    }
+
+    /// A leader that compacted what a silent follower lacks sends it a snapshot when it
+    /// speaks again; the follower takes it, and appends go on from the entry after it.
+    #[test]
+    fn a_follower_behind_the_compacted_log_gets_a_snapshot_then_appends() {
+        let mut a = replica(0);
+        a.core.set_retain(4);
+        let vote = Message::Vote {
+            term: 1,
+            granted: true,
+        };
+        // Elected at 0 (round 1 carries the empty entry, index 1); r1 stores it: committed.
+        call(&mut a, 0, |a, cx, out| {
+            a.campaign(cx, false, out);
+            a.on_message(cx, 1, vote, out);
+            a.on_message(cx, 1, ack(1, 1), out);
+        });
+        assert_eq!(a.core.commit(), 1);
+        // Ten writes, indices 2 to 11, each stored by r1 at once and committed; r2 is silent.
+        // The leader keeps the last 4 committed entries: its base is the commit index - 4.
+        for index in 2..=11 {
+            call(&mut a, S, |a, cx, out| {
+                let write = Request::Write { key: 7 };
+                a.on_request(cx, write, 1, out);
+                a.on_message(cx, 1, ack(index, 1), out);
+            });
+            assert_eq!(
+                (a.core.commit(), a.core.log.base()),
+                (index, index.saturating_sub(4))
+            );
+        }
+        // Round 2: r2 still waits for index 1, compacted away: it gets the committed prefix,
+        // up to 11 (term 1), with the 10 writes in it.
+        let fx = call(&mut a, 2 * S, |a, cx, out| a.on_timer(cx, HEARTBEAT, out));
+        let snapshot = Snapshot {
+            term: 1,
+            index: 11,
+            last_term: 1,
+            writes: 10,
+            round: 2,
+        };
+        let to_r2 = Effect::Send {
+            to: 2,
+            msg: Message::Snapshot(snapshot),
+        };
+        assert!(fx.contains(&to_r2), "{fx:?}");
+        // r2, with nothing, takes it: all 11 committed, and it says it matches up to 11.
+        let mut b = replica(2);
+        let fx = call(&mut b, 2 * S, |b, cx, out| {
+            b.on_message(cx, 0, Message::Snapshot(snapshot), out);
+        });
+        assert!(fx.contains(&Effect::Send {
+            to: 0,
+            msg: ack(11, 2)
+        }));
+        assert_eq!((b.core.commit(), b.core.writes_committed()), (11, 10));
+        assert_eq!((b.core.log.base(), b.core.last_index()), (11, 11));
+        // The leader goes on from index 12: the next write reaches r2 as an append after 11.
+        let fx = call(&mut a, 2 * S, |a, cx, out| {
+            a.on_message(cx, 2, ack(11, 2), out);
+            a.on_request(cx, Request::Write { key: 8 }, 1, out);
+        });
+        let append = fx.iter().find_map(|e| match *e {
+            Effect::Send {
+                to: 2,
+                msg: Message::Append(m),
+            } => Some(m),
+            _ => None,
+        });
+        let append = append.expect("an append to r2");
+        assert_eq!((append.prev_index, append.prev_term), (11, 1));
+        let fx = call(&mut b, 2 * S, |b, cx, out| {
+            b.on_message(cx, 0, Message::Append(append), out);
+        });
+        assert!(fx.contains(&Effect::Send {
+            to: 0,
+            msg: ack(12, 2)
+        }));
+    }
+
+    /// Appends in flight to one follower, by round: sent, acknowledged, and forgotten as lost
+    /// when their round's slot comes round again.
+    #[test]
+    fn appends_in_flight_are_counted_until_acknowledged_or_forgotten() {
+        let mut f = Inflight::default();
+        f.sent(1);
+        f.sent(1);
+        f.sent(2);
+        assert_eq!(f.total, 3);
+        // Two acknowledgements of round 1, in round 2; a third finds nothing of round 1 left.
+        f.acked(1, 2);
+        f.acked(1, 2);
+        f.acked(1, 2);
+        assert_eq!(f.total, 1);
+        // Round 65 reuses round 1's slot (65 % 64 = 1), empty; round 66 forgets round 2's.
+        f.begin(65);
+        assert_eq!(f.total, 1);
+        f.begin(66);
+        assert_eq!(f.total, 0);
+        // Sent in round 70; an acknowledgement of round 6 (same slot, 64 rounds older) is not
+        // taken for it.
+        f.begin(70);
+        f.sent(70);
+        f.acked(6, 70);
+        assert_eq!(f.total, 1);
+        f.acked(70, 71);
+        assert_eq!(f.total, 0);
     }
 }
