@@ -2,16 +2,17 @@
 //! votes and elections, the replicated log with its matching check, commits of entries of the
 //! current term only, stepping down, and compaction of the committed prefix behind a snapshot.
 //!
-//! It is a library the protocols use, not a protocol: nothing here holds a lease, serves a
-//! read, admits a write or claims an authority, and nothing here knows how a protocol carries
-//! entries (`RaftLeaderLease` sends each follower its next entry per heartbeat round and per
-//! acknowledgement; LeaseGuard's followers subscribe to the leader's log, which streams entries
-//! as it appends them). As etcd-io/raft and raft-rs are, it is a state machine the protocol
-//! drives: the protocol hands it what arrived (a vote request, a vote, a leader's entry, an
-//! acknowledgement's index) and it answers with the state it moved to, with votes sent and the
-//! election timer armed through the protocol's [`Out`], and with [`Effect::Committed`] for each
-//! client write a leader commits. It never reads a clock or a random stream but the [`Cx`] it is
-//! handed, never arms a timer but [`ELECTION`], and sends no message but votes.
+//! It is a library the protocols use, not a protocol, and must stay one: nothing here may hold
+//! a lease, serve a read, admit a write or claim an authority (those rules are each protocol's),
+//! or know how a protocol carries entries (`RaftLeaderLease` sends each follower its next entry
+//! per heartbeat round and per acknowledgement; LeaseGuard's followers subscribe to the
+//! leader's log, which streams entries as it appends them). As etcd-io/raft and raft-rs are, it
+//! is a state machine the protocol drives: the protocol hands it what arrived (a vote request, a
+//! vote, a leader's entry, an acknowledgement's index) and it answers with the state it moved
+//! to, with votes sent and the election timer armed through the protocol's [`Out`], and with
+//! [`Effect::Committed`] for each client write a leader commits. It must read no clock or
+//! random stream but the [`Cx`] it is handed, arm no timer but [`ELECTION`], and send no
+//! message but votes.
 //!
 //! The rules, as Raft has them:
 //! - **Terms.** A message of a higher term moves a node to that term as a follower, forgetting
@@ -24,13 +25,13 @@
 //! - **Commit.** A leader commits the highest index a majority stores (its own log included)
 //!   only if that entry is of its term; the entries before it commit with it (an entry of an
 //!   earlier term never commits by being counted, Raft's Figure 8).
-//! - **Compaction.** A node keeps the committed entries that a peer lagging less than
-//!   [`RETAIN`] entries still needs: a leader the entries above the lowest index its peers are
-//!   known to store, bounded by that, a follower the last [`RETAIN`] committed ones. A peer that
-//!   needs entries already compacted gets a [`Snapshot`] of the committed prefix instead (raft-rs's
-//!   `MsgSnapshot`). A leader's uncommitted tail is bounded too: it admits no entry while
-//!   [`MAX_UNCOMMITTED`] wait (raft-rs's `max_uncommitted_size`), so a node's log stays bounded
-//!   whatever the run's length.
+//! - **Compaction.** A leader keeps the committed entries above the lowest index its followers
+//!   are known to store, but no more than the last [`RETAIN`]; a follower keeps the last
+//!   [`RETAIN`] (it may come to lead followers that lag). A follower that needs entries already
+//!   compacted gets a [`Snapshot`] of the committed prefix instead (raft-rs's `MsgSnapshot`).
+//!   A leader's uncommitted tail is bounded too: it admits no entry while [`MAX_UNCOMMITTED`]
+//!   wait (raft-rs's `max_uncommitted_size`), so a node's log stays bounded whatever the run's
+//!   length.
 //! - **Delivery.** Raft's implementations run over TCP (etcd's and TiKV's gRPC streams), which
 //!   never hand a message up twice; the simulated network may (`network.duplicate`), and marks
 //!   the second copy ([`Cx::duplicate`]). The protocols drop it, as such a transport would
@@ -365,9 +366,9 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         self.compact();
     }
 
-    /// Discards the committed entries no peer needs: a leader keeps those above the lowest
-    /// index a peer is known to store, a follower none, but every node keeps the last
-    /// `retain` committed ones.
+    /// Discards the committed entries no follower needs: a leader keeps those above the lowest
+    /// index a follower is known to store, but no more than the last `retain`; a follower
+    /// keeps the last `retain`.
     fn compact(&mut self) {
         let mut floor = self.commit.saturating_sub(self.retain);
         if self.state == State::Leader {
@@ -381,7 +382,7 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
     }
 
     /// Keeps the first `keep` entries (a leader said its log differs after them); a commit
-    /// index past them comes back with them (in a correct run it never is).
+    /// index past them moves back to them (in a correct run it never is past them).
     pub fn truncate(&mut self, keep: u64) {
         let keep = keep.min(self.last_index()).max(self.log.base());
         self.log.truncate(keep);
