@@ -70,6 +70,7 @@ pub mod chubby;
 pub mod k8s;
 pub mod leaseguard;
 pub mod raft;
+pub mod raft_core;
 pub mod redlock;
 pub mod register;
 pub mod registry;

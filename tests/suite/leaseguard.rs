@@ -362,3 +362,52 @@ fn the_summary_names_the_replicated_protocols_as_the_scenario_wrote_them() {
         );
     }
 }
+
+/// A follower cut off while the leader commits more entries than it keeps catches up from a
+/// snapshot. Every link takes 200 us, a follower writes an entry in 10 us, and a write arrives
+/// every 100 us: c's cut of 3 s (from 0.5 s) misses 30,000 entries, more than the 16,384 the
+/// leader keeps, so when it heals c subscribes below the leader's compacted log and gets a
+/// snapshot. At 4 s b is cut and a commits only with c: each write commits 410 us after it
+/// arrives (200 us to c, 10 us to write it, 200 us back), so the 35,000 writes arriving in
+/// [4.49959 s, 7.99959 s) commit in [4.5 s, 8 s), and no write waits more than the empty
+/// entry a leader appends every 250 ms adds (100 us + 10 us).
+#[test]
+fn a_follower_behind_the_compacted_log_catches_up_from_a_snapshot() {
+    let s = crate::common::scenario(
+        r#"Scenario(
+            seed: 3,
+            duration: "8s",
+            lease: (duration: "1s"),
+            strategy: LeaseGuard(
+                mode: LeaseGuard,
+                election_timeout: "2s",
+                heartbeat: "100ms",
+                log_write: "10us",
+            ),
+            nodes: [
+                (name: "a", role: Replica),
+                (name: "b", role: Replica),
+                (name: "c", role: Replica),
+            ],
+            network: (delay: Fixed("200us")),
+            workload: (periodic: (every: "100us", jitter: "0s", write_every: 1), keys: 50),
+            faults: [
+                TransferLeader(at: "0s", to: "a"),
+                Partition(at: "500ms", duration: "3s", groups: [["a", "b"], ["c"]]),
+                Partition(at: "4s", duration: "4s", groups: [["a", "c"], ["b"]]),
+            ],
+        )"#,
+    );
+    let mut served = Served::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with("snapshot", &s, strategy, Some(&mut served)).unwrap();
+    let late = served
+        .writes
+        .iter()
+        .filter(|&&t| t >= 4_500_000_000)
+        .count();
+    assert_eq!(late, 35_000);
+    let gap = out.summary.requests.longest_write_gap.unwrap();
+    assert!(gap.to_ns - gap.from_ns <= 110_000, "{gap:?}");
+    assert_eq!(out.summary.grants, 1);
+}

@@ -5,6 +5,7 @@ mod charts;
 mod chubby;
 mod cli;
 mod common;
+mod duplicates;
 mod explore;
 mod figures;
 mod golden;

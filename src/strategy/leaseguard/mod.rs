@@ -1,10 +1,14 @@
-//! `LeaseGuard`: Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026), in
-//! five modes, from no lease at all to LeaseGuard itself.
+//! `LeaseGuard`: Raft replicas whose log is the lease (LeaseGuard, SIGMOD 2026), in five modes,
+//! from no lease at all to LeaseGuard itself.
 //!
-//! Every node is a `Replica`. Every log entry carries its creator's clock interval: the wall
-//! clock's reading w when the leader created it, with TT = [w - e, w + e] and e =
-//! `max_clock_error` (the scenario's wall clocks must stay within e of true time for the rules
-//! to hold). With T the lease (`lease.duration`):
+//! Every node is a `Replica` built on the Raft core ([`crate::strategy::raft_core`]): terms,
+//! votes, the election timer, the log and its commit rule. This protocol adds how entries
+//! travel, the lease carried by the log, and the reads.
+//!
+//! Every log entry carries its creator's clock interval: the wall clock's reading w when the
+//! leader created it, with TT = [w - e, w + e] and e = `max_clock_error` (the scenario's wall
+//! clocks must stay within e of true time for the rules to hold). With T the lease
+//! (`lease.duration`):
 //! - **read lease**: a leader serves reads while the newest committed entry c has
 //!   c.earliest + T > now.latest, that is while its wall clock reads less than c.w + T - 2e;
 //! - **prior term expired**: a new leader's newest entry p of an earlier term has expired when
@@ -25,20 +29,22 @@
 //! Replication is as in the published simulator (and MongoDB): a follower finds the leader from
 //! heartbeats (every replica pings every other every `heartbeat`, a tenth of that while it
 //! knows no leader; a new leader says so at its next heartbeat), then subscribes to the
-//! leader's log and the leader streams entries as it appends them. The follower writes each
-//! entry in `log_write`, then acknowledges it. An entry of the leader's term commits when a
-//! majority has written it (older ones with it). The leader appends an empty entry every
-//! `noop_every` (its monotonic clock), and at election; `StepDown` makes it a follower,
-//! `TransferLeader(to)` makes `to` campaign.
+//! leader's log and the leader streams entries as it appends them (a follower that needs
+//! entries the leader compacted gets a snapshot of the committed prefix first). The follower
+//! writes each entry in `log_write`, then acknowledges it. An entry of the leader's term
+//! commits when a majority has written it (older ones with it). The leader appends an empty
+//! entry every `noop_every` (its monotonic clock), and at election; `StepDown` makes it a
+//! follower, `TransferLeader(to)` makes `to` campaign.
 //!
 //! A new leader takes authority (its term supersedes older ones: [`Effect::Issued`]) when the
 //! prior term has expired, or at election when there is nothing to wait for (`Inconsistent`,
 //! `Quorum`, or an empty log): until then an old leader serving under its lease is no zombie.
 //!
-//! Authorities: write authority (shared: the log makes two believing leaders harmless)
-//! while a node leads; read authority while it may serve lease reads: exclusive, except in
-//! `LeaseGuard` mode where a new leader's inherited lease overlaps its predecessor's by design.
-//! Reads are judged against the committed prefix they read ([`Effect::LogRead`]), per key.
+//! Authorities: write authority (shared: the log makes two believing leaders harmless) while a
+//! node leads; read authority while it may serve lease reads: exclusive (two nodes serving
+//! reads from local state at once is an overlap), except in `LeaseGuard` mode where a new
+//! leader's inherited lease overlaps its predecessor's by design. Reads are judged against the
+//! committed prefix they read ([`Effect::LogRead`]), per key.
 
 mod msg;
 pub mod settings;
@@ -46,6 +52,7 @@ pub mod settings;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
+use crate::strategy::raft_core::{self, majority, Election, PendingReads, RaftCore, State};
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
     Protocol, Request, Stamp, TimerId,
@@ -79,35 +86,34 @@ impl LeaseGuard {
     }
 }
 
+/// An entry as a replica stores it: the core's, carrying its creator's wall-clock reading.
+type Stored = raft_core::Entry<LocalTime>;
+
 /// What a replica keeps across a crash.
-#[derive(Clone, Debug, Default)]
-pub struct Disk {
-    term: u64,
-    voted_for: Option<NodeId>,
-    log: Vec<Stored>,
-}
+pub type Disk = raft_core::Disk<LocalTime>;
 
-/// An entry as a replica stores it; `writer` is the leader that accepted a client write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stored {
-    term: u64,
-    writer: Option<NodeId>,
-    key: Key,
-    wall: LocalTime,
-}
-
-impl Stored {
-    fn entry(&self) -> Entry {
+impl From<Stored> for Entry {
+    fn from(s: Stored) -> Entry {
         Entry {
-            term: self.term,
-            writer: self.writer,
-            key: self.key,
-            wall: self.wall,
+            term: s.term,
+            writer: s.writer,
+            key: s.key,
+            wall: s.extra,
         }
     }
 }
 
-const ELECTION: TimerId = 0;
+impl From<Entry> for Stored {
+    fn from(e: Entry) -> Stored {
+        Stored {
+            term: e.term,
+            writer: e.writer,
+            key: e.key,
+            extra: e.wall,
+        }
+    }
+}
+
 const HEARTBEAT: TimerId = 1;
 const NOOP: TimerId = 2;
 const LOG_WRITE: TimerId = 3;
@@ -120,28 +126,25 @@ const MAX_EARLY: usize = 4096;
 impl Protocol for LeaseGuard {
     type Logic = Replica;
 
+    fn authorities(&self) -> Authorities {
+        // A new leader's inherited lease overlaps its predecessor's by design.
+        let read = match self.c.mode {
+            LeaseGuardMode::LeaseGuard => Claim::Shared,
+            _ => Claim::Exclusive,
+        };
+        Authorities {
+            read,
+            write: Claim::Shared,
+        }
+    }
+
     fn describe(&self) -> String {
         self.description.clone()
     }
 
-    fn authorities(&self) -> Authorities {
-        Authorities {
-            write: Claim::Shared,
-            read: if self.c.mode == LeaseGuardMode::LeaseGuard {
-                Claim::Shared
-            } else {
-                Claim::Exclusive
-            },
-        }
-    }
-
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
-        let replicas = scenario
-            .nodes
-            .iter()
-            .filter(|n| n.role == Role::Replica)
-            .count();
+        let replicas = raft_core::replicas(scenario);
         if replicas != scenario.nodes.len() || replicas == 0 {
             p.push("nodes: LeaseGuard has Replicas only, at least one".into());
         }
@@ -184,67 +187,33 @@ impl Protocol for LeaseGuard {
     }
 
     fn node_logic(&self, node: NodeId, _role: Role, params: &LeaseParams, disk: Disk) -> Replica {
+        let et = self.c.election_timeout;
         Replica {
             c: self.c,
             lease: params.lease,
-            node,
-            term: disk.term,
-            voted_for: disk.voted_for,
-            log: disk.log,
-            state: State::Follower,
-            leader: None,
-            commit: 0,
-            writes_committed: 0,
-            votes: Vec::new(),
+            // The timeout is drawn from [ET, 2 ET), on the monotonic clock.
+            core: RaftCore::new(node, disk, Election::new(et, et, None)),
             subscribed: false,
             queue: VecDeque::new(),
             early: BTreeMap::new(),
             commit_hint: 0,
             verified: 0,
-            peers: Vec::new(),
             first_own: 0,
             expired: true,
             limbo: Vec::new(),
             limbo_end: 0,
-            pending_reads: VecDeque::new(),
+            pending_reads: PendingReads::default(),
         }
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Follower,
-    Candidate,
-    Leader,
-}
-
-/// What the leader knows of one follower.
-#[derive(Clone, Copy, Debug)]
-struct Peer {
-    node: NodeId,
-    /// The next index to stream to it (`None`: it has not subscribed this term).
-    next: Option<u64>,
-    /// The highest index it has written.
-    matched: u64,
-}
-
-/// One LeaseGuard replica.
+/// One LeaseGuard replica. As leader, each follower's progress carries the next index to
+/// stream to it (`None`: it has not subscribed this term).
 pub struct Replica {
     c: LeaseGuardConfig,
     lease: LocalDur,
-    node: NodeId,
-    term: u64,
-    voted_for: Option<NodeId>,
-    /// `log[i]` is the entry at index i + 1.
-    log: Vec<Stored>,
-    state: State,
-    /// The leader of its term it knows of (itself when leading).
-    leader: Option<NodeId>,
-    commit: u64,
-    /// Client writes among the first `commit` entries: the register's version for them.
-    writes_committed: u64,
-    votes: Vec<NodeId>,
-    /// As follower: subscribed to `leader`'s log.
+    core: RaftCore<LocalTime, Option<u64>>,
+    /// As follower: subscribed to its leader's log.
     subscribed: bool,
     /// As follower: entries received and not yet written (the head is being written).
     queue: VecDeque<(u64, Entry)>,
@@ -256,8 +225,6 @@ pub struct Replica {
     /// As follower: its log agrees with the leader's up to this index (what it wrote from the
     /// leader's stream).
     verified: u64,
-    /// As leader: the other replicas.
-    peers: Vec<Peer>,
     /// As leader: the index of its first entry (the one appended at election).
     first_own: u64,
     /// As leader: the prior term's entries have expired (or there are none).
@@ -266,28 +233,12 @@ pub struct Replica {
     /// at index `limbo_end`.
     limbo: Vec<Key>,
     limbo_end: u64,
-    /// As leader (`Quorum` mode): reads waiting for index `need` to commit, each with its stamp
-    /// and the version it reads (the committed prefix when it arrived).
-    pending_reads: VecDeque<(u64, Stamp, u64)>,
+    /// As leader (`Quorum` mode): reads waiting for the index they need to commit, each with
+    /// its stamp and the version it reads (the committed prefix when it arrived).
+    pending_reads: PendingReads<(Stamp, u64)>,
 }
 
 impl Replica {
-    fn last_index(&self) -> u64 {
-        self.log.len() as u64
-    }
-
-    fn term_at(&self, index: u64) -> u64 {
-        if index == 0 {
-            0
-        } else {
-            self.log[(index - 1) as usize].term
-        }
-    }
-
-    fn majority(cx: &Cx) -> usize {
-        cx.peers(Role::Replica).count() / 2 + 1
-    }
-
     fn two_errors(&self) -> LocalDur {
         self.c.max_clock_error + self.c.max_clock_error
     }
@@ -295,8 +246,9 @@ impl Replica {
     /// When reads under the newest committed entry's lease must stop (wall clock): its
     /// earliest + T > now.latest while the wall clock reads less than w + T - 2e.
     fn read_deadline(&self) -> Option<LocalTime> {
-        (self.commit > 0)
-            .then(|| self.log[(self.commit - 1) as usize].wall + self.lease - self.two_errors())
+        let commit = self.core.commit();
+        let c = self.core.log.entry(commit).filter(|_| commit > 0)?;
+        Some(c.extra + self.lease - self.two_errors())
     }
 
     fn deferred_commit(&self) -> bool {
@@ -309,45 +261,28 @@ impl Replica {
     /// The leader's own lease: an entry of its term committed, the prior term expired, and the
     /// newest committed entry's lease running.
     fn own_lease(&self, wall: LocalTime) -> bool {
-        self.state == State::Leader
+        self.core.is_leader()
             && self.expired
-            && self.commit >= self.first_own
+            && self.core.commit() >= self.first_own
             && self.read_deadline().is_some_and(|d| wall < d)
     }
 
     /// Any lease, its own or inherited (`LeaseGuard` mode).
     fn any_lease(&self, wall: LocalTime) -> bool {
-        self.state == State::Leader && self.read_deadline().is_some_and(|d| wall < d)
+        self.core.is_leader() && self.read_deadline().is_some_and(|d| wall < d)
     }
 
     fn in_limbo(&self, key: Key) -> bool {
-        self.commit < self.limbo_end && self.limbo.binary_search(&key).is_ok()
-    }
-
-    fn arm_election(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        use rand::RngExt;
-        let et = self.c.election_timeout;
-        let extra = cx.rng.random_range(0..et.ns().max(1));
-        out.set_timer(
-            ELECTION,
-            ClockKind::Monotonic,
-            cx.mono + et + LocalDur::from_ns(extra),
-        );
+        self.core.commit() < self.limbo_end && self.limbo.binary_search(&key).is_ok()
     }
 
     fn heartbeat(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        let leader = self.state == State::Leader;
-        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
-            out.send(
-                p,
-                Message::Ping {
-                    term: self.term,
-                    leader,
-                    last: self.last_index(),
-                },
-            );
+        let leader = self.core.is_leader();
+        let (term, last) = (self.core.term, self.core.last_index());
+        for p in cx.peers(Role::Replica).filter(|&p| p != self.core.node) {
+            out.send(p, Message::Ping { term, leader, last });
         }
-        let every = if self.leader.is_some() {
+        let every = if self.core.leader.is_some() {
             self.c.heartbeat
         } else {
             LocalDur::from_ns(self.c.heartbeat.ns() / 10)
@@ -357,17 +292,10 @@ impl Replica {
 
     /// Moves to `term` (if higher) as a follower with no leader known.
     fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
-        if term > self.term {
-            self.term = term;
-            self.voted_for = None;
-        }
-        if self.state == State::Leader {
+        if self.core.become_follower(term) {
             out.cancel_timer(EXPIRY);
         }
-        self.state = State::Follower;
-        self.leader = None;
         self.subscribed = false;
-        self.peers.clear();
         self.pending_reads.clear();
         self.limbo.clear();
         self.limbo_end = 0;
@@ -383,59 +311,64 @@ impl Replica {
         leads: bool,
         out: &mut Out<Message>,
     ) -> bool {
-        if term < self.term {
+        if term < self.core.term {
             return false;
         }
-        if term > self.term {
+        if term > self.core.term || (self.core.state == State::Candidate && leads) {
             self.become_follower(term, out);
         }
-        if self.state == State::Candidate && leads {
-            self.become_follower(term, out);
-        }
-        if self.state == State::Follower {
+        if self.core.state == State::Follower {
             if leads {
-                if self.leader != Some(from) {
+                if self.core.leader != Some(from) {
                     // A new leader: what an earlier one streamed and is not yet written may
                     // not be in its log, so it is dropped, and acknowledged to no one.
-                    self.leader = Some(from);
+                    self.core.leader = Some(from);
                     self.subscribed = false;
                     self.verified = 0;
                     self.commit_hint = 0;
-                    self.early.clear();
-                    self.queue.clear();
-                    out.cancel_timer(LOG_WRITE);
+                    self.drop_stream(out);
                 }
-                self.arm_election(cx, out);
+                self.core.election.arm(cx, out);
                 self.subscribe(out);
-            } else if self.leader == Some(from) {
+            } else if self.core.leader == Some(from) {
                 // Its leader stepped down.
-                self.leader = None;
+                self.core.leader = None;
                 self.subscribed = false;
             }
         }
         true
     }
 
+    /// Drops what it received and has not written (a new leader, a mismatch, a snapshot).
+    fn drop_stream(&mut self, out: &mut Out<Message>) {
+        self.early.clear();
+        self.queue.clear();
+        out.cancel_timer(LOG_WRITE);
+    }
+
     /// The index after the last entry it has or is writing.
     fn expected(&self) -> u64 {
-        self.last_index() + self.queue.len() as u64 + 1
+        self.core.last_index() + self.queue.len() as u64 + 1
     }
 
     fn subscribe(&mut self, out: &mut Out<Message>) {
-        let Some(leader) = self.leader else { return };
-        if self.subscribed || self.state != State::Follower {
+        let Some(leader) = self.core.leader else {
+            return;
+        };
+        if self.subscribed || self.core.state != State::Follower {
             return;
         }
         self.subscribed = true;
         let from = self.expected();
         let prev_term = match self.queue.back() {
             Some((_, e)) => e.term,
-            None => self.term_at(self.last_index()),
+            None => self.core.log.last_term(),
         };
+        let term = self.core.term;
         out.send(
             leader,
             Message::Pull {
-                term: self.term,
+                term,
                 from,
                 prev_term,
             },
@@ -445,7 +378,7 @@ impl Replica {
     /// The leader has entries up to `last` and none is on its way to be written: the stream
     /// broke (a lost message), so subscribe again.
     fn resubscribe_if_behind(&mut self, from: NodeId, last: u64, out: &mut Out<Message>) {
-        if self.leader == Some(from) && self.state == State::Follower {
+        if self.core.leader == Some(from) && self.core.state == State::Follower {
             if self.queue.is_empty() && self.expected() <= last {
                 self.subscribed = false;
             }
@@ -454,73 +387,42 @@ impl Replica {
     }
 
     fn campaign(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        if self.state == State::Leader {
+        if self.core.is_leader() {
             return;
         }
-        self.term += 1;
-        self.voted_for = Some(self.node);
-        self.state = State::Candidate;
-        self.leader = None;
         self.subscribed = false;
         self.queue.clear();
         self.early.clear();
         out.cancel_timer(LOG_WRITE);
-        self.votes.clear();
-        self.votes.push(self.node);
-        self.arm_election(cx, out);
-        let (last_index, last_term) = (self.last_index(), self.term_at(self.last_index()));
-        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
-            out.send(
-                p,
-                Message::RequestVote {
-                    term: self.term,
-                    last_index,
-                    last_term,
-                },
-            );
-        }
-        if self.votes.len() >= Self::majority(cx) {
+        if self.core.campaign(cx, false, out) {
             self.become_leader(cx, out);
         }
     }
 
     fn become_leader(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        self.state = State::Leader;
-        self.leader = Some(self.node);
-        out.cancel_timer(ELECTION);
-        self.peers = cx
-            .peers(Role::Replica)
-            .filter(|&p| p != self.node)
-            .map(|node| Peer {
-                node,
-                next: None,
-                matched: 0,
-            })
-            .collect();
+        self.core.become_leader(cx, None, out);
         // The prior term's newest entry, and the limbo region behind the commit index.
         self.expired = true;
-        if self.c.mode != LeaseGuardMode::Inconsistent && self.c.mode != LeaseGuardMode::Quorum {
-            if let Some(p) = self.log.last() {
-                let until = p.wall + self.lease + self.two_errors();
-                if cx.wall <= until {
-                    self.expired = false;
-                    out.set_timer(EXPIRY, ClockKind::Wall, until + LocalDur::from_ns(1));
-                }
+        let lease_modes = !matches!(
+            self.c.mode,
+            LeaseGuardMode::Inconsistent | LeaseGuardMode::Quorum
+        );
+        if lease_modes && self.core.last_index() > 0 {
+            let until = self.core.log.last().extra + self.lease + self.two_errors();
+            if cx.wall <= until {
+                self.expired = false;
+                out.set_timer(EXPIRY, ClockKind::Wall, until + LocalDur::from_ns(1));
             }
         }
         if self.c.mode == LeaseGuardMode::LeaseGuard {
-            let from = self.commit as usize;
-            self.limbo = self.log[from..]
-                .iter()
-                .filter(|s| s.writer.is_some())
-                .map(|s| s.key)
-                .collect();
+            let after = self.core.log.after(self.core.commit());
+            self.limbo = after.filter_map(|s| s.writer.and(Some(s.key))).collect();
             self.limbo.sort_unstable();
             self.limbo.dedup();
-            self.limbo_end = self.last_index();
+            self.limbo_end = self.core.last_index();
         }
         self.append(cx, None, 0, out);
-        self.first_own = self.last_index();
+        self.first_own = self.core.last_index();
         if self.expired {
             self.take_authority(cx, out);
         }
@@ -530,8 +432,8 @@ impl Replica {
     /// term supersedes every older one, and an old leader acting is a zombie.
     fn take_authority(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         out.push(Effect::Issued {
-            token: self.term,
-            to: self.node,
+            token: self.core.term,
+            to: self.core.node,
             until: cx.mono + self.c.election_timeout,
         });
     }
@@ -539,15 +441,15 @@ impl Replica {
     /// The leader appends an entry (a client write of `key` by `writer`, or empty) and streams
     /// it to the followers that are caught up.
     fn append(&mut self, cx: &mut Cx, writer: Option<NodeId>, key: Key, out: &mut Out<Message>) {
-        self.log.push(Stored {
-            term: self.term,
+        self.core.log.push(Stored {
+            term: self.core.term,
             writer,
             key,
-            wall: cx.wall,
+            extra: cx.wall,
         });
-        let index = self.last_index();
-        for i in 0..self.peers.len() {
-            if self.peers[i].next == Some(index) {
+        let index = self.core.last_index();
+        for i in 0..self.core.peers.len() {
+            if self.core.peers[i].ext == Some(index) {
                 self.stream(i, out);
             }
         }
@@ -556,87 +458,44 @@ impl Replica {
 
     /// Sends peer `i` every entry from its next index on.
     fn stream(&mut self, i: usize, out: &mut Out<Message>) {
-        let Some(mut next) = self.peers[i].next else {
+        let (term, commit) = (self.core.term, self.core.commit());
+        let Some(next) = self.core.peers[i].ext else {
             return;
         };
-        while next <= self.last_index() {
-            out.send(
-                self.peers[i].node,
-                Message::Append {
-                    term: self.term,
-                    index: next,
-                    entry: self.log[(next - 1) as usize].entry(),
-                    commit: self.commit,
-                },
-            );
-            next += 1;
+        let node = self.core.peers[i].node;
+        for (index, s) in (next..).zip(self.core.log.after(next - 1)) {
+            let entry = Entry::from(*s);
+            let msg = Message::Append {
+                term,
+                index,
+                entry,
+                commit,
+            };
+            out.send(node, msg);
         }
-        self.peers[i].next = Some(next);
+        self.core.peers[i].ext = Some(self.core.last_index() + 1);
     }
 
     /// Commits what a majority has written, if of this term (and, deferring commits, once the
     /// prior term has expired); reports client writes and serves the reads that waited.
     fn advance_commit(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        if self.state != State::Leader || (self.deferred_commit() && !self.expired) {
+        if !self.core.is_leader() || (self.deferred_commit() && !self.expired) {
             return;
         }
-        let mut matched: Vec<u64> = self.peers.iter().map(|p| p.matched).collect();
-        matched.push(self.last_index());
-        matched.sort_unstable_by(|a, b| b.cmp(a));
-        let n = matched[Self::majority(cx) - 1];
-        if n <= self.commit || self.term_at(n) != self.term {
+        if !self.core.commit_quorum(majority(cx), out) {
             return;
         }
-        self.commit_to(n, out, true);
-        for p in &self.peers {
-            out.send(
-                p.node,
-                Message::Commit {
-                    term: self.term,
-                    commit: self.commit,
-                },
-            );
+        let (term, commit) = (self.core.term, self.core.commit());
+        for p in &self.core.peers {
+            out.send(p.node, Message::Commit { term, commit });
         }
-        while let Some(&(need, since, version)) = self.pending_reads.front() {
-            if need > self.commit {
-                break;
-            }
-            self.pending_reads.pop_front();
+        for (since, version) in self.pending_reads.ready(commit) {
             out.push(Effect::LogRead {
-                token: self.term,
+                token: term,
                 version,
                 since,
             });
         }
-    }
-
-    /// Moves the commit index to `n`; a leader reports each client write it commits.
-    fn commit_to(&mut self, n: u64, out: &mut Out<Message>, report: bool) {
-        let n = n.min(self.last_index());
-        while self.commit < n {
-            self.commit += 1;
-            let s = self.log[(self.commit - 1) as usize];
-            if let Some(writer) = s.writer {
-                self.writes_committed += 1;
-                if report {
-                    out.push(Effect::Committed {
-                        index: self.commit,
-                        writer,
-                        token: s.term,
-                        key: s.key,
-                    });
-                }
-            }
-        }
-    }
-
-    /// Counts the client writes among the first `commit` entries again (after a truncation,
-    /// which in a correct run never reaches below the commit index).
-    fn recount_writes(&mut self) {
-        self.writes_committed = self.log[..self.commit as usize]
-            .iter()
-            .filter(|s| s.writer.is_some())
-            .count() as u64;
     }
 
     /// A follower writes the entry at the head of its queue, acknowledges it and goes on.
@@ -644,29 +503,18 @@ impl Replica {
         let Some((index, e)) = self.queue.pop_front() else {
             return;
         };
-        if index <= self.last_index() {
-            self.log.truncate((index - 1) as usize);
-            self.commit = self.commit.min(index - 1);
-            self.recount_writes();
+        if index <= self.core.last_index() {
+            self.core.truncate(index - 1);
         }
-        self.log.push(Stored {
-            term: e.term,
-            writer: e.writer,
-            key: e.key,
-            wall: e.wall,
-        });
+        self.core.log.push(e.into());
         // The leader checked, when it accepted the subscription, that the logs agree up to
         // where it began: so they agree up to here, and so far the leader's commit index holds.
         self.verified = index;
-        self.commit_to(self.commit_hint.min(self.verified), out, false);
-        if let Some(leader) = self.leader {
-            out.send(
-                leader,
-                Message::Progress {
-                    term: self.term,
-                    index,
-                },
-            );
+        self.core
+            .commit_to(self.commit_hint.min(self.verified), out, false);
+        if let Some(leader) = self.core.leader {
+            let term = self.core.term;
+            out.send(leader, Message::Progress { term, index });
         }
         self.start_write(cx, out);
     }
@@ -694,7 +542,7 @@ impl Replica {
         commit: u64,
         out: &mut Out<Message>,
     ) {
-        if self.leader != Some(from) || self.state != State::Follower {
+        if self.core.leader != Some(from) || self.core.state != State::Follower {
             return;
         }
         self.commit_hint = self.commit_hint.max(commit);
@@ -711,33 +559,134 @@ impl Replica {
         }
         let idle = self.queue.is_empty();
         self.queue.push_back((index, e));
-        while let Some(e) = self.early.remove(&self.expected()) {
-            self.queue.push_back((self.expected(), e));
-        }
-        self.early.retain(|&i, _| i > index);
+        self.queue_early();
         if idle {
             self.start_write(cx, out);
         }
     }
 
+    /// Queues the entries kept early that now follow in order; those it has (every key held
+    /// is past the expected index, so this looks at one entry or two) are dropped.
+    fn queue_early(&mut self) {
+        while let Some(e) = self.early.remove(&self.expected()) {
+            self.queue.push_back((self.expected(), e));
+        }
+        let expected = self.expected();
+        while self
+            .early
+            .first_key_value()
+            .is_some_and(|(&i, _)| i < expected)
+        {
+            self.early.pop_first();
+        }
+    }
+
+    /// A snapshot of the leader's committed prefix, ending at `index` with `entry` and holding
+    /// `writes` client writes: what the follower has or is writing up to there is committed,
+    /// and the leader streams what follows.
+    fn on_snapshot(
+        &mut self,
+        cx: &mut Cx,
+        (index, entry, writes): (u64, Entry, u64),
+        out: &mut Out<Message>,
+    ) {
+        let s = raft_core::Snapshot {
+            index,
+            entry: entry.into(),
+            writes,
+        };
+        if !self.core.install(s) {
+            return;
+        }
+        self.queue.clear();
+        out.cancel_timer(LOG_WRITE);
+        self.verified = index;
+        self.commit_hint = self.commit_hint.max(index);
+        if let Some(leader) = self.core.leader {
+            let term = self.core.term;
+            out.send(leader, Message::Progress { term, index });
+        }
+        // What arrived early and follows the snapshot is written next.
+        self.queue_early();
+        self.start_write(cx, out);
+    }
+
     fn on_pull(&mut self, from: NodeId, m_from: u64, prev_term: u64, out: &mut Out<Message>) {
-        let Some(i) = self.peers.iter().position(|p| p.node == from) else {
+        let Some(i) = self.core.peer(from) else {
             return;
         };
-        let prev = m_from - 1;
-        if prev <= self.last_index() && self.term_at(prev) == prev_term {
-            self.peers[i].next = Some(m_from);
-            self.stream(i, out);
-        } else {
-            self.peers[i].next = None;
+        let (term, prev) = (self.core.term, m_from - 1);
+        if prev < self.core.log.base() {
+            // It needs entries compacted away: the committed prefix first, then what follows.
+            let s = self.core.snapshot();
+            let (index, entry, writes) = (s.index, s.entry.into(), s.writes);
             out.send(
                 from,
-                Message::Mismatch {
-                    term: self.term,
-                    keep: prev.saturating_sub(1).min(self.last_index()),
+                Message::Snapshot {
+                    term,
+                    index,
+                    entry,
+                    writes,
                 },
             );
+            self.core.peers[i].ext = Some(index + 1);
+            self.stream(i, out);
+        } else if self.core.log.term(prev) == Some(prev_term) {
+            self.core.peers[i].ext = Some(m_from);
+            self.stream(i, out);
+        } else {
+            self.core.peers[i].ext = None;
+            let keep = prev.saturating_sub(1).min(self.core.last_index());
+            out.send(from, Message::Mismatch { term, keep });
         }
+    }
+
+    fn on_request_vote(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        term: u64,
+        last: (u64, u64),
+        out: &mut Out<Message>,
+    ) {
+        if term > self.core.term {
+            self.become_follower(term, out);
+        }
+        let request = raft_core::VoteRequest {
+            term,
+            last_index: last.0,
+            last_term: last.1,
+            transfer: false,
+        };
+        self.core.answer_vote(cx, from, request, out);
+    }
+
+    fn on_mismatch(&mut self, keep: u64, out: &mut Out<Message>) {
+        self.drop_stream(out);
+        self.core.truncate(keep);
+        self.subscribed = false;
+        self.subscribe(out);
+    }
+
+    fn on_progress(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        term: u64,
+        index: u64,
+        out: &mut Out<Message>,
+    ) {
+        if term > self.core.term {
+            self.become_follower(term, out);
+            return;
+        }
+        if term < self.core.term || !self.core.is_leader() {
+            return;
+        }
+        if let Some(i) = self.core.peer(from) {
+            self.core.matched(i, index);
+        }
+        self.advance_commit(cx, out);
     }
 }
 
@@ -745,63 +694,40 @@ impl NodeLogic for Replica {
     type Msg = Message;
     type Disk = Disk;
 
+    fn into_disk(self) -> Disk {
+        self.core.into_disk()
+    }
+
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        self.arm_election(cx, out);
+        self.core.election.start(cx.mono);
+        self.core.election.arm(cx, out);
         self.heartbeat(cx, out);
         out.set_timer(NOOP, ClockKind::Monotonic, cx.mono + self.c.noop_every);
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        if !raft_core::first_copy(cx) {
+            return;
+        }
         match msg {
             Message::RequestVote {
                 term,
                 last_index,
                 last_term,
-            } => {
-                if term > self.term {
-                    self.become_follower(term, out);
-                }
-                let up_to_date =
-                    (last_term, last_index) >= (self.term_at(self.last_index()), self.last_index());
-                let granted = term == self.term
-                    && up_to_date
-                    && self.voted_for.is_none_or(|v| v == from)
-                    && self.state == State::Follower;
-                if granted {
-                    self.voted_for = Some(from);
-                    self.arm_election(cx, out);
-                }
-                out.send(
-                    from,
-                    Message::Vote {
-                        term: self.term,
-                        granted,
-                    },
-                );
-            }
+            } => self.on_request_vote(cx, from, term, (last_index, last_term), out),
             Message::Vote { term, granted } => {
-                if term > self.term {
+                if term > self.core.term {
                     self.become_follower(term, out);
-                } else if self.state == State::Candidate && term == self.term && granted {
-                    if !self.votes.contains(&from) {
-                        self.votes.push(from);
-                    }
-                    if self.votes.len() >= Self::majority(cx) {
-                        self.become_leader(cx, out);
-                    }
+                } else if self.core.count_vote(from, term, granted, majority(cx)) {
+                    self.become_leader(cx, out);
                 }
             }
             Message::Ping { term, leader, last } => {
                 self.hear(cx, from, term, leader, out);
                 self.resubscribe_if_behind(from, last, out);
-                out.send(
-                    from,
-                    Message::Pong {
-                        term: self.term,
-                        leader: self.state == State::Leader,
-                        last: self.last_index(),
-                    },
-                );
+                let (term, leader) = (self.core.term, self.core.is_leader());
+                let last = self.core.last_index();
+                out.send(from, Message::Pong { term, leader, last });
             }
             Message::Pong { term, leader, last } => {
                 self.hear(cx, from, term, leader, out);
@@ -812,24 +738,16 @@ impl NodeLogic for Replica {
                 from: m_from,
                 prev_term,
             } => {
-                if term > self.term {
+                if term > self.core.term {
                     self.become_follower(term, out);
                 }
-                if term == self.term && self.state == State::Leader {
+                if term == self.core.term && self.core.is_leader() {
                     self.on_pull(from, m_from, prev_term, out);
                 }
             }
             Message::Mismatch { term, keep } => {
-                if self.hear(cx, from, term, true, out) && self.leader == Some(from) {
-                    self.queue.clear();
-                    self.early.clear();
-                    out.cancel_timer(LOG_WRITE);
-                    let keep = keep.min(self.last_index());
-                    self.log.truncate(keep as usize);
-                    self.commit = self.commit.min(keep);
-                    self.recount_writes();
-                    self.subscribed = false;
-                    self.subscribe(out);
+                if self.hear(cx, from, term, true, out) && self.core.leader == Some(from) {
+                    self.on_mismatch(keep, out);
                 }
             }
             Message::Append {
@@ -842,23 +760,22 @@ impl NodeLogic for Replica {
                     self.on_append(cx, from, index, entry, commit, out);
                 }
             }
-            Message::Progress { term, index } => {
-                if term > self.term {
-                    self.become_follower(term, out);
-                    return;
+            Message::Snapshot {
+                term,
+                index,
+                entry,
+                writes,
+            } => {
+                if self.hear(cx, from, term, true, out) && self.core.leader == Some(from) {
+                    self.on_snapshot(cx, (index, entry, writes), out);
                 }
-                if term < self.term || self.state != State::Leader {
-                    return;
-                }
-                if let Some(p) = self.peers.iter_mut().find(|p| p.node == from) {
-                    p.matched = p.matched.max(index);
-                }
-                self.advance_commit(cx, out);
             }
+            Message::Progress { term, index } => self.on_progress(cx, from, term, index, out),
             Message::Commit { term, commit } => {
-                if self.hear(cx, from, term, true, out) && self.leader == Some(from) {
+                if self.hear(cx, from, term, true, out) && self.core.leader == Some(from) {
                     self.commit_hint = self.commit_hint.max(commit);
-                    self.commit_to(self.commit_hint.min(self.verified), out, false);
+                    let upto = self.commit_hint.min(self.verified);
+                    self.core.commit_to(upto, out, false);
                 }
             }
         }
@@ -866,10 +783,12 @@ impl NodeLogic for Replica {
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
-            ELECTION => self.campaign(cx, out),
+            raft_core::ELECTION => self.campaign(cx, out),
             HEARTBEAT => self.heartbeat(cx, out),
             NOOP => {
-                if self.state == State::Leader {
+                // An empty entry refreshes the lease; with the uncommitted tail full it would
+                // only lengthen it.
+                if self.core.is_leader() && !self.core.tail_full() {
                     self.append(cx, None, 0, out);
                 }
                 out.set_timer(NOOP, ClockKind::Monotonic, cx.mono + self.c.noop_every);
@@ -886,17 +805,24 @@ impl NodeLogic for Replica {
 
     fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
         match command {
-            Command::StepDown if self.state == State::Leader => {
-                self.become_follower(self.term, out);
-                self.arm_election(cx, out);
+            Command::StepDown if self.core.is_leader() => {
+                let term = self.core.term;
+                self.become_follower(term, out);
+                self.core.election.arm(cx, out);
             }
-            Command::TransferLeader { to } if to == self.node => self.campaign(cx, out),
+            Command::TransferLeader { to } if to == self.core.node => self.campaign(cx, out),
             _ => {}
         }
     }
 
     fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
-        if self.state != State::Leader {
+        if !self.core.is_leader() {
+            return None;
+        }
+        // A write appends an entry, and so does a read in `Quorum` mode: none while the
+        // uncommitted tail is full.
+        let appends = request.is_write() || self.c.mode == LeaseGuardMode::Quorum;
+        if appends && self.core.tail_full() {
             return None;
         }
         let ok = match (self.c.mode, request) {
@@ -906,38 +832,38 @@ impl NodeLogic for Replica {
             (LeaseGuardMode::DeferCommit, _) => self.own_lease(cx.wall),
             (_, Request::Read { key }) => self.any_lease(cx.wall) && !self.in_limbo(key),
         };
-        ok.then_some(self.term)
+        ok.then_some(self.core.term)
     }
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        if self.state != State::Leader || token != self.term {
+        if !self.core.is_leader() || token != self.core.term {
             return; // deposed between the check and now: the client times out
         }
+        let version = self.core.writes_committed();
         match request {
-            Request::Write { key } => self.append(cx, Some(self.node), key, out),
+            Request::Write { key } => self.append(cx, Some(self.core.node), key, out),
             _ if self.c.mode == LeaseGuardMode::Quorum => {
                 // Served once an entry appended after it commits.
-                let stamp = cx.stamp;
-                let version = self.writes_committed;
-                self.pending_reads
-                    .push_back((self.last_index() + 1, stamp, version));
+                let need = self.core.last_index() + 1;
+                self.pending_reads.push(need, (cx.stamp, version));
                 self.append(cx, None, 0, out);
             }
             _ => out.push(Effect::LogRead {
                 token,
-                version: self.writes_committed,
+                version,
                 since: cx.stamp,
             }),
         }
     }
 
     fn beliefs(&self) -> Beliefs {
-        if self.state != State::Leader {
+        if !self.core.is_leader() {
             return Beliefs::NONE;
         }
-        let write = Belief::Bool { token: self.term };
+        let token = self.core.term;
+        let write = Belief::Bool { token };
         let until = |deadline| Belief::Until {
-            token: self.term,
+            token,
             clock: ClockKind::Wall,
             deadline,
         };
@@ -945,20 +871,12 @@ impl NodeLogic for Replica {
             LeaseGuardMode::Inconsistent => write,
             LeaseGuardMode::Quorum => Belief::None,
             LeaseGuardMode::LogLease | LeaseGuardMode::DeferCommit => match self.read_deadline() {
-                Some(d) if self.expired && self.commit >= self.first_own => until(d),
+                Some(d) if self.expired && self.core.commit() >= self.first_own => until(d),
                 _ => Belief::None,
             },
             LeaseGuardMode::LeaseGuard => self.read_deadline().map_or(Belief::None, until),
         };
         Beliefs { write, read }
-    }
-
-    fn into_disk(self) -> Disk {
-        Disk {
-            term: self.term,
-            voted_for: self.voted_for,
-            log: self.log,
-        }
     }
 }
 
@@ -1012,22 +930,27 @@ mod tests {
             term,
             writer,
             key,
-            wall: LocalTime::from_ns(wall_ms * MS),
+            extra: LocalTime::from_ns(wall_ms * MS),
         }
+    }
+
+    /// Moves `r`'s commit index to `n` (no effects: a follower's commit).
+    fn commit(r: &mut Replica, n: u64) {
+        r.core.commit_to(n, &mut Out::<Message>::default(), false);
     }
 
     /// Node 1 with a's term-1 log: an empty entry at 0 ms, writes of keys 7 (100 ms) and 8
     /// (499 ms); it knows the first two committed. Elected in term 2 at 1000 ms.
     fn elected(mode: LeaseGuardMode) -> (Replica, Vec<Effect<Message>>) {
         let mut b = replica(mode, 1);
-        b.term = 1;
-        b.log = vec![
+        b.core.term = 1;
+        b.core.log = raft_core::Log::from_entries([
             entry(1, None, 0, 0),
             entry(1, Some(0), 7, 100),
             entry(1, Some(0), 8, 499),
-        ];
-        b.commit = 2;
-        b.writes_committed = 1;
+        ]);
+        commit(&mut b, 2);
+        assert_eq!(b.core.writes_committed(), 1);
         let fx = call(&mut b, 1, 1000, |b, cx, out| {
             b.campaign(cx, out);
             b.on_message(
@@ -1040,7 +963,7 @@ mod tests {
                 out,
             );
         });
-        assert_eq!(b.state, State::Leader);
+        assert_eq!(b.core.state, State::Leader);
         (b, fx)
     }
 
@@ -1117,7 +1040,7 @@ mod tests {
         // Once the write of key 8 (499 ms) is committed, the region is, and its lease runs to
         // 1498.6 ms.
         assert!(b.in_limbo(8));
-        b.commit = 3;
+        commit(&mut b, 3);
         assert!(!b.in_limbo(8));
         assert!(check(&b, 1001, read(8)));
         assert!(check(&b, 1498, read(3)));
@@ -1125,7 +1048,7 @@ mod tests {
         // DeferCommit reads only under its own lease: its entry committed, prior expired.
         let (mut d, _) = elected(LeaseGuardMode::DeferCommit);
         d.expired = true;
-        d.commit = 4;
+        commit(&mut d, 4);
         assert!(check(&d, 1600, read(8)));
         // Its newest committed entry, its own of 1000 ms, leases to 1999.6 ms.
         assert!(check(&d, 1999, read(8)));
@@ -1136,15 +1059,15 @@ mod tests {
     fn deferred_commit_holds_the_commit_index_until_the_prior_term_expires() {
         let (mut b, _) = elected(LeaseGuardMode::DeferCommit);
         // Both followers have written the leader's entry (index 4).
-        for p in &mut b.peers {
+        for p in &mut b.core.peers {
             p.matched = 4;
         }
         let fx = call(&mut b, 1, 1200, |b, cx, out| b.advance_commit(cx, out));
-        assert_eq!(b.commit, 2);
+        assert_eq!(b.core.commit(), 2);
         assert!(fx.is_empty());
         // At expiry it commits the three, reporting the one client write among them (key 8).
         let fx = call(&mut b, 1, 1500, |b, cx, out| b.on_timer(cx, EXPIRY, out));
-        assert_eq!(b.commit, 4);
+        assert_eq!(b.core.commit(), 4);
         let committed: Vec<_> = fx
             .iter()
             .filter_map(|e| match *e {
@@ -1153,14 +1076,14 @@ mod tests {
             })
             .collect();
         assert_eq!(committed, [(3, 8)]);
-        assert_eq!(b.writes_committed, 2);
+        assert_eq!(b.core.writes_committed(), 2);
         // LogLease commits at once.
         let (mut l, _) = elected(LeaseGuardMode::LogLease);
-        for p in &mut l.peers {
+        for p in &mut l.core.peers {
             p.matched = 4;
         }
         call(&mut l, 1, 1200, |l, cx, out| l.advance_commit(cx, out));
-        assert_eq!(l.commit, 4);
+        assert_eq!(l.core.commit(), 4);
     }
 
     #[test]
@@ -1203,13 +1126,21 @@ mod tests {
         assert!(c.early.is_empty());
         // Each write takes 250 us; after the first only index 1 is verified and committed.
         let fx = call(&mut c, 2, 11, |c, cx, out| c.on_timer(cx, LOG_WRITE, out));
-        assert_eq!((c.last_index(), c.commit, c.writes_committed), (1, 1, 1));
+        assert_eq!(
+            (
+                c.core.last_index(),
+                c.core.commit(),
+                c.core.writes_committed()
+            ),
+            (1, 1, 1)
+        );
         assert!(fx.contains(&Effect::Send {
             to: 0,
             msg: Message::Progress { term: 1, index: 1 }
         }));
         call(&mut c, 2, 12, |c, cx, out| c.on_timer(cx, LOG_WRITE, out));
-        assert_eq!((c.last_index(), c.commit, c.log[1].key), (2, 2, 5));
+        let key = c.core.log.entry(2).unwrap().key;
+        assert_eq!((c.core.last_index(), c.core.commit(), key), (2, 2, 5));
         // A second copy of entry 2 changes nothing.
         call(&mut c, 2, 13, |c, cx, out| {
             c.on_message(
@@ -1224,7 +1155,8 @@ mod tests {
                 out,
             )
         });
-        assert_eq!((c.queue.len(), c.log[1].key), (0, 5));
+        let key = c.core.log.entry(2).unwrap().key;
+        assert_eq!((c.queue.len(), key), (0, 5));
     }
 
     #[test]
@@ -1267,17 +1199,17 @@ mod tests {
     #[test]
     fn a_mismatch_truncates_the_follower_to_what_the_leader_says_to_keep() {
         let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
-        c.term = 2;
-        c.log = vec![
+        c.core.term = 2;
+        c.core.log = raft_core::Log::from_entries([
             entry(1, None, 0, 0),
             entry(1, Some(0), 3, 1),
             entry(1, Some(0), 4, 2),
-        ];
+        ]);
         let fx = call(&mut c, 2, 10, |c, cx, out| {
             c.hear(cx, 1, 2, true, out);
             c.on_message(cx, 1, Message::Mismatch { term: 2, keep: 1 }, out);
         });
-        assert_eq!(c.last_index(), 1);
+        assert_eq!(c.core.last_index(), 1);
         // It subscribes again from index 2, after an entry of term 1.
         assert!(fx.contains(&Effect::Send {
             to: 1,
@@ -1287,5 +1219,72 @@ mod tests {
                 prev_term: 1
             }
         }));
+    }
+
+    /// A follower that subscribes from an index the leader compacted away gets the committed
+    /// prefix first; it takes it and says so.
+    #[test]
+    fn a_follower_that_subscribes_below_the_compacted_log_gets_a_snapshot() {
+        // b leads term 2 from 1000 ms with entries 1 to 3 of term 1 (writes of keys 7 and 8 at
+        // 2 and 3) and its own empty entry at 4; it keeps the last 2 committed entries.
+        let (mut b, _) = elected(LeaseGuardMode::Inconsistent);
+        b.core.set_retain(2);
+        let pull = |from, prev_term| Message::Pull {
+            term: 2,
+            from,
+            prev_term,
+        };
+        // a subscribes after its entry 3; five writes (keys 5 to 9) at 1001 ms are streamed to
+        // it as indices 5 to 9; it has written them all: 9 commits, c (node 2) still silent.
+        call(&mut b, 1, 1001, |b, cx, out| {
+            b.on_message(cx, 0, pull(4, 1), out);
+            for key in 5..=9 {
+                b.on_request(cx, Request::Write { key }, 2, out);
+            }
+            b.on_message(cx, 0, Message::Progress { term: 2, index: 9 }, out);
+        });
+        // Committed through 9; compacted through 9 - 2 = 7.
+        assert_eq!((b.core.commit(), b.core.log.base()), (9, 7));
+        // c subscribes from 1: entries 1 to 7 are gone, so it gets the prefix up to 9 (the
+        // write of key 9, made at 1001 ms; 7 writes in all: keys 7, 8 and 5 to 9), and nothing
+        // follows it yet.
+        let fx = call(&mut b, 1, 1002, |b, cx, out| {
+            b.on_message(cx, 2, pull(1, 0), out)
+        });
+        let snapshot = Message::Snapshot {
+            term: 2,
+            index: 9,
+            entry: Entry {
+                term: 2,
+                writer: Some(1),
+                key: 9,
+                wall: LocalTime::from_ns(1001 * MS),
+            },
+            writes: 7,
+        };
+        assert_eq!(
+            fx,
+            [Effect::Send {
+                to: 2,
+                msg: snapshot
+            }]
+        );
+        // c, with nothing, takes it: committed through 9, waiting for 10, and says so.
+        let mut c = replica(LeaseGuardMode::Inconsistent, 2);
+        let fx = call(&mut c, 2, 1003, |c, cx, out| {
+            c.on_message(cx, 1, snapshot, out)
+        });
+        let progress = Message::Progress { term: 2, index: 9 };
+        assert!(fx.contains(&Effect::Send {
+            to: 1,
+            msg: progress
+        }));
+        assert_eq!((c.core.commit(), c.core.writes_committed()), (9, 7));
+        assert_eq!((c.core.log.base(), c.expected()), (9, 10));
+        // The same snapshot again changes nothing and says nothing.
+        let fx = call(&mut c, 2, 1004, |c, cx, out| {
+            c.on_message(cx, 1, snapshot, out)
+        });
+        assert!(!fx.iter().any(|e| matches!(e, Effect::Send { .. })));
     }
 }

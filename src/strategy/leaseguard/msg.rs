@@ -1,7 +1,9 @@
 //! LeaseGuard's messages: votes, heartbeats (how followers find the leader), the follower's
-//! subscription to the leader's log and the entries streamed in answer, and acknowledgements.
+//! subscription to the leader's log and the entries (or the snapshot) streamed in answer, and
+//! acknowledgements.
 
 use crate::msg::{NodeId, Token};
+use crate::strategy::raft_core::{VoteMessages, VoteRequest};
 use crate::strategy::{Key, ProtocolMessage};
 use crate::time::LocalTime;
 
@@ -60,6 +62,17 @@ pub enum Message {
         entry: Entry,
         commit: u64,
     },
+    /// The leader's snapshot of its committed prefix, for a follower that subscribed from an
+    /// index the leader compacted away: the prefix ends at `index` with `entry` and holds
+    /// `writes` client writes; the leader streams what follows. It is counted, traced and
+    /// faulted as an `Append`: a kind of its own would change the network's random streams
+    /// (one per sender and kind) in every LeaseGuard run.
+    Snapshot {
+        term: u64,
+        index: u64,
+        entry: Entry,
+        writes: u64,
+    },
     /// A follower has written its log up to `index`.
     Progress {
         term: u64,
@@ -93,7 +106,7 @@ impl ProtocolMessage for Message {
             Message::Pong { .. } => 3,
             Message::Pull { .. } => 4,
             Message::Mismatch { .. } => 5,
-            Message::Append { .. } => 6,
+            Message::Append { .. } | Message::Snapshot { .. } => 6,
             Message::Progress { .. } => 7,
             Message::Commit { .. } => 8,
         }
@@ -109,8 +122,23 @@ impl ProtocolMessage for Message {
             | Message::Pull { term, .. }
             | Message::Mismatch { term, .. }
             | Message::Append { term, .. }
+            | Message::Snapshot { term, .. }
             | Message::Progress { term, .. }
             | Message::Commit { term, .. } => term,
         })
+    }
+}
+
+impl VoteMessages for Message {
+    fn request_vote(r: VoteRequest) -> Message {
+        debug_assert!(!r.transfer, "a LeaseGuard election is never a transfer's");
+        Message::RequestVote {
+            term: r.term,
+            last_index: r.last_index,
+            last_term: r.last_term,
+        }
+    }
+    fn vote(term: u64, granted: bool) -> Message {
+        Message::Vote { term, granted }
     }
 }

@@ -1,16 +1,18 @@
-//! `RaftLeaderLease`: the lease held by an elected Raft leader, as TiKV, etcd,
-//! CockroachDB and Consul serve reads.
+//! `RaftLeaderLease`: the lease held by an elected Raft leader, as TiKV, etcd, CockroachDB and
+//! Consul serve reads.
 //!
-//! Every node is a `Replica`. Elections follow Raft: a follower that hears nothing from a leader
-//! for its election timeout (drawn anew each time from `[election_timeout, election_timeout +
-//! election_jitter)` on its monotonic clock, from the node's own random stream) campaigns in the
-//! next term; a majority of votes makes a leader. A follower that heard from the current leader
-//! less than `election_timeout` ago (the base value) refuses to vote and keeps its term (leader
-//! stickiness, what makes the lease safe). With a `tick`, as in raft-rs and etcd/raft, both
-//! count ticks of the follower's clock instead: the count restarts when it hears from the
-//! leader and rises at each tick, so a timeout of n ticks runs out between n - 1 and n ticks
-//! after the last contact. The log replicates one entry per message; an entry
-//! commits when a majority stores it and it is of the leader's term (older ones commit with it).
+//! Every node is a `Replica` built on the Raft core ([`crate::strategy::raft_core`]): terms,
+//! votes, the election timer, the log and its commit rule. A follower that heard from the
+//! current leader less than `election_timeout` ago refuses to vote and keeps its term (leader
+//! stickiness, what makes the lease safe); with a `tick`, as in raft-rs and etcd/raft, election
+//! timers count ticks of the follower's clock. This protocol adds how entries travel, the lease
+//! and the reads.
+//!
+//! Replication: the leader sends a follower its next entry (one entry per message) at every
+//! heartbeat round, when a write arrives while the follower is caught up, and after each
+//! acknowledgement while the follower lacks entries; one that lacks entries the leader has
+//! compacted gets a snapshot of the committed prefix instead. An acknowledgement or a write sends
+//! nothing while [`MAX_INFLIGHT`] appends to the follower await theirs; a round's always goes.
 //!
 //! The lease: the leader sends a heartbeat round every `heartbeat`; when a majority (itself
 //! included) has acknowledged round r, sent at local time s_r, the lease runs to s_r + T on the
@@ -20,11 +22,11 @@
 //! tick finds no majority heard from. A new leader serves nothing before its first entry (empty,
 //! of its term) commits, and its lease starts no earlier.
 //!
-//! Authorities: write authority (shared: Raft's log makes two believing leaders
-//! harmless, only one can commit) while a node is leader; read authority (exclusive) while its
-//! lease holds, for `reads: Lease` and the local part of `LeaseOrReadIndex`. Writes take effect
-//! when committed ([`Effect::Committed`]), so a read by a deposed leader after its successor
-//! committed is a stale read.
+//! Authorities: write authority (shared: Raft's log makes two believing leaders harmless, only
+//! one can commit) while a node is leader; read authority (exclusive: two nodes serving reads
+//! from local state at once is an overlap) while its lease holds, for `reads: Lease` and the
+//! local part of `LeaseOrReadIndex`. Writes take effect when committed ([`Effect::Committed`]),
+//! so a read by a deposed leader after its successor committed is a stale read.
 
 mod msg;
 pub mod settings;
@@ -32,12 +34,15 @@ pub mod settings;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
+use crate::strategy::raft_core::{
+    self, majority, quorum, Election, PendingReads, Progress, RaftCore, State,
+};
 use crate::strategy::{
-    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
+    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, LeaseParams, NodeLogic, Out,
     Protocol, Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
-pub use msg::{Append, AppendAck, Entry, Message, RequestVote};
+pub use msg::{Append, AppendAck, Entry, Message, RequestVote, Snapshot};
 pub use settings::{RaftLeaseStart, RaftReads, RaftRule};
 
 /// The protocol's parameters, resolved (defaults filled in).
@@ -69,25 +74,10 @@ impl RaftLeaderLease {
     }
 }
 
-/// What a replica keeps across a crash: Raft's persistent state.
-#[derive(Clone, Debug, Default)]
-pub struct Disk {
-    term: u64,
-    voted_for: Option<NodeId>,
-    /// `log[i]` is the entry at index i + 1.
-    log: Vec<Stored>,
-}
+/// What a replica keeps across a crash: Raft's persistent state (its entries carry nothing
+/// besides what the core stores).
+pub type Disk = raft_core::Disk<()>;
 
-/// An entry as a replica stores it: its term, and for a client write, the leader that accepted
-/// it and the key it writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stored {
-    term: u64,
-    writer: Option<NodeId>,
-    key: Key,
-}
-
-const ELECTION: TimerId = 0;
 const HEARTBEAT: TimerId = 1;
 const CHECK_QUORUM: TimerId = 2;
 /// A leadership transfer not done within an election timeout is abandoned.
@@ -96,6 +86,14 @@ const TRANSFER: TimerId = 3;
 /// Send times of the last rounds, by `round % ROUNDS`: enough for acknowledgements to arrive
 /// while far more rounds are sent than a round trip lasts.
 const ROUNDS: usize = 64;
+
+/// Appends to one follower awaiting acknowledgement beyond which an acknowledgement or a write
+/// sends it no more (a flow-control window, as etcd's and TiKV's `max-inflight-msgs` of 256).
+/// Each acknowledgement sends the follower its next entry, and each round that finds it behind
+/// starts one more such stream: without a bound, a follower that cannot catch up would be sent
+/// ever more copies of the same entries, and a run's events would grow with the square of its
+/// length. A heartbeat round's own append always goes (the lease and the reads wait on it).
+pub const MAX_INFLIGHT: u32 = 256;
 
 impl Protocol for RaftLeaderLease {
     type Logic = Replica;
@@ -113,11 +111,7 @@ impl Protocol for RaftLeaderLease {
 
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
-        let replicas = scenario
-            .nodes
-            .iter()
-            .filter(|n| n.role == Role::Replica)
-            .count();
+        let replicas = raft_core::replicas(scenario);
         if replicas != scenario.nodes.len() {
             p.push("nodes: RaftLeaderLease has Replicas only (every node is a Raft member)".into());
         }
@@ -189,77 +183,91 @@ impl Protocol for RaftLeaderLease {
     }
 
     fn node_logic(&self, node: NodeId, _role: Role, params: &LeaseParams, disk: Disk) -> Replica {
+        let c = self.c;
+        let election = Election::new(c.election_timeout, c.election_jitter, c.tick);
         Replica {
-            c: self.c,
+            c,
             lease: params.lease,
-            node,
-            term: disk.term,
-            voted_for: disk.voted_for,
-            log: disk.log,
-            state: State::Follower,
-            leader: None,
-            heard_leader_at: None,
-            tick_origin: LocalTime::from_ns(0),
-            commit: 0,
-            writes_committed: 0,
-            votes: Vec::new(),
-            peers: Vec::new(),
+            core: RaftCore::new(node, disk, election),
             round: 0,
             round_sent: [LocalTime::from_ns(i64::MIN); ROUNDS],
             lease_until: None,
             lease_round: 0,
             serving: false,
             suspect: false,
-            pending_reads: Vec::new(),
+            pending_reads: PendingReads::default(),
             read_round_open: false,
         }
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Follower,
-    Candidate,
-    Leader,
-}
-
-/// What the leader knows of one follower.
+/// What the leader keeps of one follower besides what it stores.
 #[derive(Clone, Copy, Debug, Default)]
 struct Peer {
-    node: NodeId,
     /// The next index to send.
     next: u64,
-    /// The highest index known to match.
-    matched: u64,
     /// The highest heartbeat round it acknowledged.
     acked_round: u64,
     /// Heard from since the last check-quorum tick.
     heard: bool,
+    /// Appends sent to it and not yet acknowledged.
+    inflight: Inflight,
+}
+
+/// The appends sent to one follower and not yet acknowledged, by the round they went out in
+/// (`round % ROUNDS`). One still unacknowledged when its slot comes round again, ROUNDS rounds
+/// later, is taken as lost: a count that only lost messages would otherwise raise for good.
+#[derive(Clone, Copy, Debug)]
+struct Inflight {
+    by_round: [u16; ROUNDS],
+    total: u32,
+}
+
+impl Default for Inflight {
+    fn default() -> Self {
+        Inflight {
+            by_round: [0; ROUNDS],
+            total: 0,
+        }
+    }
+}
+
+impl Inflight {
+    /// Round `round` begins: what was sent ROUNDS rounds ago and never acknowledged is lost.
+    fn begin(&mut self, round: u64) {
+        let slot = &mut self.by_round[round as usize % ROUNDS];
+        self.total -= u32::from(*slot);
+        *slot = 0;
+    }
+
+    /// An append went out in round `round` (the current one).
+    fn sent(&mut self, round: u64) {
+        let slot = &mut self.by_round[round as usize % ROUNDS];
+        if *slot < u16::MAX {
+            *slot += 1;
+            self.total += 1;
+        }
+    }
+
+    /// The acknowledgement of an append of round `round` arrived, in round `now`.
+    fn acked(&mut self, round: u64, now: u64) {
+        let slot = &mut self.by_round[round as usize % ROUNDS];
+        if now - round < ROUNDS as u64 && *slot > 0 {
+            *slot -= 1;
+            self.total -= 1;
+        }
+        debug_assert_eq!(
+            self.total,
+            self.by_round.iter().map(|&n| u32::from(n)).sum::<u32>()
+        );
+    }
 }
 
 /// One Raft replica.
 pub struct Replica {
     c: RaftConfig,
     lease: LocalDur,
-    node: NodeId,
-    term: u64,
-    voted_for: Option<NodeId>,
-    log: Vec<Stored>,
-    state: State,
-    leader: Option<NodeId>,
-    /// When it last heard from the leader of its term (monotonic).
-    heard_leader_at: Option<LocalTime>,
-    /// With `tick`: the monotonic reading at start, from which the node's ticks fall every
-    /// `tick`.
-    tick_origin: LocalTime,
-    commit: u64,
-    /// Client writes among the first `commit` entries.
-    writes_committed: u64,
-    /// As candidate: who granted its vote (itself first). A set, not a count: the network may
-    /// deliver a vote twice.
-    votes: Vec<NodeId>,
-    /// As leader: the other replicas.
-    peers: Vec<Peer>,
+    core: RaftCore<(), Peer>,
     /// As leader: the current heartbeat round, and when each recent round was sent.
     round: u64,
     round_sent: [LocalTime; ROUNDS],
@@ -271,99 +279,21 @@ pub struct Replica {
     serving: bool,
     /// As leader: a transfer is under way and the lease is suspect (no lease reads).
     suspect: bool,
-    /// As leader: ReadIndex reads waiting for a round at or after the one recorded (in the
-    /// order they arrived, so rounds are non-decreasing), each with its request's stamp.
-    pending_reads: Vec<(u64, Stamp)>,
+    /// As leader: ReadIndex reads waiting for a majority to acknowledge a round (the first
+    /// round started after each arrived), each with its request's stamp.
+    pending_reads: PendingReads<Stamp>,
     /// A round has been started for the pending reads and not yet acknowledged.
     read_round_open: bool,
 }
 
 impl Replica {
-    fn last_index(&self) -> u64 {
-        self.log.len() as u64
-    }
-
-    fn term_at(&self, index: u64) -> u64 {
-        if index == 0 {
-            0
-        } else {
-            self.log[(index - 1) as usize].term
-        }
-    }
-
-    fn cluster(cx: &Cx) -> usize {
-        cx.peers(Role::Replica).count()
-    }
-
-    fn majority(cx: &Cx) -> usize {
-        Self::cluster(cx) / 2 + 1
-    }
-
-    fn arm_election(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        use rand::RngExt;
-        let at = match self.c.tick {
-            None => {
-                let jitter = self.c.election_jitter.ns();
-                let extra = if jitter > 0 {
-                    cx.rng.random_range(0..jitter)
-                } else {
-                    0
-                };
-                cx.mono + self.c.election_timeout + LocalDur::from_ns(extra)
-            }
-            Some(tick) => {
-                // raft-rs and etcd/raft: the count restarts now and goes up at each tick; the
-                // node campaigns at the tick that brings it to n, drawn from [ET, ET + jitter)
-                // in ticks. The first tick is the next one after now, less than a tick away.
-                let t = tick.ns();
-                let jitter = self.c.election_jitter.ns() / t;
-                let extra = if jitter > 0 {
-                    cx.rng.random_range(0..jitter)
-                } else {
-                    0
-                };
-                let n = self.c.election_timeout.ns() / t + extra;
-                LocalTime::from_ns(self.tick_at(cx.mono, tick) + (n - 1) * t)
-            }
-        };
-        out.set_timer(ELECTION, ClockKind::Monotonic, at);
-    }
-
-    /// The reading of the node's first tick after `now` (ticks fall at the origin plus whole
-    /// multiples of `tick`).
-    fn tick_at(&self, now: LocalTime, tick: LocalDur) -> i64 {
-        let since = (now - self.tick_origin).ns();
-        self.tick_origin.ns() + (since.div_euclid(tick.ns()) + 1) * tick.ns()
-    }
-
-    /// Whether the node heard from its leader less than an election timeout ago: by its clock,
-    /// or with `tick`, in ticks counted since (fewer than the timeout's).
-    fn heard_leader_lately(&self, now: LocalTime) -> bool {
-        let Some(h) = self.heard_leader_at else {
-            return false;
-        };
-        match self.c.tick {
-            None => now < h + self.c.election_timeout,
-            Some(tick) => {
-                let ticks = (self.tick_at(now, tick) - self.tick_at(h, tick)) / tick.ns();
-                ticks < self.c.election_timeout.ns() / tick.ns()
-            }
-        }
-    }
-
     /// Moves to `term` as a follower (a higher term seen, or stepping down).
     fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
-        if term > self.term {
-            self.term = term;
-            self.voted_for = None;
-        }
-        if self.state == State::Leader {
+        if self.core.become_follower(term) {
             out.cancel_timer(HEARTBEAT);
             out.cancel_timer(CHECK_QUORUM);
             out.cancel_timer(TRANSFER);
         }
-        self.state = State::Follower;
-        self.leader = None;
         self.serving = false;
         self.suspect = false;
         self.lease_until = None;
@@ -373,60 +303,30 @@ impl Replica {
     }
 
     fn campaign(&mut self, cx: &mut Cx, transfer: bool, out: &mut Out<Message>) {
-        if self.state == State::Leader {
-            return;
-        }
-        self.term += 1;
-        self.voted_for = Some(self.node);
-        self.state = State::Candidate;
-        self.leader = None;
-        self.heard_leader_at = None;
-        self.votes.clear();
-        self.votes.push(self.node);
-        self.arm_election(cx, out);
-        let (last_index, last_term) = (self.last_index(), self.term_at(self.last_index()));
-        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
-            out.send(
-                p,
-                Message::RequestVote(RequestVote {
-                    term: self.term,
-                    last_index,
-                    last_term,
-                    transfer,
-                }),
-            );
-        }
-        if self.votes.len() >= Self::majority(cx) {
+        if self.core.campaign(cx, transfer, out) {
             self.become_leader(cx, out);
         }
     }
 
     fn become_leader(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        self.state = State::Leader;
-        self.leader = Some(self.node);
-        out.cancel_timer(ELECTION);
-        self.log.push(Stored {
-            term: self.term,
-            writer: None,
-            key: 0,
+        let term = self.core.term;
+        self.core.log.push(raft_core::Entry {
+            term,
+            ..Default::default()
         });
-        let next = self.last_index();
-        self.peers = cx
-            .peers(Role::Replica)
-            .filter(|&p| p != self.node)
-            .map(|node| Peer {
-                node,
-                next,
-                ..Peer::default()
-            })
-            .collect();
+        let next = self.core.last_index();
+        let peer = Peer {
+            next,
+            ..Peer::default()
+        };
+        self.core.become_leader(cx, peer, out);
         self.serving = false;
         self.suspect = false;
         self.lease_until = None;
         self.lease_round = 0;
         out.push(Effect::Issued {
-            token: self.term,
-            to: self.node,
+            token: term,
+            to: self.core.node,
             until: cx.mono + self.c.election_timeout,
         });
         if self.c.check_quorum {
@@ -444,87 +344,77 @@ impl Replica {
     fn heartbeat_round(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.round += 1;
         self.round_sent[self.round as usize % ROUNDS] = cx.mono;
-        for i in 0..self.peers.len() {
+        for i in 0..self.core.peers.len() {
+            self.core.peers[i].ext.inflight.begin(self.round);
             self.send_append(i, out);
         }
         out.set_timer(HEARTBEAT, ClockKind::Monotonic, cx.mono + self.c.heartbeat);
     }
 
-    fn send_append(&self, i: usize, out: &mut Out<Message>) {
-        let p = &self.peers[i];
-        let prev_index = p.next - 1;
-        let entry = (p.next <= self.last_index()).then(|| {
-            let s = self.log[(p.next - 1) as usize];
-            Entry {
-                term: s.term,
-                write: s.writer.is_some(),
-                key: s.key,
-            }
-        });
-        out.send(
-            p.node,
-            Message::Append(Append {
-                term: self.term,
+    /// Whether follower `i` lacks entries and this round may send it more.
+    fn may_send_more(&self, i: usize) -> bool {
+        let p = &self.core.peers[i].ext;
+        p.next <= self.core.last_index() && p.inflight.total < MAX_INFLIGHT
+    }
+
+    /// Sends follower `i` its next entry after the one it is believed to match (none: a
+    /// heartbeat), or a snapshot if that one is compacted away.
+    fn send_append(&mut self, i: usize, out: &mut Out<Message>) {
+        let (term, commit, round) = (self.core.term, self.core.commit(), self.round);
+        let Progress { node, ext, .. } = self.core.peers[i];
+        let prev_index = ext.next - 1;
+        let log = &self.core.log;
+        let msg = match log.term(prev_index) {
+            Some(prev_term) => Message::Append(Append {
+                term,
                 prev_index,
-                prev_term: self.term_at(prev_index),
-                entry,
-                commit: self.commit,
-                round: self.round,
+                prev_term,
+                entry: log.entry(ext.next).map(|e| Entry {
+                    term: e.term,
+                    write: e.is_write(),
+                    key: e.key,
+                }),
+                commit,
+                round,
             }),
-        );
+            None => {
+                let s = self.core.snapshot();
+                Message::Snapshot(Snapshot {
+                    term,
+                    index: s.index,
+                    last_term: s.entry.term,
+                    writes: s.writes,
+                    round,
+                })
+            }
+        };
+        self.core.peers[i].ext.inflight.sent(round);
+        out.send(node, msg);
     }
 
-    /// Commits what a majority stores, if of this term; reports client writes as they commit.
+    /// Commits what a majority stores, if of this term; the first commit of the term makes the
+    /// leader serve.
     fn advance_commit(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        let mut matched: Vec<u64> = self.peers.iter().map(|p| p.matched).collect();
-        matched.push(self.last_index());
-        matched.sort_unstable_by(|a, b| b.cmp(a));
-        let n = matched[Self::majority(cx) - 1];
-        if n > self.commit && self.term_at(n) == self.term {
-            self.commit_to(n, out, true);
-            if !self.serving {
-                self.serving = true;
-                out.push(Effect::Holding {
-                    token: self.term,
-                    version: self.writes_committed,
-                });
-                self.update_lease(cx, out);
-            }
-        }
-    }
-
-    /// Moves the commit index to `n`; a leader reports each client write it commits.
-    fn commit_to(&mut self, n: u64, out: &mut Out<Message>, report: bool) {
-        let n = n.min(self.last_index());
-        while self.commit < n {
-            self.commit += 1;
-            let s = self.log[(self.commit - 1) as usize];
-            if let Some(writer) = s.writer {
-                self.writes_committed += 1;
-                if report {
-                    out.push(Effect::Committed {
-                        index: self.commit,
-                        writer,
-                        token: s.term,
-                        key: s.key,
-                    });
-                }
-            }
+        if self.core.commit_quorum(majority(cx), out) && !self.serving {
+            self.serving = true;
+            out.push(Effect::Holding {
+                token: self.core.term,
+                version: self.core.writes_committed(),
+            });
+            self.update_lease(cx, out);
         }
     }
 
     /// The highest round a majority (the leader included) has acknowledged.
     fn quorum_round(&self, cx: &Cx) -> u64 {
-        let mut rounds: Vec<u64> = self.peers.iter().map(|p| p.acked_round).collect();
-        rounds.push(self.round);
-        rounds.sort_unstable_by(|a, b| b.cmp(a));
-        rounds[Self::majority(cx) - 1]
+        let acked = self.core.peers.iter().map(|p| p.ext.acked_round);
+        quorum(acked.chain([self.round]), majority(cx))
     }
 
     /// Extends the lease by the rounds a majority acknowledged, serves the ReadIndex reads they
     /// confirm, and re-arms the lease's end.
     fn update_lease(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        if self.state != State::Leader || !self.serving {
+        if !self.core.is_leader() || !self.serving {
             return;
         }
         let q = self.quorum_round(cx);
@@ -548,12 +438,9 @@ impl Replica {
         }
         // ReadIndex: a read waits for a majority to acknowledge a round started after it
         // arrived; reads that arrived while a round was out wait for the next one.
-        let ready = self.pending_reads.partition_point(|&(need, _)| need <= q);
-        for (_, since) in self.pending_reads.drain(..ready) {
-            out.push(Effect::ConfirmedRead {
-                token: self.term,
-                since,
-            });
+        let token = self.core.term;
+        for since in self.pending_reads.ready(q) {
+            out.push(Effect::ConfirmedRead { token, since });
         }
         if self.read_round_open && q >= self.round {
             self.read_round_open = false;
@@ -567,7 +454,7 @@ impl Replica {
     /// Whether a read may be served from local state now (the lease holds, by the configured
     /// rule, with `skew` to spare).
     fn lease_holds(&self, cx: &Cx, skew: LocalDur) -> bool {
-        if self.state != State::Leader || !self.serving || self.suspect {
+        if !self.core.is_leader() || !self.serving || self.suspect {
             return false;
         }
         match self.c.lease_rule {
@@ -576,90 +463,115 @@ impl Replica {
         }
     }
 
+    /// Of an append or snapshot of `(term, round)` from `from`: answers failure (and returns
+    /// false) if `term` is older than its own; else takes `from` as the leader of `term` (a
+    /// follower of it from now), heard from now.
+    fn hear_leader(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        of: (u64, u64),
+        out: &mut Out<Message>,
+    ) -> bool {
+        let (term, round) = of;
+        if term < self.core.term {
+            let index = self.core.last_index();
+            self.ack(from, false, index, round, out);
+            return false;
+        }
+        if term > self.core.term || self.core.state != State::Follower {
+            self.become_follower(term, out);
+        }
+        self.core.leader = Some(from);
+        self.core.election.heard_leader_at = Some(cx.mono);
+        self.core.election.arm(cx, out);
+        true
+    }
+
+    fn ack(&self, to: NodeId, success: bool, index: u64, round: u64, out: &mut Out<Message>) {
+        let term = self.core.term;
+        let ack = AppendAck {
+            term,
+            success,
+            index,
+            round,
+        };
+        out.send(to, Message::AppendAck(ack));
+    }
+
     fn on_append(&mut self, cx: &mut Cx, from: NodeId, m: Append, out: &mut Out<Message>) {
-        if m.term < self.term {
-            out.send(
-                from,
-                Message::AppendAck(AppendAck {
-                    term: self.term,
-                    success: false,
-                    index: self.last_index(),
-                    round: m.round,
-                }),
-            );
+        if !self.hear_leader(cx, from, (m.term, m.round), out) {
             return;
         }
-        if m.term > self.term || self.state != State::Follower {
-            self.become_follower(m.term, out);
-        }
-        self.leader = Some(from);
-        self.heard_leader_at = Some(cx.mono);
-        self.arm_election(cx, out);
-        let ok = m.prev_index <= self.last_index() && self.term_at(m.prev_index) == m.prev_term;
-        if !ok {
-            out.send(
-                from,
-                Message::AppendAck(AppendAck {
-                    term: self.term,
-                    success: false,
-                    index: self.last_index().min(m.prev_index.saturating_sub(1)),
-                    round: m.round,
-                }),
-            );
+        if !self.core.log.agrees(m.prev_index, m.prev_term) {
+            let index = self.core.last_index().min(m.prev_index.saturating_sub(1));
+            self.ack(from, false, index, m.round, out);
             return;
         }
         let mut matched = m.prev_index;
         if let Some(e) = m.entry {
             let at = m.prev_index + 1;
-            if at <= self.last_index() && self.term_at(at) != e.term {
-                self.log.truncate((at - 1) as usize);
-            }
-            if at > self.last_index() {
-                self.log.push(Stored {
-                    term: e.term,
-                    writer: e.write.then_some(from),
-                    key: e.key,
-                });
-            }
+            let stored = raft_core::Entry {
+                term: e.term,
+                writer: e.write.then_some(from),
+                key: e.key,
+                extra: (),
+            };
+            self.core.log.store(at, stored);
             matched = at;
         }
         // Only what is known to match the leader's log may be committed.
-        self.commit_to(m.commit.min(matched), out, false);
-        out.send(
-            from,
-            Message::AppendAck(AppendAck {
-                term: self.term,
-                success: true,
-                index: matched,
-                round: m.round,
-            }),
-        );
+        self.core.commit_to(m.commit.min(matched), out, false);
+        self.ack(from, true, matched, m.round, out);
+    }
+
+    /// A snapshot of the leader's committed prefix: it matches the leader's log up to there.
+    fn on_snapshot(&mut self, cx: &mut Cx, from: NodeId, m: Snapshot, out: &mut Out<Message>) {
+        if !self.hear_leader(cx, from, (m.term, m.round), out) {
+            return;
+        }
+        let entry = raft_core::Entry {
+            term: m.last_term,
+            ..Default::default()
+        };
+        self.core.install(raft_core::Snapshot {
+            index: m.index,
+            entry,
+            writes: m.writes,
+        });
+        let index = self.core.commit();
+        self.ack(from, true, index, m.round, out);
     }
 
     fn on_append_ack(&mut self, cx: &mut Cx, from: NodeId, m: AppendAck, out: &mut Out<Message>) {
-        if m.term > self.term {
+        if m.term > self.core.term {
             self.become_follower(m.term, out);
-            self.arm_election(cx, out);
+            self.core.election.arm(cx, out);
             return;
         }
-        if self.state != State::Leader || m.term < self.term {
+        if !self.core.is_leader() || m.term < self.core.term {
             return;
         }
-        let Some(i) = self.peers.iter().position(|p| p.node == from) else {
+        let Some(i) = self.core.peer(from) else {
             return;
         };
-        let last = self.last_index();
-        let p = &mut self.peers[i];
-        p.heard = true;
         if m.success {
-            p.matched = p.matched.max(m.index);
+            self.core.matched(i, m.index);
+        }
+        let Progress {
+            matched, ext: p, ..
+        } = &mut self.core.peers[i];
+        p.heard = true;
+        p.inflight.acked(m.round, self.round);
+        if m.success {
             p.next = p.next.max(m.index + 1);
             p.acked_round = p.acked_round.max(m.round);
         } else {
-            p.next = (m.index + 1).min(p.next.saturating_sub(1)).max(1);
+            // Back off towards the follower's log, but never to what it is known to store (a
+            // late rejection of an older append says nothing new).
+            p.next = (m.index + 1).min(p.next - 1).max(*matched + 1);
         }
-        let more = p.next <= last;
-        if more {
+        if self.may_send_more(i) {
             self.send_append(i, out);
         }
         self.advance_commit(cx, out);
@@ -676,33 +588,34 @@ impl Replica {
         // Stickiness: a follower that heard from its leader lately ignores the campaign (and
         // keeps its term), unless a leadership transfer started it.
         let sticky = !m.transfer
-            && self.state == State::Follower
-            && self.leader.is_some()
-            && self.heard_leader_lately(cx.mono);
-        let leading = self.state == State::Leader && !m.transfer;
-        if m.term > self.term && (sticky || leading) {
-            return;
-        }
-        if m.term > self.term {
+            && self.core.state == State::Follower
+            && self.core.leader.is_some()
+            && self.core.election.heard_leader_lately(cx.mono);
+        let leading = self.core.is_leader() && !m.transfer;
+        if m.term > self.core.term {
+            if sticky || leading {
+                return;
+            }
             self.become_follower(m.term, out);
         }
-        let up_to_date =
-            (m.last_term, m.last_index) >= (self.term_at(self.last_index()), self.last_index());
-        let granted = m.term == self.term
-            && up_to_date
-            && self.voted_for.is_none_or(|v| v == from)
-            && self.state == State::Follower;
-        if granted {
-            self.voted_for = Some(from);
-            self.arm_election(cx, out);
+        self.core.answer_vote(cx, from, m, out);
+    }
+
+    fn check_quorum(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        let heard = 1 + self.core.peers.iter().filter(|p| p.ext.heard).count();
+        if heard < majority(cx) {
+            self.become_follower(self.core.term, out);
+            self.core.election.arm(cx, out);
+        } else {
+            for p in &mut self.core.peers {
+                p.ext.heard = false;
+            }
+            out.set_timer(
+                CHECK_QUORUM,
+                ClockKind::Monotonic,
+                cx.mono + self.c.election_timeout,
+            );
         }
-        out.send(
-            from,
-            Message::Vote {
-                term: self.term,
-                granted,
-            },
-        );
     }
 }
 
@@ -711,34 +624,33 @@ impl NodeLogic for Replica {
     type Disk = Disk;
 
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        self.tick_origin = cx.mono;
-        if Self::cluster(cx) == 1 {
+        self.core.election.start(cx.mono);
+        if cx.peers(Role::Replica).count() == 1 {
             self.campaign(cx, false, out);
         } else {
-            self.arm_election(cx, out);
+            self.core.election.arm(cx, out);
         }
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        if !raft_core::first_copy(cx) {
+            return;
+        }
         match msg {
             Message::RequestVote(m) => self.on_request_vote(cx, from, m, out),
             Message::Vote { term, granted } => {
-                if term > self.term {
+                if term > self.core.term {
                     self.become_follower(term, out);
-                    self.arm_election(cx, out);
-                } else if self.state == State::Candidate && term == self.term && granted {
-                    if !self.votes.contains(&from) {
-                        self.votes.push(from);
-                    }
-                    if self.votes.len() >= Self::majority(cx) {
-                        self.become_leader(cx, out);
-                    }
+                    self.core.election.arm(cx, out);
+                } else if self.core.count_vote(from, term, granted, majority(cx)) {
+                    self.become_leader(cx, out);
                 }
             }
             Message::Append(m) => self.on_append(cx, from, m, out),
+            Message::Snapshot(m) => self.on_snapshot(cx, from, m, out),
             Message::AppendAck(m) => self.on_append_ack(cx, from, m, out),
             Message::TimeoutNow { term } => {
-                if term == self.term && self.state == State::Follower {
+                if term == self.core.term && self.core.state == State::Follower {
                     self.campaign(cx, true, out);
                 }
             }
@@ -747,42 +659,28 @@ impl NodeLogic for Replica {
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
-            ELECTION => self.campaign(cx, false, out),
+            raft_core::ELECTION => self.campaign(cx, false, out),
             HEARTBEAT => self.heartbeat_round(cx, out),
-            CHECK_QUORUM => {
-                let heard = 1 + self.peers.iter().filter(|p| p.heard).count();
-                if heard < Self::majority(cx) {
-                    self.become_follower(self.term, out);
-                    self.arm_election(cx, out);
-                } else {
-                    for p in &mut self.peers {
-                        p.heard = false;
-                    }
-                    out.set_timer(
-                        CHECK_QUORUM,
-                        ClockKind::Monotonic,
-                        cx.mono + self.c.election_timeout,
-                    );
-                }
-            }
+            CHECK_QUORUM => self.check_quorum(cx, out),
             TRANSFER => self.suspect = false,
             _ => {}
         }
     }
 
     fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
-        if self.state != State::Leader {
+        if !self.core.is_leader() {
             return;
         }
         match command {
             Command::StepDown => {
-                self.become_follower(self.term, out);
-                self.arm_election(cx, out);
+                self.become_follower(self.core.term, out);
+                self.core.election.arm(cx, out);
             }
-            Command::TransferLeader { to } if to != self.node => {
+            Command::TransferLeader { to } if to != self.core.node => {
                 // TiKV marks the lease suspect first: no lease reads until the transfer is over.
                 self.suspect = self.c.transfer_suspect;
-                out.send(to, Message::TimeoutNow { term: self.term });
+                let term = self.core.term;
+                out.send(to, Message::TimeoutNow { term });
                 out.set_timer(
                     TRANSFER,
                     ClockKind::Monotonic,
@@ -794,34 +692,38 @@ impl NodeLogic for Replica {
     }
 
     fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
-        if self.state != State::Leader || !self.serving {
+        if !self.core.is_leader() || !self.serving {
             return None;
         }
-        match request {
-            Request::Write { .. } => Some(self.term),
+        let ok = match request {
+            // A leader whose uncommitted tail is full admits no write.
+            Request::Write { .. } => !self.core.tail_full(),
             _ => match self.c.reads {
-                RaftReads::Lease => self.lease_holds(cx, LocalDur::ZERO).then_some(self.term),
-                RaftReads::ReadIndex | RaftReads::LeaseOrReadIndex => Some(self.term),
+                RaftReads::Lease => self.lease_holds(cx, LocalDur::ZERO),
+                // A read that may wait for a round needs room among the waiting ones.
+                RaftReads::ReadIndex | RaftReads::LeaseOrReadIndex => !self.pending_reads.is_full(),
             },
-        }
+        };
+        ok.then_some(self.core.term)
     }
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        if self.state != State::Leader || token != self.term {
+        if !self.core.is_leader() || token != self.core.term {
             return; // deposed between the check and now: the client times out
         }
         match request {
             Request::Write { key } => {
-                self.log.push(Stored {
-                    term: self.term,
-                    writer: Some(self.node),
+                self.core.log.push(raft_core::Entry {
+                    term: token,
+                    writer: Some(self.core.node),
                     key,
+                    extra: (),
                 });
                 // No `WriteSent`: the write takes effect only when it commits
                 // (`Effect::Committed`); a deposed leader's appends never do.
-                let index = self.last_index();
-                for i in 0..self.peers.len() {
-                    if self.peers[i].next == index {
+                let index = self.core.last_index();
+                for i in 0..self.core.peers.len() {
+                    if self.core.peers[i].ext.next == index && self.may_send_more(i) {
                         self.send_append(i, out);
                     }
                 }
@@ -835,10 +737,10 @@ impl NodeLogic for Replica {
                 };
                 if local {
                     out.push(Effect::Read { token });
-                } else {
+                } else if !self.pending_reads.is_full() {
                     // ReadIndex: confirm leadership with a round started after the read
                     // arrived: now, or when the round already out is acknowledged.
-                    self.pending_reads.push((self.round + 1, cx.stamp));
+                    self.pending_reads.push(self.round + 1, cx.stamp);
                     if !self.read_round_open {
                         self.heartbeat_round(cx, out);
                         self.read_round_open = true;
@@ -850,19 +752,20 @@ impl NodeLogic for Replica {
     }
 
     fn beliefs(&self) -> Beliefs {
-        if self.state != State::Leader {
+        if !self.core.is_leader() {
             return Beliefs::NONE;
         }
-        let write = Belief::Bool { token: self.term };
+        let token = self.core.term;
+        let write = Belief::Bool { token };
         let read = if !self.serving || self.suspect {
             Belief::None
         } else {
             match (self.c.reads, self.c.lease_rule) {
                 (RaftReads::ReadIndex, _) => Belief::None,
-                (_, RaftRule::CheckQuorumOnly) => Belief::Bool { token: self.term },
+                (_, RaftRule::CheckQuorumOnly) => Belief::Bool { token },
                 (reads, RaftRule::HeartbeatQuorum) => match self.lease_until {
                     Some(u) => Belief::Until {
-                        token: self.term,
+                        token,
                         clock: ClockKind::Monotonic,
                         deadline: if reads == RaftReads::LeaseOrReadIndex {
                             u - self.c.max_clock_skew
@@ -878,11 +781,7 @@ impl NodeLogic for Replica {
     }
 
     fn into_disk(self) -> Disk {
-        Disk {
-            term: self.term,
-            voted_for: self.voted_for,
-            log: self.log,
-        }
+        self.core.into_disk()
     }
 }
 
@@ -898,10 +797,11 @@ mod tests {
         LocalTime::from_ns(s)
     }
 
-    /// An ack of a round older than the remembered send times extends nothing; a recent one
-    /// extends the lease to its round's send time + T.
-    #[test]
-    fn an_ack_of_a_forgotten_round_extends_no_lease() {
+    const ROLES: &[Role] = &[Role::Replica; 3];
+
+    /// Node `node` of three: election timeout 10 s (no jitter), a round every 1 s, lease reads
+    /// under a lease of 9 s.
+    fn replica(node: NodeId) -> Replica {
         let c = RaftConfig {
             election_timeout: LocalDur::from_secs(10),
             election_jitter: LocalDur::ZERO,
@@ -922,13 +822,20 @@ mod tests {
             fencing: false,
         };
         let p = RaftLeaderLease::new(c, String::new());
-        let mut r = p.node_logic(0, Role::Replica, &params, Disk::default());
-        let roles = [Role::Replica; 3];
+        p.node_logic(node, Role::Replica, &params, Disk::default())
+    }
+
+    /// An ack of a round older than the remembered send times extends nothing; a recent one
+    /// extends the lease to its round's send time + T.
+    #[test]
+    fn an_ack_of_a_forgotten_round_extends_no_lease() {
+        let mut r = replica(0);
+        let roles = ROLES;
         let mut rng = rng::stream(0, Component::Node, 0);
         let mut run_token = 0;
         let mut cx = Cx {
             node: 0,
-            roles: &roles,
+            roles,
             mono: at(0),
             wall: at(0),
             tt: crate::strategy::TtNow::exact(at(0)),
@@ -959,7 +866,7 @@ mod tests {
             },
             &mut out,
         );
-        assert_eq!(r.state, State::Leader);
+        assert_eq!(r.core.state, State::Leader);
         // r1 acknowledges round 1: the entry commits, the lease runs to 0 + 9 s.
         r.on_message(&mut cx, 1, ack(1), &mut out);
         assert_eq!(r.lease_until, Some(at(9 * S)));
@@ -977,5 +884,133 @@ mod tests {
         // r1's ack of round 100 (sent at 99 s): the lease runs to 108 s.
         r.on_message(&mut cx, 1, ack(100), &mut out);
         assert_eq!(r.lease_until, Some(at(108 * S)));
+    }
+
+    /// Calls `f` on `r` with its clocks reading `t`; the effects.
+    fn call(
+        r: &mut Replica,
+        t: i64,
+        f: impl FnOnce(&mut Replica, &mut Cx, &mut Out<Message>),
+    ) -> Vec<Effect<Message>> {
+        let node = r.core.node;
+        crate::strategy::call_for_test(r, node, ROLES, at(t), f)
+    }
+
+    fn ack(index: u64, round: u64) -> Message {
+        let (term, success) = (1, true);
+        Message::AppendAck(AppendAck {
+            term,
+            success,
+            index,
+            round,
+        })
+    }
+
+    /// A leader that compacted what a silent follower lacks sends it a snapshot when it
+    /// speaks again; the follower takes it, and appends go on from the entry after it.
+    #[test]
+    fn a_follower_behind_the_compacted_log_gets_a_snapshot_then_appends() {
+        let mut a = replica(0);
+        a.core.set_retain(4);
+        let vote = Message::Vote {
+            term: 1,
+            granted: true,
+        };
+        // Elected at 0 (round 1 carries the empty entry, index 1); r1 stores it: committed.
+        call(&mut a, 0, |a, cx, out| {
+            a.campaign(cx, false, out);
+            a.on_message(cx, 1, vote, out);
+            a.on_message(cx, 1, ack(1, 1), out);
+        });
+        assert_eq!(a.core.commit(), 1);
+        // Ten writes, indices 2 to 11, each stored by r1 at once and committed; r2 is silent.
+        // The leader keeps the last 4 committed entries: its base is the commit index - 4.
+        for index in 2..=11 {
+            call(&mut a, S, |a, cx, out| {
+                let write = Request::Write { key: 7 };
+                a.on_request(cx, write, 1, out);
+                a.on_message(cx, 1, ack(index, 1), out);
+            });
+            assert_eq!(
+                (a.core.commit(), a.core.log.base()),
+                (index, index.saturating_sub(4))
+            );
+        }
+        // Round 2: r2 still waits for index 1, compacted away: it gets the committed prefix,
+        // up to 11 (term 1), with the 10 writes in it.
+        let fx = call(&mut a, 2 * S, |a, cx, out| a.on_timer(cx, HEARTBEAT, out));
+        let snapshot = Snapshot {
+            term: 1,
+            index: 11,
+            last_term: 1,
+            writes: 10,
+            round: 2,
+        };
+        let to_r2 = Effect::Send {
+            to: 2,
+            msg: Message::Snapshot(snapshot),
+        };
+        assert!(fx.contains(&to_r2), "{fx:?}");
+        // r2, with nothing, takes it: all 11 committed, and it says it matches up to 11.
+        let mut b = replica(2);
+        let fx = call(&mut b, 2 * S, |b, cx, out| {
+            b.on_message(cx, 0, Message::Snapshot(snapshot), out);
+        });
+        assert!(fx.contains(&Effect::Send {
+            to: 0,
+            msg: ack(11, 2)
+        }));
+        assert_eq!((b.core.commit(), b.core.writes_committed()), (11, 10));
+        assert_eq!((b.core.log.base(), b.core.last_index()), (11, 11));
+        // The leader goes on from index 12: the next write reaches r2 as an append after 11.
+        let fx = call(&mut a, 2 * S, |a, cx, out| {
+            a.on_message(cx, 2, ack(11, 2), out);
+            a.on_request(cx, Request::Write { key: 8 }, 1, out);
+        });
+        let append = fx.iter().find_map(|e| match *e {
+            Effect::Send {
+                to: 2,
+                msg: Message::Append(m),
+            } => Some(m),
+            _ => None,
+        });
+        let append = append.expect("an append to r2");
+        assert_eq!((append.prev_index, append.prev_term), (11, 1));
+        let fx = call(&mut b, 2 * S, |b, cx, out| {
+            b.on_message(cx, 0, Message::Append(append), out);
+        });
+        assert!(fx.contains(&Effect::Send {
+            to: 0,
+            msg: ack(12, 2)
+        }));
+    }
+
+    /// Appends in flight to one follower, by round: sent, acknowledged, and forgotten as lost
+    /// when their round's slot comes round again.
+    #[test]
+    fn appends_in_flight_are_counted_until_acknowledged_or_forgotten() {
+        let mut f = Inflight::default();
+        f.sent(1);
+        f.sent(1);
+        f.sent(2);
+        assert_eq!(f.total, 3);
+        // Two acknowledgements of round 1, in round 2; a third finds nothing of round 1 left.
+        f.acked(1, 2);
+        f.acked(1, 2);
+        f.acked(1, 2);
+        assert_eq!(f.total, 1);
+        // Round 65 reuses round 1's slot (65 % 64 = 1), empty; round 66 forgets round 2's.
+        f.begin(65);
+        assert_eq!(f.total, 1);
+        f.begin(66);
+        assert_eq!(f.total, 0);
+        // Sent in round 70; an acknowledgement of round 6 (same slot, 64 rounds older) is not
+        // taken for it.
+        f.begin(70);
+        f.sent(70);
+        f.acked(6, 70);
+        assert_eq!(f.total, 1);
+        f.acked(70, 71);
+        assert_eq!(f.total, 0);
     }
 }

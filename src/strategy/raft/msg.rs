@@ -1,8 +1,13 @@
 //! Raft's messages, reduced to what leases need: votes, log appends (one entry at most, so a
-//! message stays small and `Copy`) and their acknowledgements, and leadership transfer.
+//! message stays small and `Copy`), snapshots, their acknowledgements, and leadership transfer.
 
 use crate::msg::Token;
+use crate::strategy::raft_core::VoteMessages;
 use crate::strategy::{Key, ProtocolMessage};
+
+/// A candidate asks for a vote. `transfer`: the election a leadership transfer started, which a
+/// follower does not refuse for having heard from the leader lately.
+pub use crate::strategy::raft_core::VoteRequest as RequestVote;
 
 /// A log entry as it travels: its term, and whether it is a client write (else the empty entry a
 /// new leader appends) and of which key.
@@ -11,16 +16,6 @@ pub struct Entry {
     pub term: u64,
     pub write: bool,
     pub key: Key,
-}
-
-/// A candidate asks for a vote. `transfer`: the election a leadership transfer started, which a
-/// follower does not refuse for having heard from the leader lately.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequestVote {
-    pub term: u64,
-    pub last_index: u64,
-    pub last_term: u64,
-    pub transfer: bool,
 }
 
 /// The leader's append (a heartbeat when `entry` is `None`) of heartbeat round `round`: `entry`
@@ -35,8 +30,23 @@ pub struct Append {
     pub round: u64,
 }
 
-/// The answer to an `Append` of round `round`. On success `index` is the last index known to
-/// match the leader's log; on failure, the follower's last index (where to retry from).
+/// The leader's snapshot of its committed prefix, in heartbeat round `round`, for a follower
+/// that needs entries the leader compacted away (raft-rs's `MsgSnapshot`): the prefix ends at
+/// `index`, an entry of term `last_term`, and holds `writes` client writes. It is counted,
+/// traced and faulted as an `Append`: a kind of its own would change the network's random
+/// streams (one per sender and kind) in every Raft run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub term: u64,
+    pub index: u64,
+    pub last_term: u64,
+    pub writes: u64,
+    pub round: u64,
+}
+
+/// The answer to an `Append` or a `Snapshot` of round `round`. On success `index` is the last
+/// index known to match the leader's log; on failure, the follower's last index (where to
+/// retry from).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AppendAck {
     pub term: u64,
@@ -54,6 +64,7 @@ pub enum Message {
         granted: bool,
     },
     Append(Append),
+    Snapshot(Snapshot),
     AppendAck(AppendAck),
     /// Leadership transfer: campaign now.
     TimeoutNow {
@@ -69,7 +80,7 @@ impl ProtocolMessage for Message {
         match self {
             Message::RequestVote(_) => 0,
             Message::Vote { .. } => 1,
-            Message::Append(_) => 2,
+            Message::Append(_) | Message::Snapshot(_) => 2,
             Message::AppendAck(_) => 3,
             Message::TimeoutNow { .. } => 4,
         }
@@ -81,8 +92,18 @@ impl ProtocolMessage for Message {
             Message::RequestVote(RequestVote { term, .. })
             | Message::Vote { term, .. }
             | Message::Append(Append { term, .. })
+            | Message::Snapshot(Snapshot { term, .. })
             | Message::AppendAck(AppendAck { term, .. })
             | Message::TimeoutNow { term } => term,
         })
+    }
+}
+
+impl VoteMessages for Message {
+    fn request_vote(request: RequestVote) -> Message {
+        Message::RequestVote(request)
+    }
+    fn vote(term: u64, granted: bool) -> Message {
+        Message::Vote { term, granted }
     }
 }

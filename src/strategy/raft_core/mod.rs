@@ -1,0 +1,424 @@
+//! The Raft core shared by the protocols built on Raft (`RaftLeaderLease`, `LeaseGuard`): terms,
+//! votes and elections, the replicated log with its matching check, commits of entries of the
+//! current term only, stepping down, and compaction of the committed prefix behind a snapshot.
+//!
+//! It is a library the protocols use, not a protocol, and must stay one: nothing here may hold
+//! a lease, serve a read, admit a write or claim an authority (those rules are each protocol's),
+//! or know how a protocol carries entries (`RaftLeaderLease` sends each follower its next entry
+//! per heartbeat round and per acknowledgement; LeaseGuard's followers subscribe to the
+//! leader's log, which streams entries as it appends them). As etcd-io/raft and raft-rs are, it
+//! is a state machine the protocol drives: the protocol hands it what arrived (a vote request, a
+//! vote, a leader's entry, an acknowledgement's index) and it answers with the state it moved
+//! to, with votes sent and the election timer armed through the protocol's [`Out`], and with
+//! [`Effect::Committed`] for each client write a leader commits. It must read no clock or
+//! random stream but the [`Cx`] it is handed, arm no timer but [`ELECTION`], and send no
+//! message but votes.
+//!
+//! The rules, as Raft has them:
+//! - **Terms.** A message of a higher term moves a node to that term as a follower, forgetting
+//!   its vote ([`RaftCore::become_follower`], which the protocol calls so that it can drop its
+//!   own leader state with it).
+//! - **Votes.** A candidate votes for itself and asks every other replica; a replica grants one
+//!   vote per term, to a candidate whose log is at least as up to date as its own (a higher last
+//!   term, or the same last term and at least as long), and restarts its election timer when it
+//!   grants. A majority of votes, the candidate's own included, makes it leader.
+//! - **Commit.** A leader commits the highest index a majority stores (its own log included)
+//!   only if that entry is of its term; the entries before it commit with it (an entry of an
+//!   earlier term never commits by being counted, Raft's Figure 8).
+//! - **Compaction.** A leader keeps the committed entries above the lowest index its followers
+//!   are known to store, but no more than the last [`RETAIN`]; a follower keeps the last
+//!   [`RETAIN`] (it may come to lead followers that lag). A follower that needs entries already
+//!   compacted gets a [`Snapshot`] of the committed prefix instead (raft-rs's `MsgSnapshot`).
+//!   A leader's uncommitted tail is bounded too: it admits no entry while [`MAX_UNCOMMITTED`]
+//!   wait (raft-rs's `max_uncommitted_size`), so a node's log stays bounded whatever the run's
+//!   length.
+//! - **Delivery.** Raft's implementations run over TCP (etcd's and TiKV's gRPC streams), which
+//!   never hand a message up twice; the simulated network may (`network.duplicate`), and marks
+//!   the second copy ([`Cx::duplicate`]). The protocols drop it, as such a transport would
+//!   ([`first_copy`]), so a duplicated message changes nothing a single copy would not: not
+//!   the election timer (re-armed with a fresh draw at each contact), not a leader's streams
+//!   to a follower (each acknowledgement sends the next entry). Their handlers also take a
+//!   late or reordered message as Raft does: acknowledgements move progress only forward, a
+//!   vote is counted once, an entry already stored is not stored again.
+
+mod election;
+mod log;
+mod reads;
+#[cfg(test)]
+mod tests;
+
+pub use election::Election;
+pub use log::{Entry, Log, Snapshot};
+pub use reads::{PendingReads, MAX_PENDING_READS};
+
+use crate::msg::NodeId;
+use crate::scenario::{Role, Scenario};
+use crate::strategy::{Cx, Effect, Out, TimerId};
+
+/// The election timer, the one timer the core arms. A protocol's own timers take other ids.
+pub const ELECTION: TimerId = 0;
+
+/// Committed entries a node keeps for peers that lag behind; further back they get a snapshot.
+pub const RETAIN: u64 = 16_384;
+
+/// Uncommitted entries a leader holds at most; while that many wait it admits no new one.
+pub const MAX_UNCOMMITTED: u64 = 16_384;
+
+/// A replica's state in its term.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Follower,
+    Candidate,
+    Leader,
+}
+
+/// A candidate's request for a vote. `transfer`: the election a leadership transfer started,
+/// which a follower does not refuse for having heard from its leader lately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VoteRequest {
+    pub term: u64,
+    pub last_index: u64,
+    pub last_term: u64,
+    pub transfer: bool,
+}
+
+/// The messages the core sends itself, in the protocol's message type.
+pub trait VoteMessages {
+    fn request_vote(request: VoteRequest) -> Self;
+    fn vote(term: u64, granted: bool) -> Self;
+}
+
+/// What a replica keeps across a crash: Raft's persistent state.
+#[derive(Clone, Debug, Default)]
+pub struct Disk<X> {
+    term: u64,
+    voted_for: Option<NodeId>,
+    log: Log<X>,
+}
+
+/// What a leader knows of one follower: the highest index known to match its own log, and
+/// what the protocol keeps besides (`P`).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<P> {
+    pub node: NodeId,
+    pub matched: u64,
+    pub ext: P,
+}
+
+/// The `majority`-th highest of `values`: what a majority has reached, when `values` holds
+/// one value per replica.
+pub fn quorum(values: impl Iterator<Item = u64>, majority: usize) -> u64 {
+    let mut v: Vec<u64> = values.collect();
+    debug_assert!(
+        majority >= 1 && majority <= v.len(),
+        "a majority of the replicas"
+    );
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    v[majority - 1]
+}
+
+/// Whether the message being handled is its first copy (see the module doc: a second copy of a
+/// message the network duplicated is dropped, as Raft's transports never deliver one).
+pub fn first_copy(cx: &Cx) -> bool {
+    !cx.duplicate
+}
+
+/// How many of a scenario's nodes are replicas (a Raft group has no other role).
+pub fn replicas(scenario: &Scenario) -> usize {
+    let nodes = scenario.nodes.iter();
+    nodes.filter(|n| n.role == Role::Replica).count()
+}
+
+/// How many replicas make a majority.
+pub fn majority(cx: &Cx) -> usize {
+    cx.peers(Role::Replica).count() / 2 + 1
+}
+
+/// One replica's Raft state, with entries carrying `X` and per-follower progress carrying `P`.
+#[derive(Debug)]
+pub struct RaftCore<X, P> {
+    pub node: NodeId,
+    pub term: u64,
+    pub voted_for: Option<NodeId>,
+    pub log: Log<X>,
+    pub state: State,
+    /// The leader of its term it knows of (itself when leading).
+    pub leader: Option<NodeId>,
+    /// As leader: the other replicas.
+    pub peers: Vec<Progress<P>>,
+    pub election: Election,
+    /// Never below the log's base, never past its last index.
+    commit: u64,
+    /// Client writes among the first `commit` entries: the register's version for them.
+    writes_committed: u64,
+    /// As candidate: who granted its vote (itself first). A set, not a count: a vote may
+    /// arrive twice.
+    votes: Vec<NodeId>,
+    /// [`RETAIN`] (smaller in unit tests).
+    retain: u64,
+}
+
+impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
+    /// Node `node` starting from `disk`, a follower: what it compacted is committed.
+    pub fn new(node: NodeId, disk: Disk<X>, election: Election) -> RaftCore<X, P> {
+        RaftCore {
+            node,
+            term: disk.term,
+            voted_for: disk.voted_for,
+            commit: disk.log.base(),
+            writes_committed: disk.log.base_writes(),
+            log: disk.log,
+            state: State::Follower,
+            leader: None,
+            peers: Vec::new(),
+            election,
+            votes: Vec::new(),
+            retain: RETAIN,
+        }
+    }
+
+    /// What it keeps across a crash.
+    pub fn into_disk(self) -> Disk<X> {
+        Disk {
+            term: self.term,
+            voted_for: self.voted_for,
+            log: self.log,
+        }
+    }
+
+    pub fn commit(&self) -> u64 {
+        self.commit
+    }
+
+    pub fn writes_committed(&self) -> u64 {
+        self.writes_committed
+    }
+
+    pub fn last_index(&self) -> u64 {
+        self.log.last_index()
+    }
+
+    pub fn is_leader(&self) -> bool {
+        self.state == State::Leader
+    }
+
+    /// Whether a leader holds [`MAX_UNCOMMITTED`] entries waiting to commit (it admits no more).
+    pub fn tail_full(&self) -> bool {
+        self.last_index() - self.commit >= MAX_UNCOMMITTED
+    }
+
+    /// Moves to `term` (if higher, with no vote cast in it) as a follower with no leader
+    /// known. Returns whether it was leading: the protocol then drops its leader state.
+    pub fn become_follower(&mut self, term: u64) -> bool {
+        if term > self.term {
+            self.term = term;
+            self.voted_for = None;
+        }
+        let was_leader = self.state == State::Leader;
+        self.state = State::Follower;
+        self.leader = None;
+        self.peers.clear();
+        was_leader
+    }
+
+    /// Campaigns in the next term (unless leading): votes for itself, re-arms the election
+    /// timer and asks every other replica. Returns whether its own vote is a majority already
+    /// (a group of one): the protocol then makes it leader.
+    pub fn campaign<M: VoteMessages>(
+        &mut self,
+        cx: &mut Cx,
+        transfer: bool,
+        out: &mut Out<M>,
+    ) -> bool {
+        if self.state == State::Leader {
+            return false;
+        }
+        self.term += 1;
+        self.voted_for = Some(self.node);
+        self.state = State::Candidate;
+        self.leader = None;
+        self.election.heard_leader_at = None;
+        self.votes.clear();
+        self.votes.push(self.node);
+        self.election.arm(cx, out);
+        let request = VoteRequest {
+            term: self.term,
+            last_index: self.last_index(),
+            last_term: self.log.last_term(),
+            transfer,
+        };
+        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
+            out.send(p, M::request_vote(request));
+        }
+        self.votes.len() >= majority(cx)
+    }
+
+    /// Answers `from`'s request for a vote, once the protocol has moved to a higher term it
+    /// carries (or refused it): granted to a candidate of its term whose log is at least as up
+    /// to date as its own, if it voted for no one else in the term and is a follower; a grant
+    /// re-arms the election timer. Returns whether it granted.
+    pub fn answer_vote<M: VoteMessages>(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        request: VoteRequest,
+        out: &mut Out<M>,
+    ) -> bool {
+        debug_assert!(request.term <= self.term, "a higher term is taken first");
+        let ours = (self.log.last_term(), self.last_index());
+        let up_to_date = (request.last_term, request.last_index) >= ours;
+        let granted = request.term == self.term
+            && up_to_date
+            && self.voted_for.is_none_or(|v| v == from)
+            && self.state == State::Follower;
+        if granted {
+            self.voted_for = Some(from);
+            self.election.arm(cx, out);
+        }
+        out.send(from, M::vote(self.term, granted));
+        granted
+    }
+
+    /// Counts `from`'s vote of `term`. Returns whether it makes a majority for the candidate
+    /// of that term: the protocol then makes it leader.
+    pub fn count_vote(&mut self, from: NodeId, term: u64, granted: bool, majority: usize) -> bool {
+        if self.state != State::Candidate || term != self.term || !granted {
+            return false;
+        }
+        if !self.votes.contains(&from) {
+            self.votes.push(from);
+        }
+        self.votes.len() >= majority
+    }
+
+    /// Leads its term: the election timer stops, and every other replica gets a progress
+    /// record (nothing known to match) with `ext`.
+    pub fn become_leader<M>(&mut self, cx: &Cx, ext: P, out: &mut Out<M>) {
+        debug_assert_eq!(self.state, State::Candidate);
+        self.state = State::Leader;
+        self.leader = Some(self.node);
+        out.cancel_timer(ELECTION);
+        let node = self.node;
+        self.peers = cx
+            .peers(Role::Replica)
+            .filter(|&p| p != node)
+            .map(|node| Progress {
+                node,
+                matched: 0,
+                ext,
+            })
+            .collect();
+    }
+
+    /// The position of `node` among the peers.
+    pub fn peer(&self, node: NodeId) -> Option<usize> {
+        self.peers.iter().position(|p| p.node == node)
+    }
+
+    /// Raises what a peer is known to store to `index` (an acknowledgement: a late or repeated
+    /// one never lowers it). Returns whether it rose.
+    pub fn matched(&mut self, i: usize, index: u64) -> bool {
+        let p = &mut self.peers[i];
+        let rose = index > p.matched;
+        p.matched = p.matched.max(index);
+        rose
+    }
+
+    /// Commits what a majority stores (the leader's own log included), if it is of the
+    /// current term, with everything before it; reports each client write it commits. Returns
+    /// whether the commit index moved.
+    pub fn commit_quorum<M>(&mut self, majority: usize, out: &mut Out<M>) -> bool {
+        debug_assert_eq!(self.state, State::Leader);
+        let stored = self.peers.iter().map(|p| p.matched);
+        let n = quorum(stored.chain([self.last_index()]), majority);
+        if n <= self.commit || self.log.term(n) != Some(self.term) {
+            return false;
+        }
+        self.commit_to(n, out, true);
+        true
+    }
+
+    /// Moves the commit index up to `n` (no further than the log); with `report` (a leader),
+    /// reports each client write it commits. Compacts what no peer needs any more.
+    pub fn commit_to<M>(&mut self, n: u64, out: &mut Out<M>, report: bool) {
+        let n = n.min(self.last_index());
+        if n <= self.commit {
+            return;
+        }
+        while self.commit < n {
+            self.commit += 1;
+            let e = self
+                .log
+                .entry(self.commit)
+                .expect("committed entries are kept");
+            if let Some(writer) = e.writer {
+                self.writes_committed += 1;
+                if report {
+                    out.push(Effect::Committed {
+                        index: self.commit,
+                        writer,
+                        token: e.term,
+                        key: e.key,
+                    });
+                }
+            }
+        }
+        self.compact();
+    }
+
+    /// Discards the committed entries no follower needs: a leader keeps those above the lowest
+    /// index a follower is known to store, but no more than the last `retain`; a follower
+    /// keeps the last `retain`.
+    fn compact(&mut self) {
+        let mut floor = self.commit.saturating_sub(self.retain);
+        if self.state == State::Leader {
+            let lowest = self.peers.iter().map(|p| p.matched).min();
+            floor = floor.max(lowest.unwrap_or(self.commit).min(self.commit));
+        }
+        if floor > self.log.base() {
+            self.log.compact(floor);
+        }
+        debug_assert!(self.log.base() <= self.commit && self.commit <= self.last_index());
+    }
+
+    /// Keeps the first `keep` entries (a leader said its log differs after them); a commit
+    /// index past them moves back to them (in a correct run it never is past them).
+    pub fn truncate(&mut self, keep: u64) {
+        let keep = keep.min(self.last_index()).max(self.log.base());
+        self.log.truncate(keep);
+        if self.commit > keep {
+            self.commit = keep;
+        }
+        self.writes_committed = self.log.writes_through(self.commit);
+    }
+
+    /// A snapshot of its committed prefix, for a peer that needs entries it compacted.
+    pub fn snapshot(&self) -> Snapshot<X> {
+        self.log.snapshot(self.commit, self.writes_committed)
+    }
+
+    /// Takes a leader's snapshot of its committed prefix: if the log holds the snapshot's last
+    /// entry it keeps what follows, else it is replaced by the snapshot; either way everything
+    /// up to it is committed. Returns whether the commit index moved (a snapshot of no more
+    /// than it committed changes nothing).
+    pub fn install(&mut self, s: Snapshot<X>) -> bool {
+        if s.index <= self.commit {
+            return false;
+        }
+        if self.log.term(s.index) == Some(s.entry.term) {
+            debug_assert_eq!(self.log.writes_through(s.index), s.writes);
+        } else {
+            self.log.reset_to(s);
+        }
+        self.commit = s.index;
+        self.writes_committed = s.writes;
+        self.compact();
+        true
+    }
+
+    /// Keeps only `retain` committed entries instead of [`RETAIN`].
+    #[cfg(test)]
+    pub(crate) fn set_retain(&mut self, retain: u64) {
+        self.retain = retain;
+    }
+}

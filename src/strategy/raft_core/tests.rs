@@ -1,0 +1,376 @@
+//! Unit tests of the Raft core: the vote rule, the election timer's instants, the commit rule
+//! (Figure 8), stepping down, compaction and snapshots, with fixed inputs and the expected
+//! effects derived by hand.
+
+use super::*;
+use crate::clock::ClockKind;
+use crate::time::{LocalDur, LocalTime};
+
+const MS: i64 = 1_000_000;
+const S: i64 = 1_000_000_000;
+const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Replica];
+
+/// The core's messages, as a protocol would carry them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Msg {
+    Ask(VoteRequest),
+    Vote { term: u64, granted: bool },
+}
+
+impl VoteMessages for Msg {
+    fn request_vote(request: VoteRequest) -> Msg {
+        Msg::Ask(request)
+    }
+    fn vote(term: u64, granted: bool) -> Msg {
+        Msg::Vote { term, granted }
+    }
+}
+
+type Core = RaftCore<(), ()>;
+
+fn at(ns: i64) -> LocalTime {
+    LocalTime::from_ns(ns)
+}
+
+/// An entry of `term`: a write of key `term` by node 0 when `write`.
+fn e(term: u64, write: bool) -> Entry<()> {
+    Entry {
+        term,
+        writer: write.then_some(0),
+        key: term as u32,
+        extra: (),
+    }
+}
+
+/// Node `node` in `term` with a log of entries of `terms` (empty ones), a follower whose
+/// election timeout is exactly 1 s.
+fn core(node: NodeId, term: u64, terms: &[u64]) -> Core {
+    let election = Election::new(LocalDur::from_secs(1), LocalDur::ZERO, None);
+    let mut c = Core::new(node, Disk::default(), election);
+    c.term = term;
+    c.log = Log::from_entries(terms.iter().map(|&t| e(t, false)));
+    c
+}
+
+/// Runs `f` on node `c.node` with its clocks reading `now`; the effects.
+fn call(
+    c: &mut Core,
+    now: i64,
+    f: impl FnOnce(&mut Core, &mut Cx, &mut Out<Msg>),
+) -> Vec<Effect<Msg>> {
+    let node = c.node;
+    crate::strategy::with_test_cx(node, ROLES, at(now), |cx| {
+        let mut out = Out::default();
+        f(c, cx, &mut out);
+        out.drain().collect()
+    })
+}
+
+fn election_timer(ns: i64) -> Effect<Msg> {
+    Effect::SetTimer {
+        timer: ELECTION,
+        clock: ClockKind::Monotonic,
+        at: at(ns),
+    }
+}
+
+/// Node 1, whose log ends with an entry of term 2 at index 3, is asked at 5 s by candidate 0
+/// of term 3 with the candidate's last entry at `(last_index, last_term)`; it moves to term 3
+/// first (as every protocol does with a higher term). Its answer, and its effects.
+fn ask(last_index: u64, last_term: u64) -> (Option<NodeId>, Vec<Effect<Msg>>) {
+    let mut c = core(1, 2, &[1, 1, 2]);
+    assert!(!c.become_follower(3));
+    let request = VoteRequest {
+        term: 3,
+        last_index,
+        last_term,
+        transfer: false,
+    };
+    let fx = call(&mut c, 5 * S, |c, cx, out| {
+        c.answer_vote(cx, 0, request, out);
+    });
+    (c.voted_for, fx)
+}
+
+#[test]
+fn a_vote_goes_only_to_a_candidate_whose_log_is_at_least_as_up_to_date() {
+    let refused = vec![Effect::Send {
+        to: 0,
+        msg: Msg::Vote {
+            term: 3,
+            granted: false,
+        },
+    }];
+    // A lower last term, however long the log: refused, and the timer is left alone.
+    assert_eq!(ask(9, 1), (None, refused.clone()));
+    // The same last term and shorter: refused.
+    assert_eq!(ask(2, 2), (None, refused));
+    // At least as up to date: granted, and the election timer restarts at 5 s + 1 s.
+    let granted = vec![
+        election_timer(6 * S),
+        Effect::Send {
+            to: 0,
+            msg: Msg::Vote {
+                term: 3,
+                granted: true,
+            },
+        },
+    ];
+    for (last_index, last_term) in [(3, 2), (4, 2), (1, 3)] {
+        let got = ask(last_index, last_term);
+        assert_eq!(
+            got,
+            (Some(0), granted.clone()),
+            "({last_index}, {last_term})"
+        );
+    }
+}
+
+#[test]
+fn one_vote_per_term() {
+    let mut c = core(1, 3, &[1]);
+    let request = |term| VoteRequest {
+        term,
+        last_index: 1,
+        last_term: 1,
+        transfer: false,
+    };
+    let granted = |c: &mut Core, from| {
+        let fx = call(c, 0, |c, cx, out| {
+            c.answer_vote(cx, from, request(3), out);
+        });
+        fx.contains(&Effect::Send {
+            to: from,
+            msg: Msg::Vote {
+                term: 3,
+                granted: true,
+            },
+        })
+    };
+    assert!(granted(&mut c, 0));
+    // Another candidate of the same term, as up to date: refused; the first again: granted.
+    assert!(!granted(&mut c, 2));
+    assert!(granted(&mut c, 0));
+    assert_eq!(c.voted_for, Some(0));
+    // A request of an older term is refused with the current term.
+    let fx = call(&mut c, 0, |c, cx, out| {
+        c.answer_vote(cx, 2, request(2), out);
+    });
+    let stale = Msg::Vote {
+        term: 3,
+        granted: false,
+    };
+    assert_eq!(fx, [Effect::Send { to: 2, msg: stale }]);
+}
+
+#[test]
+fn the_election_timer_fires_a_timeout_after_it_is_armed_without_ticks() {
+    // Timeout 10 s, no jitter: armed at 2.5 s, it fires at 12.5 s exactly.
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::ZERO, None);
+    let mut c = Core::new(0, Disk::default(), el);
+    let fx = call(&mut c, 2_500 * MS, |c, cx, out| c.election.arm(cx, out));
+    assert_eq!(fx, [election_timer(12_500 * MS)]);
+    // A jitter of 1 ns draws from [0, 1): 0, so the same instant.
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::from_ns(1), None);
+    let mut c = Core::new(0, Disk::default(), el);
+    let fx = call(&mut c, 2_500 * MS, |c, cx, out| c.election.arm(cx, out));
+    assert_eq!(fx, [election_timer(12_500 * MS)]);
+    // Stickiness: heard from the leader at 5.7 s, it has heard lately until 15.7 s.
+    c.election.heard_leader_at = Some(at(5_700 * MS));
+    assert!(c.election.heard_leader_lately(at(15_700 * MS - 1)));
+    assert!(!c.election.heard_leader_lately(at(15_700 * MS)));
+}
+
+#[test]
+fn with_ticks_the_election_timer_fires_at_the_tick_that_completes_the_count() {
+    // Ticks of 1 s from the start at 0.3 s (at 1.3 s, 2.3 s, ...); a timeout of 10 ticks.
+    let tick = Some(LocalDur::from_secs(1));
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::ZERO, tick);
+    let mut c = Core::new(0, Disk::default(), el);
+    c.election.start(at(300 * MS));
+    // Armed at 5.7 s: the first tick after it is 6.3 s, the tenth 6.3 + 9 = 15.3 s (9.6 s on).
+    let fx = call(&mut c, 5_700 * MS, |c, cx, out| c.election.arm(cx, out));
+    assert_eq!(fx, [election_timer(15_300 * MS)]);
+    // Armed on a tick, at 6.3 s: the first tick after it is 7.3 s, the tenth 16.3 s (10 s on).
+    let fx = call(&mut c, 6_300 * MS, |c, cx, out| c.election.arm(cx, out));
+    assert_eq!(fx, [election_timer(16_300 * MS)]);
+    // A jitter of one tick draws n from [10, 11): 10, the same instant.
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::from_secs(1), tick);
+    let mut j = Core::new(0, Disk::default(), el);
+    j.election.start(at(300 * MS));
+    let fx = call(&mut j, 5_700 * MS, |c, cx, out| c.election.arm(cx, out));
+    assert_eq!(fx, [election_timer(15_300 * MS)]);
+    // Stickiness in ticks: heard at 5.7 s, it counts ticks 6.3 s, 7.3 s, ...; at 15.3 s the
+    // count reaches 10 (from the first tick after 15.3 s, 16.3 s, back to 6.3 s): no longer.
+    c.election.heard_leader_at = Some(at(5_700 * MS));
+    assert!(c.election.heard_leader_lately(at(15_300 * MS - 1)));
+    assert!(!c.election.heard_leader_lately(at(15_300 * MS)));
+}
+
+/// Node 0 elected leader of term `term + 1` with node 1's vote at 1 s, from a log of `log`.
+fn leader(term: u64, log: &[Entry<()>]) -> Core {
+    let mut c = core(0, term, &[]);
+    c.log = Log::from_entries(log.iter().copied());
+    let fx = call(&mut c, S, |c, cx, out| {
+        assert!(!c.campaign(cx, false, out));
+        assert!(c.count_vote(1, term + 1, true, 2));
+        c.become_leader(cx, (), out);
+    });
+    // It asked both others with its last entry, and stopped its election timer.
+    let (last_index, last_term) = (c.last_index(), c.log.last_term());
+    let ask = Msg::Ask(VoteRequest {
+        term: term + 1,
+        last_index,
+        last_term,
+        transfer: false,
+    });
+    assert!(fx.contains(&Effect::Send { to: 1, msg: ask }));
+    assert!(fx.contains(&Effect::Send { to: 2, msg: ask }));
+    assert_eq!(fx.last(), Some(&Effect::CancelTimer { timer: ELECTION }));
+    assert_eq!(
+        (c.state, c.leader, c.peers.len()),
+        (State::Leader, Some(0), 2)
+    );
+    c
+}
+
+#[test]
+fn an_entry_of_an_earlier_term_commits_only_with_one_of_the_current_term() {
+    // Raft's Figure 8: the leader of term 3 holds a write of term 2 at index 2, not known
+    // committed (its commit index is 1).
+    let mut c = leader(2, &[e(1, false), e(2, true)]);
+    call(&mut c, S, |c, _, out| c.commit_to(1, out, false));
+    // Node 1 stores index 2: a majority (0 and 1) stores it, but it is of term 2, not 3.
+    assert!(c.matched(0, 2));
+    let fx = call(&mut c, S, |c, _, out| {
+        assert!(!c.commit_quorum(2, out));
+    });
+    assert!(fx.is_empty());
+    assert_eq!(c.commit(), 1);
+    // A write of term 3 at index 3, stored by node 1 too: both commit, each reported once.
+    c.log.push(e(3, true));
+    assert!(c.matched(0, 3));
+    // A late acknowledgement of index 2 lowers nothing.
+    assert!(!c.matched(0, 2));
+    let fx = call(&mut c, S, |c, _, out| {
+        assert!(c.commit_quorum(2, out));
+    });
+    let committed = |index, token| Effect::Committed {
+        index,
+        writer: 0,
+        token,
+        key: token as u32,
+    };
+    assert_eq!(fx, [committed(2, 2), committed(3, 3)]);
+    assert_eq!((c.commit(), c.writes_committed()), (3, 2));
+}
+
+#[test]
+fn a_higher_term_makes_a_leader_a_follower_with_no_vote() {
+    let mut c = leader(2, &[e(1, false)]);
+    assert_eq!((c.term, c.voted_for), (3, Some(0)));
+    // Term 5 seen: it was leading; now it follows in term 5, with no vote, no leader, no peers.
+    assert!(c.become_follower(5));
+    assert_eq!((c.state, c.term, c.voted_for), (State::Follower, 5, None));
+    assert_eq!((c.leader, c.peers.len()), (None, 0));
+    // A vote for its old campaign counts for nothing now.
+    assert!(!c.count_vote(1, 3, true, 2));
+    // Stepping down in its own term keeps its vote.
+    c.voted_for = Some(2);
+    assert!(!c.become_follower(5));
+    assert_eq!((c.term, c.voted_for), (5, Some(2)));
+    // A leader never campaigns: nothing happens.
+    let mut l = leader(2, &[]);
+    let fx = call(&mut l, 2 * S, |c, cx, out| {
+        assert!(!c.campaign(cx, false, out));
+    });
+    assert!(fx.is_empty());
+    assert_eq!(l.term, 3);
+}
+
+#[test]
+fn the_log_stores_agrees_and_truncates_by_raft_s_rules() {
+    let mut log = Log::from_entries([e(1, false), e(1, true), e(2, true)]);
+    assert!(log.agrees(0, 0) && log.agrees(3, 2) && !log.agrees(3, 1) && !log.agrees(4, 2));
+    // The same entry again changes nothing; one of another term drops it and what follows.
+    assert!(!log.store(2, e(1, true)));
+    assert_eq!(log.last_index(), 3);
+    assert!(log.store(2, e(3, false)));
+    assert_eq!((log.last_index(), log.term(2)), (2, Some(3)));
+    assert!(!log.store(3, e(3, true)));
+    assert_eq!(log.writes_through(3), 1);
+    // Compacted through 2: the base keeps its term, entries before it are gone and agree.
+    log.compact(2);
+    assert_eq!((log.base(), log.term(2), log.term(1)), (2, Some(3), None));
+    assert!(log.agrees(1, 7) && log.agrees(2, 3) && !log.agrees(2, 1));
+    assert_eq!((log.base_writes(), log.writes_through(3)), (0, 1));
+    // An entry at or below the base is committed, so the leader's is the same: not stored.
+    assert!(!log.store(2, e(9, true)));
+    assert_eq!(log.term(2), Some(3));
+}
+
+#[test]
+fn commits_compact_what_no_peer_needs_and_keep_the_last_committed_ones() {
+    // A follower keeps the last 2 committed entries: committing 8 of 10 leaves 7 and 8.
+    let mut f = core(1, 1, &[1; 10]);
+    f.set_retain(2);
+    call(&mut f, 0, |c, _, out| c.commit_to(8, out, false));
+    assert_eq!((f.log.base(), f.last_index()), (6, 10));
+    // A leader keeps what its slowest peer lacks (above 5), bounded by the same 2 (from 6).
+    let mut l = leader(1, &[e(1, false); 10]);
+    l.set_retain(2);
+    assert!(l.matched(0, 7) && l.matched(1, 5));
+    call(&mut l, 0, |c, _, out| c.commit_to(8, out, false));
+    assert_eq!(l.log.base(), 6);
+    // Both peers store 10: committing 10 compacts everything.
+    assert!(l.matched(0, 10) && l.matched(1, 10));
+    call(&mut l, 0, |c, _, out| c.commit_to(10, out, false));
+    assert_eq!((l.log.base(), l.last_index(), l.commit()), (10, 10, 10));
+    // Its snapshot is of the whole committed prefix.
+    assert_eq!(l.snapshot().index, 10);
+}
+
+#[test]
+fn a_snapshot_replaces_a_log_that_lacks_its_last_entry_and_keeps_one_that_has_it() {
+    let snap = |index, term, writes| Snapshot {
+        index,
+        entry: e(term, false),
+        writes,
+    };
+    // Three entries of term 1; a snapshot up to 6 (term 2, 4 writes): the log is replaced.
+    let mut a = core(1, 2, &[1, 1, 1]);
+    assert!(a.install(snap(6, 2, 4)));
+    assert_eq!((a.log.base(), a.last_index(), a.commit()), (6, 6, 6));
+    assert_eq!((a.writes_committed(), a.log.last_term()), (4, 2));
+    // The same snapshot again, or an older one, changes nothing.
+    assert!(!a.install(snap(6, 2, 4)) && !a.install(snap(5, 2, 3)));
+    // A log that holds the snapshot's last entry (index 3, term 2) keeps what follows.
+    let mut b = core(1, 2, &[1, 1, 2, 2]);
+    b.log = Log::from_entries([e(1, true), e(1, false), e(2, true), e(2, false)]);
+    assert!(b.install(snap(3, 2, 2)));
+    assert_eq!(
+        (b.commit(), b.last_index(), b.writes_committed()),
+        (3, 4, 2)
+    );
+}
+
+#[test]
+fn pending_reads_leave_in_order_once_their_condition_is_reached() {
+    let mut reads = PendingReads::default();
+    reads.push(1, 'a');
+    reads.push(1, 'b');
+    reads.push(3, 'c');
+    assert_eq!(reads.ready(0).count(), 0);
+    assert_eq!(reads.ready(2).collect::<String>(), "ab");
+    assert!(!reads.is_empty());
+    assert_eq!(reads.ready(3).collect::<String>(), "c");
+    assert!(reads.is_empty());
+}
+
+#[test]
+fn a_quorum_is_the_value_a_majority_has_reached() {
+    // Five replicas at 9, 4, 7, 1, 7: three of them have reached 7, not 9 or 4.
+    assert_eq!(quorum([9, 4, 7, 1, 7].into_iter(), 3), 7);
+    assert_eq!(quorum([9, 4, 7, 1, 7].into_iter(), 5), 1);
+    assert_eq!(quorum([2].into_iter(), 1), 2);
+}
