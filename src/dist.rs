@@ -115,13 +115,60 @@ impl Sampler {
     }
 }
 
-/// Rounds a non-negative float count of nanoseconds to an integer, saturating.
+/// Rounds a non-negative float count of nanoseconds to an integer (half away from zero, as
+/// `f64::round`), saturating.
 pub fn to_ns(x: f64) -> i64 {
     if x.is_nan() || x <= 0.0 {
         0
     } else if x >= 4e18 {
         4_000_000_000_000_000_000
     } else {
-        x.round() as i64
+        // `x.round()` without its library call: the cast truncates, and x - trunc(x) is exact
+        // (below 2^53 both are exact and Sterbenz's lemma holds or trunc(x) = 0; above, x is
+        // a whole number and the fraction 0), so adding one when it is at least one half
+        // rounds exactly as `round` does.
+        let whole = x as i64;
+        whole + i64::from(x - whole as f64 >= 0.5)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn to_ns_rounds_half_away_from_zero_like_round() {
+        // The largest double below one half stays 0 (x + 0.5 would round up to 1.0); halves
+        // go up; 2^52 - 0.5 is the last half a double can hold; above 2^53 every double is
+        // whole.
+        for (x, want) in [
+            (0.499_999_999_999_999_94, 0),
+            (0.5, 1),
+            (1.5, 2),
+            (2.5, 3),
+            (2.499_999_999_999_999_6, 2),
+            (4_503_599_627_370_495.5, 4_503_599_627_370_496),
+            (9_007_199_254_740_994.0, 9_007_199_254_740_994),
+            (3.999_999_999_999_999_5e18, 3_999_999_999_999_999_488),
+        ] {
+            assert_eq!(to_ns(x), want, "{x}");
+            assert_eq!(to_ns(x), x.round() as i64, "{x}");
+        }
+        assert_eq!(to_ns(-0.7), 0);
+        assert_eq!(to_ns(f64::NAN), 0);
+        assert_eq!(to_ns(5e18), 4_000_000_000_000_000_000);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The same integer as `f64::round` for every double of the range, at every scale.
+        #[test]
+        fn to_ns_is_round(mantissa in 0.0f64..1.0, exponent in 0i32..62) {
+            let x = mantissa * 2f64.powi(exponent);
+            prop_assume!(x < 4e18);
+            prop_assert_eq!(to_ns(x), if x <= 0.0 { 0 } else { x.round() as i64 });
+        }
     }
 }

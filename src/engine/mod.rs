@@ -93,7 +93,7 @@ pub enum Ev<M> {
         kind: Request,
         periodic: bool,
     },
-    /// The fixed-rate stream of a node draws its next operation (see [`Periodic`]).
+    /// The fixed-rate stream of a node draws its next operation (see `workload::Periodic`).
     Generate {
         node: u32,
     },

@@ -178,6 +178,10 @@ impl Harm {
     /// A grant of `token` to `to` was issued.
     pub fn issued(&mut self, to: NodeId, token: Token) {
         let epochs = &mut self.issued_to[to];
+        debug_assert!(
+            epochs.back().is_none_or(|e| e.epoch <= self.epoch),
+            "a node's epochs are kept oldest first"
+        );
         match epochs.back_mut() {
             Some(e) if e.epoch == self.epoch => {
                 e.lo = e.lo.min(token);
@@ -325,6 +329,10 @@ impl Harm {
     pub fn first_commit(&mut self, index: u64, token: Token) -> bool {
         let first = index > self.committed_index;
         if first {
+            debug_assert!(
+                self.committed_terms.back().is_none_or(|r| r.last < index),
+                "runs of committed terms are kept in index order"
+            );
             self.committed_index = index;
             match self.committed_terms.back_mut() {
                 Some(run) if run.term == token => run.last = index,
