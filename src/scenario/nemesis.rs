@@ -107,7 +107,7 @@ pub struct Drops {
 }
 
 /// Crashes, `per_hour` per node, each restarted at most `max_down` later (default 30 s, as in
-/// SPEC's `crashes: (per_hour: 2.0)`).
+/// the short form `crashes: (per_hour: 2.0)`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Crashes {

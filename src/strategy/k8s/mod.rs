@@ -23,8 +23,8 @@
 //!   ticker keeps one tick), until one succeeds (sleep again) or open + renew_deadline, a timer
 //!   that fires whether or not a request is outstanding: then it stops leading. A cycle opens
 //!   when the process runs it: after a pause, at resume. A try that finds another holder fails
-//!   only that try. (client-go's `renew()` opens its first cycle at once after acquiring; SPEC
-//!   2.8 has the leader sleep after every success, the acquisition too, and so does leasesim.)
+//!   only that try. (client-go's `renew()` opens its first cycle at once after acquiring;
+//!   leasesim has the leader sleep after every success, the acquisition too.)
 //! - A leader that stops leading goes back to the acquire loop at once, with the same identity
 //!   (an application that runs the elector again); a node that crashed and restarted is a new
 //!   identity (client-go's `hostname_uuid`), so it waits out its predecessor's lease like anyone.
