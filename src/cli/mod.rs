@@ -490,10 +490,24 @@ pub(crate) fn with_strategy(
 }
 
 /// Prints the warnings of each scenario ([`crate::scenario::validate::warnings_in`]) on stderr.
+/// A story whose `expect` asks for an overlap is meant to show what its margin allows: its
+/// warning is a note marked expected, not an alarm.
 pub(crate) fn warn(loaded: &[Loaded], registry: &Registry) {
     for l in loaded {
+        let expected = l
+            .scenario
+            .expect
+            .as_ref()
+            .is_some_and(|e| e.asks_for_overlap());
         for w in crate::scenario::validate::warnings_in(&l.scenario, registry) {
-            eprintln!("warning: {}: {w}", l.source);
+            if expected {
+                eprintln!(
+                    "note: {}: expected (its expect asks for an overlap): {w}",
+                    l.source
+                );
+            } else {
+                eprintln!("warning: {}: {w}", l.source);
+            }
         }
     }
 }

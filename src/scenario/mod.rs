@@ -680,6 +680,16 @@ pub struct Expect {
     pub messages: Option<std::collections::BTreeMap<String, u64>>,
 }
 
+impl Expect {
+    /// True when the scenario asks for an overlap (`overlap: true`, an `overlap_count` above 0
+    /// or a `max_overlap_at_least` above 0): a story meant to show one.
+    pub fn asks_for_overlap(&self) -> bool {
+        self.overlap == Some(true)
+            || self.overlap_count.is_some_and(|n| n > 0)
+            || self.max_overlap_at_least.is_some_and(|d| d.ns() > 0)
+    }
+}
+
 /// Bounds on one run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

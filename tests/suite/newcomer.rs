@@ -465,6 +465,33 @@ fn a_margin_below_t_rho_is_warned_about_in_check_and_run() {
     );
 }
 
+#[test]
+fn a_story_that_asks_for_the_overlap_gets_its_warning_as_an_expected_note() {
+    // Catches: the note printed as a warning (an alarm on a story meant to fail), or the note
+    // given to a scenario that does not ask for an overlap (overlap: false keeps the warning).
+    let dir = workdir("newcomer-expected-warning");
+    let file = |expect: &str| {
+        format!(
+            r#"Scenario(duration: "20s", lease: (duration: "10s"), strategy: TwoSided(),
+    clocks: (drift_spread_ppm: 100.0),
+    nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender, drift_ppm: -200.0)],
+    expect: ({expect}))"#
+        )
+    };
+    fs::write(dir.join("meant.ron"), file("overlap_count: 1")).unwrap();
+    fs::write(dir.join("safe.ron"), file("overlap: false")).unwrap();
+    let tail = "strategy TwoSided(): holder_margin + grantor_margin is 0s, below T*rho = 10s x \
+                250 ppm = 2.5ms, the most a holder's clock can fall behind the grantor's in one \
+                term: beliefs can overlap through drift alone; set holder_margin to at least \
+                2.5ms\n";
+    let o = leasesim(&["check", "meant.ron", "safe.ron"], &dir);
+    let want = format!(
+        "note: meant.ron: expected (its expect asks for an overlap): {tail}\
+         warning: safe.ron: {tail}"
+    );
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), want));
+}
+
 // Item 9: words. The served ratio says whose requests it counts; the overlap intervals of the
 // `run` block have a label.
 
