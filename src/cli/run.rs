@@ -57,7 +57,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
         }
     }
     if args.trace {
-        if let Err(code) = refuse_traces_over_the_limit(&loaded, args.trace_limit) {
+        if let Err(code) = refuse_traces_over_the_limit(&loaded, args.trace_limit, registry) {
             return code;
         }
     }
@@ -188,10 +188,16 @@ fn refuse_name_clashes(loaded: &[Loaded]) -> Result<(), ExitCode> {
 
 /// Refuses, before anything runs, every run whose traces are sure to pass `limit` by the
 /// estimate ([`limits::trace_bytes_floor`]): exit 2, each named.
-fn refuse_traces_over_the_limit(loaded: &[Loaded], limit: u64) -> Result<(), ExitCode> {
+fn refuse_traces_over_the_limit(
+    loaded: &[Loaded],
+    limit: u64,
+    registry: &Registry,
+) -> Result<(), ExitCode> {
     let mut refused = false;
     for l in loaded {
-        let floor = limits::trace_bytes_floor(&l.scenario);
+        let own = crate::scenario::Protocols::checks(registry, &l.scenario.strategy)
+            .map_or(0.0, |x| x.events_per_second(&l.scenario));
+        let floor = limits::trace_bytes_floor(&l.scenario, own);
         if floor > limit as f64 {
             eprintln!(
                 "error: {}: --trace: its traces would take at least about {} (about {} events \

@@ -109,9 +109,11 @@ pub const DEFAULT_TRACE_BYTES: u64 = 4 << 30;
 pub const TRACE_BYTES_PER_EVENT_FLOOR: f64 = 48.0;
 
 /// The bytes the traces of a run of `s` take at the least, by the estimate: half its
-/// [`estimated_events`], at most `limits.max_events`, at [`TRACE_BYTES_PER_EVENT_FLOOR`] each.
-pub fn trace_bytes_floor(s: &Scenario) -> f64 {
-    let events = (estimated_events(s) / 2.0).min(s.limits.max_events as f64);
+/// [`estimated_events`] plus the protocol's own (`protocol_events_per_second` over the run),
+/// at most `limits.max_events`, at [`TRACE_BYTES_PER_EVENT_FLOOR`] each.
+pub fn trace_bytes_floor(s: &Scenario, protocol_events_per_second: f64) -> f64 {
+    let own = protocol_events_per_second.max(0.0) * s.duration.ns().max(0) as f64 / 1e9;
+    let events = ((estimated_events(s) + own) / 2.0).min(s.limits.max_events as f64);
     events * TRACE_BYTES_PER_EVENT_FLOOR
 }
 

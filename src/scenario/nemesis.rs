@@ -424,13 +424,14 @@ pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>) -
         }
     }
     if rates_ok && super::validate::rates_ok(s) && s.duration.ns() > 0 {
-        budgets(n, s, &mut p);
+        budgets(n, s, strategy, &mut p);
     }
     p
 }
 
-/// The totals of [`check`]: what a drawn run of `s` adds up to.
-fn budgets(n: &Nemesis, s: &Scenario, p: &mut Vec<String>) {
+/// The totals of [`check`]: what a drawn run of `s` adds up to, the protocol's own timers and
+/// messages included.
+fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: &mut Vec<String>) {
     let see = "(see README, Limits)";
     let drawn = n.expected_faults(s);
     let fixed = s.faults.len() as f64;
@@ -521,7 +522,9 @@ fn budgets(n: &Nemesis, s: &Scenario, p: &mut Vec<String>) {
             }
         }
     }
-    let events = limits::estimated_events(s) + 2.0 * drawn;
+    let secs = s.duration.ns() as f64 / 1e9;
+    let own = strategy.map_or(0.0, |x| x.events_per_second(s).max(0.0) * secs);
+    let events = limits::estimated_events(s) + own + 2.0 * drawn;
     if events > limits::MAX_EVENTS as f64 {
         p.push(format!(
             "nemesis: a run of {} with the envelope's faults needs about {} events, above the \

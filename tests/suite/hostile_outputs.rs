@@ -254,6 +254,45 @@ fn an_accepted_file_whose_traces_would_run_to_terabytes_is_refused_up_front() {
 }
 
 #[test]
+fn a_protocols_own_events_count_toward_the_trace_floor() {
+    let dir = workdir("hostile-out-trace-protocol");
+    // An hour of a three-replica Raft group with a 1 ms heartbeat and no workload. The
+    // scenario's own estimate is only the lease renewals it would time, 3 x 3600 s / 3.333333333
+    // s = 3240 events (the replicas are no contenders: no retries, no requests). The protocol's:
+    // per heartbeat the leader's timer and a heartbeat and ack to each of 2 others, 2 x 3 - 1 =
+    // 5, every 1 ms: 5000/s; per 1 s election timeout, at worst 3 x 5 = 15: 5015/s x 3600 s =
+    // 18,054,000. Half of 18,057,240 is 9,028,620 events, x 48 bytes = 433,373,760 bytes, above
+    // a 100 MB limit. Without the protocol's events the floor would be 1620 x 48 = 77,760
+    // bytes, and the run would start.
+    let text = r#"Scenario(
+    duration: "1h",
+    lease: (duration: "10s"),
+    strategy: RaftLeaderLease(election_timeout: "1s", heartbeat: "1ms"),
+    nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica), (name: "r3", role: Replica)],
+    workload: (reads_per_second: 0.0, writes_per_second: 0.0),
+)
+"#;
+    fs::write(dir.join("busy.ron"), text).unwrap();
+    let args = [
+        "run",
+        "busy.ron",
+        "--trace",
+        "--trace-limit",
+        "100MB",
+        "--out",
+        "out",
+    ];
+    let o = leasesim(&args, &dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("busy.ron: --trace: its traces would take at least about 433.4 MB (about 9.029e6 events at 48 bytes or more each), above --trace-limit, 100000000 bytes (100.0 MB)"),
+        "{err}"
+    );
+    assert_eq!(names_in(&dir), ["busy.ron"]);
+}
+
+#[test]
 fn staging_left_by_an_abort_is_swept_by_the_next_run() {
     let dir = workdir("hostile-out-abort");
     let name = "q4-gc-pause-two-sided";

@@ -198,3 +198,46 @@ fn redlock_request_timeout_has_the_floor_too() {
         &["strategy.request_timeout", "999ns", "1us"],
     );
 }
+
+#[test]
+fn an_envelope_that_tips_the_protocols_events_over_the_limit_is_refused() {
+    // 1000 h of a three-replica Raft group, heartbeat 1,810,370 ns, election timeout 1 s. The
+    // scenario's own estimate: lease renewals 3 x 3.6e15 ns / 3,333,333,333 ns = 3,240,000. The
+    // protocol's: (2 x 3 - 1) = 5 per heartbeat, 5e9 / 1,810,370 = 2761.87/s, plus 3 x 5 = 15
+    // per election timeout: 2776.87/s x 3.6e6 s = 9,996,718,892. Together 9,999,958,892: under
+    // the limit of 1e10 by 41,108, so the file without a nemesis runs. Pauses at 0.25 a minute
+    // on each of 3 nodes draw 3 x 0.25 x 60,000 = 45,000 faults, 2 events each: 90,000 more,
+    // over the limit. At 0.01 a minute (3,600 more) it stays under.
+    let text = |per_minute: &str| {
+        format!(
+            r#"Scenario(
+    duration: "1000h",
+    lease: (duration: "10s"),
+    strategy: RaftLeaderLease(election_timeout: "1s", heartbeat: "1810370ns"),
+    nodes: [{REPLICAS}],
+    workload: (reads_per_second: 0.0, writes_per_second: 0.0),
+    limits: (max_events: 10000000000),
+    nemesis: (pauses: (max: "1s", per_minute: {per_minute})),
+)
+"#
+        )
+    };
+    check_names(
+        "protocol-limits-nemesis-events",
+        &text("0.25"),
+        &[
+            "nemesis:",
+            "with the envelope's faults needs about",
+            "above the limit",
+        ],
+    );
+    let dir = workdir("protocol-limits-nemesis-events-ok");
+    fs::write(dir.join("ok.ron"), text("0.01")).unwrap();
+    let o = leasesim(&["check", "ok.ron"], &dir);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
