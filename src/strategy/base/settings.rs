@@ -36,6 +36,13 @@ fn epsilon(field: &'static str, m: LocalDur) -> Option<Margin> {
     })
 }
 
+/// The problems of a `holder_margin` of `m`: negative, or not shorter than the lease.
+fn holder_margin_problems(m: LocalDur, s: &Scenario) -> Vec<String> {
+    let mut p = Vec::new();
+    check::margin(&mut p, "strategy.holder_margin", m, s.lease.duration);
+    p
+}
+
 /// What a row of the common lineup says when it has no margin.
 const NO_MARGIN: &str = "no margin to set";
 
@@ -73,14 +80,8 @@ impl Settings for TwoSided {
     }
 
     fn validate(&self, s: &Scenario) -> Vec<String> {
-        let mut p = Vec::new();
+        let mut p = holder_margin_problems(self.holder_margin, s);
         let g = self.grantor_margin;
-        check::margin(
-            &mut p,
-            "strategy.holder_margin",
-            self.holder_margin,
-            s.lease.duration,
-        );
         check::not_negative(&mut p, "strategy.grantor_margin", g);
         check::at_most_max(&mut p, "strategy.grantor_margin", g);
         p
@@ -195,103 +196,70 @@ impl Settings for CachedBool {
     }
 }
 
-/// The holder's deadline is on its wall clock.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WallClock {
-    #[serde(default)]
-    pub holder_margin: LocalDur,
+/// A strategy whose one setting is `holder_margin`, bounded by T*rho: the struct, and its
+/// [`Settings`] with the base protocol at `rules(holder_margin)`. `WallClock` and
+/// `OnReceiveStart` differ only in their rules.
+macro_rules! holder_margin_strategy {
+    ($(#[$doc:meta])* $name:ident, $rules:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            #[serde(default)]
+            pub holder_margin: LocalDur,
+        }
+
+        impl Settings for $name {
+            const NAME: &'static str = stringify!($name);
+            type Protocol = BaseProtocol;
+
+            fn to_ron(&self) -> String {
+                with_margins(Self::NAME, &[("holder_margin", self.holder_margin)])
+            }
+
+            fn build(&self) -> BaseProtocol {
+                let rules: fn(LocalDur) -> Rules = $rules;
+                base(rules(self.holder_margin), self)
+            }
+
+            fn validate(&self, s: &Scenario) -> Vec<String> {
+                holder_margin_problems(self.holder_margin, s)
+            }
+
+            fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
+                Some((self.holder_margin, "holder_margin"))
+            }
+
+            fn epsilon(&self) -> Option<Margin> {
+                epsilon("holder_margin", self.holder_margin)
+            }
+
+            fn lineup(_: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {
+                vec![($name { holder_margin: m }, from.to_string())]
+            }
+        }
+    };
 }
 
-impl Settings for WallClock {
-    const NAME: &'static str = "WallClock";
-    type Protocol = BaseProtocol;
-
-    fn to_ron(&self) -> String {
-        with_margins(Self::NAME, &[("holder_margin", self.holder_margin)])
+holder_margin_strategy!(
+    /// The holder's deadline is on its wall clock.
+    WallClock,
+    |m| Rules {
+        holder_clock: ClockKind::Wall,
+        holder_margin: m,
+        ..Rules::default()
     }
+);
 
-    fn build(&self) -> BaseProtocol {
-        let rules = Rules {
-            holder_clock: ClockKind::Wall,
-            holder_margin: self.holder_margin,
-            ..Rules::default()
-        };
-        base(rules, self)
+holder_margin_strategy!(
+    /// The holder starts its term when it receives the grant, not when it sent the request.
+    OnReceiveStart,
+    |m| Rules {
+        lease_start: LeaseStart::OnReceive,
+        holder_margin: m,
+        ..Rules::default()
     }
-
-    fn validate(&self, s: &Scenario) -> Vec<String> {
-        let mut p = Vec::new();
-        check::margin(
-            &mut p,
-            "strategy.holder_margin",
-            self.holder_margin,
-            s.lease.duration,
-        );
-        p
-    }
-
-    fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
-        Some((self.holder_margin, "holder_margin"))
-    }
-
-    fn epsilon(&self) -> Option<Margin> {
-        epsilon("holder_margin", self.holder_margin)
-    }
-
-    fn lineup(_: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {
-        vec![(WallClock { holder_margin: m }, from.to_string())]
-    }
-}
-
-/// The holder starts its term when it receives the grant, not when it sent the request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OnReceiveStart {
-    #[serde(default)]
-    pub holder_margin: LocalDur,
-}
-
-impl Settings for OnReceiveStart {
-    const NAME: &'static str = "OnReceiveStart";
-    type Protocol = BaseProtocol;
-
-    fn to_ron(&self) -> String {
-        with_margins(Self::NAME, &[("holder_margin", self.holder_margin)])
-    }
-
-    fn build(&self) -> BaseProtocol {
-        let rules = Rules {
-            lease_start: LeaseStart::OnReceive,
-            holder_margin: self.holder_margin,
-            ..Rules::default()
-        };
-        base(rules, self)
-    }
-
-    fn validate(&self, s: &Scenario) -> Vec<String> {
-        let mut p = Vec::new();
-        check::margin(
-            &mut p,
-            "strategy.holder_margin",
-            self.holder_margin,
-            s.lease.duration,
-        );
-        p
-    }
-
-    fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
-        Some((self.holder_margin, "holder_margin"))
-    }
-
-    fn epsilon(&self) -> Option<Margin> {
-        epsilon("holder_margin", self.holder_margin)
-    }
-
-    fn lineup(_: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {
-        vec![(OnReceiveStart { holder_margin: m }, from.to_string())]
-    }
-}
+);
 
 /// A single-grantor lease on TrueTime (Spanner): the grantor stamps an absolute expiry E =
 /// TT.now().latest + T and grants again once TT.now().earliest > E; the holder believes while
