@@ -9,6 +9,7 @@ use super::{Counted, DropReason, Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
+use crate::scenario::PauseKind;
 use crate::time::SimTime;
 use serde::Serialize;
 use std::fs::File;
@@ -153,139 +154,151 @@ fn reason(r: DropReason) -> &'static str {
     }
 }
 
-impl Observer for JsonlWriter {
-    fn event(&mut self, e: &TraceEvent) {
-        let names = &self.names;
-        let name = |n: NodeId| names[n].as_str();
-        let (kind, fields) = match e.kind {
-            TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
-            TraceKind::Crash => ("Crash", Fields::None {}),
-            TraceKind::PauseBegin { kind, stall, until } => (
-                "PauseBegin",
-                Fields::Pause {
-                    pause: match kind {
-                        crate::scenario::PauseKind::Gc => "Gc",
-                        crate::scenario::PauseKind::VmFreeze => "VmFreeze",
-                    },
-                    stall,
-                    until_ns: until.ns(),
-                },
-            ),
-            TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
-            TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
-            TraceKind::DriftChange { drift } => (
-                "DriftChange",
-                Fields::Drift {
-                    drift_ppm: drift.as_ppm(),
-                },
-            ),
-            TraceKind::Send {
-                to,
-                kind,
-                id,
+/// A trace kind's name and its own fields, with nodes named by `name`.
+// This is long because it is one arm per trace kind, each naming the kind's JSON fields: the
+// match is the schema of a line, read best in one place.
+fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static str, Fields<'a>) {
+    match kind {
+        TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
+        TraceKind::Crash => ("Crash", Fields::None {}),
+        TraceKind::PauseBegin { kind, stall, until } => (
+            "PauseBegin",
+            Fields::Pause {
+                pause: pause_name(kind),
+                stall,
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
+        TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
+        TraceKind::DriftChange { drift } => (
+            "DriftChange",
+            Fields::Drift {
+                drift_ppm: drift.as_ppm(),
+            },
+        ),
+        TraceKind::Send {
+            to,
+            kind,
+            id,
+            token,
+            arrives,
+        } => (
+            "Send",
+            Fields::Msg {
+                msg: kind,
+                msg_id: id,
+                from: None,
+                to: Some(name(to)),
                 token,
-                arrives,
-            } => (
-                "Send",
-                Fields::Msg {
-                    msg: kind,
-                    msg_id: id,
-                    from: None,
-                    to: Some(name(to)),
-                    token,
-                    arrives_ns: arrives.map(|t| t.ns()),
-                    reason: None,
-                },
-            ),
-            TraceKind::Deliver {
-                from,
-                kind,
-                id,
+                arrives_ns: arrives.map(|t| t.ns()),
+                reason: None,
+            },
+        ),
+        TraceKind::Deliver {
+            from,
+            kind,
+            id,
+            token,
+        } => (
+            "Deliver",
+            Fields::Msg {
+                msg: kind,
+                msg_id: id,
+                from: Some(name(from)),
+                to: None,
                 token,
-            } => (
-                "Deliver",
-                Fields::Msg {
-                    msg: kind,
-                    msg_id: id,
-                    from: Some(name(from)),
-                    to: None,
-                    token,
-                    arrives_ns: None,
-                    reason: None,
-                },
-            ),
-            TraceKind::Drop {
-                from,
-                to,
-                kind,
-                id,
-                reason: r,
-            } => (
-                "Drop",
-                Fields::Msg {
-                    msg: kind,
-                    msg_id: id,
-                    from: Some(name(from)),
-                    to: Some(name(to)),
-                    token: None,
-                    arrives_ns: None,
-                    reason: Some(reason(r)),
-                },
-            ),
-            TraceKind::Grant { token, to, until } => (
-                "Grant",
-                Fields::Lease {
-                    token,
-                    to: Some(name(to)),
-                    until_ns: until.ns(),
-                },
-            ),
-            TraceKind::Renewed { token, until } => (
-                "Renewed",
-                Fields::Lease {
-                    token,
-                    to: None,
-                    until_ns: until.ns(),
-                },
-            ),
-            TraceKind::Rejected { write } => ("Rejected", Fields::Request { write }),
-            TraceKind::Read {
+                arrives_ns: None,
+                reason: None,
+            },
+        ),
+        TraceKind::Drop {
+            from,
+            to,
+            kind,
+            id,
+            reason: r,
+        } => (
+            "Drop",
+            Fields::Msg {
+                msg: kind,
+                msg_id: id,
+                from: Some(name(from)),
+                to: Some(name(to)),
+                token: None,
+                arrives_ns: None,
+                reason: Some(reason(r)),
+            },
+        ),
+        TraceKind::Grant { token, to, until } => (
+            "Grant",
+            Fields::Lease {
+                token,
+                to: Some(name(to)),
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::Renewed { token, until } => (
+            "Renewed",
+            Fields::Lease {
+                token,
+                to: None,
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::Rejected { write } => ("Rejected", Fields::Request { write }),
+        TraceKind::Read {
+            token,
+            zombie,
+            stale,
+        } => (
+            "Read",
+            Fields::Effect {
                 token,
                 zombie,
-                stale,
-            } => (
-                "Read",
-                Fields::Effect {
-                    token,
-                    zombie,
-                    stale: Some(stale),
-                },
-            ),
-            TraceKind::WriteSent { token, zombie } => (
-                "WriteSent",
-                Fields::Effect {
-                    token,
-                    zombie,
-                    stale: None,
-                },
-            ),
-            TraceKind::WriteArrived {
-                writer,
+                stale: Some(stale),
+            },
+        ),
+        TraceKind::WriteSent { token, zombie } => (
+            "WriteSent",
+            Fields::Effect {
+                token,
+                zombie,
+                stale: None,
+            },
+        ),
+        TraceKind::WriteArrived {
+            writer,
+            token,
+            applied,
+            unsafe_write,
+            duplicate,
+        } => (
+            "WriteArrived",
+            Fields::Arrived {
+                writer: name(writer),
                 token,
                 applied,
                 unsafe_write,
                 duplicate,
-            } => (
-                "WriteArrived",
-                Fields::Arrived {
-                    writer: name(writer),
-                    token,
-                    applied,
-                    unsafe_write,
-                    duplicate,
-                },
-            ),
-        };
+            },
+        ),
+    }
+}
+
+/// A pause kind as `trace.jsonl` names it.
+fn pause_name(kind: PauseKind) -> &'static str {
+    match kind {
+        PauseKind::Gc => "Gc",
+        PauseKind::VmFreeze => "VmFreeze",
+    }
+}
+
+impl Observer for JsonlWriter {
+    fn event(&mut self, e: &TraceEvent) {
+        let names = &self.names;
+        let name = |n: NodeId| names[n].as_str();
+        let (kind, fields) = fields(e.kind, name);
         let line = Line {
             t_ns: e.t.ns(),
             node: name(e.node),
