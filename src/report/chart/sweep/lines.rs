@@ -382,6 +382,7 @@ struct EpsPlan {
 }
 
 impl EpsPlan {
+    /// The layout for sweep `d` with epsilon the varied parameter `ep`.
     fn of(d: &Data, ep: usize) -> EpsPlan {
         let fits = |p: Option<usize>, most: usize| p.filter(|&p| d.count(p) <= most);
         let line_p = fits(d.rho, MAX_LINES).or(fits(d.t, MAX_LINES));
