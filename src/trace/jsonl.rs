@@ -52,20 +52,7 @@ enum Fields<'a> {
     Drift {
         drift_ppm: f64,
     },
-    Msg {
-        msg: &'static str,
-        msg_id: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        from: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        to: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        token: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        arrives_ns: Option<i64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<&'static str>,
-    },
+    Msg(Msg<'a>),
     Lease {
         token: u64,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -90,6 +77,38 @@ enum Fields<'a> {
         #[serde(skip_serializing_if = "is_false")]
         duplicate: bool,
     },
+}
+
+/// A message's fields: its kind and id, and those its event has of the others.
+#[derive(Serialize)]
+struct Msg<'a> {
+    msg: &'static str,
+    msg_id: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arrives_ns: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+}
+
+impl Msg<'_> {
+    /// A message of kind `msg` with id `msg_id`, and no other field.
+    fn of(msg: &'static str, msg_id: u64) -> Self {
+        Msg {
+            msg,
+            msg_id,
+            from: None,
+            to: None,
+            token: None,
+            arrives_ns: None,
+            reason: None,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -154,9 +173,8 @@ fn reason(r: DropReason) -> &'static str {
     }
 }
 
-/// A trace kind's name and its own fields, with nodes named by `name`.
-// This is long because it is one arm per trace kind, each naming the kind's JSON fields: the
-// match is the schema of a line, read best in one place.
+/// A trace kind's name and its own fields, with nodes named by `name`: one arm per kind, so
+/// that the match reads as the schema of a line.
 fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static str, Fields<'a>) {
     match kind {
         TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
@@ -185,15 +203,12 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
             arrives,
         } => (
             "Send",
-            Fields::Msg {
-                msg: kind,
-                msg_id: id,
-                from: None,
+            Fields::Msg(Msg {
                 to: Some(name(to)),
                 token,
                 arrives_ns: arrives.map(|t| t.ns()),
-                reason: None,
-            },
+                ..Msg::of(kind, id)
+            }),
         ),
         TraceKind::Deliver {
             from,
@@ -202,15 +217,11 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
             token,
         } => (
             "Deliver",
-            Fields::Msg {
-                msg: kind,
-                msg_id: id,
+            Fields::Msg(Msg {
                 from: Some(name(from)),
-                to: None,
                 token,
-                arrives_ns: None,
-                reason: None,
-            },
+                ..Msg::of(kind, id)
+            }),
         ),
         TraceKind::Drop {
             from,
@@ -220,15 +231,12 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
             reason: r,
         } => (
             "Drop",
-            Fields::Msg {
-                msg: kind,
-                msg_id: id,
+            Fields::Msg(Msg {
                 from: Some(name(from)),
                 to: Some(name(to)),
-                token: None,
-                arrives_ns: None,
                 reason: Some(reason(r)),
-            },
+                ..Msg::of(kind, id)
+            }),
         ),
         TraceKind::Grant { token, to, until } => (
             "Grant",
