@@ -110,6 +110,23 @@ fn ms(d: Dur) -> String {
 /// The explanation, line by line.
 pub fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
     let mut s = String::new();
+    explain_environment(&mut s, env);
+    explain_epsilon(&mut s, env, a);
+    explain_term(&mut s, env, a);
+    let renew = Dur::from_ns(a.t.ns() / 3);
+    let retry = Dur::from_ns(a.t.ns() / 2);
+    explain_periods(&mut s, a, renew, retry, qps);
+    let _ = writeln!(
+        s,
+        "\nAs a scenario:\n    lease: (duration: \"{}\", renew_every: \"{renew}\", retry_every: \"{retry}\"),\n    \
+         strategy: TwoSided(holder_margin: \"{}\"),",
+        a.t, a.eps
+    );
+    s
+}
+
+/// The environment the advice is for, in one sentence, onto `s`.
+fn explain_environment(s: &mut String, env: &Env) {
     let _ = writeln!(
         s,
         "Environment: rho = {} ppm, NTP steps up to {}, pauses up to {}, check-to-act and message \
@@ -121,6 +138,10 @@ pub fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
         env.failover
             .map_or(String::new(), |f| format!(", failover within {f}"))
     );
+}
+
+/// The holder's margin epsilon, term by term (drift, step, scheduling) and their sum, onto `s`.
+fn explain_epsilon(s: &mut String, env: &Env, a: &Advice) {
     let _ = writeln!(
         s,
         "epsilon, the holder's margin (it stops acting epsilon before T on its own clock):"
@@ -129,25 +150,20 @@ pub fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
         let _ = writeln!(s, "  {what:<14}{how:<42}= {v:>12}");
     };
     row(
-        &mut s,
+        s,
         "drift",
         &format!("T x rho = {} x {} ppm", a.t, env.rho.text),
         ms(a.drift),
     );
+    row(s, "NTP step", "the largest wall-clock step", ms(env.step));
     row(
-        &mut s,
-        "NTP step",
-        "the largest wall-clock step",
-        ms(env.step),
-    );
-    row(
-        &mut s,
+        s,
         "scheduling",
         "the longest delay from check to act",
         ms(env.delay),
     );
     row(
-        &mut s,
+        s,
         "sum",
         "epsilon >= drift + step + scheduling",
         ms(a.eps_sum),
@@ -161,6 +177,11 @@ pub fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
          deadline that takes effect after it.\n",
         a.eps
     );
+}
+
+/// The lease term T: the pause bound below it, the failover budget above it (and their
+/// conflict, if any), and the value chosen, onto `s`.
+fn explain_term(s: &mut String, env: &Env, a: &Advice) {
     let _ = writeln!(s, "T, the lease term:");
     let _ = writeln!(
         s,
@@ -200,8 +221,11 @@ pub fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
         },
         Dur::from_ns(a.t.ns() + 2 * env.delay.ns())
     );
-    let renew = Dur::from_ns(a.t.ns() / 3);
-    let retry = Dur::from_ns(a.t.ns() / 2);
+}
+
+/// The renewal and retry periods (`renew`, `retry`), and with `qps` the cost of the lease
+/// against reading by quorum, onto `s`.
+fn explain_periods(s: &mut String, a: &Advice, renew: Dur, retry: Dur, qps: Option<u64>) {
     let _ = writeln!(
         s,
         "renew every T/3 = {renew}: one lost renewal still leaves a third of the lease to retry in, \
@@ -223,13 +247,6 @@ pub fn explain(env: &Env, a: &Advice, qps: Option<u64>) -> String {
             tables::trimmed(q * t_ns, 3_000_000_000, 1)
         );
     }
-    let _ = writeln!(
-        s,
-        "\nAs a scenario:\n    lease: (duration: \"{}\", renew_every: \"{renew}\", retry_every: \"{retry}\"),\n    \
-         strategy: TwoSided(holder_margin: \"{}\"),",
-        a.t, a.eps
-    );
-    s
 }
 
 /// The built-in check world: the cut-off holder, clocks placed adversarially at rho, a pause of

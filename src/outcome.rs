@@ -219,37 +219,10 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The outcome of the run `r` of scenario `s` (named `name`, under `strategy`): its
+    /// summary, with the verdict and the check of the scenario's `expect` filled in.
     pub(crate) fn new(name: &str, strategy: String, s: &Scenario, r: RunResult) -> Outcome {
         let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
-        let interval = |authority: Authority, o: &Overlap| IntervalOut {
-            start_ns: o.start.ns(),
-            end_ns: o.end.ns(),
-            nodes: o.nodes.iter().map(|&n| names[n].clone()).collect(),
-            authority,
-        };
-        let mut intervals: Vec<IntervalOut> = r
-            .oracle
-            .exclusive()
-            .flat_map(|(a, report)| report.overlaps.iter().map(move |o| (a, o)))
-            .map(|(a, o)| interval(a, o))
-            .collect();
-        // In time order; at one instant, write authority first (stable).
-        intervals.sort_by_key(|i| i.start_ns);
-        let shared_read_overlap = r.oracle.shared_read().map(|report| {
-            let lengths = report.overlaps.iter().map(|o| o.end.ns() - o.start.ns());
-            SharedOut {
-                count: report.overlaps.len() as u64,
-                total_ns: lengths.clone().sum(),
-                max_ns: lengths.max().unwrap_or(0),
-            }
-        });
-        let lengths = intervals.iter().map(|i| i.end_ns - i.start_ns);
-        let overlap = OverlapOut {
-            count: intervals.len() as u64,
-            total_ns: lengths.clone().sum(),
-            max_ns: lengths.max().unwrap_or(0),
-            intervals,
-        };
         let st = &r.stats;
         let arrived = st.reads_arrived + st.writes_arrived;
         let admitted = st.reads_admitted + st.writes_admitted;
@@ -260,8 +233,8 @@ impl Outcome {
             seed: s.seed,
             duration_ns,
             verdict: Verdict::Safe, // set below, from the figures
-            overlap,
-            shared_read_overlap,
+            overlap: OverlapOut::of(&r, &names),
+            shared_read_overlap: SharedOut::of(&r),
             zombie_actions: r.harm.zombie_actions,
             stale_reads: r.harm.stale_reads,
             unsafe_writes: r.harm.unsafe_writes,
@@ -283,19 +256,7 @@ impl Outcome {
             crashes: st.crashes,
             pauses: st.pauses,
             holders: st.grant_order.iter().map(|&n| names[n].clone()).collect(),
-            failovers: r
-                .failovers
-                .iter()
-                .map(|f| FailoverOut {
-                    from: names[f.from].clone(),
-                    to: names[f.to].clone(),
-                    at_ns: f.at.ns(),
-                    old_last_read_ns: f.old.last_read.map(SimTime::ns),
-                    old_last_write_ns: f.old.last_write.map(SimTime::ns),
-                    new_first_read_ns: f.new.first_read.map(SimTime::ns),
-                    new_first_write_ns: f.new.first_write.map(SimTime::ns),
-                })
-                .collect(),
+            failovers: FailoverOut::all(&r, &names),
             messages: r
                 .kinds
                 .iter()
@@ -303,32 +264,8 @@ impl Outcome {
                 .map(|(k, &sent)| (k.to_string(), sent))
                 .collect(),
             messages_dropped: st.messages_dropped,
-            requests: RequestsOut {
-                reads_arrived: st.reads_arrived,
-                reads_admitted: st.reads_admitted,
-                reads_served: r.harm.reads_served,
-                reads_served_local: st.reads_local,
-                reads_served_confirmed: st.reads_confirmed,
-                confirmed_read_wait: st.confirmed_read_waits.summary(),
-                longest_read_gap: GapOut::of(&st.read_gap),
-                longest_write_gap: GapOut::of(&st.write_gap),
-                writes_arrived: st.writes_arrived,
-                writes_admitted: st.writes_admitted,
-                writes_applied: r.harm.writes_applied,
-                shed_while_paused: st.requests_shed,
-            },
-            clock_error: r.outside_interval_ns.as_ref().map(|per_node| {
-                let (worst, &ns) = per_node
-                    .iter()
-                    .enumerate()
-                    .rev()
-                    .max_by_key(|&(_, ns)| *ns)
-                    .expect("a scenario has nodes");
-                ClockErrorOut {
-                    max_outside_interval_ns: ns,
-                    node: (ns > 0).then(|| names[worst].clone()),
-                }
-            }),
+            requests: RequestsOut::of(&r),
+            clock_error: ClockErrorOut::of(&r, &names),
             drift_ppm: names
                 .iter()
                 .zip(&r.drifts)
@@ -354,6 +291,106 @@ impl Outcome {
     }
 }
 
+impl OverlapOut {
+    /// The overlaps of every exclusive authority in run `r`, in time order (at one instant,
+    /// write authority first), with the names of the nodes that believed in each.
+    fn of(r: &RunResult, names: &[String]) -> OverlapOut {
+        let interval = |authority: Authority, o: &Overlap| IntervalOut {
+            start_ns: o.start.ns(),
+            end_ns: o.end.ns(),
+            nodes: o.nodes.iter().map(|&n| names[n].clone()).collect(),
+            authority,
+        };
+        let mut intervals: Vec<IntervalOut> = r
+            .oracle
+            .exclusive()
+            .flat_map(|(a, report)| report.overlaps.iter().map(move |o| (a, o)))
+            .map(|(a, o)| interval(a, o))
+            .collect();
+        // In time order; at one instant, write authority first (stable).
+        intervals.sort_by_key(|i| i.start_ns);
+        let lengths = intervals.iter().map(|i| i.end_ns - i.start_ns);
+        OverlapOut {
+            count: intervals.len() as u64,
+            total_ns: lengths.clone().sum(),
+            max_ns: lengths.max().unwrap_or(0),
+            intervals,
+        }
+    }
+}
+
+impl SharedOut {
+    /// The overlap of run `r`'s shared read authority (`None`: the protocol has none).
+    fn of(r: &RunResult) -> Option<SharedOut> {
+        r.oracle.shared_read().map(|report| {
+            let lengths = report.overlaps.iter().map(|o| o.end.ns() - o.start.ns());
+            SharedOut {
+                count: report.overlaps.len() as u64,
+                total_ns: lengths.clone().sum(),
+                max_ns: lengths.max().unwrap_or(0),
+            }
+        })
+    }
+}
+
+impl FailoverOut {
+    /// Every change of holder that run `r` recorded, with the nodes' names.
+    fn all(r: &RunResult, names: &[String]) -> Vec<FailoverOut> {
+        r.failovers
+            .iter()
+            .map(|f| FailoverOut {
+                from: names[f.from].clone(),
+                to: names[f.to].clone(),
+                at_ns: f.at.ns(),
+                old_last_read_ns: f.old.last_read.map(SimTime::ns),
+                old_last_write_ns: f.old.last_write.map(SimTime::ns),
+                new_first_read_ns: f.new.first_read.map(SimTime::ns),
+                new_first_write_ns: f.new.first_write.map(SimTime::ns),
+            })
+            .collect()
+    }
+}
+
+impl RequestsOut {
+    /// The client requests of run `r`, as the engine and the harm checker counted them.
+    fn of(r: &RunResult) -> RequestsOut {
+        let st = &r.stats;
+        RequestsOut {
+            reads_arrived: st.reads_arrived,
+            reads_admitted: st.reads_admitted,
+            reads_served: r.harm.reads_served,
+            reads_served_local: st.reads_local,
+            reads_served_confirmed: st.reads_confirmed,
+            confirmed_read_wait: st.confirmed_read_waits.summary(),
+            longest_read_gap: GapOut::of(&st.read_gap),
+            longest_write_gap: GapOut::of(&st.write_gap),
+            writes_arrived: st.writes_arrived,
+            writes_admitted: st.writes_admitted,
+            writes_applied: r.harm.writes_applied,
+            shed_while_paused: st.requests_shed,
+        }
+    }
+}
+
+impl ClockErrorOut {
+    /// The worst stretch outside its error bound of any node's clock in run `r` (the first in
+    /// node order at that figure); `None` when the scenario has no `clocks.uncertainty`.
+    fn of(r: &RunResult, names: &[String]) -> Option<ClockErrorOut> {
+        r.outside_interval_ns.as_ref().map(|per_node| {
+            let (worst, &ns) = per_node
+                .iter()
+                .enumerate()
+                .rev()
+                .max_by_key(|&(_, ns)| *ns)
+                .expect("a scenario has nodes");
+            ClockErrorOut {
+                max_outside_interval_ns: ns,
+                node: (ns > 0).then(|| names[worst].clone()),
+            }
+        })
+    }
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0
@@ -362,9 +399,31 @@ fn ratio(a: u64, b: u64) -> f64 {
     }
 }
 
-/// The expectations of `e` that `s` does not meet, each said in words.
+/// The expectations of `e` that `s` does not meet, each said in words, always in this order:
+/// harm present or absent, the bounds on overlap and availability, slack,
+/// exact counts, clock error, holders, when requests resumed, and message counts.
 pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     let mut f = Vec::new();
+    check_presence(e, s, &mut f);
+    check_bounds(e, s, &mut f);
+    check_slack(e, s, &mut f);
+    check_counts(e, s, &mut f);
+    check_clock_error(e, s, &mut f);
+    if let Some(want) = &e.holders {
+        if *want != s.holders {
+            f.push(format!(
+                "expected holders: {want:?}, but the lease went to {:?}",
+                s.holders
+            ));
+        }
+    }
+    check_resumes(e, s, &mut f);
+    check_messages(e, s, &mut f);
+    f
+}
+
+/// The expectations that a kind of harm (or overlap) did or did not happen, onto `f`.
+fn check_presence(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     let mut flag = |key: &str, want: Option<bool>, count: u64| {
         if let Some(want) = want {
             if want != (count > 0) {
@@ -377,6 +436,11 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     flag("stale_reads", e.stale_reads, s.stale_reads);
     flag("unsafe_writes", e.unsafe_writes, s.unsafe_writes);
     flag("fenced_writes", e.fenced_writes, s.fenced_writes);
+}
+
+/// The bounds on the longest overlap, on availability and on the longest unavailable
+/// stretch, onto `f`.
+fn check_bounds(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     if let Some(most) = e.max_overlap_at_most {
         if s.overlap.max_ns > most.ns() {
             f.push(format!(
@@ -425,6 +489,10 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
             ));
         }
     }
+}
+
+/// The expectations on the safety slack (a lower bound, an exact figure), onto `f`.
+fn check_slack(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     if let Some(least) = e.min_slack_at_least {
         match s.min_slack_ns {
             Some(got) if got < least.ns() => f.push(format!(
@@ -446,6 +514,11 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
             )),
         }
     }
+}
+
+/// The exact counts expected (overlaps, grants, renewals, crashes, pauses, stale reads),
+/// onto `f`.
+fn check_counts(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     let mut exact = |key: &str, want: Option<u64>, got: u64| {
         if let Some(want) = want {
             if want != got {
@@ -459,30 +532,31 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     exact("crashes", e.crashes, s.crashes);
     exact("pauses", e.pauses, s.pauses);
     exact("stale_read_count", e.stale_read_count, s.stale_reads);
-    if let Some(want) = e.max_outside_interval {
-        match &s.clock_error {
-            Some(c) if c.max_outside_interval_ns == want.ns() => {}
-            Some(c) => f.push(format!(
-                "expected max_outside_interval: {want}, but true time lay {} outside{}",
-                format_ns(c.max_outside_interval_ns),
-                c.node
-                    .as_ref()
-                    .map_or(String::new(), |n| format!(" {n}'s interval"))
-            )),
-            None => f.push(
-                "expected max_outside_interval, but the scenario has no clocks.uncertainty"
-                    .to_string(),
-            ),
-        }
+}
+
+/// The expected most by which true time lay outside a clock's error bound, onto `f`.
+fn check_clock_error(e: &Expect, s: &Summary, f: &mut Vec<String>) {
+    let Some(want) = e.max_outside_interval else {
+        return;
+    };
+    match &s.clock_error {
+        Some(c) if c.max_outside_interval_ns == want.ns() => {}
+        Some(c) => f.push(format!(
+            "expected max_outside_interval: {want}, but true time lay {} outside{}",
+            format_ns(c.max_outside_interval_ns),
+            c.node
+                .as_ref()
+                .map_or(String::new(), |n| format!(" {n}'s interval"))
+        )),
+        None => f.push(
+            "expected max_outside_interval, but the scenario has no clocks.uncertainty".to_string(),
+        ),
     }
-    if let Some(want) = &e.holders {
-        if *want != s.holders {
-            f.push(format!(
-                "expected holders: {want:?}, but the lease went to {:?}",
-                s.holders
-            ));
-        }
-    }
+}
+
+/// The windows in which reads and writes were expected to resume after their longest gap,
+/// onto `f`.
+fn check_resumes(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     for (what, window, gap) in [
         (
             "reads_resume_between",
@@ -507,6 +581,10 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
             )),
         }
     }
+}
+
+/// The expected number of messages sent of each kind, onto `f`.
+fn check_messages(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     for (kind, &want) in e.messages.iter().flatten() {
         match s.messages.get(kind) {
             Some(&got) if got == want => {}
@@ -516,5 +594,4 @@ pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
             None => f.push(format!("expected messages.{kind}: no such message kind")),
         }
     }
-    f
 }

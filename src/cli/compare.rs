@@ -10,6 +10,7 @@ use crate::report::chart::throughput::throughput_chart;
 use crate::report::{self, text};
 use crate::scenario::duration::parse_duration;
 use crate::scenario::load::{self, LoadError};
+use crate::scenario::StrategySpec;
 use crate::strategy::Registry;
 use crate::time::Dur;
 use crate::trace::throughput::Throughput;
@@ -17,6 +18,7 @@ use crate::trace::timeline::{Recorder, Timeline};
 use crate::trace::Tee;
 use rayon::prelude::*;
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// The most bins a run's [`Throughput`] may have (8 bytes each).
@@ -50,6 +52,8 @@ fn throughput_bin(given: Option<&str>, duration: Dur) -> Result<Dur, String> {
     Ok(bin)
 }
 
+/// `leasesim compare`: the scenario of `args` run under each strategy asked for, on the same
+/// fault schedule; the report written, the table (or JSON lines) printed.
 pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     let mut base = match load_all(std::slice::from_ref(&args.scenario), registry) {
         Ok(mut l) => l.remove(0),
@@ -69,85 +73,15 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
     let specs = if all {
         all_strategies(&base.scenario, registry)
     } else {
-        let mut specs = Vec::new();
-        let mut bad = false;
-        for (item, (at, part)) in split_top_level_at(&args.strategies).into_iter().enumerate() {
-            match load::strategy_in_list(&args.strategies, item, at, &part, registry) {
-                Ok(s) => {
-                    let origin = if s == base.scenario.strategy {
-                        OWN
-                    } else {
-                        "as given"
-                    };
-                    specs.push((s, origin.to_string()));
-                }
-                // Every bad item is reported, each by its own text and place in the list.
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    bad = true;
-                }
-            }
+        match listed_strategies(&args.strategies, &base, registry) {
+            Some(specs) => specs,
+            None => return ExitCode::from(2),
         }
-        if bad {
-            return ExitCode::from(2);
-        }
-        specs
     };
-    let mut runs = Vec::new();
-    let mut failed = false;
-    let mut unfit: Vec<(String, LoadError)> = Vec::new();
-    for (spec, origin) in &specs {
-        let mut l = Loaded {
-            name: base.name.clone(),
-            source: base.source.clone(),
-            scenario: base.scenario.clone(),
-        };
-        match with_strategy(&mut l, spec, registry) {
-            Ok(()) => runs.push((l, origin.clone())),
-            // `all` leaves out the strategies the scenario does not fit (a protocol of one's
-            // own may take other roles than the built-in ones), as long as one fits.
-            Err(e) if all => unfit.push((spec.to_ron(), e)),
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed = true;
-            }
-        }
-    }
-    if all && runs.is_empty() {
-        for (_, e) in unfit.drain(..) {
-            eprintln!("error: {e}");
-        }
-        failed = true;
-    }
-    if failed {
+    let Some(runs) = fitting_runs(&specs, &base, all, registry) else {
         return ExitCode::from(2);
-    }
-    for (spec, e) in unfit {
-        let why = match e {
-            LoadError::Invalid { problems, .. } => problems.join("; "),
-            other => other.to_string(),
-        };
-        eprintln!("note: left out {spec}, which does not fit the scenario: {why}");
-    }
-    let (recorded, throughputs): (Vec<(String, Timeline, Summary)>, Vec<Throughput>) = runs
-        .par_iter()
-        .map(|(l, origin)| {
-            let strategy = registry
-                .build(&l.scenario.strategy)
-                .expect("validated at load");
-            let mut observers = Tee(Recorder::for_scenario(&l.scenario), Throughput::new(bin));
-            let outcome = crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
-                .expect("validated at load");
-            let Tee(recorder, throughput) = observers;
-            let label = format!("{} ({origin})", l.scenario.strategy.to_ron());
-            (
-                (label, recorder.into_timeline(), outcome.summary),
-                throughput,
-            )
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .unzip();
+    };
+    let (recorded, throughputs) = run_each(&runs, bin, registry);
     let chart = compare_chart(
         &format!("{}: the same fault schedule under each strategy", base.name),
         &recorded,
@@ -174,14 +108,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         .map(|(summary, origin)| Row { origin, summary })
         .collect();
     let table = text::table(&text::COMPARE_HEADER, &rows);
-    let mut md = format!(
-        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n\n![reads and writes per ms](throughput.png)\n",
-        base.name, base.scenario.description, base.scenario.seed
-    );
-    md.push_str(&format!(
-        "\nRerun: `leasesim compare {} --seed {} --strategies '{}'`\n",
-        base.source, base.scenario.seed, args.strategies
-    ));
+    let md = compare_md(&base, &args.strategies, &table);
     let mut json = serde_json::to_vec_pretty(&json_rows).expect("summaries serialize");
     json.push(b'\n');
     let dir = args.out.join(format!("{}-compare", base.name));
@@ -199,10 +126,136 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         eprintln!("error: cannot write the report {}: {e}", dir.display());
         return ExitCode::from(2);
     }
+    print_results(args.json, &base, &json_rows, &table, &dir);
+    ExitCode::SUCCESS
+}
+
+/// The strategies of `--strategies LIST` (not `all`), each with its origin (the scenario's
+/// own, or "as given"); `None` after reporting every bad item, each by its own text and place
+/// in the list.
+fn listed_strategies(
+    list: &str,
+    base: &Loaded,
+    registry: &Registry,
+) -> Option<Vec<(StrategySpec, String)>> {
+    let mut specs = Vec::new();
+    let mut bad = false;
+    for (item, (at, part)) in split_top_level_at(list).into_iter().enumerate() {
+        match load::strategy_in_list(list, item, at, &part, registry) {
+            Ok(s) => {
+                let origin = if s == base.scenario.strategy {
+                    OWN
+                } else {
+                    "as given"
+                };
+                specs.push((s, origin.to_string()));
+            }
+            // Every bad item is reported, each by its own text and place in the list.
+            Err(e) => {
+                eprintln!("error: {e}");
+                bad = true;
+            }
+        }
+    }
+    (!bad).then_some(specs)
+}
+
+/// The scenario `base` under each of `specs`, with its origin; `None` after reporting why
+/// one does not fit. Under `all`, the strategies the scenario does not fit are left out with a
+/// note instead, as long as one fits.
+fn fitting_runs(
+    specs: &[(StrategySpec, String)],
+    base: &Loaded,
+    all: bool,
+    registry: &Registry,
+) -> Option<Vec<(Loaded, String)>> {
+    let mut runs = Vec::new();
+    let mut failed = false;
+    let mut unfit: Vec<(String, LoadError)> = Vec::new();
+    for (spec, origin) in specs {
+        let mut l = Loaded {
+            name: base.name.clone(),
+            source: base.source.clone(),
+            scenario: base.scenario.clone(),
+        };
+        match with_strategy(&mut l, spec, registry) {
+            Ok(()) => runs.push((l, origin.clone())),
+            // `all` leaves out the strategies the scenario does not fit (a protocol of one's
+            // own may take other roles than the built-in ones), as long as one fits.
+            Err(e) if all => unfit.push((spec.to_ron(), e)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+    }
+    if all && runs.is_empty() {
+        for (_, e) in unfit.drain(..) {
+            eprintln!("error: {e}");
+        }
+        failed = true;
+    }
+    if failed {
+        return None;
+    }
+    for (spec, e) in unfit {
+        let why = match e {
+            LoadError::Invalid { problems, .. } => problems.join("; "),
+            other => other.to_string(),
+        };
+        eprintln!("note: left out {spec}, which does not fit the scenario: {why}");
+    }
+    Some(runs)
+}
+
+/// Each of `runs`, on the pool: its label, timeline and summary, and its throughput in bins
+/// of `bin`, in the order of `runs`.
+fn run_each(
+    runs: &[(Loaded, String)],
+    bin: Dur,
+    registry: &Registry,
+) -> (Vec<(String, Timeline, Summary)>, Vec<Throughput>) {
+    runs.par_iter()
+        .map(|(l, origin)| {
+            let strategy = registry
+                .build(&l.scenario.strategy)
+                .expect("validated at load");
+            let mut observers = Tee(Recorder::for_scenario(&l.scenario), Throughput::new(bin));
+            let outcome = crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
+                .expect("validated at load");
+            let Tee(recorder, throughput) = observers;
+            let label = format!("{} ({origin})", l.scenario.strategy.to_ron());
+            (
+                (label, recorder.into_timeline(), outcome.summary),
+                throughput,
+            )
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .unzip()
+}
+
+/// `compare.md`: the table of the runs, the charts, and the command that reruns them
+/// (`strategies` as given).
+fn compare_md(base: &Loaded, strategies: &str, table: &str) -> String {
+    let mut md = format!(
+        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n\n![reads and writes per ms](throughput.png)\n",
+        base.name, base.scenario.description, base.scenario.seed
+    );
+    md.push_str(&format!(
+        "\nRerun: `leasesim compare {} --seed {} --strategies '{}'`\n",
+        base.source, base.scenario.seed, strategies
+    ));
+    md
+}
+
+/// Prints the comparison: one JSON line per row with `json`, else the table and where the
+/// report is.
+fn print_results(json: bool, base: &Loaded, json_rows: &[Row], table: &str, dir: &Path) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    if args.json {
-        for r in &json_rows {
+    if json {
+        for r in json_rows {
             let _ = writeln!(out, "{}", serde_json::to_string(r).expect("serializes"));
         }
     } else {
@@ -214,7 +267,6 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         let _ = write!(out, "{table}");
         let _ = writeln!(out, "\nreport: {}", dir.display());
     }
-    ExitCode::SUCCESS
 }
 
 #[cfg(test)]

@@ -19,9 +19,11 @@
 
 use crate::engine::place_drifts;
 use crate::rng::{self, Component, Rng};
-use crate::scenario::nemesis::{Nemesis, KINDS};
+use crate::scenario::nemesis::{
+    Crashes, DelaySpikes, Drops, Nemesis, PerHour, PerHourRate, Steps, KINDS,
+};
 use crate::scenario::random_faults::poisson;
-use crate::scenario::{limits, Fault, PauseKind, Placement, Scenario};
+use crate::scenario::{limits, Fault, FreezeClock, PauseKind, Placement, Scenario};
 use crate::time::{DriftRate, Dur, LocalDur, PPT_PER_PPM};
 use rand::RngExt;
 use std::collections::BTreeMap;
@@ -322,177 +324,228 @@ impl<'a> Drawer<'a> {
 
     /// Every enabled kind's faults, in kind order, node order, then time.
     fn faults(&mut self, nem: &Nemesis, picks: &[Option<Intensity>; 10], out: &mut Vec<Fault>) {
-        let s = self.s;
-        let seed = s.seed;
-        let n = s.nodes.len();
-        let name = |i: usize| s.nodes[i].name.clone();
-        let uniform = |r: &mut Rng, lo: i64, hi: i64| r.random_range(lo..=hi);
-        // Pauses (0) and freezes (1).
-        for (k, pick) in picks.iter().enumerate().take(2) {
-            let Some(pick) = *pick else { continue };
-            let (max, per_minute, kind, clock) = match k {
-                0 => match &nem.pauses {
-                    Some(p) => (p.max, p.per_minute, PauseKind::Gc, None),
-                    None => continue,
-                },
-                _ => match &nem.freezes {
-                    Some(f) => (f.max, f.per_minute, PauseKind::VmFreeze, Some(f.clock)),
-                    None => continue,
-                },
-            };
-            let cap = pick.cap(max.ns());
-            for i in 0..n {
-                let mut r = stream(seed, k, i as u64);
-                for at in self.times(&mut r, per_minute / 60.0, pick, self.left(1)) {
-                    let d = uniform(&mut r, 1, cap);
-                    let end = at.ns().saturating_add(d);
-                    if self.left(1) == 0 || self.paused[i].meets(at.ns(), end) {
-                        continue;
-                    }
-                    self.paused[i].add(at.ns(), end);
-                    self.take(1);
-                    out.push(Fault::Pause {
-                        node: name(i),
-                        at,
-                        duration: Dur::from_ns(d),
-                        kind,
-                        clock,
-                    });
-                }
-            }
+        let n = self.s.nodes.len();
+        if let (Some(pick), Some(p)) = (picks[0], &nem.pauses) {
+            let how = (PauseKind::Gc, None);
+            self.pauses(0, pick, p.max, p.per_minute, how, out);
         }
-        // Wall-clock steps (2).
+        if let (Some(pick), Some(f)) = (picks[1], &nem.freezes) {
+            let how = (PauseKind::VmFreeze, Some(f.clock));
+            self.pauses(1, pick, f.max, f.per_minute, how, out);
+        }
         if let (Some(pick), Some(st)) = (picks[2], &nem.steps) {
-            let cap = pick.cap(st.max.ns());
-            for i in 0..n {
-                let mut r = stream(seed, 2, i as u64);
-                let most = self.left(1).min(self.steps_left);
-                for at in self.times(&mut r, st.per_hour / 3600.0, pick, most) {
-                    let by = uniform(&mut r, 1, cap);
-                    let by = if r.random_bool(0.5) { by } else { -by };
-                    self.take(1);
-                    self.steps_left -= 1;
-                    out.push(Fault::ClockStep {
-                        node: name(i),
-                        at,
-                        by: LocalDur::from_ns(by),
-                    });
-                }
-            }
+            self.clock_steps(pick, st, out);
         }
-        // drift_ppm (3) is no fault: see `set_drifts`. Drift changes (4).
+        // drift_ppm (3) is no fault: see `set_drifts`.
         if let (Some(pick), Some(dc), Some(rho)) = (picks[4], &nem.drift_changes, nem.drift_ppm) {
-            let half = half_ppt(rho / pick.divisor as f64);
-            for i in 0..n {
-                let mut r = stream(seed, 4, i as u64);
-                for at in self.times(&mut r, dc.per_hour / 3600.0, pick, self.left(1)) {
-                    let ppt = uniform(&mut r, -half, half);
-                    self.take(1);
-                    out.push(Fault::DriftChange {
-                        node: name(i),
-                        at,
-                        drift_ppm: ppm(ppt),
-                    });
-                }
-            }
+            self.drift_changes(pick, dc, rho, out);
         }
-        // Partitions (5): one node cut off from the rest.
         if let (Some(pick), Some(p), true) = (picks[5], &nem.partitions, n >= 2) {
-            let cap = pick.cap(p.max.ns());
-            let mut r = stream(seed, 5, CLUSTER);
-            for at in self.times(&mut r, p.per_hour / 3600.0, pick, self.left(n)) {
-                let cut = r.random_range(0..n);
-                let d = uniform(&mut r, 1, cap);
-                self.take(n);
-                let rest = (0..n).filter(|&j| j != cut).map(name).collect();
-                out.push(Fault::Partition {
-                    at,
-                    duration: Dur::from_ns(d),
-                    groups: vec![vec![name(cut)], rest],
-                });
-            }
+            self.partitions(pick, p, out);
         }
-        // One-way cuts (6): an ordered pair of distinct nodes.
         if let (Some(pick), Some(o), true) = (picks[6], &nem.one_way, n >= 2) {
-            let cap = pick.cap(o.max.ns());
-            let mut r = stream(seed, 6, CLUSTER);
-            for at in self.times(&mut r, o.per_hour / 3600.0, pick, self.left(1)) {
-                let from = r.random_range(0..n);
-                let to = r.random_range(0..n - 1);
-                let to = if to >= from { to + 1 } else { to };
-                let d = uniform(&mut r, 1, cap);
-                self.take(1);
-                out.push(Fault::OneWay {
-                    from: name(from),
-                    to: name(to),
-                    at,
-                    duration: Dur::from_ns(d),
-                });
-            }
+            self.one_way(pick, o, out);
         }
-        // Delay spikes (7) on every message.
         if let (Some(pick), Some(ds)) = (picks[7], &nem.delay_spikes) {
-            let (cap, extra_cap) = (pick.cap(ds.max.ns()), pick.cap(ds.max_extra.ns()));
-            let mut r = stream(seed, 7, CLUSTER);
-            for at in self.times(&mut r, ds.per_hour / 3600.0, pick, self.left(1)) {
-                let d = uniform(&mut r, 1, cap);
-                let extra = uniform(&mut r, 1, extra_cap);
-                self.take(1);
-                out.push(Fault::DelaySpike {
-                    at,
-                    duration: Dur::from_ns(d),
-                    extra: Dur::from_ns(extra),
-                    from: None,
-                    to: None,
-                    kinds: None,
-                });
-            }
+            self.delay_spikes(pick, ds, out);
         }
-        // Drops (8) of the envelope's kinds.
         if let (Some(pick), Some(dr)) = (picks[8], &nem.drops) {
-            let cap = pick.cap(dr.max.ns());
-            let mut r = stream(seed, 8, CLUSTER);
-            for at in self.times(&mut r, dr.per_hour / 3600.0, pick, self.left(1)) {
+            self.drops(pick, dr, out);
+        }
+        if let (Some(pick), Some(c)) = (picks[9], &nem.crashes) {
+            self.crashes(pick, c, out);
+        }
+    }
+
+    /// The name of node `i`.
+    fn name(&self, i: usize) -> String {
+        self.s.nodes[i].name.clone()
+    }
+
+    /// Pauses (kind 0) or freezes (kind 1) of every node, `how` long (their kind and clock),
+    /// at `per_minute`, each at most `max` cut by the pick; one that would meet another of its
+    /// node's pauses is left out.
+    fn pauses(
+        &mut self,
+        k: usize,
+        pick: Intensity,
+        max: Dur,
+        per_minute: f64,
+        how: (PauseKind, Option<FreezeClock>),
+        out: &mut Vec<Fault>,
+    ) {
+        let (kind, clock) = how;
+        let cap = pick.cap(max.ns());
+        for i in 0..self.s.nodes.len() {
+            let mut r = stream(self.s.seed, k, i as u64);
+            for at in self.times(&mut r, per_minute / 60.0, pick, self.left(1)) {
                 let d = uniform(&mut r, 1, cap);
+                let end = at.ns().saturating_add(d);
+                if self.left(1) == 0 || self.paused[i].meets(at.ns(), end) {
+                    continue;
+                }
+                self.paused[i].add(at.ns(), end);
                 self.take(1);
-                out.push(Fault::Drop {
+                out.push(Fault::Pause {
+                    node: self.name(i),
                     at,
                     duration: Dur::from_ns(d),
-                    from: None,
-                    to: None,
-                    kinds: dr.kinds.clone(),
+                    kind,
+                    clock,
                 });
             }
         }
-        // Crashes (9), each restarted after its downtime if that is within the run.
-        if let (Some(pick), Some(c)) = (picks[9], &nem.crashes) {
-            let cap = pick.cap(c.max_down.ns());
-            let lo = cap.min(crate::time::NS_PER_MS);
-            let end = s.duration.ns();
-            for i in 0..n {
-                let mut r = stream(seed, 9, i as u64);
-                let start = s.nodes[i].start.ns();
-                for at in self.times(&mut r, c.per_hour / 3600.0, pick, self.left(2)) {
-                    let down = uniform(&mut r, lo, cap);
-                    let back = at.ns().saturating_add(down);
-                    let until = if back < end { back } else { i64::MAX };
-                    if at.ns() < start || self.left(2) == 0 || self.down[i].meets(at.ns(), until) {
-                        continue;
-                    }
-                    self.down[i].add(at.ns(), until);
+    }
+
+    /// Wall-clock steps (kind 2) of every node, either way.
+    fn clock_steps(&mut self, pick: Intensity, st: &Steps, out: &mut Vec<Fault>) {
+        let cap = pick.cap(st.max.ns());
+        for i in 0..self.s.nodes.len() {
+            let mut r = stream(self.s.seed, 2, i as u64);
+            let most = self.left(1).min(self.steps_left);
+            for at in self.times(&mut r, st.per_hour / 3600.0, pick, most) {
+                let by = uniform(&mut r, 1, cap);
+                let by = if r.random_bool(0.5) { by } else { -by };
+                self.take(1);
+                self.steps_left -= 1;
+                out.push(Fault::ClockStep {
+                    node: self.name(i),
+                    at,
+                    by: LocalDur::from_ns(by),
+                });
+            }
+        }
+    }
+
+    /// Drift changes (kind 4) of every node, to a drift within +-rho/2 cut by the pick.
+    fn drift_changes(&mut self, pick: Intensity, dc: &PerHourRate, rho: f64, out: &mut Vec<Fault>) {
+        let half = half_ppt(rho / pick.divisor as f64);
+        for i in 0..self.s.nodes.len() {
+            let mut r = stream(self.s.seed, 4, i as u64);
+            for at in self.times(&mut r, dc.per_hour / 3600.0, pick, self.left(1)) {
+                let ppt = uniform(&mut r, -half, half);
+                self.take(1);
+                out.push(Fault::DriftChange {
+                    node: self.name(i),
+                    at,
+                    drift_ppm: ppm(ppt),
+                });
+            }
+        }
+    }
+
+    /// Partitions (kind 5): one node cut off from the rest.
+    fn partitions(&mut self, pick: Intensity, p: &PerHour, out: &mut Vec<Fault>) {
+        let n = self.s.nodes.len();
+        let cap = pick.cap(p.max.ns());
+        let mut r = stream(self.s.seed, 5, CLUSTER);
+        for at in self.times(&mut r, p.per_hour / 3600.0, pick, self.left(n)) {
+            let cut = r.random_range(0..n);
+            let d = uniform(&mut r, 1, cap);
+            self.take(n);
+            let rest = (0..n).filter(|&j| j != cut).map(|j| self.name(j)).collect();
+            out.push(Fault::Partition {
+                at,
+                duration: Dur::from_ns(d),
+                groups: vec![vec![self.name(cut)], rest],
+            });
+        }
+    }
+
+    /// One-way cuts (kind 6): an ordered pair of distinct nodes.
+    fn one_way(&mut self, pick: Intensity, o: &PerHour, out: &mut Vec<Fault>) {
+        let n = self.s.nodes.len();
+        let cap = pick.cap(o.max.ns());
+        let mut r = stream(self.s.seed, 6, CLUSTER);
+        for at in self.times(&mut r, o.per_hour / 3600.0, pick, self.left(1)) {
+            let from = r.random_range(0..n);
+            let to = r.random_range(0..n - 1);
+            let to = if to >= from { to + 1 } else { to };
+            let d = uniform(&mut r, 1, cap);
+            self.take(1);
+            out.push(Fault::OneWay {
+                from: self.name(from),
+                to: self.name(to),
+                at,
+                duration: Dur::from_ns(d),
+            });
+        }
+    }
+
+    /// Delay spikes (kind 7) on every message.
+    fn delay_spikes(&mut self, pick: Intensity, ds: &DelaySpikes, out: &mut Vec<Fault>) {
+        let (cap, extra_cap) = (pick.cap(ds.max.ns()), pick.cap(ds.max_extra.ns()));
+        let mut r = stream(self.s.seed, 7, CLUSTER);
+        for at in self.times(&mut r, ds.per_hour / 3600.0, pick, self.left(1)) {
+            let d = uniform(&mut r, 1, cap);
+            let extra = uniform(&mut r, 1, extra_cap);
+            self.take(1);
+            out.push(Fault::DelaySpike {
+                at,
+                duration: Dur::from_ns(d),
+                extra: Dur::from_ns(extra),
+                from: None,
+                to: None,
+                kinds: None,
+            });
+        }
+    }
+
+    /// Drops (kind 8) of the envelope's kinds.
+    fn drops(&mut self, pick: Intensity, dr: &Drops, out: &mut Vec<Fault>) {
+        let cap = pick.cap(dr.max.ns());
+        let mut r = stream(self.s.seed, 8, CLUSTER);
+        for at in self.times(&mut r, dr.per_hour / 3600.0, pick, self.left(1)) {
+            let d = uniform(&mut r, 1, cap);
+            self.take(1);
+            out.push(Fault::Drop {
+                at,
+                duration: Dur::from_ns(d),
+                from: None,
+                to: None,
+                kinds: dr.kinds.clone(),
+            });
+        }
+    }
+
+    /// Crashes (kind 9) of every node after its start, each restarted after its downtime if
+    /// that is within the run; one while its node is down, or whose downtime would meet
+    /// another, is left out.
+    fn crashes(&mut self, pick: Intensity, c: &Crashes, out: &mut Vec<Fault>) {
+        let cap = pick.cap(c.max_down.ns());
+        let lo = cap.min(crate::time::NS_PER_MS);
+        let end = self.s.duration.ns();
+        for i in 0..self.s.nodes.len() {
+            let mut r = stream(self.s.seed, 9, i as u64);
+            let start = self.s.nodes[i].start.ns();
+            for at in self.times(&mut r, c.per_hour / 3600.0, pick, self.left(2)) {
+                let down = uniform(&mut r, lo, cap);
+                let back = at.ns().saturating_add(down);
+                let until = if back < end { back } else { i64::MAX };
+                if at.ns() < start || self.left(2) == 0 || self.down[i].meets(at.ns(), until) {
+                    continue;
+                }
+                self.down[i].add(at.ns(), until);
+                self.take(1);
+                out.push(Fault::Crash {
+                    node: self.name(i),
+                    at,
+                });
+                if back < end {
                     self.take(1);
-                    out.push(Fault::Crash { node: name(i), at });
-                    if back < end {
-                        self.take(1);
-                        out.push(Fault::Restart {
-                            node: name(i),
-                            at: Dur::from_ns(back),
-                        });
-                    }
+                    out.push(Fault::Restart {
+                        node: self.name(i),
+                        at: Dur::from_ns(back),
+                    });
                 }
             }
         }
     }
+}
+
+/// A length in ns drawn uniformly from `lo` to `hi`, both included.
+fn uniform(r: &mut Rng, lo: i64, hi: i64) -> i64 {
+    r.random_range(lo..=hi)
 }
 
 #[cfg(test)]

@@ -56,6 +56,18 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
 /// Renders the report of run `s` of `scenario`; `rerun` is the command that reproduces it.
 pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
     let mut m = String::new();
+    head_section(&mut m, s, scenario);
+    overlap_section(&mut m, s);
+    faults_section(&mut m, scenario);
+    harm_section(&mut m, s);
+    availability_section(&mut m, s);
+    let _ = writeln!(m, "\n## Rerun\n\n```\n{rerun}\n```");
+    m
+}
+
+/// The title, the description, and the table of the run's verdict and settings, with the
+/// expectations that failed.
+fn head_section(m: &mut String, s: &Summary, scenario: &Scenario) {
     let verdict = Verdict::of(s);
     let _ = writeln!(m, "# {}: {}\n", s.scenario, verdict.word());
     if !scenario.description.is_empty() {
@@ -109,7 +121,10 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
     for f in &s.expect.failures {
         let _ = writeln!(m, "\n- expectation failed: {f}");
     }
+}
 
+/// The overlap intervals, or a sentence saying there were none.
+fn overlap_section(m: &mut String, s: &Summary) {
     let _ = writeln!(m, "\n## Overlap\n");
     if s.overlap.count == 0 {
         let _ = writeln!(
@@ -139,9 +154,10 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
             );
         }
     }
+}
 
-    faults_section(&mut m, scenario);
-
+/// The harm done, by kind.
+fn harm_section(m: &mut String, s: &Summary) {
     let _ = writeln!(m, "\n## Harm\n");
     let _ = writeln!(m, "| | count |\n|---|---:|");
     let _ = writeln!(
@@ -169,7 +185,11 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
         "| duplicate writes (a second copy delivered; applied once) | {} |",
         s.duplicate_writes
     );
+}
 
+/// Availability, requests served, how long they stopped, and what the lease cost in grants,
+/// renewals and messages.
+fn availability_section(m: &mut String, s: &Summary) {
     let r = &s.requests;
     let _ = writeln!(m, "\n## Availability and cost\n");
     let _ = writeln!(m, "| | |\n|---|---:|");
@@ -236,7 +256,4 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
         s.messages_dropped,
         msgs.join(", ")
     );
-
-    let _ = writeln!(m, "\n## Rerun\n\n```\n{rerun}\n```");
-    m
 }

@@ -31,6 +31,30 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
     for f in &s.expect.failures {
         let _ = writeln!(t, "  ! {f}");
     }
+    for (k, v) in figure_rows(s) {
+        let _ = writeln!(t, "  {k:<12} {v}");
+    }
+    write_overlaps(&mut t, s);
+    let r = &s.requests;
+    let gaps = [
+        ("read gap", r.longest_read_gap),
+        ("write gap", r.longest_write_gap),
+    ];
+    for (k, g) in gaps {
+        if let Some(g) = g {
+            let _ = writeln!(t, "  {k:<12} {}", gap_text(g));
+        }
+    }
+    let _ = writeln!(t, "  {:<12} {rerun}", "rerun");
+    if let Some(dir) = report_dir {
+        let _ = writeln!(t, "  {:<12} {dir}", "report");
+    }
+    t
+}
+
+/// A run's figures as labelled rows: strategy, run, overlap, slack, harm, availability and
+/// cost, then confirmed reads and clock error when the run has them.
+fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
     let rows = [
         ("strategy", s.strategy.clone()),
         (
@@ -102,17 +126,15 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
             ),
         )
     });
-    let gaps = [
-        ("read gap", r.longest_read_gap),
-        ("write gap", r.longest_write_gap),
-    ];
     let clocks = s
         .clock_error
         .as_ref()
         .map(|c| ("clocks", clock_error_words(c)));
-    for (k, v) in rows.into_iter().chain(reads).chain(clocks) {
-        let _ = writeln!(t, "  {k:<12} {v}");
-    }
+    rows.into_iter().chain(reads).chain(clocks).collect()
+}
+
+/// The first `SHOWN_INTERVALS` overlap intervals of `s`, one a line, and how many more, onto `t`.
+fn write_overlaps(t: &mut String, s: &Summary) {
     for (n, i) in s.overlap.intervals.iter().take(SHOWN_INTERVALS).enumerate() {
         let _ = writeln!(
             t,
@@ -132,16 +154,6 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
             s.overlap.intervals.len() - SHOWN_INTERVALS
         );
     }
-    for (k, g) in gaps {
-        if let Some(g) = g {
-            let _ = writeln!(t, "  {k:<12} {}", gap_text(g));
-        }
-    }
-    let _ = writeln!(t, "  {:<12} {rerun}", "rerun");
-    if let Some(dir) = report_dir {
-        let _ = writeln!(t, "  {:<12} {dir}", "report");
-    }
-    t
 }
 
 /// The safety slack in words: "closest handover: 40us of slack", or "no handover".

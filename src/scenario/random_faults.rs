@@ -12,7 +12,7 @@
 //! are drawn. Validation keeps the expected counts at half those, so the stops never bite a
 //! valid scenario in practice.
 
-use super::{limits, DurationDist, Fault, RandomFault, Scenario};
+use super::{limits, DurationDist, Fault, FreezeClock, PauseKind, RandomFault, Scenario};
 use crate::dist::Sampler;
 use crate::rng::{self, Component, Rng};
 use crate::time::{Dur, LocalDur, NS_PER_S};
@@ -21,26 +21,19 @@ use rand::RngExt;
 /// The faults every generator of `s` draws, in generator order, then node order, then time.
 /// `s` must be valid.
 pub fn materialize(s: &Scenario) -> Vec<Fault> {
-    let mut out = Vec::new();
-    let all: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
-    // What has been drawn, as the hard stops count it.
-    let mut cost = 0usize;
-    let mut steps = 0usize;
-    let partition_cost = all.len().max(1);
+    let mut draw = Drawing {
+        s,
+        all: s.nodes.iter().map(|n| n.name.clone()).collect(),
+        g: 0,
+        out: Vec::new(),
+        cost: 0,
+        steps: 0,
+    };
     for (g, gen) in s.random_faults.iter().enumerate() {
-        if cost >= limits::RANDOM_FAULTS_HARD_STOP {
+        if draw.cost >= limits::RANDOM_FAULTS_HARD_STOP {
             break;
         }
-        let stream =
-            |node: usize| rng::stream(s.seed, Component::Faults, ((g as u64) << 16) | node as u64);
-        let chosen = |names: &Option<Vec<String>>| -> Vec<(usize, String)> {
-            names
-                .as_ref()
-                .unwrap_or(&all)
-                .iter()
-                .map(|n| (s.node_index(n).expect("validated"), n.clone()))
-                .collect()
-        };
+        draw.g = g;
         match gen {
             RandomFault::Pauses {
                 nodes,
@@ -48,109 +41,171 @@ pub fn materialize(s: &Scenario) -> Vec<Fault> {
                 duration,
                 kind,
                 clock,
-            } => {
-                let d = Clamped::new(duration);
-                for (i, name) in chosen(nodes) {
-                    let mut r = stream(i);
-                    let left = limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(cost);
-                    for at in poisson(&mut r, per_minute / 60.0, s.duration, left) {
-                        cost += 1;
-                        out.push(Fault::Pause {
-                            node: name.clone(),
-                            at,
-                            duration: positive(d.sample(&mut r)),
-                            kind: *kind,
-                            clock: *clock,
-                        });
-                    }
-                }
-            }
+            } => draw.pauses(nodes, *per_minute, duration, *kind, *clock),
             RandomFault::ClockSteps {
                 nodes,
                 per_hour,
                 by,
-            } => {
-                let d = Clamped::new(by);
-                for (i, name) in chosen(nodes) {
-                    let mut r = stream(i);
-                    let left = limits::RANDOM_FAULTS_HARD_STOP
-                        .saturating_sub(cost)
-                        .min(limits::CLOCK_STEPS_HARD_STOP.saturating_sub(steps));
-                    for at in poisson(&mut r, per_hour / 3600.0, s.duration, left) {
-                        cost += 1;
-                        steps += 1;
-                        out.push(Fault::ClockStep {
-                            node: name.clone(),
-                            at,
-                            // The drawn number of nanoseconds is a step of the node's wall clock.
-                            by: LocalDur::from_ns(d.sample(&mut r).ns()),
-                        });
-                    }
-                }
-            }
+            } => draw.clock_steps(nodes, *per_hour, by),
             RandomFault::Partitions {
                 nodes,
                 per_hour,
                 duration,
-            } => {
-                let d = Clamped::new(duration);
-                let candidates = chosen(nodes);
-                let mut r = stream(0xffff);
-                let left = limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(cost) / partition_cost;
-                for at in poisson(&mut r, per_hour / 3600.0, s.duration, left) {
-                    if candidates.is_empty() {
-                        break;
-                    }
-                    cost += partition_cost;
-                    let (_, cut) = &candidates[r.random_range(0..candidates.len())];
-                    let rest = all.iter().filter(|n| *n != cut).cloned().collect();
-                    out.push(Fault::Partition {
-                        at,
-                        duration: positive(d.sample(&mut r)),
-                        groups: vec![vec![cut.clone()], rest],
-                    });
-                }
-            }
+            } => draw.partitions(nodes, *per_hour, duration),
             RandomFault::Crashes {
                 nodes,
                 per_hour,
                 restart_after,
-            } => {
-                let d = Clamped::new(restart_after);
-                let rate = per_hour / 3600.0;
-                for (i, name) in chosen(nodes) {
-                    let mut r = stream(i);
-                    // From the node's start; the next crash is drawn from the restart on, so a
-                    // node is never crashed twice, nor crashed before it has started.
-                    let mut t = s.nodes[i].start;
-                    while let Some(gap) = exp_gap(&mut r, rate) {
-                        if cost + 2 > limits::RANDOM_FAULTS_HARD_STOP {
-                            break;
-                        }
-                        cost += 2;
-                        let at = t + gap;
-                        if at >= s.duration {
-                            break;
-                        }
-                        out.push(Fault::Crash {
-                            node: name.clone(),
-                            at,
-                        });
-                        let back = at + positive(d.sample(&mut r));
-                        if back >= s.duration {
-                            break;
-                        }
-                        out.push(Fault::Restart {
-                            node: name.clone(),
-                            at: back,
-                        });
-                        t = back;
-                    }
-                }
+            } => draw.crashes(nodes, *per_hour, restart_after),
+        }
+    }
+    draw.out
+}
+
+/// One drawing of a scenario's generators: the faults drawn so far, and what they cost as
+/// the hard stops count it.
+struct Drawing<'a> {
+    s: &'a Scenario,
+    /// Every node's name, in order.
+    all: Vec<String>,
+    /// The generator drawing now (its index in `random_faults`).
+    g: usize,
+    out: Vec<Fault>,
+    /// Faults drawn, a partition counting once per node.
+    cost: usize,
+    /// Clock steps drawn.
+    steps: usize,
+}
+
+impl Drawing<'_> {
+    /// The current generator's stream for node `node` (`0xffff`: the generator's own).
+    fn stream(&self, node: usize) -> Rng {
+        rng::stream(
+            self.s.seed,
+            Component::Faults,
+            ((self.g as u64) << 16) | node as u64,
+        )
+    }
+
+    /// The nodes a generator names (all of them when it names none), with their indices.
+    fn chosen(&self, names: &Option<Vec<String>>) -> Vec<(usize, String)> {
+        names
+            .as_ref()
+            .unwrap_or(&self.all)
+            .iter()
+            .map(|n| (self.s.node_index(n).expect("validated"), n.clone()))
+            .collect()
+    }
+
+    /// Pauses of each chosen node, at `per_minute`, lasting `duration`.
+    fn pauses(
+        &mut self,
+        nodes: &Option<Vec<String>>,
+        per_minute: f64,
+        duration: &DurationDist,
+        kind: PauseKind,
+        clock: Option<FreezeClock>,
+    ) {
+        let d = Clamped::new(duration);
+        for (i, name) in self.chosen(nodes) {
+            let mut r = self.stream(i);
+            let left = limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(self.cost);
+            for at in poisson(&mut r, per_minute / 60.0, self.s.duration, left) {
+                self.cost += 1;
+                self.out.push(Fault::Pause {
+                    node: name.clone(),
+                    at,
+                    duration: positive(d.sample(&mut r)),
+                    kind,
+                    clock,
+                });
             }
         }
     }
-    out
+
+    /// Steps of each chosen node's wall clock, at `per_hour`, by `by`.
+    fn clock_steps(&mut self, nodes: &Option<Vec<String>>, per_hour: f64, by: &DurationDist) {
+        let d = Clamped::new(by);
+        for (i, name) in self.chosen(nodes) {
+            let mut r = self.stream(i);
+            let left = limits::RANDOM_FAULTS_HARD_STOP
+                .saturating_sub(self.cost)
+                .min(limits::CLOCK_STEPS_HARD_STOP.saturating_sub(self.steps));
+            for at in poisson(&mut r, per_hour / 3600.0, self.s.duration, left) {
+                self.cost += 1;
+                self.steps += 1;
+                self.out.push(Fault::ClockStep {
+                    node: name.clone(),
+                    at,
+                    // The drawn number of nanoseconds is a step of the node's wall clock.
+                    by: LocalDur::from_ns(d.sample(&mut r).ns()),
+                });
+            }
+        }
+    }
+
+    /// Partitions at `per_hour` lasting `duration`, each cutting one chosen node off from all
+    /// the others.
+    fn partitions(&mut self, nodes: &Option<Vec<String>>, per_hour: f64, duration: &DurationDist) {
+        let partition_cost = self.all.len().max(1);
+        let d = Clamped::new(duration);
+        let candidates = self.chosen(nodes);
+        let mut r = self.stream(0xffff);
+        let left = limits::RANDOM_FAULTS_HARD_STOP.saturating_sub(self.cost) / partition_cost;
+        for at in poisson(&mut r, per_hour / 3600.0, self.s.duration, left) {
+            if candidates.is_empty() {
+                break;
+            }
+            self.cost += partition_cost;
+            let (_, cut) = &candidates[r.random_range(0..candidates.len())];
+            let rest = self.all.iter().filter(|n| *n != cut).cloned().collect();
+            self.out.push(Fault::Partition {
+                at,
+                duration: positive(d.sample(&mut r)),
+                groups: vec![vec![cut.clone()], rest],
+            });
+        }
+    }
+
+    /// Crashes of each chosen node at `per_hour`, each followed by a restart `restart_after`.
+    fn crashes(
+        &mut self,
+        nodes: &Option<Vec<String>>,
+        per_hour: f64,
+        restart_after: &DurationDist,
+    ) {
+        let d = Clamped::new(restart_after);
+        let rate = per_hour / 3600.0;
+        for (i, name) in self.chosen(nodes) {
+            let mut r = self.stream(i);
+            // From the node's start; the next crash is drawn from the restart on, so a node is
+            // never crashed twice, nor crashed before it has started.
+            let mut t = self.s.nodes[i].start;
+            while let Some(gap) = exp_gap(&mut r, rate) {
+                if self.cost + 2 > limits::RANDOM_FAULTS_HARD_STOP {
+                    break;
+                }
+                self.cost += 2;
+                let at = t + gap;
+                if at >= self.s.duration {
+                    break;
+                }
+                self.out.push(Fault::Crash {
+                    node: name.clone(),
+                    at,
+                });
+                let back = at + positive(d.sample(&mut r));
+                if back >= self.s.duration {
+                    break;
+                }
+                self.out.push(Fault::Restart {
+                    node: name.clone(),
+                    at: back,
+                });
+                t = back;
+            }
+        }
+    }
 }
 
 fn sampler(d: &DurationDist) -> Sampler {

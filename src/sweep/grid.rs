@@ -126,134 +126,20 @@ impl Grid {
         }
         let base_json =
             serde_json::to_value(&spec.scenario).expect("a scenario serializes to JSON");
-        let mut params: Vec<Param> = Vec::new();
-        let mut seen: BTreeMap<String, String> = BTreeMap::new();
-        for (name, values) in &spec.vary {
-            let (path, role) = match path::resolve(name, &spec.scenario, registry) {
-                Ok(r) => r,
-                Err(e) => {
-                    problems.push(format!("--vary {name}: {e}"));
-                    continue;
-                }
-            };
-            if let Some(other) = seen.insert(path.to_string(), name.clone()) {
-                problems.push(format!(
-                    "--vary {name}: the field `{path}` is already varied by --vary {other}"
-                ));
-                continue;
-            }
-            if values.is_empty() || values.iter().any(|v| v.trim().is_empty()) {
-                problems.push(format!(
-                    "--vary {name}: needs values, like {name}=V1,V2 (an empty value was given)"
-                ));
-                continue;
-            }
-            let mut good = Vec::new();
-            for v in values {
-                // Each value alone on the base scenario: wrong paths, types and units show here.
-                let mut j = base_json.clone();
-                let applied = path::set(&mut j, &path, v)
-                    .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()))
-                    .and_then(|s| {
-                        // The strategy's fields are its protocol's to read.
-                        registry.resolve(&s.strategy).map_err(|e| e.to_string())
-                    });
-                match applied {
-                    Ok(_) => good.push(v.trim().to_string()),
-                    Err(e) => {
-                        let wrong_path = e.contains("has no field")
-                            || e.contains("unknown field")
-                            || e.contains("out of range")
-                            || e.contains("no entry named")
-                            || e.contains(", not a list");
-                        if wrong_path {
-                            // One message for all the values of a wrong path.
-                            problems.push(format!("--vary {name}: {e}"));
-                            good.clear();
-                            break;
-                        }
-                        problems.push(format!("--vary {name}={v}: {e}"));
-                    }
-                }
-            }
-            if !good.is_empty() {
-                params.push(Param {
-                    name: name.clone(),
-                    path,
-                    role,
-                    values: good,
-                });
-            }
-        }
+        let params = vary_params(&spec, &base_json, registry, &mut problems);
         // The combinations of the good values are checked even when some values were bad, so
         // that every problem is reported at once.
-        let count = params
-            .iter()
-            .try_fold(1usize, |n, p| n.checked_mul(p.values.len()))
-            .filter(|&n| n <= MAX_CELLS);
-        let Some(count) = count else {
-            problems.push(format!(
-                "the grid has more than {MAX_CELLS} cells; split it into several sweeps"
-            ));
-            return Err(problems);
+        let count = match grid_size(&params, spec.seeds) {
+            Ok(count) => count,
+            Err(e) => {
+                problems.push(e);
+                return Err(problems);
+            }
         };
-        if (count as u64).checked_mul(spec.seeds.max(1)).is_none() {
-            problems.push("--seeds: cells x seeds does not fit in 64 bits".into());
+        let (cells, cell_problems) = build_cells(&params, &base_json, registry, count);
+        if !cell_problems.is_empty() || !problems.is_empty() {
+            problems.extend(cell_problems);
             return Err(problems);
-        }
-
-        // Every combination, validated; a problem shared by several cells is said once.
-        let mut cells = Vec::with_capacity(count);
-        let mut by_problem: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut order: Vec<String> = Vec::new();
-        for cell in 0..count {
-            let values = decode(&params, cell);
-            let label = label(&params, &values);
-            let mut j = base_json.clone();
-            let mut built = Ok(());
-            for (p, &k) in params.iter().zip(&values) {
-                built = built.and_then(|()| path::set(&mut j, &p.path, &p.values[k]));
-            }
-            let s = built
-                .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()));
-            let mut found = match &s {
-                Ok(s) => validate::validate_in(s, registry),
-                Err(e) => vec![e.clone()],
-            };
-            for f in found.drain(..) {
-                let cells_of = by_problem.entry(f.clone()).or_default();
-                if cells_of.is_empty() {
-                    order.push(f);
-                }
-                cells_of.push(label.clone());
-            }
-            if let Ok(mut s) = s {
-                s.expect = None; // a sweep crosses boundaries on purpose; nothing is expected
-                cells.push(s);
-            }
-        }
-        if !order.is_empty() || !problems.is_empty() {
-            const SHOWN: usize = 4;
-            return Err(problems
-                .into_iter()
-                .chain(order.into_iter().map(|f| {
-                    let at = &by_problem[&f];
-                    let mut where_ = at
-                        .iter()
-                        .take(SHOWN)
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join("; ");
-                    if at.len() > SHOWN {
-                        where_.push_str(&format!("; and {} more", at.len() - SHOWN));
-                    }
-                    let n = at.len();
-                    format!(
-                        "{f} (in {n} cell{}: {where_})",
-                        if n == 1 { "" } else { "s" }
-                    )
-                }))
-                .collect());
         }
         let facts = cells.iter().map(|c| CellFacts::of(c, registry)).collect();
         Ok(Grid {
@@ -323,6 +209,174 @@ impl Grid {
     pub fn param_with(&self, role: Role) -> Option<usize> {
         self.params.iter().position(|p| p.role == role)
     }
+}
+
+/// The parameters of `spec.vary` with their good values, each value tried alone on the base
+/// scenario (`base_json`); every problem found goes onto `problems`, and a parameter with no
+/// good value is left out.
+fn vary_params(
+    spec: &SweepSpec,
+    base_json: &serde_json::Value,
+    registry: &Registry,
+    problems: &mut Vec<String>,
+) -> Vec<Param> {
+    let mut params: Vec<Param> = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for (name, values) in &spec.vary {
+        let (path, role) = match path::resolve(name, &spec.scenario, registry) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(format!("--vary {name}: {e}"));
+                continue;
+            }
+        };
+        if let Some(other) = seen.insert(path.to_string(), name.clone()) {
+            problems.push(format!(
+                "--vary {name}: the field `{path}` is already varied by --vary {other}"
+            ));
+            continue;
+        }
+        if values.is_empty() || values.iter().any(|v| v.trim().is_empty()) {
+            problems.push(format!(
+                "--vary {name}: needs values, like {name}=V1,V2 (an empty value was given)"
+            ));
+            continue;
+        }
+        let good = good_values(name, values, &path, base_json, registry, problems);
+        if !good.is_empty() {
+            params.push(Param {
+                name: name.clone(),
+                path,
+                role,
+                values: good,
+            });
+        }
+    }
+    params
+}
+
+/// The values of `--vary name` that make a valid scenario when set alone at `path` on the
+/// base scenario (`base_json`), trimmed; the others' problems go onto `problems`. A wrong path
+/// shows in every value: it is said once, and no value is good.
+fn good_values(
+    name: &str,
+    values: &[String],
+    path: &FieldPath,
+    base_json: &serde_json::Value,
+    registry: &Registry,
+    problems: &mut Vec<String>,
+) -> Vec<String> {
+    let mut good = Vec::new();
+    for v in values {
+        // Each value alone on the base scenario: wrong paths, types and units show here.
+        let mut j = base_json.clone();
+        let applied = path::set(&mut j, path, v)
+            .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()))
+            .and_then(|s| {
+                // The strategy's fields are its protocol's to read.
+                registry.resolve(&s.strategy).map_err(|e| e.to_string())
+            });
+        match applied {
+            Ok(_) => good.push(v.trim().to_string()),
+            Err(e) => {
+                let wrong_path = e.contains("has no field")
+                    || e.contains("unknown field")
+                    || e.contains("out of range")
+                    || e.contains("no entry named")
+                    || e.contains(", not a list");
+                if wrong_path {
+                    // One message for all the values of a wrong path.
+                    problems.push(format!("--vary {name}: {e}"));
+                    return Vec::new();
+                }
+                problems.push(format!("--vary {name}={v}: {e}"));
+            }
+        }
+    }
+    good
+}
+
+/// The number of cells of `params`' combinations, or why the grid is too large (over
+/// `MAX_CELLS` cells, or cells times `seeds` runs over 64 bits).
+fn grid_size(params: &[Param], seeds: u64) -> Result<usize, String> {
+    let count = params
+        .iter()
+        .try_fold(1usize, |n, p| n.checked_mul(p.values.len()))
+        .filter(|&n| n <= MAX_CELLS);
+    let Some(count) = count else {
+        return Err(format!(
+            "the grid has more than {MAX_CELLS} cells; split it into several sweeps"
+        ));
+    };
+    if (count as u64).checked_mul(seeds.max(1)).is_none() {
+        return Err("--seeds: cells x seeds does not fit in 64 bits".into());
+    }
+    Ok(count)
+}
+
+/// Every one of the `count` combinations of `params` set on the base scenario (`base_json`),
+/// validated: the scenarios that could be built (with no expectations), and the problems
+/// found, each said once with the cells it was found in, in the order first found.
+fn build_cells(
+    params: &[Param],
+    base_json: &serde_json::Value,
+    registry: &Registry,
+    count: usize,
+) -> (Vec<Scenario>, Vec<String>) {
+    let mut cells = Vec::with_capacity(count);
+    let mut by_problem: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for cell in 0..count {
+        let values = decode(params, cell);
+        let label = label(params, &values);
+        let mut j = base_json.clone();
+        let mut built = Ok(());
+        for (p, &k) in params.iter().zip(&values) {
+            built = built.and_then(|()| path::set(&mut j, &p.path, &p.values[k]));
+        }
+        let s =
+            built.and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()));
+        let mut found = match &s {
+            Ok(s) => validate::validate_in(s, registry),
+            Err(e) => vec![e.clone()],
+        };
+        for f in found.drain(..) {
+            let cells_of = by_problem.entry(f.clone()).or_default();
+            if cells_of.is_empty() {
+                order.push(f);
+            }
+            cells_of.push(label.clone());
+        }
+        if let Ok(mut s) = s {
+            s.expect = None; // a sweep crosses boundaries on purpose; nothing is expected
+            cells.push(s);
+        }
+    }
+    let problems = order
+        .into_iter()
+        .map(|f| in_cells(&f, &by_problem[&f]))
+        .collect();
+    (cells, problems)
+}
+
+/// Problem `f` with the cells it was found in (`at`, by label): the first few, and how many
+/// more.
+fn in_cells(f: &str, at: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut where_ = at
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if at.len() > SHOWN {
+        where_.push_str(&format!("; and {} more", at.len() - SHOWN));
+    }
+    let n = at.len();
+    format!(
+        "{f} (in {n} cell{}: {where_})",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// Mixed-radix decoding, first parameter slowest.

@@ -9,6 +9,7 @@ use super::{Counted, DropReason, Observer, TraceEvent, TraceKind};
 use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
+use crate::scenario::PauseKind;
 use crate::time::SimTime;
 use serde::Serialize;
 use std::fs::File;
@@ -51,20 +52,7 @@ enum Fields<'a> {
     Drift {
         drift_ppm: f64,
     },
-    Msg {
-        msg: &'static str,
-        msg_id: u64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        from: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        to: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        token: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        arrives_ns: Option<i64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        reason: Option<&'static str>,
-    },
+    Msg(Msg<'a>),
     Lease {
         token: u64,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,6 +77,38 @@ enum Fields<'a> {
         #[serde(skip_serializing_if = "is_false")]
         duplicate: bool,
     },
+}
+
+/// A message's fields: its kind and id, and those its event has of the others.
+#[derive(Serialize)]
+struct Msg<'a> {
+    msg: &'static str,
+    msg_id: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    to: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arrives_ns: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+}
+
+impl Msg<'_> {
+    /// A message of kind `msg` with id `msg_id`, and no other field.
+    fn of(msg: &'static str, msg_id: u64) -> Self {
+        Msg {
+            msg,
+            msg_id,
+            from: None,
+            to: None,
+            token: None,
+            arrives_ns: None,
+            reason: None,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -153,139 +173,140 @@ fn reason(r: DropReason) -> &'static str {
     }
 }
 
-impl Observer for JsonlWriter {
-    fn event(&mut self, e: &TraceEvent) {
-        let names = &self.names;
-        let name = |n: NodeId| names[n].as_str();
-        let (kind, fields) = match e.kind {
-            TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
-            TraceKind::Crash => ("Crash", Fields::None {}),
-            TraceKind::PauseBegin { kind, stall, until } => (
-                "PauseBegin",
-                Fields::Pause {
-                    pause: match kind {
-                        crate::scenario::PauseKind::Gc => "Gc",
-                        crate::scenario::PauseKind::VmFreeze => "VmFreeze",
-                    },
-                    stall,
-                    until_ns: until.ns(),
-                },
-            ),
-            TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
-            TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
-            TraceKind::DriftChange { drift } => (
-                "DriftChange",
-                Fields::Drift {
-                    drift_ppm: drift.as_ppm(),
-                },
-            ),
-            TraceKind::Send {
-                to,
-                kind,
-                id,
+/// A trace kind's name and its own fields, with nodes named by `name`: one arm per kind, so
+/// that the match reads as the schema of a line.
+fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static str, Fields<'a>) {
+    match kind {
+        TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
+        TraceKind::Crash => ("Crash", Fields::None {}),
+        TraceKind::PauseBegin { kind, stall, until } => (
+            "PauseBegin",
+            Fields::Pause {
+                pause: pause_name(kind),
+                stall,
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
+        TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
+        TraceKind::DriftChange { drift } => (
+            "DriftChange",
+            Fields::Drift {
+                drift_ppm: drift.as_ppm(),
+            },
+        ),
+        TraceKind::Send {
+            to,
+            kind,
+            id,
+            token,
+            arrives,
+        } => (
+            "Send",
+            Fields::Msg(Msg {
+                to: Some(name(to)),
                 token,
-                arrives,
-            } => (
-                "Send",
-                Fields::Msg {
-                    msg: kind,
-                    msg_id: id,
-                    from: None,
-                    to: Some(name(to)),
-                    token,
-                    arrives_ns: arrives.map(|t| t.ns()),
-                    reason: None,
-                },
-            ),
-            TraceKind::Deliver {
-                from,
-                kind,
-                id,
+                arrives_ns: arrives.map(|t| t.ns()),
+                ..Msg::of(kind, id)
+            }),
+        ),
+        TraceKind::Deliver {
+            from,
+            kind,
+            id,
+            token,
+        } => (
+            "Deliver",
+            Fields::Msg(Msg {
+                from: Some(name(from)),
                 token,
-            } => (
-                "Deliver",
-                Fields::Msg {
-                    msg: kind,
-                    msg_id: id,
-                    from: Some(name(from)),
-                    to: None,
-                    token,
-                    arrives_ns: None,
-                    reason: None,
-                },
-            ),
-            TraceKind::Drop {
-                from,
-                to,
-                kind,
-                id,
-                reason: r,
-            } => (
-                "Drop",
-                Fields::Msg {
-                    msg: kind,
-                    msg_id: id,
-                    from: Some(name(from)),
-                    to: Some(name(to)),
-                    token: None,
-                    arrives_ns: None,
-                    reason: Some(reason(r)),
-                },
-            ),
-            TraceKind::Grant { token, to, until } => (
-                "Grant",
-                Fields::Lease {
-                    token,
-                    to: Some(name(to)),
-                    until_ns: until.ns(),
-                },
-            ),
-            TraceKind::Renewed { token, until } => (
-                "Renewed",
-                Fields::Lease {
-                    token,
-                    to: None,
-                    until_ns: until.ns(),
-                },
-            ),
-            TraceKind::Rejected { write } => ("Rejected", Fields::Request { write }),
-            TraceKind::Read {
+                ..Msg::of(kind, id)
+            }),
+        ),
+        TraceKind::Drop {
+            from,
+            to,
+            kind,
+            id,
+            reason: r,
+        } => (
+            "Drop",
+            Fields::Msg(Msg {
+                from: Some(name(from)),
+                to: Some(name(to)),
+                reason: Some(reason(r)),
+                ..Msg::of(kind, id)
+            }),
+        ),
+        TraceKind::Grant { token, to, until } => (
+            "Grant",
+            Fields::Lease {
+                token,
+                to: Some(name(to)),
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::Renewed { token, until } => (
+            "Renewed",
+            Fields::Lease {
+                token,
+                to: None,
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::Rejected { write } => ("Rejected", Fields::Request { write }),
+        TraceKind::Read {
+            token,
+            zombie,
+            stale,
+        } => (
+            "Read",
+            Fields::Effect {
                 token,
                 zombie,
-                stale,
-            } => (
-                "Read",
-                Fields::Effect {
-                    token,
-                    zombie,
-                    stale: Some(stale),
-                },
-            ),
-            TraceKind::WriteSent { token, zombie } => (
-                "WriteSent",
-                Fields::Effect {
-                    token,
-                    zombie,
-                    stale: None,
-                },
-            ),
-            TraceKind::WriteArrived {
-                writer,
+                stale: Some(stale),
+            },
+        ),
+        TraceKind::WriteSent { token, zombie } => (
+            "WriteSent",
+            Fields::Effect {
+                token,
+                zombie,
+                stale: None,
+            },
+        ),
+        TraceKind::WriteArrived {
+            writer,
+            token,
+            applied,
+            unsafe_write,
+            duplicate,
+        } => (
+            "WriteArrived",
+            Fields::Arrived {
+                writer: name(writer),
                 token,
                 applied,
                 unsafe_write,
                 duplicate,
-            } => (
-                "WriteArrived",
-                Fields::Arrived {
-                    writer: name(writer),
-                    token,
-                    applied,
-                    unsafe_write,
-                    duplicate,
-                },
-            ),
-        };
+            },
+        ),
+    }
+}
+
+/// A pause kind as `trace.jsonl` names it.
+fn pause_name(kind: PauseKind) -> &'static str {
+    match kind {
+        PauseKind::Gc => "Gc",
+        PauseKind::VmFreeze => "VmFreeze",
+    }
+}
+
+impl Observer for JsonlWriter {
+    fn event(&mut self, e: &TraceEvent) {
+        let names = &self.names;
+        let name = |n: NodeId| names[n].as_str();
+        let (kind, fields) = fields(e.kind, name);
         let line = Line {
             t_ns: e.t.ns(),
             node: name(e.node),

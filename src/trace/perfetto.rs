@@ -13,7 +13,7 @@
 //! Timestamps are microseconds with nanosecond decimals.
 
 use super::{Counted, Observer, TraceEvent, TraceKind};
-use crate::msg::NodeId;
+use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::scenario::PauseKind;
@@ -36,7 +36,7 @@ const CLOSING: &[u8] = b"\n]}\n";
 const CLOCK_ERROR_STEP_NS: i64 = 10_000;
 
 /// A grant whose interval is still open: (token, to, granted at, free at).
-type OpenGrant = (crate::msg::Token, NodeId, SimTime, SimTime);
+type OpenGrant = (Token, NodeId, SimTime, SimTime);
 
 /// Streams `trace.perfetto.json`.
 pub struct PerfettoWriter {
@@ -200,6 +200,76 @@ impl PerfettoWriter {
         }
     }
 
+    /// Node `n` started at `t` (`restarted`: after a crash, whose slice this ends): an instant
+    /// on its faults track for a restart, on its lease track for the first start.
+    fn started(&mut self, n: NodeId, t: SimTime, restarted: bool, clocks: serde_json::Value) {
+        if let Some(since) = self.crashed_at[n].take() {
+            self.slice(n, FAULTS, "crashed", since, t, json!({}));
+        }
+        // A start is no fault; a restart ends one.
+        let (track, name) = if restarted {
+            (FAULTS, "restart")
+        } else {
+            (LEASE, "start")
+        };
+        self.instant(n, track, name, t, clocks);
+    }
+
+    /// Node `n` crashed at `t`: its crash slice opens, and its open pauses end there.
+    fn crashed(&mut self, n: NodeId, t: SimTime) {
+        self.crashed_at[n] = Some(t);
+        let open: Vec<_> = self.open_pauses[n].drain(..).collect();
+        for (start, kind, stall) in open {
+            self.pause_slice(n, start, t, kind, stall);
+        }
+    }
+
+    /// A pause of node `n` ended at `t`: its oldest open pause is drawn.
+    fn pause_ended(&mut self, n: NodeId, t: SimTime) {
+        if !self.open_pauses[n].is_empty() {
+            let (start, kind, stall) = self.open_pauses[n].remove(0);
+            self.pause_slice(n, start, t, kind, stall);
+        }
+    }
+
+    /// The short slice of a message sent or delivered at event `e`, on its node's messages track.
+    fn message_slice(&mut self, e: &TraceEvent, name: &str, id: u64, token: Option<Token>) {
+        let args = json!({"msg_id": id, "token": token, "mono_ns": e.mono.ns()});
+        self.slice(e.node, MESSAGES, name, e.t, e.t, args);
+    }
+
+    /// A read by node `n` at `t` under `token`: an instant when it was a zombie's or stale.
+    fn read_harm(&mut self, n: NodeId, t: SimTime, token: Token, zombie: bool, stale: bool) {
+        if zombie || stale {
+            let name = match (zombie, stale) {
+                (true, true) => "zombie stale read",
+                (true, false) => "zombie read",
+                _ => "stale read",
+            };
+            self.instant(n, LEASE, name, t, json!({"token": token}));
+        }
+    }
+
+    /// A write of `writer`'s that reached the resource at `t`: an instant on the writer's lease
+    /// track when it was applied unsafely or fenced.
+    fn write_harm(
+        &mut self,
+        writer: NodeId,
+        t: SimTime,
+        token: Token,
+        applied: bool,
+        unsafe_write: bool,
+    ) {
+        if unsafe_write || !applied {
+            let name = if applied {
+                "unsafe write applied"
+            } else {
+                "write fenced"
+            };
+            self.instant(writer, LEASE, name, t, json!({"token": token}));
+        }
+    }
+
     /// The bytes of the file so far, with the end of the document that `close` writes.
     pub fn bytes_written(&self) -> u64 {
         self.out.bytes() + CLOSING.len() as u64
@@ -225,34 +295,12 @@ impl Observer for PerfettoWriter {
         );
         self.clock_error(e, clock_changed);
         match e.kind {
-            TraceKind::Start { restarted } => {
-                if let Some(since) = self.crashed_at[n].take() {
-                    self.slice(n, FAULTS, "crashed", since, e.t, json!({}));
-                }
-                // A start is no fault; a restart ends one.
-                let (track, name) = if restarted {
-                    (FAULTS, "restart")
-                } else {
-                    (LEASE, "start")
-                };
-                self.instant(n, track, name, e.t, clocks);
-            }
-            TraceKind::Crash => {
-                self.crashed_at[n] = Some(e.t);
-                let open: Vec<_> = self.open_pauses[n].drain(..).collect();
-                for (start, kind, stall) in open {
-                    self.pause_slice(n, start, e.t, kind, stall);
-                }
-            }
+            TraceKind::Start { restarted } => self.started(n, e.t, restarted, clocks),
+            TraceKind::Crash => self.crashed(n, e.t),
             TraceKind::PauseBegin { kind, stall, .. } => {
                 self.open_pauses[n].push((e.t, kind, stall))
             }
-            TraceKind::PauseEnd => {
-                if !self.open_pauses[n].is_empty() {
-                    let (start, kind, stall) = self.open_pauses[n].remove(0);
-                    self.pause_slice(n, start, e.t, kind, stall);
-                }
-            }
+            TraceKind::PauseEnd => self.pause_ended(n, e.t),
             TraceKind::ClockStep { by } => {
                 let name = format!("wall clock step {}", format_ns(by.ns()));
                 self.instant(n, FAULTS, &name, e.t, clocks);
@@ -269,14 +317,7 @@ impl Observer for PerfettoWriter {
                 arrives,
             } => {
                 let name = format!("{} to {}", kind, self.names[to]);
-                self.slice(
-                    n,
-                    MESSAGES,
-                    &name,
-                    e.t,
-                    e.t,
-                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.ns()}),
-                );
+                self.message_slice(e, &name, id, token);
                 if arrives.is_some() {
                     self.push(json!({"ph":"s","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.ns())}));
                 }
@@ -288,14 +329,7 @@ impl Observer for PerfettoWriter {
                 token,
             } => {
                 let name = format!("{} from {}", kind, self.names[from]);
-                self.slice(
-                    n,
-                    MESSAGES,
-                    &name,
-                    e.t,
-                    e.t,
-                    json!({"msg_id": id, "token": token, "mono_ns": e.mono.ns()}),
-                );
+                self.message_slice(e, &name, id, token);
                 self.push(json!({"ph":"f","bp":"e","name":kind,"cat":"msg","id":id,"pid":n as u64 + 1,"tid":MESSAGES,"ts":us(e.t.ns())}));
             }
             TraceKind::Drop {
@@ -322,16 +356,7 @@ impl Observer for PerfettoWriter {
                 token,
                 zombie,
                 stale,
-            } => {
-                if zombie || stale {
-                    let name = match (zombie, stale) {
-                        (true, true) => "zombie stale read",
-                        (true, false) => "zombie read",
-                        _ => "stale read",
-                    };
-                    self.instant(n, LEASE, name, e.t, json!({"token": token}));
-                }
-            }
+            } => self.read_harm(n, e.t, token, zombie, stale),
             TraceKind::WriteSent {
                 token,
                 zombie: true,
@@ -353,16 +378,7 @@ impl Observer for PerfettoWriter {
                 applied,
                 unsafe_write,
                 ..
-            } => {
-                if unsafe_write || !applied {
-                    let name = if applied {
-                        "unsafe write applied"
-                    } else {
-                        "write fenced"
-                    };
-                    self.instant(writer, LEASE, name, e.t, json!({"token": token}));
-                }
-            }
+            } => self.write_harm(writer, e.t, token, applied, unsafe_write),
         }
     }
 

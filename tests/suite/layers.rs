@@ -13,6 +13,11 @@
 //! lower module must reach an upper one, it declares a trait that the upper one implements
 //! (`scenario::Protocols`, implemented by `strategy::Registry`), and the import goes upward
 //! no more. Code reached only through the crate's root (`leasesim::run`) is no module's.
+//!
+//! The same reader holds the crate to functions that fit a screen: no function in `src/`
+//! outside `#[cfg(test)]` items and `*tests.rs` files is over 120 lines, from the line of its
+//! `fn` to that of its closing brace, unless a comment containing "long because" stands among
+//! the comment and attribute lines just above it. The test lists every offender at file:line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -32,6 +37,7 @@ fn code_only(text: &str) -> String {
                 i += 1;
             }
         } else if c[i] == '/' && at(i + 1) == Some('*') {
+            let from = i;
             let mut depth = 0;
             while i < c.len() {
                 if c[i] == '/' && at(i + 1) == Some('*') {
@@ -47,6 +53,7 @@ fn code_only(text: &str) -> String {
                     i += 1;
                 }
             }
+            keep_newlines(&mut out, &c[from..i.min(c.len())]);
         } else if c[i] == 'r' && matches!(at(i + 1), Some('"' | '#')) && !ident_before(&c, i) {
             // A raw string: r"..." or r#"..."#, closed by a quote and as many #.
             let mut hashes = 0;
@@ -65,15 +72,18 @@ fn code_only(text: &str) -> String {
             {
                 j += 1;
             }
-            i = j + 1 + hashes;
             out.push_str("\"\"");
+            keep_newlines(&mut out, &c[i..j.min(c.len())]);
+            i = j + 1 + hashes;
         } else if c[i] == '"' {
+            let from = i;
             i += 1;
             while i < c.len() && c[i] != '"' {
                 i += if c[i] == '\\' { 2 } else { 1 };
             }
             i += 1;
             out.push_str("\"\"");
+            keep_newlines(&mut out, &c[from..i.min(c.len())]);
         } else if c[i] == '\'' && (at(i + 2) == Some('\'') || at(i + 1) == Some('\\')) {
             // A character literal ('x', '\n', '\u{1F600}'); a lifetime ('a) is code.
             i += 1;
@@ -88,6 +98,11 @@ fn code_only(text: &str) -> String {
         }
     }
     out
+}
+
+/// As many newlines onto `out` as `blanked` holds, so that lines keep their numbers.
+fn keep_newlines(out: &mut String, blanked: &[char]) {
+    out.extend(blanked.iter().filter(|&&ch| ch == '\n'));
 }
 
 /// Whether the character before `i` continues an identifier (`for"` is not a raw string).
@@ -302,4 +317,213 @@ fn a_cycle_is_found_and_a_chain_is_not() {
         find_cycle(&g),
         Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
     );
+}
+
+/// The longest a function in `src/` may be, in lines from its `fn` to its closing brace.
+const MAX_FN_LINES: usize = 120;
+
+/// A function found in a file: its name, the 1-based line of its `fn`, and its length in lines
+/// (from that line to the line of its closing brace, both counted).
+#[derive(Debug, PartialEq)]
+struct FnSpan {
+    name: String,
+    line: usize,
+    lines: usize,
+}
+
+/// The index just past the item that starts at `from` in `code`: its braced body's closing
+/// brace, or its `;` when a `;` comes first outside parentheses and brackets (a declaration
+/// without a body, `fn f(x: [u8; 4]);`). `None` when the text ends first.
+fn item_end(code: &[u8], from: usize) -> Option<usize> {
+    let mut nest = 0i32; // ( and [
+    let mut i = from;
+    while i < code.len() {
+        match code[i] {
+            b'(' | b'[' => nest += 1,
+            b')' | b']' => nest -= 1,
+            b';' if nest == 0 => return Some(i + 1),
+            b'{' if nest == 0 => {
+                let mut depth = 0i32;
+                while i < code.len() {
+                    match code[i] {
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(i + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                return None;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The byte ranges of `code` that belong to items under `#[cfg(test)]` (a test module, a
+/// test-only function): from the attribute to the item's end.
+fn test_only_ranges(code: &str) -> Vec<(usize, usize)> {
+    let bytes = code.as_bytes();
+    let mut ranges = Vec::new();
+    for (at, attr) in code.match_indices("#[cfg(test)]") {
+        let end = item_end(bytes, at + attr.len()).unwrap_or(code.len());
+        ranges.push((at, end));
+    }
+    ranges
+}
+
+/// The functions with a body in `code` (already blanked by `code_only`), outside `#[cfg(test)]`
+/// items, in order. A `fn` not followed by a name (a `fn(u32) -> u32` pointer type) or without
+/// a body (a trait's declaration) is none.
+fn functions(code: &str) -> Vec<FnSpan> {
+    let bytes = code.as_bytes();
+    let skip = test_only_ranges(code);
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("fn") {
+        let before_ok = at == 0 || !is_ident(bytes[at - 1]);
+        let after = &code[at + 2..];
+        let name_from = after.len() - after.trim_start().len();
+        if !before_ok || name_from == 0 || skip.iter().any(|&(a, b)| (a..b).contains(&at)) {
+            continue;
+        }
+        let name: String = after[name_from..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        let Some(end) = item_end(bytes, at + 2 + name_from + name.len()) else {
+            continue;
+        };
+        if bytes[end - 1] != b'}' {
+            continue; // a declaration without a body
+        }
+        let line = code[..at].matches('\n').count() + 1;
+        let last = code[..end].matches('\n').count() + 1;
+        found.push(FnSpan {
+            name,
+            line,
+            lines: last - line + 1,
+        });
+    }
+    found
+}
+
+/// Whether a comment containing "long because" stands among the comment and attribute lines
+/// just above line `line` (1-based) of `text`.
+fn says_why_long(text: &str, line: usize) -> bool {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[..line - 1]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .take_while(|l| l.starts_with("//") || l.starts_with("#[") || l.starts_with("#!["))
+        .any(|l| l.starts_with("//") && l.contains("long because"))
+}
+
+/// Every function in the `.rs` files under `src` over `MAX_FN_LINES` without a comment saying
+/// why, as `path:line fn name (N lines)`, with `path` relative to `src`'s parent.
+fn long_functions(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let root = src.parent().expect("src has a parent");
+    let mut long = Vec::new();
+    for file in files {
+        if file
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with("tests.rs"))
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).expect("a readable file");
+        for f in functions(&code_only(&text)) {
+            if f.lines > MAX_FN_LINES && !says_why_long(&text, f.line) {
+                let rel = file.strip_prefix(root).expect("under the crate");
+                long.push(format!(
+                    "{}:{} fn {} ({} lines)",
+                    rel.display(),
+                    f.line,
+                    f.name,
+                    f.lines
+                ));
+            }
+        }
+    }
+    long
+}
+
+#[test]
+fn no_function_in_src_is_over_120_lines_without_saying_why() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let long = long_functions(&src);
+    assert!(
+        long.is_empty(),
+        "{} functions are over {MAX_FN_LINES} lines, from `fn` to the closing brace; split \
+         them by job, or say why on a comment just above with the words \"long because\":\n  {}",
+        long.len(),
+        long.join("\n  ")
+    );
+}
+
+/// The reader of functions: a length counts the `fn` line and the closing brace's, and strings
+/// and comments over several lines keep their lines; a `fn` pointer type, a declaration without
+/// a body (even with `[u8; 4]` in it), braces in strings and comments, and a `#[cfg(test)]`
+/// module's functions are none; a nested function is its own. "long because" counts above a
+/// function, through its doc and attribute lines, and not past a line of code.
+#[test]
+fn functions_are_read_with_their_lengths() {
+    let text = r##"trait T {
+    fn declared(x: [u8; 4]) -> u8;
+}
+fn four(f: fn(u32) -> u32) -> &'static str {
+    "{ not a
+    brace }" // nor this }
+}
+pub(crate) async fn outer<'a>(x: &'a [u8; 2]) where u8: Copy {
+    /* a comment
+       over two lines { */
+    fn inner() {}
+}
+// long because: the test says so.
+/// A doc line.
+#[inline]
+fn excused() {
+}
+fn plain() {}
+#[cfg(test)]
+mod tests {
+    fn hidden() {
+    }
+}
+"##;
+    let code = code_only(text);
+    assert_eq!(code.lines().count(), text.lines().count());
+    let found = functions(&code);
+    let spans: Vec<(&str, usize, usize)> = found
+        .iter()
+        .map(|f| (f.name.as_str(), f.line, f.lines))
+        .collect();
+    // four: lines 4 to 7; outer: 8 to 12, with inner on 11; excused: 16 to 17; plain: 18.
+    assert_eq!(
+        spans,
+        [
+            ("four", 4, 4),
+            ("outer", 8, 5),
+            ("inner", 11, 1),
+            ("excused", 16, 2),
+            ("plain", 18, 1)
+        ]
+    );
+    assert!(says_why_long(text, 16));
+    assert!(!says_why_long(text, 18), "the line above is code");
+    assert!(!says_why_long(text, 4));
 }

@@ -365,157 +365,209 @@ impl XParam {
     }
 }
 
-pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
-    let Some(ep) = d.eps else {
-        return Err(
-            "needs epsilon varied, with two values or more (and a strategy with a holder margin)"
-                .into(),
-        );
-    };
-    let XParam {
-        raw: eps_raw,
-        order: eps_order,
-        axis: x,
-        ticks: x_ticks,
-    } = XParam::of(d, ep);
-    // Lines per rho (or per T when rho does not vary), panels per T when both vary; too many
-    // lines or panels to read are pooled instead.
-    let fits = |p: Option<usize>, most: usize| p.filter(|&p| d.count(p) <= most);
-    let line_p = fits(d.rho, MAX_LINES).or(fits(d.t, MAX_LINES));
-    let panel_p = fits(d.t, MAX_PANEL_ROWS).filter(|&t| Some(t) != line_p);
-    let mut keys = vec![ep];
-    keys.extend(panel_p);
-    keys.extend(line_p);
-    // A line pooled over several T or rho has no single bound T * rho to mark.
-    let bound_pooled = [d.t, d.rho].iter().flatten().any(|p| !keys.contains(p));
-    let groups = d.pool(&keys);
-    let panel_vals: Vec<Option<usize>> = match panel_p {
+/// The layout of the overlap-vs-epsilon chart: epsilon across; lines per rho (or per T when
+/// rho does not vary), panels per T when both vary; too many lines or panels to read are
+/// pooled instead. It holds the sweep's cells pooled by these keys.
+struct EpsPlan {
+    ep: usize,
+    line_p: Option<usize>,
+    panel_p: Option<usize>,
+    /// The pooled cells' key parameters: epsilon, then the panel's and the line's.
+    keys: Vec<usize>,
+    /// A line pooled over several T or rho has no single bound T * rho to mark.
+    bound_pooled: bool,
+    groups: Vec<Group>,
+    /// The line parameter's value indices in order (`[None]`: one pooled line).
+    line_vals: Vec<Option<usize>>,
+}
+
+impl EpsPlan {
+    /// The layout for sweep `d` with epsilon the varied parameter `ep`.
+    fn of(d: &Data, ep: usize) -> EpsPlan {
+        let fits = |p: Option<usize>, most: usize| p.filter(|&p| d.count(p) <= most);
+        let line_p = fits(d.rho, MAX_LINES).or(fits(d.t, MAX_LINES));
+        let panel_p = fits(d.t, MAX_PANEL_ROWS).filter(|&t| Some(t) != line_p);
+        let mut keys = vec![ep];
+        keys.extend(panel_p);
+        keys.extend(line_p);
+        let bound_pooled = [d.t, d.rho].iter().flatten().any(|p| !keys.contains(p));
+        let groups = d.pool(&keys);
+        EpsPlan {
+            ep,
+            line_p,
+            panel_p,
+            keys,
+            bound_pooled,
+            groups,
+            line_vals: values_in_order(d, line_p),
+        }
+    }
+
+    /// The value index of parameter `p` (a key) in the pooled cell `g`.
+    fn key_of(&self, g: &Group, p: Option<usize>) -> Option<usize> {
+        p.map(|p| g.key[self.keys.iter().position(|&k| k == p).expect("a key")])
+    }
+
+    /// The varied parameters the chart shows (the rest are pooled).
+    fn shown(&self) -> Vec<usize> {
+        let mut shown = vec![self.ep];
+        shown.extend(self.panel_p);
+        shown.extend(self.line_p);
+        shown
+    }
+}
+
+/// The value indices of parameter `p` in numeric order, or `[None]` when there is none.
+fn values_in_order(d: &Data, p: Option<usize>) -> Vec<Option<usize>> {
+    match p {
         Some(p) => sorted_order(&d.numeric(p)).into_iter().map(Some).collect(),
         None => vec![None],
-    };
-    let line_vals: Vec<Option<usize>> = match line_p {
-        Some(p) => sorted_order(&d.numeric(p)).into_iter().map(Some).collect(),
-        None => vec![None],
-    };
-    let key_of = |g: &Group, p: Option<usize>| -> Option<usize> {
-        p.map(|p| g.key[keys.iter().position(|&k| k == p).expect("a key")])
-    };
-    let max_ns = groups
-        .iter()
-        .map(|g| g.stats.max_overlap_ns as f64)
-        .fold(0.0, f64::max);
-    let (div, unit) = time_unit(max_ns);
-    let mut panels = Vec::new();
-    // Whether every cell's mean total overlap per run equals its longest overlap (every run
-    // overlapped alike, once): then the mean panels would repeat the max panels.
-    let mut all_same = true;
-    let mut legend = Legend::default();
-    for pv in &panel_vals {
-        let suffix = match (panel_p, pv) {
-            (Some(p), Some(k)) => format!(", {} = {}", d.name(p), d.value(p, *k)),
-            _ => String::new(),
+    }
+}
+
+/// The lines of one panel value of the overlap-vs-epsilon chart: the longest overlap and the
+/// mean total overlap per run, one series per line value, and each line's bound T * rho.
+struct EpsLines {
+    max_series: Vec<Series>,
+    mean_series: Vec<Series>,
+    bounds: Vec<Bound>,
+}
+
+impl EpsLines {
+    /// The lines for panel value `pv`, with y values divided by `div`; without panels, each
+    /// line's legend entry goes onto `legend`.
+    fn of(
+        d: &Data,
+        plan: &EpsPlan,
+        eps: &XParam,
+        pv: Option<usize>,
+        div: f64,
+        legend: &mut Legend,
+    ) -> EpsLines {
+        let mut lines = EpsLines {
+            max_series: Vec::new(),
+            mean_series: Vec::new(),
+            bounds: Vec::new(),
         };
-        let mut max_series = Vec::new();
-        let mut mean_series = Vec::new();
-        let mut bounds = Vec::new();
-        for (li, lv) in line_vals.iter().enumerate() {
+        for (li, lv) in plan.line_vals.iter().enumerate() {
             let (color, marker) = series_style(li);
             let mut pts_max = Vec::new();
             let mut pts_mean = Vec::new();
             let mut bound = None;
             let mut facts = None;
-            for &ek in &eps_order {
-                let g = groups.iter().find(|g| {
-                    g.key[0] == ek && key_of(g, panel_p) == *pv && key_of(g, line_p) == *lv
+            for &ek in &eps.order {
+                let g = plan.groups.iter().find(|g| {
+                    g.key[0] == ek
+                        && plan.key_of(g, plan.panel_p) == pv
+                        && plan.key_of(g, plan.line_p) == *lv
                 });
                 if let Some(g) = g {
-                    pts_max.push((eps_raw[ek], g.stats.max_overlap_ns as f64 / div));
-                    pts_mean.push((eps_raw[ek], g.stats.mean_overlap_ns() as f64 / div));
+                    pts_max.push((eps.raw[ek], g.stats.max_overlap_ns as f64 / div));
+                    pts_mean.push((eps.raw[ek], g.stats.mean_overlap_ns() as f64 / div));
                     bound = Some(g.facts.drift_margin_ns());
                     facts = Some(g.facts);
                 }
             }
-            let label = match (line_p, lv, facts) {
+            let label = match (plan.line_p, lv, facts) {
                 (Some(p), Some(k), _) => d.value_label(p, *k),
-                (_, _, Some(f)) if !bound_pooled => format!(
+                (_, _, Some(f)) if !plan.bound_pooled => format!(
                     "T = {}, ρ = {} ppm",
                     human_ns(f.t_ns as f64),
                     fmt_num(f.rho_eff_ppm)
                 ),
                 _ => "all cells, pooled".to_string(),
             };
-            match bound.filter(|_| !bound_pooled) {
+            match bound.filter(|_| !plan.bound_pooled) {
                 Some(b) => {
-                    bounds.push(Bound {
+                    lines.bounds.push(Bound {
                         x: b,
                         color,
                         label: format!("T·ρ = {}", human_ns(b)),
                     });
-                    if panel_p.is_none() {
+                    if plan.panel_p.is_none() {
                         legend.push(
                             Mark::Series(color, marker),
                             format!("{label}: bound T·ρ = {}", human_ns(b)),
                         );
                     }
                 }
-                None if panel_p.is_none() => legend.push(Mark::Series(color, marker), &label),
+                None if plan.panel_p.is_none() => legend.push(Mark::Series(color, marker), &label),
                 None => {}
             }
-            max_series.push(Series {
+            lines.max_series.push(Series {
                 label: label.clone(),
                 color,
                 marker,
                 points: pts_max,
             });
-            mean_series.push(Series {
+            lines.mean_series.push(Series {
                 label,
                 color,
                 marker,
                 points: pts_mean,
             });
         }
-        all_same &= max_series
+        lines
+    }
+
+    /// Whether every line's mean total overlap per run equals its longest overlap (every run
+    /// overlapped alike, once): then the mean panel would repeat the max panel.
+    fn means_repeat_max(&self) -> bool {
+        self.max_series
             .iter()
-            .zip(&mean_series)
-            .all(|(a, b)| a.points == b.points);
+            .zip(&self.mean_series)
+            .all(|(a, b)| a.points == b.points)
+    }
+
+    /// The pair of panels, longest then mean, titled with `suffix` (the panel's value) and
+    /// with y in `unit`.
+    fn panels(self, suffix: &str, unit: &str) -> [LinePanel; 2] {
         let y = YAxis::new(
-            max_series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
-            true,
-        );
-        panels.push(LinePanel {
-            title: format!("longest overlap{suffix}"),
-            y_title: format!("max overlap of any run ({unit})"),
-            series: max_series,
-            bounds: bounds.clone(),
-            y,
-            zero_words: "no overlap".into(),
-        });
-        let y = YAxis::new(
-            mean_series
+            self.max_series
                 .iter()
                 .flat_map(|s| s.points.iter().map(|p| p.1)),
             true,
         );
-        panels.push(LinePanel {
-            title: format!("mean overlap per run{suffix}"),
-            y_title: format!("total overlap per run, mean ({unit})"),
-            series: mean_series,
-            bounds,
+        let longest = LinePanel {
+            title: format!("longest overlap{suffix}"),
+            y_title: format!("max overlap of any run ({unit})"),
+            series: self.max_series,
+            bounds: self.bounds.clone(),
             y,
             zero_words: "no overlap".into(),
-        });
+        };
+        let y = YAxis::new(
+            self.mean_series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1)),
+            true,
+        );
+        let mean = LinePanel {
+            title: format!("mean overlap per run{suffix}"),
+            y_title: format!("total overlap per run, mean ({unit})"),
+            series: self.mean_series,
+            bounds: self.bounds,
+            y,
+            zero_words: "no overlap".into(),
+        };
+        [longest, mean]
     }
-    if panel_p.is_some() {
+}
+
+/// The legend entries after the lines' own: with panels, one per line value (each panel
+/// labels its own bounds); then what the dashed bounds are, or why none is marked.
+fn eps_legend_tail(d: &Data, plan: &EpsPlan, legend: &mut Legend) {
+    if plan.panel_p.is_some() {
         // Colours and markers stand for the line parameter's values; each panel labels its
         // own bounds.
-        for (li, lv) in line_vals.iter().enumerate() {
-            if let (Some(p), Some(k)) = (line_p, lv) {
+        for (li, lv) in plan.line_vals.iter().enumerate() {
+            if let (Some(p), Some(k)) = (plan.line_p, lv) {
                 let (color, marker) = series_style(li);
                 legend.push(Mark::Series(color, marker), d.value_label(p, *k));
             }
         }
     }
-    if bound_pooled {
+    if plan.bound_pooled {
         legend.push(
             Mark::Dashed(rgba(255, 255, 255, 1.0)),
             "no bound marked: the lines pool several values of T·ρ",
@@ -526,24 +578,60 @@ pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
             "dashed vertical: the analytic bound ε = T·ρ of the line of the same colour",
         );
     }
-    let mut shown = vec![ep];
-    shown.extend(panel_p);
-    shown.extend(line_p);
+}
+
+/// The longest-overlap panels of `panels` (which come in pairs, longest then mean), each
+/// titled as also the mean: for when the means repeat the longest.
+fn longest_only(panels: Vec<LinePanel>) -> Vec<LinePanel> {
+    panels
+        .into_iter()
+        .step_by(2)
+        .map(|mut p| {
+            p.title = p.title.replacen(
+                "longest overlap",
+                "longest overlap, also the mean total per run",
+                1,
+            );
+            p
+        })
+        .collect()
+}
+
+/// The overlap chart over epsilon: the longest overlap and the mean per run, against the
+/// analytic bound T * rho of each line.
+pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
+    let Some(ep) = d.eps else {
+        return Err(
+            "needs epsilon varied, with two values or more (and a strategy with a holder margin)"
+                .into(),
+        );
+    };
+    let eps = XParam::of(d, ep);
+    let plan = EpsPlan::of(d, ep);
+    let max_ns = plan
+        .groups
+        .iter()
+        .map(|g| g.stats.max_overlap_ns as f64)
+        .fold(0.0, f64::max);
+    let (div, unit) = time_unit(max_ns);
+    let mut panels = Vec::new();
+    // Whether every cell's mean total overlap per run equals its longest overlap.
+    let mut all_same = true;
+    let mut legend = Legend::default();
+    for pv in values_in_order(d, plan.panel_p) {
+        let suffix = match (plan.panel_p, pv) {
+            (Some(p), Some(k)) => format!(", {} = {}", d.name(p), d.value(p, k)),
+            _ => String::new(),
+        };
+        let lines = EpsLines::of(d, &plan, &eps, pv, div, &mut legend);
+        all_same &= lines.means_repeat_max();
+        panels.extend(lines.panels(&suffix, unit));
+    }
+    eps_legend_tail(d, &plan, &mut legend);
     // Panels come in pairs (longest, mean); drop the means when they repeat the longest.
     let mut cols = 2;
     if all_same {
-        panels = panels
-            .into_iter()
-            .step_by(2)
-            .map(|mut p| {
-                p.title = p.title.replacen(
-                    "longest overlap",
-                    "longest overlap, also the mean total per run",
-                    1,
-                );
-                p
-            })
-            .collect();
+        panels = longest_only(panels);
         cols = panels.len().min(2);
     }
     crossing_entry(&mut legend, &panels, "the overlap", "ε");
@@ -556,13 +644,13 @@ pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
             lines: vec![format!(
                 "{}; an overlap is an interval in which two nodes both held the lease{}",
                 d.subtitle_base(),
-                d.pooled_note(&shown)
+                d.pooled_note(&plan.shown())
             )],
             legend,
         },
-        x_title: axis_name(d.name(ep), Role::Epsilon) + x.scale.note(),
-        x,
-        x_ticks,
+        x_title: axis_name(d.name(ep), Role::Epsilon) + eps.axis.scale.note(),
+        x: eps.axis,
+        x_ticks: eps.ticks,
         x_symbol: "ε".into(),
         panels,
         cols,
