@@ -1,12 +1,12 @@
-//! The replicated protocols under a network that duplicates every message: a second copy
-//! changes nothing a single copy would not.
+//! Every protocol under a network that duplicates every message: a second copy changes
+//! nothing a single copy would not.
 //!
 //! Each case runs one scenario twice, with `network.duplicate` 0 and 1. Every delay is fixed
 //! (links differ), so both copies of a message arrive at the same instant, one after the
 //! other, and the network draws nothing else from its streams (no loss): the two runs see the
 //! same messages at the same instants, the second run each one twice. The protocols drop a
-//! second copy, as the TCP streams Raft runs over would, so every belief and every figure must
-//! be the same but two, which count copies and not messages:
+//! second copy (the replicated ones as the TCP streams Raft runs over would), so every belief
+//! and every figure must be the same but two, which count copies and not messages:
 //! - `messages_dropped` counts each copy a cut or a down node drops: twice as many;
 //! - `events` counts each copy delivered: more.
 //!
