@@ -472,3 +472,80 @@ fn a_leader_that_cannot_keep_up_costs_the_same_each_second() {
         "the third second cost {third} events, the second {second}"
     );
 }
+
+/// The instants (true ns) at which a `Vote` answer was delivered to the replica `to`, and who
+/// led which term when.
+#[derive(Default)]
+struct Votes {
+    to: NodeId,
+    answers: Vec<i64>,
+    leaders: Leaders,
+}
+
+impl Observer for Votes {
+    fn event(&mut self, e: &TraceEvent) {
+        if let TraceKind::Deliver { kind: "Vote", .. } = e.kind {
+            if e.node == self.to {
+                self.answers.push(e.t.ns());
+            }
+        }
+        self.leaders.event(e);
+    }
+}
+
+/// Raft's vote rule in a run: a candidate whose log ends in an older term is refused, and the
+/// replica that has the newer entry is elected with the laggard's vote.
+#[test]
+fn a_lagging_replica_campaigns_in_vain_and_the_up_to_date_one_leads() {
+    // Perfect clocks, 1 ms messages, election timeout 10 s with no jitter, heartbeat 1 s.
+    // - r1 campaigns at 10 s (r2 and r3 started at 2 s, their timers at 12 s); both vote at
+    //   10.001 s: r1 leads term 1 from 10.002 s, its no-op (1) at index 1 on every log.
+    // - r3 crashes at 15 s. The transfer at 16 s makes r2 campaign at 16.001 s; r1 votes:
+    //   r2 leads term 2 from 16.003 s, its no-op (2) at index 2 reaching r1 only.
+    // - r3 restarts at 17 s (term 1, log ending (1, 1), from its disk), cut off from r1 and r2
+    //   from 16.5 s to 40 s: it campaigns at 27 s (term 2) and 37 s (term 3), heard by no one.
+    // - r2 crashes at 30 s. r1 last heard it at 29.004 s (the heartbeat of 29.003 s) and
+    //   campaigns at 39.004 s (term 3); its request to r3 arrives at 39.005 s, before the cut
+    //   heals: r1 stays a candidate, its timer at 49.004 s.
+    // - r3 campaigns at 47 s (term 4) with a log ending (1, 1). r1 hears it at 47.001 s, moves
+    //   to term 4 and refuses it: its own log ends (2, 2), newer. r3 has the answer at
+    //   47.002 s and leads nothing.
+    // - r1 campaigns at 49.004 s (term 5); r3 (log (1, 1) <= (2, 2)) votes at 49.005 s; r1
+    //   leads term 5 from 49.006 s.
+    // A vote rule that let r3 through would make it leader of term 4 at 47.002 s.
+    let text = r#"Scenario(
+        duration: "60s",
+        lease: (duration: "9s"),
+        strategy: RaftLeaderLease(election_timeout: "10s", election_jitter: "0s",
+            heartbeat: "1s"),
+        nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica, start: "2s"),
+                (name: "r3", role: Replica, start: "2s")],
+        network: (delay: Fixed("1ms")),
+        faults: [
+            Crash(node: "r3", at: "15s"),
+            TransferLeader(at: "16s", to: "r2"),
+            Partition(at: "16500ms", duration: "23500ms", groups: [["r3"], ["r1", "r2"]]),
+            Restart(node: "r3", at: "17s"),
+            Crash(node: "r2", at: "30s"),
+        ],
+    )"#;
+    let s = scenario(text);
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let mut votes = Votes {
+        to: 2,
+        ..Votes::default()
+    };
+    leasesim::run_with("lagging", &s, strategy, Some(&mut votes)).unwrap();
+    let leaders: Vec<(u64, Vec<(NodeId, i64)>)> = votes.leaders.by_term.into_iter().collect();
+    assert_eq!(
+        leaders,
+        vec![
+            (1, vec![(0, 10_002_000_000)]),
+            (2, vec![(1, 16_003_000_000)]),
+            (5, vec![(0, 49_006_000_000)]),
+        ]
+    );
+    // The only answer r3 ever gets to a campaign: r1's refusal, at 47.002 s (its campaigns of
+    // 27 s and 37 s were cut off, and r2 is down at 47 s).
+    assert_eq!(votes.answers, vec![47_002_000_000]);
+}

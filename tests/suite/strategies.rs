@@ -188,6 +188,43 @@ fn a_grantor_that_forgets_on_restart_grants_twice() {
 }
 
 #[test]
+fn a_restarted_grantor_grants_first_when_its_own_term_and_margin_have_passed() {
+    // Perfect clocks, 1 ms messages, T = 10 s, grantor margin 500 ms. h holds from 2 ms; b asks
+    // at 100 ms and retries every second (its place in the queue kept). The grantor crashes at
+    // 4 s (losing its queue) and restarts at 5 s; b's retry of 5.1 s queues it at 5.101 s. h's
+    // renewal of 6.002 s reaches a grantor that holds nothing for it at 6.003 s: Reject, and h
+    // queues behind b at 6.005 s.
+    // With Wait the grantor grants nothing before its clock reads restart + T + margin
+    // = 5 + 10 + 0.5 = 15.5 s; the first grant after the restart, to b at the head of the queue,
+    // is made at that instant (its timer), so the failover from h to b is at 15.5 s exactly.
+    // Without the margin in the wait it would be at 15 s; without the wait (Forget), at once
+    // when b's retry arrives, 5.101 s.
+    let first_grant_after_restart = |restart: &str, grantor_margin: &str| {
+        let s = run_text(&format!(
+            r#"Scenario(
+                duration: "30s",
+                lease: (duration: "10s", renew_every: "3s", grantor_restart: {restart}),
+                strategy: TwoSided(holder_margin: "5ms", grantor_margin: "{grantor_margin}"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "h", role: Contender),
+                    (name: "b", role: Contender, start: "100ms"),
+                ],
+                network: (delay: Fixed("1ms")),
+                faults: [Crash(node: "lock", at: "4s"), Restart(node: "lock", at: "5s")],
+            )"#
+        ));
+        assert_eq!(s.holders[..2], ["h", "b"]);
+        let f = &s.failovers[0];
+        assert_eq!((f.from.as_str(), f.to.as_str()), ("h", "b"));
+        f.at_ns
+    };
+    assert_eq!(first_grant_after_restart("Wait", "500ms"), 15_500_000_000);
+    assert_eq!(first_grant_after_restart("Wait", "0s"), 15_000_000_000);
+    assert_eq!(first_grant_after_restart("Forget", "500ms"), 5_101_000_000);
+}
+
+#[test]
 fn a_restarted_contender_is_heard_at_once() {
     // Perfect clocks, 1 ms messages, TwoSided(50 ms), T = 10 s, renewals every 3 s. `a` holds
     // from 2 ms and renews at 3.002 ... 27.002 s, then crashes at 30 s: the grantor frees the

@@ -7,7 +7,8 @@
 //! until its own deadline on its own clock, renews every `renew_every`, and lets go on its
 //! deadline or a `Reject`. Late grants and acks are ignored by a node that has let go. Duplicated
 //! messages are harmless: a grant or ack repeats what the holder has, and a duplicated `Renew`
-//! is recognised by its request id and renews once. The grantor also hosts the protected
+//! is recognised by its request id and renews (or is refused) once. (The protocol assumes no
+//! transport that drops copies, so each side keys what it has answered by what messages carry.) The grantor also hosts the protected
 //! register; it and the last token issued are on its disk and survive a crash.
 //!
 //! Under TrueTime the grantor's clock is TT.now(): a grant or renewal ends at E =
@@ -175,6 +176,9 @@ pub struct Grantor {
     /// The newest renewal request of the current holder already honoured: a duplicated
     /// `Renew` (same id) is ignored, so one request renews once.
     renewed_req: u64,
+    /// Per node, the newest renewal request refused: a duplicated `Renew` (same id) of a lease
+    /// that is not the current one is refused once.
+    rejected_req: Vec<u64>,
     /// Local (monotonic) time at which the current lease is free.
     expiry: LocalTime,
     last_token: Token,
@@ -192,6 +196,7 @@ impl Grantor {
             granted_req: Vec::new(),
             holder: None,
             renewed_req: 0,
+            rejected_req: Vec::new(),
             expiry: LocalTime::from_ns(i64::MIN),
             last_token: disk.last_token,
             waiting_out: None,
@@ -325,6 +330,13 @@ impl Grantor {
                         until,
                     });
                 } else {
+                    if self.rejected_req.len() <= from {
+                        self.rejected_req.resize(from + 1, 0);
+                    }
+                    if req <= self.rejected_req[from] {
+                        return; // a duplicate of a renewal already refused
+                    }
+                    self.rejected_req[from] = req;
                     out.send(from, Message::Reject { token });
                 }
             }

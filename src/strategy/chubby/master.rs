@@ -15,6 +15,9 @@
 //! how far its predecessor extended them); with `Forget` it skips that step and expires every
 //! session at once, so a lock held across the fail-over is released (and lock-delay starts).
 //! The queue of pending Acquires is not kept: clients retry every `retry_every`.
+//!
+//! Duplicates change nothing: Chubby's RPCs run over TCP, so the master never sees a copy of a
+//! request the network duplicated, and the register applies a duplicated write once.
 
 use super::msg::Message;
 use super::Disk;
@@ -247,6 +250,12 @@ impl Master {
         out: &mut Out<Message>,
     ) {
         match msg {
+            // Chubby's RPCs run over TCP, which delivers a request once: a copy the network
+            // duplicated is not seen (a second `Acquire` would have its grant said again, a
+            // request of an expired session its `SessionExpired`). Writes stay: the register
+            // counts their copies.
+            Message::KeepAlive { .. } | Message::Acquire { .. } | Message::Release { .. }
+                if cx.duplicate => {}
             Message::KeepAlive { session, req, sent } => match self.heard(cx, from, session, out) {
                 Heard::Open(i) => {
                     let s = &mut self.sessions[i];

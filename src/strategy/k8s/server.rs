@@ -1,7 +1,8 @@
 //! The API server: it stores the Lease record with a resourceVersion, answers Get, and applies an
 //! Update iff the resourceVersion it carries is still current (optimistic concurrency). It
 //! decides nothing about time. It also hosts the protected resource: controllers write through
-//! it.
+//! it. Duplicates change nothing: HTTP runs over TCP, so it never sees a copy of a request the
+//! network duplicated, and the resource applies a duplicated write once.
 
 use super::msg::{Lease, Message};
 use crate::clock::ClockKind;

@@ -17,6 +17,11 @@
 //! the master's crash), and has no fencing: Redlock has no fencing token. For the oracle, each
 //! successful acquisition takes the next token of the run (see [`Cx::next_run_token`]), so a
 //! later acquisition supersedes an earlier one.
+//!
+//! Duplicates change nothing. Redis speaks over TCP, so a master never sees a copy of a
+//! command the network duplicated (it ignores one: a second `SET NX` would be refused, and its
+//! answer is a message more); the resource applies a duplicated write once; a client counts
+//! one answer per master and round.
 
 pub mod msg;
 pub mod settings;
@@ -243,6 +248,10 @@ impl Master {
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         let expiry = cx.read(self.expiry_clock) + self.p.lease;
         match msg {
+            // Redis speaks over TCP, which delivers a command once: a copy the network
+            // duplicated is not seen (a second `SET NX` would be refused and answered again).
+            Message::Lock { .. } | Message::Extend { .. } | Message::Unlock { .. }
+                if cx.duplicate => {}
             Message::Lock { value } => {
                 let ok = !self.refusing && self.live_key(cx).is_none();
                 if ok {

@@ -1,0 +1,267 @@
+//! Memory stays flat in simulated time: each protocol's peak of live heap bytes over a run of
+//! 600 s and of 2400 s, with a steady workload and periodic faults, must be within 1.3x.
+//!
+//! The allocator is the system one wrapped in a counter (current and peak live bytes). Each
+//! run is the library's `run` (no observer, no trace): the peak is taken from the live bytes
+//! just before it, so it counts what the run itself holds (engine, nodes, oracle, statistics,
+//! the outcome). A protocol whose state grew with the run (a log never compacted, a history
+//! per sync, a table per term) would show a ratio near 4.
+//!
+//! Random faults are drawn for the whole run before it starts (`Scenario::fault_schedule`), so
+//! the longer run holds four times as many: a few hundred bytes each (the fault with its node
+//! names while the schedule is compiled, then its compiled form and its queue entry). That is
+//! the input growing, not the state: a protocol passes when its ratio is within 1.3x, or when
+//! what the longer run holds more is at most [`MAX_BYTES_PER_FAULT`] per extra fault drawn.
+//!
+//! `cargo bench --bench memory` (a protocol's name as an argument runs only the protocols whose
+//! names contain it)
+
+use leasesim::time::Dur;
+use leasesim::Scenario;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The system allocator, counting live bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+impl Counting {
+    fn grew(by: usize) {
+        let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
+
+    fn shrank(by: usize) {
+        LIVE.fetch_sub(by, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every call is passed through to `System` unchanged; the counters only observe sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            Counting::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            Counting::grew(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        Counting::shrank(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                Counting::grew(new_size - layout.size());
+            } else {
+                Counting::shrank(layout.size() - new_size);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The shorter and the longer run, in seconds of simulated time.
+const SHORT_S: u64 = 600;
+const LONG_S: u64 = 2400;
+/// The most the longer run's peak may exceed the shorter's...
+const MAX_RATIO: f64 = 1.3;
+/// ... unless it is no more than this per extra fault drawn.
+const MAX_BYTES_PER_FAULT: usize = 512;
+
+/// Random faults every protocol below runs under: GC pauses, partitions and crashes (grantors
+/// and replicas included), so that leaders and holders change, logs grow and terms pass.
+const FAULTS: &str = r#"random_faults: [
+        Pauses(per_minute: 2.0, duration: Exponential(mean: "200ms"), kind: Gc),
+        Partitions(per_hour: 60.0, duration: Uniform(min: "200ms", max: "5s")),
+        Crashes(per_hour: 20.0, restart_after: Uniform(min: "1s", max: "5s")),
+    ],"#;
+
+/// A lock service under `strategy`: one grantor (three for Redlock) and three contenders.
+fn lock_service(strategy: &str, grantors: usize, lease: &str, clocks: &str) -> String {
+    let grantors: Vec<String> = (1..=grantors)
+        .map(|i| format!("(name: \"g{i}\", role: Grantor)"))
+        .collect();
+    format!(
+        r#"Scenario(
+            seed: 7,
+            duration: "60s",
+            lease: {lease},
+            strategy: {strategy},
+            clocks: {clocks},
+            nodes: [
+                {},
+                (name: "c1", role: Contender),
+                (name: "c2", role: Contender, start: "25ms"),
+                (name: "c3", role: Contender, start: "50ms"),
+            ],
+            network: (delay: Uniform(min: "200us", max: "2ms"), loss: 0.001, duplicate: 0.001),
+            workload: (reads_per_second: 100.0, writes_per_second: 20.0),
+            {FAULTS}
+        )"#,
+        grantors.join(", ")
+    )
+}
+
+/// Three replicas under `strategy` with `workload`.
+fn replicas(strategy: &str, lease: &str, workload: &str) -> String {
+    format!(
+        r#"Scenario(
+            seed: 7,
+            duration: "60s",
+            lease: {lease},
+            strategy: {strategy},
+            clocks: (drift_spread_ppm: 200.0, placement: Random),
+            nodes: [
+                (name: "r1", role: Replica),
+                (name: "r2", role: Replica, start: "50ms"),
+                (name: "r3", role: Replica, start: "100ms"),
+            ],
+            network: (delay: Uniform(min: "200us", max: "2ms")),
+            workload: {workload},
+            {FAULTS}
+        )"#
+    )
+}
+
+/// Each protocol's scenario, by name.
+fn cases() -> Vec<(&'static str, String)> {
+    let drifting = "(drift_spread_ppm: 200.0, placement: Random)";
+    let lease = r#"(duration: "5s", grantor_restart: Wait)"#;
+    vec![
+        (
+            "base TwoSided",
+            lock_service(r#"TwoSided(holder_margin: "10ms")"#, 1, lease, drifting),
+        ),
+        ("Redlock", lock_service("Redlock()", 3, lease, drifting)),
+        (
+            "ChubbySession",
+            lock_service(
+                r#"ChubbySession(grace: "10s", lock_delay: "5s")"#,
+                1,
+                r#"(duration: "12s", renew_every: "4s")"#,
+                drifting,
+            ),
+        ),
+        (
+            "K8sLeaderElection",
+            lock_service(
+                r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2)"#,
+                1,
+                r#"(duration: "15s")"#,
+                drifting,
+            ),
+        ),
+        (
+            "RaftLeaderLease (TiKV)",
+            replicas(
+                r#"RaftLeaderLease(election_timeout: "10s", election_jitter: "10s",
+                    heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex,
+                    max_clock_skew: "500ms")"#,
+                r#"(duration: "9s")"#,
+                "(reads_per_second: 200.0, writes_per_second: 200.0)",
+            ),
+        ),
+        (
+            "LeaseGuard",
+            replicas(
+                r#"LeaseGuard(mode: LeaseGuard, max_clock_error: "200us", noop_every: "250ms",
+                    election_timeout: "1s", heartbeat: "100ms", log_write: "250us")"#,
+                r#"(duration: "1s")"#,
+                "(reads_per_second: 200.0, writes_per_second: 100.0)",
+            ),
+        ),
+        (
+            "TrueTime (sync 1s)",
+            lock_service(
+                "TrueTime",
+                1,
+                lease,
+                r#"(drift_spread_ppm: 100.0, placement: Random,
+                    uncertainty: (base: "1ms", growth_ppm: 200.0, sync_every: "1s"))"#,
+            ),
+        ),
+    ]
+}
+
+/// What one run held and did.
+struct Run {
+    /// The peak of live bytes while it ran, above what was live before it started.
+    peak: usize,
+    /// Faults drawn for it (and given).
+    faults: usize,
+    events: u64,
+}
+
+/// Runs `text` for `seconds` of simulated time.
+fn measure(name: &str, text: &str, seconds: u64) -> Run {
+    let mut s = Scenario::from_ron(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    s.duration = Dur::from_secs(seconds as i64);
+    let faults = s.fault_schedule().len();
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = leasesim::run(name, &s).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    Run {
+        peak,
+        faults,
+        events: out.summary.events,
+    }
+}
+
+fn main() -> ExitCode {
+    // `cargo bench` passes `--bench`; a filter selects protocols by name.
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    println!(
+        "| protocol | peak bytes at {SHORT_S} s | at {LONG_S} s | ratio | faults drawn | \
+         bytes more per extra fault | events at {LONG_S} s |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let mut failed = Vec::new();
+    for (name, text) in cases() {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let short = measure(name, &text, SHORT_S);
+        let long = measure(name, &text, LONG_S);
+        let ratio = long.peak as f64 / short.peak as f64;
+        let more = long.peak.saturating_sub(short.peak);
+        let per_fault = more / long.faults.saturating_sub(short.faults).max(1);
+        println!(
+            "| {name} | {} | {} | {ratio:.2} | {} / {} | {per_fault} | {} |",
+            short.peak, long.peak, short.faults, long.faults, long.events
+        );
+        if ratio > MAX_RATIO && per_fault > MAX_BYTES_PER_FAULT {
+            failed.push(name);
+        }
+    }
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "memory grows with simulated time (ratio above {MAX_RATIO}, more than \
+             {MAX_BYTES_PER_FAULT} bytes per extra fault): {failed:?}"
+        );
+        ExitCode::FAILURE
+    }
+}
