@@ -22,8 +22,9 @@ impl ProtocolMessage for Silent {
     }
 }
 
-/// How `Sloppy` behaves.
+/// How `Sloppy` behaves. (The broken ones run only in debug builds, where the checks are.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 enum Mode {
     /// Reports Holding at start and serves every read at once.
     Faithful,
