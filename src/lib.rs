@@ -10,11 +10,11 @@
 //! ```text
 //!  scenario (RON) ──parse──▶ Scenario ──validate──▶ engine::Sim<P: Protocol> ──run──▶ Outcome
 //!                                                     │                    ▲
-//!   time, clock: exact integer time and clock maps    │ Cx: clock readings,│ Effect<P::Msg>:
-//!   net: delays, loss, cuts   rng: ChaCha streams     │ peers, own stream  │ send, timers,
-//!                                                     ▼                    │ grants, reads, writes
-//!                      P::Logic: NodeLogic (pure: one input in, effects out; a Disk kept
-//!                                           across crashes)
+//!   time, clock: exact integer time and clock maps    │ Cx: clock readings,│ Out<P::Msg>: actions
+//!   net: delays, loss, cuts   rng: ChaCha streams     │ peers, own stream  │ (send, timers) and
+//!                                                     ▼                    │ facts (grants, reads)
+//!                      P::Logic: NodeLogic (pure: one input in, actions and facts out; a Disk
+//!                                           kept across crashes)
 //!                                                     │ beliefs (write, read)
 //!                                                     ▼
 //!                      oracle: exact belief intervals ─▶ overlaps per exclusive authority,
@@ -22,7 +22,7 @@
 //! ```
 //!
 //! A message goes from one node's logic to another's in one place, `engine::Sim`: `after_call`
-//! takes the `Send` effect, the network decides its fate, the delivery event is queued, and at
+//! takes the `Send` action, the network decides its fate, the delivery event is queued, and at
 //! its instant the recipient's `on_message` runs (or waits in its deferred list while it is
 //! paused). After every call into node logic the engine hands the node's beliefs to the oracle.
 //!

@@ -99,6 +99,7 @@ pub fn build<'o, P: Protocol>(
         service_time: w.service_time,
         faults,
         out: Out::default(),
+        audit: super::audit::Audit::new(n),
         run_token: 0,
         keys: w.keys,
         call_key: 0,

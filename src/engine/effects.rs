@@ -1,11 +1,12 @@
-//! What the engine does with the effects a call into node logic returns (`after_call`): sends go
-//! to the network, timers to the node's slots, grants, reads and writes to the oracle and the
-//! harm ledger, and what happened to an attached observer.
+//! What the engine does with what a call into node logic gives (`after_call`): its actions
+//! (sends go to the network, timers to the node's slots) and its facts (grants, reads and writes
+//! go to the oracle and the harm ledger, and what happened to an attached observer), in the
+//! order they were given.
 
 use super::{Ev, Sim, GRANT_ORDER_CAP};
 use crate::msg::{NodeId, Token};
 use crate::oracle::harm::Rank;
-use crate::strategy::{Beliefs, Effect, MsgOf, NodeLogic, Protocol, ProtocolMessage};
+use crate::strategy::{Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage};
 use crate::trace::{DropReason, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
@@ -34,14 +35,29 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// Carries out the effects of a call into node `n`'s logic and tells the oracle what changed.
+    /// Carries out what a call into node `n`'s logic gave, in the order it was given, and
+    /// tells the oracle what changed.
     pub(super) fn after_call(&mut self, n: NodeId) {
         let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
         let mut out = std::mem::take(&mut self.out);
-        for effect in out.drain() {
-            self.carry_out(n, effect);
+        let (facts, mut actions) = out.drain();
+        let mut done = 0;
+        for (after, fact) in facts {
+            for action in actions.by_ref().take(after - done) {
+                self.carry_out(n, action);
+            }
+            done = after;
+            self.note(n, fact.with_clock());
+        }
+        for action in actions {
+            self.carry_out(n, action);
         }
         self.out = out;
+        if cfg!(debug_assertions) {
+            let before = self.oracle.beliefs(n);
+            let claims = self.protocol.authorities();
+            self.audit.end_call(n, before, beliefs, claims);
+        }
         // A node that believes must have something pending that will renew or end the belief
         // (a renewal, a deadline); otherwise it would believe forever without asking anyone.
         assert!(
@@ -57,16 +73,27 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// Carries out one effect of a call into node `n`'s logic.
-    fn carry_out(&mut self, n: NodeId, effect: Effect<MsgOf<P>>) {
-        match effect.with_clock() {
-            Effect::Send { to, msg } => self.send(n, to, msg),
-            Effect::SetTimer { timer, clock, at } => self.set_timer(n, timer, clock, at),
-            Effect::CancelTimer { timer } => self.cancel_timer(n, timer),
-            Effect::Issued { .. } | Effect::Renewed { .. } => {
-                unreachable!("named with their clock above")
+    /// Carries out one action of a call into node `n`'s logic.
+    fn carry_out(&mut self, n: NodeId, action: Action<MsgOf<P>>) {
+        match action {
+            Action::Send { to, msg } => self.send(n, to, msg),
+            Action::SetTimer { timer, clock, at } => self.set_timer(n, timer, clock, at),
+            Action::CancelTimer { timer } => self.cancel_timer(n, timer),
+        }
+    }
+
+    /// Takes note of one fact a call into node `n`'s logic reported (its clock named).
+    fn note(&mut self, n: NodeId, fact: Fact) {
+        if cfg!(debug_assertions) {
+            self.audit.fact(n, &fact);
+        }
+        match fact {
+            Fact::Issued { .. } | Fact::Renewed { .. } => {
+                unreachable!("named with their clock by the caller")
             }
-            Effect::IssuedOn {
+            // What became of a request: the oracle judges only what took effect.
+            Fact::Waiting { .. } | Fact::Appended { .. } | Fact::Refused { .. } => {}
+            Fact::IssuedOn {
                 token,
                 to,
                 clock,
@@ -84,7 +111,7 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::Grant { token, to, until });
                 }
             }
-            Effect::RenewedOn {
+            Fact::RenewedOn {
                 token,
                 clock,
                 until,
@@ -95,20 +122,20 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::Renewed { token, until });
                 }
             }
-            Effect::Holding { token, version } => self.harm.holding(n, token, version),
-            Effect::Read { token } => {
+            Fact::Holding { token, version } => self.harm.holding(n, token, version),
+            Fact::Read { token } => {
                 self.stats.reads_local += 1;
                 // Served at once, in the call that took it up (of key `call_key`).
                 let now = (self.harm.version_of(self.call_key), self.harm.latest());
                 self.served_read(n, token, None, now);
             }
-            Effect::ConfirmedRead { token, since } => {
+            Fact::ConfirmedRead { token, since } => {
                 self.stats.reads_confirmed += 1;
                 let wait = self.now.since(since.time());
                 self.stats.confirmed_read_waits.record(wait);
                 self.served_read(n, token, None, since.harm_state());
             }
-            Effect::LogRead {
+            Fact::LogRead {
                 token,
                 version,
                 since,
@@ -122,28 +149,28 @@ impl<P: Protocol> Sim<'_, P> {
                 }
                 self.served_read(n, token, Some(version), since.harm_state());
             }
-            Effect::WriteSent { token } => {
+            Fact::WriteSent { token } => {
                 let zombie = self.harm.write_sent(n, token);
                 if self.observer.is_some() {
                     self.emit(n, TraceKind::WriteSent { token, zombie });
                 }
             }
-            Effect::WriteApplied { writer, token } => {
+            Fact::WriteApplied { writer, token } => {
                 self.stats.write_gap.event(self.now);
                 let unsafe_write = self.harm.write_applied(writer, token, None);
                 self.failovers
                     .write(self.harm.rank(writer, token), self.now);
                 self.emit_write(n, writer, token, true, unsafe_write, false);
             }
-            Effect::WriteFenced { writer, token } => {
+            Fact::WriteFenced { writer, token } => {
                 self.harm.write_fenced();
                 self.emit_write(n, writer, token, false, false, false);
             }
-            Effect::DuplicateWrite { writer, token } => {
+            Fact::DuplicateWrite { writer, token } => {
                 self.harm.duplicate_write();
                 self.emit_write(n, writer, token, false, false, true);
             }
-            Effect::Committed {
+            Fact::Committed {
                 index,
                 writer,
                 token,
@@ -214,7 +241,7 @@ impl<P: Protocol> Sim<'_, P> {
         &mut self,
         from: u32,
         to: u32,
-        msg: MsgOf<P>,
+        msg: &MsgOf<P>,
         id: u64,
         reason: DropReason,
     ) {
@@ -222,7 +249,7 @@ impl<P: Protocol> Sim<'_, P> {
             let kind = TraceKind::Drop {
                 from: from as NodeId,
                 to: to as NodeId,
-                kind: kind_name(&msg),
+                kind: kind_name(msg),
                 id,
                 reason,
             };
@@ -231,7 +258,8 @@ impl<P: Protocol> Sim<'_, P> {
     }
 
     /// Node `from` sends `msg` to `to`: the network decides its fate (lost, delayed, or two
-    /// copies), and each copy that arrives is queued for its instant.
+    /// copies), and each copy that arrives is queued for its instant. The message moves into
+    /// the queue; it is cloned only for a second copy.
     pub(super) fn send(&mut self, from: NodeId, to: NodeId, msg: MsgOf<P>) {
         let kind = msg.kind();
         self.stats.messages_sent[kind] += 1;
@@ -252,22 +280,27 @@ impl<P: Protocol> Sim<'_, P> {
                 },
             );
         }
-        let ev = Ev::Deliver {
+        let twin = fate.first.is_some() && fate.copy.is_some();
+        let deliver = |msg| Ev::Deliver {
             to: to as u32,
             from: from as u32,
             msg,
             id,
-            twin: fate.first.is_some() && fate.copy.is_some(),
+            twin,
         };
-        match fate.first {
-            Some(d) => self.queue.push(self.now + d, ev),
-            None => {
-                self.stats.messages_dropped += 1;
-                self.emit_drop(from as u32, to as u32, msg, id, DropReason::Lost);
+        match (fate.first, fate.copy) {
+            (Some(d), None) => self.queue.push(self.now + d, deliver(msg)),
+            (Some(d), Some(c)) => {
+                self.queue.push(self.now + d, deliver(msg.clone()));
+                self.queue.push(self.now + c, deliver(msg));
             }
-        }
-        if let Some(d) = fate.copy {
-            self.queue.push(self.now + d, ev);
+            (None, copy) => {
+                self.stats.messages_dropped += 1;
+                self.emit_drop(from as u32, to as u32, &msg, id, DropReason::Lost);
+                if let Some(c) = copy {
+                    self.queue.push(self.now + c, deliver(msg));
+                }
+            }
         }
     }
 

@@ -118,6 +118,9 @@ impl<P: Protocol> Sim<'_, P> {
             slot.fell_due = false;
         }
         self.harm.forget(n);
+        if cfg!(debug_assertions) {
+            self.audit.crashed(n);
+        }
         self.set_running(n);
         if self.observer.is_some() {
             self.emit(n, TraceKind::Crash);

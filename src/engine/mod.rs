@@ -10,12 +10,13 @@
 //! skipped by generation number. A paused node's backlog is capped at [`MAX_DEFERRED`].
 //!
 //! The engine is generic over the [`Protocol`] (monomorphised: messages are never boxed). It knows
-//! no protocol's rules: it calls [`NodeLogic`](crate::strategy::NodeLogic), carries out the effects it returns (sends,
-//! timers), and passes the rest (grants, reads, writes applied) to the [`crate::oracle`] and
-//! the [`Harm`] ledger, which judge. A duplicated message is delivered twice to node logic, the second time
+//! no protocol's rules: it calls [`NodeLogic`](crate::strategy::NodeLogic), carries out the actions it gives (sends,
+//! timers), and passes its facts (grants, reads, writes applied) to the [`crate::oracle`] and
+//! the [`Harm`] ledger, which judge; in debug builds it checks that no fact the oracle needs was
+//! left out (`audit`). A duplicated message is delivered twice to node logic, the second time
 //! with `cx.duplicate` set, so that a resource can apply a write once.
 //!
-//! The path of a message, in one place: node logic pushes [`Effect::Send`](crate::strategy::Effect::Send) into its [`Out`];
+//! The path of a message, in one place: node logic gives [`Action::Send`](crate::strategy::Action::Send) in its [`Out`];
 //! `Sim::after_call` hands it to `send`, which asks the [`Network`] its fate and queues an
 //! [`Ev::Deliver`]; at that instant `dispatch` checks for a cut, `route` hands it to the node (or
 //! its deferred list while paused), and `handle` calls the recipient's
@@ -26,11 +27,15 @@
 //! depths never wrap; a node that believes has a timer pending.
 //!
 //! The files, one job each: `run` (the loop, dispatch, routing to nodes, calls into node
-//! logic), `node` (a node's state and its timers), `effects` (what a call's effects do),
+//! logic), `node` (a node's state and its timers), `effects` (what a call's actions and facts
+//! do), `audit` (the debug checks that node logic reported the facts the oracle needs),
 //! `workload` (client requests), `faults` (node faults and clock syncs), `build` (a run from a
 //! scenario), `stats` (the run's counters), `queue` (the event queue), `waits` (confirmed reads'
 //! waits).
 
+mod audit;
+#[cfg(test)]
+mod audit_tests;
 mod build;
 mod effects;
 mod faults;
@@ -70,8 +75,9 @@ use std::collections::BTreeMap;
 /// `scenario::limits::MAX_PENDING_REQUESTS`), so only merged random pauses can reach it.
 pub const MAX_DEFERRED: usize = 1 << 20;
 
-/// One event, carrying messages of type `M`. Small and `Copy`: scheduling one allocates nothing.
-#[derive(Clone, Copy, Debug)]
+/// One event, carrying messages of type `M`. Moved into the queue and out of it: scheduling one
+/// allocates nothing (unless the message itself does).
+#[derive(Clone, Debug)]
 pub enum Ev<M> {
     Deliver {
         to: u32,
@@ -184,6 +190,8 @@ pub struct Sim<'o, P: Protocol> {
     service_time: Dur,
     faults: Vec<(NodeId, NodeFault)>,
     out: Out<MsgOf<P>>,
+    /// What node logic has reported, checked in debug builds.
+    audit: audit::Audit,
     /// The run-wide token sequence ([`Cx::next_run_token`]).
     run_token: Token,
     /// `workload.keys`.

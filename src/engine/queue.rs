@@ -68,7 +68,8 @@ pub struct EventQueue<M> {
     /// sift down instead of a removal and an insertion: most events schedule another), and
     /// the next pop removes it first.
     top_taken: bool,
-    slots: Vec<Ev<M>>,
+    /// The events, each in a slot its key names (empty once taken out).
+    slots: Vec<Option<Ev<M>>>,
     free: Vec<u32>,
     next_seq: u64,
     /// The time of the last event taken out.
@@ -90,7 +91,7 @@ impl<M> Default for EventQueue<M> {
     }
 }
 
-impl<M: Copy> EventQueue<M> {
+impl<M> EventQueue<M> {
     /// Schedules `ev` at `at` (never before the last event taken out).
     pub fn push(&mut self, at: SimTime, ev: Ev<M>) {
         assert!(
@@ -103,11 +104,11 @@ impl<M: Copy> EventQueue<M> {
         self.next_seq += 1;
         let slot = match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = ev;
+                self.slots[i as usize] = Some(ev);
                 i
             }
             None => {
-                self.slots.push(ev);
+                self.slots.push(Some(ev));
                 (self.slots.len() - 1) as u32
             }
         };
@@ -148,7 +149,8 @@ impl<M: Copy> EventQueue<M> {
         debug_assert!(at >= self.popped_to, "the queue gave an event out of order");
         self.popped_to = at;
         self.free.push(key.slot);
-        Some((at, self.slots[key.slot as usize]))
+        let ev = self.slots[key.slot as usize].take();
+        Some((at, ev.expect("a queued key names a full slot")))
     }
 }
 

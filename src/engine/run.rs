@@ -89,7 +89,7 @@ impl<P: Protocol> Sim<'_, P> {
             Ev::Deliver {
                 to,
                 from,
-                msg,
+                ref msg,
                 id,
                 twin,
             } => {
@@ -114,7 +114,7 @@ impl<P: Protocol> Sim<'_, P> {
             if let Ev::Deliver {
                 from,
                 to,
-                msg,
+                ref msg,
                 id,
                 twin,
             } = ev
@@ -135,7 +135,7 @@ impl<P: Protocol> Sim<'_, P> {
                     Ev::Deliver {
                         from,
                         to,
-                        msg,
+                        ref msg,
                         id,
                         twin,
                     } => {
@@ -244,6 +244,10 @@ impl<P: Protocol> Sim<'_, P> {
     /// A request admitted under `token` takes effect: node logic serves the read or sends the
     /// write.
     pub(super) fn take_effect(&mut self, n: NodeId, kind: Request, token: Token) {
+        if cfg!(debug_assertions) {
+            let stamp = self.stamp(kind.key());
+            self.audit.handing(n, stamp);
+        }
         self.with_cx(n, false, false, kind.key(), |logic, cx, out| {
             logic.on_request(cx, kind, token, out)
         });
@@ -273,6 +277,7 @@ impl<P: Protocol> Sim<'_, P> {
         } else {
             TtNow::exact(wall)
         };
+        let stamp = self.stamp(key);
         let node = &mut self.nodes[n];
         let mut cx = Cx {
             node: n,
@@ -285,10 +290,15 @@ impl<P: Protocol> Sim<'_, P> {
             duplicate,
             rng: &mut node.rng,
             run_token: &mut self.run_token,
-            stamp: Stamp::new(self.now, self.harm.version_of(key), self.harm.latest()),
+            stamp,
         };
         let logic = node.logic.as_mut().expect("node is up");
         f(logic, &mut cx, &mut self.out)
+    }
+
+    /// The stamp of a call now that handles a request of `key` (0 for any other call).
+    fn stamp(&self, key: Key) -> Stamp {
+        Stamp::new(self.now, self.harm.version_of(key), self.harm.latest())
     }
 
     /// Calls into node `n`'s logic with `f`, then carries out what it asked for.

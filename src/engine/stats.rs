@@ -18,9 +18,9 @@ pub struct Stats {
     pub writes_arrived: u64,
     pub reads_admitted: u64,
     pub writes_admitted: u64,
-    /// Reads served from local state at once ([`Effect::Read`](crate::strategy::Effect::Read)).
+    /// Reads served from local state at once ([`Fact::Read`](crate::strategy::Fact::Read)).
     pub reads_local: u64,
-    /// Reads served after a confirmation round ([`Effect::ConfirmedRead`](crate::strategy::Effect::ConfirmedRead)), and how long they
+    /// Reads served after a confirmation round ([`Fact::ConfirmedRead`](crate::strategy::Fact::ConfirmedRead)), and how long they
     /// waited for it.
     pub reads_confirmed: u64,
     pub confirmed_read_waits: waits::ReadWaits,

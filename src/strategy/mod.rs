@@ -1,13 +1,14 @@
 //! Lease protocols as code: the [`Protocol`] and [`NodeLogic`] traits, and the built-in ones.
 //!
-//! A protocol brings its own message type ([`ProtocolMessage`], small and `Copy`), checks that a
-//! scenario's roles fit it, and builds one [`NodeLogic`] per node. Node logic is pure: it sees the
-//! node's clock readings, its peers and a random stream of its own in a [`Cx`], and one input
-//! (start, message, timer, client request), and it answers with effects pushed into an [`Out`]:
-//! messages to send, timers to set, and the facts the oracle needs (grants issued, reads served,
-//! writes applied). It never reads a clock of its own, so the engine controls everything it sees.
-//! It also says what it believes ([`Beliefs`]): the oracle, not the protocol, turns that into
-//! exact intervals of true time.
+//! A protocol brings its own message type ([`ProtocolMessage`]: `Clone`, moved through the
+//! engine and cloned only when the network delivers a message twice), checks that a scenario's
+//! roles fit it, and builds one [`NodeLogic`] per node. Node logic is pure: it sees the node's
+//! clock readings, its peers and a random stream of its own in a [`Cx`], and one input (start,
+//! message, timer, client request), and it answers into an [`Out`] in two kinds: [`Action`]s,
+//! what it asks the engine to do (send a message, arm or cancel a timer), and [`Fact`]s, what it
+//! reports for the oracle (grants issued, reads served, writes applied). It never reads a clock
+//! of its own, so the engine controls everything it sees. It also says what it believes
+//! ([`Beliefs`]): the oracle, not the protocol, turns that into exact intervals of true time.
 //!
 //! The engine is generic over the protocol (monomorphised: a message is never boxed); the
 //! object-safe [`Strategy`] hides that type for the command line, and the engine implements it
@@ -21,29 +22,50 @@
 //! registers one the same way (the command line's `cli::Cli::protocol`;
 //! `examples/custom-protocol/` in the repository is a whole one).
 //!
-//! # What a protocol must emit
+//! # What a protocol must report
 //!
-//! The oracle judges harm from effects, so a protocol must emit them truthfully:
-//! - [`Effect::Issued`] whenever an authority hands out a new exclusive grant (the token orders
-//!   grants: every older token is superseded); [`Effect::Renewed`] when it extends one.
-//! - [`Effect::Holding`] when a node starts to hold under a token, with the resource version its
+//! The oracle judges harm from facts, so a protocol must report them truthfully
+//! ([`Out::report`]):
+//! - [`Fact::Issued`] whenever an authority hands out a new exclusive grant (the token orders
+//!   grants: every older token is superseded); [`Fact::Renewed`] when it extends one.
+//! - [`Fact::Holding`] when a node starts to hold under a token, with the resource version its
 //!   local copy starts from.
-//! - From [`NodeLogic::on_request`]: [`Effect::Read`] for a read served from local state at
-//!   once, and [`Effect::WriteSent`] for a write that leaves the node (then send it to the
-//!   resource). A replicated log serves reads with [`Effect::LogRead`], naming the committed
-//!   prefix it read. A read that first waits for the node to confirm its authority (Raft's
-//!   ReadIndex) keeps the request's [`Cx::stamp`] and is served later with
-//!   [`Effect::ConfirmedRead`], so that the engine can tell how long it waited.
-//! - At the resource: [`Effect::WriteApplied`], [`Effect::WriteFenced`] or
-//!   [`Effect::DuplicateWrite`] for each write that arrives ([`Register`] decides which); or,
-//!   for a replicated log, [`Effect::Committed`] for each write entry a leader commits.
+//! - For every request [`NodeLogic::on_request`] is handed, exactly one of: [`Fact::Read`] for
+//!   a read served from local state at once; [`Fact::LogRead`] stamped with this call's
+//!   [`Cx::stamp`] for one a replicated log serves at once, naming the committed prefix it
+//!   read; [`Fact::WriteSent`] for a write that leaves the node (then send it to the
+//!   resource); [`Fact::Appended`] for a write appended to a replicated log; [`Fact::Waiting`]
+//!   for a read kept until the node confirms its authority (Raft's ReadIndex), which it serves
+//!   later with [`Fact::ConfirmedRead`] (or [`Fact::LogRead`]) naming the stamp of the call
+//!   that took it up, so that the engine can tell how long it waited, or gives up with
+//!   [`Fact::Refused`]; or [`Fact::Refused`] for one the node will not serve.
+//! - At the resource: [`Fact::WriteApplied`], [`Fact::WriteFenced`] or
+//!   [`Fact::DuplicateWrite`] for each write that arrives ([`Register`] decides which); or,
+//!   for a replicated log, [`Fact::Committed`] for each write entry a leader commits.
+//!
+//! In debug builds the engine checks, after every call, the rules a forgotten fact would break
+//! (a protocol that breaks one fails a `debug_assert!` there rather than misleading the oracle):
+//! - A node whose [`NodeLogic::beliefs`] show an exclusive authority ([`Claim::Exclusive`])
+//!   under a token it did not hold before the call has reported, in that call or earlier in
+//!   the same life (since its last start), [`Fact::Holding`] for that token, or issued it to
+//!   itself ([`Fact::Issued`] with `to` itself: a leader whose term is its grant, which serves
+//!   reads from its log rather than from a copy).
+//! - A read served from the local copy ([`Fact::Read`], [`Fact::ConfirmedRead`]) is under the
+//!   token of the node's last [`Fact::Holding`] in this life: the copy the oracle judges it by.
+//! - Each call to [`NodeLogic::on_request`] reports exactly one disposition of its request, as
+//!   listed above; a fact that disposes of a request ([`Fact::Read`], [`Fact::WriteSent`],
+//!   [`Fact::Appended`], [`Fact::Waiting`]) is reported by no other call. A
+//!   [`Fact::ConfirmedRead`], a [`Fact::LogRead`] reported outside that call, stamped with
+//!   another, or after the request's disposition, and a [`Fact::Refused`] outside that call
+//!   or after the disposition each settle one waiting read, of which the node must have one.
+//!   A crash settles every waiting read of the node.
 //!
 //! ```
 //! use leasesim::strategy::{Beliefs, Cx, NodeLogic, Out, ProtocolMessage, Request, TimerId};
 //! use leasesim::msg::{NodeId, Token};
 //!
 //! /// A message type with one kind.
-//! #[derive(Clone, Copy, Debug)]
+//! #[derive(Clone, Debug)]
 //! struct Ping;
 //! impl ProtocolMessage for Ping {
 //!     const KINDS: &'static [&'static str] = &["Ping"];
@@ -100,8 +122,9 @@ pub const MAX_TIMERS: usize = 8;
 /// How many message kinds one protocol may have (network filters keep them in a bit set).
 pub const MAX_KINDS: usize = 32;
 
-/// A protocol's message: small and `Copy`, so that sending one allocates nothing.
-pub trait ProtocolMessage: Copy + std::fmt::Debug + Send + 'static {
+/// A protocol's message. The engine moves it from sender to receiver, and clones it only when
+/// the network delivers two copies; a small one (most are a few integers) is cheapest.
+pub trait ProtocolMessage: Clone + std::fmt::Debug + Send + 'static {
     /// The names of the message kinds, as scenario faults (`kinds: [Renew]`) and traces name
     /// them. At most [`MAX_KINDS`].
     const KINDS: &'static [&'static str];
@@ -187,7 +210,7 @@ pub struct Cx<'a> {
     pub rng: &'a mut Rng,
     /// The last token taken from the run-wide sequence (see [`Cx::next_run_token`]).
     pub run_token: &'a mut Token,
-    /// An opaque mark of this instant, to hand back in [`Effect::ConfirmedRead`].
+    /// An opaque mark of this call, to hand back in [`Fact::ConfirmedRead`] or [`Fact::LogRead`].
     pub stamp: Stamp,
 }
 
@@ -266,10 +289,10 @@ impl Cx<'_> {
     }
 }
 
-/// One thing node logic asks the engine to do, or tells the oracle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What node logic asks the engine to do: the commands of one call, carried out in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Effect<M> {
+pub enum Action<M> {
     Send {
         to: NodeId,
         msg: M,
@@ -283,6 +306,14 @@ pub enum Effect<M> {
     CancelTimer {
         timer: TimerId,
     },
+}
+
+/// What node logic reports for the oracle: a grant, a holding, a request served or given up, a
+/// write that reached the resource. Facts name no message, so their type is the same for every
+/// protocol; the engine checks the ones it can (see "What a protocol must report" above).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fact {
     /// This node issued a new lease with `token` to `to`, free again when its monotonic clock
     /// reads `until`: every older token is superseded.
     Issued {
@@ -291,42 +322,34 @@ pub enum Effect<M> {
         until: LocalTime,
     },
     /// This node extended lease `token` to `until` on its monotonic clock.
-    Renewed {
-        token: Token,
-        until: LocalTime,
-    },
-    /// [`Effect::Issued`], free again when `clock` reads `until` (TrueTime: its earliest bound).
+    Renewed { token: Token, until: LocalTime },
+    /// [`Fact::Issued`], free again when `clock` reads `until` (TrueTime: its earliest bound).
     IssuedOn {
         token: Token,
         to: NodeId,
         clock: ClockKind,
         until: LocalTime,
     },
-    /// [`Effect::Renewed`], until `clock` reads `until`.
+    /// [`Fact::Renewed`], until `clock` reads `until`.
     RenewedOn {
         token: Token,
         clock: ClockKind,
         until: LocalTime,
     },
     /// This node holds lease `token` now; its copy of the resource is at `version`.
-    Holding {
-        token: Token,
-        version: u64,
-    },
+    Holding { token: Token, version: u64 },
     /// A read admitted under `token` was served from this node's local copy at once (as under a
     /// lease).
-    Read {
-        token: Token,
-    },
+    Read { token: Token },
+    /// A read admitted under `token` waits: the node keeps it and serves it later with
+    /// [`Fact::ConfirmedRead`] or [`Fact::LogRead`], or gives it up with [`Fact::Refused`].
+    Waiting { token: Token },
     /// A read admitted under `token` was served from this node's local copy after the node
     /// confirmed its authority (Raft's ReadIndex: a quorum acknowledged a round started after
     /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up: the
     /// oracle judges the read as of then (it is stale if the copy misses a write that took
     /// effect before it, not one that took effect while it waited), and its wait from then.
-    ConfirmedRead {
-        token: Token,
-        since: Stamp,
-    },
+    ConfirmedRead { token: Token, since: Stamp },
     /// A read admitted under `token` was served from a replicated log's committed prefix that
     /// holds the first `version` client writes ever committed (the register's version for that
     /// prefix). `since` is the [`Cx::stamp`] of the call that took the read up: this call's own
@@ -338,24 +361,19 @@ pub enum Effect<M> {
         since: Stamp,
     },
     /// A write admitted under `token` took effect here and left for the resource.
-    WriteSent {
-        token: Token,
-    },
+    WriteSent { token: Token },
+    /// A write admitted under `token` was appended to this leader's log: it takes effect if a
+    /// quorum commits it ([`Fact::Committed`]), and never otherwise.
+    Appended { token: Token },
+    /// The node gives up a request admitted under `token` (deposed since its check, no room to
+    /// keep it, or a waiting read dropped when it stepped down): its client times out.
+    Refused { token: Token },
     /// A write from `writer` under `token` was applied at the resource (this node).
-    WriteApplied {
-        writer: NodeId,
-        token: Token,
-    },
+    WriteApplied { writer: NodeId, token: Token },
     /// A write from `writer` under `token` was rejected by the resource's fencing check.
-    WriteFenced {
-        writer: NodeId,
-        token: Token,
-    },
+    WriteFenced { writer: NodeId, token: Token },
     /// A second copy of a write the resource already applied arrived, and was not applied.
-    DuplicateWrite {
-        writer: NodeId,
-        token: Token,
-    },
+    DuplicateWrite { writer: NodeId, token: Token },
     /// A quorum committed log entry `index`, a client write of `key` that `writer` accepted
     /// under `token`: the write took effect (for a replicated log, committing is applying). Several
     /// nodes may report the same index (a later leader commits again what an earlier one did);
@@ -368,18 +386,18 @@ pub enum Effect<M> {
     },
 }
 
-impl<M> Effect<M> {
-    /// The effect with the clock of a grant's or a renewal's end named: `Issued` and `Renewed`
-    /// become `IssuedOn` and `RenewedOn` the monotonic clock; every other effect is itself.
-    pub(crate) fn with_clock(self) -> Effect<M> {
+impl Fact {
+    /// The fact with the clock of a grant's or a renewal's end named: `Issued` and `Renewed`
+    /// become `IssuedOn` and `RenewedOn` the monotonic clock; every other fact is itself.
+    pub(crate) fn with_clock(self) -> Fact {
         match self {
-            Effect::Issued { token, to, until } => Effect::IssuedOn {
+            Fact::Issued { token, to, until } => Fact::IssuedOn {
                 token,
                 to,
                 clock: ClockKind::Monotonic,
                 until,
             },
-            Effect::Renewed { token, until } => Effect::RenewedOn {
+            Fact::Renewed { token, until } => Fact::RenewedOn {
                 token,
                 clock: ClockKind::Monotonic,
                 until,
@@ -389,36 +407,76 @@ impl<M> Effect<M> {
     }
 }
 
-/// The effects of one call into node logic, in order. The engine reuses one buffer.
+/// What one call into node logic gives the engine: its [`Action`]s and its [`Fact`]s, in two
+/// buffers. The engine reuses one `Out` for every call, so giving either allocates nothing once
+/// the buffers have grown. It carries out actions and facts in the order they were given (each
+/// fact remembers how many actions came before it), so that a trace shows them in that order.
 #[derive(Debug)]
 pub struct Out<M> {
-    effects: Vec<Effect<M>>,
+    actions: Vec<Action<M>>,
+    facts: Vec<Fact>,
+    /// For each fact, how many actions were given before it.
+    after: Vec<u32>,
 }
 
 impl<M> Default for Out<M> {
     fn default() -> Self {
         Out {
-            effects: Vec::new(),
+            actions: Vec::new(),
+            facts: Vec::new(),
+            after: Vec::new(),
         }
     }
 }
 
 impl<M> Out<M> {
+    /// Sends `msg` to node `to`.
     pub fn send(&mut self, to: NodeId, msg: M) {
-        self.effects.push(Effect::Send { to, msg });
+        self.actions.push(Action::Send { to, msg });
     }
+    /// Arms (or re-arms) `timer` to fire when `clock` first reads `at` or more.
     pub fn set_timer(&mut self, timer: TimerId, clock: ClockKind, at: LocalTime) {
-        self.effects.push(Effect::SetTimer { timer, clock, at });
+        self.actions.push(Action::SetTimer { timer, clock, at });
     }
     pub fn cancel_timer(&mut self, timer: TimerId) {
-        self.effects.push(Effect::CancelTimer { timer });
+        self.actions.push(Action::CancelTimer { timer });
     }
-    pub fn push(&mut self, e: Effect<M>) {
-        self.effects.push(e);
+    /// Reports `fact` to the oracle.
+    pub fn report(&mut self, fact: Fact) {
+        self.after.push(self.actions.len() as u32);
+        self.facts.push(fact);
     }
-    /// Takes the effects out, leaving the buffer empty (its capacity kept by the caller).
-    pub fn drain(&mut self) -> std::vec::Drain<'_, Effect<M>> {
-        self.effects.drain(..)
+    /// The actions given so far, in order.
+    pub fn actions(&self) -> &[Action<M>] {
+        &self.actions
+    }
+    /// The facts reported so far, in order.
+    pub fn facts(&self) -> &[Fact] {
+        &self.facts
+    }
+    /// For tests: takes the actions and the facts out, leaving the buffers empty.
+    #[cfg(test)]
+    pub(crate) fn take(&mut self) -> (Vec<Action<M>>, Vec<Fact>) {
+        self.after.clear();
+        (
+            std::mem::take(&mut self.actions),
+            std::mem::take(&mut self.facts),
+        )
+    }
+    /// Takes everything out, leaving the buffers empty (their capacity kept): each fact with
+    /// the number of actions given before it, and the actions.
+    pub(crate) fn drain(
+        &mut self,
+    ) -> (
+        impl Iterator<Item = (usize, Fact)> + '_,
+        std::vec::Drain<'_, Action<M>>,
+    ) {
+        let facts = self
+            .after
+            .drain(..)
+            .map(|a| a as usize)
+            .zip(self.facts.drain(..));
+        (facts, self.actions.drain(..))
     }
 }
 
@@ -438,7 +496,8 @@ pub trait NodeLogic: Send {
     /// `None` to reject it.
     fn check(&self, cx: &Cx, request: Request) -> Option<Token>;
     /// A request admitted under `token` takes effect (the workload's service time after the
-    /// check): serve the read ([`Effect::Read`]) or send the write ([`Effect::WriteSent`]).
+    /// check): serve the read ([`Fact::Read`]) or send the write ([`Fact::WriteSent`]), or
+    /// report what became of it (see "What a protocol must report" above).
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
     /// An operator's instruction arrives (see [`Command`]); only those the protocol names in
     /// [`Protocol::commands`] are ever given.
@@ -588,7 +647,7 @@ pub(crate) fn with_test_cx<R>(
 }
 
 /// For unit tests of node logic: calls `f` on `logic` as [`with_test_cx`] does, and returns
-/// the effects it pushed.
+/// what it gave (its actions and its facts).
 #[cfg(test)]
 pub(crate) fn call_for_test<L: NodeLogic>(
     logic: &mut L,
@@ -596,11 +655,11 @@ pub(crate) fn call_for_test<L: NodeLogic>(
     roles: &[Role],
     at: LocalTime,
     f: impl FnOnce(&mut L, &mut Cx, &mut Out<L::Msg>),
-) -> Vec<Effect<L::Msg>> {
+) -> Out<L::Msg> {
     with_test_cx(node, roles, at, |cx| {
         let mut out = Out::default();
         f(logic, cx, &mut out);
-        out.drain().collect()
+        out
     })
 }
 
@@ -608,13 +667,32 @@ pub(crate) fn call_for_test<L: NodeLogic>(
 mod tests {
     use super::*;
 
-    #[derive(Clone, Copy, Debug)]
+    #[derive(Clone, Debug)]
     struct Tokenless;
     impl ProtocolMessage for Tokenless {
         const KINDS: &'static [&'static str] = &["Tokenless"];
         fn kind(&self) -> usize {
             0
         }
+    }
+
+    #[test]
+    fn each_fact_keeps_its_place_among_the_actions() {
+        // A fact reported first, two actions, a fact: the facts come out with 0 and 2 actions
+        // before them, so the engine carries all four out in the order given.
+        let mut out = Out::default();
+        out.report(Fact::Read { token: 1 });
+        out.send(1, Tokenless);
+        out.cancel_timer(0);
+        out.report(Fact::WriteSent { token: 1 });
+        assert_eq!(out.actions().len(), 2);
+        let (facts, actions) = out.drain();
+        let facts: Vec<_> = facts.collect();
+        assert_eq!(actions.count(), 2);
+        let (read, sent) = (Fact::Read { token: 1 }, Fact::WriteSent { token: 1 });
+        assert_eq!(facts, [(0, read), (2, sent)]);
+        // Drained: both buffers are empty for the next call.
+        assert!(out.actions().is_empty() && out.facts().is_empty());
     }
 
     #[test]

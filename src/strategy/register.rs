@@ -1,9 +1,9 @@
 //! The protected resource as a protocol hosts it: a register with a version, and the fencing
 //! check (a write under a token older than one already applied is rejected). A protocol keeps
-//! one where writes land (on the base protocol's grantor, durable across its crashes) and reports each arriving write with the effect [`Register::apply`]
+//! one where writes land (on the base protocol's grantor, durable across its crashes) and reports each arriving write with the fact [`Register::apply`]
 //! returns, so the harm oracle sees exactly what the resource did.
 
-use super::Effect;
+use super::Fact;
 use crate::msg::{NodeId, Token};
 
 /// A register: how many writes it applied, and the highest token among them.
@@ -21,23 +21,17 @@ impl Register {
 
     /// A write from `writer` under `token` arrives. With `fencing`, a token lower than the
     /// highest applied is rejected; otherwise it is applied. `duplicate`: a second copy of a write
-    /// already applied, which is not applied again. Returns the effect to report.
-    pub fn apply<M>(
-        &mut self,
-        writer: NodeId,
-        token: Token,
-        fencing: bool,
-        duplicate: bool,
-    ) -> Effect<M> {
+    /// already applied, which is not applied again. Returns the fact to report.
+    pub fn apply(&mut self, writer: NodeId, token: Token, fencing: bool, duplicate: bool) -> Fact {
         if duplicate {
-            return Effect::DuplicateWrite { writer, token };
+            return Fact::DuplicateWrite { writer, token };
         }
         if fencing && token < self.max_token {
-            return Effect::WriteFenced { writer, token };
+            return Fact::WriteFenced { writer, token };
         }
         self.max_token = self.max_token.max(token);
         self.version += 1;
-        Effect::WriteApplied { writer, token }
+        Fact::WriteApplied { writer, token }
     }
 }
 
@@ -45,13 +39,13 @@ impl Register {
 mod tests {
     use super::*;
 
-    type E = Effect<()>;
+    type E = Fact;
 
     #[test]
     fn fencing_rejects_only_older_tokens() {
         let mut r = Register::default();
         assert_eq!(
-            r.apply::<()>(1, 2, true, false),
+            r.apply(1, 2, true, false),
             E::WriteApplied {
                 writer: 1,
                 token: 2
@@ -59,27 +53,24 @@ mod tests {
         );
         // Token 1 after token 2: fenced, not applied.
         assert_eq!(
-            r.apply::<()>(2, 1, true, false),
+            r.apply(2, 1, true, false),
             E::WriteFenced {
                 writer: 2,
                 token: 1
             }
         );
         // The same token again is not older: applied.
-        assert!(matches!(
-            r.apply::<()>(1, 2, true, false),
-            E::WriteApplied { .. }
-        ));
+        assert!(matches!(r.apply(1, 2, true, false), E::WriteApplied { .. }));
         assert_eq!(r.version(), 2);
         // Without fencing the old token is applied (and the oracle calls it unsafe).
         assert!(matches!(
-            r.apply::<()>(2, 1, false, false),
+            r.apply(2, 1, false, false),
             E::WriteApplied { .. }
         ));
         assert_eq!(r.version(), 3);
         // A duplicate is never applied.
         assert!(matches!(
-            r.apply::<()>(1, 2, false, true),
+            r.apply(1, 2, false, true),
             E::DuplicateWrite { .. }
         ));
         assert_eq!(r.version(), 3);

@@ -20,7 +20,7 @@ use leasesim::clock::ClockKind;
 use leasesim::msg::{NodeId, Token};
 use leasesim::scenario::{GrantorRestart, Role, Scenario};
 use leasesim::strategy::{
-    Belief, Beliefs, Cx, Effect, LeaseParams, Margin, NodeLogic, Out, Protocol, ProtocolMessage,
+    Belief, Beliefs, Cx, Fact, LeaseParams, Margin, NodeLogic, Out, Protocol, ProtocolMessage,
     Request, Settings, TimerId,
 };
 use leasesim::time::{LocalDur, LocalTime};
@@ -81,8 +81,9 @@ impl Settings for Params {
     }
 }
 
-/// The messages: small and `Copy`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The messages: `Clone` is all the engine asks (it clones one only when the network delivers
+/// two copies); these are a few integers.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Msg {
     /// "Grant, or extend, lease `token` to me": sent at `sent` on the sender's monotonic clock.
     Ask { token: Token, sent: LocalTime },
@@ -255,7 +256,7 @@ impl NodeLogic for Node {
     fn on_request(&mut self, _cx: &mut Cx, request: Request, token: Token, out: &mut Out<Msg>) {
         // Reads only (`Protocol::check` refuses scenarios with writes).
         if !request.is_write() {
-            out.push(Effect::Read { token });
+            out.report(Fact::Read { token });
         }
     }
 
@@ -407,19 +408,19 @@ impl Contender {
                     return; // the majority came too late to hold anything
                 }
                 if self.held == Some(token) {
-                    out.push(Effect::Renewed {
+                    out.report(Fact::Renewed {
                         token,
                         until: deadline,
                     });
                 } else {
                     self.held = Some(token);
                     out.cancel_timer(RETRY);
-                    out.push(Effect::Issued {
+                    out.report(Fact::Issued {
                         token,
                         to: cx.node,
                         until: deadline,
                     });
-                    out.push(Effect::Holding { token, version: 0 });
+                    out.report(Fact::Holding { token, version: 0 });
                     out.set_timer(RENEW, ClockKind::Monotonic, sent + self.p.renew_every);
                 }
                 self.deadline = self.deadline.max(deadline);

@@ -21,8 +21,8 @@ pub mod msg;
 pub mod settings;
 
 use super::{
-    Belief, Beliefs, Cx, Effect, Expiry, LeaseParams, LeaseStart, NodeLogic, Out, Protocol,
-    Register, Request, Rules, TimerId, Validity,
+    Belief, Beliefs, Cx, Expiry, Fact, LeaseParams, LeaseStart, NodeLogic, Out, Protocol, Register,
+    Request, Rules, TimerId, Validity,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -265,7 +265,7 @@ impl Grantor {
             },
         );
         let (clock, until) = self.free_at(self.expiry);
-        out.push(Effect::IssuedOn {
+        out.report(Fact::IssuedOn {
             token,
             to: next.node,
             clock,
@@ -324,7 +324,7 @@ impl Grantor {
                         },
                     );
                     let (clock, until) = self.free_at(expiry);
-                    out.push(Effect::RenewedOn {
+                    out.report(Fact::RenewedOn {
                         token,
                         clock,
                         until,
@@ -344,7 +344,7 @@ impl Grantor {
                 let applied = self
                     .register
                     .apply(from, token, self.p.fencing, cx.duplicate);
-                out.push(applied);
+                out.report(applied);
             }
             _ => {}
         }
@@ -523,7 +523,7 @@ impl Contender {
                 }
                 self.renew_at = LocalTime::from_ns(i64::MAX); // no renewal pending yet
                 self.renew_before_deadline(cx, out);
-                out.push(Effect::Holding { token, version });
+                out.report(Fact::Holding { token, version });
             }
             Message::RenewAck {
                 token,
@@ -598,9 +598,9 @@ impl Contender {
     /// write goes to the register at the grantor.
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         match request {
-            Request::Read { .. } => out.push(Effect::Read { token }),
+            Request::Read { .. } => out.report(Fact::Read { token }),
             Request::Write { .. } => {
-                out.push(Effect::WriteSent { token });
+                out.report(Fact::WriteSent { token });
                 out.send(Self::grantor(cx), Message::Write { token });
             }
         }
@@ -622,6 +622,7 @@ impl Contender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::strategy::Action;
 
     const MS: i64 = 1_000_000;
 
@@ -664,9 +665,11 @@ mod tests {
     }
 
     fn sends(out: &mut Out<Message>) -> Vec<(NodeId, Message)> {
-        out.drain()
+        out.take()
+            .0
+            .into_iter()
             .filter_map(|e| match e {
-                Effect::Send { to, msg } => Some((to, msg)),
+                Action::Send { to, msg } => Some((to, msg)),
                 _ => None,
             })
             .collect()
@@ -741,7 +744,7 @@ mod tests {
         h.on_timer(&c, RETRY, &mut out);
         h.on_timer(&c, DEADLINE, &mut out);
         assert_eq!(h.belief(), before);
-        assert!(out.drain().next().is_none());
+        assert!(out.actions().is_empty() && out.facts().is_empty());
     }
 
     #[test]
@@ -766,7 +769,7 @@ mod tests {
         g.on_message(&cx(1, &mut rng, &mut tok), 1, older, &mut out);
         assert!(g.pending.is_empty());
         // A stale expiry timer before 10 s frees nothing.
-        out.drain().for_each(drop);
+        out.take();
         g.on_timer(&cx(9_999, &mut rng, &mut tok), EXPIRY, &mut out);
         assert_eq!(g.holder, Some((1, 1)));
         assert!(sends(&mut out).is_empty());
@@ -788,9 +791,11 @@ mod tests {
     }
 
     fn renewals_armed(out: &mut Out<Message>) -> Vec<i64> {
-        out.drain()
+        out.take()
+            .0
+            .into_iter()
             .filter_map(|e| match e {
-                Effect::SetTimer {
+                Action::SetTimer {
                     timer: RENEW, at, ..
                 } => Some(at.ns() / MS),
                 _ => None,
@@ -822,11 +827,8 @@ mod tests {
         // the renewal timer of 6.002 s runs at 11 s, past the 9.95 s deadline: nothing is sent,
         // and the next renewal is armed at 11 + 3 = 14 s.
         h.on_timer(&cx(11_000, &mut rng, &mut tok), RENEW, &mut out);
-        let effects: Vec<_> = out.drain().collect();
-        assert!(!effects.iter().any(|e| matches!(e, Effect::Send { .. })));
-        for e in effects {
-            out.push(e);
-        }
+        let sent = |a: &Action<Message>| matches!(a, Action::Send { .. });
+        assert!(!out.actions().iter().any(sent));
         assert_eq!(renewals_armed(&mut out), vec![14_000]);
         // The ack for the renewal sent at 3.002 s arrives at 11 s: deadline 3.002 + 9.95 =
         // 12.952 s, 1.952 s ahead, less than renew_every: renew halfway, at 11 + 0.976 s.

@@ -18,7 +18,7 @@ use super::ChubbyConfig;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
-use crate::strategy::{Belief, Cx, Effect, LeaseParams, Out, Request, TimerId};
+use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 const KEEPALIVE: TimerId = 0;
@@ -142,7 +142,7 @@ impl Client {
                 self.last_token = token;
                 self.held = Some(token);
                 out.cancel_timer(RETRY);
-                out.push(Effect::Holding { token, version });
+                out.report(Fact::Holding { token, version });
             }
             _ => {}
         }
@@ -184,9 +184,9 @@ impl Client {
         out: &mut Out<Message>,
     ) {
         match request {
-            Request::Read { .. } => out.push(Effect::Read { token }),
+            Request::Read { .. } => out.report(Fact::Read { token }),
             Request::Write { .. } => {
-                out.push(Effect::WriteSent { token });
+                out.report(Fact::WriteSent { token });
                 out.send(Self::master(cx), Message::Write { token });
             }
         }
@@ -213,6 +213,7 @@ pub(super) fn local_lease(c: &ChubbyConfig, p: &LeaseParams) -> LocalDur {
 mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
+    use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
@@ -241,11 +242,11 @@ mod tests {
         c: &mut Client,
         at_ns: i64,
         f: impl FnOnce(&mut Client, &mut Cx, &mut Out<Message>),
-    ) -> Vec<Effect<Message>> {
+    ) -> Out<Message> {
         crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(at_ns), |cx| {
             let mut out = Out::default();
             f(c, cx, &mut out);
-            out.drain().collect()
+            out
         })
     }
 
@@ -330,9 +331,9 @@ mod tests {
         });
         assert_eq!(c.belief(), Belief::None);
         assert_eq!(c.session, 2);
-        assert!(effects.iter().any(|e| matches!(
+        assert!(effects.actions().iter().any(|e| matches!(
             e,
-            Effect::Send {
+            Action::Send {
                 msg: Message::KeepAlive { session: 2, .. },
                 ..
             }
@@ -382,9 +383,10 @@ mod tests {
         let mut c = holding();
         let effects = call(&mut c, 6 * S, |c, cx, out| c.step_down(cx, out));
         let sent: Vec<Message> = effects
+            .actions()
             .iter()
             .filter_map(|e| match *e {
-                Effect::Send { to: 0, msg } => Some(msg),
+                Action::Send { to: 0, msg } => Some(msg),
                 _ => None,
             })
             .collect();

@@ -24,7 +24,7 @@ use super::Disk;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::GrantorRestart;
-use crate::strategy::{Cx, Effect, LeaseParams, Out, Register, TimerId};
+use crate::strategy::{Cx, Fact, LeaseParams, Out, Register, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 /// Fires at the earliest expiry among the open sessions.
@@ -211,7 +211,7 @@ impl Master {
                 version: self.register.version(),
             },
         );
-        out.push(Effect::Issued {
+        out.report(Fact::Issued {
             token,
             to: node,
             until,
@@ -271,7 +271,7 @@ impl Master {
                         .owner
                         .filter(|o| (o.node, o.session) == (from, session))
                     {
-                        out.push(Effect::Renewed {
+                        out.report(Fact::Renewed {
                             token: o.token,
                             until,
                         });
@@ -319,7 +319,7 @@ impl Master {
                 let applied = self
                     .register
                     .apply(from, token, self.p.fencing, cx.duplicate);
-                out.push(applied);
+                out.report(applied);
             }
             Message::KeepAliveAck { .. }
             | Message::SessionExpired { .. }
@@ -346,6 +346,7 @@ impl Master {
 mod tests {
     use super::*;
     use crate::scenario::Role;
+    use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
     /// Node 0 is the master, nodes 1 to 3 clients.
@@ -374,20 +375,20 @@ mod tests {
         )
     }
 
-    /// Calls `f` on `m` when the master's clocks read `at_ns`; its effects.
+    /// Calls `f` on `m` when the master's clocks read `at_ns`; what it gave.
     fn call(
         m: &mut Master,
         at_ns: i64,
         f: impl FnOnce(&mut Master, &mut Cx, &mut Out<Message>),
-    ) -> Vec<Effect<Message>> {
+    ) -> Out<Message> {
         crate::strategy::with_test_cx(0, ROLES, LocalTime::from_ns(at_ns), |cx| {
             let mut out = Out::default();
             f(m, cx, &mut out);
-            out.drain().collect()
+            out
         })
     }
 
-    fn from(m: &mut Master, at_ns: i64, node: NodeId, msg: Message) -> Vec<Effect<Message>> {
+    fn from(m: &mut Master, at_ns: i64, node: NodeId, msg: Message) -> Out<Message> {
         call(m, at_ns, |m, cx, out| m.on_message(cx, node, msg, out))
     }
 
@@ -400,22 +401,24 @@ mod tests {
     }
 
     /// The messages sent, with their destinations.
-    fn sent(effects: &[Effect<Message>]) -> Vec<(NodeId, Message)> {
-        effects
+    fn sent(given: &Out<Message>) -> Vec<(NodeId, Message)> {
+        given
+            .actions()
             .iter()
             .filter_map(|e| match *e {
-                Effect::Send { to, msg } => Some((to, msg)),
+                Action::Send { to, msg } => Some((to, msg)),
                 _ => None,
             })
             .collect()
     }
 
     /// Who got a grant, with which generation.
-    fn granted(effects: &[Effect<Message>]) -> Vec<(NodeId, Token)> {
-        effects
+    fn granted(given: &Out<Message>) -> Vec<(NodeId, Token)> {
+        given
+            .facts()
             .iter()
             .filter_map(|e| match *e {
-                Effect::Issued { token, to, .. } => Some((to, token)),
+                Fact::Issued { token, to, .. } => Some((to, token)),
                 _ => None,
             })
             .collect()
@@ -548,7 +551,7 @@ mod tests {
             .iter()
             .all(|s| s.expiry == LocalTime::from_ns(112 * S)));
         assert_eq!(m.owner.map(|o| (o.node, o.token)), Some((1, 1)));
-        assert!(effects.contains(&Effect::SetTimer {
+        assert!(effects.actions().contains(&Action::SetTimer {
             timer: EXPIRY,
             clock: ClockKind::Monotonic,
             at: LocalTime::from_ns(112 * S)

@@ -8,7 +8,7 @@ use super::K8sConfig;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
-use crate::strategy::{Belief, Cx, Effect, LeaseParams, Out, Request, TimerId};
+use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 /// Not leading: the next try of the acquire loop falls due (and gives up one still unanswered).
@@ -205,7 +205,7 @@ impl Candidate {
                     self.leading = Some(token);
                     if self.copy_token != Some(token) {
                         self.copy_token = Some(token);
-                        out.push(Effect::Holding { token, version });
+                        out.report(Fact::Holding { token, version });
                     }
                 }
                 // The cycle (if one was open) succeeded; sleep retry_period before the next.
@@ -284,9 +284,9 @@ impl Candidate {
 
     pub fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         match request {
-            Request::Read { .. } => out.push(Effect::Read { token }),
+            Request::Read { .. } => out.report(Fact::Read { token }),
             Request::Write { .. } => {
-                out.push(Effect::WriteSent { token });
+                out.report(Fact::WriteSent { token });
                 out.send(Self::server(cx), Message::Write { token });
             }
         }

@@ -35,8 +35,8 @@
 //!
 //! Tokens: leaseTransitions + 1. The record's leaseTransitions grows by one at every change of
 //! holder, so the token orders leaderships as Kubernetes itself does; a renewal (and a leader
-//! taking its own record back) keeps it. The API server emits [`Effect::Issued`](crate::strategy::Effect::Issued) when an Update
-//! it applies changes the holder, [`Effect::Renewed`](crate::strategy::Effect::Renewed) otherwise. Their `until`, which only
+//! taking its own record back) keeps it. The API server emits [`Fact::Issued`](crate::strategy::Fact::Issued) when an Update
+//! it applies changes the holder, [`Fact::Renewed`](crate::strategy::Fact::Renewed) otherwise. Their `until`, which only
 //! traces and timelines show, is the record's nominal end: apply time + T on the API server's
 //! monotonic clock, the earliest a candidate that saw the change at once, with a clock at the
 //! server's rate, could take over. The oracle's slack is measured between beliefs, so how far
@@ -186,7 +186,7 @@ mod tests {
     use super::msg::{Identity, Lease};
     use super::*;
     use crate::scenario::GrantorRestart;
-    use crate::strategy::{call_for_test, Effect};
+    use crate::strategy::{call_for_test, Action, Fact};
     use crate::time::LocalTime;
 
     const S: i64 = 1_000_000_000;
@@ -224,7 +224,7 @@ mod tests {
         n: NodeId,
         at_ns: i64,
         f: impl FnOnce(&mut K8sNode, &mut Cx, &mut Out<Message>),
-    ) -> Vec<Effect<Message>> {
+    ) -> Out<Message> {
         call_for_test(k, n, ROLES, LocalTime::from_ns(at_ns), f)
     }
 
@@ -241,7 +241,7 @@ mod tests {
         }
     }
 
-    fn update(k: &mut K8sNode, from: NodeId, rv: u64, l: Lease) -> Vec<Effect<Message>> {
+    fn update(k: &mut K8sNode, from: NodeId, rv: u64, l: Lease) -> Out<Message> {
         call(k, 0, 0, |k, cx, out| {
             k.on_message(
                 cx,
@@ -256,11 +256,12 @@ mod tests {
         })
     }
 
-    fn reply_ok(effects: &[Effect<Message>]) -> bool {
-        effects
+    fn reply_ok(given: &Out<Message>) -> bool {
+        given
+            .actions()
             .iter()
             .find_map(|e| match e {
-                Effect::Send {
+                Action::Send {
                     msg: Message::UpdateReply { ok, .. },
                     ..
                 } => Some(*ok),
@@ -277,9 +278,9 @@ mod tests {
         // Create (resourceVersion 0): a grant of token 1 to node 1.
         let e = update(&mut s, 1, 0, lease(1, 0));
         assert!(reply_ok(&e));
-        assert!(e.iter().any(|e| matches!(
+        assert!(e.facts().iter().any(|e| matches!(
             e,
-            Effect::Issued {
+            Fact::Issued {
                 token: 1,
                 to: 1,
                 ..
@@ -288,18 +289,19 @@ mod tests {
         // A second Create with resourceVersion 0: Conflict, nothing applied.
         let e = update(&mut s, 2, 0, lease(2, 0));
         assert!(!reply_ok(&e));
-        assert!(!e.iter().any(|e| matches!(e, Effect::Issued { .. })));
+        assert!(!e.facts().iter().any(|e| matches!(e, Fact::Issued { .. })));
         // Node 1 renews on resourceVersion 1: a renewal, same token.
         let e = update(&mut s, 1, 1, lease(1, 0));
         assert!(reply_ok(&e));
         assert!(e
+            .facts()
             .iter()
-            .any(|e| matches!(e, Effect::Renewed { token: 1, .. })));
+            .any(|e| matches!(e, Fact::Renewed { token: 1, .. })));
         // Node 2 takes over on resourceVersion 2: token 2.
         let e = update(&mut s, 2, 2, lease(2, 1));
-        assert!(e.iter().any(|e| matches!(
+        assert!(e.facts().iter().any(|e| matches!(
             e,
-            Effect::Issued {
+            Fact::Issued {
                 token: 2,
                 to: 2,
                 ..
@@ -323,10 +325,11 @@ mod tests {
             rv: 5,
             lease: Some(held),
         };
-        let updates = |e: &[Effect<Message>]| {
-            e.iter()
+        let updates = |e: &Out<Message>| {
+            e.actions()
+                .iter()
                 .filter_map(|e| match e {
-                    Effect::Send {
+                    Action::Send {
                         msg: Message::Update { rv, lease, .. },
                         ..
                     } => Some((*rv, lease.transitions)),

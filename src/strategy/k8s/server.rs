@@ -7,7 +7,7 @@
 use super::msg::{Lease, Message};
 use crate::clock::ClockKind;
 use crate::msg::NodeId;
-use crate::strategy::{Cx, Effect, LeaseParams, Out, Register};
+use crate::strategy::{Cx, Fact, LeaseParams, Out, Register};
 
 /// What the API server keeps across a crash: etcd has it on disk.
 #[derive(Clone, Copy, Debug, Default)]
@@ -61,9 +61,9 @@ impl ApiServer {
                     let until = cx.read(ClockKind::Monotonic) + lease.duration;
                     let token = lease.token();
                     if before.is_some_and(|b| b.holder == lease.holder) {
-                        out.push(Effect::Renewed { token, until });
+                        out.report(Fact::Renewed { token, until });
                     } else {
-                        out.push(Effect::Issued {
+                        out.report(Fact::Issued {
                             token,
                             to: lease.holder.node,
                             until,
@@ -78,7 +78,7 @@ impl ApiServer {
                     .disk
                     .register
                     .apply(from, token, self.p.fencing, cx.duplicate);
-                out.push(applied);
+                out.report(applied);
             }
             Message::Record { .. } | Message::UpdateReply { .. } => {}
         }

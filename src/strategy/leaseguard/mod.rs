@@ -36,7 +36,7 @@
 //! entry every `noop_every` (its monotonic clock), and at election; `StepDown` makes it a
 //! follower, `TransferLeader(to)` makes `to` campaign.
 //!
-//! A new leader takes authority (its term supersedes older ones: [`Effect::Issued`]) when the
+//! A new leader takes authority (its term supersedes older ones: [`Fact::Issued`]) when the
 //! prior term has expired, or at election when there is nothing to wait for (`Inconsistent`,
 //! `Quorum`, or an empty log): until then an old leader serving under its lease is no zombie.
 //!
@@ -44,7 +44,7 @@
 //! node leads; read authority while it may serve lease reads: exclusive (two nodes serving
 //! reads from local state at once is an overlap), except in `LeaseGuard` mode where a new
 //! leader's inherited lease overlaps its predecessor's by design. Reads are judged against the
-//! committed prefix they read ([`Effect::LogRead`]), per key.
+//! committed prefix they read ([`Fact::LogRead`]), per key.
 
 mod msg;
 pub mod settings;
@@ -54,7 +54,7 @@ use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
 use crate::strategy::raft_core::{self, majority, Election, PendingReads, RaftCore, State};
 use crate::strategy::{
-    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, Key, LeaseParams, NodeLogic, Out,
+    Authorities, Belief, Beliefs, Claim, Command, Cx, Fact, Key, LeaseParams, NodeLogic, Out,
     Protocol, Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
@@ -292,11 +292,11 @@ impl Replica {
 
     /// Moves to `term` (if higher) as a follower with no leader known.
     fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
+        self.pending_reads.refuse_all(self.core.term, out);
         if self.core.become_follower(term) {
             out.cancel_timer(EXPIRY);
         }
         self.subscribed = false;
-        self.pending_reads.clear();
         self.limbo.clear();
         self.limbo_end = 0;
     }
@@ -431,7 +431,7 @@ impl Replica {
     /// The prior term has expired (or there was none to wait for): from now on the leader's
     /// term supersedes every older one, and an old leader acting is a zombie.
     fn take_authority(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        out.push(Effect::Issued {
+        out.report(Fact::Issued {
             token: self.core.term,
             to: self.core.node,
             until: cx.mono + self.c.election_timeout,
@@ -490,7 +490,7 @@ impl Replica {
             out.send(p.node, Message::Commit { term, commit });
         }
         for (since, version) in self.pending_reads.ready(commit) {
-            out.push(Effect::LogRead {
+            out.report(Fact::LogRead {
                 token: term,
                 version,
                 since,
@@ -837,18 +837,24 @@ impl NodeLogic for Replica {
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if !self.core.is_leader() || token != self.core.term {
-            return; // deposed between the check and now: the client times out
+            // Deposed between the check and now: the client times out.
+            out.report(Fact::Refused { token });
+            return;
         }
         let version = self.core.writes_committed();
         match request {
-            Request::Write { key } => self.append(cx, Some(self.core.node), key, out),
+            Request::Write { key } => {
+                out.report(Fact::Appended { token });
+                self.append(cx, Some(self.core.node), key, out);
+            }
             _ if self.c.mode == LeaseGuardMode::Quorum => {
                 // Served once an entry appended after it commits.
+                out.report(Fact::Waiting { token });
                 let need = self.core.last_index() + 1;
                 self.pending_reads.push(need, (cx.stamp, version));
                 self.append(cx, None, 0, out);
             }
-            _ => out.push(Effect::LogRead {
+            _ => out.report(Fact::LogRead {
                 token,
                 version,
                 since: cx.stamp,
@@ -884,6 +890,7 @@ impl NodeLogic for Replica {
 mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
+    use crate::strategy::Action;
 
     const MS: i64 = 1_000_000;
     const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Replica];
@@ -915,13 +922,13 @@ mod tests {
         )
     }
 
-    /// Calls `f` on `r` (node `node`) with both clocks reading `ms`; its effects.
+    /// Calls `f` on `r` (node `node`) with both clocks reading `ms`; what it gave.
     fn call(
         r: &mut Replica,
         node: NodeId,
         ms: i64,
         f: impl FnOnce(&mut Replica, &mut Cx, &mut Out<Message>),
-    ) -> Vec<Effect<Message>> {
+    ) -> Out<Message> {
         crate::strategy::call_for_test(r, node, ROLES, LocalTime::from_ns(ms * MS), f)
     }
 
@@ -941,7 +948,7 @@ mod tests {
 
     /// Node 1 with a's term-1 log: an empty entry at 0 ms, writes of keys 7 (100 ms) and 8
     /// (499 ms); it knows the first two committed. Elected in term 2 at 1000 ms.
-    fn elected(mode: LeaseGuardMode) -> (Replica, Vec<Effect<Message>>) {
+    fn elected(mode: LeaseGuardMode) -> (Replica, Out<Message>) {
         let mut b = replica(mode, 1);
         b.core.term = 1;
         b.core.log = raft_core::Log::from_entries([
@@ -967,9 +974,9 @@ mod tests {
         (b, fx)
     }
 
-    fn expiry_timer(fx: &[Effect<Message>]) -> Option<LocalTime> {
-        fx.iter().find_map(|e| match *e {
-            Effect::SetTimer {
+    fn expiry_timer(fx: &Out<Message>) -> Option<LocalTime> {
+        fx.actions().iter().find_map(|e| match *e {
+            Action::SetTimer {
                 timer: EXPIRY,
                 clock: ClockKind::Wall,
                 at,
@@ -989,13 +996,14 @@ mod tests {
         ] {
             let (mut b, fx) = elected(mode);
             assert_eq!(expiry_timer(&fx), Some(LocalTime::from_ns(1_499_400_001)));
-            assert!(!fx.iter().any(|e| matches!(e, Effect::Issued { .. })));
+            assert!(!fx.facts().iter().any(|e| matches!(e, Fact::Issued { .. })));
             assert!(!b.expired);
             let fx = call(&mut b, 1, 1500, |b, cx, out| b.on_timer(cx, EXPIRY, out));
             assert!(b.expired);
             assert!(fx
+                .facts()
                 .iter()
-                .any(|e| matches!(e, Effect::Issued { token: 2, .. })));
+                .any(|e| matches!(e, Fact::Issued { token: 2, .. })));
         }
         // Without a lease there is nothing to wait for: issued at election.
         for mode in [LeaseGuardMode::Inconsistent, LeaseGuardMode::Quorum] {
@@ -1003,8 +1011,9 @@ mod tests {
             assert_eq!(expiry_timer(&fx), None);
             assert!(b.expired);
             assert!(fx
+                .facts()
                 .iter()
-                .any(|e| matches!(e, Effect::Issued { token: 2, .. })));
+                .any(|e| matches!(e, Fact::Issued { token: 2, .. })));
         }
     }
 
@@ -1064,14 +1073,15 @@ mod tests {
         }
         let fx = call(&mut b, 1, 1200, |b, cx, out| b.advance_commit(cx, out));
         assert_eq!(b.core.commit(), 2);
-        assert!(fx.is_empty());
+        assert!(fx.actions().is_empty() && fx.facts().is_empty());
         // At expiry it commits the three, reporting the one client write among them (key 8).
         let fx = call(&mut b, 1, 1500, |b, cx, out| b.on_timer(cx, EXPIRY, out));
         assert_eq!(b.core.commit(), 4);
         let committed: Vec<_> = fx
+            .facts()
             .iter()
             .filter_map(|e| match *e {
-                Effect::Committed { index, key, .. } => Some((index, key)),
+                Fact::Committed { index, key, .. } => Some((index, key)),
                 _ => None,
             })
             .collect();
@@ -1134,7 +1144,7 @@ mod tests {
             ),
             (1, 1, 1)
         );
-        assert!(fx.contains(&Effect::Send {
+        assert!(fx.actions().contains(&Action::Send {
             to: 0,
             msg: Message::Progress { term: 1, index: 1 }
         }));
@@ -1184,9 +1194,11 @@ mod tests {
             c.hear(cx, 1, 2, true, out);
         });
         assert!(c.queue.is_empty());
-        assert!(fx.contains(&Effect::CancelTimer { timer: LOG_WRITE }));
+        assert!(fx
+            .actions()
+            .contains(&Action::CancelTimer { timer: LOG_WRITE }));
         // Its log is empty, so it subscribes to b from index 1.
-        assert!(fx.contains(&Effect::Send {
+        assert!(fx.actions().contains(&Action::Send {
             to: 1,
             msg: Message::Pull {
                 term: 2,
@@ -1211,7 +1223,7 @@ mod tests {
         });
         assert_eq!(c.core.last_index(), 1);
         // It subscribes again from index 2, after an entry of term 1.
-        assert!(fx.contains(&Effect::Send {
+        assert!(fx.actions().contains(&Action::Send {
             to: 1,
             msg: Message::Pull {
                 term: 2,
@@ -1263,8 +1275,8 @@ mod tests {
             writes: 7,
         };
         assert_eq!(
-            fx,
-            [Effect::Send {
+            fx.actions(),
+            [Action::Send {
                 to: 2,
                 msg: snapshot
             }]
@@ -1275,7 +1287,7 @@ mod tests {
             c.on_message(cx, 1, snapshot, out)
         });
         let progress = Message::Progress { term: 2, index: 9 };
-        assert!(fx.contains(&Effect::Send {
+        assert!(fx.actions().contains(&Action::Send {
             to: 1,
             msg: progress
         }));
@@ -1285,6 +1297,9 @@ mod tests {
         let fx = call(&mut c, 2, 1004, |c, cx, out| {
             c.on_message(cx, 1, snapshot, out)
         });
-        assert!(!fx.iter().any(|e| matches!(e, Effect::Send { .. })));
+        assert!(!fx
+            .actions()
+            .iter()
+            .any(|e| matches!(e, Action::Send { .. })));
     }
 }

@@ -25,7 +25,7 @@
 //! Authorities: write authority (shared: Raft's log makes two believing leaders harmless, only
 //! one can commit) while a node is leader; read authority (exclusive: two nodes serving reads
 //! from local state at once is an overlap) while its lease holds, for `reads: Lease` and the
-//! local part of `LeaseOrReadIndex`. Writes take effect when committed ([`Effect::Committed`]),
+//! local part of `LeaseOrReadIndex`. Writes take effect when committed ([`Fact::Committed`]),
 //! so a read by a deposed leader after its successor committed is a stale read.
 
 mod msg;
@@ -38,8 +38,8 @@ use crate::strategy::raft_core::{
     self, majority, quorum, Election, PendingReads, Progress, RaftCore, State,
 };
 use crate::strategy::{
-    Authorities, Belief, Beliefs, Claim, Command, Cx, Effect, LeaseParams, NodeLogic, Out,
-    Protocol, Request, Stamp, TimerId,
+    Authorities, Belief, Beliefs, Claim, Command, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol,
+    Request, Stamp, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Append, AppendAck, Entry, Message, RequestVote, Snapshot};
@@ -289,6 +289,7 @@ pub struct Replica {
 impl Replica {
     /// Moves to `term` as a follower (a higher term seen, or stepping down).
     fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
+        self.pending_reads.refuse_all(self.core.term, out);
         if self.core.become_follower(term) {
             out.cancel_timer(HEARTBEAT);
             out.cancel_timer(CHECK_QUORUM);
@@ -298,7 +299,6 @@ impl Replica {
         self.suspect = false;
         self.lease_until = None;
         self.lease_round = 0;
-        self.pending_reads.clear();
         self.read_round_open = false;
     }
 
@@ -324,7 +324,7 @@ impl Replica {
         self.suspect = false;
         self.lease_until = None;
         self.lease_round = 0;
-        out.push(Effect::Issued {
+        out.report(Fact::Issued {
             token: term,
             to: self.core.node,
             until: cx.mono + self.c.election_timeout,
@@ -397,7 +397,7 @@ impl Replica {
     fn advance_commit(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         if self.core.commit_quorum(majority(cx), out) && !self.serving {
             self.serving = true;
-            out.push(Effect::Holding {
+            out.report(Fact::Holding {
                 token: self.core.term,
                 version: self.core.writes_committed(),
             });
@@ -440,7 +440,7 @@ impl Replica {
         // arrived; reads that arrived while a round was out wait for the next one.
         let token = self.core.term;
         for since in self.pending_reads.ready(q) {
-            out.push(Effect::ConfirmedRead { token, since });
+            out.report(Fact::ConfirmedRead { token, since });
         }
         if self.read_round_open && q >= self.round {
             self.read_round_open = false;
@@ -709,10 +709,13 @@ impl NodeLogic for Replica {
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if !self.core.is_leader() || token != self.core.term {
-            return; // deposed between the check and now: the client times out
+            // Deposed between the check and now: the client times out.
+            out.report(Fact::Refused { token });
+            return;
         }
         match request {
             Request::Write { key } => {
+                out.report(Fact::Appended { token });
                 self.core.log.push(raft_core::Entry {
                     term: token,
                     writer: Some(self.core.node),
@@ -720,7 +723,7 @@ impl NodeLogic for Replica {
                     extra: (),
                 });
                 // No `WriteSent`: the write takes effect only when it commits
-                // (`Effect::Committed`); a deposed leader's appends never do.
+                // (`Fact::Committed`); a deposed leader's appends never do.
                 let index = self.core.last_index();
                 for i in 0..self.core.peers.len() {
                     if self.core.peers[i].ext.next == index && self.may_send_more(i) {
@@ -736,10 +739,13 @@ impl NodeLogic for Replica {
                     RaftReads::LeaseOrReadIndex => self.lease_holds(cx, self.c.max_clock_skew),
                 };
                 if local {
-                    out.push(Effect::Read { token });
-                } else if !self.pending_reads.is_full() {
+                    out.report(Fact::Read { token });
+                } else if self.pending_reads.is_full() {
+                    out.report(Fact::Refused { token });
+                } else {
                     // ReadIndex: confirm leadership with a round started after the read
                     // arrived: now, or when the round already out is acknowledged.
+                    out.report(Fact::Waiting { token });
                     self.pending_reads.push(self.round + 1, cx.stamp);
                     if !self.read_round_open {
                         self.heartbeat_round(cx, out);
@@ -790,6 +796,7 @@ mod tests {
     use super::*;
     use crate::rng::{self, Component};
     use crate::scenario::GrantorRestart;
+    use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
 
@@ -886,14 +893,16 @@ mod tests {
         assert_eq!(r.lease_until, Some(at(108 * S)));
     }
 
-    /// Calls `f` on `r` with its clocks reading `t`; the effects.
+    /// Calls `f` on `r` with its clocks reading `t`; the actions it gave.
     fn call(
         r: &mut Replica,
         t: i64,
         f: impl FnOnce(&mut Replica, &mut Cx, &mut Out<Message>),
-    ) -> Vec<Effect<Message>> {
+    ) -> Vec<Action<Message>> {
         let node = r.core.node;
         crate::strategy::call_for_test(r, node, ROLES, at(t), f)
+            .take()
+            .0
     }
 
     fn ack(index: u64, round: u64) -> Message {
@@ -946,7 +955,7 @@ mod tests {
             writes: 10,
             round: 2,
         };
-        let to_r2 = Effect::Send {
+        let to_r2 = Action::Send {
             to: 2,
             msg: Message::Snapshot(snapshot),
         };
@@ -956,7 +965,7 @@ mod tests {
         let fx = call(&mut b, 2 * S, |b, cx, out| {
             b.on_message(cx, 0, Message::Snapshot(snapshot), out);
         });
-        assert!(fx.contains(&Effect::Send {
+        assert!(fx.contains(&Action::Send {
             to: 0,
             msg: ack(11, 2)
         }));
@@ -968,7 +977,7 @@ mod tests {
             a.on_request(cx, Request::Write { key: 8 }, 1, out);
         });
         let append = fx.iter().find_map(|e| match *e {
-            Effect::Send {
+            Action::Send {
                 to: 2,
                 msg: Message::Append(m),
             } => Some(m),
@@ -979,7 +988,7 @@ mod tests {
         let fx = call(&mut b, 2 * S, |b, cx, out| {
             b.on_message(cx, 0, Message::Append(append), out);
         });
-        assert!(fx.contains(&Effect::Send {
+        assert!(fx.contains(&Action::Send {
             to: 0,
             msg: ack(12, 2)
         }));

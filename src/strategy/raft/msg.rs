@@ -1,5 +1,5 @@
-//! Raft's messages, reduced to what leases need: votes, log appends (one entry at most, so a
-//! message stays small and `Copy`), snapshots, their acknowledgements, and leadership transfer.
+//! Raft's messages, reduced to what leases need: votes, log appends (one entry at most: a small
+//! `Copy` message), snapshots, their acknowledgements, and leadership transfer.
 
 use crate::msg::Token;
 use crate::strategy::raft_core::VoteMessages;
@@ -25,6 +25,7 @@ pub struct Append {
     pub term: u64,
     pub prev_index: u64,
     pub prev_term: u64,
+    // A batch of entries would go here (messages need not be `Copy`); it would move Raft's figures.
     pub entry: Option<Entry>,
     pub commit: u64,
     pub round: u64,

@@ -10,7 +10,7 @@
 //! is a state machine the protocol drives: the protocol hands it what arrived (a vote request, a
 //! vote, a leader's entry, an acknowledgement's index) and it answers with the state it moved
 //! to, with votes sent and the election timer armed through the protocol's [`Out`], and with
-//! [`Effect::Committed`] for each client write a leader commits. It must read no clock or
+//! [`Fact::Committed`] for each client write a leader commits. It must read no clock or
 //! random stream but the [`Cx`] it is handed, arm no timer but [`ELECTION`], and send no
 //! message but votes.
 //!
@@ -53,7 +53,7 @@ pub use reads::{PendingReads, MAX_PENDING_READS};
 
 use crate::msg::NodeId;
 use crate::scenario::{Role, Scenario};
-use crate::strategy::{Cx, Effect, Out, TimerId};
+use crate::strategy::{Cx, Fact, Out, TimerId};
 
 /// The election timer, the one timer the core arms. A protocol's own timers take other ids.
 pub const ELECTION: TimerId = 0;
@@ -354,7 +354,7 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
             if let Some(writer) = e.writer {
                 self.writes_committed += 1;
                 if report {
-                    out.push(Effect::Committed {
+                    out.report(Fact::Committed {
                         index: self.commit,
                         writer,
                         token: e.term,

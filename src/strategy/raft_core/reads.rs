@@ -5,6 +5,8 @@
 //! prefix: each read is pushed and popped once, in O(1), however long the queue grows. The
 //! queue is bounded ([`MAX_PENDING_READS`]); a protocol refuses reads while it is full.
 
+use crate::msg::Token;
+use crate::strategy::{Fact, Out};
 use std::collections::VecDeque;
 
 /// The most reads one leader holds waiting (a leader that can reach no majority would otherwise
@@ -57,7 +59,11 @@ impl<T> PendingReads<T> {
         self.queue.len() >= MAX_PENDING_READS
     }
 
-    pub fn clear(&mut self) {
-        self.queue.clear();
+    /// Gives up every read held (admitted under `token`: the leader steps down), reporting
+    /// each as refused: their clients time out.
+    pub fn refuse_all<M>(&mut self, token: Token, out: &mut Out<M>) {
+        for _ in self.queue.drain(..) {
+            out.report(Fact::Refused { token });
+        }
     }
 }

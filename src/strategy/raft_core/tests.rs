@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::clock::ClockKind;
+use crate::strategy::{Action, Fact};
 use crate::time::{LocalDur, LocalTime};
 
 const MS: i64 = 1_000_000;
@@ -52,22 +53,31 @@ fn core(node: NodeId, term: u64, terms: &[u64]) -> Core {
     c
 }
 
-/// Runs `f` on node `c.node` with its clocks reading `now`; the effects.
-fn call(
+/// Runs `f` on node `c.node` with its clocks reading `now`; its actions and its facts.
+fn given(
     c: &mut Core,
     now: i64,
     f: impl FnOnce(&mut Core, &mut Cx, &mut Out<Msg>),
-) -> Vec<Effect<Msg>> {
+) -> (Vec<Action<Msg>>, Vec<Fact>) {
     let node = c.node;
     crate::strategy::with_test_cx(node, ROLES, at(now), |cx| {
         let mut out = Out::default();
         f(c, cx, &mut out);
-        out.drain().collect()
+        out.take()
     })
 }
 
-fn election_timer(ns: i64) -> Effect<Msg> {
-    Effect::SetTimer {
+/// [`given`]: the actions alone.
+fn call(
+    c: &mut Core,
+    now: i64,
+    f: impl FnOnce(&mut Core, &mut Cx, &mut Out<Msg>),
+) -> Vec<Action<Msg>> {
+    given(c, now, f).0
+}
+
+fn election_timer(ns: i64) -> Action<Msg> {
+    Action::SetTimer {
         timer: ELECTION,
         clock: ClockKind::Monotonic,
         at: at(ns),
@@ -77,7 +87,7 @@ fn election_timer(ns: i64) -> Effect<Msg> {
 /// Node 1, whose log ends with an entry of term 2 at index 3, is asked at 5 s by candidate 0
 /// of term 3 with the candidate's last entry at `(last_index, last_term)`; it moves to term 3
 /// first (as every protocol does with a higher term). Its answer, and its effects.
-fn ask(last_index: u64, last_term: u64) -> (Option<NodeId>, Vec<Effect<Msg>>) {
+fn ask(last_index: u64, last_term: u64) -> (Option<NodeId>, Vec<Action<Msg>>) {
     let mut c = core(1, 2, &[1, 1, 2]);
     assert!(!c.become_follower(3));
     let request = VoteRequest {
@@ -94,7 +104,7 @@ fn ask(last_index: u64, last_term: u64) -> (Option<NodeId>, Vec<Effect<Msg>>) {
 
 #[test]
 fn a_vote_goes_only_to_a_candidate_whose_log_is_at_least_as_up_to_date() {
-    let refused = vec![Effect::Send {
+    let refused = vec![Action::Send {
         to: 0,
         msg: Msg::Vote {
             term: 3,
@@ -108,7 +118,7 @@ fn a_vote_goes_only_to_a_candidate_whose_log_is_at_least_as_up_to_date() {
     // At least as up to date: granted, and the election timer restarts at 5 s + 1 s.
     let granted = vec![
         election_timer(6 * S),
-        Effect::Send {
+        Action::Send {
             to: 0,
             msg: Msg::Vote {
                 term: 3,
@@ -139,7 +149,7 @@ fn one_vote_per_term() {
         let fx = call(c, 0, |c, cx, out| {
             c.answer_vote(cx, from, request(3), out);
         });
-        fx.contains(&Effect::Send {
+        fx.contains(&Action::Send {
             to: from,
             msg: Msg::Vote {
                 term: 3,
@@ -160,7 +170,7 @@ fn one_vote_per_term() {
         term: 3,
         granted: false,
     };
-    assert_eq!(fx, [Effect::Send { to: 2, msg: stale }]);
+    assert_eq!(fx, [Action::Send { to: 2, msg: stale }]);
 }
 
 #[test]
@@ -224,9 +234,9 @@ fn leader(term: u64, log: &[Entry<()>]) -> Core {
         last_term,
         transfer: false,
     });
-    assert!(fx.contains(&Effect::Send { to: 1, msg: ask }));
-    assert!(fx.contains(&Effect::Send { to: 2, msg: ask }));
-    assert_eq!(fx.last(), Some(&Effect::CancelTimer { timer: ELECTION }));
+    assert!(fx.contains(&Action::Send { to: 1, msg: ask }));
+    assert!(fx.contains(&Action::Send { to: 2, msg: ask }));
+    assert_eq!(fx.last(), Some(&Action::CancelTimer { timer: ELECTION }));
     assert_eq!(
         (c.state, c.leader, c.peers.len()),
         (State::Leader, Some(0), 2)
@@ -242,20 +252,20 @@ fn an_entry_of_an_earlier_term_commits_only_with_one_of_the_current_term() {
     call(&mut c, S, |c, _, out| c.commit_to(1, out, false));
     // Node 1 stores index 2: a majority (0 and 1) stores it, but it is of term 2, not 3.
     assert!(c.matched(0, 2));
-    let fx = call(&mut c, S, |c, _, out| {
+    let fx = given(&mut c, S, |c, _, out| {
         assert!(!c.commit_quorum(2, out));
     });
-    assert!(fx.is_empty());
+    assert!(fx.0.is_empty() && fx.1.is_empty());
     assert_eq!(c.commit(), 1);
     // A write of term 3 at index 3, stored by node 1 too: both commit, each reported once.
     c.log.push(e(3, true));
     assert!(c.matched(0, 3));
     // A late acknowledgement of index 2 lowers nothing.
     assert!(!c.matched(0, 2));
-    let fx = call(&mut c, S, |c, _, out| {
+    let (_, fx) = given(&mut c, S, |c, _, out| {
         assert!(c.commit_quorum(2, out));
     });
-    let committed = |index, token| Effect::Committed {
+    let committed = |index, token| Fact::Committed {
         index,
         writer: 0,
         token,

@@ -27,7 +27,7 @@ pub mod msg;
 pub mod settings;
 
 use super::{
-    Belief, Beliefs, Cx, Effect, LeaseParams, NodeLogic, Out, Protocol, Register, Request, TimerId,
+    Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Register, Request, TimerId,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -179,9 +179,9 @@ impl NodeLogic for RedlockNode {
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let RedlockNode::Client(_) = self {
             match request {
-                Request::Read { .. } => out.push(Effect::Read { token }),
+                Request::Read { .. } => out.report(Fact::Read { token }),
                 Request::Write { .. } => {
-                    out.push(Effect::WriteSent { token });
+                    out.report(Fact::WriteSent { token });
                     out.send(resource_host(cx), Message::Write { token });
                 }
             }
@@ -275,8 +275,8 @@ impl Master {
                 self.key = None;
             }
             Message::Write { token } if self.hosts_resource == Some(true) => {
-                let effect = self.register.apply(from, token, false, cx.duplicate);
-                out.push(effect);
+                let fact = self.register.apply(from, token, false, cx.duplicate);
+                out.report(fact);
             }
             _ => {}
         }
@@ -403,12 +403,12 @@ impl Client {
             let token = cx.next_run_token();
             let deadline = round.sent + self.p.lease - self.drift;
             self.held = Some((token, deadline));
-            out.push(Effect::Issued {
+            out.report(Fact::Issued {
                 token,
                 to: cx.node,
                 until: deadline,
             });
-            out.push(Effect::Holding {
+            out.report(Fact::Holding {
                 token,
                 version: self.version,
             });
@@ -457,7 +457,7 @@ impl Client {
                     if deadline > current {
                         self.held = Some((token, deadline));
                         out.set_timer(DEADLINE, ClockKind::Monotonic, deadline);
-                        out.push(Effect::Renewed {
+                        out.report(Fact::Renewed {
                             token,
                             until: deadline,
                         });
@@ -519,6 +519,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
 
@@ -550,21 +551,22 @@ mod tests {
         redlock().node_logic(node, Role::Grantor, &params(), Register::default())
     }
 
-    /// Calls `f` on `m` with node `node`'s context at monotonic reading `mono_ns`; its effects.
+    /// Calls `f` on `m` with node `node`'s context at monotonic reading `mono_ns`; what it gave.
     fn call(
         m: &mut RedlockNode,
         node: NodeId,
         mono_ns: i64,
         f: impl FnOnce(&mut RedlockNode, &mut Cx, &mut Out<Message>),
-    ) -> Vec<Effect<Message>> {
+    ) -> Out<Message> {
         crate::strategy::call_for_test(m, node, ROLES, LocalTime::from_ns(mono_ns), f)
     }
 
-    fn lock_reply(effects: &[Effect<Message>]) -> (bool, u64) {
-        effects
+    fn lock_reply(given: &Out<Message>) -> (bool, u64) {
+        given
+            .actions()
             .iter()
             .find_map(|e| match e {
-                Effect::Send {
+                Action::Send {
                     msg: Message::LockReply { ok, version, .. },
                     ..
                 } => Some((*ok, *version)),
@@ -585,10 +587,11 @@ mod tests {
             };
             let applied = call(&mut host, 1, 0, w);
             assert!(matches!(
-                applied[..],
-                [Effect::WriteApplied { writer: 0, .. }]
+                applied.facts(),
+                [Fact::WriteApplied { writer: 0, .. }]
             ));
-            assert!(call(&mut other, 2, 0, w).is_empty());
+            let ignored = call(&mut other, 2, 0, w);
+            assert!(ignored.actions().is_empty() && ignored.facts().is_empty());
         }
         // A lock reply carries the resource's version from the host, 0 from the others.
         let lock = |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
