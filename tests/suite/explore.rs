@@ -322,3 +322,60 @@ fn every_protocol_s_answer_replays_exactly() {
         }
     }
 }
+
+/// The evidence an exploration without a violation gives: explore-two-sided-within-envelope
+/// cuts its holder off at 10 s, so every run hands the lease over (the scenario's comment):
+/// 40 runs are 40 handovers, fewer than 100, so weak; 120 runs are 120, not weak. The least
+/// slack is the nearest miss's, at least the 12 ms the drift cannot eat.
+#[test]
+fn the_evidence_counts_every_handover_and_warns_when_weak() {
+    for (runs, weak) in [(40u64, true), (120, false)] {
+        let n = runs.to_string();
+        let dir = workdir(&format!("explore-power-{runs}"));
+        let out = leasesim(
+            &[
+                "explore",
+                "explore-two-sided-within-envelope",
+                "--runs",
+                &n,
+                "--out",
+                "out",
+            ],
+            &dir,
+        );
+        assert_eq!(out.status.code(), Some(0));
+        let printed = String::from_utf8_lossy(&out.stdout);
+        let e = json(&dir.join("out/explore-two-sided-within-envelope/explore.json"));
+        let p = &e["power"];
+        assert_eq!(p["runs"], runs);
+        assert_eq!(p["handovers"], runs);
+        assert_eq!(p["weak"], weak);
+        let least = p["least_slack_ns"].as_i64().unwrap();
+        assert_eq!(least, e["nearest_miss"]["min_slack_ns"].as_i64().unwrap());
+        assert!((12 * MS - 1..22 * MS).contains(&least), "{least}");
+        let q = &p["slack_ns"];
+        assert_eq!(q["min"], least);
+        assert!(q["median"].as_i64().unwrap() >= least);
+        assert!(
+            printed.contains(&format!("{runs} of {runs} runs had a handover")),
+            "{printed}"
+        );
+        assert_eq!(
+            printed.contains("WEAK: only"),
+            weak,
+            "the warning when weak: {printed}"
+        );
+    }
+    // A violation found at the first handover: explore-cached-bool-pauses's run 59 of the
+    // README's example is its only run with a handover (in the others no pause of a outlasted its term, so a kept
+    // the lease).
+    let (code, dir) = explore(
+        "explore-power-violation",
+        &["explore-cached-bool-pauses", "--runs", "200"],
+    );
+    assert_eq!(code, 1);
+    let e = json(&dir.join("out/explore-cached-bool-pauses/explore.json"));
+    assert_eq!(e["power"]["runs"], 60);
+    assert_eq!(e["power"]["handovers"], 1);
+    assert!(e["power"]["least_slack_ns"].as_i64().unwrap() < 0);
+}
