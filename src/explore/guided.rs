@@ -675,3 +675,170 @@ fn pair(r: &mut Rng, n: usize) -> (usize, usize) {
     let b = r.random_range(0..n - 1);
     (a, if b >= a { b + 1 } else { b })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::Exploration;
+    use crate::scenario::nemesis::profile;
+
+    /// `lock`, `a`, `b`, T = 10 s, 2 min, explored under the `all` profile.
+    fn base() -> Scenario {
+        Scenario::from_ron(
+            r#"Scenario(
+                seed: 3,
+                duration: "2min",
+                lease: (duration: "10s", renew_every: "3s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender, start: "1s"),
+                ],
+                faults: [Pause(node: "a", at: "50s", duration: "1s")],
+            )"#,
+        )
+        .unwrap()
+    }
+
+    /// An archive of swarm's runs 0 to 15, ranked by run (no run is needed).
+    fn archive(e: &Exploration) -> Vec<Member> {
+        (0..16)
+            .map(|run| {
+                let d = e.draw(run);
+                Member {
+                    rank: (false, run as i64, run),
+                    child: Child {
+                        scenario: d.scenario,
+                        kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
+                    },
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_child_is_inside_the_envelope_and_most_are_bred() {
+        let s = base();
+        let n = profile("all", &s).unwrap();
+        let e = Exploration {
+            base: &s,
+            nemesis: &n,
+            swarm: true,
+            guided: true,
+            runs: 1000,
+        };
+        let m = Mutator::new(&s, &n);
+        let archive = archive(&e);
+        let mut bred = 0;
+        for run in FIRST..FIRST + 4 * GENERATION {
+            let c = breed(&e, &archive, run);
+            // Deterministic: the same run breeds the same child.
+            assert_eq!(
+                c.scenario.to_ron(),
+                breed(&e, &archive, run).scenario.to_ron()
+            );
+            assert!(m.inside(&c.scenario), "run {run}");
+            // The scenario's own pause first, unchanged.
+            assert!(
+                matches!(&c.scenario.faults[0], Fault::Pause { at, .. } if at.ns() == 50_000_000_000)
+            );
+            let immigrant = (run - FIRST) % GENERATION < IMMIGRANTS;
+            let swarm = e.draw(run).scenario.to_ron();
+            if immigrant {
+                assert_eq!(c.scenario.to_ron(), swarm, "run {run} is swarm's own");
+            } else if c.scenario.to_ron() != swarm {
+                bred += 1;
+            }
+        }
+        // 4 generations of 28 bred runs each: nearly all of them stay inside within 8 tries.
+        assert!(bred > 100, "{bred} of 112");
+    }
+
+    #[test]
+    fn a_schedule_outside_the_envelope_is_refused() {
+        let s = base();
+        let n = profile("all", &s).unwrap();
+        let m = Mutator::new(&s, &n);
+        let e = Exploration {
+            base: &s,
+            nemesis: &n,
+            swarm: true,
+            guided: true,
+            runs: 10,
+        };
+        let inside = e.draw(0).scenario;
+        assert!(m.inside(&inside));
+        let with = |f: Fault| {
+            let mut x = inside.clone();
+            x.faults.push(f);
+            x
+        };
+        let pause_max = n.pauses.as_ref().unwrap().max;
+        let pause = |at: i64, d: i64| Fault::Pause {
+            node: "b".into(),
+            at: Dur::from_ns(at),
+            duration: Dur::from_ns(d),
+            kind: PauseKind::Gc,
+            clock: None,
+        };
+        // A GC pause of the envelope's max is inside; 1 ns more is not.
+        assert!(m.inside(&with(pause(70_000_000_000, pause_max.ns()))));
+        assert!(!m.inside(&with(pause(70_000_000_000, pause_max.ns() + 1))));
+        // Two pauses of b that touch: [70 s, 70 s + 1 ms] and from 70 s + 1 ms.
+        let mut two = with(pause(70_000_000_000, 1_000_000));
+        two.faults.push(pause(70_001_000_000, 1_000_000));
+        assert!(!m.inside(&two));
+        // A pause on a that meets the scenario's own (50 s to 51 s).
+        let mut own = inside.clone();
+        own.faults.push(Fault::Pause {
+            node: "a".into(),
+            at: Dur::from_secs(51),
+            duration: Dur::from_ns(1),
+            kind: PauseKind::Gc,
+            clock: None,
+        });
+        assert!(!m.inside(&own));
+        // A downtime 1 ns longer than max_down.
+        let down = n.crashes.as_ref().unwrap().max_down.ns();
+        let mut crash = inside.clone();
+        crash
+            .faults
+            .retain(|f| !matches!(f, Fault::Crash { .. } | Fault::Restart { .. }));
+        crash.faults.push(Fault::Crash {
+            node: "b".into(),
+            at: Dur::from_secs(100),
+        });
+        crash.faults.push(Fault::Restart {
+            node: "b".into(),
+            at: Dur::from_ns(100_000_000_000 + down + 1),
+        });
+        assert!(!m.inside(&crash));
+        // The scenario's own fault changed.
+        let mut changed = inside.clone();
+        changed.faults[0] = pause(50_000_000_000, 2_000_000_000);
+        assert!(!m.inside(&changed));
+    }
+
+    #[test]
+    fn the_archive_ranks_least_slack_first_and_no_handover_last() {
+        let rec = |run: u64, slack: Option<i64>| RunRecord {
+            run,
+            seed: run,
+            kinds: vec![],
+            violation: None,
+            min_slack_ns: slack,
+            events: 0,
+        };
+        let mut v = [
+            rec(0, None),
+            rec(1, Some(5)),
+            rec(2, Some(-1)),
+            rec(3, Some(5)),
+            rec(4, None),
+        ];
+        v.sort_by_key(rank);
+        let order: Vec<u64> = v.iter().map(|r| r.run).collect();
+        assert_eq!(order, [2, 1, 3, 0, 4]);
+    }
+}
