@@ -1,7 +1,7 @@
-//! `leasesim explore` and `leasesim explore-merge`: run an exploration (or one shard of
-//! it) on every core, shrink the first violation, and write `<out>/<name>/` whole: the
-//! counterexample and its report, or the nearest miss and the slack histogram, with
-//! `explore.json` and `runs.csv`. A shard writes only `<out>/<name>-explore/partial-I-of-K.json`;
+//! `leasesim explore` and `leasesim explore-merge`: run an exploration (guided, or swarm's, or
+//! one shard of swarm's) on every core, shrink the first violation, and write `<out>/<name>/`
+//! whole: the counterexample and its report, or the nearest miss and the slack histogram, with
+//! `explore.json` (with the evidence: handovers and slack) and `runs.csv`. A shard writes only `<out>/<name>-explore/partial-I-of-K.json`;
 //! the merge gives the same files, byte for byte, as one machine.
 
 use super::{bad_input, load_all, Loaded};

@@ -1,5 +1,10 @@
-//! `explore`: swarm testing of a scenario's strategy inside a `nemesis` envelope, and
-//! the shrinking of the first violation into a scenario file that replays it.
+//! `explore`: swarm testing or guided search of a scenario's strategy inside a `nemesis`
+//! envelope, and the shrinking of the first violation into a scenario file that replays it.
+//!
+//! With guided search ([`guided`], the command line's default) runs 0 to 63 are swarm's and
+//! each later generation is bred from the earlier runs with the least slack; the rest of this
+//! header is swarm's run order, which guided search keeps generation by generation (it does
+//! not shard).
 //!
 //! Run i of an exploration ([`draw`]) is the scenario with seed + i and a fault schedule drawn
 //! inside the envelope; with swarm testing each run enables its own subset of the envelope's
