@@ -49,6 +49,7 @@ fn runs_to_violation(base: &Scenario, swarm: bool) -> u64 {
         base,
         nemesis: &nemesis,
         swarm,
+        guided: false,
         runs: CAP,
     };
     let runner = |s: &Scenario| {

@@ -34,6 +34,8 @@ pub enum Component {
     /// 2 = `freezes`, ... 10 = `crashes`, in the field order of `Nemesis`) at `node`, with node
     /// 0xffff for the draws made once for the whole cluster.
     Explore = 9,
+    /// `explore`'s guided search (`explore::guided`): index = the run bred.
+    Guided = 10,
 }
 
 /// The stream of `component` for `index` under `seed`.

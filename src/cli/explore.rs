@@ -1,13 +1,13 @@
-//! `leasesim explore` and `leasesim explore-merge`: run an exploration (or one shard of
-//! it) on every core, shrink the first violation, and write `<out>/<name>/` whole: the
-//! counterexample and its report, or the nearest miss and the slack histogram, with
-//! `explore.json` and `runs.csv`. A shard writes only `<out>/<name>-explore/partial-I-of-K.json`;
+//! `leasesim explore` and `leasesim explore-merge`: run an exploration (guided, or swarm's, or
+//! one shard of swarm's) on every core, shrink the first violation, and write `<out>/<name>/`
+//! whole: the counterexample and its report, or the nearest miss and the slack histogram, with
+//! `explore.json` (with the evidence: handovers and slack) and `runs.csv`. A shard writes only `<out>/<name>-explore/partial-I-of-K.json`;
 //! the merge gives the same files, byte for byte, as one machine.
 
 use super::{bad_input, load_all, Loaded};
 use crate::explore::output::{
     counterexample_text, faults_words, found_words, kinds_words, nearest_miss_text, nemesis_ron,
-    runs_csv, ExploreJson, MissOut, Partial, SizeOut, ViolationOut,
+    runs_csv, ExploreJson, MissOut, Partial, PowerOut, SizeOut, ViolationOut,
 };
 use crate::explore::{self, shrink, Answer, Exploration, RunRecord};
 use crate::outcome::Summary;
@@ -38,6 +38,10 @@ pub(crate) struct ExploreArgs {
     /// Every run enables every kind of the envelope at its full rate (no swarm testing).
     #[arg(long)]
     pub(crate) no_swarm: bool,
+    /// How runs are chosen: `guided` breeds each generation of runs from the least slack found
+    /// so far (after 64 swarm runs); `swarm` draws run i on its own. See the README.
+    #[arg(long, value_enum, default_value_t = Search::Guided)]
+    pub(crate) search: Search,
     /// Worker threads (default: one per core). The results do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) jobs: Option<u16>,
@@ -52,6 +56,13 @@ pub(crate) struct ExploreArgs {
     pub(crate) out: PathBuf,
     #[command(flatten)]
     pub(crate) shrink: ShrinkArgs,
+}
+
+/// `--search`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Search {
+    Guided,
+    Swarm,
 }
 
 #[derive(Args)]
@@ -106,6 +117,13 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
     };
     let mut problems = Vec::new();
     let shard = super::parse_shard(args.shard.as_deref(), &mut problems);
+    if shard.is_some() && args.search == Search::Guided {
+        problems.push(
+            "--shard: guided search breeds each generation from every earlier run, so it runs \
+             on one machine; shard with --search swarm"
+                .to_string(),
+        );
+    }
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
         Err(e) => problems.push(e),
@@ -128,8 +146,10 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         base: &loaded.scenario,
         nemesis: &nemesis,
         swarm: !args.no_swarm,
+        guided: args.search == Search::Guided,
         runs: args.runs,
     };
+
     let runner = runner(&loaded.name, registry);
     let here = shard.unwrap_or(Shard::ALL);
     let todo = here.run_count(args.runs);
@@ -144,10 +164,12 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
             " (shard {}/{}: {todo} of them)",
             s.index, s.of
         )),
-        if e.swarm {
-            "swarm (each run a random subset of the kinds)"
-        } else {
-            "every kind in every run"
+        match (e.guided, e.swarm) {
+            (true, true) => "guided (swarm runs, then generations bred from the least slack)",
+            (true, false) =>
+                "guided (runs of every kind, then generations bred from the least slack)",
+            (false, true) => "swarm (each run a random subset of the kinds)",
+            (false, false) => "every kind in every run",
         },
         kinds_of(&nemesis).join(", "),
         if threads == 1 { "" } else { "s" },
@@ -155,7 +177,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
     let bar = progress_bar(todo);
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
-    let records = match e.run_shard(here, args.jobs.map(usize::from), &|n| bar.inc(n), &runner) {
+    let ran = match e.run_all(here, args.jobs.map(usize::from), &|n| bar.inc(n), &runner) {
         Ok(r) => r,
         Err(err) => {
             bar.finish_and_clear();
@@ -166,18 +188,18 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
     bar.finish_and_clear();
     let timing = Timing {
         secs: started.elapsed().as_secs_f64(),
-        runs: records.len() as u64,
-        events: records.iter().map(|r| r.events).sum(),
+        runs: ran.records.len() as u64,
+        events: ran.records.iter().map(|r| r.events).sum(),
     };
     if let Some(s) = shard {
-        return write_partial(&args.out, &loaded, &command, &e, s, records, &timing);
+        return write_partial(&args.out, &loaded, &command, &e, s, ran.records, &timing);
     }
     finish(
         &args.out,
         &loaded.name,
         &command,
         &e,
-        &records,
+        &ran,
         Some(&timing),
         &args.shrink,
         registry,
@@ -260,6 +282,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
         base: &scenario,
         nemesis: &nemesis,
         swarm: first.swarm,
+        guided: false,
         runs: first.runs,
     };
     let records: Vec<RunRecord> = partials.iter().flat_map(|p| p.records.clone()).collect();
@@ -268,12 +291,16 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
         Err(e) => return super::report_problems("exploration", &[e]),
     };
     eprintln!("merged {} partials of {}", partials.len(), first.name);
+    let ran = explore::Ran {
+        records,
+        kept: Default::default(),
+    };
     finish(
         &args.out,
         &first.name,
         &first.command,
         &e,
-        &records,
+        &ran,
         None,
         &args.shrink,
         registry,
@@ -323,6 +350,9 @@ fn command_line(source: &str, args: &ExploreArgs) -> String {
     }
     if args.no_swarm {
         c.push_str(" --no-swarm");
+    }
+    if args.search == Search::Swarm {
+        c.push_str(" --search swarm");
     }
     c
 }
@@ -456,11 +486,12 @@ fn finish(
     name: &str,
     command: &str,
     e: &Exploration,
-    records: &[RunRecord],
+    ran: &explore::Ran,
     timing: Option<&Timing>,
     shrink_args: &ShrinkArgs,
     registry: &Registry,
 ) -> ExitCode {
+    let records = &ran.records[..];
     let runner = runner(name, registry);
     let progress = ShrinkProgress::new(
         explore::first_violation(records).is_some(),
@@ -478,7 +509,7 @@ fn finish(
         progress.ran();
         r
     };
-    let answer = e.answer_within(records, command, &counted, &budget);
+    let answer = e.answer_within(ran, command, &counted, &budget);
     progress.bar.finish_and_clear();
     let answer = match answer {
         Ok(a) => a,
@@ -499,11 +530,18 @@ fn finish(
         command,
         nemesis: nemesis_ron(e.nemesis),
         swarm: e.swarm,
+        search: if e.guided { "guided" } else { "swarm" },
         runs: e.runs,
         runs_done: records.len() as u64,
         violation: None,
         nearest_miss: None,
+        power: PowerOut::of(records),
     };
+    let epsilon_ns = registry
+        .resolve(&e.base.strategy)
+        .ok()
+        .and_then(|r| r.epsilon())
+        .map(|m| m.value.ns());
     let mut files: Vec<(&str, Vec<u8>)> = vec![("runs.csv", runs_csv(records))];
     let lines = match &answer {
         Answer::Violation(f) => {
@@ -511,14 +549,13 @@ fn finish(
             let Ok(v) = found else {
                 return ExitCode::from(2);
             };
-            let lines = violation_lines(f, &v, name, &dir, shrink_args, shrink_secs);
+            let lines = violation_lines(f, &v, (name, records), &dir, shrink_args, shrink_secs);
             summary.violation = Some(v);
             lines
         }
         Answer::Nothing(miss) => nothing_report(
             miss.as_deref(),
-            name,
-            command,
+            (name, command, epsilon_ns),
             records,
             &dir,
             &mut summary,
@@ -594,7 +631,7 @@ fn violation_report(
 fn violation_lines(
     f: &explore::Found,
     v: &ViolationOut,
-    name: &str,
+    (name, records): (&str, &[RunRecord]),
     dir: &Path,
     shrink_args: &ShrinkArgs,
     shrink_secs: f64,
@@ -645,6 +682,10 @@ fn violation_lines(
     }
     lines.push(format!("  found      {}", found_words(&f.summary)));
     lines.push(format!(
+        "  handovers  {}",
+        PowerOut::of(records).handover_words()
+    ));
+    lines.push(format!(
         "  replay     leasesim run {}",
         dir.join("counterexample.ron").display()
     ));
@@ -655,8 +696,7 @@ fn violation_lines(
 /// and the slack histogram), and what it prints.
 fn nothing_report(
     miss: Option<&explore::NearestMiss>,
-    name: &str,
-    command: &str,
+    (name, command, epsilon_ns): (&str, &str, Option<i64>),
     records: &[RunRecord],
     dir: &Path,
     summary: &mut ExploreJson,
@@ -693,7 +733,15 @@ fn nothing_report(
     } else {
         lines.push("  no run had a handover of the lease: no slack to report".into());
     }
-    let chart = crate::report::chart::slack::slack_histogram(name, records);
+    lines.push(format!(
+        "  handovers     {}",
+        summary.power.handover_words()
+    ));
+    lines.push(format!(
+        "  evidence      {}",
+        summary.power.evidence_words()
+    ));
+    let chart = crate::report::chart::slack::slack_histogram(name, records, epsilon_ns);
     if let Some(chart) = chart {
         files.push(("slack.svg", chart.svg.into_bytes()));
         files.push(("slack.png", chart.png));

@@ -139,13 +139,13 @@ fn stream(seed: u64, k: usize, node: u64) -> Rng {
 }
 
 /// Whole ppt as ppm: exactly what [`DriftRate::from_ppm`] reads back as `ppt`.
-fn ppm(ppt: i64) -> f64 {
+pub(super) fn ppm(ppt: i64) -> f64 {
     ppt as f64 / PPT_PER_PPM as f64
 }
 
 /// Half of the spread `rho` (ppm) in whole ppt, as the engine halves a spread, and never above
 /// rho/2.
-fn half_ppt(rho: f64) -> i64 {
+pub(super) fn half_ppt(rho: f64) -> i64 {
     let mut half = DriftRate::from_ppm(rho).map_or(0, |d| d.ppt / 2).max(0);
     while half > 0 && ppm(half) > rho / 2.0 {
         half -= 1;

@@ -1,5 +1,10 @@
-//! `explore`: swarm testing of a scenario's strategy inside a `nemesis` envelope, and
-//! the shrinking of the first violation into a scenario file that replays it.
+//! `explore`: swarm testing or guided search of a scenario's strategy inside a `nemesis`
+//! envelope, and the shrinking of the first violation into a scenario file that replays it.
+//!
+//! With guided search ([`guided`], the command line's default) runs 0 to 63 are swarm's and
+//! each later generation is bred from the earlier runs with the least slack; the rest of this
+//! header is swarm's run order, which guided search keeps generation by generation (it does
+//! not shard).
 //!
 //! Run i of an exploration ([`draw`]) is the scenario with seed + i and a fault schedule drawn
 //! inside the envelope; with swarm testing each run enables its own subset of the envelope's
@@ -16,6 +21,7 @@
 //! whose `expect` block pins the violation ([`Violation::pin`]).
 
 pub mod draw;
+pub mod guided;
 pub mod output;
 pub mod shrink;
 pub mod violation;
@@ -25,6 +31,7 @@ use crate::scenario::nemesis::Nemesis;
 use crate::scenario::Scenario;
 use crate::sweep::Shard;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 pub use violation::Violation;
 
 /// Runs a scenario: its summary, or the problems that keep it from running.
@@ -39,7 +46,18 @@ pub struct Exploration<'a> {
     /// Each run enables a random subset of the envelope's kinds (swarm testing); without,
     /// every run enables every kind at its full rate.
     pub swarm: bool,
+    /// Guided search ([`guided`]) rather than run i drawn as swarm's run i.
+    pub guided: bool,
     pub runs: u64,
+}
+
+/// The runs an exploration did: every record in run order (up to and including the first
+/// violation), and the schedules of runs that are not simply drawn ([`Exploration::draw`]) that
+/// an answer may need, by run.
+#[derive(Default)]
+pub struct Ran {
+    pub records: Vec<RunRecord>,
+    pub kept: BTreeMap<u64, Scenario>,
 }
 
 /// What one run found, in a few words (a line of `runs.csv`).
@@ -97,15 +115,43 @@ impl Exploration<'_> {
     /// Runs run `run` and records what it found.
     pub fn record(&self, run: u64, runner: &Runner) -> Result<RunRecord, String> {
         let drawn = self.draw(run);
-        let s = runner(&drawn.scenario)
-            .map_err(|p| format!("run {run} (seed {}): {}", drawn.scenario.seed, p.join("; ")))?;
-        Ok(RunRecord {
-            run,
-            seed: drawn.scenario.seed,
-            kinds: drawn.kinds.iter().map(|k| k.to_string()).collect(),
-            violation: Violation::of(&s),
-            min_slack_ns: s.min_slack_ns,
-            events: s.events,
+        let kinds = drawn.kinds.iter().map(|k| k.to_string()).collect();
+        record_of(run, &drawn.scenario, kinds, runner)
+    }
+
+    /// Run `run`'s scenario: kept by the search, or drawn.
+    fn scenario_of(&self, run: u64, kept: &BTreeMap<u64, Scenario>) -> Scenario {
+        kept.get(&run)
+            .cloned()
+            .unwrap_or_else(|| self.draw(run).scenario)
+    }
+
+    /// Every run of `shard`: guided ([`guided::search`], on one machine only) or drawn
+    /// ([`Exploration::run_shard`]).
+    pub fn run_all(
+        &self,
+        shard: Shard,
+        jobs: Option<usize>,
+        done: &(dyn Fn(u64) + Sync),
+        runner: &Runner,
+    ) -> Result<Ran, String> {
+        if self.guided {
+            if shard != Shard::ALL {
+                return Err(
+                    "--shard: guided search breeds each generation from every earlier \
+                            run; shard an exploration with --search swarm"
+                        .into(),
+                );
+            }
+            let g = guided::search(self, jobs, done, runner)?;
+            return Ok(Ran {
+                records: g.records,
+                kept: g.kept,
+            });
+        }
+        Ok(Ran {
+            records: self.run_shard(shard, jobs, done, runner)?,
+            kept: BTreeMap::new(),
         })
     }
 
@@ -144,32 +190,29 @@ impl Exploration<'_> {
     /// The answer from every run's record (one machine's, or every shard's merged): the first
     /// violation in run order, shrunk within the default budget, or the nearest miss. `records`
     /// must hold every run up to the first violation, or all `runs` runs ([`complete`] checks it).
-    pub fn answer(
-        &self,
-        records: &[RunRecord],
-        command: &str,
-        runner: &Runner,
-    ) -> Result<Answer, String> {
-        self.answer_within(records, command, runner, &shrink::Budget::default())
+    pub fn answer(&self, ran: &Ran, command: &str, runner: &Runner) -> Result<Answer, String> {
+        self.answer_within(ran, command, runner, &shrink::Budget::default())
     }
 
     /// [`Exploration::answer`], the shrink within `budget`.
     pub fn answer_within(
         &self,
-        records: &[RunRecord],
+        ran: &Ran,
         command: &str,
         runner: &Runner,
         budget: &shrink::Budget,
     ) -> Result<Answer, String> {
-        match first_violation(records) {
-            Some(r) => self
-                .shrink(r, command, runner, budget)
-                .map(|f| Answer::Violation(Box::new(f))),
-            None => Ok(Answer::Nothing(nearest_miss(records).map(|r| {
+        match first_violation(&ran.records) {
+            Some(r) => {
+                let drawn = self.scenario_of(r.run, &ran.kept);
+                self.shrink(r, drawn, command, runner, budget)
+                    .map(|f| Answer::Violation(Box::new(f)))
+            }
+            None => Ok(Answer::Nothing(nearest_miss(&ran.records).map(|r| {
                 Box::new(NearestMiss {
                     record: r.clone(),
                     drawn: {
-                        let mut s = self.draw(r.run).scenario;
+                        let mut s = self.scenario_of(r.run, &ran.kept);
                         tidy(&mut s);
                         s
                     },
@@ -182,12 +225,12 @@ impl Exploration<'_> {
     fn shrink(
         &self,
         r: &RunRecord,
+        drawn: Scenario,
         command: &str,
         runner: &Runner,
         budget: &shrink::Budget,
     ) -> Result<Found, String> {
         let violation = r.violation.expect("a violating run");
-        let drawn = self.draw(r.run).scenario;
         let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s));
         let shrunk = shrink::shrink_within(drawn.clone(), &still_fails, budget);
         let mut c = shrunk.scenario;
@@ -220,6 +263,25 @@ impl Exploration<'_> {
             shrink_stopped: shrunk.stopped,
         })
     }
+}
+
+/// Runs `scenario` as run `run` (which enabled `kinds`) and records what it found.
+pub fn record_of(
+    run: u64,
+    scenario: &Scenario,
+    kinds: Vec<String>,
+    runner: &Runner,
+) -> Result<RunRecord, String> {
+    let s = runner(scenario)
+        .map_err(|p| format!("run {run} (seed {}): {}", scenario.seed, p.join("; ")))?;
+    Ok(RunRecord {
+        run,
+        seed: scenario.seed,
+        kinds,
+        violation: Violation::of(&s),
+        min_slack_ns: s.min_slack_ns,
+        events: s.events,
+    })
 }
 
 /// Leaves out what changes nothing: a drift of 0 written on a node when clocks place none

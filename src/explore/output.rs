@@ -31,11 +31,15 @@ pub struct ExploreJson<'a> {
     pub command: &'a str,
     pub nemesis: String,
     pub swarm: bool,
+    /// `guided` or `swarm`.
+    pub search: &'static str,
     pub runs: u64,
     /// Runs done: every run, or up to and including the first violation.
     pub runs_done: u64,
     pub violation: Option<ViolationOut>,
     pub nearest_miss: Option<MissOut>,
+    /// How many runs had a handover, and their slack: how strong the evidence is.
+    pub power: PowerOut,
 }
 
 /// `explore.json`'s `violation`: the run, what it showed, and the shrink's before and after.
@@ -170,4 +174,155 @@ pub fn kinds_words(kinds: &[String]) -> String {
 /// "1 fault", "5 faults".
 pub fn faults_words(n: usize) -> String {
     format!("{n} fault{}", if n == 1 { "" } else { "s" })
+}
+
+/// Below this many runs with a handover, an exploration without a violation is weak evidence:
+/// most runs never put the lease between two holders, so they could not have shown an overlap.
+pub const STRONG_HANDOVERS: u64 = 100;
+
+/// How strong an exploration's evidence is (`explore.json`'s `power`): how many runs had a
+/// handover of the lease (a slack at all), the least slack, and the slack's spread.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PowerOut {
+    /// Runs done.
+    pub runs: u64,
+    /// Runs with a handover: those with a slack.
+    pub handovers: u64,
+    /// The least slack of any run (negative at an overlap).
+    pub least_slack_ns: Option<i64>,
+    /// The slack over the runs with a handover, by nearest rank.
+    pub slack_ns: Option<Quantiles>,
+    /// Fewer than [`STRONG_HANDOVERS`] runs had a handover.
+    pub weak: bool,
+}
+
+/// The least, the 10th, 50th and 90th percentile (nearest rank), and the most of a sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Quantiles {
+    pub min: i64,
+    pub p10: i64,
+    pub median: i64,
+    pub p90: i64,
+    pub max: i64,
+}
+
+impl Quantiles {
+    /// Of `v` (any order); `None` when empty. The p-th percentile is the value of rank
+    /// ceil(p * n / 100) in ascending order (rank 1 the least).
+    pub fn of(mut v: Vec<i64>) -> Option<Quantiles> {
+        v.sort_unstable();
+        let n = v.len();
+        let rank = |p: usize| v[(p * n).div_ceil(100).max(1) - 1];
+        Some(Quantiles {
+            min: *v.first()?,
+            p10: rank(10),
+            median: rank(50),
+            p90: rank(90),
+            max: *v.last()?,
+        })
+    }
+}
+
+impl PowerOut {
+    pub fn of(records: &[RunRecord]) -> PowerOut {
+        let slacks: Vec<i64> = records.iter().filter_map(|r| r.min_slack_ns).collect();
+        let handovers = slacks.len() as u64;
+        PowerOut {
+            runs: records.len() as u64,
+            handovers,
+            least_slack_ns: slacks.iter().copied().min(),
+            slack_ns: Quantiles::of(slacks),
+            weak: handovers < STRONG_HANDOVERS,
+        }
+    }
+
+    /// The terminal's line on the handovers and their slack.
+    pub fn handover_words(&self) -> String {
+        use crate::time::format_ns;
+        let mut w = format!(
+            "{} of {} run{} had a handover",
+            self.handovers,
+            self.runs,
+            if self.runs == 1 { "" } else { "s" }
+        );
+        if let Some(q) = self.slack_ns {
+            w.push_str(&format!(
+                "; slack min {}, p10 {}, median {}, p90 {}, max {}",
+                format_ns(q.min),
+                format_ns(q.p10),
+                format_ns(q.median),
+                format_ns(q.p90),
+                format_ns(q.max)
+            ));
+        }
+        w
+    }
+
+    /// The terminal's verdict on the evidence of an exploration without a violation.
+    pub fn evidence_words(&self) -> String {
+        let least = self.least_slack_ns.map_or("no slack".to_string(), |s| {
+            format!("least slack {}", crate::time::format_ns(s))
+        });
+        if self.weak {
+            format!(
+                "WEAK: only {} run{} with a handover (fewer than {STRONG_HANDOVERS}), {least}; \
+                 the other runs could not have shown an overlap",
+                self.handovers,
+                if self.handovers == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("{} runs with a handover, {least}", self.handovers)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(run: u64, slack: Option<i64>) -> RunRecord {
+        RunRecord {
+            run,
+            seed: run,
+            kinds: vec![],
+            violation: None,
+            min_slack_ns: slack,
+            events: 0,
+        }
+    }
+
+    #[test]
+    fn power_counts_handovers_and_ranks_the_slack() {
+        // Slacks 40, 10, 30, 20 ns and two runs without a handover: 4 handovers of 6 runs.
+        // Sorted 10 20 30 40: p10 = rank ceil(0.4) = 1 (10), median = rank 2 (20), p90 = rank
+        // ceil(3.6) = 4 (40).
+        let recs = [
+            rec(0, Some(40)),
+            rec(1, None),
+            rec(2, Some(10)),
+            rec(3, Some(30)),
+            rec(4, None),
+            rec(5, Some(20)),
+        ];
+        let p = PowerOut::of(&recs);
+        assert_eq!((p.runs, p.handovers, p.least_slack_ns), (6, 4, Some(10)));
+        let q = p.slack_ns.unwrap();
+        assert_eq!((q.min, q.p10, q.median, q.p90, q.max), (10, 10, 20, 40, 40));
+        assert!(p.weak);
+        assert!(p.evidence_words().starts_with("WEAK: only 4 runs"));
+        assert_eq!(
+            p.handover_words(),
+            "4 of 6 runs had a handover; slack min 10ns, p10 10ns, median 20ns, p90 40ns, max 40ns"
+        );
+        // 100 handovers (slack 1..=100 ns) is no longer weak: p10 = rank 10, p90 = rank 90.
+        let many: Vec<RunRecord> = (0..100).map(|i| rec(i, Some(i as i64 + 1))).collect();
+        let p = PowerOut::of(&many);
+        assert!(!p.weak);
+        let q = p.slack_ns.unwrap();
+        assert_eq!((q.p10, q.median, q.p90), (10, 50, 90));
+        // None at all: no slack, weak.
+        let p = PowerOut::of(&[rec(0, None)]);
+        assert_eq!((p.handovers, p.least_slack_ns, p.slack_ns), (0, None, None));
+        assert!(p.weak);
+    }
 }

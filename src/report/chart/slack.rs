@@ -1,6 +1,7 @@
 //! An exploration's slack histogram: how close each run came to an overlap. One bar per bin of
 //! the runs' safety slack (`min_slack_ns`), with the nearest miss marked; runs without
-//! a handover have no slack and are counted in the subtitle. Bins are on a 1-2-5 scale of
+//! a handover have no slack and are counted in the subtitle. Zero (an overlap) and the
+//! protocol's margin epsilon, when it has one, are marked too: the bins always reach them. Bins are on a 1-2-5 scale of
 //! exact integer nanoseconds (slack spans microseconds to seconds in one exploration); floats
 //! are used only to place pixels.
 
@@ -17,10 +18,19 @@ const WIDTH: i32 = 1000;
 const PLOT_H: i32 = 460;
 const BAR: RGBAColor = rgb(66, 133, 190);
 const MISS: RGBAColor = rgb(200, 40, 40);
+const ZERO: RGBAColor = rgb(20, 20, 20);
+const EPSILON: RGBAColor = rgb(40, 150, 60);
+/// Above this many bins, only every third edge (each power of ten) is labelled.
+const LABEL_ALL_BINS: usize = 15;
 
-/// The histogram of the runs' slack; `None` when no run had a handover.
-pub fn slack_histogram(name: &str, records: &[RunRecord]) -> Option<ChartFiles> {
-    Some(Histogram::of(name, records)?.scene().render())
+/// The histogram of the runs' slack, with zero and the protocol's margin `epsilon_ns` marked;
+/// `None` when no run had a handover.
+pub fn slack_histogram(
+    name: &str,
+    records: &[RunRecord],
+    epsilon_ns: Option<i64>,
+) -> Option<ChartFiles> {
+    Some(Histogram::of(name, records, epsilon_ns)?.scene().render())
 }
 
 /// The bins, their counts and the words around them.
@@ -32,6 +42,8 @@ struct Histogram {
     end_ns: i64,
     counts: Vec<u64>,
     miss_ns: i64,
+    /// The protocol's margin, if it has one (>= 0).
+    epsilon_ns: Option<i64>,
 }
 
 /// Bin edges on a 1-2-5 scale: 0, 1 ns, 2 ns, 5 ns, 10 ns, ... Slack runs from microseconds to
@@ -54,7 +66,8 @@ fn bin_of(slack_ns: i64) -> usize {
 }
 
 impl Histogram {
-    fn of(name: &str, records: &[RunRecord]) -> Option<Histogram> {
+    fn of(name: &str, records: &[RunRecord], epsilon_ns: Option<i64>) -> Option<Histogram> {
+        let epsilon_ns = epsilon_ns.map(|e| e.max(0));
         let slacks: Vec<i64> = records
             .iter()
             .filter_map(|r| r.min_slack_ns)
@@ -63,8 +76,9 @@ impl Histogram {
         let miss = nearest_miss(records)?;
         let miss_ns = miss.min_slack_ns?;
         let bins: Vec<usize> = slacks.iter().map(|&s| bin_of(s)).collect();
-        let first = *bins.iter().min()?;
-        let last = *bins.iter().max()?;
+        // The bins start at zero's, and reach epsilon's.
+        let first = 0;
+        let last = (*bins.iter().max()?).max(epsilon_ns.map_or(0, bin_of));
         let mut counts = vec![0u64; last - first + 1];
         for b in bins {
             counts[b - first] += 1;
@@ -93,6 +107,7 @@ impl Histogram {
             end_ns: edge(last + 1),
             counts,
             miss_ns,
+            epsilon_ns,
         })
     }
 
@@ -123,6 +138,10 @@ impl Histogram {
             Mark::Line(MISS),
             format!("nearest miss: {}", format_ns(self.miss_ns)),
         );
+        legend.push(Mark::Line(ZERO), "zero slack: an overlap below");
+        if let Some(e) = self.epsilon_ns {
+            legend.push(Mark::Dashed(EPSILON), format!("epsilon: {}", format_ns(e)));
+        }
         let page = Page {
             width: WIDTH,
             title: self.title.clone(),
@@ -141,7 +160,10 @@ impl Histogram {
         let ymax = self.counts.iter().copied().max().unwrap_or(1) as f64;
         let y = YAxis::counts(ymax * 1.1);
         let xpx = |x: f64| plot.x0 + (x / bins as f64 * (plot.x1 - plot.x0) as f64).round() as i32;
+        // Edge k >= 1 is a power of ten when k % 3 == 1.
+        let labelled = |k: usize| bins <= LABEL_ALL_BINS || k == 0 || k % 3 == 1;
         let x_ticks: Vec<(i32, String)> = (0..=bins)
+            .filter(|&k| labelled(k))
             .map(|k| (xpx(k as f64), self.label(k as f64)))
             .collect();
         draw_frame(
@@ -169,6 +191,12 @@ impl Histogram {
         }
         let m = xpx(self.x_of(self.miss_ns));
         s.line(vec![(m, plot.y0), (m, plot.y1)], MISS, 2);
+        let z = xpx(self.x_of(0));
+        s.line(vec![(z, plot.y0), (z, plot.y1)], ZERO, 2);
+        if let Some(e) = self.epsilon_ns {
+            let x = xpx(self.x_of(e));
+            s.dashed(vec![(x, plot.y0), (x, plot.y1)], EPSILON, 2, 6, 4);
+        }
         s
     }
 }
@@ -199,7 +227,8 @@ mod tests {
             min_slack_ns: slack,
             events: 0,
         };
-        // Slacks 5, 12, 12, 39 ns: bins [5, 10), [10, 20), [20, 50): from edge 3 to edge 5.
+        // Slacks 5, 12, 12, 39 ns: bins [5, 10), [10, 20), [20, 50), and the bins from zero's,
+        // [0, 1), [1, 2), [2, 5), empty: edges 0 to 5, ending at 50.
         let recs = [
             rec(0, Some(12)),
             rec(1, None),
@@ -207,13 +236,19 @@ mod tests {
             rec(3, Some(39)),
             rec(4, Some(12)),
         ];
-        let h = Histogram::of("x", &recs).expect("handovers");
-        assert_eq!(h.edges_ns, [5, 10, 20]);
+        let h = Histogram::of("x", &recs, None).expect("handovers");
+        assert_eq!(h.edges_ns, [0, 1, 2, 5, 10, 20]);
         assert_eq!(h.end_ns, 50);
-        assert_eq!(h.counts, [1, 2, 1]);
+        assert_eq!(h.counts, [0, 0, 0, 1, 2, 1]);
         assert_eq!(h.miss_ns, 5);
         assert!(h.lines[1].contains("1 had none"), "{:?}", h.lines);
-        // 15 ns is halfway through the second bin.
-        assert_eq!(h.x_of(15), 1.5);
+        // 15 ns is halfway through the fifth bin, [10, 20); zero is the left edge.
+        assert_eq!(h.x_of(15), 4.5);
+        assert_eq!(h.x_of(0), 0.0);
+        // An epsilon of 120 ns widens the bins to [100, 200) (edge 7), and sits a fifth into it.
+        let h = Histogram::of("x", &recs, Some(120)).expect("handovers");
+        assert_eq!(h.edges_ns.len(), 8);
+        assert_eq!(h.end_ns, 200);
+        assert_eq!(h.x_of(120), 7.2);
     }
 }

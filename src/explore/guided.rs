@@ -1,0 +1,844 @@
+//! Guided search (`explore --search guided`, the default): an evolutionary loop over fault
+//! schedules that steers the runs towards the least safety slack, so that a violation needing
+//! two or more faults in the right order and spacing is found in far fewer runs than swarm
+//! testing draws it by chance.
+//!
+//! The runs go in generations. Generation 0 is runs 0 to [`FIRST`] - 1, drawn exactly as swarm
+//! testing draws them ([`super::draw::draw_run`]). Each later generation has [`GENERATION`] runs, bred
+//! only from the records of earlier generations and the exploration's seed:
+//! - an archive keeps the [`ARCHIVE`] best runs so far with their schedules, ranked by slack,
+//!   least first (a run without a handover ranks after every run with one, earliest first: the
+//!   protocols give no nearer measure of a run that never handed the lease over);
+//! - run r's child comes from the ChaCha stream (seed, [`Component::Guided`], r): a parent by a
+//!   tournament of [`TOURNAMENT`] archive members (the better wins), spliced with probability
+//!   1/4 with a second parent (the first's faults before a cut time, the second's from it), then
+//!   one to three mutations: move a fault in time, lengthen or shorten it, add a fault of any
+//!   of the envelope's kinds near an existing one, move it to another node, remove one, or
+//!   redraw a node's drift (when the envelope has `drift_ppm`);
+//! - the first [`IMMIGRANTS`] runs of each generation, and any child that after [`TRIES`]
+//!   tries still leaves the envelope, are swarm's own run r (fresh blood; so swarm's runs are a
+//!   part of guided's).
+//!
+//! A child never leaves the envelope: only the envelope's faults change (the scenario's own are
+//! kept as they are, first), each within its kind's bounds (`max`, `max_down`, `max_extra`, a
+//! step's `max`, drift within rho/2), pauses of a node never meet, a crash's downtime is within
+//! `max_down`, and the schedule is a valid scenario within the fault limits. A child keeps its
+//! first parent's seed, so the scenario's own random draws are its parent's.
+//!
+//! A generation is bred before it runs, runs in parallel and is collected in run order, and the
+//! first violation in run order ends the search: the answer does not depend on `--jobs`.
+//! Sharding does not apply (each generation needs every earlier run's record).
+
+use super::draw::{half_ppt, ppm};
+use super::{Pool, RunRecord, Runner};
+use crate::rng::{self, Component, Rng};
+use crate::scenario::nemesis::{Nemesis, KINDS};
+use crate::scenario::{limits, Fault, PauseKind, Scenario};
+use crate::time::{Dur, LocalDur};
+use rand::RngExt;
+use std::collections::BTreeMap;
+
+/// Runs in generation 0 (swarm's runs 0 to 63).
+pub const FIRST: u64 = 64;
+/// Runs in each later generation.
+pub const GENERATION: u64 = 32;
+/// Runs of each later generation that are swarm's own (its first ones).
+pub const IMMIGRANTS: u64 = 4;
+/// The best runs kept as parents.
+pub const ARCHIVE: usize = 16;
+/// Archive members drawn for a tournament; the least slack wins.
+pub const TOURNAMENT: usize = 2;
+/// Tries at a child inside the envelope before run r is swarm's own.
+pub const TRIES: usize = 8;
+
+/// One run to be: its scenario and the kinds it uses.
+#[derive(Clone, Debug)]
+pub struct Child {
+    pub scenario: Scenario,
+    pub kinds: Vec<String>,
+}
+
+/// An archive member: a run, its rank, its schedule.
+#[derive(Clone, Debug)]
+struct Member {
+    /// (no handover, slack, run): the least is the best.
+    rank: (bool, i64, u64),
+    child: Child,
+}
+
+fn rank(r: &RunRecord) -> (bool, i64, u64) {
+    (r.min_slack_ns.is_none(), r.min_slack_ns.unwrap_or(0), r.run)
+}
+
+/// What a guided search ran: every record in run order (up to and including the first
+/// violation), and the schedules of the runs an answer may need (the archive's and the
+/// violation's), by run.
+pub struct Searched {
+    pub records: Vec<RunRecord>,
+    pub kept: BTreeMap<u64, Scenario>,
+}
+
+/// The guided search of `e`'s `runs` runs. `done` hears how many runs each generation finished.
+pub fn search(
+    e: &super::Exploration,
+    jobs: Option<usize>,
+    done: &(dyn Fn(u64) + Sync),
+    runner: &Runner,
+) -> Result<Searched, String> {
+    let pool = Pool::new(jobs)?;
+    let mut records = Vec::new();
+    let mut archive: Vec<Member> = Vec::new();
+    let mut next = 0;
+    while next < e.runs {
+        let size = if next == 0 { FIRST } else { GENERATION }.min(e.runs - next);
+        let children: Vec<Child> = (next..next + size)
+            .map(|run| breed(e, &archive, run))
+            .collect();
+        let found = pool.map(0..size, &|i| {
+            let c = &children[i as usize];
+            super::record_of(next + i, &c.scenario, c.kinds.clone(), runner)
+        });
+        done(size);
+        for (child, r) in children.into_iter().zip(found) {
+            let r = r?;
+            if r.violation.is_some() {
+                let mut kept = kept_of(archive);
+                kept.insert(r.run, child.scenario);
+                records.push(r);
+                return Ok(Searched { records, kept });
+            }
+            archive.push(Member {
+                rank: rank(&r),
+                child,
+            });
+            records.push(r);
+        }
+        archive.sort_by_key(|m| m.rank);
+        archive.truncate(ARCHIVE);
+        next += size;
+    }
+    Ok(Searched {
+        records,
+        kept: kept_of(archive),
+    })
+}
+
+fn kept_of(archive: Vec<Member>) -> BTreeMap<u64, Scenario> {
+    archive
+        .into_iter()
+        .map(|m| (m.rank.2, m.child.scenario))
+        .collect()
+}
+
+/// Run `run`'s child: swarm's own run in generation 0, for an immigrant, or when no try stays
+/// in the envelope; else bred from the archive (sorted, best first).
+fn breed(e: &super::Exploration, archive: &[Member], run: u64) -> Child {
+    let swarm = || {
+        let d = e.draw(run);
+        Child {
+            scenario: d.scenario,
+            kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
+        }
+    };
+    if run < FIRST || (run - FIRST) % GENERATION < IMMIGRANTS || archive.is_empty() {
+        return swarm();
+    }
+    let mut r = rng::stream(e.base.seed, Component::Guided, run);
+    let m = Mutator::new(e.base, e.nemesis);
+    for _ in 0..TRIES {
+        let a = tournament(archive, &mut r);
+        let mut c = a.child.clone();
+        if archive.len() >= 2 && r.random_bool(0.25) {
+            let b = tournament(archive, &mut r);
+            m.splice(&mut c, &b.child, &mut r);
+        }
+        for _ in 0..r.random_range(1..=3) {
+            m.mutate(&mut c, &mut r);
+        }
+        if m.inside(&c.scenario) {
+            return c;
+        }
+    }
+    swarm()
+}
+
+fn tournament<'a>(archive: &'a [Member], r: &mut Rng) -> &'a Member {
+    debug_assert!(!archive.is_empty());
+    (0..TOURNAMENT)
+        .map(|_| &archive[r.random_range(0..archive.len())])
+        .min_by_key(|m| m.rank)
+        .expect("a tournament of at least one")
+}
+
+/// The mutations of one exploration's schedules, inside its envelope.
+struct Mutator<'a> {
+    base: &'a Scenario,
+    nemesis: &'a Nemesis,
+    /// The kinds of fault the envelope allows, by [`KINDS`] index (no `drift_ppm`).
+    kinds: Vec<usize>,
+    /// T in ns: the scale of moves.
+    term_ns: i64,
+}
+
+/// The mutations, by number: move, resize, add near, renode, remove, drift.
+const MUTATIONS: u64 = 6;
+
+impl<'a> Mutator<'a> {
+    fn new(base: &'a Scenario, nemesis: &'a Nemesis) -> Mutator<'a> {
+        let present = nemesis.present();
+        let kinds = (0..KINDS.len())
+            .filter(|&k| present[k] && k != 3 && (k != 4 || nemesis.drift_ppm.is_some()))
+            .filter(|&k| !matches!(k, 5 | 6) || base.nodes.len() >= 2)
+            .collect();
+        Mutator {
+            base,
+            nemesis,
+            kinds,
+            term_ns: base.lease.duration.ns().max(1),
+        }
+    }
+
+    /// How many faults of `s` are the scenario's own (they come first and never change).
+    fn fixed(&self, s: &Scenario) -> usize {
+        let mut b = self.base.clone();
+        b.seed = s.seed;
+        b.fault_schedule().len()
+    }
+
+    /// A shift in [-scale, scale], the scale one of T/100, T/10, T/2 and T.
+    fn delta(&self, r: &mut Rng) -> i64 {
+        let scale = [
+            self.term_ns / 100,
+            self.term_ns / 10,
+            self.term_ns / 2,
+            self.term_ns,
+        ][r.random_range(0..4)]
+        .max(1);
+        r.random_range(-scale..=scale)
+    }
+
+    fn end_ns(&self) -> i64 {
+        self.base.duration.ns()
+    }
+
+    /// Applies one random mutation to `c` (it may leave the envelope: [`Mutator::inside`]).
+    fn mutate(&self, c: &mut Child, r: &mut Rng) {
+        let fixed = self.fixed(&c.scenario);
+        let mut own: Vec<Fault> = c.scenario.faults.split_off(fixed);
+        let op = r.random_range(0..MUTATIONS);
+        let pick = |r: &mut Rng, own: &[Fault]| {
+            // A restart moves with its crash: pick among the others.
+            let movable: Vec<usize> = (0..own.len())
+                .filter(|&i| !matches!(own[i], Fault::Restart { .. }))
+                .collect();
+            (!movable.is_empty()).then(|| movable[r.random_range(0..movable.len())])
+        };
+        match (op, pick(r, &own)) {
+            (0, Some(i)) => {
+                let d = self.delta(r);
+                let restart = restart_of(&own, i);
+                shift(&mut own[i], d, self.end_ns());
+                if let Some(j) = restart {
+                    shift(&mut own[j], d, i64::MAX);
+                }
+            }
+            (1, Some(i)) => self.resize(&mut own, i, r),
+            (3, Some(i)) => self.renode(&mut own[i], r),
+            (4, Some(i)) => {
+                if let Some(j) = restart_of(&own, i) {
+                    own.remove(j);
+                }
+                own.remove(i);
+            }
+            (5, _) if self.nemesis.drift_ppm.is_some() => self.drift(c, r),
+            _ => {
+                let near = match pick(r, &own) {
+                    Some(i) => own[i].at().ns() + self.delta(r),
+                    None => r.random_range(0..self.end_ns().max(1)),
+                };
+                self.add(&mut own, near, c, r);
+            }
+        }
+        own.sort_by_key(Fault::at);
+        c.scenario.faults.extend(own);
+    }
+
+    /// Lengthens or shortens fault `i` (a step's size, a drift change's rate, a crash's
+    /// downtime), within its kind's cap.
+    fn resize(&self, own: &mut [Fault], i: usize, r: &mut Rng) {
+        let d = self.delta(r);
+        let n = self.nemesis;
+        let cap = |max: Option<Dur>| max.map_or(1, |m| m.ns()).max(1);
+        let grow = |x: i64, cap: i64| x.saturating_add(d).clamp(1, cap);
+        match &mut own[i] {
+            Fault::Pause { duration, kind, .. } => {
+                let max = match kind {
+                    PauseKind::VmFreeze => n.freezes.as_ref().map(|f| f.max),
+                    _ => n.pauses.as_ref().map(|p| p.max),
+                };
+                *duration = Dur::from_ns(grow(duration.ns(), cap(max)));
+            }
+            Fault::ClockStep { by, .. } => {
+                let max = n.steps.as_ref().map_or(1, |s| s.max.ns()).max(1);
+                let sign = by.ns().signum();
+                *by = LocalDur::from_ns(sign * grow(by.ns().abs(), max));
+            }
+            Fault::DriftChange { drift_ppm, .. } => {
+                let half = half_ppt(n.drift_ppm.unwrap_or(0.0));
+                *drift_ppm = ppm(r.random_range(-half..=half));
+            }
+            Fault::Partition { duration, .. } => {
+                *duration = Dur::from_ns(grow(
+                    duration.ns(),
+                    cap(n.partitions.as_ref().map(|p| p.max)),
+                ));
+            }
+            Fault::OneWay { duration, .. } => {
+                *duration =
+                    Dur::from_ns(grow(duration.ns(), cap(n.one_way.as_ref().map(|p| p.max))));
+            }
+            Fault::DelaySpike {
+                duration, extra, ..
+            } => {
+                let ds = n.delay_spikes.as_ref();
+                if r.random_bool(0.5) {
+                    *duration = Dur::from_ns(grow(duration.ns(), cap(ds.map(|d| d.max))));
+                } else {
+                    *extra = Dur::from_ns(grow(extra.ns(), cap(ds.map(|d| d.max_extra))));
+                }
+            }
+            Fault::Drop { duration, .. } => {
+                *duration = Dur::from_ns(grow(duration.ns(), cap(n.drops.as_ref().map(|p| p.max))));
+            }
+            Fault::Crash { at, .. } => {
+                let crash = at.ns();
+                let max = cap(n.crashes.as_ref().map(|c| c.max_down));
+                if let Some(j) = restart_of(own, i) {
+                    if let Fault::Restart { at, .. } = &mut own[j] {
+                        let down = grow(at.ns() - crash, max);
+                        *at = Dur::from_ns(crash + down);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves fault `f` to another node (a partition cuts off another, a one-way cut joins
+    /// another pair); a crash stays (its restart would have to follow).
+    fn renode(&self, f: &mut Fault, r: &mut Rng) {
+        let n = self.base.nodes.len();
+        let name = |i: usize| self.base.nodes[i].name.clone();
+        match f {
+            Fault::Pause { node, .. }
+            | Fault::ClockStep { node, .. }
+            | Fault::DriftChange { node, .. } => *node = name(r.random_range(0..n)),
+            Fault::Partition { groups, .. } if n >= 2 => {
+                let cut = r.random_range(0..n);
+                *groups = vec![
+                    vec![name(cut)],
+                    (0..n).filter(|&j| j != cut).map(name).collect(),
+                ];
+            }
+            Fault::OneWay { from, to, .. } if n >= 2 => {
+                let (a, b) = pair(r, n);
+                (*from, *to) = (name(a), name(b));
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds a fault of one of the envelope's kinds at `near_ns` (clamped into the run), on a
+    /// random node, of a size uniform up to its kind's cap.
+    fn add(&self, own: &mut Vec<Fault>, near_ns: i64, c: &mut Child, r: &mut Rng) {
+        if self.kinds.is_empty() {
+            return;
+        }
+        let k = self.kinds[r.random_range(0..self.kinds.len())];
+        let n = self.base.nodes.len();
+        let name = |i: usize| self.base.nodes[i].name.clone();
+        let at = Dur::from_ns(near_ns.clamp(0, self.end_ns() - 1));
+        let node = r.random_range(0..n);
+        let upto = |r: &mut Rng, max: Dur| Dur::from_ns(r.random_range(1..=max.ns().max(1)));
+        let nem = self.nemesis;
+        let f = match k {
+            0 => nem.pauses.as_ref().map(|p| Fault::Pause {
+                node: name(node),
+                at,
+                duration: upto(r, p.max),
+                kind: PauseKind::Gc,
+                clock: None,
+            }),
+            1 => nem.freezes.as_ref().map(|f| Fault::Pause {
+                node: name(node),
+                at,
+                duration: upto(r, f.max),
+                kind: PauseKind::VmFreeze,
+                clock: Some(f.clock),
+            }),
+            2 => nem.steps.as_ref().map(|s| {
+                let by = r.random_range(1..=s.max.ns().max(1));
+                Fault::ClockStep {
+                    node: name(node),
+                    at,
+                    by: LocalDur::from_ns(if r.random_bool(0.5) { by } else { -by }),
+                }
+            }),
+            4 => nem.drift_ppm.map(|rho| {
+                let half = half_ppt(rho);
+                Fault::DriftChange {
+                    node: name(node),
+                    at,
+                    drift_ppm: ppm(r.random_range(-half..=half)),
+                }
+            }),
+            5 => nem.partitions.as_ref().map(|p| Fault::Partition {
+                at,
+                duration: upto(r, p.max),
+                groups: vec![
+                    vec![name(node)],
+                    (0..n).filter(|&j| j != node).map(name).collect(),
+                ],
+            }),
+            6 => nem.one_way.as_ref().map(|o| {
+                let (a, b) = pair(r, n);
+                Fault::OneWay {
+                    from: name(a),
+                    to: name(b),
+                    at,
+                    duration: upto(r, o.max),
+                }
+            }),
+            7 => nem.delay_spikes.as_ref().map(|d| Fault::DelaySpike {
+                at,
+                duration: upto(r, d.max),
+                extra: upto(r, d.max_extra),
+                from: None,
+                to: None,
+                kinds: None,
+            }),
+            8 => nem.drops.as_ref().map(|d| Fault::Drop {
+                at,
+                duration: upto(r, d.max),
+                from: None,
+                to: None,
+                kinds: d.kinds.clone(),
+            }),
+            _ => nem.crashes.as_ref().map(|cr| {
+                let lo = cr.max_down.ns().clamp(1, crate::time::NS_PER_MS);
+                let back = at.ns() + r.random_range(lo..=cr.max_down.ns().max(lo));
+                if back < self.end_ns() {
+                    own.push(Fault::Restart {
+                        node: name(node),
+                        at: Dur::from_ns(back),
+                    });
+                }
+                Fault::Crash {
+                    node: name(node),
+                    at,
+                }
+            }),
+        };
+        if let Some(f) = f {
+            own.push(f);
+            let kind = KINDS[k].to_string();
+            if !c.kinds.contains(&kind) {
+                c.kinds.push(kind);
+                c.kinds
+                    .sort_by_key(|k| KINDS.iter().position(|x| x == k).unwrap_or(KINDS.len()));
+            }
+        }
+    }
+
+    /// Redraws one node's drift within rho/2, or places every node's adversarially.
+    fn drift(&self, c: &mut Child, r: &mut Rng) {
+        let half = half_ppt(self.nemesis.drift_ppm.unwrap_or(0.0));
+        let s = &mut c.scenario;
+        if r.random_bool(0.5) {
+            let i = r.random_range(0..s.nodes.len());
+            s.nodes[i].drift_ppm = Some(ppm(r.random_range(-half..=half)));
+        } else {
+            let fast: Vec<bool> = (0..s.nodes.len())
+                .map(|i| s.runs_fast_adversarially(i))
+                .collect();
+            for (n, fast) in s.nodes.iter_mut().zip(fast) {
+                n.drift_ppm = Some(ppm(if fast { half } else { -half }));
+            }
+        }
+        if !c.kinds.iter().any(|k| k == "drift_ppm") {
+            c.kinds.push("drift_ppm".into());
+            c.kinds
+                .sort_by_key(|k| KINDS.iter().position(|x| x == k).unwrap_or(KINDS.len()));
+        }
+    }
+
+    /// The first parent's faults before a cut time, the second's from it (the envelope's
+    /// faults only; the first's own faults, seed and drifts stay).
+    fn splice(&self, a: &mut Child, b: &Child, r: &mut Rng) {
+        let cut = r.random_range(0..self.end_ns().max(1));
+        let fa = self.fixed(&a.scenario);
+        let fb = self.fixed(&b.scenario);
+        let mut own: Vec<Fault> = a.scenario.faults.split_off(fa);
+        // A crash before the cut whose restart is after it would lose its restart: keep both
+        // sides whole by cutting at crash granularity (validation refuses what is left odd).
+        own.retain(|f| f.at().ns() < cut);
+        own.extend(
+            b.scenario.faults[fb..]
+                .iter()
+                .filter(|f| f.at().ns() >= cut)
+                .cloned(),
+        );
+        own.sort_by_key(Fault::at);
+        a.scenario.faults.extend(own);
+        for k in &b.kinds {
+            if !a.kinds.contains(k) && k != "drift_ppm" {
+                a.kinds.push(k.clone());
+            }
+        }
+        a.kinds
+            .sort_by_key(|k| KINDS.iter().position(|x| x == k).unwrap_or(KINDS.len()));
+    }
+
+    /// Whether `s` is inside the envelope: its own faults as the scenario's, each of the
+    /// envelope's within its kind's bounds, pauses of a node apart, downtimes within
+    /// `max_down`, drifts within rho/2, and the whole a valid scenario.
+    fn inside(&self, s: &Scenario) -> bool {
+        let fixed = self.fixed(s);
+        let mut b = self.base.clone();
+        b.seed = s.seed;
+        if s.faults.len() < fixed || s.faults[..fixed] != b.fault_schedule()[..] {
+            return false;
+        }
+        if s.faults.len() > limits::MAX_FAULTS {
+            return false;
+        }
+        // No crash before its node starts (the drawn ones never are).
+        let starts_before = |node: &str, at: Dur| {
+            s.node_index(node)
+                .is_none_or(|i| at.ns() < s.nodes[i].start.ns())
+        };
+        if s.faults[fixed..]
+            .iter()
+            .any(|f| matches!(f, Fault::Crash { node, at } if starts_before(node, *at)))
+        {
+            return false;
+        }
+        let own = &s.faults[fixed..];
+        if !own
+            .iter()
+            .all(|f| self.bounded(f) && f.at().ns() < self.end_ns())
+        {
+            return false;
+        }
+        if let Some(rho) = self.nemesis.drift_ppm {
+            let half = ppm(half_ppt(rho));
+            if s.nodes
+                .iter()
+                .any(|n| n.drift_ppm.is_some_and(|d| d.abs() > half))
+            {
+                return false;
+            }
+        }
+        pauses_apart(&s.faults)
+            && self.downtimes_within(own)
+            && crate::scenario::validate::validate(s).is_empty()
+    }
+
+    /// Whether one of the envelope's faults is of a kind it has, within its bounds.
+    fn bounded(&self, f: &Fault) -> bool {
+        let n = self.nemesis;
+        let within = |d: Dur, max: Dur| d.ns() >= 1 && d.ns() <= max.ns();
+        match f {
+            Fault::Pause {
+                duration,
+                kind: PauseKind::VmFreeze,
+                clock,
+                ..
+            } => n
+                .freezes
+                .as_ref()
+                .is_some_and(|fr| within(*duration, fr.max) && *clock == Some(fr.clock)),
+            Fault::Pause {
+                duration, clock, ..
+            } => n
+                .pauses
+                .as_ref()
+                .is_some_and(|p| within(*duration, p.max) && clock.is_none()),
+            Fault::ClockStep { by, .. } => n
+                .steps
+                .as_ref()
+                .is_some_and(|st| by.ns() != 0 && by.ns().abs() <= st.max.ns()),
+            Fault::DriftChange { drift_ppm, .. } => n.drift_ppm.is_some_and(|rho| {
+                n.drift_changes.is_some() && drift_ppm.abs() <= ppm(half_ppt(rho))
+            }),
+            Fault::Partition {
+                duration, groups, ..
+            } => {
+                n.partitions
+                    .as_ref()
+                    .is_some_and(|p| within(*duration, p.max))
+                    && groups.len() == 2
+                    && groups[0].len() == 1
+            }
+            Fault::OneWay {
+                duration, from, to, ..
+            } => n.one_way.as_ref().is_some_and(|o| within(*duration, o.max)) && from != to,
+            Fault::DelaySpike {
+                duration, extra, ..
+            } => n
+                .delay_spikes
+                .as_ref()
+                .is_some_and(|d| within(*duration, d.max) && within(*extra, d.max_extra)),
+            Fault::Drop {
+                duration, kinds, ..
+            } => n
+                .drops
+                .as_ref()
+                .is_some_and(|d| within(*duration, d.max) && *kinds == d.kinds),
+            Fault::Crash { .. } | Fault::Restart { .. } => n.crashes.is_some(),
+            _ => false,
+        }
+    }
+
+    /// Each restart of the envelope's faults follows a crash of its node by at most `max_down`.
+    fn downtimes_within(&self, own: &[Fault]) -> bool {
+        let Some(c) = &self.nemesis.crashes else {
+            return true;
+        };
+        let mut crashed: BTreeMap<&str, i64> = BTreeMap::new();
+        for f in own {
+            match f {
+                Fault::Crash { node, at } => {
+                    crashed.insert(node, at.ns());
+                }
+                Fault::Restart { node, at } => match crashed.remove(node.as_str()) {
+                    Some(t) if at.ns() - t >= 1 && at.ns() - t <= c.max_down.ns() => {}
+                    _ => return false,
+                },
+                _ => {}
+            }
+        }
+        true
+    }
+}
+
+/// Whether no two pauses of a node meet (closed intervals), as drawn schedules keep them.
+fn pauses_apart(faults: &[Fault]) -> bool {
+    let mut by_node: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
+    for f in faults {
+        if let Fault::Pause {
+            node, at, duration, ..
+        } = f
+        {
+            by_node
+                .entry(node)
+                .or_default()
+                .push((at.ns(), at.ns().saturating_add(duration.ns())));
+        }
+    }
+    by_node.into_values().all(|mut v| {
+        v.sort_unstable();
+        v.windows(2).all(|w| w[0].1 < w[1].0)
+    })
+}
+
+/// The index of the restart that follows crash `i` (the next restart of its node), if `i` is a
+/// crash and has one.
+fn restart_of(own: &[Fault], i: usize) -> Option<usize> {
+    let Fault::Crash { node, .. } = &own[i] else {
+        return None;
+    };
+    (i + 1..own.len()).find(|&j| matches!(&own[j], Fault::Restart { node: n, .. } if n == node))
+}
+
+/// Moves `f` by `d_ns`, kept in [0, end_ns).
+fn shift(f: &mut Fault, d_ns: i64, end_ns: i64) {
+    let to = |at: &mut Dur| *at = Dur::from_ns(at.ns().saturating_add(d_ns).clamp(0, end_ns - 1));
+    match f {
+        Fault::Pause { at, .. }
+        | Fault::Crash { at, .. }
+        | Fault::Restart { at, .. }
+        | Fault::ClockStep { at, .. }
+        | Fault::DriftChange { at, .. }
+        | Fault::StepDown { at, .. }
+        | Fault::TransferLeader { at, .. }
+        | Fault::Partition { at, .. }
+        | Fault::OneWay { at, .. }
+        | Fault::DelaySpike { at, .. }
+        | Fault::Drop { at, .. } => to(at),
+    }
+}
+
+/// An ordered pair of distinct nodes of `n` (>= 2).
+fn pair(r: &mut Rng, n: usize) -> (usize, usize) {
+    let a = r.random_range(0..n);
+    let b = r.random_range(0..n - 1);
+    (a, if b >= a { b + 1 } else { b })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::explore::Exploration;
+    use crate::scenario::nemesis::profile;
+
+    /// `lock`, `a`, `b`, T = 10 s, 2 min, explored under the `all` profile.
+    fn base() -> Scenario {
+        Scenario::from_ron(
+            r#"Scenario(
+                seed: 3,
+                duration: "2min",
+                lease: (duration: "10s", renew_every: "3s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender, start: "1s"),
+                ],
+                faults: [Pause(node: "a", at: "50s", duration: "1s")],
+            )"#,
+        )
+        .unwrap()
+    }
+
+    /// An archive of swarm's runs 0 to 15, ranked by run (no run is needed).
+    fn archive(e: &Exploration) -> Vec<Member> {
+        (0..16)
+            .map(|run| {
+                let d = e.draw(run);
+                Member {
+                    rank: (false, run as i64, run),
+                    child: Child {
+                        scenario: d.scenario,
+                        kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
+                    },
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_child_is_inside_the_envelope_and_most_are_bred() {
+        let s = base();
+        let n = profile("all", &s).unwrap();
+        let e = Exploration {
+            base: &s,
+            nemesis: &n,
+            swarm: true,
+            guided: true,
+            runs: 1000,
+        };
+        let m = Mutator::new(&s, &n);
+        let archive = archive(&e);
+        let mut bred = 0;
+        for run in FIRST..FIRST + 4 * GENERATION {
+            let c = breed(&e, &archive, run);
+            // Deterministic: the same run breeds the same child.
+            assert_eq!(
+                c.scenario.to_ron(),
+                breed(&e, &archive, run).scenario.to_ron()
+            );
+            assert!(m.inside(&c.scenario), "run {run}");
+            // The scenario's own pause first, unchanged.
+            assert!(
+                matches!(&c.scenario.faults[0], Fault::Pause { at, .. } if at.ns() == 50_000_000_000)
+            );
+            let immigrant = (run - FIRST) % GENERATION < IMMIGRANTS;
+            let swarm = e.draw(run).scenario.to_ron();
+            if immigrant {
+                assert_eq!(c.scenario.to_ron(), swarm, "run {run} is swarm's own");
+            } else if c.scenario.to_ron() != swarm {
+                bred += 1;
+            }
+        }
+        // 4 generations of 28 bred runs each: nearly all of them stay inside within 8 tries.
+        assert!(bred > 100, "{bred} of 112");
+    }
+
+    #[test]
+    fn a_schedule_outside_the_envelope_is_refused() {
+        let s = base();
+        let n = profile("all", &s).unwrap();
+        let m = Mutator::new(&s, &n);
+        let e = Exploration {
+            base: &s,
+            nemesis: &n,
+            swarm: true,
+            guided: true,
+            runs: 10,
+        };
+        let inside = e.draw(0).scenario;
+        assert!(m.inside(&inside));
+        let with = |f: Fault| {
+            let mut x = inside.clone();
+            x.faults.push(f);
+            x
+        };
+        let pause_max = n.pauses.as_ref().unwrap().max;
+        let pause = |at: i64, d: i64| Fault::Pause {
+            node: "b".into(),
+            at: Dur::from_ns(at),
+            duration: Dur::from_ns(d),
+            kind: PauseKind::Gc,
+            clock: None,
+        };
+        // A GC pause of the envelope's max is inside; 1 ns more is not.
+        assert!(m.inside(&with(pause(70_000_000_000, pause_max.ns()))));
+        assert!(!m.inside(&with(pause(70_000_000_000, pause_max.ns() + 1))));
+        // Two pauses of b that touch: [70 s, 70 s + 1 ms] and from 70 s + 1 ms.
+        let mut two = with(pause(70_000_000_000, 1_000_000));
+        two.faults.push(pause(70_001_000_000, 1_000_000));
+        assert!(!m.inside(&two));
+        // A pause on a that meets the scenario's own (50 s to 51 s).
+        let mut own = inside.clone();
+        own.faults.push(Fault::Pause {
+            node: "a".into(),
+            at: Dur::from_secs(51),
+            duration: Dur::from_ns(1),
+            kind: PauseKind::Gc,
+            clock: None,
+        });
+        assert!(!m.inside(&own));
+        // A downtime 1 ns longer than max_down.
+        let down = n.crashes.as_ref().unwrap().max_down.ns();
+        let mut crash = inside.clone();
+        crash
+            .faults
+            .retain(|f| !matches!(f, Fault::Crash { .. } | Fault::Restart { .. }));
+        crash.faults.push(Fault::Crash {
+            node: "b".into(),
+            at: Dur::from_secs(100),
+        });
+        crash.faults.push(Fault::Restart {
+            node: "b".into(),
+            at: Dur::from_ns(100_000_000_000 + down + 1),
+        });
+        assert!(!m.inside(&crash));
+        // The scenario's own fault changed.
+        let mut changed = inside.clone();
+        changed.faults[0] = pause(50_000_000_000, 2_000_000_000);
+        assert!(!m.inside(&changed));
+    }
+
+    #[test]
+    fn the_archive_ranks_least_slack_first_and_no_handover_last() {
+        let rec = |run: u64, slack: Option<i64>| RunRecord {
+            run,
+            seed: run,
+            kinds: vec![],
+            violation: None,
+            min_slack_ns: slack,
+            events: 0,
+        };
+        let mut v = [
+            rec(0, None),
+            rec(1, Some(5)),
+            rec(2, Some(-1)),
+            rec(3, Some(5)),
+            rec(4, None),
+        ];
+        v.sort_by_key(rank);
+        let order: Vec<u64> = v.iter().map(|r| r.run).collect();
+        assert_eq!(order, [2, 1, 3, 0, 4]);
+    }
+}
