@@ -28,7 +28,7 @@
 use super::emit::{self, Sink};
 use super::msg::Message;
 use super::Disk;
-use crate::msg::{NodeId, Token};
+use crate::msg::NodeId;
 use crate::scenario::GrantorRestart;
 use crate::strategy::{Cx, LeaseParams, Register, TimerId};
 use crate::time::{LocalDur, LocalTime};
