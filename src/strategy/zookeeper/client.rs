@@ -176,11 +176,9 @@ impl Client {
             }
             Message::Checked {
                 seq, pred, version, ..
-            } if seq == self.seq && pred == 0 => {
-                if self.held != Some(seq) {
-                    self.held = Some(seq);
-                    emit::holding(out, seq, version);
-                }
+            } if seq == self.seq && pred == 0 && self.held != Some(seq) => {
+                self.held = Some(seq);
+                emit::holding(out, seq, version);
             }
             Message::NodeDeleted { .. } => self.ask(cx, out),
             _ => {}

@@ -210,6 +210,8 @@ impl Server {
     /// Reports the grant to the lowest node if it is not `before`.
     fn grant_if_new(&self, before: Option<LockNode>, out: &mut Sink) {
         if let Some((low, s)) = self.holder().filter(|h| Some(h.0) != before) {
+            // Tokens grow in the order the lock is held: every node below it is gone.
+            debug_assert!(before.is_none_or(|b| b.seq < low.seq));
             emit::issued(out, low.seq, s.node, s.expiry);
         }
     }
@@ -288,6 +290,10 @@ impl Server {
             return n.seq;
         }
         let before = self.nodes.first().copied();
+        debug_assert!(
+            self.nodes.iter().all(|n| n.seq <= self.last_seq),
+            "nodes are numbered from one sequence, in order"
+        );
         self.last_seq += 1;
         self.nodes.push(LockNode {
             seq: self.last_seq,
