@@ -3,8 +3,10 @@
 //! The client connects at start, asking for `session_timeout`; the server's answer carries the
 //! negotiated timeout t, from which it takes readTimeout = 2t/3 and pings when it has sent
 //! nothing for readTimeout / 2 = t/3 (`ClientCnxn.SendThread`: `onConnected` and the ping
-//! check in `run`; integer nanoseconds here, not whole milliseconds, and without the Java
-//! client's one second taken off the ping interval once idle for over a second). With nothing
+//! check in `run`; integer nanoseconds here, not whole milliseconds). Two refinements of the
+//! Java client are left out: once idle for over a second it pings one second early, and it
+//! pings at least every 10 s (MAX_SEND_PING_INTERVAL) whatever the timeout; with them a
+//! session of over 30 s is touched more often than every t/3. With nothing
 //! received for readTimeout it turns Disconnected and reconnects, asking again every
 //! `lease.retry_every` until answered (the Java client sleeps up to 1 s between tries). A
 //! reconnect of a live session resumes it; one the server expired is answered Expired, the only
