@@ -99,6 +99,7 @@ pub mod registry;
 pub mod roles;
 pub mod rules;
 pub mod settings;
+pub mod zookeeper;
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -608,6 +609,7 @@ pub fn register_builtins(registry: &mut Registry) {
         .register::<raft::settings::RaftLeaderLease>()
         .register::<leaseguard::settings::LeaseGuard>()
         .register::<chubby::settings::ChubbySession>()
+        .register::<zookeeper::settings::ZooKeeperSession>()
         .register::<k8s::settings::K8sLeaderElection>()
         .register::<base::settings::TrueTime>()
         .register::<base::settings::Custom>();

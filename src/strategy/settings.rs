@@ -390,6 +390,10 @@ mod tests {
                 r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "0s")"#,
             ),
             (
+                "ZooKeeperSession",
+                r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", act_while_disconnected: false)"#,
+            ),
+            (
                 "K8sLeaderElection(observed_clock: Wall)",
                 r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
             ),
@@ -407,6 +411,6 @@ mod tests {
             assert_eq!(again.to_ron(), written, "{text}");
         }
         // Every built-in is in the list.
-        assert_eq!(registry.names().len(), 13);
+        assert_eq!(registry.names().len(), 14);
     }
 }

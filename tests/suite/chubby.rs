@@ -1,5 +1,5 @@
 //! ChubbySession: sessions, jeopardy and grace, lock-delay, the master's FIFO and its
-//! fail-over. The bundled chubby-* scenarios and hbase-gc-pause-zk-session pin the stories;
+//! fail-over. The bundled chubby-* scenarios pin the stories;
 //! these tests pin what each rule does on its own, with the arithmetic in each comment.
 //!
 //! The world of most tests: T = 12 s, KeepAlives every 4 s, 1 ms messages, perfect clocks;
@@ -140,13 +140,43 @@ fn grace_runs_from_the_end_of_the_local_lease() {
     assert_eq!((i.start_ns, i.end_ns), (32_002_000_000, 42_000_000_000));
 }
 
-/// In hbase-gc-pause-zk-session the grace stands for "until the Expired event arrives": rs1's
+/// The HBase story as a Chubby stand-in (a 13.2 s GC pause at 18.5 s against a 10 s session,
+/// pings every T/3; `hbase-gc-pause-zk-session` now tells it on ZooKeeperSession).
+const HBASE_ON_CHUBBY: &str = r#"Scenario(
+    description: "S16: a 13.2 s GC pause on an HBase region server whose ZooKeeper session is 10 s; it acts on resume until the ZooKeeper client delivers the Expired event, 5.033 s into the new owner's tenure.",
+    seed: 16,
+    duration: "40s",
+    lease: (duration: "10s"),
+    strategy: ChubbySession(grace: "1h", act_in_jeopardy: true),
+    nodes: [
+        (name: "zk", role: Grantor),
+        (name: "rs1", role: Contender),
+        (name: "rs2", role: Contender, start: "100ms"),
+    ],
+    network: (delay: Fixed("1ms")),
+    workload: (reads_per_second: 200.0, writes_per_second: 10.0),
+    faults: [Pause(node: "rs1", at: "18.5s", duration: "13.2s", kind: Gc)],
+    expect: (
+        overlap: true,
+        max_overlap_at_least: "5.033333335s",
+        max_overlap_at_most: "5.033333335s",
+        overlap_count: 1,
+        zombie_actions: true,
+        stale_reads: true,
+        unsafe_writes: true,
+        grants: 2,
+        holders: ["rs1", "rs2"],
+        pauses: 1,
+    ),
+)"#;
+
+/// In HBASE_ON_CHUBBY the grace stands for "until the Expired event arrives": rs1's
 /// local lease ends at 26.666666665 s and the event arrives at 31.702 s, so any grace above
 /// 5.035333335 s gives the bundled run (overlap 5.033333335 s), and a grace of 5 s ends the
 /// belief at 31.666666665 s instead: 31.666666665 - 26.668666665 = 4.998 s.
 #[test]
 fn the_zookeeper_grace_only_needs_to_outlast_the_event() {
-    let text = leasesim::scenario::library::text("hbase-gc-pause-zk-session").unwrap();
+    let text = HBASE_ON_CHUBBY;
     let overlap_with = |grace: &str| {
         let mut s = scenario(&text.replace(r#"grace: "1h""#, &format!("grace: {grace:?}")));
         s.expect = None;
@@ -185,12 +215,12 @@ fn a_restarted_master_that_forgets_sessions_hands_the_lock_over() {
     assert_eq!((i.start_ns, i.end_ns), (35_104_000_000, 36_002_000_000));
 }
 
-/// The lock's generation number is the fencing token: hbase-gc-pause-zk-session with
+/// The lock's generation number is the fencing token: HBASE_ON_CHUBBY with
 /// `resource.fencing: true` fences every write rs1 sends on resume (generation 1, after rs2's
 /// generation-2 writes were applied) instead of applying it.
 #[test]
 fn the_generation_number_fences_the_old_holders_writes() {
-    let text = leasesim::scenario::library::text("hbase-gc-pause-zk-session").unwrap();
+    let text = HBASE_ON_CHUBBY;
     let mut s = scenario(text);
     let unfenced = run(&s);
     assert!(unfenced.unsafe_writes > 0);

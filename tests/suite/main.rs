@@ -33,3 +33,4 @@ mod sweep;
 mod sweep_charts;
 mod traces;
 mod truetime;
+mod zookeeper;

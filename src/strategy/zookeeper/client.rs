@@ -1,0 +1,240 @@
+//! A ZooKeeper client with Curator's lock recipe: one session, and through it one lock node.
+//!
+//! The client connects at start, asking for `session_timeout`; the server's answer carries the
+//! negotiated timeout t, from which it takes readTimeout = 2t/3 and pings when it has sent
+//! nothing for readTimeout / 2 = t/3 (`ClientCnxn.SendThread`: `onConnected` and the ping
+//! check in `run`; integer nanoseconds here, not whole milliseconds). Two refinements of the
+//! Java client are left out: once idle for over a second it pings one second early, and it
+//! pings at least every 10 s (MAX_SEND_PING_INTERVAL) whatever the timeout; with them a
+//! session of over 30 s is touched more often than every t/3. With nothing
+//! received for readTimeout it turns Disconnected and reconnects, asking again every
+//! `lease.retry_every` until answered (the Java client sleeps up to 1 s between tries). A
+//! reconnect of a live session resumes it; one the server expired is answered Expired, the only
+//! way the client learns of it: it then opens a new session and queues for the lock again. A
+//! session whose connection the server closes (`Closed`) is Disconnected at once.
+//!
+//! The lock (`InterProcessMutex`, `LockInternals.internalLockLoop`): once connected the client
+//! creates its ephemeral sequential node and asks for its predecessor; it holds the lock when
+//! it has none, and otherwise waits for the watch on the predecessor and asks again. The token
+//! is the node's sequence number. It acts on the lock from learning it is lowest until
+//! Disconnected, by its own clock the instant readTimeout after the last message it received
+//! (Curator's `StandardConnectionStateErrorPolicy` takes SUSPENDED as lost); with
+//! `act_while_disconnected` (HBase's behaviour) until the Expired event arrives. After a
+//! reconnect it asks again before it acts.
+
+use super::emit::{self, Sink};
+use super::msg::Message;
+use super::ZkConfig;
+use crate::clock::ClockKind;
+use crate::msg::{NodeId, Token};
+use crate::scenario::Role;
+use crate::strategy::{Belief, Cx, LeaseParams, Request, TimerId};
+use crate::time::{LocalDur, LocalTime};
+
+pub(super) const PING: TimerId = 0;
+pub(super) const READ_TIMEOUT: TimerId = 1;
+pub(super) const RECONNECT: TimerId = 2;
+
+/// A client.
+pub struct Client {
+    c: ZkConfig,
+    p: LeaseParams,
+    /// The session's id (0 before the server gave one, and after it expired).
+    pub(super) session: u64,
+    /// The negotiated timeout, from the last connect answer.
+    pub(super) timeout: LocalDur,
+    pub(super) connected: bool,
+    last_send: LocalTime,
+    last_recv: LocalTime,
+    /// The session's lock node (0 before it is created).
+    pub(super) seq: u64,
+    /// The lock, once the client learned its node is the lowest.
+    pub(super) held: Option<Token>,
+}
+
+/// readTimeout for a negotiated timeout `t`: 2t/3.
+pub fn read_timeout(t: LocalDur) -> LocalDur {
+    LocalDur::from_ns(t.ns() * 2 / 3)
+}
+
+/// The ping interval for a negotiated timeout `t`: readTimeout / 2.
+pub fn ping_interval(t: LocalDur) -> LocalDur {
+    LocalDur::from_ns(read_timeout(t).ns() / 2)
+}
+
+impl Client {
+    pub(super) fn new(c: ZkConfig, p: LeaseParams) -> Client {
+        Client {
+            c,
+            p,
+            session: 0,
+            timeout: LocalDur::ZERO,
+            connected: false,
+            last_send: LocalTime::from_ns(0),
+            last_recv: LocalTime::from_ns(0),
+            seq: 0,
+            held: None,
+        }
+    }
+
+    fn server(cx: &Cx) -> NodeId {
+        cx.peers(Role::Grantor).next().expect("checked: one server")
+    }
+
+    /// When the client turns Disconnected unless a message arrives first.
+    fn disconnect_at(&self) -> LocalTime {
+        self.last_recv + read_timeout(self.timeout)
+    }
+
+    /// Sends `msg` to the server; the ping timer runs from the last send.
+    fn send(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
+        emit::send(out, Self::server(cx), msg);
+        self.last_send = cx.mono;
+        if self.connected {
+            emit::arm(out, PING, cx.mono + ping_interval(self.timeout));
+        }
+    }
+
+    /// Asks to connect (a new session, or its own again) and to be asked again later.
+    pub(super) fn connect(&mut self, cx: &Cx, out: &mut Sink) {
+        let msg = Message::Connect {
+            session: self.session,
+            timeout: self.c.session_timeout,
+        };
+        self.send(cx, msg, out);
+        emit::arm(out, RECONNECT, cx.mono + self.p.retry_every);
+    }
+
+    /// Disconnected: stops acting unless `act_while_disconnected`, and reconnects.
+    fn disconnect(&mut self, cx: &Cx, out: &mut Sink) {
+        debug_assert!(self.connected);
+        self.connected = false;
+        emit::cancel(out, PING);
+        emit::cancel(out, READ_TIMEOUT);
+        if !self.c.act_while_disconnected {
+            self.held = None;
+        }
+        self.connect(cx, out);
+    }
+
+    /// Turns Disconnected first if readTimeout has run out (its timer has not run yet, as
+    /// after a pause): the send thread looks at the time before it reads.
+    fn catch_up(&mut self, cx: &Cx, out: &mut Sink) {
+        if self.connected && cx.mono >= self.disconnect_at() {
+            self.disconnect(cx, out);
+        }
+    }
+
+    fn received(&mut self, cx: &Cx, out: &mut Sink) {
+        self.last_recv = cx.mono;
+        emit::arm(out, READ_TIMEOUT, self.disconnect_at());
+    }
+
+    pub(super) fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
+        self.catch_up(cx, out);
+        match msg {
+            Message::Connected { session, timeout }
+                if !self.connected && (self.session == 0 || self.session == session) =>
+            {
+                self.session = session;
+                self.timeout = timeout;
+                self.connected = true;
+                emit::cancel(out, RECONNECT);
+                self.received(cx, out);
+                self.ask(cx, out);
+            }
+            Message::Expired { session } if session == self.session && !self.connected => {
+                self.session = 0;
+                self.seq = 0;
+                self.held = None;
+                self.connect(cx, out);
+            }
+            Message::Closed { session } if session == self.session && self.connected => {
+                self.disconnect(cx, out);
+            }
+            m if self.connected && session_of(m) == Some(self.session) => {
+                self.received(cx, out);
+                self.on_reply(cx, m, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// Creates the lock node, or asks for its predecessor.
+    fn ask(&mut self, cx: &Cx, out: &mut Sink) {
+        let session = self.session;
+        let msg = match self.seq {
+            0 => Message::Create { session },
+            seq => Message::Check { session, seq },
+        };
+        self.send(cx, msg, out);
+    }
+
+    fn on_reply(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
+        match msg {
+            Message::Created { seq, .. } => {
+                self.seq = seq;
+                self.ask(cx, out);
+            }
+            Message::Checked {
+                seq, pred, version, ..
+            } if seq == self.seq && pred == 0 && self.held != Some(seq) => {
+                self.held = Some(seq);
+                emit::holding(out, seq, version);
+            }
+            Message::NodeDeleted { .. } => self.ask(cx, out),
+            _ => {}
+        }
+    }
+
+    pub(super) fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Sink) {
+        self.catch_up(cx, out);
+        match timer {
+            PING if self.connected && cx.mono >= self.last_send + ping_interval(self.timeout) => {
+                let msg = Message::Ping {
+                    session: self.session,
+                };
+                self.send(cx, msg, out);
+            }
+            RECONNECT if !self.connected => self.connect(cx, out),
+            _ => {}
+        }
+    }
+
+    pub(super) fn check(&self, cx: &Cx) -> Option<Token> {
+        let token = self.held?;
+        let acts = self.c.act_while_disconnected || cx.mono < self.disconnect_at();
+        (acts && (self.connected || self.c.act_while_disconnected)).then_some(token)
+    }
+
+    /// A read is served from the local copy; a write goes to the register at the server.
+    pub(super) fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Sink) {
+        match request {
+            Request::Read { .. } => emit::read(out, token),
+            Request::Write { .. } => emit::write(out, Self::server(cx), token),
+        }
+    }
+
+    pub(super) fn belief(&self) -> Belief {
+        match self.held {
+            Some(token) if self.c.act_while_disconnected => Belief::Bool { token },
+            Some(token) if self.connected => Belief::Until {
+                token,
+                clock: ClockKind::Monotonic,
+                deadline: self.disconnect_at(),
+            },
+            _ => Belief::None,
+        }
+    }
+}
+
+/// The session a server's answer belongs to.
+fn session_of(m: Message) -> Option<u64> {
+    match m {
+        Message::Pong { session }
+        | Message::Created { session, .. }
+        | Message::Checked { session, .. }
+        | Message::NodeDeleted { session, .. } => Some(session),
+        _ => None,
+    }
+}

@@ -1,0 +1,152 @@
+//! ZooKeeper sessions with Curator's lock recipe: one `Grantor` is the ensemble (one server
+//! stands for it), every `Contender` a client that wants one lock (`InterProcessMutex`).
+//!
+//! The session is the lease, timed on both sides from messages, not from a term the holder is
+//! given: the server expires a session in the tick bucket after (its last message) + t, the
+//! negotiated timeout (the requested `session_timeout` clamped into [2, 20] x `tick_time`);
+//! the client turns Disconnected when it has received nothing for readTimeout = 2t/3, and it
+//! learns that its session expired only when a reconnect is answered Expired. The lock is the
+//! lowest ephemeral sequential node; its sequence number is the fencing token. A holder acts
+//! until Disconnected (Curator's default policy), or with `act_while_disconnected` until the
+//! Expired event (HBase). `lease.duration` is not read: the session timeout is the term (a
+//! scenario writes the negotiated timeout there for what reads T, such as `advise`), and
+//! `lease.retry_every` is the period of reconnect tries. [`server`] and [`client`] give the
+//! details, [`emit`] every effect they hand the engine; this module checks scenarios and
+//! builds nodes.
+
+pub mod client;
+mod emit;
+pub mod msg;
+pub mod server;
+pub mod settings;
+
+use super::TimerId;
+use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request};
+use crate::msg::{NodeId, Token};
+use crate::scenario::{Role, Scenario};
+use crate::strategy::roles::{Grantors, LockServiceRoles};
+use crate::time::LocalDur;
+pub use client::Client;
+pub use msg::Message;
+pub use server::Server;
+
+/// `ZooKeeperSession`'s parameters (see [`settings::ZooKeeperSession`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ZkConfig {
+    /// The server's tick: its expiry bucket width, and the unit of the timeout's bounds.
+    pub tick_time: LocalDur,
+    /// The timeout a client asks for.
+    pub session_timeout: LocalDur,
+    /// HBase's behaviour: the holder acts until the Expired event, not until Disconnected.
+    pub act_while_disconnected: bool,
+}
+
+/// ZooKeeper sessions with their parameters.
+#[derive(Clone, Debug)]
+pub struct ZooKeeperSession {
+    config: ZkConfig,
+    description: String,
+}
+
+impl ZooKeeperSession {
+    pub fn new(config: ZkConfig, description: String) -> ZooKeeperSession {
+        ZooKeeperSession {
+            config,
+            description,
+        }
+    }
+}
+
+impl Protocol for ZooKeeperSession {
+    type Logic = Node;
+
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    fn check(&self, scenario: &Scenario) -> Vec<String> {
+        LockServiceRoles {
+            protocol: "ZooKeeperSession",
+            grantors: Grantors::ExactlyOne,
+            grantor_is: "the ZooKeeper ensemble",
+            contender_is: "a client",
+        }
+        .check(scenario)
+    }
+
+    fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
+        match role {
+            Role::Grantor => Node::Server(Server::new(*params, self.config.tick_time, disk)),
+            _ => Node::Client(Client::new(self.config, *params)),
+        }
+    }
+}
+
+/// What the ensemble's database keeps across a restart (see [`server`]).
+#[derive(Clone, Debug, Default)]
+pub struct Disk {
+    sessions: Vec<server::Session>,
+    nodes: Vec<server::LockNode>,
+    last_session: u64,
+    last_seq: u64,
+    register: Register,
+}
+
+/// A node: the server or a client.
+pub enum Node {
+    Server(Server),
+    Client(Client),
+}
+
+impl NodeLogic for Node {
+    type Msg = Message;
+    type Disk = Disk;
+
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        match self {
+            Node::Server(s) => s.on_start(cx, out),
+            Node::Client(c) => c.connect(cx, out),
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        match self {
+            Node::Server(s) => s.on_message(cx, from, msg, out),
+            Node::Client(c) => c.on_message(cx, msg, out),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        match self {
+            Node::Server(s) => s.on_timer(cx, timer, out),
+            Node::Client(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
+        match self {
+            Node::Server(_) => None,
+            Node::Client(c) => c.check(cx),
+        }
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        if let Node::Client(c) = self {
+            c.on_request(cx, request, token, out);
+        }
+    }
+
+    fn beliefs(&self) -> Beliefs {
+        match self {
+            Node::Server(_) => Beliefs::NONE,
+            Node::Client(c) => Beliefs::both(c.belief()),
+        }
+    }
+
+    fn into_disk(self) -> Disk {
+        match self {
+            Node::Server(s) => s.into_disk(),
+            Node::Client(_) => Disk::default(),
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! ZooKeeperSession: timeout negotiation, expiry in tick buckets, the client's ping cadence and
+//! its Disconnected instant, Expired learnt only on reconnect, and the lock's handover in
+//! sequence order. The bundled hbase-gc-pause-zk-session, zk-curator-lock-suspended and
+//! kafka-controller-gc-pause-zk pin the stories; these tests pin each rule on its own, with the
+//! arithmetic in each comment and the ZooKeeper or Curator code it follows.
+//!
+//! The world of most tests: tick 2 s, 1 ms messages, perfect clocks; client `a` connects at 0
+//! (zk opens session 1 at 1 ms, a is Connected at 2 ms), creates node 1 at 2 ms (answered at
+//! 4 ms), asks for its predecessor at 4 ms and holds the lock (token 1) from 6 ms; `b` (from
+//! 100 ms) has node 2 and watches node 1. a last sent at 4 ms, so with nothing to send it pings
+//! every t/3 from there. From 21 s a is cut off from zk and b.
+
+use crate::common::{leasesim, run_text, workdir};
+use leasesim::strategy::zookeeper::server::{negotiate, round_to_next_interval};
+use leasesim::time::{LocalDur, LocalTime};
+
+const S: i64 = 1_000_000_000;
+const MS: i64 = 1_000_000;
+
+/// The world above with `strategy`, `nodes` after zk and a, `faults` and `duration`.
+fn world(strategy: &str, more_nodes: &str, faults: &str, duration: &str) -> String {
+    format!(
+        r#"Scenario(
+            duration: "{duration}",
+            lease: (duration: "30s"),
+            strategy: {strategy},
+            nodes: [
+                (name: "zk", role: Grantor),
+                (name: "a", role: Contender),
+                {more_nodes}
+            ],
+            network: (delay: Fixed("1ms")),
+            workload: (reads_per_second: 20.0, writes_per_second: 2.0),
+            faults: [{faults}],
+        )"#
+    )
+}
+
+const B: &str = r#"(name: "b", role: Contender, start: "100ms"),"#;
+/// a cut off from 21 s to the end of a 100 s run.
+const CUT_A: &str = r#"Partition(at: "21s", duration: "79s", groups: [["a"], ["zk", "b"]]),"#;
+
+fn zk(tick: &str, timeout: &str, act_while_disconnected: bool) -> String {
+    format!(
+        r#"ZooKeeperSession(tick_time: "{tick}", session_timeout: "{timeout}", act_while_disconnected: {act_while_disconnected})"#
+    )
+}
+
+/// `ZooKeeperServer.processConnectRequest` clamps the requested timeout into
+/// [minSessionTimeout, maxSessionTimeout], by default [2, 20] x tickTime: with a 2 s tick,
+/// 1 s -> 4 s, 30 s -> 30 s, 90 s -> 40 s (HBase's default asks for 90 s).
+#[test]
+fn the_server_clamps_the_timeout_into_2_to_20_ticks() {
+    let tick = LocalDur::from_secs(2);
+    let got = |s: i64| negotiate(LocalDur::from_secs(s), tick);
+    assert_eq!(got(1), LocalDur::from_secs(4));
+    assert_eq!(got(4), LocalDur::from_secs(4));
+    assert_eq!(got(30), LocalDur::from_secs(30));
+    assert_eq!(got(40), LocalDur::from_secs(40));
+    assert_eq!(got(90), LocalDur::from_secs(40));
+}
+
+/// The clamp as a run shows it, under Curator's default policy. With t granted, a pings every
+/// t/3 from 4 ms (readTimeout = 2t/3, the ping at readTimeout / 2, `ClientCnxn.SendThread`);
+/// its last ping before the cut at 21 s reaches zk 1 ms later, the session expires in the
+/// bucket after that + t, b learns it holds 3 ms after (NodeDeleted, then its Check's round
+/// trip), and a stopped at its last Pong + 2t/3.
+/// - asked 1 s, t = 4 s: pings every 1.333333333 s; the 15th, at 0.004 + 15 x 1.333333333 =
+///   20.003999995 s, reaches zk at 20.004999995 s: expiry (floor(24.004999995 / 2) + 1) x 2 =
+///   26 s, b holds from 26.003 s; a stopped at 20.005999995 + 2.666666666 = 22.672666661 s:
+///   slack 3.330333339 s.
+/// - asked 90 s, t = 40 s: pings every 13.333333333 s; the one of 13.337333333 s reaches zk at
+///   13.338333333 s: expiry (floor(53.338333333 / 2) + 1) x 2 = 54 s, b from 54.003 s; a stopped
+///   at 13.339333333 + 26.666666666 = 40.005999999 s: slack 13.997000001 s. Unclamped (90 s),
+///   b would wait past 100 s: no handover at all.
+#[test]
+fn the_negotiated_timeout_is_the_one_both_sides_use() {
+    let slack = |timeout: &str| {
+        let s = run_text(&world(&zk("2s", timeout, false), B, CUT_A, "100s"));
+        assert_eq!(s.holders, ["a", "b"], "{timeout}");
+        assert_eq!(s.overlap.count, 0);
+        s.min_slack_ns
+    };
+    assert_eq!(slack("1s"), Some(3_330_333_339));
+    assert_eq!(slack("90s"), Some(13_997_000_001));
+}
+
+/// `ExpiryQueue.roundToNextInterval`: (time / interval + 1) x interval, the next multiple
+/// strictly after (an exact multiple goes to the next one).
+#[test]
+fn expiry_rounds_up_to_the_next_tick_bucket() {
+    let tick = LocalDur::from_secs(2);
+    let at = |ns: i64| round_to_next_interval(LocalTime::from_ns(ns), tick).ns();
+    assert_eq!(at(50_005 * MS), 52 * S);
+    assert_eq!(at(40 * S), 42 * S);
+    assert_eq!(at(40 * S - 1), 40 * S);
+    assert_eq!(at(0), 2 * S);
+}
+
+/// The bucket instant in a run (`SessionTrackerImpl.run` expires a bucket when it comes): with
+/// t = 30 s, a's last ping before the cut (20.004 s) reaches zk at 20.005 s; the session expires
+/// at the bucket after 50.005 s: 52 s with a 2 s tick, (floor(50.005 / 7) + 1) x 7 = 56 s with
+/// a 7 s tick (30 s is inside [14, 140] s). b holds 3 ms later: 52.003 and 56.003 s. a stopped
+/// at its last Pong + 20 s = 40.006 s, so the slack is 11.997 and 15.997 s. (Unrounded, b
+/// would hold from 50.008 s.)
+#[test]
+fn the_session_expires_at_its_bucket_instant() {
+    let slack = |tick: &str| {
+        let s = run_text(&world(&zk(tick, "30s", false), B, CUT_A, "100s"));
+        assert_eq!(s.holders, ["a", "b"]);
+        s.min_slack_ns
+    };
+    assert_eq!(slack("2s"), Some(11_997 * MS));
+    assert_eq!(slack("7s"), Some(15_997 * MS));
+}
+
+/// A quiet client pings when it has sent nothing for t/3 (`ClientCnxn.SendThread.run`:
+/// readTimeout / 2 with readTimeout = 2t/3). a alone, no workload, 100 s: Connect, Create and
+/// Check once each, the last at 4 ms; with t = 30 s pings at 0.004 + 10k s for k = 1..9 (the
+/// tenth would be at 100.004 s): 9 Pings, 9 Pongs. With t = 4 s (asked 1 s, clamped), every
+/// 1.333333333 s: 0.004 + 74 x 1.333333333 = 98.670666642 s is the last, 74 of each.
+#[test]
+fn an_idle_client_pings_every_third_of_the_timeout() {
+    let count = |timeout: &str| {
+        let text = world(&zk("2s", timeout, false), "", "", "100s")
+            .replace("reads_per_second: 20.0, writes_per_second: 2.0", "");
+        let s = run_text(&text);
+        let m = |k: &str| s.messages.get(k).copied().unwrap_or(0);
+        for once in [
+            "Connect",
+            "Connected",
+            "Create",
+            "Created",
+            "Check",
+            "Checked",
+        ] {
+            assert_eq!(m(once), 1, "{once}");
+        }
+        assert_eq!(m("Pong"), m("Ping"));
+        m("Ping")
+    };
+    assert_eq!(count("30s"), 9);
+    assert_eq!(count("1s"), 74);
+}
+
+/// The client turns Disconnected readTimeout after the last message it received: a's last Pong
+/// before the cut arrives at 20.006 s (t = 30 s, readTimeout 20 s), so a stops acting at
+/// 40.006 s; b holds from 52.003 s (see the bucket test): 11.997 s apart. With
+/// `act_while_disconnected` a goes on: Disconnected at 40.006 s, it reconnects then and every
+/// second after (`lease.retry_every`), each Connect lost in the partition, and zk's Closed at 52 s
+/// too. The partition ends at 60 s: the Connect of 60.006 s reaches zk at 60.007 s and is
+/// answered Expired (the session expired at 52 s), which arrives at 60.008 s: only then does a
+/// stop. Overlap [52.003 s, 60.008 s) = 8.005 s; one Expired sent.
+#[test]
+fn disconnected_comes_after_two_thirds_and_expired_only_on_reconnect() {
+    let s = run_text(&world(&zk("2s", "30s", false), B, CUT_A, "100s"));
+    assert_eq!(s.min_slack_ns, Some(11_997 * MS));
+    let cut = r#"Partition(at: "21s", duration: "39s", groups: [["a"], ["zk", "b"]]),"#;
+    let s = run_text(&world(&zk("2s", "30s", true), B, cut, "100s"));
+    assert_eq!(s.overlap.count, 1);
+    let i = &s.overlap.intervals[0];
+    assert_eq!((i.start_ns, i.end_ns), (52_003 * MS, 60_008 * MS));
+    assert_eq!(s.messages.get("Expired"), Some(&1));
+}
+
+/// Curator's recipe (`LockInternals.internalLockLoop`, `StandardLockInternalsDriver.getsTheLock`):
+/// the lowest node holds, each other node watches the one just before it. a, b and c have
+/// nodes 1, 2 and 3 (c from 200 ms watches node 2). a is cut off at 21 s: its session expires at
+/// 52 s, b (told at 52.001 s) holds token 2 from 52.003 s; b's Check of 52.001 s touched its
+/// session last; b crashes at 55 s and its session expires at the bucket after 82.002 s, 84 s:
+/// c holds token 3 from 84.003 s. Each deletion tells one watcher: 2 NodeDeleted (a herd
+/// watching node 1 would send 3).
+#[test]
+fn the_lock_passes_in_sequence_order_and_each_deletion_wakes_one_watcher() {
+    let nodes = r#"(name: "b", role: Contender, start: "100ms"),
+        (name: "c", role: Contender, start: "200ms"),"#;
+    let faults = r#"Partition(at: "21s", duration: "79s", groups: [["a"], ["zk", "b", "c"]]),
+        Crash(node: "b", at: "55s"),"#;
+    let s = run_text(&world(&zk("2s", "30s", false), nodes, faults, "100s"));
+    assert_eq!(s.holders, ["a", "b", "c"]);
+    assert_eq!(s.grants, 3);
+    assert_eq!(s.messages.get("NodeDeleted"), Some(&2));
+    assert_eq!(s.overlap.count, 0);
+}
+
+/// Zero or negative periods exit 2 and name the field; a timeout outside [2, 20] ticks is
+/// accepted (the server clamps it).
+#[test]
+fn bad_values_exit_2_naming_the_field() {
+    let dir = workdir("zookeeper-bad-values");
+    let bad = world(&zk("0s", "30s", false), B, "", "10s");
+    std::fs::write(dir.join("bad.ron"), bad).unwrap();
+    let out = leasesim(&["check", "bad.ron"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("strategy.tick_time: must be positive"),
+        "{said}"
+    );
+    let clamped = world(&zk("2s", "1h", false), B, "", "10s");
+    std::fs::write(dir.join("clamped.ron"), clamped).unwrap();
+    assert_eq!(
+        leasesim(&["check", "clamped.ron"], &dir).status.code(),
+        Some(0)
+    );
+}
