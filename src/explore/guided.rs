@@ -653,20 +653,8 @@ fn restart_of(own: &[Fault], i: usize) -> Option<usize> {
 
 /// Moves `f` by `d_ns`, kept in [0, end_ns).
 fn shift(f: &mut Fault, d_ns: i64, end_ns: i64) {
-    let to = |at: &mut Dur| *at = Dur::from_ns(at.ns().saturating_add(d_ns).clamp(0, end_ns - 1));
-    match f {
-        Fault::Pause { at, .. }
-        | Fault::Crash { at, .. }
-        | Fault::Restart { at, .. }
-        | Fault::ClockStep { at, .. }
-        | Fault::DriftChange { at, .. }
-        | Fault::StepDown { at, .. }
-        | Fault::TransferLeader { at, .. }
-        | Fault::Partition { at, .. }
-        | Fault::OneWay { at, .. }
-        | Fault::DelaySpike { at, .. }
-        | Fault::Drop { at, .. } => to(at),
-    }
+    let at = f.at_mut();
+    *at = Dur::from_ns(at.ns().saturating_add(d_ns).clamp(0, end_ns - 1));
 }
 
 /// An ordered pair of distinct nodes of `n` (>= 2).
