@@ -98,6 +98,7 @@ pub mod register;
 pub mod registry;
 pub mod roles;
 pub mod rules;
+pub mod service_node;
 pub mod settings;
 pub mod zookeeper;
 

@@ -18,6 +18,7 @@ use super::ChubbyConfig;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
+use crate::strategy::service_node;
 use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
@@ -115,8 +116,21 @@ impl Client {
             self.lease_end
         }
     }
+}
 
-    pub(super) fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
+/// The local lease an acknowledged KeepAlive gives, from its send time: T - holder_margin.
+pub(super) fn local_lease(c: &ChubbyConfig, p: &LeaseParams) -> LocalDur {
+    p.lease - c.holder_margin
+}
+
+impl service_node::Client for Client {
+    type Msg = Message;
+
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        self.open_session(cx, out);
+    }
+
+    fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
         match msg {
             Message::KeepAliveAck { session, sent, .. } if session == self.session => {
                 if self.grace_over(cx.mono) {
@@ -148,7 +162,7 @@ impl Client {
         }
     }
 
-    pub(super) fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             KEEPALIVE => self.keep_alive(cx, out),
             RETRY if self.held.is_none() => self.acquire(cx, out),
@@ -157,8 +171,25 @@ impl Client {
         }
     }
 
+    fn check(&self, cx: &Cx) -> Option<Token> {
+        let token = self.held?;
+        (cx.mono < self.deadline()?).then_some(token)
+    }
+
+    /// A request admitted under `token` takes effect: a read is served from the local copy, a
+    /// write goes to the register at the master.
+    fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        match request {
+            Request::Read { .. } => out.report(Fact::Read { token }),
+            Request::Write { .. } => {
+                out.report(Fact::WriteSent { token });
+                out.send(Self::master(cx), Message::Write { token });
+            }
+        }
+    }
+
     /// An operator's `StepDown`: release the lock cleanly and queue for it again.
-    pub(super) fn step_down(&mut self, cx: &Cx, out: &mut Out<Message>) {
+    fn step_down(&mut self, cx: &Cx, out: &mut Out<Message>) {
         if let Some(token) = self.held.take() {
             let msg = Message::Release {
                 session: self.session,
@@ -169,30 +200,7 @@ impl Client {
         }
     }
 
-    pub(super) fn check(&self, cx: &Cx) -> Option<Token> {
-        let token = self.held?;
-        (cx.mono < self.deadline()?).then_some(token)
-    }
-
-    /// A request admitted under `token` takes effect: a read is served from the local copy, a
-    /// write goes to the register at the master.
-    pub(super) fn on_request(
-        &self,
-        cx: &Cx,
-        request: Request,
-        token: Token,
-        out: &mut Out<Message>,
-    ) {
-        match request {
-            Request::Read { .. } => out.report(Fact::Read { token }),
-            Request::Write { .. } => {
-                out.report(Fact::WriteSent { token });
-                out.send(Self::master(cx), Message::Write { token });
-            }
-        }
-    }
-
-    pub(super) fn belief(&self) -> Belief {
+    fn belief(&self) -> Belief {
         match (self.held, self.deadline()) {
             (Some(token), Some(deadline)) => Belief::Until {
                 token,
@@ -204,15 +212,11 @@ impl Client {
     }
 }
 
-/// The local lease an acknowledged KeepAlive gives, from its send time: T - holder_margin.
-pub(super) fn local_lease(c: &ChubbyConfig, p: &LeaseParams) -> LocalDur {
-    p.lease - c.holder_margin
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
+    use crate::strategy::service_node::Client as _;
     use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;

@@ -24,6 +24,7 @@ use super::Disk;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::GrantorRestart;
+use crate::strategy::service_node::Service;
 use crate::strategy::{Cx, Fact, LeaseParams, Out, Register, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
@@ -104,43 +105,6 @@ impl Master {
             expiry_armed: None,
             register: disk.register,
         }
-    }
-
-    /// What the replicated database holds.
-    pub(super) fn into_disk(self) -> Disk {
-        Disk {
-            sessions: self.sessions.iter().map(|s| (s.node, s.id)).collect(),
-            newest: self.newest,
-            owner: self.owner,
-            generation: self.generation,
-            delay_until: self.delay_until,
-            register: self.register,
-        }
-    }
-
-    pub(super) fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
-        if !cx.restarted {
-            return;
-        }
-        match self.p.grantor_restart {
-            GrantorRestart::Wait => {
-                // Fail-over: every session the database knows lives T from now.
-                let expiry = cx.mono + self.p.lease;
-                for s in &mut self.sessions {
-                    s.expiry = expiry;
-                }
-            }
-            GrantorRestart::Forget => {
-                // The bug: the new master does not extend the sessions it found.
-                for s in &mut self.sessions {
-                    s.expiry = cx.mono;
-                }
-            }
-        }
-        if let Some(until) = self.delay_until {
-            out.set_timer(LOCK_DELAY, ClockKind::Monotonic, until);
-        }
-        self.expire(cx, out);
     }
 
     fn heard(&mut self, cx: &Cx, node: NodeId, id: u64, out: &mut Out<Message>) -> Heard {
@@ -241,14 +205,50 @@ impl Master {
         self.arm_expiry(out);
         self.try_grant(cx, out);
     }
+}
 
-    pub(super) fn on_message(
-        &mut self,
-        cx: &Cx,
-        from: NodeId,
-        msg: Message,
-        out: &mut Out<Message>,
-    ) {
+impl Service for Master {
+    type Msg = Message;
+    type Disk = Disk;
+
+    /// What the replicated database holds.
+    fn into_disk(self) -> Disk {
+        Disk {
+            sessions: self.sessions.iter().map(|s| (s.node, s.id)).collect(),
+            newest: self.newest,
+            owner: self.owner,
+            generation: self.generation,
+            delay_until: self.delay_until,
+            register: self.register,
+        }
+    }
+
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        if !cx.restarted {
+            return;
+        }
+        match self.p.grantor_restart {
+            GrantorRestart::Wait => {
+                // Fail-over: every session the database knows lives T from now.
+                let expiry = cx.mono + self.p.lease;
+                for s in &mut self.sessions {
+                    s.expiry = expiry;
+                }
+            }
+            GrantorRestart::Forget => {
+                // The bug: the new master does not extend the sessions it found.
+                for s in &mut self.sessions {
+                    s.expiry = cx.mono;
+                }
+            }
+        }
+        if let Some(until) = self.delay_until {
+            out.set_timer(LOCK_DELAY, ClockKind::Monotonic, until);
+        }
+        self.expire(cx, out);
+    }
+
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match msg {
             // Chubby's RPCs run over TCP, which delivers a request once: a copy the network
             // duplicated is not seen (a second `Acquire` would have its grant said again, a
@@ -327,7 +327,7 @@ impl Master {
         }
     }
 
-    pub(super) fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             EXPIRY => {
                 self.expiry_armed = None;

@@ -15,12 +15,12 @@ pub mod master;
 pub mod msg;
 pub mod settings;
 
-use super::TimerId;
-use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request};
+use super::{LeaseParams, Protocol, Register};
 use crate::msg::{NodeId, Token};
 use crate::scenario::limits;
 use crate::scenario::{Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
+use crate::strategy::service_node::ServiceNode;
 use crate::time::{LocalDur, LocalTime};
 pub use client::Client;
 pub use master::Master;
@@ -115,7 +115,7 @@ impl Protocol for ChubbySession {
 
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
-            Role::Grantor => Node::Master(Master::new(*params, self.config.lock_delay, disk)),
+            Role::Grantor => Node::Service(Master::new(*params, self.config.lock_delay, disk)),
             _ => Node::Client(Client::new(self.config, *params)),
         }
     }
@@ -138,66 +138,4 @@ pub struct Disk {
 }
 
 /// A node of a Chubby cell: the master or a client.
-pub enum Node {
-    Master(Master),
-    Client(Client),
-}
-
-impl NodeLogic for Node {
-    type Msg = Message;
-    type Disk = Disk;
-
-    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        match self {
-            Node::Master(m) => m.on_start(cx, out),
-            Node::Client(c) => c.open_session(cx, out),
-        }
-    }
-
-    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
-        match self {
-            Node::Master(m) => m.on_message(cx, from, msg, out),
-            Node::Client(c) => c.on_message(cx, msg, out),
-        }
-    }
-
-    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
-        match self {
-            Node::Master(m) => m.on_timer(cx, timer, out),
-            Node::Client(c) => c.on_timer(cx, timer, out),
-        }
-    }
-
-    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
-        match self {
-            Node::Master(_) => None,
-            Node::Client(c) => c.check(cx),
-        }
-    }
-
-    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        if let Node::Client(c) = self {
-            c.on_request(cx, request, token, out);
-        }
-    }
-
-    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
-        if let (Node::Client(c), Command::StepDown) = (self, command) {
-            c.step_down(cx, out);
-        }
-    }
-
-    fn beliefs(&self) -> Beliefs {
-        match self {
-            Node::Master(_) => Beliefs::NONE,
-            Node::Client(c) => Beliefs::both(c.belief()),
-        }
-    }
-
-    fn into_disk(self) -> Disk {
-        match self {
-            Node::Master(m) => m.into_disk(),
-            Node::Client(_) => Disk::default(),
-        }
-    }
-}
+pub type Node = ServiceNode<Master, Client>;

@@ -28,6 +28,7 @@ use super::ZkConfig;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
+use crate::strategy::service_node;
 use crate::strategy::{Belief, Cx, LeaseParams, Request, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
@@ -130,7 +131,53 @@ impl Client {
         emit::arm(out, READ_TIMEOUT, self.disconnect_at());
     }
 
-    pub(super) fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
+    /// Creates the lock node, or asks for its predecessor.
+    fn ask(&mut self, cx: &Cx, out: &mut Sink) {
+        let session = self.session;
+        let msg = match self.seq {
+            0 => Message::Create { session },
+            seq => Message::Check { session, seq },
+        };
+        self.send(cx, msg, out);
+    }
+
+    fn on_reply(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
+        match msg {
+            Message::Created { seq, .. } => {
+                self.seq = seq;
+                self.ask(cx, out);
+            }
+            Message::Checked {
+                seq, pred, version, ..
+            } if seq == self.seq && pred == 0 && self.held != Some(seq) => {
+                self.held = Some(seq);
+                emit::holding(out, seq, version);
+            }
+            Message::NodeDeleted { .. } => self.ask(cx, out),
+            _ => {}
+        }
+    }
+}
+
+/// The session a server's answer belongs to.
+fn session_of(m: Message) -> Option<u64> {
+    match m {
+        Message::Pong { session }
+        | Message::Created { session, .. }
+        | Message::Checked { session, .. }
+        | Message::NodeDeleted { session, .. } => Some(session),
+        _ => None,
+    }
+}
+
+impl service_node::Client for Client {
+    type Msg = Message;
+
+    fn on_start(&mut self, cx: &Cx, out: &mut Sink) {
+        self.connect(cx, out);
+    }
+
+    fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
         self.catch_up(cx, out);
         match msg {
             Message::Connected { session, timeout }
@@ -160,34 +207,7 @@ impl Client {
         }
     }
 
-    /// Creates the lock node, or asks for its predecessor.
-    fn ask(&mut self, cx: &Cx, out: &mut Sink) {
-        let session = self.session;
-        let msg = match self.seq {
-            0 => Message::Create { session },
-            seq => Message::Check { session, seq },
-        };
-        self.send(cx, msg, out);
-    }
-
-    fn on_reply(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
-        match msg {
-            Message::Created { seq, .. } => {
-                self.seq = seq;
-                self.ask(cx, out);
-            }
-            Message::Checked {
-                seq, pred, version, ..
-            } if seq == self.seq && pred == 0 && self.held != Some(seq) => {
-                self.held = Some(seq);
-                emit::holding(out, seq, version);
-            }
-            Message::NodeDeleted { .. } => self.ask(cx, out),
-            _ => {}
-        }
-    }
-
-    pub(super) fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Sink) {
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Sink) {
         self.catch_up(cx, out);
         match timer {
             PING if self.connected && cx.mono >= self.last_send + ping_interval(self.timeout) => {
@@ -201,21 +221,21 @@ impl Client {
         }
     }
 
-    pub(super) fn check(&self, cx: &Cx) -> Option<Token> {
+    fn check(&self, cx: &Cx) -> Option<Token> {
         let token = self.held?;
         let acts = self.c.act_while_disconnected || cx.mono < self.disconnect_at();
         (acts && (self.connected || self.c.act_while_disconnected)).then_some(token)
     }
 
     /// A read is served from the local copy; a write goes to the register at the server.
-    pub(super) fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Sink) {
+    fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Sink) {
         match request {
             Request::Read { .. } => emit::read(out, token),
             Request::Write { .. } => emit::write(out, Self::server(cx), token),
         }
     }
 
-    pub(super) fn belief(&self) -> Belief {
+    fn belief(&self) -> Belief {
         match self.held {
             Some(token) if self.c.act_while_disconnected => Belief::Bool { token },
             Some(token) if self.connected => Belief::Until {
@@ -225,16 +245,5 @@ impl Client {
             },
             _ => Belief::None,
         }
-    }
-}
-
-/// The session a server's answer belongs to.
-fn session_of(m: Message) -> Option<u64> {
-    match m {
-        Message::Pong { session }
-        | Message::Created { session, .. }
-        | Message::Checked { session, .. }
-        | Message::NodeDeleted { session, .. } => Some(session),
-        _ => None,
     }
 }

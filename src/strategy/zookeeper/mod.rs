@@ -20,11 +20,11 @@ pub mod msg;
 pub mod server;
 pub mod settings;
 
-use super::TimerId;
-use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Register, Request};
-use crate::msg::{NodeId, Token};
+use super::{LeaseParams, Protocol, Register};
+use crate::msg::NodeId;
 use crate::scenario::{Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
+use crate::strategy::service_node::ServiceNode;
 use crate::time::LocalDur;
 pub use client::Client;
 pub use msg::Message;
@@ -76,7 +76,7 @@ impl Protocol for ZooKeeperSession {
 
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
-            Role::Grantor => Node::Server(Server::new(*params, self.config.tick_time, disk)),
+            Role::Grantor => Node::Service(Server::new(*params, self.config.tick_time, disk)),
             _ => Node::Client(Client::new(self.config, *params)),
         }
     }
@@ -93,60 +93,4 @@ pub struct Disk {
 }
 
 /// A node: the server or a client.
-pub enum Node {
-    Server(Server),
-    Client(Client),
-}
-
-impl NodeLogic for Node {
-    type Msg = Message;
-    type Disk = Disk;
-
-    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        match self {
-            Node::Server(s) => s.on_start(cx, out),
-            Node::Client(c) => c.connect(cx, out),
-        }
-    }
-
-    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
-        match self {
-            Node::Server(s) => s.on_message(cx, from, msg, out),
-            Node::Client(c) => c.on_message(cx, msg, out),
-        }
-    }
-
-    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
-        match self {
-            Node::Server(s) => s.on_timer(cx, timer, out),
-            Node::Client(c) => c.on_timer(cx, timer, out),
-        }
-    }
-
-    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
-        match self {
-            Node::Server(_) => None,
-            Node::Client(c) => c.check(cx),
-        }
-    }
-
-    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        if let Node::Client(c) = self {
-            c.on_request(cx, request, token, out);
-        }
-    }
-
-    fn beliefs(&self) -> Beliefs {
-        match self {
-            Node::Server(_) => Beliefs::NONE,
-            Node::Client(c) => Beliefs::both(c.belief()),
-        }
-    }
-
-    fn into_disk(self) -> Disk {
-        match self {
-            Node::Server(s) => s.into_disk(),
-            Node::Client(_) => Disk::default(),
-        }
-    }
-}
+pub type Node = ServiceNode<Server, Client>;

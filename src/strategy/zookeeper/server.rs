@@ -30,6 +30,7 @@ use super::msg::Message;
 use super::Disk;
 use crate::msg::NodeId;
 use crate::scenario::GrantorRestart;
+use crate::strategy::service_node::Service;
 use crate::strategy::{Cx, LeaseParams, Register, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
@@ -103,29 +104,6 @@ impl Server {
             expirer_armed: None,
             register: disk.register,
         }
-    }
-
-    pub(super) fn into_disk(self) -> Disk {
-        Disk {
-            sessions: self.sessions,
-            nodes: self.nodes,
-            last_session: self.last_session,
-            last_seq: self.last_seq,
-            register: self.register,
-        }
-    }
-
-    pub(super) fn on_start(&mut self, cx: &Cx, out: &mut Sink) {
-        if !cx.restarted {
-            return;
-        }
-        for i in 0..self.sessions.len() {
-            match self.p.grantor_restart {
-                GrantorRestart::Wait => self.touch(i, cx.mono, out),
-                GrantorRestart::Forget => self.sessions[i].expiry = cx.mono,
-            }
-        }
-        self.expire(cx, out);
     }
 
     /// The lowest node and its session.
@@ -216,39 +194,6 @@ impl Server {
         }
     }
 
-    pub(super) fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Sink) {
-        match msg {
-            Message::Connect { session, timeout } => self.connect(cx, from, session, timeout, out),
-            Message::Ping { session } => {
-                if self.heard(cx, from, session, out).is_some() {
-                    emit::send(out, from, Message::Pong { session });
-                }
-            }
-            Message::Create { session } => {
-                if self.heard(cx, from, session, out).is_some() {
-                    let seq = self.create(session, out);
-                    emit::send(out, from, Message::Created { session, seq });
-                }
-            }
-            Message::Check { session, seq } => {
-                if self.heard(cx, from, session, out).is_some() {
-                    self.check(from, session, seq, out);
-                }
-            }
-            Message::Write { token } => {
-                let (fencing, dup) = (self.p.fencing, cx.duplicate);
-                emit::apply(out, &mut self.register, from, token, fencing, dup);
-            }
-            Message::Connected { .. }
-            | Message::Expired { .. }
-            | Message::Closed { .. }
-            | Message::Pong { .. }
-            | Message::Created { .. }
-            | Message::Checked { .. }
-            | Message::NodeDeleted { .. } => {}
-        }
-    }
-
     /// A request of `session` arrives: touched if it lives, else its connection is closed.
     fn heard(&mut self, cx: &Cx, from: NodeId, session: u64, out: &mut Sink) -> Option<usize> {
         let Some(i) = self.live(session) else {
@@ -330,8 +275,69 @@ impl Server {
         };
         emit::send(out, from, msg);
     }
+}
 
-    pub(super) fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Sink) {
+impl Service for Server {
+    type Msg = Message;
+    type Disk = Disk;
+
+    fn into_disk(self) -> Disk {
+        Disk {
+            sessions: self.sessions,
+            nodes: self.nodes,
+            last_session: self.last_session,
+            last_seq: self.last_seq,
+            register: self.register,
+        }
+    }
+
+    fn on_start(&mut self, cx: &Cx, out: &mut Sink) {
+        if !cx.restarted {
+            return;
+        }
+        for i in 0..self.sessions.len() {
+            match self.p.grantor_restart {
+                GrantorRestart::Wait => self.touch(i, cx.mono, out),
+                GrantorRestart::Forget => self.sessions[i].expiry = cx.mono,
+            }
+        }
+        self.expire(cx, out);
+    }
+
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Sink) {
+        match msg {
+            Message::Connect { session, timeout } => self.connect(cx, from, session, timeout, out),
+            Message::Ping { session } => {
+                if self.heard(cx, from, session, out).is_some() {
+                    emit::send(out, from, Message::Pong { session });
+                }
+            }
+            Message::Create { session } => {
+                if self.heard(cx, from, session, out).is_some() {
+                    let seq = self.create(session, out);
+                    emit::send(out, from, Message::Created { session, seq });
+                }
+            }
+            Message::Check { session, seq } => {
+                if self.heard(cx, from, session, out).is_some() {
+                    self.check(from, session, seq, out);
+                }
+            }
+            Message::Write { token } => {
+                let (fencing, dup) = (self.p.fencing, cx.duplicate);
+                emit::apply(out, &mut self.register, from, token, fencing, dup);
+            }
+            Message::Connected { .. }
+            | Message::Expired { .. }
+            | Message::Closed { .. }
+            | Message::Pong { .. }
+            | Message::Created { .. }
+            | Message::Checked { .. }
+            | Message::NodeDeleted { .. } => {}
+        }
+    }
+
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Sink) {
         if timer == EXPIRER {
             self.expirer_armed = None;
             self.expire(cx, out);

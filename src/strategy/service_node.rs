@@ -1,0 +1,104 @@
+//! A lock service's node: the service (a master, a server) or one of its clients. The service
+//! grants and holds nothing; a client believes and serves requests. [`ServiceNode`] is the
+//! [`NodeLogic`] of such a protocol, given the two sides, so that each protocol writes only what
+//! its service and its clients do.
+
+use super::{Belief, Beliefs, Command, Cx, NodeLogic, Out, ProtocolMessage, Request, TimerId};
+use crate::msg::{NodeId, Token};
+
+/// The service side of a lock service: it grants, it never believes.
+pub trait Service {
+    /// The protocol's messages.
+    type Msg: ProtocolMessage;
+    /// What survives a crash of the service (its disk or replicated database).
+    type Disk: Default + Send;
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Self::Msg>);
+    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Self::Msg, out: &mut Out<Self::Msg>);
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Self::Msg>);
+    fn into_disk(self) -> Self::Disk;
+}
+
+/// A client of a lock service: it asks the service (the only peer it talks to) and believes.
+pub trait Client {
+    /// The protocol's messages.
+    type Msg;
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Self::Msg>);
+    fn on_message(&mut self, cx: &Cx, msg: Self::Msg, out: &mut Out<Self::Msg>);
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Self::Msg>);
+    /// The token a request would be admitted under now, if any.
+    fn check(&self, cx: &Cx) -> Option<Token>;
+    fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
+    /// An operator's `StepDown`: the client gives up what it holds (by default, nothing).
+    fn step_down(&mut self, _cx: &Cx, _out: &mut Out<Self::Msg>) {}
+    /// The client's belief now, for reads and writes alike.
+    fn belief(&self) -> Belief;
+}
+
+/// A node of a lock service: the service or a client.
+pub enum ServiceNode<S, C> {
+    Service(S),
+    Client(C),
+}
+
+impl<S, C> NodeLogic for ServiceNode<S, C>
+where
+    S: Service + Send,
+    C: Client<Msg = S::Msg> + Send,
+{
+    type Msg = S::Msg;
+    type Disk = S::Disk;
+
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<S::Msg>) {
+        match self {
+            ServiceNode::Service(s) => s.on_start(cx, out),
+            ServiceNode::Client(c) => c.on_start(cx, out),
+        }
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: S::Msg, out: &mut Out<S::Msg>) {
+        match self {
+            ServiceNode::Service(s) => s.on_message(cx, from, msg, out),
+            ServiceNode::Client(c) => c.on_message(cx, msg, out),
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<S::Msg>) {
+        match self {
+            ServiceNode::Service(s) => s.on_timer(cx, timer, out),
+            ServiceNode::Client(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    fn check(&self, cx: &Cx, _request: Request) -> Option<Token> {
+        match self {
+            ServiceNode::Service(_) => None,
+            ServiceNode::Client(c) => c.check(cx),
+        }
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<S::Msg>) {
+        if let ServiceNode::Client(c) = self {
+            c.on_request(cx, request, token, out);
+        }
+    }
+
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<S::Msg>) {
+        if let (ServiceNode::Client(c), Command::StepDown) = (self, command) {
+            c.step_down(cx, out);
+        }
+    }
+
+    fn beliefs(&self) -> Beliefs {
+        match self {
+            ServiceNode::Service(_) => Beliefs::NONE,
+            ServiceNode::Client(c) => Beliefs::both(c.belief()),
+        }
+    }
+
+    fn into_disk(self) -> S::Disk {
+        match self {
+            ServiceNode::Service(s) => s.into_disk(),
+            ServiceNode::Client(_) => S::Disk::default(),
+        }
+    }
+}
