@@ -12,9 +12,13 @@ pub trait Service {
     type Msg: ProtocolMessage;
     /// What survives a crash of the service (its disk or replicated database).
     type Disk: Default + Send;
+    /// The service starts, or restarts after a crash (`cx.restarted`).
     fn on_start(&mut self, cx: &Cx, out: &mut Out<Self::Msg>);
+    /// A client's request or answer arrives from `from`.
     fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Self::Msg, out: &mut Out<Self::Msg>);
+    /// One of the service's timers fires.
     fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Self::Msg>);
+    /// The service crashed: what it keeps.
     fn into_disk(self) -> Self::Disk;
 }
 
@@ -22,11 +26,15 @@ pub trait Service {
 pub trait Client {
     /// The protocol's messages.
     type Msg;
+    /// The client starts, or restarts after a crash with nothing kept.
     fn on_start(&mut self, cx: &Cx, out: &mut Out<Self::Msg>);
+    /// The service's answer or notice arrives.
     fn on_message(&mut self, cx: &Cx, msg: Self::Msg, out: &mut Out<Self::Msg>);
+    /// One of the client's timers fires.
     fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Self::Msg>);
     /// The token a request would be admitted under now, if any.
     fn check(&self, cx: &Cx) -> Option<Token>;
+    /// A request admitted under `token` (by [`Client::check`]) is served.
     fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
     /// An operator's `StepDown`: the client gives up what it holds (by default, nothing).
     fn step_down(&mut self, _cx: &Cx, _out: &mut Out<Self::Msg>) {}
