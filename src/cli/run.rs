@@ -195,9 +195,8 @@ fn refuse_traces_over_the_limit(
 ) -> Result<(), ExitCode> {
     let mut refused = false;
     for l in loaded {
-        let own = crate::scenario::Protocols::checks(registry, &l.scenario.strategy)
-            .map_or(0.0, |x| x.events_per_second(&l.scenario));
-        let floor = limits::trace_bytes_floor(&l.scenario, own);
+        let protocol = crate::scenario::Protocols::checks(registry, &l.scenario.strategy).ok();
+        let floor = limits::trace_bytes_floor(&l.scenario, protocol.as_deref());
         if floor > limit as f64 {
             eprintln!(
                 "error: {}: --trace: its traces would take at least about {} (about {} events \

@@ -62,7 +62,7 @@
 //!   events (the estimate is at most 1.72 times the events of any bundled scenario), at most
 //!   `limits.max_events`, at 48 bytes each ([`trace_bytes_floor`]).
 
-use super::{DurationDist, RandomFault, Role, Scenario};
+use super::{DurationDist, RandomFault, Role, Scenario, StrategyChecks};
 use crate::time::{Dur, LocalDur};
 
 /// The largest scenario file read, in bytes (16 MiB).
@@ -109,11 +109,11 @@ pub const DEFAULT_TRACE_BYTES: u64 = 4 << 30;
 pub const TRACE_BYTES_PER_EVENT_FLOOR: f64 = 48.0;
 
 /// The bytes the traces of a run of `s` take at the least, by the estimate: half its
-/// [`estimated_events`] plus the protocol's own (`protocol_events_per_second` over the run),
-/// at most `limits.max_events`, at [`TRACE_BYTES_PER_EVENT_FLOOR`] each.
-pub fn trace_bytes_floor(s: &Scenario, protocol_events_per_second: f64) -> f64 {
-    let own = protocol_events_per_second.max(0.0) * s.duration.ns().max(0) as f64 / 1e9;
-    let events = ((estimated_events(s) + own) / 2.0).min(s.limits.max_events as f64);
+/// [`estimated_events`] plus the protocol's own ([`protocol_events`]), at most
+/// `limits.max_events`, at [`TRACE_BYTES_PER_EVENT_FLOOR`] each.
+pub fn trace_bytes_floor(s: &Scenario, protocol: Option<&dyn StrategyChecks>) -> f64 {
+    let events = ((estimated_events(s) + protocol_events(s, protocol)) / 2.0)
+        .min(s.limits.max_events as f64);
     events * TRACE_BYTES_PER_EVENT_FLOOR
 }
 
@@ -169,6 +169,13 @@ pub fn expected_random_faults(s: &Scenario) -> Vec<f64> {
             } => 2.0 * per_hour * hours * covered(s, nodes),
         })
         .collect()
+}
+
+/// The protocol's own timers and messages over a run of `s`: its `events_per_second` times the
+/// run (none without a protocol).
+pub fn protocol_events(s: &Scenario, protocol: Option<&dyn StrategyChecks>) -> f64 {
+    let secs = s.duration.ns().max(0) as f64 / 1e9;
+    protocol.map_or(0.0, |x| x.events_per_second(s).max(0.0) * secs)
 }
 
 /// An estimate of the events a run of `s` processes, from above where it is cheap to be:

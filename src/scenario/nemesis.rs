@@ -522,9 +522,7 @@ fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: 
             }
         }
     }
-    let secs = s.duration.ns() as f64 / 1e9;
-    let own = strategy.map_or(0.0, |x| x.events_per_second(s).max(0.0) * secs);
-    let events = limits::estimated_events(s) + own + 2.0 * drawn;
+    let events = limits::estimated_events(s) + limits::protocol_events(s, strategy) + 2.0 * drawn;
     if events > limits::MAX_EVENTS as f64 {
         p.push(format!(
             "nemesis: a run of {} with the envelope's faults needs about {} events, above the \

@@ -33,8 +33,7 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
 /// The estimated events of the run against [`limits::MAX_EVENTS`]: the scenario's own
 /// ([`limits::estimated_events`]) plus the protocol's timers and messages, each part named.
 fn events(p: &mut Problems, s: &Scenario, protocol: Option<&dyn StrategyChecks>) {
-    let secs = s.duration.ns() as f64 / 1e9;
-    let own = protocol.map_or(0.0, |x| x.events_per_second(s).max(0.0) * secs);
+    let own = limits::protocol_events(s, protocol);
     let syncs = limits::clock_syncs(s);
     let base = limits::estimated_events(s) - syncs;
     let events = base + syncs + own;
