@@ -86,10 +86,10 @@ pub mod tables;
 pub mod time;
 pub mod trace;
 
-/// The README's Rust examples ("Using leasesim as a library") run as doctests.
+/// The book's Rust examples ("Using leasesim as a library") run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctests;
+#[doc = include_str!("../docs/src/library.md")]
+pub struct BookDoctests;
 
 pub use engine::BuildError;
 pub use outcome::{Outcome, Summary};

@@ -3,8 +3,8 @@
 //! Every scenario that validates must run in bounded memory and bounded time; every one that
 //! cannot is rejected by [`super::validate`] with the field, the value and the limit named (exit
 //! code 2). The limits are far above anything the lease stories need (the bundled scenarios stay
-//! below a thousandth of most of them) and well below what would exhaust a laptop. The README's
-//! "Limits" section says the same for users; keep the two in step.
+//! below a thousandth of most of them) and well below what would exhaust a laptop. The book's
+//! limits page (docs/src/limits.md) says the same for users; keep the two in step.
 //!
 //! - [`MAX_SCENARIO_BYTES`]: a scenario file is read whole; 16 MiB is thousands of times the
 //!   largest bundled file and keeps a mistaken path (a log, `/dev/zero`) from filling memory.

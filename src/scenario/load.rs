@@ -257,7 +257,7 @@ pub fn from_file_in(path: &Path, protocols: &dyn Protocols) -> Result<Scenario, 
         .map_err(|e| io(e.to_string()))?;
     if bytes.len() as u64 > MAX_SCENARIO_BYTES {
         return Err(io(format!(
-            "larger than {} MiB, the limit for a scenario file (see README, Limits)",
+            "larger than {} MiB, the limit for a scenario file (see docs/src/limits.md)",
             MAX_SCENARIO_BYTES >> 20
         )));
     }

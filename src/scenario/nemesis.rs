@@ -334,7 +334,7 @@ pub const MAX_EXPECTED_STEPS: f64 = limits::MAX_CLOCK_STEPS / 2.0;
 /// through the largest delay spike, events.
 pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>) -> Vec<String> {
     let mut p = Vec::new();
-    let see = "(see README, Limits)";
+    let see = "(see docs/src/limits.md)";
     let span = |p: &mut Vec<String>, at: &str, ns: i64, limit: i64| {
         if ns <= 0 {
             p.push(format!(
@@ -432,7 +432,7 @@ pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>) -
 /// The totals of [`check`]: what a drawn run of `s` adds up to, the protocol's own timers and
 /// messages included.
 fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: &mut Vec<String>) {
-    let see = "(see README, Limits)";
+    let see = "(see docs/src/limits.md)";
     let drawn = n.expected_faults(s);
     let fixed = s.faults.len() as f64;
     let random = limits::expected_random_faults(s)
@@ -740,8 +740,8 @@ mod tests {
         );
         let want = [
             "nemesis.pauses.max: must be positive (got 0s)",
-            "nemesis.freezes.max: 3603600s (1001h) is above the limit of 3600000s (1000h) (see README, Limits)",
-            "nemesis.steps.max: 363600s (101h) is above the limit of 360000s (100h) (see README, Limits)",
+            "nemesis.freezes.max: 3603600s (1001h) is above the limit of 3600000s (1000h) (see docs/src/limits.md)",
+            "nemesis.steps.max: 363600s (101h) is above the limit of 360000s (100h) (see docs/src/limits.md)",
             "nemesis.drift_changes: needs drift_ppm, the bound its new rates are drawn within (got no drift_ppm)",
             "nemesis.partitions.max: must be positive (got -1s)",
             "nemesis.delay_spikes.max_extra: must be positive (got 0s)",

@@ -281,7 +281,7 @@ pub mod check {
     pub fn interval(p: &mut Vec<String>, at: &str, d: LocalDur) {
         if d.ns() > 0 && d.ns() < limits::MIN_INTERVAL_NS {
             p.push(format!(
-                "{at}: {d} is below the limit of {} (see README, Limits)",
+                "{at}: {d} is below the limit of {} (see docs/src/limits.md)",
                 limits::dur(limits::MIN_INTERVAL_NS)
             ));
         }
@@ -318,7 +318,7 @@ pub mod check {
     pub fn at_most_max(p: &mut Vec<String>, at: &str, d: LocalDur) {
         if d.ns() > limits::MAX_DURATION_NS {
             p.push(format!(
-                "{at}: {} is above the limit of {} (see README, Limits)",
+                "{at}: {} is above the limit of {} (see docs/src/limits.md)",
                 limits::dur(d.ns()),
                 limits::dur(limits::MAX_DURATION_NS)
             ));

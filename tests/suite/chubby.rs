@@ -143,7 +143,7 @@ fn grace_runs_from_the_end_of_the_local_lease() {
 /// The HBase story as a Chubby stand-in (a 13.2 s GC pause at 18.5 s against a 10 s session,
 /// pings every T/3; `hbase-gc-pause-zk-session` now tells it on ZooKeeperSession).
 const HBASE_ON_CHUBBY: &str = r#"Scenario(
-    description: "S16: a 13.2 s GC pause on an HBase region server whose ZooKeeper session is 10 s; it acts on resume until the ZooKeeper client delivers the Expired event, 5.033 s into the new owner's tenure.",
+    description: "A 13.2 s GC pause on an HBase region server whose ZooKeeper session is 10 s; it acts on resume until the ZooKeeper client delivers the Expired event, 5.033 s into the new owner's tenure.",
     seed: 16,
     duration: "40s",
     lease: (duration: "10s"),

@@ -1,4 +1,4 @@
-//! Golden images: every chart the README shows (`reports/figures/`) and a few more kept under
+//! Golden images: every chart the README and the book show (`reports/figures/`) and a few more kept under
 //! `tests/golden/charts/` (a compare chart, the sweep's trade-off and availability charts) must
 //! be exactly what the command beside it draws today, byte for byte. Charts are deterministic
 //! (integer layout, the embedded font, a pinned PNG encoder), so any change to a chart, meant or
@@ -172,12 +172,24 @@ fn every_chart_is_its_golden_image() {
 }
 
 #[test]
-fn the_readme_shows_every_committed_figure_and_each_has_a_golden_command() {
-    let readme = include_str!("../../README.md");
-    let mut shown: Vec<&str> = readme
-        .split("(reports/figures/")
-        .skip(1)
+fn the_docs_show_every_committed_figure_and_each_has_a_golden_command() {
+    // The README shows its figures from reports/figures/, the book from docs/src/figures/ (a
+    // link to the same folder, so that mdBook copies them).
+    let mut docs = vec![include_str!("../../README.md").to_string()];
+    for page in fs::read_dir(repo("docs/src"))
+        .unwrap()
+        .chain(fs::read_dir(repo("docs/src/protocols")).unwrap())
+        .flatten()
+    {
+        if page.path().extension().is_some_and(|x| x == "md") {
+            docs.push(fs::read_to_string(page.path()).unwrap());
+        }
+    }
+    let mut shown: Vec<&str> = docs
+        .iter()
+        .flat_map(|text| text.split("figures/").skip(1))
         .filter_map(|rest| rest.split_once(')').map(|(name, _)| name))
+        .filter(|name| name.ends_with(".png") || name.ends_with(".svg"))
         .collect();
     shown.sort();
     shown.dedup();
@@ -187,7 +199,10 @@ fn the_readme_shows_every_committed_figure_and_each_has_a_golden_command() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     committed.sort();
-    assert_eq!(shown, committed, "README figures against reports/figures/");
+    assert_eq!(
+        shown, committed,
+        "figures shown in the docs against reports/figures/"
+    );
     for name in committed {
         let path = format!("reports/figures/{name}");
         assert!(

@@ -1,5 +1,5 @@
 //! Hostile input (issue 8): every file runs within bounded resources or is rejected with
-//! exit code 2, the field and the limit named (`src/scenario/limits.rs`, README "Limits").
+//! exit code 2, the field and the limit named (`src/scenario/limits.rs`, docs/src/limits.md).
 //!
 //! One regression test per input that fuzzing found accepted and then crashing, hanging or
 //! exhausting memory, with the exact input; and a property test that mutates the bundled

@@ -1,7 +1,7 @@
 //! `K8sLeaderElection`: client-go's candidates against an API server that only
 //! compares resourceVersions. Figures are derived by hand with jitter off (jitter_factor 0:
 //! candidates retry every 2 s exactly, counted from the end of each try), perfect clocks and
-//! 1 ms messages; the bundled k8s-* and kubelet-* scenarios pin the stories (S1 and the random
+//! 1 ms messages; the bundled k8s-* and kubelet-* scenarios pin the stories (the paused leader and the random
 //! faults with client-go's jitter).
 //!
 //! Shared arithmetic (LD/RD/RP 15/10/2 s). kcm-1 starts at 0: Get, Record at 2 ms, Create
@@ -47,7 +47,7 @@ fn alone(text: &str) -> String {
 const NO_JITTER: &str = "jitter_factor: 0.0";
 const PAUSE: &str = r#"Pause(node: "kcm-1", at: "10.5s", duration: "20s", kind: Gc)"#;
 
-/// S1, exact: kcm-1 pauses over [10.5 s, 30.5 s), in its sleep (the sleep ends at 12.024 s).
+/// The leader paused in its retry sleep, exact: kcm-1 pauses over [10.5 s, 30.5 s), in its sleep (the sleep ends at 12.024 s).
 /// kcm-2 saw the record last change at 10.112 s; its later tries start at 12.112 + 2.002 k s and
 /// find it unchanged; the first at or after 10.112 + 15 = 25.112 s is k = 7, at 26.126 s: its
 /// Update is applied at 26.129 s (token 2) and it leads from 26.130 s. kcm-1 resumes at 30.5 s,
@@ -91,7 +91,7 @@ fn observed_time_is_the_candidates_own_clock_not_the_record() {
     assert_eq!(s.overlap.max_ns, 14_370 * MS);
 }
 
-/// S5, exact. The answer to kcm-1's renewal applied at 10.023 s is delayed by `extra`; from
+/// The delayed renewal answer, exact. The answer to kcm-1's renewal applied at 10.023 s is delayed by `extra`; from
 /// 10.5 s every Get and Update kcm-1 sends is dropped. kcm-1 succeeds when the answer arrives
 /// (10.024 s + extra, inside its cycle of [10.020, 20.020) s), sleeps 2 s, opens a cycle whose
 /// Get is lost, and stops leading 10 s later: at 22.024 s + extra. kcm-2 (record unchanged
@@ -324,7 +324,7 @@ fn the_record_survives_an_api_server_crash_unless_etcd_forgets() {
     assert_eq!(forgot.holders, ["kcm-1", "kcm-1"]);
 }
 
-/// S7's contrast (k8s-ntp-step-wall-clock-observer): the same +20 s step on kcm-2 when it
+/// The wall-clock observer's contrast (k8s-ntp-step-wall-clock-observer): the same +20 s step on kcm-2 when it
 /// times the record on its monotonic clock (client-go since Go 1.9) moves nothing. kcm-2 last
 /// saw a change at 8.110 s, so it waits for a try beginning at or after 23.110 s: its tries fall
 /// at 0.1 + 2.002 k s, so 24.124 s; the grant is applied at 24.127 s and kcm-2 leads from

@@ -9,7 +9,7 @@ use crate::scenario::{Fault, RandomFault, Role, Scenario, StrategyChecks};
 use crate::time::Dur;
 use std::collections::BTreeMap;
 
-const SEE: &str = "(see README, Limits)";
+const SEE: &str = "(see docs/src/limits.md)";
 
 pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     let s = p.s;

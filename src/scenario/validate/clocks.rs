@@ -8,7 +8,7 @@ pub(super) fn check(p: &mut Problems) {
     let spread = clocks.drift_spread_ppm;
     if !(spread.is_finite() && (0.0..=limits::MAX_DRIFT_SPREAD_PPM).contains(&spread)) {
         p.push(format!(
-            "clocks.drift_spread_ppm: {spread} is outside [0, {}], the limit (see README, Limits)",
+            "clocks.drift_spread_ppm: {spread} is outside [0, {}], the limit (see docs/src/limits.md)",
             limits::MAX_DRIFT_SPREAD_PPM
         ));
     }
@@ -17,15 +17,15 @@ pub(super) fn check(p: &mut Problems) {
     };
     if u.base.ns() < 0 || u.base.ns() > limits::MAX_CLOCK_STEP_NS {
         p.push(format!(
-            "clocks.uncertainty.base: {} is outside [0s, {}] (see README, Limits)",
+            "clocks.uncertainty.base: {} is outside [0s, {}] (see docs/src/limits.md)",
             u.base,
             limits::dur(limits::MAX_CLOCK_STEP_NS)
         ));
     }
     if !(u.growth_ppm.is_finite() && (0.0..=limits::MAX_DRIFT_PPM).contains(&u.growth_ppm)) {
         p.push(format!(
-            "clocks.uncertainty.growth_ppm: {} is outside [0, {}], the limit (see README, \
-             Limits)",
+            "clocks.uncertainty.growth_ppm: {} is outside [0, {}], the limit (see \
+             docs/src/limits.md)",
             u.growth_ppm,
             limits::MAX_DRIFT_PPM
         ));
@@ -33,7 +33,7 @@ pub(super) fn check(p: &mut Problems) {
     if u.sync_every.ns() < limits::MIN_INTERVAL_NS {
         p.push(format!(
             "clocks.uncertainty.sync_every: {} is below the shortest interval, {} (see \
-             README, Limits)",
+             docs/src/limits.md)",
             u.sync_every,
             limits::dur(limits::MIN_INTERVAL_NS)
         ));

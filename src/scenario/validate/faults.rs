@@ -16,7 +16,7 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     let s = p.s;
     if s.faults.len() > limits::MAX_FAULTS {
         p.push(format!(
-            "faults: {} faults, above the limit of {} (see README, Limits)",
+            "faults: {} faults, above the limit of {} (see docs/src/limits.md)",
             s.faults.len(),
             limits::MAX_FAULTS
         ));

@@ -49,7 +49,7 @@ mod tests {
         let lock = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
         assert_eq!(
             problems("GrantorOnly", lock),
-            ["lease.renew_every: 333ns is below the limit of 1us (see README, Limits)"]
+            ["lease.renew_every: 333ns is below the limit of 1us (see docs/src/limits.md)"]
         );
         let replicas = r#"(name: "r0", role: Replica), (name: "r1", role: Replica),
             (name: "r2", role: Replica)"#;

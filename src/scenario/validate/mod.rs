@@ -196,7 +196,7 @@ impl<'s> Problems<'s> {
     fn at_most_max(&mut self, at: &str, d: Dur) {
         if d.ns() > limits::MAX_DURATION_NS {
             self.push(format!(
-                "{at}: {} is above the limit of {} (see README, Limits)",
+                "{at}: {} is above the limit of {} (see docs/src/limits.md)",
                 limits::dur(d.ns()),
                 limits::dur(limits::MAX_DURATION_NS)
             ));
@@ -209,7 +209,7 @@ impl<'s> Problems<'s> {
             self.push(format!("{at}: must be positive (got {d})"));
         } else if d.ns() < limits::MIN_INTERVAL_NS {
             self.push(format!(
-                "{at}: {d} is below the limit of {} (see README, Limits)",
+                "{at}: {d} is below the limit of {} (see docs/src/limits.md)",
                 Dur::from_ns(limits::MIN_INTERVAL_NS)
             ));
         }
@@ -223,7 +223,7 @@ impl<'s> Problems<'s> {
             && crate::time::DriftRate::from_ppm(ppm).is_some())
         {
             self.push(format!(
-                "{at}: {ppm} is outside [-{m}, {m}], the limit (see README, Limits)",
+                "{at}: {ppm} is outside [-{m}, {m}], the limit (see docs/src/limits.md)",
                 m = limits::MAX_DRIFT_PPM
             ));
         }
@@ -233,7 +233,7 @@ impl<'s> Problems<'s> {
     fn clock_step(&mut self, at: &str, d: LocalDur) {
         if d.ns().unsigned_abs() > limits::MAX_CLOCK_STEP_NS as u64 {
             self.push(format!(
-                "{at}: {} is beyond the limit of {} either way (see README, Limits)",
+                "{at}: {} is beyond the limit of {} either way (see docs/src/limits.md)",
                 limits::dur(d.ns()),
                 limits::dur(limits::MAX_CLOCK_STEP_NS)
             ));

@@ -12,7 +12,7 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     let s = p.s;
     if s.nodes.len() > limits::MAX_NODES {
         p.push(format!(
-            "nodes: {} nodes, above the limit of {} (see README, Limits)",
+            "nodes: {} nodes, above the limit of {} (see docs/src/limits.md)",
             s.nodes.len(),
             limits::MAX_NODES
         ));

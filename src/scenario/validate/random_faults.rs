@@ -34,7 +34,7 @@ pub(super) fn check(p: &mut Problems) {
                     if lo.unsigned_abs().max(hi.unsigned_abs()) > limits::MAX_CLOCK_STEP_NS as u64 {
                         p.push(format!(
                             "{at}.by: draws reach {} (heavy tails cut at their 1 - 1e-9 \
-                             quantile), beyond the limit of {} either way (see README, Limits)",
+                             quantile), beyond the limit of {} either way (see docs/src/limits.md)",
                             limits::dur(if hi.unsigned_abs() >= lo.unsigned_abs() {
                                 hi
                             } else {

@@ -21,7 +21,7 @@ pub(super) fn check(p: &mut Problems) {
     ] {
         if r > limits::MAX_REQUEST_RATE {
             p.push(format!(
-                "{at}: {r} is above the limit of {} per contender (see README, Limits)",
+                "{at}: {r} is above the limit of {} per contender (see docs/src/limits.md)",
                 limits::MAX_REQUEST_RATE
             ));
         }
@@ -31,7 +31,7 @@ pub(super) fn check(p: &mut Problems) {
         if ops.every.ns() < min_every {
             p.push(format!(
                 "workload.periodic.every: must be at least {} (at most {} operations per second \
-                 per contender, see README, Limits) (got {})",
+                 per contender, see docs/src/limits.md) (got {})",
                 Dur::from_ns(min_every),
                 limits::MAX_REQUEST_RATE,
                 ops.every

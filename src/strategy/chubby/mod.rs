@@ -77,7 +77,7 @@ impl Protocol for ChubbySession {
                 p.push(format!("strategy.{field}: must not be negative (got {d})"));
             } else if d.ns() > limits::MAX_DURATION_NS {
                 p.push(format!(
-                    "strategy.{field}: {} is above the limit of {} (see README, Limits)",
+                    "strategy.{field}: {} is above the limit of {} (see docs/src/limits.md)",
                     limits::dur(d.ns()),
                     limits::dur(limits::MAX_DURATION_NS)
                 ));
