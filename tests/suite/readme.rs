@@ -222,3 +222,60 @@ fn no_document_cites_one_the_repository_does_not_hold() {
         }
     }
 }
+
+#[test]
+fn the_getting_started_walkthrough_prints_what_the_book_shows() {
+    // docs/src/getting-started.md: every `$ leasesim ...` line of its console blocks runs, in
+    // order, in one directory, after the page's edit; every line shown under a command must be
+    // a line that command printed (the page leaves some out, never changes one).
+    let page = std::fs::read_to_string(repo("docs/src/getting-started.md")).unwrap();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("getting-started");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut commands = 0;
+    for block in blocks_in(&page, "console") {
+        let mut lines = block.lines().peekable();
+        while let Some(line) = lines.next() {
+            let args = line
+                .strip_prefix("$ leasesim ")
+                .expect("a block opens with a command");
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_leasesim"))
+                .args(args.split_whitespace())
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            let printed = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let printed: Vec<&str> = printed.lines().map(str::trim_end).collect();
+            while let Some(shown) = lines.next_if(|l| !l.starts_with("$ ")) {
+                assert!(
+                    printed.contains(&shown.trim_end()),
+                    "`leasesim {args}` did not print {shown:?}; it printed:\n{}",
+                    printed.join("\n")
+                );
+            }
+            commands += 1;
+            if args.starts_with("show ") {
+                // Step 2 of the page: the margin made too small, the slack pin dropped.
+                let path = dir.join("mine.ron");
+                let text = std::fs::read_to_string(&path).unwrap();
+                let edited = text
+                    .replacen(r#"holder_margin: "20ms""#, r#"holder_margin: "5ms""#, 1)
+                    .replacen(r#", min_slack: "22ms""#, "", 1);
+                assert_eq!(
+                    edited.len(),
+                    text.len() - 1 - 19,
+                    "the edit the page describes"
+                );
+                std::fs::write(&path, edited).unwrap();
+            }
+        }
+    }
+    assert_eq!(
+        commands, 7,
+        "show, check, run, explore, run, compare, sweep"
+    );
+}
