@@ -21,6 +21,9 @@ pub struct Env {
     pub pause: Dur,
     pub delay: Dur,
     pub failover: Option<Dur>,
+    /// Pauses stall the clocks (a VM freeze whose guest clocks do not catch up): a paused holder
+    /// cannot see the pause, so the pause bound is a safety condition, not only availability.
+    pub stall: bool,
 }
 
 /// The advice and the figures behind it.
@@ -183,13 +186,7 @@ fn explain_epsilon(s: &mut String, env: &Env, a: &Advice) {
 /// conflict, if any), and the value chosen, onto `s`.
 fn explain_term(s: &mut String, env: &Env, a: &Advice) {
     let _ = writeln!(s, "T, the lease term:");
-    let _ = writeln!(
-        s,
-        "  longer than the worst normal pause: a pause may begin just before a renewal is due \
-         (every T/3), and the renewal sent on resume must be answered before the deadline \
-         T - epsilon:\n    T/3 + pause + 2 x delay + epsilon < T  =>  T > 1.5 x ({} + {} + 2 x {}) = {}",
-        env.pause, a.eps, env.delay, a.t_min
-    );
+    explain_pause(s, env, a);
     if let (Some(f), Some(m)) = (env.failover, a.t_max) {
         let _ = writeln!(
             s,
@@ -221,6 +218,42 @@ fn explain_term(s: &mut String, env: &Env, a: &Advice) {
         },
         Dur::from_ns(a.t.ns() + 2 * env.delay.ns())
     );
+}
+
+/// The pause bound on T, onto `s`: for availability when the clocks keep counting through a
+/// pause, for safety when they stall.
+fn explain_pause(s: &mut String, env: &Env, a: &Advice) {
+    let bound = format!(
+        "renew interval + pause + 2 x delay + epsilon < T, with the renew interval T/3:\n    \
+         T/3 + pause + 2 x delay + epsilon < T  =>  T > 1.5 x ({} + {} + 2 x {}) = {}",
+        env.pause, a.eps, env.delay, a.t_min
+    );
+    if env.stall {
+        let _ = writeln!(
+            s,
+            "  pauses stall the clocks: a holder paused just before a renewal is due resumes with \
+             its clock where it stopped, believing its lease has as long left as before the \
+             pause. It is safe only if the renewal it sends on resume reaches the grantor and is \
+             answered before the grantor's T runs out (otherwise it overlaps the next holder by \
+             up to pause - epsilon):\n  {bound}"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  longer than the worst normal pause, to keep the lease through it: a pause may begin \
+             just before a renewal is due, and the renewal sent on resume must be answered before \
+             the deadline T - epsilon:\n  {bound}"
+        );
+        if env.pause.ns() > 0 {
+            let _ = writeln!(
+                s,
+                "  (the clocks keep counting through these pauses, so a longer one costs the lease, \
+                 not safety. Do they stall? A VM frozen with its guest clocks stopped resumes \
+                 unaware of the pause: then pass --pauses-stall-clocks, and this bound becomes a \
+                 safety condition.)"
+            );
+        }
+    }
 }
 
 /// The renewal and retry periods (`renew`, `retry`), and with `qps` the cost of the lease
@@ -272,9 +305,14 @@ pub fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
     )];
     if env.pause.ns() > 0 {
         faults.push(format!(
-            "Pause(node: \"h\", at: \"{}\", duration: \"{}\", kind: Gc)",
+            "Pause(node: \"h\", at: \"{}\", duration: \"{}\", {})",
             Dur::from_ns(t / 3),
-            env.pause
+            env.pause,
+            if env.stall {
+                "kind: VmFreeze, clock: Stall"
+            } else {
+                "kind: Gc"
+            }
         ));
     }
     if env.step.ns() > 0 {
@@ -286,7 +324,15 @@ pub fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
     }
     let mut extras = String::new();
     if env.pause.ns() > 0 {
-        extras.push_str(&format!(", a {} pause just before a renewal", env.pause));
+        let stalls = if env.stall {
+            " that stalls its clocks"
+        } else {
+            ""
+        };
+        extras.push_str(&format!(
+            ", a {} pause{stalls} just before a renewal",
+            env.pause
+        ));
     }
     if env.step.ns() > 0 {
         extras.push_str(&format!(", a -{} wall step after the cut", env.step));
@@ -455,6 +501,7 @@ mod tests {
             pause: Dur::from_ms(pause),
             delay: Dur::from_ms(delay),
             failover: failover.map(Dur::from_ms),
+            stall: false,
         }
     }
 
@@ -485,5 +532,28 @@ mod tests {
         let a = compute(&env("100", 50, 10_000, 10, Some(5_000)));
         assert!(a.conflict);
         assert!(a.t.ns() > a.t_min.ns());
+    }
+
+    #[test]
+    fn stalled_clocks_make_the_pause_bound_a_safety_condition_and_the_check_stalls_them() {
+        let mut e = env("200", 50, 2000, 10, Some(30_000));
+        let a = compute(&e);
+        let text = explain(&e, &a, None);
+        assert!(text.contains("pass --pauses-stall-clocks"), "{text}");
+        assert!(!text.contains("pauses stall the clocks:"), "{text}");
+        let plain = check_scenario(&e, &a).unwrap();
+        e.stall = true;
+        // The advice itself is the same: T/3 + 2 s + 2 x 10 ms + 64 ms < T holds at T = 20 s.
+        assert_eq!(compute(&e), a);
+        let text = explain(&e, &a, None);
+        assert!(text.contains("pauses stall the clocks:"), "{text}");
+        assert!(
+            text.contains("T/3 + pause + 2 x delay + epsilon < T  =>  T > 1.5 x (2s + 64ms + 2 x 10ms) = 3.126s"),
+            "{text}"
+        );
+        let stalled = check_scenario(&e, &a).unwrap();
+        let kinds = |s: &Scenario| format!("{:?}", s.faults);
+        assert!(kinds(&stalled).contains("Stall"), "{}", kinds(&stalled));
+        assert!(!kinds(&plain).contains("Stall"), "{}", kinds(&plain));
     }
 }

@@ -31,6 +31,10 @@ pub(crate) struct AdviseArgs {
     /// to the resource), also taken as the longest message delay, e.g. 10ms.
     #[arg(long, value_name = "D")]
     pub(crate) max_delay: String,
+    /// The pauses stall the holder's clocks (VM freezes whose guest clocks do not catch up): the
+    /// pause bound on T becomes a safety condition, and the check's pause stalls the clocks.
+    #[arg(long)]
+    pub(crate) pauses_stall_clocks: bool,
     /// Reads per second, to show what the lease saves over quorum reads.
     #[arg(long, value_name = "N")]
     pub(crate) qps: Option<u64>,
@@ -91,6 +95,7 @@ fn parse_env(args: &AdviseArgs) -> Result<Env, Vec<String>> {
         pause: pause.expect("checked"),
         delay: delay.expect("checked"),
         failover: failover.map(|f| f.expect("checked")),
+        stall: args.pauses_stall_clocks,
     })
 }
 
@@ -113,12 +118,19 @@ pub(crate) fn advise(args: AdviseArgs, registry: &crate::strategy::Registry) -> 
         None => None,
     };
     let a = advise::compute(&env);
+    let mut ran = None;
     let (base, name, source) = match given {
-        Some(l) => (
-            advise::given_scenario(l.scenario, &env, &a),
-            l.name,
-            l.source,
-        ),
+        Some(l) => {
+            let s = advise::given_scenario(l.scenario, &env, &a);
+            ran = Some(format!(
+                "Checked on {}: its own faults and strategy, with lease.duration = {} and \
+                 lease.renew_every = {} (T/3).\n",
+                l.name,
+                s.lease.duration,
+                s.lease.renew_every.expect("set by the advice")
+            ));
+            (s, l.name, l.source)
+        }
         None => match advise::check_scenario(&env, &a) {
             Ok(s) => (s, "advise-check".to_string(), "advise-check".to_string()),
             Err(e) => return super::bad_input(format!("the check scenario does not build: {e}")),
@@ -136,6 +148,7 @@ pub(crate) fn advise(args: AdviseArgs, registry: &crate::strategy::Registry) -> 
         }
     };
     print!("{}", advise::explain(&env, &a, args.qps));
+    print!("{}", ran.unwrap_or_default());
     let (stats, _) = match sweep::run_all(&grid, None, true, std::io::sink()) {
         Ok(r) => r,
         Err(e) => return super::bad_input(e),

@@ -301,6 +301,44 @@ fn advise_shows_its_arithmetic_and_checks_it() {
     );
 }
 
+#[test]
+fn advise_with_stalled_clocks_states_the_safety_condition_and_names_what_it_ran() {
+    // The environment of the test above, with pauses that stall the clocks, checked on a
+    // bundled scenario: T = 20 s, so the scenario runs with a 20 s lease renewed every
+    // 20 s / 3 = 6.666666666 s.
+    let out = leasesim(
+        &[
+            "advise",
+            "--rho",
+            "200",
+            "--max-step",
+            "50ms",
+            "--max-pause",
+            "2s",
+            "--max-delay",
+            "10ms",
+            "--failover",
+            "30s",
+            "--pauses-stall-clocks",
+            "--scenario",
+            "q4-gc-pause-two-sided",
+            "--seeds",
+            "2",
+        ],
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "pauses stall the clocks:",
+        "renew interval + pause + 2 x delay + epsilon < T",
+        "T > 1.5 x (2s + 64ms + 2 x 10ms) = 3.126s",
+        "Checked on q4-gc-pause-two-sided: its own faults and strategy, with lease.duration = \
+         20s and lease.renew_every = 6.666666666s (T/3).",
+    ] {
+        assert!(text.contains(line), "{line:?} missing from:\n{text}");
+    }
+}
+
 /// The names in `dir`, sorted, hidden ones included.
 fn all_names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)
