@@ -126,8 +126,17 @@ impl<M> EventQueue<M> {
         }
     }
 
-    /// Takes out the next event: the earliest, and of those the first scheduled.
-    pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
+    /// When the next event is due, if there is one.
+    pub fn next_at(&mut self) -> Option<SimTime> {
+        self.settle();
+        match (self.heap.peek(), self.scheduled.last()) {
+            (Some(h), Some(s)) => Some(if s > h { s.time() } else { h.time() }),
+            (h, s) => h.or(s).map(|k| k.time()),
+        }
+    }
+
+    /// Before a look at the next event: the list sorted (at the first), the taken top removed.
+    fn settle(&mut self) {
         if !self.running {
             self.running = true;
             self.scheduled.sort_unstable();
@@ -136,6 +145,11 @@ impl<M> EventQueue<M> {
             self.top_taken = false;
             self.heap.pop();
         }
+    }
+
+    /// Takes out the next event: the earliest, and of those the first scheduled.
+    pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
+        self.settle();
         // `Key`'s order is reversed: the greater key is the earlier event.
         let key = match (self.heap.peek(), self.scheduled.last()) {
             (Some(h), Some(s)) if s > h => self.scheduled.pop(),
