@@ -243,12 +243,12 @@ impl Network {
     /// `t` must not be earlier than at the previous call (it is the engine's time).
     pub fn is_cut(&mut self, t: SimTime, from: NodeId, to: NodeId) -> bool {
         self.cuts.active_at(t).any(|f| match f {
-                NetFault::Partition { group, .. } => {
-                    matches!((group[from], group[to]), (Some(a), Some(b)) if a != b)
-                }
-                NetFault::OneWay { from: f, to: d, .. } => *f == from && *d == to,
-                _ => false,
-            })
+            NetFault::Partition { group, .. } => {
+                matches!((group[from], group[to]), (Some(a), Some(b)) if a != b)
+            }
+            NetFault::OneWay { from: f, to: d, .. } => *f == from && *d == to,
+            _ => false,
+        })
     }
 }
 
@@ -548,7 +548,10 @@ mod tests {
         assert_eq!(net.held(), 1);
         net.add(spike(150, 160, 7_000), 7);
         net.add(spike(150, 400, 500), 5);
-        assert_eq!(delay(&mut net, 150), Some(Dur::from_ns(100 + 2 + 500 + 7_000)));
+        assert_eq!(
+            delay(&mut net, 150),
+            Some(Dur::from_ns(100 + 2 + 500 + 7_000))
+        );
         let places: Vec<u64> = net.send_faults.active.iter().map(|a| a.0).collect();
         assert_eq!(places, [1, 5, 7]);
         assert_eq!(delay(&mut net, 199), Some(Dur::from_ns(100 + 2 + 500)));

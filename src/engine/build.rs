@@ -1,9 +1,9 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
+use super::feed::{compile_fixed, Feed, Ids};
 use super::node::{Node, TimerSlot};
 use super::workload::Periodic;
-use super::feed::{compile_fixed, Feed, Ids};
 use super::{Ev, EventQueue, Sim, Stats};
 use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;

@@ -320,3 +320,107 @@ fn node_fault(ids: &Ids, f: &Fault, at: SimTime, out: &mut Vec<(SimTime, NodeId,
     out.push((at, ids.node(node), fault));
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::random_faults::materialize;
+
+    /// A lock service with every generator, two of them on some nodes only, and fixed faults
+    /// (one at a node's start, one a partition).
+    fn scenario(seed: u64) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(
+                seed: {seed},
+                duration: "10m",
+                lease: (duration: "2s"),
+                strategy: TwoSided(holder_margin: "10ms"),
+                nodes: [
+                    (name: "g", role: Grantor),
+                    (name: "c1", role: Contender),
+                    (name: "c2", role: Contender, start: "25ms"),
+                ],
+                faults: [
+                    Pause(node: "c2", at: "25ms", duration: "300ms"),
+                    Partition(at: "1s", duration: "2s", groups: [["c1"], ["g", "c2"]]),
+                    Crash(node: "c1", at: "90s"),
+                ],
+                random_faults: [
+                    Pauses(nodes: ["c1"], per_minute: 6.0, duration: Exponential(mean: "100ms")),
+                    Partitions(per_hour: 120.0, duration: Exponential(mean: "1s")),
+                    ClockSteps(nodes: ["c2"], per_hour: 60.0, by: Uniform(min: "-1s", max: "1s")),
+                    Crashes(per_hour: 30.0, restart_after: Uniform(min: "1s", max: "5s")),
+                    Partitions(nodes: ["g"], per_hour: 30.0, duration: Fixed("500ms")),
+                ],
+            )"#
+        ))
+        .expect("a valid scenario")
+    }
+
+    /// The schedule compiled whole, as the engine once queued it: starts, then every fault of
+    /// `fault_schedule` (the fixed ones, then `materialize`'s), node faults sorted stably by
+    /// time, network faults in list order.
+    fn compiled_whole(s: &Scenario, ids: &Ids) -> (Vec<String>, Vec<String>) {
+        let mut node_faults = Vec::new();
+        for (i, c) in s.nodes.iter().enumerate() {
+            node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
+        }
+        let mut net = Vec::new();
+        for f in &s.fault_schedule() {
+            let at = SimTime::from_ns(f.at().ns());
+            match net_fault(ids, f, at) {
+                Some(nf) => net.push(nf),
+                None => node_fault(ids, f, at, &mut node_faults),
+            }
+        }
+        node_faults.sort_by_key(|f| f.0);
+        let node = node_faults.iter().map(|f| format!("{f:?}")).collect();
+        (node, net.iter().map(|f| format!("{f:?}")).collect())
+    }
+
+    /// The lazy feed gives the node faults of the whole schedule in the order the whole
+    /// schedule sorted gives them, and its network faults are those of the list (in the order
+    /// of their places): for several seeds, so that the streams' merge, its tie rules and the
+    /// hard-stop shares are the materialized schedule's.
+    #[test]
+    fn the_lazy_feed_gives_the_materialized_schedule() {
+        for seed in [1, 2, 3, 290] {
+            let s = scenario(seed);
+            let ids = Ids::new(&s, &[]);
+            let (want_node, want_net) = compiled_whole(&s, &ids);
+            let (fixed, fixed_net) = compile_fixed(&ids, &s);
+            let mut feed = Feed::new(Ids::new(&s, &[]), &s, fixed);
+            let mut node = Vec::new();
+            let mut net: Vec<(u64, String)> = fixed_net
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (i as u64, format!("{f:?}")))
+                .collect();
+            while let Some(t) = feed.next_node_at() {
+                // Network faults are handed out up to each node fault's time, in time order.
+                let mut last = SimTime::ZERO;
+                while let Some((f, order)) = feed.pop_net_by(t) {
+                    let start = match &f {
+                        NetFault::Partition { window, .. } => window.start,
+                        _ => unreachable!("drawn network faults are partitions"),
+                    };
+                    assert!(
+                        last <= start && start <= t,
+                        "seed {seed}: {start:?} by {t:?}"
+                    );
+                    last = start;
+                    net.push((order, format!("{f:?}")));
+                }
+                node.push(format!("{:?}", feed.pop_node().expect("one is due")));
+            }
+            while let Some((f, order)) = feed.pop_net_by(SimTime::from_ns(i64::MAX)) {
+                net.push((order, format!("{f:?}")));
+            }
+            net.sort();
+            let net: Vec<String> = net.into_iter().map(|(_, f)| f).collect();
+            assert_eq!(node, want_node, "seed {seed}");
+            assert_eq!(net, want_net, "seed {seed}");
+            // Every generator drew: pauses, steps and crashes of 10 minutes, and partitions.
+            assert!(materialize(&s).len() > 50, "seed {seed}");
+        }
+    }
+}

@@ -4,11 +4,12 @@
 //! order they were scheduled: the order is total and repeatable. The two make one 128-bit key
 //! (time above, sequence below; times are never negative), compared in one go.
 //!
-//! Events scheduled before the run begins (the fault schedule, the first clock syncs) wait in a
-//! list sorted once, at the first pop; the binary heap holds only what the run schedules as it
-//! goes (arrivals, messages, timers, pause ends). Most of the first kind lie far ahead, so the
-//! heap stays a few levels deep however long the fault schedule: push and pop cost O(log n) in
-//! the events the run has in flight, and one comparison with the head of the list. The heap
+//! Events scheduled before the run begins (the first clock syncs) wait in a list sorted once,
+//! at the first look; the binary heap holds only what the run schedules as it goes (arrivals,
+//! messages, timers, pause ends). The fault schedule is not queued: the engine merges it in as
+//! the run reaches it (`engine::feed`), a fault at an instant before any queued event. Push and
+//! pop cost O(log n) in the events the run has in flight, and one comparison with the head of
+//! the list. The heap
 //! holds only the keys and a slot number; the events themselves sit in a slab whose slots are
 //! reused, so sifting moves little memory and a steady run allocates nothing.
 //!

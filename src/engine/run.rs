@@ -86,8 +86,7 @@ impl<P: Protocol> Sim<'_, P> {
             let (at, n, fault) = self.feed.pop_node().expect("a fault is due");
             Some((at, Next::Fault(n, fault)))
         } else {
-            self.queue.pop()
-                .map(|(at, ev)| (at, Next::Event(ev)))
+            self.queue.pop().map(|(at, ev)| (at, Next::Event(ev)))
         }
     }
 

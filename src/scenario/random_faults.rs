@@ -108,7 +108,12 @@ impl Plan<'_> {
             .as_ref()
             .unwrap_or(&self.all)
             .iter()
-            .map(|n| (self.s.node_index(n).expect("validated node name"), n.clone()))
+            .map(|n| {
+                (
+                    self.s.node_index(n).expect("validated node name"),
+                    n.clone(),
+                )
+            })
             .collect()
     }
 
@@ -338,7 +343,9 @@ impl Iterator for Crashes {
         }
         let gap = exp_gap(&mut self.r, self.per_second);
         let within = self.used + 2 <= self.budget;
-        let at = gap.map(|gap| self.t + gap).filter(|&at| within && at < self.end);
+        let at = gap
+            .map(|gap| self.t + gap)
+            .filter(|&at| within && at < self.end);
         if gap.is_some() && within {
             self.used += 2;
         }
@@ -451,4 +458,76 @@ pub(crate) fn poisson(r: &mut Rng, per_second: f64, end: Dur, most: usize) -> Ve
     let out = times.by_ref().collect();
     *r = times.r;
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream draws what drawing a generator whole draws: for pauses, every start time from
+    /// the node's stream first, then every duration from where the times end; for crashes, each
+    /// gap then its restart, in turn. Written out here the whole-schedule way, for two seeds.
+    #[test]
+    fn streams_draw_what_drawing_whole_draws() {
+        for seed in [7, 8] {
+            let s = Scenario::from_ron(&format!(
+                r#"Scenario(
+                    seed: {seed},
+                    duration: "1h",
+                    lease: (duration: "2s"),
+                    strategy: TwoSided(holder_margin: "10ms"),
+                    nodes: [(name: "g", role: Grantor), (name: "c", role: Contender)],
+                    random_faults: [
+                        Pauses(nodes: ["c"], per_minute: 3.0, duration: Exponential(mean: "1s")),
+                        Crashes(nodes: ["g"], per_hour: 60.0, restart_after: Fixed("2s")),
+                    ],
+                )"#
+            ))
+            .expect("valid");
+            // Generator 0 at node 1 (c); generator 1 at node 0 (g).
+            let mut r = rng::stream(seed, Component::Faults, 1);
+            let times = poisson(&mut r, 3.0 / 60.0, s.duration, usize::MAX);
+            let d = Clamped::new(&DurationDist::Exponential {
+                mean: Dur::from_secs(1),
+            });
+            let mut want: Vec<Fault> = times
+                .into_iter()
+                .map(|at| Fault::Pause {
+                    node: "c".into(),
+                    at,
+                    duration: positive(d.sample(&mut r)),
+                    kind: PauseKind::default(),
+                    clock: None,
+                })
+                .collect();
+            let mut r = rng::stream(seed, Component::Faults, 1 << 16);
+            let mut t = Dur::ZERO;
+            while let Some(gap) = exp_gap(&mut r, 60.0 / 3600.0) {
+                let at = t + gap;
+                if at >= s.duration {
+                    break;
+                }
+                want.push(Fault::Crash {
+                    node: "g".into(),
+                    at,
+                });
+                // Fixed("2s") is drawn like any distribution (it takes no randomness).
+                let back = at
+                    + positive(
+                        Clamped::new(&DurationDist::Fixed(Dur::from_secs(2))).sample(&mut r),
+                    );
+                if back >= s.duration {
+                    break;
+                }
+                want.push(Fault::Restart {
+                    node: "g".into(),
+                    at: back,
+                });
+                t = back;
+            }
+            // About 180 pauses and 60 crashes with their restarts in an hour.
+            assert!(want.len() > 200, "seed {seed}: {}", want.len());
+            assert_eq!(materialize(&s), want, "seed {seed}");
+        }
+    }
 }
