@@ -7,13 +7,15 @@
 //! `OneWay` cut that is active drops it.
 //!
 //! A run may hold any number of fault windows (random partitions make thousands), so they are
-//! indexed by time, not scanned: a `Windows` index keeps them sorted by start, a cursor that moves
-//! forward with the query time, and the windows active at the last query. Send-time faults and
-//! cuts have an index each, because the first are asked at send time and the second at delivery
-//! time; the engine's time never goes backward, so each is asked at non-decreasing times. A
-//! message then costs the windows active at that instant, and each window is added and removed
-//! once in the whole run, however many windows the run has. Speed must not change a message's
-//! fate: active windows are visited in the order the faults are listed, as a scan of every window
+//! indexed by time, not scanned, and forgotten once they end: a `Windows` index keeps those not
+//! yet started in a heap by start and those active at the last query in a list, and the engine
+//! hands it the drawn ones as the run reaches their start. Send-time faults and cuts have an index
+//! each, because the first are asked at send time and the second at delivery time; the engine's
+//! time never goes backward, so each is asked at non-decreasing times. A message then costs the
+//! windows active at that instant, and each window is added and removed once, in O(log n), however
+//! many windows the run has; what the network holds is the windows pending and active, not the
+//! run's past. Speed must not change a message's fate: active windows are visited in the order the
+//! faults are listed (each window carries its place in that order), as a scan of every window
 //! visits them, so spikes add up and drops win exactly as before.
 
 use crate::dist::Sampler;
@@ -21,6 +23,8 @@ use crate::msg::NodeId;
 use crate::rng::{self, Component, Rng};
 use crate::time::{Dur, SimTime};
 use rand::RngExt;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 /// A set of nodes, or every node.
 #[derive(Clone, Debug)]
@@ -128,12 +132,10 @@ pub struct Network {
     overrides: Vec<Sampler>,
     loss: f64,
     duplicate: f64,
-    cuts: Vec<NetFault>,
-    /// `cuts` by time, queried at delivery times.
-    cut_windows: Windows,
-    send_faults: Vec<NetFault>,
-    /// `send_faults` by time, queried at send times.
-    send_windows: Windows,
+    /// Partitions and one-way cuts by time, queried at delivery times.
+    cuts: Windows,
+    /// Delay spikes and drops by time, queried at send times.
+    send_faults: Windows,
     /// How many message kinds the protocol has.
     kinds: usize,
     /// One stream per (sender, kind).
@@ -141,7 +143,8 @@ pub struct Network {
 }
 
 impl Network {
-    /// `links` are (from, to, delay) overrides; the first for a link wins.
+    /// `links` are (from, to, delay) overrides; the first for a link wins. `faults` are the
+    /// fixed faults, in list order (more may be added as the run reaches them: [`Network::add`]).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         seed: u64,
@@ -162,28 +165,41 @@ impl Network {
                 overrides.push(s);
             }
         }
-        let (cuts, send_faults): (Vec<NetFault>, Vec<NetFault>) = faults
-            .into_iter()
-            .partition(|f| matches!(f, NetFault::Partition { .. } | NetFault::OneWay { .. }));
-        let cut_windows = Windows::new(cuts.iter().map(NetFault::window));
-        let send_windows = Windows::new(send_faults.iter().map(NetFault::window));
         let rngs = (0..nodes * kinds)
             .map(|i| rng::stream(seed, Component::Network, i as u64))
             .collect();
-        Network {
+        let mut net = Network {
             nodes,
             default,
             link,
             overrides,
             loss,
             duplicate,
-            cuts,
-            cut_windows,
-            send_faults,
-            send_windows,
+            cuts: Windows::default(),
+            send_faults: Windows::default(),
             kinds,
             rngs,
+        };
+        for (i, f) in faults.into_iter().enumerate() {
+            net.add(f, i as u64);
         }
+        net
+    }
+
+    /// Adds fault `f`, `order` being its place in the list of every fault (visits of active
+    /// windows go by it). Its window must not start before the last query of its kind (the
+    /// engine adds a drawn fault before the first event at or after its start).
+    pub fn add(&mut self, f: NetFault, order: u64) {
+        match f {
+            NetFault::Partition { .. } | NetFault::OneWay { .. } => self.cuts.add(f, order),
+            NetFault::DelaySpike { .. } | NetFault::Drop { .. } => self.send_faults.add(f, order),
+        }
+    }
+
+    /// How many windows the network holds (pending and active), for tests of its memory.
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.cuts.held() + self.send_faults.held()
     }
 
     /// Decides the fate of a message of kind `kind` (an index into the protocol's kinds).
@@ -202,8 +218,7 @@ impl Network {
             copy = Some(sampler.sample(rng));
         }
         let mut extra = Dur::ZERO;
-        for i in self.send_windows.active_at(now) {
-            let f = &self.send_faults[i as usize];
+        for f in self.send_faults.active_at(now) {
             debug_assert!(f.window().contains(now));
             match f {
                 NetFault::Drop { which, .. } if which.applies(from, to, kind) => {
@@ -227,16 +242,13 @@ impl Network {
     /// Whether the link from `from` to `to` is cut at `t` (a message arriving then is dropped).
     /// `t` must not be earlier than at the previous call (it is the engine's time).
     pub fn is_cut(&mut self, t: SimTime, from: NodeId, to: NodeId) -> bool {
-        let cuts = &self.cuts;
-        self.cut_windows
-            .active_at(t)
-            .any(|i| match &cuts[i as usize] {
-                NetFault::Partition { group, .. } => {
-                    matches!((group[from], group[to]), (Some(a), Some(b)) if a != b)
-                }
-                NetFault::OneWay { from: f, to: d, .. } => *f == from && *d == to,
-                _ => false,
-            })
+        self.cuts.active_at(t).any(|f| match f {
+            NetFault::Partition { group, .. } => {
+                matches!((group[from], group[to]), (Some(a), Some(b)) if a != b)
+            }
+            NetFault::OneWay { from: f, to: d, .. } => *f == from && *d == to,
+            _ => false,
+        })
     }
 }
 
@@ -251,84 +263,109 @@ impl NetFault {
     }
 }
 
-/// A list of windows indexed by time, for queries at non-decreasing times: which windows
-/// contain `t`?
+/// Fault windows indexed by time, for queries at non-decreasing times: which windows contain
+/// `t`?
 ///
-/// The windows are sorted by start; a cursor marks the first that had not started at the last
-/// query, and `active` holds those that had started and not ended. A query moves the cursor past
-/// the windows that start by then, adds them to `active`, and drops from `active` those that
-/// have ended. Each window enters and leaves `active` once, so a run of queries costs the number
-/// of windows plus, per query, the number active.
-#[derive(Clone, Debug)]
+/// Windows not yet started wait in a heap by start; `active` holds, by list order, those that
+/// had started and not ended at the last query. A query takes off the heap the windows that
+/// start by then, adds those not already over to `active`, and drops from `active` those that
+/// have ended: an ended window is forgotten. Each window enters and leaves once, so a run of
+/// queries costs O(log n) per window plus, per query, the number active.
+#[derive(Debug, Default)]
 struct Windows {
-    /// (start, end, index in the fault list) by start; windows that contain no instant are left
-    /// out.
-    by_start: Vec<(SimTime, SimTime, u32)>,
-    /// The first entry of `by_start` that had not started at the last query.
-    next: usize,
-    /// (index in the fault list, end) of the windows active at the last query, by index.
-    active: Vec<(u32, SimTime)>,
+    /// The windows not yet started at the last query, earliest start first; windows that
+    /// contain no instant are left out.
+    pending: BinaryHeap<Pending>,
+    /// (order, end, fault) of the windows active at the last query, by order.
+    active: Vec<(u64, SimTime, NetFault)>,
     /// The time of the last query.
-    last: SimTime,
-    /// How many window entries queries have stepped over, in all (tests check that each window
+    last: Option<SimTime>,
+    /// How many windows queries have taken off the heap, in all (tests check that each window
     /// is stepped over once however many queries there are).
     #[cfg(test)]
     stepped: usize,
 }
 
+/// A window not yet started: its fault and its place in the list of faults.
+#[derive(Debug)]
+struct Pending {
+    start: SimTime,
+    order: u64,
+    fault: NetFault,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Pending) -> bool {
+        (self.start, self.order) == (other.start, other.order)
+    }
+}
+
+impl Eq for Pending {}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Pending) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Reversed, so that the standard max-heap gives the earliest start (then the first listed).
+impl Ord for Pending {
+    fn cmp(&self, other: &Pending) -> Ordering {
+        (other.start, other.order).cmp(&(self.start, self.order))
+    }
+}
+
 impl Windows {
-    fn new(windows: impl Iterator<Item = Window>) -> Windows {
-        let mut by_start: Vec<(SimTime, SimTime, u32)> = windows
-            .enumerate()
-            .filter(|(_, w)| w.start < w.end)
-            .map(|(i, w)| {
-                let i = u32::try_from(i).expect("fewer than 2^32 fault windows");
-                (w.start, w.end, i)
-            })
-            .collect();
-        by_start.sort_unstable_by_key(|&(start, _, i)| (start, i));
-        Windows {
-            by_start,
-            next: 0,
-            active: Vec::new(),
-            last: SimTime::from_ns(i64::MIN),
-            #[cfg(test)]
-            stepped: 0,
+    /// Adds `fault`, `order` being its place in the list of faults. A window that contains no
+    /// instant is left out.
+    fn add(&mut self, fault: NetFault, order: u64) {
+        let w = fault.window();
+        debug_assert!(
+            self.last.is_none_or(|last| w.start >= last),
+            "a fault window added at {:?}, before the last query at {:?}",
+            w.start,
+            self.last
+        );
+        if w.start < w.end {
+            self.pending.push(Pending {
+                start: w.start,
+                order,
+                fault,
+            });
         }
     }
 
-    /// The indices, in list order, of the windows that contain `t` (`start <= t < end`). `t`
-    /// should not be earlier than at the previous call; if it is, the index starts over from the
-    /// first window, which gives the right answer slowly.
-    fn active_at(&mut self, t: SimTime) -> impl Iterator<Item = u32> + '_ {
-        debug_assert!(
-            t >= self.last,
+    /// The windows (their faults), in list order, that contain `t` (`start <= t < end`). `t`
+    /// must not be earlier than at the previous call: ended windows are forgotten.
+    fn active_at(&mut self, t: SimTime) -> impl Iterator<Item = &NetFault> + '_ {
+        assert!(
+            self.last.is_none_or(|last| t >= last),
             "fault windows queried at {t:?} after {:?}",
             self.last
         );
-        if t < self.last {
-            self.next = 0;
-            self.active.clear();
-        }
-        self.last = t;
-        while let Some(&(start, end, i)) = self.by_start.get(self.next) {
-            if start > t {
-                break;
-            }
-            self.next += 1;
+        self.last = Some(t);
+        while self.pending.peek().is_some_and(|p| p.start <= t) {
+            let p = self.pending.pop().expect("peeked");
             #[cfg(test)]
             {
                 self.stepped += 1;
             }
+            let end = p.fault.window().end;
             if end > t {
-                let at = self.active.partition_point(|&(j, _)| j < i);
-                self.active.insert(at, (i, end));
+                let at = self.active.partition_point(|&(j, _, _)| j < p.order);
+                self.active.insert(at, (p.order, end, p.fault));
             }
         }
         if !self.active.is_empty() {
-            self.active.retain(|&(_, end)| end > t);
+            self.active.retain(|&(_, end, _)| end > t);
         }
-        self.active.iter().map(|&(i, _)| i)
+        self.active.iter().map(|(_, _, f)| f)
+    }
+
+    /// How many windows it holds, pending and active.
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.pending.len() + self.active.len()
     }
 }
 
@@ -465,9 +502,9 @@ mod tests {
     fn each_window_is_stepped_over_once_by_queries_at_rising_times() {
         // 100 windows [10k, 10k + 5): 1000 queries at 0, 1, ..., 999 step over each once, and
         // a repeated query at one instant steps over none.
-        let mut ws = Windows::new((0..100).map(|k| w(10 * k, 10 * k + 5)));
+        let mut ws = index((0..100).map(|k| w(10 * k, 10 * k + 5)));
         for at in 0..1000 {
-            let active: Vec<u32> = ws.active_at(t(at)).collect();
+            let active = active(&mut ws, at);
             let want: Vec<u32> = if at % 10 < 5 {
                 vec![(at / 10) as u32]
             } else {
@@ -477,6 +514,51 @@ mod tests {
             assert_eq!(ws.active_at(t(at)).count(), want.len());
         }
         assert_eq!(ws.stepped, 100);
+    }
+
+    /// The windows of `windows`, each the `Drop` of every message, its order its place.
+    fn index(windows: impl Iterator<Item = Window>) -> Windows {
+        let mut ws = Windows::default();
+        for (i, window) in windows.enumerate() {
+            let which = every();
+            ws.add(NetFault::Drop { window, which }, i as u64);
+        }
+        ws
+    }
+
+    /// The places of the windows active at `at`, in the order they are visited.
+    fn active(ws: &mut Windows, at: i64) -> Vec<u32> {
+        let faults: Vec<Window> = ws.active_at(t(at)).map(NetFault::window).collect();
+        let orders: Vec<u32> = ws.active.iter().map(|&(i, _, _)| i as u32).collect();
+        assert_eq!(faults.len(), orders.len());
+        orders
+    }
+
+    #[test]
+    fn ended_windows_are_forgotten_and_drawn_ones_join_in_order() {
+        // Fixed: [0, 10) and [100, 200) at places 0 and 1. At 50 the first has ended: the
+        // network holds one window (the second, pending). Then a window drawn at 150 for
+        // [150, 160) (place 7) and one at 150 for [150, 400) (place 5) are added: at 150 all
+        // three (1, 5, 7) are active, visited by place; at 199 two (1, 5); at 300 one (5), and
+        // the network holds one; at 400 none, and it holds none.
+        let mut net = fixed(vec![spike(0, 10, 1), spike(100, 200, 2)]);
+        assert_eq!(net.held(), 2);
+        assert_eq!(delay(&mut net, 5), Some(Dur::from_ns(101)));
+        assert_eq!(delay(&mut net, 50), Some(Dur::from_ns(100)));
+        assert_eq!(net.held(), 1);
+        net.add(spike(150, 160, 7_000), 7);
+        net.add(spike(150, 400, 500), 5);
+        assert_eq!(
+            delay(&mut net, 150),
+            Some(Dur::from_ns(100 + 2 + 500 + 7_000))
+        );
+        let places: Vec<u64> = net.send_faults.active.iter().map(|a| a.0).collect();
+        assert_eq!(places, [1, 5, 7]);
+        assert_eq!(delay(&mut net, 199), Some(Dur::from_ns(100 + 2 + 500)));
+        assert_eq!(delay(&mut net, 300), Some(Dur::from_ns(100 + 500)));
+        assert_eq!(net.held(), 1);
+        assert_eq!(delay(&mut net, 400), Some(Dur::from_ns(100)));
+        assert_eq!(net.held(), 0);
     }
 
     #[test]
@@ -709,11 +791,11 @@ mod tests {
             windows in proptest::collection::vec(window(), 0..60),
             steps in proptest::collection::vec(0i64..8, 0..100),
         ) {
-            let mut index = Windows::new(windows.iter().copied());
+            let mut ws = index(windows.iter().copied());
             let mut now = -3;
             for step in steps {
                 now += step;
-                let got: Vec<u32> = index.active_at(t(now)).collect();
+                let got = active(&mut ws, now);
                 let want: Vec<u32> = (0..windows.len() as u32)
                     .filter(|&i| windows[i as usize].contains(t(now)))
                     .collect();

@@ -1,19 +1,19 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
+use super::feed::{compile_fixed, Feed, Ids};
 use super::node::{Node, TimerSlot};
 use super::workload::Periodic;
-use super::{Ev, EventQueue, NodeFault, Sim, Stats};
+use super::{Ev, EventQueue, Sim, Stats};
 use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;
-use crate::msg::NodeId;
-use crate::net::{KindSet, Match, NetFault, Network, NodeSet, Window};
+use crate::net::{NetFault, Network};
 use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
-use crate::scenario::{DurationDist, Fault, KindName, Placement, Role, Scenario};
+use crate::scenario::{DurationDist, Placement, Role, Scenario};
 use crate::strategy::{
-    Command, LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
+    LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
@@ -38,26 +38,11 @@ pub fn build<'o, P: Protocol>(
         kind_names.len() <= MAX_KINDS,
         "a protocol has at most {MAX_KINDS} message kinds"
     );
-    let ids = Ids {
-        s: scenario,
-        kind_names,
-    };
+    let ids = Ids::new(scenario, kind_names);
     let n = scenario.nodes.len();
-    let (node_faults, net_faults) = compile_faults(&ids);
+    let (node_faults, net_faults) = compile_fixed(&ids, scenario);
+    let net = network(&ids, scenario, net_faults);
     let mut queue = EventQueue::default();
-    let faults = node_faults
-        .iter()
-        .enumerate()
-        .map(|(index, &(at, node, fault))| {
-            queue.push(
-                at,
-                Ev::Fault {
-                    index: index as u32,
-                },
-            );
-            (node, fault)
-        })
-        .collect();
     let syncs = scenario.clocks.uncertainty.map(|u| {
         for node in 0..n {
             queue.push(SimTime::ZERO + u.sync_every, Ev::Sync { node: node as u32 });
@@ -79,7 +64,7 @@ pub fn build<'o, P: Protocol>(
         queue,
         nodes: nodes(scenario),
         clocks: clocks(scenario),
-        net: network(&ids, net_faults),
+        net,
         oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
         harm: Harm::new(
             n,
@@ -97,7 +82,7 @@ pub fn build<'o, P: Protocol>(
             fencing: scenario.resource.fencing,
         },
         service_time: w.service_time,
-        faults,
+        feed: Feed::new(ids, scenario, node_faults),
         out: Out::default(),
         audit: super::audit::Audit::new(n),
         run_token: 0,
@@ -112,44 +97,6 @@ pub fn build<'o, P: Protocol>(
         twins: std::collections::BTreeMap::new(),
         observer,
         syncs,
-    }
-}
-
-/// A validated scenario's names, resolved: node names to ids, message kind names to the
-/// protocol's kind indices.
-struct Ids<'s> {
-    s: &'s Scenario,
-    kind_names: &'static [&'static str],
-}
-
-impl Ids<'_> {
-    /// The id of the node named `name`.
-    fn node(&self, name: &str) -> NodeId {
-        self.s.node_index(name).expect("validated node name")
-    }
-
-    /// The nodes named (every node when no list is given).
-    fn nodes(&self, names: &Option<Vec<String>>) -> NodeSet {
-        match names {
-            None => NodeSet::all(),
-            Some(v) => NodeSet::of(
-                &v.iter().map(|s| self.node(s)).collect::<Vec<_>>(),
-                self.s.nodes.len(),
-            ),
-        }
-    }
-
-    /// The message kinds named (every kind when no list is given).
-    fn kinds(&self, names: &Option<Vec<KindName>>) -> KindSet {
-        match names {
-            None => KindSet::all(),
-            Some(v) => KindSet::of(v.iter().map(|k| {
-                self.kind_names
-                    .iter()
-                    .position(|&name| name == k.0)
-                    .expect("validated kind")
-            })),
-        }
     }
 }
 
@@ -176,138 +123,9 @@ fn clocks(scenario: &Scenario) -> Vec<NodeClock> {
         .collect()
 }
 
-/// The whole fault schedule (fixed and drawn) compiled to node ids: node faults, each node's
-/// start among them, in time order (stable: faults at one instant apply in the order the
-/// scenario lists them), and network faults.
-fn compile_faults(ids: &Ids) -> (Vec<(SimTime, NodeId, NodeFault)>, Vec<NetFault>) {
-    let scenario = ids.s;
-    let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
-    for (i, c) in scenario.nodes.iter().enumerate() {
-        node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
-    }
-    let mut net_faults = Vec::new();
-    for f in &scenario.fault_schedule() {
-        let at = SimTime::from_ns(f.at().ns());
-        match net_fault(ids, f, at) {
-            Some(nf) => net_faults.push(nf),
-            None => node_fault(ids, f, at, &mut node_faults),
-        }
-    }
-    node_faults.sort_by_key(|f| f.0);
-    (node_faults, net_faults)
-}
-
-/// Fault `f` at `at`, if it is a network fault.
-fn net_fault(ids: &Ids, f: &Fault, at: SimTime) -> Option<NetFault> {
-    let window = |d: Dur| Window {
-        start: at,
-        end: at + d,
-    };
-    let n = ids.s.nodes.len();
-    Some(match f {
-        Fault::Partition {
-            duration, groups, ..
-        } => {
-            let mut group = vec![None; n];
-            for (g, names) in groups.iter().enumerate() {
-                for name in names {
-                    group[ids.node(name)] = Some(g as u16);
-                }
-            }
-            NetFault::Partition {
-                window: window(*duration),
-                group,
-            }
-        }
-        Fault::OneWay {
-            from, to, duration, ..
-        } => NetFault::OneWay {
-            window: window(*duration),
-            from: ids.node(from),
-            to: ids.node(to),
-        },
-        Fault::DelaySpike {
-            duration,
-            extra,
-            from,
-            to,
-            kinds,
-            ..
-        } => NetFault::DelaySpike {
-            window: window(*duration),
-            extra: *extra,
-            which: Match {
-                from: ids.nodes(from),
-                to: ids.nodes(to),
-                kinds: ids.kinds(kinds),
-            },
-        },
-        Fault::Drop {
-            duration,
-            from,
-            to,
-            kinds,
-            ..
-        } => NetFault::Drop {
-            window: window(*duration),
-            which: Match {
-                from: ids.nodes(from),
-                to: ids.nodes(to),
-                kinds: ids.kinds(kinds),
-            },
-        },
-        _ => return None,
-    })
-}
-
-/// Pushes node fault `f` at `at` onto `out` (an operator's leader transfer reaches every node).
-fn node_fault(ids: &Ids, f: &Fault, at: SimTime, out: &mut Vec<(SimTime, NodeId, NodeFault)>) {
-    let (node, fault) = match f {
-        Fault::Pause {
-            node,
-            duration,
-            kind,
-            ..
-        } => (
-            node,
-            NodeFault::Pause {
-                duration: *duration,
-                kind: *kind,
-                clock: f.freeze_clock().expect("a pause"),
-            },
-        ),
-        Fault::Crash { node, .. } => (node, NodeFault::Crash),
-        Fault::Restart { node, .. } => (node, NodeFault::Restart),
-        Fault::ClockStep { node, by, .. } => (node, NodeFault::ClockStep { by: *by }),
-        Fault::DriftChange {
-            node, drift_ppm, ..
-        } => (
-            node,
-            NodeFault::DriftChange {
-                drift: DriftRate::from_ppm(*drift_ppm).expect("validated drift"),
-            },
-        ),
-        Fault::StepDown { node, .. } => (node, NodeFault::Command(Command::StepDown)),
-        Fault::TransferLeader { to, .. } => {
-            let to = ids.node(to);
-            for node in 0..ids.s.nodes.len() {
-                let command = Command::TransferLeader { to };
-                out.push((at, node, NodeFault::Command(command)));
-            }
-            return;
-        }
-        Fault::Partition { .. }
-        | Fault::OneWay { .. }
-        | Fault::DelaySpike { .. }
-        | Fault::Drop { .. } => unreachable!("a network fault"),
-    };
-    out.push((at, ids.node(node), fault));
-}
-
 /// The network: its delays (default and per link), loss, duplication and fault windows.
-fn network(ids: &Ids, net_faults: Vec<NetFault>) -> Network {
+fn network(ids: &Ids, scenario: &Scenario, net_faults: Vec<NetFault>) -> Network {
     let sampler = |d: &DurationDist| Sampler::new(d).expect("validated distribution");
-    let scenario = ids.s;
     let net_cfg = &scenario.network;
     let links = net_cfg
         .links
@@ -317,7 +135,7 @@ fn network(ids: &Ids, net_faults: Vec<NetFault>) -> Network {
     Network::new(
         scenario.seed,
         scenario.nodes.len(),
-        ids.kind_names.len(),
+        ids.kinds_len(),
         sampler(&net_cfg.delay),
         links,
         net_cfg.loss,

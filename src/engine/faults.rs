@@ -9,6 +9,9 @@ use crate::strategy::{Beliefs, NodeLogic, Protocol};
 use crate::time::{Dur, LocalDur};
 use crate::trace::TraceKind;
 
+/// How many events' room a node's deferred list keeps once a pause is over.
+const DEFERRED_ROOM_KEPT: usize = 64;
+
 impl<P: Protocol> Sim<'_, P> {
     /// Tells the oracle whether node `n` runs from now on (up and not paused).
     pub(super) fn set_running(&mut self, n: NodeId) {
@@ -224,6 +227,9 @@ impl<P: Protocol> Sim<'_, P> {
             }
             self.handle(n, ev);
         }
+        // The list is kept for the next pause, but not the room a long one made: what a node
+        // holds between pauses must not grow with the longest pause of the run.
+        deferred.shrink_to(DEFERRED_ROOM_KEPT);
         self.nodes[n].deferred = deferred;
     }
 }

@@ -29,8 +29,8 @@
 //! The files, one job each: `run` (the loop, dispatch, routing to nodes, calls into node
 //! logic), `node` (a node's state and its timers), `effects` (what a call's actions and facts
 //! do), `audit` (the debug checks that node logic reported the facts the oracle needs),
-//! `workload` (client requests), `faults` (node faults and clock syncs), `build` (a run from a
-//! scenario), `stats` (the run's counters), `queue` (the event queue), `waits` (confirmed reads'
+//! `workload` (client requests), `faults` (node faults and clock syncs), `feed` (the fault schedule as the run
+//! reaches it), `build` (a run from a scenario), `stats` (the run's counters), `queue` (the event queue), `waits` (confirmed reads'
 //! waits).
 
 mod audit;
@@ -39,6 +39,7 @@ mod audit_tests;
 mod build;
 mod effects;
 mod faults;
+mod feed;
 mod node;
 mod queue;
 mod run;
@@ -55,7 +56,7 @@ pub use stats::{Gap, Stats, GRANT_ORDER_CAP};
 pub use strategy::simulate;
 
 use crate::clock::NodeClock;
-use crate::msg::{NodeId, Token};
+use crate::msg::Token;
 use crate::net::Network;
 use crate::oracle::authority::{AuthorityOracles, AuthorityReports};
 use crate::oracle::failover::{Failover, Failovers};
@@ -110,10 +111,6 @@ pub enum Ev<M> {
         life: u32,
         kind: Request,
         token: Token,
-    },
-    /// A node fault from the schedule.
-    Fault {
-        index: u32,
     },
     /// A clock sync of a node (`clocks.uncertainty`).
     Sync {
@@ -188,7 +185,8 @@ pub struct Sim<'o, P: Protocol> {
     protocol: &'o P,
     params: LeaseParams,
     service_time: Dur,
-    faults: Vec<(NodeId, NodeFault)>,
+    /// The fault schedule still to come.
+    feed: feed::Feed,
     out: Out<MsgOf<P>>,
     /// What node logic has reported, checked in debug builds.
     audit: audit::Audit,

@@ -4,11 +4,12 @@
 //! order they were scheduled: the order is total and repeatable. The two make one 128-bit key
 //! (time above, sequence below; times are never negative), compared in one go.
 //!
-//! Events scheduled before the run begins (the fault schedule, the first clock syncs) wait in a
-//! list sorted once, at the first pop; the binary heap holds only what the run schedules as it
-//! goes (arrivals, messages, timers, pause ends). Most of the first kind lie far ahead, so the
-//! heap stays a few levels deep however long the fault schedule: push and pop cost O(log n) in
-//! the events the run has in flight, and one comparison with the head of the list. The heap
+//! Events scheduled before the run begins (the first clock syncs) wait in a list sorted once,
+//! at the first look; the binary heap holds only what the run schedules as it goes (arrivals,
+//! messages, timers, pause ends). The fault schedule is not queued: the engine merges it in as
+//! the run reaches it (`engine::feed`), a fault at an instant before any queued event. Push and
+//! pop cost O(log n) in the events the run has in flight, and one comparison with the head of
+//! the list. The heap
 //! holds only the keys and a slot number; the events themselves sit in a slab whose slots are
 //! reused, so sifting moves little memory and a steady run allocates nothing.
 //!
@@ -126,8 +127,17 @@ impl<M> EventQueue<M> {
         }
     }
 
-    /// Takes out the next event: the earliest, and of those the first scheduled.
-    pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
+    /// When the next event is due, if there is one.
+    pub fn next_at(&mut self) -> Option<SimTime> {
+        self.settle();
+        match (self.heap.peek(), self.scheduled.last()) {
+            (Some(h), Some(s)) => Some(if s > h { s.time() } else { h.time() }),
+            (h, s) => h.or(s).map(|k| k.time()),
+        }
+    }
+
+    /// Before a look at the next event: the list sorted (at the first), the taken top removed.
+    fn settle(&mut self) {
         if !self.running {
             self.running = true;
             self.scheduled.sort_unstable();
@@ -136,6 +146,11 @@ impl<M> EventQueue<M> {
             self.top_taken = false;
             self.heap.pop();
         }
+    }
+
+    /// Takes out the next event: the earliest, and of those the first scheduled.
+    pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
+        self.settle();
         // `Key`'s order is reversed: the greater key is the earlier event.
         let key = match (self.heap.peek(), self.scheduled.last()) {
             (Some(h), Some(s)) if s > h => self.scheduled.pop(),

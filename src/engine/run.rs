@@ -3,7 +3,7 @@
 //! while it is paused, or nowhere while it is down), and `handle` calls into node logic.
 
 use super::effects::kind_name;
-use super::{Ev, RunResult, Sim};
+use super::{Ev, NodeFault, RunResult, Sim};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::strategy::{
@@ -12,10 +12,16 @@ use crate::strategy::{
 use crate::time::SimTime;
 use crate::trace::{DropReason, TraceKind};
 
+/// What comes next in a run: a node fault of the schedule, or a queued event.
+enum Next<M> {
+    Fault(NodeId, NodeFault),
+    Event(Ev<M>),
+}
+
 impl<P: Protocol> Sim<'_, P> {
     /// Runs to the end of the scenario (or the event bound) and returns what happened.
     pub fn run(mut self) -> RunResult {
-        while let Some((at, ev)) = self.queue.pop() {
+        while let Some((at, next)) = self.next_event() {
             if at >= self.end {
                 break;
             }
@@ -30,7 +36,10 @@ impl<P: Protocol> Sim<'_, P> {
                 self.now
             );
             self.now = at;
-            self.dispatch(ev);
+            match next {
+                Next::Fault(n, fault) => self.apply_fault(n, fault),
+                Next::Event(ev) => self.dispatch(ev),
+            }
         }
         let end = if self.stats.truncated {
             self.now
@@ -60,13 +69,30 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// The next event: the schedule's next node fault if it is due no later than the queue's
+    /// next event (a fault at an instant comes before anything the run scheduled for it, as if
+    /// the whole schedule had been queued before the run), else the queue's. Drawn network
+    /// faults that start by then join the network first, so that every send and delivery at
+    /// that instant sees them.
+    fn next_event(&mut self) -> Option<(SimTime, Next<MsgOf<P>>)> {
+        let fault_at = self.feed.next_node_at();
+        let queued_at = self.queue.next_at();
+        let fault_first = fault_at.is_some_and(|f| queued_at.is_none_or(|q| f <= q));
+        let at = if fault_first { fault_at } else { queued_at }?;
+        while let Some((f, order)) = self.feed.pop_net_by(at) {
+            self.net.add(f, order);
+        }
+        if fault_first {
+            let (at, n, fault) = self.feed.pop_node().expect("a fault is due");
+            Some((at, Next::Fault(n, fault)))
+        } else {
+            self.queue.pop().map(|(at, ev)| (at, Next::Event(ev)))
+        }
+    }
+
     /// Carries out event `ev`, due now.
     pub(super) fn dispatch(&mut self, ev: Ev<MsgOf<P>>) {
         match ev {
-            Ev::Fault { index } => {
-                let (node, fault) = self.faults[index as usize];
-                self.apply_fault(node, fault);
-            }
             Ev::PauseEnd { node, life, stall } => self.end_pause(node as NodeId, life, stall),
             Ev::Sync { node } => self.sync_clock(node as NodeId),
             Ev::Arrival {
@@ -235,7 +261,7 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_command(cx, command, out)
                 });
             }
-            Ev::Fault { .. } | Ev::PauseEnd { .. } | Ev::Generate { .. } | Ev::Sync { .. } => {
+            Ev::PauseEnd { .. } | Ev::Generate { .. } | Ev::Sync { .. } => {
                 unreachable!("not node-bound")
             }
         }

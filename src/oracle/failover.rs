@@ -37,13 +37,24 @@ pub struct Failover {
 }
 
 /// The records of a run.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Failovers {
     /// The followed tokens in issue order, with their records.
     records: Vec<(Token, TokenRecord)>,
     /// Where the last looked-up token sits in `records` (`None`: not followed): reads and
     /// writes come in long runs under one token, so the hot path is one comparison.
     last: Option<(Token, Option<usize>)>,
+}
+
+/// Room for every followed token from the start: what a run holds for them is the same at its
+/// first grant as after hours (grown by doubling, 65 records would take room for 128).
+impl Default for Failovers {
+    fn default() -> Failovers {
+        Failovers {
+            records: Vec::with_capacity(TOKENS_KEPT),
+            last: None,
+        }
+    }
 }
 
 impl Failovers {

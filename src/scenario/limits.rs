@@ -42,8 +42,10 @@
 //!   longest pause is that of the merged fixed pauses of a node, or the largest draw a random
 //!   pause distribution gives (heavy tails are cut at their 1 - 1e-9 quantile, see
 //!   [`draw_bound_ns`]).
-//! - [`MAX_FAULTS`], [`MAX_RANDOM_FAULTS`], [`RANDOM_FAULTS_HARD_STOP`]: every fault is queued
-//!   before the run, so their number is memory. At most 100,000 fixed faults, and random
+//! - [`MAX_FAULTS`], [`MAX_RANDOM_FAULTS`], [`RANDOM_FAULTS_HARD_STOP`]: fixed faults are held
+//!   for the whole run, and a drawn schedule is listed whole where explore runs or shrinks it
+//!   (a run draws its random faults as it reaches them, but draws each stream's times once
+//!   ahead), so their number is memory and time. At most 100,000 fixed faults, and random
 //!   generators whose expected count (rate x duration x nodes; a drawn partition lists every
 //!   node and counts once per node) is at most 100,000. Drawing stops at twice that whatever the
 //!   draws, which a Poisson count of mean 100,000 reaches with probability below 1e-1000.
