@@ -134,6 +134,9 @@ pub struct Network {
     send_faults: Vec<NetFault>,
     /// `send_faults` by time, queried at send times.
     send_windows: Windows,
+    /// For each fault as listed: whether it is a cut, and its index in `cuts` or
+    /// `send_faults`.
+    place: Vec<(bool, usize)>,
     /// How many message kinds the protocol has.
     kinds: usize,
     /// One stream per (sender, kind).
@@ -162,9 +165,17 @@ impl Network {
                 overrides.push(s);
             }
         }
-        let (cuts, send_faults): (Vec<NetFault>, Vec<NetFault>) = faults
-            .into_iter()
-            .partition(|f| matches!(f, NetFault::Partition { .. } | NetFault::OneWay { .. }));
+        let mut place = Vec::with_capacity(faults.len());
+        let (mut cuts, mut send_faults) = (Vec::new(), Vec::new());
+        for f in faults {
+            if matches!(f, NetFault::Partition { .. } | NetFault::OneWay { .. }) {
+                place.push((true, cuts.len()));
+                cuts.push(f);
+            } else {
+                place.push((false, send_faults.len()));
+                send_faults.push(f);
+            }
+        }
         let cut_windows = Windows::new(cuts.iter().map(NetFault::window));
         let send_windows = Windows::new(send_faults.iter().map(NetFault::window));
         let rngs = (0..nodes * kinds)
@@ -181,9 +192,24 @@ impl Network {
             cut_windows,
             send_faults,
             send_windows,
+            place,
             kinds,
             rngs,
         }
+    }
+
+    /// Opens fault `index` (as listed, given closed: [`NetFault::closed`]) over `window`, which
+    /// must not start before the engine's time (a fault placed at a protocol moment).
+    pub fn open(&mut self, index: usize, window: Window) {
+        let (cut, i) = self.place[index];
+        let (faults, windows) = if cut {
+            (&mut self.cuts, &mut self.cut_windows)
+        } else {
+            (&mut self.send_faults, &mut self.send_windows)
+        };
+        debug_assert!(faults[i].window().start >= faults[i].window().end, "opened once");
+        faults[i].set_window(window);
+        windows.insert(window, i);
     }
 
     /// Decides the fate of a message of kind `kind` (an index into the protocol's kinds).
@@ -241,7 +267,26 @@ impl Network {
 }
 
 impl NetFault {
-    fn window(&self) -> Window {
+    /// The fault with an empty window: it never applies until it is opened.
+    pub fn closed(mut self) -> NetFault {
+        self.set_window(Window {
+            start: SimTime::ZERO,
+            end: SimTime::ZERO,
+        });
+        self
+    }
+
+    fn set_window(&mut self, w: Window) {
+        match self {
+            NetFault::Partition { window, .. }
+            | NetFault::OneWay { window, .. }
+            | NetFault::DelaySpike { window, .. }
+            | NetFault::Drop { window, .. } => *window = w,
+        }
+    }
+
+    /// When the fault applies.
+    pub fn window(&self) -> Window {
         match self {
             NetFault::Partition { window, .. }
             | NetFault::OneWay { window, .. }
@@ -295,6 +340,18 @@ impl Windows {
             #[cfg(test)]
             stepped: 0,
         }
+    }
+
+    /// Adds window `w` of fault `i`, which starts no earlier than the last query.
+    fn insert(&mut self, w: Window, i: usize) {
+        debug_assert!(w.start >= self.last, "a window opened in the past");
+        if w.start >= w.end {
+            return;
+        }
+        let i = u32::try_from(i).expect("fewer than 2^32 fault windows");
+        let key = (w.start, i);
+        let at = self.next + self.by_start[self.next..].partition_point(|&(s, _, j)| (s, j) < key);
+        self.by_start.insert(at, (w.start, w.end, i));
     }
 
     /// The indices, in list order, of the windows that contain `t` (`start <= t < end`). `t`

@@ -3,6 +3,7 @@
 
 use super::node::{Node, TimerSlot};
 use super::workload::Periodic;
+use super::moments::{Anchored, Placed, Waiting};
 use super::{Ev, EventQueue, NodeFault, Sim, Stats};
 use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;
@@ -43,9 +44,14 @@ pub fn build<'o, P: Protocol>(
         kind_names,
     };
     let n = scenario.nodes.len();
-    let (node_faults, net_faults) = compile_faults(&ids);
+    let Compiled {
+        node_faults,
+        net_faults,
+        mut anchored,
+        waiting,
+    } = compile_faults(&ids);
     let mut queue = EventQueue::default();
-    let faults = node_faults
+    let mut faults: Vec<(NodeId, NodeFault)> = node_faults
         .iter()
         .enumerate()
         .map(|(index, &(at, node, fault))| {
@@ -58,6 +64,16 @@ pub fn build<'o, P: Protocol>(
             (node, fault)
         })
         .collect();
+    // Each anchored node fault's node faults join the list, unqueued until its moment.
+    let mut waiting = waiting.into_iter();
+    for a in &mut anchored {
+        if let Placed::Node(indices) = &mut a.what {
+            for f in waiting.next().expect("one list per anchored node fault") {
+                indices.push(faults.len() as u32);
+                faults.push(f);
+            }
+        }
+    }
     let syncs = scenario.clocks.uncertainty.map(|u| {
         for node in 0..n {
             queue.push(SimTime::ZERO + u.sync_every, Ev::Sync { node: node as u32 });
@@ -98,6 +114,7 @@ pub fn build<'o, P: Protocol>(
         },
         service_time: w.service_time,
         faults,
+        anchors: super::moments::Anchors::new(anchored, n),
         out: Out::default(),
         audit: super::audit::Audit::new(n),
         run_token: 0,
@@ -176,25 +193,66 @@ fn clocks(scenario: &Scenario) -> Vec<NodeClock> {
         .collect()
 }
 
-/// The whole fault schedule (fixed and drawn) compiled to node ids: node faults, each node's
-/// start among them, in time order (stable: faults at one instant apply in the order the
-/// scenario lists them), and network faults.
-fn compile_faults(ids: &Ids) -> (Vec<(SimTime, NodeId, NodeFault)>, Vec<NetFault>) {
+/// The whole fault schedule (fixed and drawn) compiled to node ids: node faults at fixed
+/// times, each node's start among them, in time order (stable: faults at one instant apply in
+/// the order the scenario lists them), network faults in list order (one placed at a moment
+/// with no window until then), and the faults placed at moments with the node faults each
+/// starts.
+fn compile_faults(ids: &Ids) -> Compiled {
     let scenario = ids.s;
-    let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
-    for (i, c) in scenario.nodes.iter().enumerate() {
-        node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
+    let mut c = Compiled::default();
+    for (i, n) in scenario.nodes.iter().enumerate() {
+        c.node_faults
+            .push((SimTime::from_ns(n.start.ns()), i, NodeFault::Start));
     }
-    let mut net_faults = Vec::new();
     for f in &scenario.fault_schedule() {
-        let at = SimTime::from_ns(f.at().ns());
-        match net_fault(ids, f, at) {
-            Some(nf) => net_faults.push(nf),
-            None => node_fault(ids, f, at, &mut node_faults),
-        }
+        let Some(after) = f.after() else {
+            let at = SimTime::from_ns(f.at().ns());
+            match net_fault(ids, f, at) {
+                Some(nf) => c.net_faults.push(nf),
+                None => node_fault(ids, f, at, &mut c.node_faults),
+            }
+            continue;
+        };
+        let what = match net_fault(ids, f, SimTime::ZERO) {
+            Some(nf) => {
+                let duration = nf.window().end.since(SimTime::ZERO);
+                c.net_faults.push(nf.closed());
+                Placed::Net {
+                    index: c.net_faults.len() - 1,
+                    duration,
+                }
+            }
+            None => {
+                let mut waiting = Vec::new();
+                node_fault(ids, f, SimTime::ZERO, &mut waiting);
+                c.waiting.push(waiting.into_iter().map(|(_, n, f)| (n, f)).collect());
+                Placed::Node(Vec::new())
+            }
+        };
+        c.anchored.push(Anchored {
+            moment: after.moment,
+            node: after.node.as_ref().map(|n| ids.node(n)),
+            nth: after.nth,
+            delay: after.delay,
+            seen: 0,
+            placed: false,
+            what,
+        });
     }
-    node_faults.sort_by_key(|f| f.0);
-    (node_faults, net_faults)
+    c.node_faults.sort_by_key(|f| f.0);
+    c
+}
+
+/// A fault schedule compiled ([`compile_faults`]).
+#[derive(Default)]
+struct Compiled {
+    node_faults: Vec<(SimTime, NodeId, NodeFault)>,
+    net_faults: Vec<NetFault>,
+    /// The faults placed at moments, in list order; a node fault's indices are filled in when
+    /// its node faults (`waiting`, in the same order) join the run's list.
+    anchored: Vec<Anchored>,
+    waiting: Vec<Waiting>,
 }
 
 /// Fault `f` at `at`, if it is a network fault.

@@ -39,6 +39,7 @@ mod audit_tests;
 mod build;
 mod effects;
 mod faults;
+mod moments;
 mod node;
 mod queue;
 mod run;
@@ -189,6 +190,8 @@ pub struct Sim<'o, P: Protocol> {
     params: LeaseParams,
     service_time: Dur,
     faults: Vec<(NodeId, NodeFault)>,
+    /// The faults placed at protocol moments, waiting or placed.
+    anchors: moments::Anchors,
     out: Out<MsgOf<P>>,
     /// What node logic has reported, checked in debug builds.
     audit: audit::Audit,

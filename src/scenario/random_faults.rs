@@ -114,7 +114,7 @@ impl Drawing<'_> {
                 self.cost += 1;
                 self.out.push(Fault::Pause {
                     node: name.clone(),
-                    at,
+                    at: at.into(),
                     duration: positive(d.sample(&mut r)),
                     kind,
                     clock,
@@ -136,7 +136,7 @@ impl Drawing<'_> {
                 self.steps += 1;
                 self.out.push(Fault::ClockStep {
                     node: name.clone(),
-                    at,
+                    at: at.into(),
                     // The drawn number of nanoseconds is a step of the node's wall clock.
                     by: LocalDur::from_ns(d.sample(&mut r).ns()),
                 });
@@ -160,7 +160,7 @@ impl Drawing<'_> {
             let (_, cut) = &candidates[r.random_range(0..candidates.len())];
             let rest = self.all.iter().filter(|n| *n != cut).cloned().collect();
             self.out.push(Fault::Partition {
-                at,
+                at: at.into(),
                 duration: positive(d.sample(&mut r)),
                 groups: vec![vec![cut.clone()], rest],
             });
@@ -192,7 +192,7 @@ impl Drawing<'_> {
                 }
                 self.out.push(Fault::Crash {
                     node: name.clone(),
-                    at,
+                    at: at.into(),
                 });
                 let back = at + positive(d.sample(&mut r));
                 if back >= self.s.duration {
@@ -200,7 +200,7 @@ impl Drawing<'_> {
                 }
                 self.out.push(Fault::Restart {
                     node: name.clone(),
-                    at: back,
+                    at: back.into(),
                 });
                 t = back;
             }
