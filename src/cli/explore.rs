@@ -182,34 +182,12 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         kinds_of(&nemesis).join(", "),
         if threads == 1 { "" } else { "s" },
     );
-    let manifest = serde_json::json!({
-        "command": command,
-        "scenario": e.base.to_ron(),
-        "swarm": e.swarm,
-        "guided": e.guided,
-        "runs": e.runs,
-        "shard": [here.index, here.of],
-    })
-    .to_string();
-    let path = resume::in_progress_path(&args.out, &loaded.name, shard);
-    let run_of = |k: u64| here.index + k * here.of;
-    let mut file = match InProgress::open(&path, &manifest, args.resume, &run_of) {
+    let mut file = match in_progress(&args, &loaded.name, &command, &e, shard) {
         Ok(f) => f,
         Err(err) => return bad_input(err),
     };
+    let path = file.path().to_path_buf();
     let resumed = std::mem::take(&mut file.resumed);
-    if args.resume {
-        eprintln!(
-            "resuming from {}: {} runs kept",
-            path.display(),
-            resumed.len()
-        );
-    } else if file.discarded {
-        eprintln!(
-            "{}: an interrupted exploration's runs, started over (--resume continues it instead)",
-            path.display()
-        );
-    }
     let bar = progress_bar(todo);
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
@@ -227,17 +205,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
     bar.finish_and_clear();
     let ran = match ran {
         Ok(r) => r,
-        Err(err) if err.starts_with(STOPPED) => {
-            eprintln!(
-                "{err}; the same command with --resume continues from {}",
-                path.display()
-            );
-            return ExitCode::from(130);
-        }
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(2);
-        }
+        Err(err) => return stopped(&err, &path),
     };
     let timing = Timing {
         secs: started.elapsed().as_secs_f64(),
@@ -260,6 +228,57 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
     // Every run is done and the files are written (or said why not): nothing to resume.
     file.remove();
     code
+}
+
+/// The in-progress file of the exploration `e` of `name` (`shard`, or all of it): its runs
+/// kept with `--resume`, or a fresh one; says which.
+fn in_progress(
+    args: &ExploreArgs,
+    name: &str,
+    command: &str,
+    e: &Exploration,
+    shard: Option<Shard>,
+) -> Result<InProgress, String> {
+    let here = shard.unwrap_or(Shard::ALL);
+    let manifest = serde_json::json!({
+        "command": command,
+        "scenario": e.base.to_ron(),
+        "swarm": e.swarm,
+        "guided": e.guided,
+        "runs": e.runs,
+        "shard": [here.index, here.of],
+    })
+    .to_string();
+    let path = resume::in_progress_path(&args.out, name, shard);
+    let run_of = |k: u64| here.index + k * here.of;
+    let file = InProgress::open(&path, &manifest, args.resume, &run_of)?;
+    if args.resume {
+        eprintln!(
+            "resuming from {}: {} runs kept",
+            path.display(),
+            file.resumed.len()
+        );
+    } else if file.discarded {
+        eprintln!(
+            "{}: an interrupted exploration's runs, started over (--resume continues it instead)",
+            path.display()
+        );
+    }
+    Ok(file)
+}
+
+/// An exploration that stopped before its end: as asked (`--stop-after`, exit 130, as an
+/// interruption), or on an error (exit 2).
+fn stopped(err: &str, path: &Path) -> ExitCode {
+    if err.starts_with(STOPPED) {
+        eprintln!(
+            "{err}; the same command with --resume continues from {}",
+            path.display()
+        );
+        return ExitCode::from(130);
+    }
+    eprintln!("error: {err}");
+    ExitCode::from(2)
 }
 
 /// How a run stopped by `--stop-after` says so.

@@ -113,6 +113,11 @@ impl InProgress {
         })
     }
 
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Appends `records` (the next runs, in order) and flushes them to the file.
     pub fn append(&mut self, records: &[RunRecord]) -> Result<(), String> {
         let mut text = String::new();
