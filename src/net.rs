@@ -207,7 +207,10 @@ impl Network {
         } else {
             (&mut self.send_faults, &mut self.send_windows)
         };
-        debug_assert!(faults[i].window().start >= faults[i].window().end, "opened once");
+        debug_assert!(
+            faults[i].window().start >= faults[i].window().end,
+            "opened once"
+        );
         faults[i].set_window(window);
         windows.insert(window, i);
     }

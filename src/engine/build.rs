@@ -1,9 +1,9 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
+use super::moments::{Anchored, Placed, Waiting};
 use super::node::{Node, TimerSlot};
 use super::workload::Periodic;
-use super::moments::{Anchored, Placed, Waiting};
 use super::{Ev, EventQueue, NodeFault, Sim, Stats};
 use crate::clock::{ErrorBound, NodeClock};
 use crate::dist::Sampler;
@@ -226,7 +226,8 @@ fn compile_faults(ids: &Ids) -> Compiled {
             None => {
                 let mut waiting = Vec::new();
                 node_fault(ids, f, SimTime::ZERO, &mut waiting);
-                c.waiting.push(waiting.into_iter().map(|(_, n, f)| (n, f)).collect());
+                c.waiting
+                    .push(waiting.into_iter().map(|(_, n, f)| (n, f)).collect());
                 Placed::Node(Vec::new())
             }
         };

@@ -90,8 +90,7 @@ impl<P: Protocol> Sim<'_, P> {
     /// A moment of kind `kind` on node `n`, at `at` (an expiry's instant may lie ahead, or be
     /// `NEVER` on a stalled clock): places each fault whose `nth` this is.
     fn moment(&mut self, n: NodeId, kind: Moment, at: SimTime) {
-        for i in 0..self.anchors.faults.len() {
-            let a = &mut self.anchors.faults[i];
+        for a in &mut self.anchors.faults {
             if a.moment != kind || a.node.is_some_and(|m| m != n) || a.seen >= a.nth {
                 continue;
             }

@@ -35,8 +35,8 @@
 use super::draw::{half_ppt, ppm};
 use super::{Pool, RunRecord, Runner};
 use crate::rng::{self, Component, Rng};
-use crate::scenario::nemesis::{Nemesis, KINDS};
 use crate::scenario::moment::MOMENTS;
+use crate::scenario::nemesis::{Nemesis, KINDS};
 use crate::scenario::{limits, AfterMoment, At, Fault, Moment, PauseKind, Scenario};
 use crate::time::{Dur, LocalDur};
 use rand::RngExt;
@@ -110,8 +110,10 @@ pub fn search(
             super::record_of(next + i, &c.scenario, c.kinds.clone(), runner)
         });
         done(size);
-        let old = resumed[next as usize..(next + had) as usize]
+        let old = resumed
             .iter()
+            .skip(next as usize)
+            .take(had as usize)
             .map(|r| Ok(r.clone()));
         let from = records.len() + had as usize;
         for (child, r) in children.into_iter().zip(old.chain(found)) {
@@ -292,15 +294,21 @@ impl<'a> Mutator<'a> {
             return;
         }
         let moment = MOMENTS[r.random_range(0..MOMENTS.len())];
-        let node = r
-            .random_bool(0.5)
-            .then(|| self.base.nodes[r.random_range(0..self.base.nodes.len())].name.clone());
+        let node = r.random_bool(0.5).then(|| {
+            self.base.nodes[r.random_range(0..self.base.nodes.len())]
+                .name
+                .clone()
+        });
         let span = r.random_range(0..=self.term_ns.min(self.end_ns() - 1).max(0));
         *at = At::After(AfterMoment {
             moment,
             node,
             nth: r.random_range(1..=3),
-            delay: Dur::from_ns(if moment == Moment::Expiry { -span } else { span }),
+            delay: Dur::from_ns(if moment == Moment::Expiry {
+                -span
+            } else {
+                span
+            }),
         });
     }
 

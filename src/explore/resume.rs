@@ -50,7 +50,8 @@ impl InProgress {
         debug_assert!(!manifest.contains('\n'));
         let shown = path.display();
         if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+            fs::create_dir_all(dir)
+                .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
         }
         let exists = path.exists();
         let mut resumed = Vec::new();

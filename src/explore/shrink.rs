@@ -659,8 +659,12 @@ fn units(faults: &[Fault]) -> Vec<Vec<usize>> {
     let mut life: BTreeMap<&str, Vec<(Dur, bool, usize)>> = BTreeMap::new();
     for (i, f) in faults.iter().enumerate() {
         match f {
-            Fault::Crash { node, at } => life.entry(node).or_default().push((at.offset(), false, i)),
-            Fault::Restart { node, at } => life.entry(node).or_default().push((at.offset(), true, i)),
+            Fault::Crash { node, at } => {
+                life.entry(node).or_default().push((at.offset(), false, i))
+            }
+            Fault::Restart { node, at } => {
+                life.entry(node).or_default().push((at.offset(), true, i))
+            }
             _ => {}
         }
     }

@@ -33,7 +33,9 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
             | Fault::Partition { at, duration, .. }
             | Fault::OneWay { at, duration, .. }
             | Fault::DelaySpike { at, duration, .. }
-            | Fault::Drop { at, duration, .. } if f.after().is_none() => {
+            | Fault::Drop { at, duration, .. }
+                if f.after().is_none() =>
+            {
                 format_ns(at.ns() + duration.ns())
             }
             Fault::Pause { duration, .. }

@@ -18,8 +18,8 @@ pub(crate) mod spec_serde;
 pub mod validate;
 
 pub use crate::dist::DurationDist;
-pub use moment::{AfterMoment, At, Moment};
 use crate::time::{Dur, LocalDur};
+pub use moment::{AfterMoment, At, Moment};
 pub use protocols::{Builtin, LeaseFields, Protocols, StrategyChecks, StrategyError};
 use serde::{Deserialize, Serialize};
 

@@ -119,7 +119,11 @@ impl fmt::Display for At {
         match self {
             At::Time(d) => write!(f, "{d}"),
             At::After(a) => {
-                let on = a.node.as_ref().map(|n| format!(" on {n}")).unwrap_or_default();
+                let on = a
+                    .node
+                    .as_ref()
+                    .map(|n| format!(" on {n}"))
+                    .unwrap_or_default();
                 let delay = if a.delay.ns() < 0 {
                     format!("{} before", Dur::from_ns(-a.delay.ns()))
                 } else {

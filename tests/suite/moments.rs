@@ -42,7 +42,11 @@ fn slack(s: &serde_json::Value) -> i64 {
 fn a_freeze_placed_before_an_expiry_lands_where_the_protocol_puts_it() {
     let dir = workdir("moments-bundled");
     let out = leasesim(
-        &["run", &format!("{}/{FILE}", env!("CARGO_MANIFEST_DIR")), "--json"],
+        &[
+            "run",
+            &format!("{}/{FILE}", env!("CARGO_MANIFEST_DIR")),
+            "--json",
+        ],
         &dir,
     );
     assert_eq!(
@@ -166,12 +170,16 @@ fn a_resumed_exploration_writes_the_same_bytes() {
     for (search, stop) in [("guided", "70"), ("swarm", "40")] {
         let whole = workdir(&format!("resume-whole-{search}"));
         let out = leasesim(
-            &["explore", name, "--runs", "150", "--search", search, "--out", "out"],
+            &[
+                "explore", name, "--runs", "150", "--search", search, "--out", "out",
+            ],
             &whole,
         );
         assert!(matches!(out.status.code(), Some(0 | 1)));
         let cut = workdir(&format!("resume-cut-{search}"));
-        let args = ["explore", name, "--runs", "150", "--search", search, "--out", "out"];
+        let args = [
+            "explore", name, "--runs", "150", "--search", search, "--out", "out",
+        ];
         let mut stopped = args.to_vec();
         stopped.extend(["--stop-after", stop, "--jobs", "1"]);
         let out = leasesim(&stopped, &cut);
@@ -200,6 +208,8 @@ fn a_resumed_exploration_writes_the_same_bytes() {
         other[3] = "151";
         let out = leasesim(&other, &cut);
         assert_eq!(out.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("an interrupted exploration of another"));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("an interrupted exploration of another")
+        );
     }
 }
