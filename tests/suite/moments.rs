@@ -167,7 +167,7 @@ fn a_bad_moment_is_a_usage_error() {
 #[test]
 fn a_resumed_exploration_writes_the_same_bytes() {
     let name = "explore-cached-bool-pauses";
-    for (search, stop) in [("guided", "70"), ("swarm", "40")] {
+    for (search, stop) in [("guided", "40"), ("swarm", "40")] {
         let whole = workdir(&format!("resume-whole-{search}"));
         let out = leasesim(
             &[
