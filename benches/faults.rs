@@ -59,13 +59,13 @@ fn scenario(family: Family, count: usize) -> Scenario {
                     let cut = &names[r.random_range(0..names.len())];
                     let rest = names.iter().filter(|n| *n != cut).cloned().collect();
                     Fault::Partition {
-                        at,
+                        at: at.into(),
                         duration: WINDOW,
                         groups: vec![vec![cut.clone()], rest],
                     }
                 }
                 (Family::SpikesDrops, 0) => Fault::DelaySpike {
-                    at,
+                    at: at.into(),
                     duration: WINDOW,
                     extra: Dur::from_ms(2),
                     from: None,
@@ -73,19 +73,19 @@ fn scenario(family: Family, count: usize) -> Scenario {
                     kinds: None,
                 },
                 (Family::SpikesDrops, _) => Fault::Drop {
-                    at,
+                    at: at.into(),
                     duration: WINDOW,
                     from: None,
                     to: None,
                     kinds: None,
                 },
                 (Family::Inert, 0) => Fault::Partition {
-                    at,
+                    at: at.into(),
                     duration: WINDOW,
                     groups: vec![names.clone(), Vec::new()],
                 },
                 (Family::Inert, _) => Fault::DelaySpike {
-                    at,
+                    at: at.into(),
                     duration: WINDOW,
                     extra: Dur::ZERO,
                     from: None,

@@ -253,7 +253,39 @@ impl Network {
 }
 
 impl NetFault {
-    fn window(&self) -> Window {
+    /// The fault with an empty window, which never applies: it keeps its place in the list of
+    /// faults for one placed at a protocol moment.
+    pub fn placeholder(mut self) -> NetFault {
+        self.set_window(Window {
+            start: SimTime::ZERO,
+            end: SimTime::ZERO,
+        });
+        self
+    }
+
+    /// The fault moved to start at `start`, as long as before (a fault placed at a protocol
+    /// moment, compiled at time zero).
+    pub fn moved_to(mut self, start: SimTime) -> NetFault {
+        let w = self.window();
+        let length = w.end.since(w.start);
+        self.set_window(Window {
+            start,
+            end: start + length,
+        });
+        self
+    }
+
+    fn set_window(&mut self, w: Window) {
+        match self {
+            NetFault::Partition { window, .. }
+            | NetFault::OneWay { window, .. }
+            | NetFault::DelaySpike { window, .. }
+            | NetFault::Drop { window, .. } => *window = w,
+        }
+    }
+
+    /// When the fault applies.
+    pub fn window(&self) -> Window {
         match self {
             NetFault::Partition { window, .. }
             | NetFault::OneWay { window, .. }

@@ -191,6 +191,10 @@ pub struct Summary {
     pub crashes: u64,
     /// Pauses that began (on nodes that were up).
     pub pauses: u64,
+    /// Faults placed at protocol moments that never happened: the moment never came, or came
+    /// too late for the run. Left out when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub faults_never_placed: u64,
     /// The recipients of the first 64 grants, in grant order.
     pub holders: Vec<String>,
     /// Every change of holder among the first 65 tokens issued: when the old holder last
@@ -255,6 +259,7 @@ impl Outcome {
             renewals: st.renewals,
             crashes: st.crashes,
             pauses: st.pauses,
+            faults_never_placed: st.faults_never_placed,
             holders: st.grant_order.iter().map(|&n| names[n].clone()).collect(),
             failovers: FailoverOut::all(&r, &names),
             messages: r
@@ -594,4 +599,8 @@ fn check_messages(e: &Expect, s: &Summary, f: &mut Vec<String>) {
             None => f.push(format!("expected messages.{kind}: no such message kind")),
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -9,6 +9,7 @@ use crate::explore::output::{
     counterexample_text, faults_words, found_words, kinds_words, nearest_miss_text, nemesis_ron,
     runs_csv, ExploreJson, MissOut, Partial, PowerOut, SizeOut, ViolationOut,
 };
+use crate::explore::resume::{self, InProgress};
 use crate::explore::{self, shrink, Answer, Exploration, RunRecord};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
@@ -54,6 +55,13 @@ pub(crate) struct ExploreArgs {
     /// Directory for the report (`<name>/`).
     #[arg(long, default_value = "reports")]
     pub(crate) out: PathBuf,
+    /// Continue an interrupted exploration (the same command) from the runs it had done; the
+    /// files are the bytes an uninterrupted one writes.
+    #[arg(long)]
+    pub(crate) resume: bool,
+    /// Stop as if interrupted once this many runs are kept (for tests of --resume).
+    #[arg(long, value_name = "N", hide = true)]
+    pub(crate) stop_after: Option<u64>,
     #[command(flatten)]
     pub(crate) shrink: ShrinkArgs,
 }
@@ -174,37 +182,107 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         kinds_of(&nemesis).join(", "),
         if threads == 1 { "" } else { "s" },
     );
+    let mut file = match in_progress(&args, &loaded.name, &command, &e, shard) {
+        Ok(f) => f,
+        Err(err) => return bad_input(err),
+    };
+    let path = file.path().to_path_buf();
+    let resumed = std::mem::take(&mut file.resumed);
     let bar = progress_bar(todo);
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
-    let ran = match e.run_all(here, args.jobs.map(usize::from), &|n| bar.inc(n), &runner) {
-        Ok(r) => r,
-        Err(err) => {
-            bar.finish_and_clear();
-            eprintln!("error: {err}");
-            return ExitCode::from(2);
+    let mut kept = resumed.len() as u64;
+    let mut keep = |records: &[RunRecord]| {
+        file.append(records)?;
+        kept += records.len() as u64;
+        match args.stop_after {
+            Some(n) if kept >= n => Err(format!("{STOPPED} after {kept} runs")),
+            _ => Ok(()),
         }
     };
+    let jobs = args.jobs.map(usize::from);
+    let ran = e.resume(here, jobs, &|n| bar.inc(n), &runner, &resumed, &mut keep);
     bar.finish_and_clear();
+    let ran = match ran {
+        Ok(r) => r,
+        Err(err) => return stopped(&err, &path),
+    };
     let timing = Timing {
         secs: started.elapsed().as_secs_f64(),
         runs: ran.records.len() as u64,
         events: ran.records.iter().map(|r| r.events).sum(),
     };
-    if let Some(s) = shard {
-        return write_partial(&args.out, &loaded, &command, &e, s, ran.records, &timing);
-    }
-    finish(
-        &args.out,
-        &loaded.name,
-        &command,
-        &e,
-        &ran,
-        Some(&timing),
-        &args.shrink,
-        registry,
-    )
+    let code = match shard {
+        Some(s) => write_partial(&args.out, &loaded, &command, &e, s, ran.records, &timing),
+        None => finish(
+            &args.out,
+            &loaded.name,
+            &command,
+            &e,
+            &ran,
+            Some(&timing),
+            &args.shrink,
+            registry,
+        ),
+    };
+    // Every run is done and the files are written (or said why not): nothing to resume.
+    file.remove();
+    code
 }
+
+/// The in-progress file of the exploration `e` of `name` (`shard`, or all of it): its runs
+/// kept with `--resume`, or a fresh one; says which.
+fn in_progress(
+    args: &ExploreArgs,
+    name: &str,
+    command: &str,
+    e: &Exploration,
+    shard: Option<Shard>,
+) -> Result<InProgress, String> {
+    let here = shard.unwrap_or(Shard::ALL);
+    let manifest = serde_json::json!({
+        "command": command,
+        "scenario": e.base.to_ron(),
+        "swarm": e.swarm,
+        "guided": e.guided,
+        "runs": e.runs,
+        "shard": [here.index, here.of],
+    })
+    .to_string();
+    let path = resume::in_progress_path(&args.out, name, shard);
+    let run_of = |k: u64| here.index + k * here.of;
+    let file = InProgress::open(&path, &manifest, args.resume, &run_of)?;
+    if args.resume {
+        eprintln!(
+            "resuming from {}: {} runs kept",
+            path.display(),
+            file.resumed.len()
+        );
+    } else if file.discarded {
+        eprintln!(
+            "{}: an interrupted exploration's runs, started over (--resume continues it instead)",
+            path.display()
+        );
+    }
+    Ok(file)
+}
+
+/// An exploration that stopped before its end: as asked (`--stop-after`, exit 130, as an
+/// interruption), or on an error (exit 2).
+fn stopped(err: &str, path: &Path) -> ExitCode {
+    if err.starts_with(STOPPED) {
+        eprintln!(
+            "{err}; the same command with --resume continues from {}",
+            path.display()
+        );
+        return ExitCode::from(130);
+    }
+    eprintln!("error: {err}");
+    ExitCode::from(2)
+}
+
+/// How a run stopped by `--stop-after` says so.
+const STOPPED: &str = "stopped as asked";
 
 pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
     let entries = match std::fs::read_dir(&args.dir) {

@@ -40,8 +40,8 @@ pub fn build<'o, P: Protocol>(
     );
     let ids = Ids::new(scenario, kind_names);
     let n = scenario.nodes.len();
-    let (node_faults, net_faults) = compile_fixed(&ids, scenario);
-    let net = network(&ids, scenario, net_faults);
+    let fixed = compile_fixed(&ids, scenario);
+    let net = network(&ids, scenario, fixed.net_faults);
     let mut queue = EventQueue::default();
     let syncs = scenario.clocks.uncertainty.map(|u| {
         for node in 0..n {
@@ -82,7 +82,8 @@ pub fn build<'o, P: Protocol>(
             fencing: scenario.resource.fencing,
         },
         service_time: w.service_time,
-        feed: Feed::new(ids, scenario, node_faults),
+        feed: Feed::new(ids, scenario, fixed.node_faults),
+        anchors: super::moments::Anchors::new(fixed.anchored, n),
         out: Out::default(),
         audit: super::audit::Audit::new(n),
         run_token: 0,

@@ -87,6 +87,7 @@ impl<P: Protocol> Sim<'_, P> {
         if cfg!(debug_assertions) {
             self.audit.fact(n, &fact);
         }
+        self.see_moments(n, &fact);
         match fact {
             Fact::Issued { .. } | Fact::Renewed { .. } => {
                 unreachable!("named with their clock by the caller")

@@ -9,6 +9,7 @@
 //! instant comes before any event the run schedules for it (see `Sim::next_event`), and a drawn
 //! network fault joins the network before the first event at or after its start.
 
+use super::moments::{Anchored, Placed};
 use super::NodeFault;
 use crate::msg::NodeId;
 use crate::net::{KindSet, Match, NetFault, NodeSet, Window};
@@ -35,6 +36,9 @@ pub(super) struct Feed {
     /// How many network faults each stream has given (a drawn network fault's place in the
     /// list of faults is its stream's, then this).
     given: Vec<u32>,
+    /// Node faults placed at protocol moments, by (time, order placed), and the faults.
+    placed: BinaryHeap<Reverse<(SimTime, usize)>>,
+    placed_faults: Vec<(NodeId, NodeFault)>,
 }
 
 /// A drawn fault, compiled.
@@ -62,6 +66,8 @@ impl Feed {
             net_heads: BinaryHeap::new(),
             next: (0..n).map(|_| None).collect(),
             given: vec![0; n],
+            placed: BinaryHeap::new(),
+            placed_faults: Vec::new(),
         };
         for k in 0..n {
             feed.draw(k);
@@ -93,21 +99,29 @@ impl Feed {
         self.next[k] = Some(compiled);
     }
 
+    /// Places node fault `fault` of `node` at `at`, no earlier than the run's time (a fault
+    /// placed at a protocol moment).
+    pub(super) fn place(&mut self, at: SimTime, node: NodeId, fault: NodeFault) {
+        self.placed.push(Reverse((at, self.placed_faults.len())));
+        self.placed_faults.push((node, fault));
+    }
+
     /// When the next node fault is due.
     pub(super) fn next_node_at(&self) -> Option<SimTime> {
         let fixed = self.fixed.last().map(|f| f.0);
         let drawn = self.node_heads.peek().map(|h| h.0 .0);
-        match (fixed, drawn) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let placed = self.placed.peek().map(|h| h.0 .0);
+        [fixed, drawn, placed].into_iter().flatten().min()
     }
 
-    /// Takes out the next node fault (at a tie, a fixed one first, then by stream).
+    /// Takes out the next node fault (at a tie, a fixed one first, then the drawn ones by
+    /// stream, then those placed at moments in the order placed).
     pub(super) fn pop_node(&mut self) -> Option<(SimTime, NodeId, NodeFault)> {
-        let fixed = self.fixed.last().map(|f| f.0);
-        let drawn = self.node_heads.peek().map(|h| h.0);
-        if let Some((at, k)) = drawn.filter(|&(at, _)| fixed.is_none_or(|f| at < f)) {
+        let first = self.next_node_at()?;
+        if self.fixed.last().is_some_and(|f| f.0 == first) {
+            return self.fixed.pop();
+        }
+        if let Some(&Reverse((at, k))) = self.node_heads.peek().filter(|h| h.0 .0 == first) {
             self.node_heads.pop();
             let Some(Compiled::Node(node, fault)) = self.next[k].take() else {
                 unreachable!("a node head names a node fault")
@@ -115,7 +129,9 @@ impl Feed {
             self.draw(k);
             return Some((at, node, fault));
         }
-        self.fixed.pop()
+        let Reverse((at, i)) = self.placed.pop().expect("the first is a placed one");
+        let (node, fault) = self.placed_faults[i];
+        Some((at, node, fault))
     }
 
     /// Takes out the next drawn network fault that starts by `t`, with its place in the list
@@ -190,27 +206,63 @@ impl Ids {
     }
 }
 
-/// The nodes' starts and `scenario.faults` compiled to node ids: node faults in time order
-/// (stable: faults at one instant apply in the order the scenario lists them, starts first),
-/// and network faults in list order.
-pub(super) fn compile_fixed(
-    ids: &Ids,
-    scenario: &Scenario,
-) -> (Vec<(SimTime, NodeId, NodeFault)>, Vec<NetFault>) {
+/// `scenario.faults` and the nodes' starts, compiled to node ids ([`compile_fixed`]).
+pub(super) struct Fixed {
+    /// Node faults at fixed times, in time order (stable: faults at one instant apply in the
+    /// order the scenario lists them, starts first).
+    pub node_faults: Vec<(SimTime, NodeId, NodeFault)>,
+    /// Network faults in list order; one placed at a protocol moment keeps its place with an
+    /// empty window until it is placed.
+    pub net_faults: Vec<NetFault>,
+    /// The faults placed at protocol moments, in list order.
+    pub anchored: Vec<Anchored>,
+}
+
+/// The nodes' starts and `scenario.faults` compiled to node ids.
+pub(super) fn compile_fixed(ids: &Ids, scenario: &Scenario) -> Fixed {
     let mut node_faults: Vec<(SimTime, NodeId, NodeFault)> = Vec::new();
     for (i, c) in scenario.nodes.iter().enumerate() {
         node_faults.push((SimTime::from_ns(c.start.ns()), i, NodeFault::Start));
     }
     let mut net_faults = Vec::new();
+    let mut anchored = Vec::new();
     for f in &scenario.faults {
-        let at = SimTime::from_ns(f.at().ns());
-        match net_fault(ids, f, at) {
-            Some(nf) => net_faults.push(nf),
-            None => node_fault(ids, f, at, &mut node_faults),
-        }
+        let Some(after) = f.after() else {
+            let at = SimTime::from_ns(f.at().ns());
+            match net_fault(ids, f, at) {
+                Some(nf) => net_faults.push(nf),
+                None => node_fault(ids, f, at, &mut node_faults),
+            }
+            continue;
+        };
+        let what = match net_fault(ids, f, SimTime::ZERO) {
+            Some(nf) => {
+                let order = net_faults.len() as u64;
+                net_faults.push(nf.clone().placeholder());
+                Placed::Net { fault: nf, order }
+            }
+            None => {
+                let mut faults = Vec::new();
+                node_fault(ids, f, SimTime::ZERO, &mut faults);
+                Placed::Node(faults.into_iter().map(|(_, n, f)| (n, f)).collect())
+            }
+        };
+        anchored.push(Anchored {
+            moment: after.moment,
+            node: after.node.as_ref().map(|n| ids.node(n)),
+            nth: after.nth,
+            delay: after.delay,
+            seen: 0,
+            placed: false,
+            what,
+        });
     }
     node_faults.sort_by_key(|f| f.0);
-    (node_faults, net_faults)
+    Fixed {
+        node_faults,
+        net_faults,
+        anchored,
+    }
 }
 
 /// Fault `f` at `at`, if it is a network fault.
@@ -387,7 +439,11 @@ mod tests {
             let s = scenario(seed);
             let ids = Ids::new(&s, &[]);
             let (want_node, want_net) = compiled_whole(&s, &ids);
-            let (fixed, fixed_net) = compile_fixed(&ids, &s);
+            let Fixed {
+                node_faults: fixed,
+                net_faults: fixed_net,
+                ..
+            } = compile_fixed(&ids, &s);
             let mut feed = Feed::new(Ids::new(&s, &[]), &s, fixed);
             let mut node = Vec::new();
             let mut net: Vec<(u64, String)> = fixed_net

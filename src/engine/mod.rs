@@ -40,6 +40,7 @@ mod build;
 mod effects;
 mod faults;
 mod feed;
+mod moments;
 mod node;
 mod queue;
 mod run;
@@ -187,6 +188,8 @@ pub struct Sim<'o, P: Protocol> {
     service_time: Dur,
     /// The fault schedule still to come.
     feed: feed::Feed,
+    /// The faults placed at protocol moments, waiting or placed.
+    anchors: moments::Anchors,
     out: Out<MsgOf<P>>,
     /// What node logic has reported, checked in debug builds.
     audit: audit::Audit,

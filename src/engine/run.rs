@@ -46,6 +46,7 @@ impl<P: Protocol> Sim<'_, P> {
         } else {
             self.end
         };
+        self.stats.faults_never_placed = self.anchors.never_placed();
         let drifts = self.clocks.iter().map(|c| c.drift()).collect();
         self.oracle.finish(end, &self.clocks);
         self.report_to_observer();

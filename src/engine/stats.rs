@@ -36,6 +36,9 @@ pub struct Stats {
     /// The recipients of the first [`GRANT_ORDER_CAP`] grants, in the order they were issued
     /// (bounded: a long run's later grants are counted in `grants` only).
     pub grant_order: Vec<NodeId>,
+    /// Faults placed at protocol moments that never happened: their moment never came, or
+    /// came too late for the run.
+    pub faults_never_placed: u64,
 }
 
 /// The longest stretch between two successive events of one kind (reads served, writes taking

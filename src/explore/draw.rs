@@ -388,7 +388,7 @@ impl<'a> Drawer<'a> {
                 self.take(1);
                 out.push(Fault::Pause {
                     node: self.name(i),
-                    at,
+                    at: at.into(),
                     duration: Dur::from_ns(d),
                     kind,
                     clock,
@@ -410,7 +410,7 @@ impl<'a> Drawer<'a> {
                 self.steps_left -= 1;
                 out.push(Fault::ClockStep {
                     node: self.name(i),
-                    at,
+                    at: at.into(),
                     by: LocalDur::from_ns(by),
                 });
             }
@@ -427,7 +427,7 @@ impl<'a> Drawer<'a> {
                 self.take(1);
                 out.push(Fault::DriftChange {
                     node: self.name(i),
-                    at,
+                    at: at.into(),
                     drift_ppm: ppm(ppt),
                 });
             }
@@ -445,7 +445,7 @@ impl<'a> Drawer<'a> {
             self.take(n);
             let rest = (0..n).filter(|&j| j != cut).map(|j| self.name(j)).collect();
             out.push(Fault::Partition {
-                at,
+                at: at.into(),
                 duration: Dur::from_ns(d),
                 groups: vec![vec![self.name(cut)], rest],
             });
@@ -466,7 +466,7 @@ impl<'a> Drawer<'a> {
             out.push(Fault::OneWay {
                 from: self.name(from),
                 to: self.name(to),
-                at,
+                at: at.into(),
                 duration: Dur::from_ns(d),
             });
         }
@@ -481,7 +481,7 @@ impl<'a> Drawer<'a> {
             let extra = uniform(&mut r, 1, extra_cap);
             self.take(1);
             out.push(Fault::DelaySpike {
-                at,
+                at: at.into(),
                 duration: Dur::from_ns(d),
                 extra: Dur::from_ns(extra),
                 from: None,
@@ -499,7 +499,7 @@ impl<'a> Drawer<'a> {
             let d = uniform(&mut r, 1, cap);
             self.take(1);
             out.push(Fault::Drop {
-                at,
+                at: at.into(),
                 duration: Dur::from_ns(d),
                 from: None,
                 to: None,
@@ -529,13 +529,13 @@ impl<'a> Drawer<'a> {
                 self.take(1);
                 out.push(Fault::Crash {
                     node: self.name(i),
-                    at,
+                    at: at.into(),
                 });
                 if back < end {
                     self.take(1);
                     out.push(Fault::Restart {
                         node: self.name(i),
-                        at: Dur::from_ns(back),
+                        at: Dur::from_ns(back).into(),
                     });
                 }
             }
@@ -767,6 +767,7 @@ mod tests {
             assert!(part.len() > 10);
             for f in part {
                 if let Fault::Crash { node, at } = f {
+                    let at = &at.offset();
                     let s = Dur::from_secs;
                     assert!(!(node == "a" && (s(30)..=s(90)).contains(at)), "{at}");
                     assert!(!(node == "b" && *at >= s(500)));
@@ -905,11 +906,11 @@ mod tests {
                         prop_assert_eq!(kinds, &dr.kinds);
                     }
                     Fault::Crash { node, at } => {
-                        crashed.insert(node.clone(), *at);
+                        crashed.insert(node.clone(), at.offset());
                     }
                     Fault::Restart { node, at } => {
                         let c = crashed.remove(node).expect("a crash first");
-                        prop_assert!(within((*at - c).ns(), n.crashes.as_ref().unwrap().max_down));
+                        prop_assert!(within((at.offset() - c).ns(), n.crashes.as_ref().unwrap().max_down));
                     }
                     other => prop_assert!(false, "not a nemesis fault: {other:?}"),
                 }

@@ -13,8 +13,11 @@
 //!   tournament of [`TOURNAMENT`] archive members (the better wins), spliced with probability
 //!   1/4 with a second parent (the first's faults before a cut time, the second's from it), then
 //!   one to three mutations: move a fault in time, lengthen or shorten it, add a fault of any
-//!   of the envelope's kinds near an existing one, move it to another node, remove one, or
-//!   redraw a node's drift (when the envelope has `drift_ppm`);
+//!   of the envelope's kinds near an existing one, move it to another node, remove one,
+//!   redraw a node's drift (when the envelope has `drift_ppm`), or place a fault at a protocol
+//!   moment (a grant, a renewal, an acquisition, an expiry, a commit, a write: the first to
+//!   third of them, on one node or any, up to T after it or before an expiry) or back at a
+//!   time (moving a fault placed at a moment shifts its delay);
 //! - the first [`IMMIGRANTS`] runs of each generation, and any child that after [`TRIES`]
 //!   tries still leaves the envelope, are swarm's own run r (fresh blood; so swarm's runs are a
 //!   part of guided's).
@@ -32,8 +35,9 @@
 use super::draw::{half_ppt, ppm};
 use super::{Pool, RunRecord, Runner};
 use crate::rng::{self, Component, Rng};
+use crate::scenario::moment::MOMENTS;
 use crate::scenario::nemesis::{Nemesis, KINDS};
-use crate::scenario::{limits, Fault, PauseKind, Scenario};
+use crate::scenario::{limits, AfterMoment, At, Fault, Moment, PauseKind, Scenario};
 use crate::time::{Dur, LocalDur};
 use rand::RngExt;
 use std::collections::BTreeMap;
@@ -78,12 +82,17 @@ pub struct Searched {
     pub kept: BTreeMap<u64, Scenario>,
 }
 
-/// The guided search of `e`'s `runs` runs. `done` hears how many runs each generation finished.
+/// The guided search of `e`'s `runs` runs. `done` hears how many runs each generation finished;
+/// the first runs' records come from `resumed` (an interrupted search's, not run again: each
+/// generation is bred again from the records, as it was), and each generation's new records go
+/// to `keep`.
 pub fn search(
     e: &super::Exploration,
     jobs: Option<usize>,
     done: &(dyn Fn(u64) + Sync),
     runner: &Runner,
+    resumed: &[RunRecord],
+    keep: &mut dyn FnMut(&[RunRecord]) -> Result<(), String>,
 ) -> Result<Searched, String> {
     let pool = Pool::new(jobs)?;
     let mut records = Vec::new();
@@ -94,17 +103,26 @@ pub fn search(
         let children: Vec<Child> = (next..next + size)
             .map(|run| breed(e, &archive, run))
             .collect();
-        let found = pool.map(0..size, &|i| {
+        // The runs of the generation an interrupted search did are taken as they were.
+        let had = (resumed.len() as u64).clamp(next, next + size) - next;
+        let found = pool.map(had..size, &|i| {
             let c = &children[i as usize];
             super::record_of(next + i, &c.scenario, c.kinds.clone(), runner)
         });
         done(size);
-        for (child, r) in children.into_iter().zip(found) {
+        let old = resumed
+            .iter()
+            .skip(next as usize)
+            .take(had as usize)
+            .map(|r| Ok(r.clone()));
+        let from = records.len() + had as usize;
+        for (child, r) in children.into_iter().zip(old.chain(found)) {
             let r = r?;
             if r.violation.is_some() {
                 let mut kept = kept_of(archive);
                 kept.insert(r.run, child.scenario);
                 records.push(r);
+                keep(&records[from.min(records.len())..])?;
                 return Ok(Searched { records, kept });
             }
             archive.push(Member {
@@ -113,6 +131,7 @@ pub fn search(
             });
             records.push(r);
         }
+        keep(&records[from..])?;
         archive.sort_by_key(|m| m.rank);
         archive.truncate(ARCHIVE);
         next += size;
@@ -180,8 +199,8 @@ struct Mutator<'a> {
     term_ns: i64,
 }
 
-/// The mutations, by number: move, resize, add near, renode, remove, drift.
-const MUTATIONS: u64 = 6;
+/// The mutations, by number: move, resize, add near, renode, remove, drift, anchor.
+const MUTATIONS: u64 = 7;
 
 impl<'a> Mutator<'a> {
     fn new(base: &'a Scenario, nemesis: &'a Nemesis) -> Mutator<'a> {
@@ -251,6 +270,7 @@ impl<'a> Mutator<'a> {
                 own.remove(i);
             }
             (5, _) if self.nemesis.drift_ppm.is_some() => self.drift(c, r),
+            (6, Some(i)) if !matches!(own[i], Fault::Crash { .. }) => self.anchor(&mut own[i], r),
             _ => {
                 let near = match pick(r, &own) {
                     Some(i) => own[i].at().ns() + self.delta(r),
@@ -261,6 +281,35 @@ impl<'a> Mutator<'a> {
         }
         own.sort_by_key(Fault::at);
         c.scenario.faults.extend(own);
+    }
+
+    /// Places fault `f` at a protocol moment (a random kind, on its node or any, the first to
+    /// third of them, up to T after it or, for an expiry, up to T before it), or one placed at
+    /// a moment back at a time in the run. A crash stays at its time (its restart must follow
+    /// it).
+    fn anchor(&self, f: &mut Fault, r: &mut Rng) {
+        let at = f.start_mut();
+        if at.after().is_some() {
+            *at = At::Time(Dur::from_ns(r.random_range(0..self.end_ns().max(1))));
+            return;
+        }
+        let moment = MOMENTS[r.random_range(0..MOMENTS.len())];
+        let node = r.random_bool(0.5).then(|| {
+            self.base.nodes[r.random_range(0..self.base.nodes.len())]
+                .name
+                .clone()
+        });
+        let span = r.random_range(0..=self.term_ns.min(self.end_ns() - 1).max(0));
+        *at = At::After(AfterMoment {
+            moment,
+            node,
+            nth: r.random_range(1..=3),
+            delay: Dur::from_ns(if moment == Moment::Expiry {
+                -span
+            } else {
+                span
+            }),
+        });
     }
 
     /// Lengthens or shortens fault `i` (a step's size, a drift change's rate, a crash's
@@ -316,7 +365,7 @@ impl<'a> Mutator<'a> {
                 if let Some(j) = restart_of(own, i) {
                     if let Fault::Restart { at, .. } = &mut own[j] {
                         let down = grow(at.ns() - crash, max);
-                        *at = Dur::from_ns(crash + down);
+                        *at.offset_mut() = Dur::from_ns(crash + down);
                     }
                 }
             }
@@ -364,14 +413,14 @@ impl<'a> Mutator<'a> {
         let f = match k {
             0 => nem.pauses.as_ref().map(|p| Fault::Pause {
                 node: name(node),
-                at,
+                at: at.into(),
                 duration: upto(r, p.max),
                 kind: PauseKind::Gc,
                 clock: None,
             }),
             1 => nem.freezes.as_ref().map(|f| Fault::Pause {
                 node: name(node),
-                at,
+                at: at.into(),
                 duration: upto(r, f.max),
                 kind: PauseKind::VmFreeze,
                 clock: Some(f.clock),
@@ -380,7 +429,7 @@ impl<'a> Mutator<'a> {
                 let by = r.random_range(1..=s.max.ns().max(1));
                 Fault::ClockStep {
                     node: name(node),
-                    at,
+                    at: at.into(),
                     by: LocalDur::from_ns(if r.random_bool(0.5) { by } else { -by }),
                 }
             }),
@@ -388,12 +437,12 @@ impl<'a> Mutator<'a> {
                 let half = half_ppt(rho);
                 Fault::DriftChange {
                     node: name(node),
-                    at,
+                    at: at.into(),
                     drift_ppm: ppm(r.random_range(-half..=half)),
                 }
             }),
             5 => nem.partitions.as_ref().map(|p| Fault::Partition {
-                at,
+                at: at.into(),
                 duration: upto(r, p.max),
                 groups: vec![
                     vec![name(node)],
@@ -405,12 +454,12 @@ impl<'a> Mutator<'a> {
                 Fault::OneWay {
                     from: name(a),
                     to: name(b),
-                    at,
+                    at: at.into(),
                     duration: upto(r, o.max),
                 }
             }),
             7 => nem.delay_spikes.as_ref().map(|d| Fault::DelaySpike {
-                at,
+                at: at.into(),
                 duration: upto(r, d.max),
                 extra: upto(r, d.max_extra),
                 from: None,
@@ -418,7 +467,7 @@ impl<'a> Mutator<'a> {
                 kinds: None,
             }),
             8 => nem.drops.as_ref().map(|d| Fault::Drop {
-                at,
+                at: at.into(),
                 duration: upto(r, d.max),
                 from: None,
                 to: None,
@@ -430,12 +479,12 @@ impl<'a> Mutator<'a> {
                 if back < self.end_ns() {
                     own.push(Fault::Restart {
                         node: name(node),
-                        at: Dur::from_ns(back),
+                        at: Dur::from_ns(back).into(),
                     });
                 }
                 Fault::Crash {
                     node: name(node),
-                    at,
+                    at: at.into(),
                 }
             }),
         };
@@ -519,7 +568,7 @@ impl<'a> Mutator<'a> {
         };
         if s.faults[fixed..]
             .iter()
-            .any(|f| matches!(f, Fault::Crash { node, at } if starts_before(node, *at)))
+            .any(|f| matches!(f, Fault::Crash { node, at } if starts_before(node, at.offset())))
         {
             return false;
         }
@@ -625,7 +674,8 @@ impl<'a> Mutator<'a> {
 /// Whether no two pauses of a node meet (closed intervals), as drawn schedules keep them.
 fn pauses_apart(faults: &[Fault]) -> bool {
     let mut by_node: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
-    for f in faults {
+    // A pause placed at a moment has no time before the run meets it.
+    for f in faults.iter().filter(|f| f.after().is_none()) {
         if let Fault::Pause {
             node, at, duration, ..
         } = f
@@ -652,9 +702,15 @@ fn restart_of(own: &[Fault], i: usize) -> Option<usize> {
 }
 
 /// Moves `f` by `d_ns`, kept in [0, end_ns).
+/// Moves fault `f` by `d_ns`, inside the run (its delay, for one placed at a moment: not past
+/// the moment, or for an expiry not past a run's length before it).
 fn shift(f: &mut Fault, d_ns: i64, end_ns: i64) {
+    let lo = match f.after() {
+        Some(a) if a.moment == Moment::Expiry => 1 - end_ns,
+        _ => 0,
+    };
     let at = f.at_mut();
-    *at = Dur::from_ns(at.ns().saturating_add(d_ns).clamp(0, end_ns - 1));
+    *at = Dur::from_ns(at.ns().saturating_add(d_ns).clamp(lo, end_ns - 1));
 }
 
 /// An ordered pair of distinct nodes of `n` (>= 2).
@@ -765,7 +821,7 @@ mod tests {
         let pause_max = n.pauses.as_ref().unwrap().max;
         let pause = |at: i64, d: i64| Fault::Pause {
             node: "b".into(),
-            at: Dur::from_ns(at),
+            at: Dur::from_ns(at).into(),
             duration: Dur::from_ns(d),
             kind: PauseKind::Gc,
             clock: None,
@@ -781,7 +837,7 @@ mod tests {
         let mut own = inside.clone();
         own.faults.push(Fault::Pause {
             node: "a".into(),
-            at: Dur::from_secs(51),
+            at: Dur::from_secs(51).into(),
             duration: Dur::from_ns(1),
             kind: PauseKind::Gc,
             clock: None,
@@ -795,11 +851,11 @@ mod tests {
             .retain(|f| !matches!(f, Fault::Crash { .. } | Fault::Restart { .. }));
         crash.faults.push(Fault::Crash {
             node: "b".into(),
-            at: Dur::from_secs(100),
+            at: Dur::from_secs(100).into(),
         });
         crash.faults.push(Fault::Restart {
             node: "b".into(),
-            at: Dur::from_ns(100_000_000_000 + down + 1),
+            at: Dur::from_ns(100_000_000_000 + down + 1).into(),
         });
         assert!(!m.inside(&crash));
         // The scenario's own fault changed.

@@ -23,6 +23,7 @@
 pub mod draw;
 pub mod guided;
 pub mod output;
+pub mod resume;
 pub mod shrink;
 pub mod violation;
 
@@ -135,6 +136,33 @@ impl Exploration<'_> {
         done: &(dyn Fn(u64) + Sync),
         runner: &Runner,
     ) -> Result<Ran, String> {
+        self.resume(shard, jobs, done, runner, &[], &mut |_| Ok(()))
+    }
+
+    /// [`Exploration::run_all`], taking the shard's first runs from `resumed` (their records,
+    /// in run order, from an interrupted exploration: they are not run again) and handing each
+    /// batch of new records to `keep` as it comes, in run order (an error from `keep` stops the
+    /// exploration). The records are the same as an uninterrupted exploration's: a resumed
+    /// record is what its run gave, and guided search breeds each generation again from the
+    /// records, which is all it breeds from.
+    pub fn resume(
+        &self,
+        shard: Shard,
+        jobs: Option<usize>,
+        done: &(dyn Fn(u64) + Sync),
+        runner: &Runner,
+        resumed: &[RunRecord],
+        keep: &mut dyn FnMut(&[RunRecord]) -> Result<(), String>,
+    ) -> Result<Ran, String> {
+        for (k, r) in resumed.iter().enumerate() {
+            let want = shard.index + k as u64 * shard.of;
+            if r.run != want {
+                return Err(format!(
+                    "the interrupted exploration's record {k} is of run {}, not run {want}",
+                    r.run
+                ));
+            }
+        }
         if self.guided {
             if shard != Shard::ALL {
                 return Err(
@@ -143,14 +171,14 @@ impl Exploration<'_> {
                         .into(),
                 );
             }
-            let g = guided::search(self, jobs, done, runner)?;
+            let g = guided::search(self, jobs, done, runner, resumed, keep)?;
             return Ok(Ran {
                 records: g.records,
                 kept: g.kept,
             });
         }
         Ok(Ran {
-            records: self.run_shard(shard, jobs, done, runner)?,
+            records: self.shard_resumed(shard, jobs, done, runner, resumed, keep)?,
             kept: BTreeMap::new(),
         })
     }
@@ -164,23 +192,50 @@ impl Exploration<'_> {
         done: &(dyn Fn(u64) + Sync),
         runner: &Runner,
     ) -> Result<Vec<RunRecord>, String> {
+        self.shard_resumed(shard, jobs, done, runner, &[], &mut |_| Ok(()))
+    }
+
+    /// [`Exploration::run_shard`], its first runs' records taken from `resumed` and each
+    /// chunk's new records handed to `keep` ([`Exploration::resume`]).
+    fn shard_resumed(
+        &self,
+        shard: Shard,
+        jobs: Option<usize>,
+        done: &(dyn Fn(u64) + Sync),
+        runner: &Runner,
+        resumed: &[RunRecord],
+        keep: &mut dyn FnMut(&[RunRecord]) -> Result<(), String>,
+    ) -> Result<Vec<RunRecord>, String> {
         let pool = Pool::new(jobs)?;
         let chunk = (pool.threads() as u64 * 16).max(16);
-        let mut records = Vec::new();
         // The shard's k-th run is run shard.index + k * shard.of.
         let total = shard.run_count(self.runs);
-        let mut k = 0;
+        let mut records = Vec::new();
+        for r in resumed.iter().take(total as usize) {
+            records.push(r.clone());
+            if r.violation.is_some() {
+                return Ok(records);
+            }
+        }
+        let mut k = records.len() as u64;
+        done(k);
         while k < total {
             let end = (k + chunk).min(total);
             let found = pool.map(k..end, &|k| self.record(shard.index + k * shard.of, runner));
             done(end - k);
+            let from = records.len();
+            let mut stop = false;
             for r in found {
                 let r = r?;
-                let stop = r.violation.is_some();
+                stop = r.violation.is_some();
                 records.push(r);
                 if stop {
-                    return Ok(records);
+                    break;
                 }
+            }
+            keep(&records[from..])?;
+            if stop {
+                return Ok(records);
             }
             k = end;
         }

@@ -659,8 +659,12 @@ fn units(faults: &[Fault]) -> Vec<Vec<usize>> {
     let mut life: BTreeMap<&str, Vec<(Dur, bool, usize)>> = BTreeMap::new();
     for (i, f) in faults.iter().enumerate() {
         match f {
-            Fault::Crash { node, at } => life.entry(node).or_default().push((*at, false, i)),
-            Fault::Restart { node, at } => life.entry(node).or_default().push((*at, true, i)),
+            Fault::Crash { node, at } => {
+                life.entry(node).or_default().push((at.offset(), false, i))
+            }
+            Fault::Restart { node, at } => {
+                life.entry(node).or_default().push((at.offset(), true, i))
+            }
             _ => {}
         }
     }
@@ -696,6 +700,9 @@ fn without_node(s: &Scenario, i: usize) -> Option<Scenario> {
     let mut c = s.clone();
     c.nodes.remove(i);
     for f in &mut c.faults {
+        if f.after().is_some_and(|a| a.node.as_ref() == Some(&name)) {
+            return None; // its moments are the node's
+        }
         match f {
             Fault::Pause { node, .. }
             | Fault::Crash { node, .. }
@@ -769,7 +776,7 @@ mod tests {
         .unwrap();
         let pause = |node: &str, at: i64, len: i64| Fault::Pause {
             node: node.into(),
-            at: ms(at),
+            at: ms(at).into(),
             duration: ms(len),
             kind: PauseKind::Gc,
             clock: None,
@@ -783,24 +790,24 @@ mod tests {
             let at = 2_000 + 11_000 * i;
             f.push(Fault::Crash {
                 node: "d".into(),
-                at: ms(at),
+                at: ms(at).into(),
             });
             f.push(Fault::DriftChange {
                 node: "c".into(),
-                at: ms(at + 100),
+                at: ms(at + 100).into(),
                 drift_ppm: -35.5,
             });
             f.push(Fault::Restart {
                 node: "d".into(),
-                at: ms(at + 3_000),
+                at: ms(at + 3_000).into(),
             });
             f.push(Fault::Partition {
-                at: ms(at + 500),
+                at: ms(at + 500).into(),
                 duration: ms(1_234),
                 groups: vec![names(&["c"]), names(&["lock", "d"])],
             });
             f.push(Fault::DelaySpike {
-                at: ms(at + 700),
+                at: ms(at + 700).into(),
                 duration: ms(800),
                 extra: ms(33),
                 from: Some(names(&["c", "d"])),
@@ -808,7 +815,7 @@ mod tests {
                 kinds: None,
             });
             f.push(Fault::Drop {
-                at: ms(at + 900),
+                at: ms(at + 900).into(),
                 duration: ms(450),
                 from: None,
                 to: Some(names(&["d"])),
@@ -819,7 +826,7 @@ mod tests {
             17,
             Fault::Pause {
                 node: "a".into(),
-                at: Dur::from_ns(12_345_678_000),
+                at: Dur::from_ns(12_345_678_000).into(),
                 duration: ms(4_567) + Dur::from_us(800),
                 kind: PauseKind::Gc,
                 clock: None,
@@ -829,18 +836,18 @@ mod tests {
             30,
             Fault::ClockStep {
                 node: "b".into(),
-                at: Dur::from_us(33_333_700),
+                at: Dur::from_us(33_333_700).into(),
                 by: LocalDur::from_us(-250_500),
             },
         );
         f.push(Fault::OneWay {
             from: "c".into(),
             to: "lock".into(),
-            at: ms(50_000),
+            at: ms(50_000).into(),
             duration: ms(2_000),
         });
         f.push(Fault::DelaySpike {
-            at: ms(55_000),
+            at: ms(55_000).into(),
             duration: ms(1_000),
             extra: ms(10),
             from: None,
@@ -879,14 +886,14 @@ mod tests {
             vec![
                 Fault::Pause {
                     node: "a".into(),
-                    at: Dur::from_secs(12),
+                    at: Dur::from_secs(12).into(),
                     duration: Dur::from_secs(3),
                     kind: PauseKind::Gc,
                     clock: None,
                 },
                 Fault::ClockStep {
                     node: "b".into(),
-                    at: Dur::from_secs(33),
+                    at: Dur::from_secs(33).into(),
                     by: LocalDur::from_ms(-1),
                 },
             ]
@@ -973,11 +980,11 @@ mod tests {
         });
         s.faults.push(Fault::Crash {
             node: "c".into(),
-            at: ms(40_500),
+            at: ms(40_500).into(),
         });
         s.faults.push(Fault::Restart {
             node: "c".into(),
-            at: ms(47_250),
+            at: ms(47_250).into(),
         });
         let crashes_c = |s: &Scenario| {
             s.faults
@@ -989,7 +996,7 @@ mod tests {
             out.scenario.faults,
             vec![Fault::Crash {
                 node: "c".into(),
-                at: ms(40_000),
+                at: ms(40_000).into(),
             }]
         );
         let kept: Vec<&str> = out.scenario.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -1081,7 +1088,7 @@ mod tests {
             r.faults,
             vec![Fault::Pause {
                 node: "a".into(),
-                at: Dur::from_secs(20),
+                at: Dur::from_secs(20).into(),
                 duration: Dur::from_secs(7),
                 kind: PauseKind::Gc,
                 clock: None,
@@ -1105,7 +1112,7 @@ mod tests {
         s.faults = (0..50)
             .map(|i| Fault::Pause {
                 node: "a".into(),
-                at: ms(250 + 1_200 * i),
+                at: ms(250 + 1_200 * i).into(),
                 duration: ms(1_100),
                 kind: PauseKind::Gc,
                 clock: None,

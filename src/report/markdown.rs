@@ -33,7 +33,16 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
             | Fault::Partition { at, duration, .. }
             | Fault::OneWay { at, duration, .. }
             | Fault::DelaySpike { at, duration, .. }
-            | Fault::Drop { at, duration, .. } => format_ns(at.ns() + duration.ns()),
+            | Fault::Drop { at, duration, .. }
+                if f.after().is_none() =>
+            {
+                format_ns(at.ns() + duration.ns())
+            }
+            Fault::Pause { duration, .. }
+            | Fault::Partition { duration, .. }
+            | Fault::OneWay { duration, .. }
+            | Fault::DelaySpike { duration, .. }
+            | Fault::Drop { duration, .. } => format!("{duration} later"),
             _ => "-".to_string(),
         };
         let source = if *i < fixed {
@@ -44,7 +53,7 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
         let _ = writeln!(
             m,
             "| {} | {until} | {} | {source} |",
-            format_ns(f.at().ns()),
+            f.start(),
             f.describe().replace('|', "\\|")
         );
     }

@@ -75,7 +75,7 @@ pub fn parse_duration(text: &str) -> Result<Dur, String> {
 }
 
 /// The error for a duration written as a bare number (`at: 20`).
-fn number_given(number: &str) -> String {
+pub(crate) fn number_given(number: &str) -> String {
     format!(
         "expected a duration string with a unit, e.g. \"{number}s\" or \"{number}ms\", \
          found the number {number}"

@@ -81,6 +81,8 @@ pub const MAX_DRIFT_PPM: f64 = 100_000.0;
 pub const MAX_DRIFT_SPREAD_PPM: f64 = 2.0 * MAX_DRIFT_PPM;
 /// The largest wall-clock offset or step either way: 100 h.
 pub const MAX_CLOCK_STEP_NS: i64 = 100 * 3_600_000_000_000;
+/// The largest `nth` of a fault placed at a protocol moment (`at: After(nth: ..)`).
+pub const MAX_MOMENT_NTH: u32 = 1_000_000;
 /// The most clock steps in a run, fixed plus the expected number drawn.
 pub const MAX_CLOCK_STEPS: f64 = 5_000.0;
 /// Where drawing random clock steps stops, whatever the draws.

@@ -9,6 +9,7 @@ pub mod duration;
 pub mod library;
 pub mod limits;
 pub mod load;
+pub mod moment;
 pub mod names;
 pub mod nemesis;
 pub mod protocols;
@@ -18,6 +19,7 @@ pub mod validate;
 
 pub use crate::dist::DurationDist;
 use crate::time::{Dur, LocalDur};
+pub use moment::{AfterMoment, At, Moment};
 pub use protocols::{Builtin, LeaseFields, Protocols, StrategyChecks, StrategyError};
 use serde::{Deserialize, Serialize};
 
@@ -360,7 +362,7 @@ pub enum FreezeClock {
 pub enum Fault {
     Pause {
         node: String,
-        at: Dur,
+        at: At,
         duration: Dur,
         #[serde(default)]
         kind: PauseKind,
@@ -371,26 +373,26 @@ pub enum Fault {
     },
     Crash {
         node: String,
-        at: Dur,
+        at: At,
     },
     Restart {
         node: String,
-        at: Dur,
+        at: At,
     },
     /// Steps the wall clock by `by` (negative: backward).
     ClockStep {
         node: String,
-        at: Dur,
+        at: At,
         by: LocalDur,
     },
     DriftChange {
         node: String,
-        at: Dur,
+        at: At,
         drift_ppm: f64,
     },
     /// Nodes in different groups cannot reach each other; nodes in no group reach everyone.
     Partition {
-        at: Dur,
+        at: At,
         duration: Dur,
         groups: Vec<Vec<String>>,
     },
@@ -398,12 +400,12 @@ pub enum Fault {
     OneWay {
         from: String,
         to: String,
-        at: Dur,
+        at: At,
         duration: Dur,
     },
     /// Messages sent in the window get `extra` delay.
     DelaySpike {
-        at: Dur,
+        at: At,
         duration: Dur,
         extra: Dur,
         #[serde(default)]
@@ -416,16 +418,16 @@ pub enum Fault {
     /// A leader steps down (protocols with leaders: `RaftLeaderLease`).
     StepDown {
         node: String,
-        at: Dur,
+        at: At,
     },
     /// The leader, whichever node it is then, hands leadership to `to` (Raft's TimeoutNow).
     TransferLeader {
-        at: Dur,
+        at: At,
         to: String,
     },
     /// Messages sent in the window are dropped.
     Drop {
-        at: Dur,
+        at: At,
         duration: Dur,
         #[serde(default)]
         from: Option<Vec<String>>,
@@ -530,8 +532,24 @@ impl Fault {
         }
     }
 
-    /// When the fault begins, to move it.
+    /// When the fault begins, to move it: its true time, or its delay after its moment.
     pub fn at_mut(&mut self) -> &mut Dur {
+        self.start_mut().offset_mut()
+    }
+
+    /// When the fault begins: its true time, or its delay after its moment (see
+    /// [`Fault::start`] for which).
+    pub fn at(&self) -> Dur {
+        self.start().offset()
+    }
+
+    /// The moment the fault follows, if it follows one.
+    pub fn after(&self) -> Option<&moment::AfterMoment> {
+        self.start().after()
+    }
+
+    /// When the fault begins, to change it.
+    pub fn start_mut(&mut self) -> &mut At {
         match self {
             Fault::Pause { at, .. }
             | Fault::Crash { at, .. }
@@ -548,7 +566,7 @@ impl Fault {
     }
 
     /// When the fault begins.
-    pub fn at(&self) -> Dur {
+    pub fn start(&self) -> &At {
         match self {
             Fault::Pause { at, .. }
             | Fault::Crash { at, .. }
@@ -560,7 +578,7 @@ impl Fault {
             | Fault::Partition { at, .. }
             | Fault::OneWay { at, .. }
             | Fault::DelaySpike { at, .. }
-            | Fault::Drop { at, .. } => *at,
+            | Fault::Drop { at, .. } => at,
         }
     }
 }

@@ -286,14 +286,14 @@ impl Starts {
                 clock,
             } => Fault::Pause {
                 node: node.clone(),
-                at,
+                at: at.into(),
                 duration: positive(d.sample(r)),
                 kind: *kind,
                 clock: *clock,
             },
             What::Step { node, d } => Fault::ClockStep {
                 node: node.clone(),
-                at,
+                at: at.into(),
                 // The drawn number of nanoseconds is a step of the node's wall clock.
                 by: LocalDur::from_ns(d.sample(r).ns()),
             },
@@ -301,7 +301,7 @@ impl Starts {
                 let cut = &candidates[r.random_range(0..candidates.len())];
                 let rest = all.iter().filter(|n| *n != cut).cloned().collect();
                 Fault::Partition {
-                    at,
+                    at: at.into(),
                     duration: positive(d.sample(r)),
                     groups: vec![vec![cut.clone()], rest],
                 }
@@ -336,7 +336,10 @@ impl Iterator for Crashes {
     fn next(&mut self) -> Option<Fault> {
         let node = self.node.clone();
         if let Some(at) = self.restart.take() {
-            return Some(Fault::Restart { node, at });
+            return Some(Fault::Restart {
+                node,
+                at: at.into(),
+            });
         }
         if self.done {
             return None;
@@ -360,7 +363,10 @@ impl Iterator for Crashes {
         } else {
             self.done = true;
         }
-        Some(Fault::Crash { node, at })
+        Some(Fault::Crash {
+            node,
+            at: at.into(),
+        })
     }
 }
 
@@ -494,7 +500,7 @@ mod tests {
                 .into_iter()
                 .map(|at| Fault::Pause {
                     node: "c".into(),
-                    at,
+                    at: at.into(),
                     duration: positive(d.sample(&mut r)),
                     kind: PauseKind::default(),
                     clock: None,
@@ -509,7 +515,7 @@ mod tests {
                 }
                 want.push(Fault::Crash {
                     node: "g".into(),
-                    at,
+                    at: at.into(),
                 });
                 // Fixed("2s") is drawn like any distribution (it takes no randomness).
                 let back = at
@@ -521,7 +527,7 @@ mod tests {
                 }
                 want.push(Fault::Restart {
                     node: "g".into(),
-                    at: back,
+                    at: back.into(),
                 });
                 t = back;
             }

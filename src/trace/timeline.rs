@@ -381,7 +381,8 @@ impl Recorder {
         let mut faults = s.faults.clone();
         faults.extend(random_faults::materialize(s));
         let mut cuts = Vec::new();
-        for f in &faults {
+        // A cut placed at a protocol moment has no time until the run meets it: not drawn.
+        for f in faults.iter().filter(|f| f.after().is_none()) {
             match f {
                 Fault::Partition {
                     at,

@@ -16,6 +16,7 @@ mod layers;
 mod leaseguard;
 mod library;
 mod metamorphic;
+mod moments;
 mod newcomer;
 mod pins;
 mod properties;

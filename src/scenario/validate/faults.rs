@@ -5,7 +5,7 @@
 use super::Problems;
 use crate::scenario::limits;
 use crate::scenario::protocols::StrategyChecks;
-use crate::scenario::{Fault, FreezeClock, PauseKind};
+use crate::scenario::{AfterMoment, At, Fault, FreezeClock, Moment, PauseKind};
 use crate::time::Dur;
 use std::collections::BTreeMap;
 
@@ -28,6 +28,35 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     crashes_and_restarts(p, lives);
 }
 
+/// The moment a fault follows: a node that exists, `nth` from 1 to
+/// [`limits::MAX_MOMENT_NTH`], a delay shorter than the run and not negative (except before
+/// an expiry, by less than the run).
+fn after_moment(p: &mut Problems, at: &str, a: &AfterMoment) {
+    if let Some(n) = &a.node {
+        p.node(&format!("{at}.at.node"), n);
+    }
+    if a.nth == 0 || a.nth > limits::MAX_MOMENT_NTH {
+        p.push(format!(
+            "{at}.at.nth: must be from 1 to {} (got {})",
+            limits::MAX_MOMENT_NTH,
+            a.nth
+        ));
+    }
+    let d = a.delay;
+    if d.ns() < 0 && a.moment != Moment::Expiry {
+        p.push(format!(
+            "{at}.at.delay: must not be negative after a {:?} moment (got {d}); only an \
+             Expiry moment takes a negative delay, the time before it",
+            a.moment
+        ));
+    } else if d.ns().unsigned_abs() >= p.s.duration.ns().unsigned_abs() {
+        p.push(format!(
+            "{at}.at.delay: {d} is not shorter than the run ({})",
+            p.s.duration
+        ));
+    }
+}
+
 /// Fault `i`, `f`; a crash or restart is noted in `lives`.
 fn fault<'s>(
     p: &mut Problems<'s>,
@@ -38,12 +67,14 @@ fn fault<'s>(
 ) {
     let s = p.s;
     let at = format!("faults[{i}]");
-    if f.at().ns() < 0 || f.at() >= s.duration {
-        p.push(format!(
+    match f.after() {
+        None if f.at().ns() < 0 || f.at() >= s.duration => p.push(format!(
             "{at}: starts at {}, outside the run [0, {})",
             f.at(),
             s.duration
-        ));
+        )),
+        None => {}
+        Some(a) => after_moment(p, &at, a),
     }
     match f {
         Fault::Pause {
@@ -57,13 +88,18 @@ fn fault<'s>(
             p.positive(&format!("{at}.duration"), *duration);
             freeze_clock_applies(p, &at, *kind, *clock);
         }
+        // A crash or restart placed at a moment is ordered only when the run meets it.
         Fault::Crash { node: n, at: when } => {
             p.node(&at, n);
-            lives.entry(n).or_default().push((*when, false, i));
+            if let At::Time(when) = when {
+                lives.entry(n).or_default().push((*when, false, i));
+            }
         }
         Fault::Restart { node: n, at: when } => {
             p.node(&at, n);
-            lives.entry(n).or_default().push((*when, true, i));
+            if let At::Time(when) = when {
+                lives.entry(n).or_default().push((*when, true, i));
+            }
         }
         Fault::ClockStep { node: n, by, .. } => {
             p.node(&at, n);

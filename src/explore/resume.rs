@@ -1,0 +1,139 @@
+//! Explorations that survive an interruption: each run's record is appended, in run order, to
+//! an in-progress file beside what the exploration will write (`.NAME.explore-in-progress` in
+//! the output directory; a shard's `.NAME-partial-I-of-K.explore-in-progress`).
+//!
+//! The file's first line says which exploration it is (the scenario with its envelope, the
+//! command, the search, the runs and the shard); then one JSON record a line. A kill can cut the
+//! last line; a resume keeps the whole lines that read back as the shard's next runs, cuts the
+//! rest, and goes on from there. Since a record is all an exploration keeps of a run, and guided
+//! search breeds every generation from the records alone, a resumed exploration writes the
+//! bytes of an uninterrupted one. The file is removed when the exploration's files are written.
+
+use super::RunRecord;
+use crate::sweep::Shard;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// The in-progress file of the exploration `name` writing under `out`.
+pub fn in_progress_path(out: &Path, name: &str, shard: Option<Shard>) -> PathBuf {
+    match shard {
+        None => out.join(format!(".{name}.explore-in-progress")),
+        Some(s) => out.join(format!(
+            ".{name}-partial-{}-of-{}.explore-in-progress",
+            s.index, s.of
+        )),
+    }
+}
+
+/// An open in-progress file, positioned after its last whole record.
+#[derive(Debug)]
+pub struct InProgress {
+    path: PathBuf,
+    file: File,
+    /// The records kept from an interrupted exploration, in run order.
+    pub resumed: Vec<RunRecord>,
+    /// Without `resume`: an interrupted exploration's file was there and is started over.
+    pub discarded: bool,
+}
+
+impl InProgress {
+    /// Opens the in-progress file `path` of the exploration `manifest` (one line, no newline)
+    /// whose k-th run is `run_of(k)`. With `resume`, keeps the records it holds if its first
+    /// line is `manifest` (an error says it is another exploration's); without, starts afresh.
+    pub fn open(
+        path: &Path,
+        manifest: &str,
+        resume: bool,
+        run_of: &dyn Fn(u64) -> u64,
+    ) -> Result<InProgress, String> {
+        debug_assert!(!manifest.contains('\n'));
+        let shown = path.display();
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)
+                .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        }
+        let exists = path.exists();
+        let mut resumed = Vec::new();
+        let mut keep_bytes = 0u64;
+        if resume && exists {
+            let f = File::open(path).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            let mut lines = BufReader::new(f);
+            let mut line = String::new();
+            let mut first = true;
+            loop {
+                line.clear();
+                let n = lines
+                    .read_line(&mut line)
+                    .map_err(|e| format!("{shown}: cannot read: {e}"))?;
+                if n == 0 || !line.ends_with('\n') {
+                    break; // the end, or a line the interruption cut
+                }
+                let body = &line[..line.len() - 1];
+                if first {
+                    if body != manifest {
+                        return Err(format!(
+                            "{shown}: an interrupted exploration of another scenario, envelope, \
+                             search, run count or shard; run without --resume to start over"
+                        ));
+                    }
+                    first = false;
+                } else {
+                    match serde_json::from_str::<RunRecord>(body) {
+                        Ok(r) if r.run == run_of(resumed.len() as u64) => resumed.push(r),
+                        _ => break,
+                    }
+                }
+                keep_bytes += n as u64;
+            }
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| format!("{shown}: cannot write: {e}"))?;
+        let io = |e: std::io::Error| format!("{shown}: cannot write: {e}");
+        if keep_bytes == 0 {
+            resumed.clear();
+            file.set_len(0).map_err(io)?;
+            file.seek(SeekFrom::Start(0)).map_err(io)?;
+            file.write_all(format!("{manifest}\n").as_bytes())
+                .map_err(io)?;
+        } else {
+            file.set_len(keep_bytes).map_err(io)?;
+            file.seek(SeekFrom::Start(keep_bytes)).map_err(io)?;
+        }
+        file.flush().map_err(io)?;
+        Ok(InProgress {
+            path: path.to_path_buf(),
+            file,
+            resumed,
+            discarded: exists && !resume,
+        })
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `records` (the next runs, in order) and flushes them to the file.
+    pub fn append(&mut self, records: &[RunRecord]) -> Result<(), String> {
+        let mut text = String::new();
+        for r in records {
+            text.push_str(&serde_json::to_string(r).expect("a record serialises"));
+            text.push('\n');
+        }
+        self.file
+            .write_all(text.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|e| format!("{}: cannot write: {e}", self.path.display()))
+    }
+
+    /// The exploration's files are written: the file goes.
+    pub fn remove(self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
