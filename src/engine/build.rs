@@ -13,7 +13,7 @@ use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
 use crate::scenario::{DurationDist, Placement, Role, Scenario};
 use crate::strategy::{
-    LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS,
+    LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Stamp, MAX_KINDS, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
@@ -88,7 +88,7 @@ pub fn build<'o, P: Protocol>(
         audit: super::audit::Audit::new(n),
         run_token: 0,
         keys: w.keys,
-        call_key: 0,
+        call_stamp: Stamp::new(SimTime::ZERO, 0),
         max_deferred: super::MAX_DEFERRED,
         stats: Stats {
             messages_sent: vec![0; kind_names.len()],

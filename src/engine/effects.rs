@@ -5,24 +5,26 @@
 
 use super::{Ev, Sim, GRANT_ORDER_CAP};
 use crate::msg::{NodeId, Token};
-use crate::oracle::harm::Rank;
-use crate::strategy::{Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage};
+use crate::strategy::{Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Stamp};
 use crate::trace::{DropReason, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
-    /// Node `n` served a read admitted under `token`, taken up when the register was at
-    /// `as_of.0` and the newest token was `as_of.1` (a rank): judge it as of then and show it.
+    /// Node `n` served a read admitted under `token`, from its copy (`view` `None`) or from a
+    /// log prefix of `view` writes; `arrival` is the stamp of the call that took it up. Every
+    /// read is judged by one rule: stale iff the state served misses a write that had taken
+    /// effect before its arrival; a zombie action iff its token is superseded now.
     pub(super) fn served_read(
         &mut self,
         n: NodeId,
         token: Token,
         view: Option<u64>,
-        as_of: (u64, Rank),
+        arrival: Stamp,
     ) {
         self.stats.read_gap.event(self.now);
+        let arrived = arrival.version();
         let (zombie, stale) = match view {
-            None => self.harm.read(n, token, as_of),
-            Some(version) => self.harm.read_at(n, token, version, as_of),
+            None => self.harm.read(n, token, arrived),
+            Some(version) => self.harm.read_at(n, token, version, arrived),
         };
         self.failovers.read(self.harm.rank(n, token), self.now);
         if self.observer.is_some() {
@@ -126,15 +128,14 @@ impl<P: Protocol> Sim<'_, P> {
             Fact::Holding { token, version } => self.harm.holding(n, token, version),
             Fact::Read { token } => {
                 self.stats.reads_local += 1;
-                // Served at once, in the call that took it up (of key `call_key`).
-                let now = (self.harm.version_of(self.call_key), self.harm.latest());
-                self.served_read(n, token, None, now);
+                // Served at once: it arrived with this call.
+                self.served_read(n, token, None, self.call_stamp);
             }
             Fact::ConfirmedRead { token, since } => {
                 self.stats.reads_confirmed += 1;
                 let wait = self.now.since(since.time());
                 self.stats.confirmed_read_waits.record(wait);
-                self.served_read(n, token, None, since.harm_state());
+                self.served_read(n, token, None, since);
             }
             Fact::LogRead {
                 token,
@@ -148,7 +149,7 @@ impl<P: Protocol> Sim<'_, P> {
                     let wait = self.now.since(since.time());
                     self.stats.confirmed_read_waits.record(wait);
                 }
-                self.served_read(n, token, Some(version), since.harm_state());
+                self.served_read(n, token, Some(version), since);
             }
             Fact::WriteSent { token } => {
                 let zombie = self.harm.write_sent(n, token);

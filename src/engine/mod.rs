@@ -63,7 +63,7 @@ use crate::oracle::authority::{AuthorityOracles, AuthorityReports};
 use crate::oracle::failover::{Failover, Failovers};
 use crate::oracle::harm::Harm;
 use crate::scenario::{FreezeClock, PauseKind, Role};
-use crate::strategy::{Command, Key, LeaseParams, MsgOf, Out, Protocol, Request, TimerId};
+use crate::strategy::{Command, LeaseParams, MsgOf, Out, Protocol, Request, Stamp, TimerId};
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::Observer;
 use node::Node;
@@ -197,8 +197,9 @@ pub struct Sim<'o, P: Protocol> {
     run_token: Token,
     /// `workload.keys`.
     keys: u32,
-    /// The key of the request the current call into node logic handles (0 for other calls).
-    call_key: Key,
+    /// The stamp of the current call into node logic (of its request's key; key 0 for other
+    /// calls): a read it serves at once arrived then.
+    call_stamp: Stamp,
     /// [`MAX_DEFERRED`] (lowered by tests to reach it cheaply).
     max_deferred: usize,
     stats: Stats,

@@ -292,7 +292,8 @@ impl<P: Protocol> Sim<'_, P> {
         key: Key,
         f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>) -> R,
     ) -> R {
-        self.call_key = key;
+        let stamp = self.stamp(key);
+        self.call_stamp = stamp;
         let clock = &self.clocks[n];
         let mono = clock.mono(self.now);
         let wall = clock.wall_of(mono);
@@ -304,7 +305,6 @@ impl<P: Protocol> Sim<'_, P> {
         } else {
             TtNow::exact(wall)
         };
-        let stamp = self.stamp(key);
         let node = &mut self.nodes[n];
         let mut cx = Cx {
             node: n,
@@ -325,7 +325,7 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// The stamp of a call now that handles a request of `key` (0 for any other call).
     fn stamp(&self, key: Key) -> Stamp {
-        Stamp::new(self.now, self.harm.version_of(key), self.harm.latest())
+        Stamp::new(self.now, self.harm.version_of(key))
     }
 
     /// Calls into node `n`'s logic with `f`, then carries out what it asked for.

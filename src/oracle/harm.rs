@@ -1,10 +1,21 @@
 //! The harm a broken lease does: zombie actions, stale reads, unsafe and fenced writes.
 //!
 //! Also the protected register itself: a version counter at the resource, the newest token
-//! applied, and each holder's local copy (the version its grant carried plus its own writes
-//! applied since). A read is stale when the resource has applied a write that the reader's copy
-//! misses: one by another holder, or one of its own from an earlier lease; its own writes of the
-//! current lease never make it stale, whether or not they have landed.
+//! applied, and each holder's local copy: the register as its grant carried it, plus its own
+//! writes applied since under that lease.
+//!
+//! **Stale reads, by linearizability.** A read arrives at the node that serves it when that
+//! node's logic takes it up; it answers with some state of the register (a holder's copy, or a
+//! replicated log's committed prefix). It is stale iff that state misses a write that had taken
+//! effect (applied at the register, or committed) before it arrived. A write that takes effect
+//! between its arrival and its answer may or may not show: either answer is linearizable. The
+//! caller hands over, for each read, the register's version at the last write to the read's key
+//! when it arrived; the state answered is the copy (or prefix) as it is when served. A copy is
+//! kept as the longest run of versions `1..=prefix` it holds: its grant's version, extended by
+//! each of its own writes that lands right after it. A write by anyone else (or one of its own
+//! from an earlier lease) that lands in between leaves a gap that only a new grant fills, so
+//! every read from that copy that must see the gap's write is stale until the copy refreshes.
+//! Its own writes of the current lease never make it stale, whether or not they have landed.
 //!
 //! With several keys (`workload.keys`), a read is judged by its own key: it is stale when the
 //! copy misses a write to that key. A write that names no key (the base protocol's register
@@ -25,8 +36,7 @@
 //! epochs; per key a version; and the terms of committed log entries as runs of one term, of
 //! which the last [`TERM_RUNS_KEPT`] are kept.
 //!
-//! Invariant (asserted): a copy (its grant's version plus its own writes applied since) is never
-//! ahead of the register.
+//! Invariant (asserted): a copy's prefix is never ahead of the register.
 
 use crate::msg::{NodeId, Token};
 use std::collections::VecDeque;
@@ -48,18 +58,11 @@ pub const TERM_RUNS_KEPT: usize = 4096;
 /// A holder's local copy of the register.
 #[derive(Clone, Copy, Debug, Default)]
 struct Copy {
-    token: Token,
-    /// The resource's version when the grant was issued.
-    base_version: u64,
-}
-
-/// A node's writes applied at the resource under its newest token.
-#[derive(Clone, Copy, Debug, Default)]
-struct OwnWrites {
-    token: Token,
-    rank: Rank,
-    /// Applied since the node's copy under `token` was taken (or since the first of them).
-    applied: u64,
+    /// The lease it was taken under (`None`: the node holds no copy, not since its last crash).
+    token: Option<Token>,
+    /// The copy holds every write up to this version: the resource's version when the grant
+    /// was issued, extended by each write of its own under `token` that landed right after it.
+    prefix: u64,
 }
 
 /// Tokens issued to one node in one epoch, from `lo` to `hi`.
@@ -112,7 +115,6 @@ pub struct Harm {
     shared_reads: bool,
     max_applied: Rank,
     copies: Vec<Copy>,
-    own_writes: Vec<OwnWrites>,
     /// The highest log index reported committed (replicated logs).
     committed_index: u64,
     /// The terms of the entries reported committed, in runs of one term by log index: a later
@@ -133,7 +135,6 @@ impl Harm {
             shared_reads,
             max_applied: 0,
             copies: vec![Copy::default(); nodes],
-            own_writes: vec![OwnWrites::default(); nodes],
             committed_index: 0,
             committed_terms: VecDeque::new(),
             counts: HarmCounts::default(),
@@ -201,17 +202,12 @@ impl Harm {
         self.latest = self.latest.max(self.rank(to, token));
     }
 
-    /// `node` took lease `token` with the register at `version`: its copy counts its own writes
-    /// from now on.
+    /// `node` took lease `token` with the register at `version`: its copy holds every write up
+    /// to `version`, and its own writes under `token` from now on.
     pub fn holding(&mut self, node: NodeId, token: Token, version: u64) {
         self.copies[node] = Copy {
-            token,
-            base_version: version,
-        };
-        self.own_writes[node] = OwnWrites {
-            token,
-            rank: self.rank(node, token),
-            applied: 0,
+            token: Some(token),
+            prefix: version,
         };
     }
 
@@ -220,56 +216,43 @@ impl Harm {
         self.latest
     }
 
-    /// A read admitted under `token` is served at `node` now from its copy; it was taken up
-    /// when the last write to its key had brought the register to `version` and the newest
-    /// token was `latest` (now, for a read served at once). Linearizability asks that a read
-    /// reflect every write that took effect before it began, so the read is stale if the copy
-    /// misses one of those, and a zombie action if its token was already superseded then.
-    /// Returns (zombie, stale).
-    pub fn read(&mut self, node: NodeId, token: Token, as_of: (u64, Rank)) -> (bool, bool) {
-        let copy = self.copies[node];
-        let own = self.own_writes[node];
-        let own = if own.token == copy.token {
-            own.applied
-        } else {
-            0
-        };
+    /// A read admitted under `token` is served at `node` now from its copy; when it arrived,
+    /// the last write to its key had brought the register to version `arrived`. Stale if the
+    /// copy misses a write up to `arrived`. Returns (zombie, stale).
+    pub fn read(&mut self, node: NodeId, token: Token, arrived: u64) -> (bool, bool) {
+        let prefix = self.copies[node].prefix;
         assert!(
-            copy.base_version + own <= self.version,
+            prefix <= self.version,
             "a copy is never ahead of the register it copies"
         );
-        self.judge_read(node, token, copy.base_version + own, as_of)
+        self.judge_read(node, token, prefix, arrived)
     }
 
-    /// A read admitted under `token` is served at `node` from a log prefix holding the
-    /// register's first `view` writes; it was taken up when the last write to its key had
-    /// brought the register to `version`, with `latest` the newest token. Stale if that write
-    /// lies beyond the prefix. Returns (zombie, stale).
-    pub fn read_at(
-        &mut self,
-        node: NodeId,
-        token: Token,
-        view: u64,
-        as_of: (u64, Rank),
-    ) -> (bool, bool) {
-        self.judge_read(node, token, view, as_of)
+    /// A read admitted under `token` is served at `node` now from a log prefix holding the
+    /// register's first `view` writes; when it arrived, the last write to its key had brought
+    /// the register to version `arrived`. Stale if that write lies beyond the prefix. Returns
+    /// (zombie, stale).
+    pub fn read_at(&mut self, node: NodeId, token: Token, view: u64, arrived: u64) -> (bool, bool) {
+        self.judge_read(node, token, view, arrived)
     }
 
-    /// Counts a read at `node` under `token` that saw the register's first `view` writes, taken
-    /// up as of `(version, latest)`. Returns (zombie, stale).
-    fn judge_read(
-        &mut self,
-        node: NodeId,
-        token: Token,
-        view: u64,
-        (version, latest): (u64, Rank),
-    ) -> (bool, bool) {
+    /// The one rule for every read: served at `node` now under `token` from a state holding
+    /// the register's first `view` writes, having arrived when the last write to its key had
+    /// brought the register to `arrived`. Stale iff that write is not among the `view`
+    /// (linearizability: a write that took effect before the read arrived must show; one after
+    /// need not). A zombie action iff `token` is superseded now, when the work is done.
+    /// Returns (zombie, stale).
+    fn judge_read(&mut self, node: NodeId, token: Token, view: u64, arrived: u64) -> (bool, bool) {
+        debug_assert!(
+            arrived <= self.version,
+            "a read arrived at a version the register has reached"
+        );
         self.counts.reads_served += 1;
-        let zombie = !self.shared_reads && self.rank(node, token) < latest;
+        let zombie = !self.shared_reads && self.rank(node, token) < self.latest;
         if zombie {
             self.counts.zombie_actions += 1;
         }
-        let stale = version > view;
+        let stale = arrived > view;
         if stale {
             self.counts.stale_reads += 1;
         }
@@ -303,15 +286,11 @@ impl Harm {
             None => self.keyless_version = self.version,
         }
         self.counts.writes_applied += 1;
-        let own = &mut self.own_writes[node];
-        if token == own.token {
-            own.applied += 1;
-        } else if rank > own.rank {
-            *own = OwnWrites {
-                token,
-                rank,
-                applied: 1,
-            };
+        // The writer's copy has its own write: its prefix grows if the write lands right after
+        // it (otherwise the write in between stays missing until a new grant).
+        let copy = &mut self.copies[node];
+        if copy.token == Some(token) && copy.prefix + 1 == self.version {
+            copy.prefix = self.version;
         }
         unsafe_write
     }
@@ -395,24 +374,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_read_is_judged_as_of_when_it_was_taken_up() {
-        // Node 0 holds token 1 from version 0. Node 1 (token 2) writes once: version 1.
+    fn a_read_is_stale_as_of_its_arrival_and_a_zombie_as_of_its_answer() {
+        // Node 0 holds token 1 from version 0. A read arrives with the register at version 0;
+        // then token 2 goes to node 1, which writes once: version 1.
         let mut h = Harm::new(2, 1, false);
         h.issued(0, 1);
         h.holding(0, 1, 0);
-        // Taken up at version 0 with token 1 the newest: a write landing while it waited does
-        // not make it stale, nor does token 2 issued meanwhile make it a zombie.
-        let then = (h.version(), h.latest());
+        let arrived = h.version_of(0);
         h.issued(1, 2);
         assert!(!h.write_applied(1, 2, None));
-        assert_eq!(h.read(0, 1, then), (false, false));
-        // Taken up now, after the write and token 2: both.
-        let now = (h.version(), h.latest());
-        assert_eq!(now, (1, 2));
-        assert_eq!(h.read(0, 1, now), (true, true));
+        // Served now from the copy (version 0): the write came after its arrival, so it is not
+        // stale; but token 1 is superseded now, when the work is done: a zombie action.
+        assert_eq!(h.read(0, 1, arrived), (true, false));
+        // A read arriving now must see version 1: stale (and a zombie).
+        assert_eq!(h.read(0, 1, h.version_of(0)), (true, true));
         assert_eq!(h.counts().stale_reads, 1);
-        assert_eq!(h.counts().zombie_actions, 1);
+        assert_eq!(h.counts().zombie_actions, 2);
         assert_eq!(h.counts().reads_served, 2);
+    }
+
+    #[test]
+    fn an_own_write_landing_after_a_gap_does_not_fill_it() {
+        // Node 0 holds token 1 from version 0. A zombie write of node 1 (token 0) lands first:
+        // version 1, which node 0's copy misses. A read arrives (must see 1), then node 0's own
+        // write lands as version 2. The copy holds 0 plus its write 2, not 1: the read served
+        // now is stale. (Counting writes, 0 + 1 own = 1, would wrongly hide the gap.)
+        let mut h = Harm::new(2, 1, false);
+        h.issued(1, 0);
+        h.issued(0, 1);
+        h.holding(0, 1, 0);
+        h.write_applied(1, 0, None);
+        let arrived = h.version_of(0);
+        assert_eq!(arrived, 1);
+        h.write_applied(0, 1, None);
+        assert_eq!(h.read(0, 1, arrived), (false, true));
+        // A new grant carrying version 2 fills the gap: its reads are fresh again.
+        h.issued(0, 2);
+        h.holding(0, 2, 2);
+        assert_eq!(h.read(0, 2, h.version_of(0)), (false, false));
+        assert_eq!(h.counts().stale_reads, 1);
     }
 
     #[test]
@@ -428,7 +428,7 @@ mod tests {
         );
         // A read from the prefix of the first write: key 1 is there, key 2 is not, key 0 was
         // never written.
-        let at = |h: &Harm, k| (h.version_of(k), h.latest());
+        let at = |h: &Harm, k| h.version_of(k);
         assert_eq!(h.read_at(0, 1, 1, at(&h, 1)), (false, false));
         assert_eq!(h.read_at(0, 1, 1, at(&h, 2)), (false, true));
         assert_eq!(h.read_at(0, 1, 1, at(&h, 0)), (false, false));
@@ -450,7 +450,7 @@ mod tests {
             let mut h = Harm::new(1, 1, shared);
             h.issued(0, 1);
             h.issued(0, 2);
-            let now = (h.version_of(0), h.latest());
+            let now = h.version_of(0);
             assert_eq!(h.read_at(0, 1, 0, now), (zombie, false));
             assert_eq!(h.read(0, 1, now), (zombie, false));
             assert_eq!(h.counts().zombie_actions, 2 * u64::from(zombie));
@@ -460,8 +460,8 @@ mod tests {
     #[test]
     fn a_copy_counts_only_the_writes_of_its_own_lease() {
         // Node 0 holds token 1 from version 0 and writes twice (version 2); it crashes, and is
-        // granted token 1 again with the register at version 2. Its copy is 2 + the writes
-        // applied since, 1: version 3, not 2 + 3 (which would be ahead of the register).
+        // granted token 1 again with the register at version 2. Its copy holds 2 and the write
+        // applied since: version 3, not 2 + 3 (which would be ahead of the register).
         let mut h = Harm::new(2, 1, false);
         h.issued(0, 1);
         h.holding(0, 1, 0);
@@ -472,12 +472,10 @@ mod tests {
         h.issued(0, 1);
         h.holding(0, 1, 2);
         h.write_applied(0, 1, None);
-        let now = (h.version(), h.latest());
-        assert_eq!(h.read(0, 1, now), (false, false));
+        assert_eq!(h.read(0, 1, h.version()), (false, false));
         // A write from node 1 (version 4) makes the copy stale: 3 < 4.
         h.write_applied(1, 1, None);
-        let now = (h.version(), h.latest());
-        assert_eq!(h.read(0, 1, now), (false, true));
+        assert_eq!(h.read(0, 1, h.version()), (false, true));
     }
 
     #[test]

@@ -234,26 +234,21 @@ impl TtNow {
     }
 }
 
-/// An opaque mark of a call into node logic ([`Cx::stamp`]): its true instant, and what the
-/// harm oracle knew then (the version of the last write to the request's key, the newest token
-/// issued). Node logic cannot
-/// read it; it only hands it back, and the engine measures from it and judges a read as of it.
+/// An opaque mark of a call into node logic ([`Cx::stamp`]): its true instant, and the version
+/// the register had reached at the last write to the request's key then. Node logic cannot read
+/// it; it only hands it back, and the engine measures a read's wait from it and judges the read
+/// as having arrived then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stamp {
     at: SimTime,
     version: u64,
-    latest_token: Token,
 }
 
 impl Stamp {
     /// For the engine: the stamp of instant `at`, with `version` the register's version at the
-    /// last write to the key in question and `latest_token` the newest token issued.
-    pub(crate) fn new(at: SimTime, version: u64, latest_token: Token) -> Stamp {
-        Stamp {
-            at,
-            version,
-            latest_token,
-        }
+    /// last write to the key in question.
+    pub(crate) fn new(at: SimTime, version: u64) -> Stamp {
+        Stamp { at, version }
     }
 
     /// For the engine: the instant stamped.
@@ -261,9 +256,10 @@ impl Stamp {
         self.at
     }
 
-    /// For the engine: the register's version and the newest token at the instant stamped.
-    pub(crate) fn harm_state(self) -> (u64, Token) {
-        (self.version, self.latest_token)
+    /// For the engine: the register's version at the last write to the key in question, at the
+    /// instant stamped.
+    pub(crate) fn version(self) -> u64 {
+        self.version
     }
 }
 
@@ -348,15 +344,16 @@ pub enum Fact {
     Waiting { token: Token },
     /// A read admitted under `token` was served from this node's local copy after the node
     /// confirmed its authority (Raft's ReadIndex: a quorum acknowledged a round started after
-    /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up: the
-    /// oracle judges the read as of then (it is stale if the copy misses a write that took
-    /// effect before it, not one that took effect while it waited), and its wait from then.
+    /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up, when
+    /// the read arrived: it is stale if the copy misses a write that took effect before then
+    /// (not one that took effect while it waited), and its wait is measured from then. Like any
+    /// read, it is a zombie action if its token is superseded when it is served.
     ConfirmedRead { token: Token, since: Stamp },
     /// A read admitted under `token` was served from a replicated log's committed prefix that
     /// holds the first `version` client writes ever committed (the register's version for that
     /// prefix). `since` is the [`Cx::stamp`] of the call that took the read up: this call's own
-    /// for a read served at once. The oracle judges it as of then: it is stale if a write to its
-    /// key committed before then lies beyond the prefix.
+    /// for a read served at once. It arrived then: it is stale if a write to its key committed
+    /// before then lies beyond the prefix.
     LogRead {
         token: Token,
         version: u64,
@@ -644,7 +641,7 @@ pub(crate) fn with_test_cx<R>(
         duplicate: false,
         rng: &mut rng,
         run_token: &mut run_token,
-        stamp: Stamp::new(SimTime::from_ns(at.ns()), 0, 0),
+        stamp: Stamp::new(SimTime::from_ns(at.ns()), 0),
     };
     f(&mut cx)
 }

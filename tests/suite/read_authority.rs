@@ -1,6 +1,8 @@
 //! Read authority tracked apart from write authority: the oracle judges an
 //! exclusive read authority on its own, reports a shared one apart, and the timeline, the
-//! traces and the chart show read beliefs on their own lane.
+//! traces and the chart show read beliefs on their own lane. And staleness, judged by
+//! linearizability for every protocol: a read is stale iff the state it returns misses a write
+//! that had taken effect before it arrived at the node that serves it (the runs at the end).
 //!
 //! `Staggered` is a protocol with no messages whose beliefs are fixed in advance, so that every
 //! figure can be derived by hand. Clocks have no drift, so local and true time agree:
@@ -22,7 +24,7 @@ use leasesim::strategy::{
     ProtocolMessage, Registry, Request, Settings, Strategy, TimerId,
 };
 use leasesim::time::{LocalTime, SimTime};
-use leasesim::trace::{Observer, TraceEvent};
+use leasesim::trace::{Observer, TraceEvent, TraceKind};
 use std::fs;
 use std::process::ExitCode;
 
@@ -339,4 +341,203 @@ fn traces_and_the_timeline_show_read_beliefs_on_their_own_lane() {
         svg.contains("read authority (lease reads)"),
         "no legend entry"
     );
+}
+
+/// What a run's trace says of its reads, grants and applied writes, in true nanoseconds.
+#[derive(Default)]
+struct Reads {
+    /// (t, node, token, zombie, stale) of every read served.
+    served: Vec<(i64, NodeId, Token, bool, bool)>,
+    /// (t, to, token) of every grant.
+    grants: Vec<(i64, NodeId, Token)>,
+    /// (t, writer, token) of every write applied (or committed).
+    applied: Vec<(i64, NodeId, Token)>,
+}
+
+impl Observer for Reads {
+    fn event(&mut self, e: &TraceEvent) {
+        let t = e.t.ns();
+        match e.kind {
+            TraceKind::Read {
+                token,
+                zombie,
+                stale,
+            } => self.served.push((t, e.node, token, zombie, stale)),
+            TraceKind::Grant { token, to, .. } => self.grants.push((t, to, token)),
+            TraceKind::WriteArrived {
+                writer,
+                token,
+                applied: true,
+                ..
+            } => self.applied.push((t, writer, token)),
+            _ => {}
+        }
+    }
+}
+
+/// Runs scenario `text` (named `name`) with built-in protocols, watching its reads.
+fn run_watched(name: &str, text: &str) -> (leasesim::Summary, Reads) {
+    let s = load::from_text(name, text).unwrap_or_else(|e| panic!("{e}"));
+    let mut seen = Reads::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with(name, &s, strategy, Some(&mut seen)).unwrap();
+    assert_ne!(
+        out.summary.expect.passed,
+        Some(false),
+        "{:?}",
+        out.summary.expect.failures
+    );
+    (out.summary, seen)
+}
+
+const LINEARIZABILITY_DOC: &str = include_str!("../../docs/src/linearizability.md");
+
+/// The ```ron blocks of the linearizability page.
+fn doc_scenarios() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<String> = None;
+    for line in LINEARIZABILITY_DOC.lines() {
+        match &mut cur {
+            None if line.trim_start() == "```ron" => cur = Some(String::new()),
+            Some(b) if line.trim_start() == "```" => {
+                out.push(std::mem::take(b));
+                cur = None;
+            }
+            Some(b) => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// The page's example, a ReadIndex read across a pause. r1 leads term 1; its read arriving at
+/// 2 s starts a round and waits for it; r1 pauses at 2.0005 s for 3 s, so it reads the round's
+/// acknowledgements (in at 2.002 s) and serves the read at 2 s + 0.5 ms + 3 s = 5.0005 s, after
+/// waiting 3.0005 s. r3 wins term 2 during the pause and commits writes before that. The read
+/// is judged at its arrival: r1's copy then held every write committed, so it is not stale; it
+/// is served under term 1 after term 2 was issued, so it is a zombie action. The other reads:
+/// r3 serves those arriving at 4 s and 5 s a round trip later (2 ms each); every other read
+/// arrives at a node that does not lead. Waits: (3.0005 + 0.002 + 0.002) / 3 = 1.0015 s.
+#[test]
+fn a_readindex_read_across_a_pause_is_judged_at_its_arrival() {
+    let docs = doc_scenarios();
+    assert_eq!(docs.len(), 1, "the page has one scenario");
+    let (s, seen) = run_watched("linearizability.md", &docs[0]);
+    let (r1, r3) = (0, 2);
+    let served_at = 2 * S + 500_000 + 3 * S;
+    assert_eq!(
+        seen.served,
+        [
+            (4 * S + 2 * MS, r3, 2, false, false),
+            (served_at, r1, 1, true, false),
+            (5 * S + 2 * MS, r3, 2, false, false),
+        ]
+    );
+    assert_eq!((s.zombie_actions, s.stale_reads), (1, 0));
+    let r = &s.requests;
+    assert_eq!((r.reads_served, r.reads_served_confirmed), (3, 3));
+    let wait = r.confirmed_read_wait.as_ref().expect("three waited");
+    assert_eq!((wait.mean_ns, wait.max_ns), (1_001_500_000, 3_000_500_000));
+    // Term 2 was issued to r3 before the answer, and r3 committed writes between the read's
+    // arrival and its answer: judged at the answer, the read would miss them.
+    let (elected, to, _) = seen.grants[1];
+    assert!(to == r3 && (2 * S..served_at).contains(&elected));
+    let between = seen
+        .applied
+        .iter()
+        .filter(|w| w.1 == r3 && (2 * S..served_at).contains(&w.0))
+        .count();
+    assert!(between > 0, "r3 committed nothing while r1 was paused");
+}
+
+/// `raft-etcd-check-quorum-only` with fixed-rate operations in place of the Poisson streams:
+/// one every 10 ms at each replica, every tenth (multiples of 100 ms) a write. r1, cut off at
+/// 10.25 s, keeps serving lease reads until its check-quorum tick at 12.237726979 s. The trace
+/// gives r3's election (term 2) in (11.32 s, 11.33 s); r3's first client write arrives at 11.4 s
+/// and commits a round trip later, 11.402 s. r1's reads are every 10 ms off the multiples of
+/// 100 ms:
+/// - zombie actions (term 1 superseded when served): the reads of 11.33 s .. 12.23 s, 91
+///   operations less the 9 writes at 11.4 .. 12.2 s: 82;
+/// - stale (a write committed before they arrived is missing from r1's copy): the reads of
+///   11.41 s .. 12.23 s, 83 operations less the 8 writes at 11.5 .. 12.2 s: 75. Those of
+///   11.33 .. 11.39 s arrived before any write of term 2 took effect.
+#[test]
+fn a_deposed_leaders_lease_reads_after_the_successors_commit_are_stale() {
+    let text = leasesim::scenario::library::text("raft-etcd-check-quorum-only")
+        .unwrap()
+        .replace(
+            "reads_per_second: 200.0, writes_per_second: 50.0",
+            r#"periodic: (every: "10ms", write_every: 10)"#,
+        );
+    // The story's own expectations are of its Poisson run; the counts here are checked below.
+    let text = &text[..text.find("    expect:").unwrap()];
+    let (s, seen) = run_watched("cq-periodic", &format!("{text})"));
+    let (r1, r3) = (0, 2);
+    let (elected, to, term) = seen.grants[1];
+    assert_eq!((to, term), (r3, 2));
+    assert!(11_320 * MS < elected && elected < 11_330 * MS, "{elected}");
+    let first = seen.applied.iter().find(|w| w.2 == 2).expect("r3 commits");
+    assert_eq!(first.0, 11_402 * MS);
+    assert_eq!((s.zombie_actions, s.stale_reads), (82, 75));
+    let stale: Vec<i64> = seen
+        .served
+        .iter()
+        .filter(|r| r.4)
+        .map(|r| {
+            assert_eq!(r.1, r1);
+            r.0
+        })
+        .collect();
+    assert_eq!(
+        (stale[0], stale[stale.len() - 1]),
+        (11_410 * MS, 12_230 * MS)
+    );
+}
+
+/// `lease-without-fencing-delayed-write` with fixed-rate operations: one every 100 ms at each
+/// contender from its start (a at 0, b at 100 ms), every tenth a write; a crashes at 4.5 s. a
+/// holds from 2 ms, so its writes of 1 s, 2 s, 3 s are applied at +1 ms (version 3) and the one
+/// of 4 s is held up 15 s. The grantor frees the lease 10 s after its last renewal (3.003 s) and
+/// grants b token 2 at 13.003 s, carrying version 3. b's writes of 13.1 .. 18.1 s land at +1 ms
+/// (versions 4 .. 9, its copy complete to 9). a's delayed write lands at 19.001 s: version 10,
+/// unsafe (token 1 after 2), and missing from b's copy; b's later writes land after it and do
+/// not fill the gap. Stale: b's reads of 19.2 .. 24.9 s (the run ends at 25 s), 58 operations
+/// less the 5 writes at 20.1 .. 24.1 s: 53. No zombie: a's write was sent under its valid lease.
+#[test]
+fn a_copy_missing_a_write_applied_before_the_read_arrived_is_stale() {
+    let text = leasesim::scenario::library::text("lease-without-fencing-delayed-write")
+        .unwrap()
+        .replace(
+            "reads_per_second: 100.0, writes_per_second: 10.0",
+            r#"periodic: (every: "100ms", write_every: 10)"#,
+        )
+        .replace(
+            r#"Crash(node: "a", at: "5s")"#,
+            r#"Crash(node: "a", at: "4.5s")"#,
+        );
+    let text = &text[..text.find("    expect:").unwrap()];
+    let (s, seen) = run_watched("delayed-periodic", &format!("{text})"));
+    let (a, b) = (1, 2);
+    assert_eq!(seen.grants[1], (13_003 * MS, b, 2));
+    let from_a: Vec<_> = seen.applied.iter().filter(|w| w.1 == a).collect();
+    assert_eq!(from_a.len(), 4);
+    assert_eq!(*from_a[3], (19_001 * MS, a, 1));
+    assert_eq!(
+        (s.stale_reads, s.zombie_actions, s.unsafe_writes),
+        (53, 0, 1)
+    );
+    let stale: Vec<i64> = seen.served.iter().filter(|r| r.4).map(|r| r.0).collect();
+    assert_eq!(
+        (stale[0], stale[stale.len() - 1]),
+        (19_200 * MS, 24_900 * MS)
+    );
+    // Every read b served after the missed write is stale, until the run ends.
+    assert!(seen
+        .served
+        .iter()
+        .filter(|r| r.0 > 19_001 * MS)
+        .all(|r| r.1 == b && r.4));
 }

@@ -655,7 +655,7 @@ mod tests {
             duplicate: false,
             rng,
             run_token,
-            stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0, 0),
+            stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0),
         }
     }
 

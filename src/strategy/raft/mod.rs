@@ -851,7 +851,7 @@ mod tests {
             duplicate: false,
             rng: &mut rng,
             run_token: &mut run_token,
-            stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0, 0),
+            stamp: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, 0),
         };
         let mut out = Out::default();
         let ack = |round| {
