@@ -470,7 +470,10 @@ mod tests {
                 Action::Send {
                     msg:
                         Message::KeepAlive {
-                            req, acked, sent: s, ..
+                            req,
+                            acked,
+                            sent: s,
+                            ..
                         },
                     ..
                 } => sent.push((req, acked, s.ns())),

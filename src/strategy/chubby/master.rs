@@ -230,7 +230,10 @@ impl Master {
             arrived: cx.mono,
         });
         if hold {
-            debug_assert!(c.hold_margin > LocalDur::ZERO, "a held KeepAlive is due before expiry");
+            debug_assert!(
+                c.hold_margin > LocalDur::ZERO,
+                "a held KeepAlive is due before expiry"
+            );
             self.arm_answer(out);
         } else {
             self.answer(cx, i, out);

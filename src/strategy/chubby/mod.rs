@@ -28,9 +28,9 @@ use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::strategy::service_node::ServiceNode;
 use crate::time::{LocalDur, LocalTime};
 pub use client::Client;
-use serde::Deserialize;
 pub use master::Master;
 pub use msg::Message;
+use serde::Deserialize;
 
 /// `ChubbySession`'s parameters (see [`settings::ChubbySession`]).
 #[derive(Clone, Copy, Debug)]
