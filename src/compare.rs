@@ -108,7 +108,7 @@ mod tests {
             (r#"WallClock(holder_margin: "5ms")"#, from),
             (r#"OnReceiveStart(holder_margin: "5ms")"#, from),
             (
-                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "5ms")"#,
+                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "5ms", keepalive: HeldOpen, hold_margin: "1s")"#,
                 "margin 5ms from the scenario's strategy; Chubby's 45 s grace",
             ),
             (

@@ -387,7 +387,7 @@ mod tests {
             ),
             (
                 "ChubbySession",
-                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "0s")"#,
+                r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "0s", keepalive: HeldOpen, hold_margin: "1s")"#,
             ),
             (
                 "ZooKeeperSession",

@@ -1,12 +1,17 @@
-//! ChubbySession: sessions, jeopardy and grace, lock-delay, the master's FIFO and its
-//! fail-over. The bundled chubby-* scenarios pin the stories;
-//! these tests pin what each rule does on its own, with the arithmetic in each comment.
+//! ChubbySession: sessions, held-open KeepAlives, jeopardy and grace, lock-delay, the master's
+//! FIFO and its fail-over. The bundled chubby-* scenarios pin the stories; these tests pin what
+//! each rule does on its own, with the arithmetic in each comment.
 //!
-//! The world of most tests: T = 12 s, KeepAlives every 4 s, 1 ms messages, perfect clocks;
-//! client `a` opens its session at 0 and holds generation 1 from 2 ms, `b` (from 100 ms) and
-//! `c` (from 200 ms) queue behind it. a's last KeepAlive answered before a cut at 21 s is the one
-//! sent at 20 s: a's local lease ends at 32 s, the master, which received it at 20.001 s,
-//! expires a's session at 32.001 s.
+//! The world of most tests: T = 12 s, 1 ms messages, perfect clocks, KeepAlives held open with
+//! the default 1 s hold margin (renew_every 4 s paces only KeepAlives with no answer); client
+//! `a` opens its session at 0 and holds generation 1 from 2 ms, `b` (from 100 ms) and `c` (from
+//! 200 ms) queue behind it. The master answers a's KeepAlive 1 at once (it opens the session,
+//! to 12.001 s) and holds KeepAlive 2, sent at 2 ms, until 11.001 s: a's local lease runs to
+//! 0.002 + 10.998 + 12 = 23 s. It holds KeepAlive 3, sent at 11.002 s, until 22.001 s and then
+//! extends a's session to 34.001 s, even when a cut at 21 s drops that answer: a stops at 23 s,
+//! the master expires its session at 34.001 s. With `keepalive: Immediate` a's last KeepAlive
+//! answered before the cut is the one sent at 20 s: a's local lease ends at 32 s, the master,
+//! which received it at 20.001 s, expires the session at 32.001 s.
 
 use crate::common::{leasesim, run, run_text, scenario, workdir};
 use leasesim::scenario::validate::validate;
@@ -52,10 +57,10 @@ const CUT_A_FROM_BC: &str =
     r#"Partition(at: "21s", duration: "79s", groups: [["a"], ["master", "b", "c"]]),"#;
 
 /// The master grants to the oldest pending session, at the instant the lock is free: a's
-/// session expires at 32.001 s and b, queued at 101 ms before c at 201 ms, gets generation 2
+/// session expires at 34.001 s and b, queued at 101 ms before c at 201 ms, gets generation 2
 /// then, though neither retries near that instant (retries every 5 s: b's at 30.1 and 35.1 s).
-/// b holds from 32.002 s, 2 ms after a stopped at 32 s. Granting the newest would pick c;
-/// granting at b's next retry would start b at 35.102 s.
+/// b holds from 34.002 s, 11.002 s after a stopped at 23 s. Granting the newest would pick c;
+/// granting at b's next retry would start b at 35.102 s, 12.102 s after.
 #[test]
 fn the_oldest_pending_session_gets_the_lock_at_the_instant_it_is_free() {
     let s = run_text(&world(
@@ -67,13 +72,13 @@ fn the_oldest_pending_session_gets_the_lock_at_the_instant_it_is_free() {
         "40s",
     ));
     assert_eq!(s.holders, ["a", "b"]);
-    assert_eq!(s.min_slack_ns, Some(2_000_000));
+    assert_eq!(s.min_slack_ns, Some(11_002_000_000));
     assert_eq!(s.overlap.count, 0);
 }
 
-/// Lock-delay ends at an exact instant too: a's session expires at 32.001 s, the lock is
-/// refused until 32.001 + 10 = 42.001 s and granted to b then (b's retries every 5 s come at
-/// 40.1 and 45.1 s): b holds from 42.002 s, 10.002 s after a stopped at 32 s.
+/// Lock-delay ends at an exact instant too: a's session expires at 34.001 s, the lock is
+/// refused until 34.001 + 10 = 44.001 s and granted to b then (b's retries every 5 s come at
+/// 40.1 and 45.1 s): b holds from 44.002 s, 21.002 s after a stopped at 23 s.
 #[test]
 fn the_lock_is_granted_the_instant_lock_delay_ends() {
     let s = run_text(&world(
@@ -85,12 +90,13 @@ fn the_lock_is_granted_the_instant_lock_delay_ends() {
         "50s",
     ));
     assert_eq!(s.holders, ["a", "b"]);
-    assert_eq!(s.min_slack_ns, Some(10_002_000_000));
+    assert_eq!(s.min_slack_ns, Some(21_002_000_000));
 }
 
 /// Lock-delay follows a session's expiry, never a clean release: a steps down at 10 s (a
 /// `Release`, then a new Acquire behind b), the master frees the lock at 10.001 s and grants it
-/// to b at once despite the 60 s lock-delay: b holds from 10.002 s, 2 ms after a let go.
+/// to b at once despite the 60 s lock-delay: b holds from 10.002 s (its local lease, from its
+/// session's opening at 100 ms, runs to 12.1 s), 2 ms after a let go.
 #[test]
 fn a_clean_release_has_no_lock_delay() {
     let s = run_text(&world(
@@ -106,16 +112,17 @@ fn a_clean_release_has_no_lock_delay() {
     assert_eq!(s.overlap.count, 0);
 }
 
-/// The local lease counts from the KeepAlive's send time, not from its answer's receipt. a's
-/// link to the master is cut one way from 21 s, and the answer to its KeepAlive of 20 s is 2 s
-/// late (it arrives at 22.002 s): a's local lease still ends at 20 + 12 = 32 s, and b, granted
-/// at 32.001 s, holds 2 ms later. Counting from the receipt would run a's lease to 34.002 s:
-/// an overlap of 2 s.
+/// The local lease counts from the KeepAlive's send time, not from its answer's receipt
+/// (answered at once). a's link to the master is cut one way from 21 s, and the answer to its
+/// KeepAlive of 20 s is 2 s late (it arrives at 22.002 s): a's local lease still ends at
+/// 20 + 12 = 32 s, and b, granted at 32.001 s, holds 2 ms later. Counting from the receipt
+/// would run a's lease to 34.002 s: an overlap of 2 s.
 #[test]
 fn the_local_lease_counts_from_the_keepalive_send_time() {
     let faults = r#"OneWay(from: "a", to: "master", at: "21s", duration: "19s"),
         DelaySpike(at: "20s", duration: "10ms", extra: "2s", kinds: [KeepAliveAck]),"#;
-    let s = scenario(&world("ChubbySession()", "", faults, "", false, "40s"));
+    let strategy = "ChubbySession(keepalive: Immediate)";
+    let s = scenario(&world(strategy, "", faults, "", false, "40s"));
     assert!(validate(&s).is_empty(), "{:?}", validate(&s));
     let s = run(&s);
     assert_eq!(s.holders, ["a", "b"]);
@@ -123,12 +130,12 @@ fn the_local_lease_counts_from_the_keepalive_send_time() {
 }
 
 /// Grace runs from the end of the local lease, not from the start of the outage: with a
-/// grace of 10 s a client acting in jeopardy believes until 32 + 10 = 42 s, and b holds from
-/// 32.002 s: an overlap of 9.998 s. From the cut at 21 s it would end at 31 s, before b.
+/// grace of 12 s a client acting in jeopardy believes until 23 + 12 = 35 s, and b holds from
+/// 34.002 s: an overlap of 0.998 s. From the cut at 21 s it would end at 33 s, before b.
 #[test]
 fn grace_runs_from_the_end_of_the_local_lease() {
     let s = run_text(&world(
-        r#"ChubbySession(grace: "10s", act_in_jeopardy: true)"#,
+        r#"ChubbySession(grace: "12s", act_in_jeopardy: true)"#,
         "",
         CUT_A,
         "",
@@ -137,17 +144,18 @@ fn grace_runs_from_the_end_of_the_local_lease() {
     ));
     assert_eq!(s.overlap.count, 1);
     let i = &s.overlap.intervals[0];
-    assert_eq!((i.start_ns, i.end_ns), (32_002_000_000, 42_000_000_000));
+    assert_eq!((i.start_ns, i.end_ns), (34_002_000_000, 35_000_000_000));
 }
 
 /// The HBase story as a Chubby stand-in (a 13.2 s GC pause at 18.5 s against a 10 s session,
-/// pings every T/3; `hbase-gc-pause-zk-session` now tells it on ZooKeeperSession).
+/// pings every T/3, answered at once as ZooKeeper's are; `hbase-gc-pause-zk-session` now tells
+/// it on ZooKeeperSession).
 const HBASE_ON_CHUBBY: &str = r#"Scenario(
     description: "A 13.2 s GC pause on an HBase region server whose ZooKeeper session is 10 s; it acts on resume until the ZooKeeper client delivers the Expired event, 5.033 s into the new owner's tenure.",
     seed: 16,
     duration: "40s",
     lease: (duration: "10s"),
-    strategy: ChubbySession(grace: "1h", act_in_jeopardy: true),
+    strategy: ChubbySession(grace: "1h", act_in_jeopardy: true, keepalive: Immediate),
     nodes: [
         (name: "zk", role: Grantor),
         (name: "rs1", role: Contender),
@@ -187,8 +195,9 @@ fn the_zookeeper_grace_only_needs_to_outlast_the_event() {
     assert_eq!(overlap_with("5s"), 4_998_000_000);
 }
 
-/// A restarted master (chubby-master-failover: down from 21 to 35 s) that expires the sessions
-/// it found instead of extending them (`grantor_restart: Forget`) releases a's lock at 35 s.
+/// A restarted master (chubby-master-failover-immediate: down from 21 to 35 s, KeepAlives
+/// answered at once) that expires the sessions it found instead of extending them
+/// (`grantor_restart: Forget`) releases a's lock at 35 s.
 /// b's retry of 35.1 s hears SessionExpired at 35.102 s; b opens a new session whose KeepAlive
 /// and Acquire reach the master at 35.103 s, which grants generation 2 at once (no lock-delay
 /// here): b holds from 35.104 s. a, in jeopardy since 32 s, learns that its session is gone
@@ -197,7 +206,7 @@ fn the_zookeeper_grace_only_needs_to_outlast_the_event() {
 #[test]
 fn a_restarted_master_that_forgets_sessions_hands_the_lock_over() {
     let crash = r#"Crash(node: "master", at: "21s"), Restart(node: "master", at: "35s"),"#;
-    let strategy = r#"ChubbySession(act_in_jeopardy: true)"#;
+    let strategy = r#"ChubbySession(act_in_jeopardy: true, keepalive: Immediate)"#;
     let waits = run_text(&world(strategy, "", crash, "", false, "50s"));
     assert_eq!(waits.holders, ["a"]);
     assert_eq!(waits.overlap.count, 0);
@@ -233,10 +242,12 @@ fn the_generation_number_fences_the_old_holders_writes() {
 }
 
 /// Chubby's message kinds are what `Drop` and `DelaySpike` filter on. Dropping every KeepAlive
-/// from 21 s cuts a and b off without a partition: a's session expires at 32.001 s, b's (its
-/// last KeepAlive answered was sent at 20.1 s) at 32.101 s, so b is granted at 32.001 s and
-/// holds from 32.002 s, 2 ms after a stopped (and until its own local lease ends at 32.1 s).
-/// A base-protocol kind is an error that lists Chubby's.
+/// from 21 s cuts a and b off without a partition, but not the answers to those already held:
+/// a's KeepAlive 3 (sent at 11.002 s, held since 11.003 s) is answered at 22.001 s, held
+/// 10.998 s, so a's lease runs to 11.002 + 10.998 + 12 = 34 s and its session to 34.001 s;
+/// b's, 100 ms later in each, to 34.1 s and 34.101 s. Every later KeepAlive is dropped, so b is
+/// granted at 34.001 s and holds from 34.002 s, 2 ms after a stopped (and until its own local
+/// lease ends at 34.1 s). A base-protocol kind is an error that lists Chubby's.
 #[test]
 fn fault_kinds_are_the_protocols_own() {
     let drop = r#"Drop(at: "21s", duration: "19s", kinds: [KeepAlive]),"#;
@@ -269,7 +280,8 @@ fn check_lists_every_problem_at_once() {
     let text = r#"Scenario(
         duration: "60s",
         lease: (duration: "12s", renew_every: "4s"),
-        strategy: ChubbySession(grace: "-1s", lock_delay: "-60s", holder_margin: "9s"),
+        strategy: ChubbySession(grace: "-1s", lock_delay: "-60s", holder_margin: "9s",
+                                keepalive: Immediate),
         nodes: [
             (name: "m1", role: Grantor), (name: "m2", role: Grantor),
             (name: "r", role: Replica),
@@ -308,6 +320,104 @@ fn check_lists_every_problem_at_once() {
     );
 }
 
+/// Held open, a late answer puts the client in jeopardy until it comes, and its local lease
+/// counts the hold from the KeepAlive's send time, not from the answer's arrival. The answer to
+/// a's KeepAlive 2 (sent at 2 ms, held 10.998 s, answered at 11.001 s) is 2 s late: it arrives
+/// at 13.002 s. a's lease from its session's opening ends at 12 s, so a is in jeopardy from 12
+/// s to 13.002 s (its KeepAlive of 12 s is lost: a's link to the master is cut one way from
+/// 11.5 s), then acts to 0.002 + 10.998 + 12 = 23 s. The master, which extended a's session to
+/// 11.001 + 12 = 23.001 s and hears nothing more, expires it then and b holds from 23.002 s:
+/// 2 ms apart. The longest gap is the jeopardy, 1.002 s. Counting from the arrival would run
+/// a's lease to 25.002 s (an overlap of 2 s); counting from the send without the hold would
+/// end it at 12.002 s.
+#[test]
+fn held_open_a_late_answer_means_jeopardy_until_it_comes() {
+    let faults = r#"OneWay(from: "a", to: "master", at: "11.5s", duration: "28.5s"),
+        DelaySpike(at: "11s", duration: "10ms", extra: "2s", kinds: [KeepAliveAck]),"#;
+    let s = scenario(&world("ChubbySession()", "", faults, "", false, "40s"));
+    assert!(validate(&s).is_empty(), "{:?}", validate(&s));
+    let s = run(&s);
+    assert_eq!(s.holders, ["a", "b"]);
+    assert_eq!(s.overlap.count, 0);
+    assert_eq!(s.min_slack_ns, Some(2_000_000));
+    assert_eq!(s.max_unavailable_ns, 1_002_000_000);
+}
+
+/// A master down from 10.5 s to 14 s. Held open, a's KeepAlive 2 was waiting at the master
+/// (due at 11.001 s) and is lost with it: a's lease, from the session's opening, ends at 12 s;
+/// a's KeepAlive of 12 s finds no master, the one of 16 s is the first the new master hears in
+/// that session, answered at once: a acts again from 16.002 s. The gap: [12 s, 16.002 s) =
+/// 4.002 s, availability (30 - 0.002 - 4.002) / 30. Answered at once every 4 s, a's lease from
+/// its KeepAlive of 8 s runs to 20 s, past the outage: its KeepAlive of 16 s extends it to 28 s
+/// and a never stops (the longest gap is the 2 ms before its grant).
+#[test]
+fn a_short_master_outage_puts_only_a_held_open_client_in_jeopardy() {
+    let crash = r#"Crash(node: "master", at: "10.5s"), Restart(node: "master", at: "14s"),"#;
+    let held = run_text(&world("ChubbySession()", "", crash, "", false, "30s"));
+    assert_eq!(held.holders, ["a"]);
+    assert_eq!(held.max_unavailable_ns, 4_002_000_000);
+    assert_eq!(held.availability, (30e9 - 0.002e9 - 4.002e9) / 30e9);
+    let immediate = "ChubbySession(keepalive: Immediate)";
+    let at_once = run_text(&world(immediate, "", crash, "", false, "30s"));
+    assert_eq!(at_once.holders, ["a"]);
+    assert_eq!(at_once.max_unavailable_ns, 2_000_000);
+}
+
+/// The master's KeepAlive settings are checked against T: a hold margin as long as T (the
+/// master would never hold a KeepAlive) or of zero, an extension under load shorter than T, and
+/// a zero T, each named with its value, and `check` exits 2. A hold margin is not read when
+/// KeepAlives are answered at once.
+#[test]
+fn bad_keepalive_settings_are_refused_with_exit_2() {
+    let dir = workdir("chubby-keepalive-check");
+    let bad = [
+        (
+            r#"ChubbySession(hold_margin: "12s", extend_under_load: "5s")"#,
+            "12s",
+            vec![
+                "strategy.hold_margin: 12s must be shorter than the lease (12s), or the master \
+                 never holds a KeepAlive",
+                "strategy.extend_under_load: 5s is below the lease (12s): a master under load \
+                 extends sessions by T or more",
+            ],
+        ),
+        (
+            r#"ChubbySession(hold_margin: "0s")"#,
+            "12s",
+            vec!["strategy.hold_margin: must be positive (got 0s)"],
+        ),
+        (
+            "ChubbySession()",
+            "0s",
+            vec!["lease.duration: must be positive (got 0s)"],
+        ),
+    ];
+    for (i, (strategy, t, wants)) in bad.iter().enumerate() {
+        let text = format!(
+            r#"Scenario(duration: "60s", lease: (duration: "{t}", renew_every: "4s"),
+                strategy: {strategy},
+                nodes: [(name: "m", role: Grantor), (name: "a", role: Contender)])"#
+        );
+        let file = format!("bad{i}.ron");
+        std::fs::write(dir.join(&file), text).unwrap();
+        let o = leasesim(&["check", &file], &dir);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{strategy}: {err}");
+        for want in wants {
+            assert!(err.contains(want), "missing {want:?} in:\n{err}");
+        }
+    }
+    let s = scenario(&world(
+        r#"ChubbySession(hold_margin: "12s", keepalive: Immediate)"#,
+        "",
+        "",
+        "",
+        false,
+        "10s",
+    ));
+    assert!(validate(&s).is_empty(), "{:?}", validate(&s));
+}
+
 /// Same seed, same run, byte for byte: here under loss, duplication, random delays and random
 /// pauses, partitions and crashes, with fencing on.
 #[test]
@@ -342,11 +452,14 @@ mod properties {
 
     /// A Chubby cell: one master and 2 or 3 clients with drifts within +-100 ppm, random
     /// delays, loss and duplication, and random GC pauses, partitions and crashes (the master's
-    /// too: it fails over with `Wait`).
+    /// too: it fails over with `Wait`); KeepAlives held open (hold margin T/4) or answered at
+    /// once, the master under load (extending by 2T) or not.
     #[derive(Debug, Clone)]
     struct World {
         clients: usize,
         lease_ms: i64,
+        held_open: bool,
+        under_load: bool,
         grace_ms: i64,
         lock_delay_ms: i64,
         drifts: Vec<i64>,
@@ -367,16 +480,33 @@ mod properties {
                     self.drifts[i + 1]
                 );
             }
-            // The margin covers the drift between any two clocks over one term (200 ppm of
-            // T, rounded up to a microsecond).
-            let margin_us = self.lease_ms / 5 + 1;
+            // The margin covers the drift between any two clocks over the master's hold and
+            // one extension E (below 2E): 200 ppm of 2E, rounded up to a microsecond.
+            let extension_ms = if self.under_load {
+                2 * self.lease_ms
+            } else {
+                self.lease_ms
+            };
+            let margin_us = extension_ms * 2 / 5 + 1;
+            let keepalive = if self.held_open {
+                "HeldOpen"
+            } else {
+                "Immediate"
+            };
+            let under_load = if self.under_load {
+                format!(r#", extend_under_load: "{extension_ms}ms""#)
+            } else {
+                String::new()
+            };
             format!(
                 r#"Scenario(
                     seed: {seed},
                     duration: "60s",
                     lease: (duration: "{t}ms", retry_every: "{retry}ms"),
                     strategy: ChubbySession(grace: "{grace}ms", lock_delay: "{delay}ms",
-                                            holder_margin: "{margin_us}us"),
+                                            holder_margin: "{margin_us}us",
+                                            keepalive: {keepalive},
+                                            hold_margin: "{hold}ms"{under_load}),
                     nodes: [{nodes}],
                     network: (delay: Uniform(min: "100us", max: "5ms"), loss: {loss},
                               duplicate: {dup}),
@@ -391,6 +521,7 @@ mod properties {
                 seed = self.seed,
                 t = self.lease_ms,
                 retry = self.lease_ms / 5,
+                hold = self.lease_ms / 4,
                 grace = self.grace_ms,
                 delay = self.lock_delay_ms,
                 loss = self.loss,
@@ -409,12 +540,24 @@ mod properties {
                 0.0f64..0.2,
                 0.0f64..0.2,
                 any::<u64>(),
+                any::<(bool, bool)>(),
             )
                 .prop_map(
-                    move |(lease_ms, grace_ms, lock_delay_ms, drifts, loss, duplicate, seed)| {
+                    move |(
+                        lease_ms,
+                        grace_ms,
+                        lock_delay_ms,
+                        drifts,
+                        loss,
+                        duplicate,
+                        seed,
+                        (held_open, under_load),
+                    )| {
                         World {
                             clients,
                             lease_ms,
+                            held_open,
+                            under_load,
                             grace_ms,
                             lock_delay_ms,
                             drifts,
@@ -431,9 +574,10 @@ mod properties {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
         /// Chubby is safe when its clients do not act in jeopardy and their margin covers the
-        /// drift: a client acts until (KeepAlive send) + T - margin on its clock, and the master
-        /// keeps the session open until (receipt of that KeepAlive, or later) + T on its own,
-        /// or, after a fail-over, until (restart) + T. Whatever the grace, the lock-delay, the
+        /// drift: a client acts until (KeepAlive send) + held + E - margin on its clock, and
+        /// the master keeps the session open until (its answer, sent held after the
+        /// KeepAlive's arrival, or later) + E on its own, or, after a fail-over, until
+        /// (restart) + E. Whatever the grace, the lock-delay, the
         /// pauses, partitions, crashes, loss and duplication, no two clients ever act at once,
         /// and a run is the same twice.
         #[test]

@@ -1,20 +1,26 @@
 //! A Chubby client: one session with the master, and through it the one lock it wants.
 //!
-//! The client opens a session at start (a KeepAlive and an Acquire with a fresh session id),
-//! sends a KeepAlive every `renew_every` and, while it holds no lock, an Acquire every
-//! `retry_every`. Its local lease is (send time of the newest acknowledged KeepAlive) + T -
-//! holder_margin on its monotonic clock; when that passes it is in jeopardy and keeps sending
-//! KeepAlives: an acknowledgement of one restores the session (and the lock, which the master
-//! kept), as long as it arrives before the grace period, `grace` on the same clock from the end
-//! of the local lease, is over. Then, or when the master answers `SessionExpired`, the session
-//! and the lock are lost, and the client opens a new session and asks again.
+//! The client opens a session at start (a KeepAlive and an Acquire with a fresh session id) and,
+//! while it holds no lock, sends an Acquire every `retry_every`. With `keepalive: HeldOpen` it
+//! sends the next KeepAlive as soon as one is answered, so that one is almost always held at
+//! the master; when none is answered by the end of its local lease (or, before the session's
+//! first answer, within `renew_every`) it sends one then, and again every `renew_every`. With
+//! `Immediate` it sends one every `renew_every`. Its local lease is (send time of the
+//! KeepAlive) + (how long the master held it) + (the extension the master granted) -
+//! holder_margin on its monotonic clock, from the answer that gives the latest end: the master
+//! extended the session from its answer, which left at least that long after the send. When
+//! that passes the client is in jeopardy and keeps sending KeepAlives: an answer to one restores
+//! the session (and the lock, which the master kept), as long as it arrives before the grace
+//! period, `grace` on the same clock from the end of the local lease, is over. Then, or when the
+//! master answers `SessionExpired`, the session and the lock are lost, and the client opens a
+//! new session and asks again.
 //!
 //! It acts on the lock (serves reads, sends writes with the lock's generation number) while it
 //! holds the lock and its local lease runs; with `act_in_jeopardy` (the bug) until grace ends.
 //! A `StepDown` makes it release the lock cleanly and queue for it again.
 
 use super::msg::Message;
-use super::ChubbyConfig;
+use super::{ChubbyConfig, KeepAliveMode};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
@@ -33,7 +39,10 @@ pub struct Client {
     /// The current session's id (0 before the first).
     pub(super) session: u64,
     next_session: u64,
+    /// The newest KeepAlive sent (ids grow across sessions).
     next_req: u64,
+    /// The newest KeepAlive of this session answered (0: none yet).
+    acked: u64,
     /// The end of the local lease on the monotonic clock, once a KeepAlive of this session has
     /// been acknowledged.
     pub(super) lease_end: Option<LocalTime>,
@@ -51,6 +60,7 @@ impl Client {
             session: 0,
             next_session: 0,
             next_req: 0,
+            acked: 0,
             lease_end: None,
             held: None,
             last_token: 0,
@@ -68,25 +78,42 @@ impl Client {
         self.next_session += 1;
         self.session = ((cx.incarnation as u64) << 32) | self.next_session;
         self.lease_end = None;
+        self.acked = 0;
         self.held = None;
         out.cancel_timer(GRACE_END);
         self.keep_alive(cx, out);
         self.acquire(cx, out);
     }
 
+    /// Sends a KeepAlive, and arms the timer for the next one if no answer comes first: held
+    /// open, at the end of the local lease while it runs.
     fn keep_alive(&mut self, cx: &Cx, out: &mut Out<Message>) {
         self.next_req += 1;
         let msg = Message::KeepAlive {
             session: self.session,
             req: self.next_req,
+            acked: self.acked,
             sent: cx.mono,
         };
         out.send(Self::master(cx), msg);
-        out.set_timer(
-            KEEPALIVE,
-            ClockKind::Monotonic,
-            cx.mono + self.p.renew_every,
-        );
+        let next = match (self.c.keepalive, self.lease_end) {
+            (KeepAliveMode::HeldOpen, Some(end)) if end > cx.mono => end,
+            _ => cx.mono + self.p.renew_every,
+        };
+        out.set_timer(KEEPALIVE, ClockKind::Monotonic, next);
+    }
+
+    /// The master's answer to KeepAlive `req` of this session: the local lease it gives, then,
+    /// held open, the next KeepAlive at once if this answers the newest one sent.
+    fn answered(&mut self, cx: &Cx, req: u64, end: LocalTime, out: &mut Out<Message>) {
+        self.acked = self.acked.max(req);
+        if self.lease_end.is_none_or(|e| end > e) {
+            self.lease_end = Some(end);
+            out.set_timer(GRACE_END, ClockKind::Monotonic, end + self.c.grace);
+        }
+        if self.c.keepalive == KeepAliveMode::HeldOpen && req == self.next_req {
+            self.keep_alive(cx, out);
+        }
     }
 
     fn acquire(&mut self, cx: &Cx, out: &mut Out<Message>) {
@@ -118,9 +145,10 @@ impl Client {
     }
 }
 
-/// The local lease an acknowledged KeepAlive gives, from its send time: T - holder_margin.
-pub(super) fn local_lease(c: &ChubbyConfig, p: &LeaseParams) -> LocalDur {
-    p.lease - c.holder_margin
+/// The local lease an answered KeepAlive gives, from its send time: how long the master held
+/// it, plus the extension it granted, minus holder_margin.
+pub(super) fn local_lease(c: &ChubbyConfig, held: LocalDur, extension: LocalDur) -> LocalDur {
+    held + extension - c.holder_margin
 }
 
 impl service_node::Client for Client {
@@ -132,18 +160,21 @@ impl service_node::Client for Client {
 
     fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
         match msg {
-            Message::KeepAliveAck { session, sent, .. } if session == self.session => {
+            Message::KeepAliveAck {
+                session,
+                req,
+                sent,
+                held,
+                extension,
+            } if session == self.session => {
                 if self.grace_over(cx.mono) {
                     // Grace ended before this answer came (its timer has not run yet, as after
                     // a pause): the session is lost, whatever the master says now.
                     self.open_session(cx, out);
                     return;
                 }
-                let end = sent + local_lease(&self.c, &self.p);
-                if self.lease_end.is_none_or(|e| end > e) {
-                    self.lease_end = Some(end);
-                    out.set_timer(GRACE_END, ClockKind::Monotonic, end + self.c.grace);
-                }
+                let end = sent + local_lease(&self.c, held, extension);
+                self.answered(cx, req, end, out);
             }
             Message::SessionExpired { session } if session == self.session => {
                 self.open_session(cx, out);
@@ -224,13 +255,21 @@ mod tests {
     /// Node 0 is the master, node 1 this client.
     const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
 
-    /// A client with T = 12 s, KeepAlives every 4 s, a 50 ms margin and a 45 s grace.
+    /// A client with T = 12 s, KeepAlives answered at once and sent every 4 s, a 50 ms margin
+    /// and a 45 s grace.
     fn client(act_in_jeopardy: bool) -> Client {
+        client_with(act_in_jeopardy, KeepAliveMode::Immediate)
+    }
+
+    fn client_with(act_in_jeopardy: bool, keepalive: KeepAliveMode) -> Client {
         let c = ChubbyConfig {
             grace: LocalDur::from_secs(45),
             lock_delay: LocalDur::ZERO,
             act_in_jeopardy,
             holder_margin: LocalDur::from_ms(50),
+            keepalive,
+            hold_margin: LocalDur::from_secs(1),
+            extend_under_load: None,
         };
         let p = LeaseParams {
             lease: LocalDur::from_secs(12),
@@ -254,11 +293,20 @@ mod tests {
         })
     }
 
+    /// An answer to KeepAlive 1, sent at `sent_ns`, with the session extended by 12 s at once.
     fn ack(session: u64, sent_ns: i64) -> Message {
+        held_ack(session, 1, sent_ns, 0)
+    }
+
+    /// An answer to KeepAlive `req`, sent at `sent_ns` and held `held_ns` by the master, with
+    /// the session extended by 12 s.
+    fn held_ack(session: u64, req: u64, sent_ns: i64, held_ns: i64) -> Message {
         Message::KeepAliveAck {
             session,
-            req: 1,
+            req,
             sent: LocalTime::from_ns(sent_ns),
+            held: LocalDur::from_ns(held_ns),
+            extension: LocalDur::from_secs(12),
         }
     }
 
@@ -410,5 +458,92 @@ mod tests {
             c.on_message(cx, grant(1, 1), out)
         });
         assert_eq!(c.held, None);
+    }
+
+    /// The KeepAlives a call sent, as (req, acked, sent), and where it armed the KeepAlive
+    /// timer.
+    fn keepalives(effects: &Out<Message>) -> (Vec<(u64, u64, i64)>, Option<i64>) {
+        let mut sent = Vec::new();
+        let mut timer = None;
+        for e in effects.actions() {
+            match *e {
+                Action::Send {
+                    msg:
+                        Message::KeepAlive {
+                            req,
+                            acked,
+                            sent: s,
+                            ..
+                        },
+                    ..
+                } => sent.push((req, acked, s.ns())),
+                Action::SetTimer {
+                    timer: KEEPALIVE,
+                    at,
+                    ..
+                } => timer = Some(at.ns()),
+                _ => {}
+            }
+        }
+        (sent, timer)
+    }
+
+    #[test]
+    fn held_open_the_answer_counts_the_hold_and_the_next_keepalive_goes_at_once() {
+        let mut c = client_with(false, KeepAliveMode::HeldOpen);
+        // Session 1 opens at 0 with KeepAlive 1; no lease yet, so another goes at 0 + 4 s if
+        // no answer comes.
+        let opened = call(&mut c, 0, |c, cx, out| c.open_session(cx, out));
+        assert_eq!(keepalives(&opened), (vec![(1, 0, 0)], Some(4 * S)));
+        // Answered at once, at 2 ms: the lease runs to 0 + 0 + 12 - 0.05 = 11.95 s. KeepAlive
+        // 2 goes at once, saying it has answer 1; the next without an answer at 11.95 s.
+        let first = call(&mut c, 2 * MS, |c, cx, out| {
+            c.on_message(cx, held_ack(1, 1, 0, 0), out)
+        });
+        assert_eq!(c.lease_end, Some(LocalTime::from_ns(11_950 * MS)));
+        assert_eq!(
+            keepalives(&first),
+            (vec![(2, 1, 2 * MS)], Some(11_950 * MS))
+        );
+        // KeepAlive 2, sent at 2 ms, held 10.998 s by the master and answered at 11.002 s:
+        // 0.002 + 10.998 + 12 - 0.05 = 22.95 s (counting from the send alone would give 11.952
+        // s, already nearly over). KeepAlive 3 goes at once.
+        let second = call(&mut c, 11_002 * MS, |c, cx, out| {
+            c.on_message(cx, held_ack(1, 2, 2 * MS, 10_998 * MS), out)
+        });
+        assert_eq!(c.lease_end, Some(LocalTime::from_ns(22_950 * MS)));
+        assert_eq!(
+            keepalives(&second),
+            (vec![(3, 2, 11_002 * MS)], Some(22_950 * MS))
+        );
+        // A copy of that answer sends nothing more: it answers KeepAlive 2, not the newest.
+        let copy = call(&mut c, 11_002 * MS, |c, cx, out| {
+            c.on_message(cx, held_ack(1, 2, 2 * MS, 10_998 * MS), out)
+        });
+        assert_eq!(keepalives(&copy), (vec![], None));
+        // No answer to KeepAlive 3: at 22.95 s the client is in jeopardy and sends KeepAlive
+        // 4, then one every 4 s (the next at 26.95 s).
+        assert_eq!(check_at(&c, 22_950 * MS), None);
+        let jeopardy = call(&mut c, 22_950 * MS, |c, cx, out| {
+            c.on_timer(cx, KEEPALIVE, out)
+        });
+        assert_eq!(
+            keepalives(&jeopardy),
+            (vec![(4, 2, 22_950 * MS)], Some(26_950 * MS))
+        );
+    }
+
+    #[test]
+    fn answered_at_once_keepalives_go_every_renew_every() {
+        // Immediate: the answer at 2 ms sends nothing; the timer armed at 0 sends the next at
+        // 4 s and arms one at 8 s.
+        let mut c = client(false);
+        call(&mut c, 0, |c, cx, out| c.open_session(cx, out));
+        let first = call(&mut c, 2 * MS, |c, cx, out| {
+            c.on_message(cx, ack(1, 0), out)
+        });
+        assert_eq!(keepalives(&first), (vec![], None));
+        let timer = call(&mut c, 4 * S, |c, cx, out| c.on_timer(cx, KEEPALIVE, out));
+        assert_eq!(keepalives(&timer), (vec![(2, 1, 4 * S)], Some(8 * S)));
     }
 }

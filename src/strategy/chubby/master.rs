@@ -1,26 +1,37 @@
-//! The Chubby cell's master: sessions, the one lock, lock-delay, fail-over, and the register.
+//! The Chubby cell's master: sessions, KeepAlives, the one lock, lock-delay, fail-over, and the
+//! register.
 //!
 //! A session opens when the master first hears a session id from a client (a KeepAlive or an
-//! Acquire), and then lives to (receipt of its last KeepAlive) + T on the master's monotonic
-//! clock. When it expires, its pending Acquire is dropped and, if it held the lock, the lock is
+//! Acquire), and then lives to (the master's last answer to one of its KeepAlives) + the
+//! extension on the master's monotonic clock: T, or `extend_under_load` when set. Held open
+//! (`keepalive: HeldOpen`), a KeepAlive is not answered at once: the master keeps it until the
+//! session has `hold_margin` left, then extends the session and answers, saying how long it
+//! held it. It answers at once a KeepAlive that opens a session, one of a session it has not
+//! answered since it started (after a fail-over), and one whose client does not have its
+//! latest answer (that answer was lost, or is late: the client's lease may be running out);
+//! a newer KeepAlive of the same session replaces the one held. `Immediate` answers every
+//! KeepAlive at once.
+//!
+//! When a session expires, its pending Acquire is dropped and, if it held the lock, the lock is
 //! released and refused to everyone for `lock_delay`; a clean `Release` frees the lock with no
 //! delay. Pending Acquires are served in FIFO order of their first arrival, at the exact instant
 //! the lock is free and no lock-delay runs. Each grant carries the next generation number (the
 //! sequencer), which is the fencing token.
 //!
 //! What the replicated database keeps across a fail-over ([`Disk`]): the sessions that are open
-//! (not their expiries), the newest session id of each client, the lock's owner and generation,
-//! a lock-delay in progress and the register. With `lease.grantor_restart: Wait` the new master
-//! extends every open session to (restart) + T before it expires any (Burrows: it cannot know
-//! how far its predecessor extended them); with `Forget` it skips that step and expires every
-//! session at once, so a lock held across the fail-over is released (and lock-delay starts).
-//! The queue of pending Acquires is not kept: clients retry every `retry_every`.
+//! (not their expiries, nor the KeepAlives held), the newest session id of each client, the
+//! lock's owner and generation, a lock-delay in progress and the register. With
+//! `lease.grantor_restart: Wait` the new master extends every open session to (restart) + the
+//! extension before it expires any (Burrows: it cannot know how far its predecessor extended
+//! them); with `Forget` it skips that step and expires every session at once, so a lock held
+//! across the fail-over is released (and lock-delay starts). The queue of pending Acquires is
+//! not kept: clients retry every `retry_every`.
 //!
 //! Duplicates change nothing: Chubby's RPCs run over TCP, so the master never sees a copy of a
 //! request the network duplicated, and the register applies a duplicated write once.
 
 use super::msg::Message;
-use super::Disk;
+use super::{ChubbyConfig, Disk, KeepAliveMode};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::GrantorRestart;
@@ -32,6 +43,8 @@ use crate::time::{LocalDur, LocalTime};
 pub(super) const EXPIRY: TimerId = 0;
 /// Fires when a lock-delay ends.
 pub(super) const LOCK_DELAY: TimerId = 1;
+/// Fires at the earliest instant a held KeepAlive is due for its answer.
+pub(super) const ANSWER: TimerId = 2;
 
 /// An open session, as the master keeps it.
 #[derive(Clone, Copy, Debug)]
@@ -40,8 +53,29 @@ pub(super) struct Session {
     pub(super) id: u64,
     /// Monotonic time on the master at which it expires.
     pub(super) expiry: LocalTime,
-    /// The newest KeepAlive honoured: a duplicate (same id) extends the session once.
+    /// The newest KeepAlive heard: a duplicate (same id) extends the session once.
     keepalive_req: u64,
+    /// The newest KeepAlive this master answered (0: none since it started).
+    answered_req: u64,
+    /// The KeepAlive held open, waiting for its answer.
+    held: Option<Held>,
+}
+
+/// A KeepAlive the master holds.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    req: u64,
+    /// The client's send time, echoed in the answer.
+    sent: LocalTime,
+    /// When it arrived, on the master's monotonic clock.
+    arrived: LocalTime,
+}
+
+impl Session {
+    /// When a held KeepAlive of this session is due: `hold_margin` before it expires.
+    fn answer_due(&self, c: &ChubbyConfig) -> LocalTime {
+        self.expiry - c.hold_margin
+    }
 }
 
 /// Who holds the lock.
@@ -64,7 +98,7 @@ enum Heard {
 /// The master.
 pub struct Master {
     p: LeaseParams,
-    lock_delay: LocalDur,
+    c: ChubbyConfig,
     /// Open sessions, in order of opening.
     pub(super) sessions: Vec<Session>,
     /// Per client node, the newest session id ever opened.
@@ -78,11 +112,13 @@ pub struct Master {
     pub(super) pending: Vec<(NodeId, u64)>,
     /// Where the expiry timer is armed, if it is.
     expiry_armed: Option<LocalTime>,
+    /// Where the answer timer is armed, if it is.
+    answer_armed: Option<LocalTime>,
     register: Register,
 }
 
 impl Master {
-    pub(super) fn new(p: LeaseParams, lock_delay: LocalDur, disk: Disk) -> Master {
+    pub(super) fn new(p: LeaseParams, c: ChubbyConfig, disk: Disk) -> Master {
         let sessions = disk
             .sessions
             .iter()
@@ -91,11 +127,13 @@ impl Master {
                 id,
                 expiry: LocalTime::from_ns(i64::MIN), // set in on_start
                 keepalive_req: 0,
+                answered_req: 0,
+                held: None,
             })
             .collect();
         Master {
             p,
-            lock_delay,
+            c,
             sessions,
             newest: disk.newest,
             owner: disk.owner,
@@ -103,8 +141,14 @@ impl Master {
             delay_until: disk.delay_until,
             pending: Vec::new(),
             expiry_armed: None,
+            answer_armed: None,
             register: disk.register,
         }
+    }
+
+    /// What a session is extended by: T, or the bound under load.
+    fn extension(&self) -> LocalDur {
+        self.c.extension(&self.p)
     }
 
     fn heard(&mut self, cx: &Cx, node: NodeId, id: u64, out: &mut Out<Message>) -> Heard {
@@ -125,8 +169,10 @@ impl Master {
         self.sessions.push(Session {
             node,
             id,
-            expiry: cx.mono + self.p.lease,
+            expiry: cx.mono + self.extension(),
             keepalive_req: 0,
+            answered_req: 0,
+            held: None,
         });
         self.arm_expiry(out);
         Heard::Open(self.sessions.len() - 1)
@@ -141,6 +187,96 @@ impl Master {
                 None => out.cancel_timer(EXPIRY),
             }
             self.expiry_armed = earliest;
+        }
+    }
+
+    /// Arms the answer timer at the earliest instant a held KeepAlive is due, if it moved.
+    fn arm_answer(&mut self, out: &mut Out<Message>) {
+        let c = &self.c;
+        let earliest = self
+            .sessions
+            .iter()
+            .filter(|s| s.held.is_some())
+            .map(|s| s.answer_due(c))
+            .min();
+        if earliest != self.answer_armed {
+            match earliest {
+                Some(at) => out.set_timer(ANSWER, ClockKind::Monotonic, at),
+                None => out.cancel_timer(ANSWER),
+            }
+            self.answer_armed = earliest;
+        }
+    }
+
+    /// A KeepAlive of the open session `i`: held, or answered at once (see the module doc).
+    fn keep_alive(
+        &mut self,
+        cx: &Cx,
+        i: usize,
+        (req, acked, sent): (u64, u64, LocalTime),
+        out: &mut Out<Message>,
+    ) {
+        let c = self.c;
+        let s = &mut self.sessions[i];
+        s.keepalive_req = req;
+        let hold = c.keepalive == KeepAliveMode::HeldOpen
+            && s.answered_req != 0
+            && acked == s.answered_req
+            && cx.mono < s.answer_due(&c);
+        // A newer KeepAlive replaces one held: the older is never answered.
+        s.held = Some(Held {
+            req,
+            sent,
+            arrived: cx.mono,
+        });
+        if hold {
+            debug_assert!(
+                c.hold_margin > LocalDur::ZERO,
+                "a held KeepAlive is due before expiry"
+            );
+            self.arm_answer(out);
+        } else {
+            self.answer(cx, i, out);
+        }
+    }
+
+    /// Answers the KeepAlive session `i` holds: extends the session from now by the extension
+    /// and says so, with how long the KeepAlive was held.
+    fn answer(&mut self, cx: &Cx, i: usize, out: &mut Out<Message>) {
+        let extension = self.extension();
+        let s = &mut self.sessions[i];
+        let held = s.held.take().expect("a KeepAlive to answer");
+        s.answered_req = held.req;
+        s.expiry = cx.mono + extension;
+        let (node, session, until) = (s.node, s.id, s.expiry);
+        let ack = Message::KeepAliveAck {
+            session,
+            req: held.req,
+            sent: held.sent,
+            held: cx.mono - held.arrived,
+            extension,
+        };
+        out.send(node, ack);
+        if let Some(o) = self
+            .owner
+            .filter(|o| (o.node, o.session) == (node, session))
+        {
+            out.report(Fact::Renewed {
+                token: o.token,
+                until,
+            });
+        }
+        self.arm_expiry(out);
+        self.arm_answer(out);
+    }
+
+    /// Answers every held KeepAlive that is due.
+    fn answer_all_due(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        for i in 0..self.sessions.len() {
+            let s = &self.sessions[i];
+            if s.held.is_some() && s.answer_due(&self.c) <= cx.mono {
+                self.answer(cx, i, out);
+            }
         }
     }
 
@@ -197,12 +333,13 @@ impl Master {
             }
         }
         self.sessions.retain(|s| s.expiry > now);
-        if released && self.lock_delay > LocalDur::ZERO {
-            let until = now + self.lock_delay;
+        if released && self.c.lock_delay > LocalDur::ZERO {
+            let until = now + self.c.lock_delay;
             self.delay_until = Some(until);
             out.set_timer(LOCK_DELAY, ClockKind::Monotonic, until);
         }
         self.arm_expiry(out);
+        self.arm_answer(out);
         self.try_grant(cx, out);
     }
 }
@@ -229,8 +366,8 @@ impl Service for Master {
         }
         match self.p.grantor_restart {
             GrantorRestart::Wait => {
-                // Fail-over: every session the database knows lives T from now.
-                let expiry = cx.mono + self.p.lease;
+                // Fail-over: every session the database knows lives an extension from now.
+                let expiry = cx.mono + self.extension();
                 for s in &mut self.sessions {
                     s.expiry = expiry;
                 }
@@ -256,25 +393,17 @@ impl Service for Master {
             // counts their copies.
             Message::KeepAlive { .. } | Message::Acquire { .. } | Message::Release { .. }
                 if cx.duplicate => {}
-            Message::KeepAlive { session, req, sent } => match self.heard(cx, from, session, out) {
+            Message::KeepAlive {
+                session,
+                req,
+                acked,
+                sent,
+            } => match self.heard(cx, from, session, out) {
                 Heard::Open(i) => {
-                    let s = &mut self.sessions[i];
-                    if req <= s.keepalive_req {
-                        return; // a duplicate of a KeepAlive already honoured and answered
-                    }
-                    s.keepalive_req = req;
-                    s.expiry = cx.mono + self.p.lease;
-                    let until = s.expiry;
-                    self.arm_expiry(out);
-                    out.send(from, Message::KeepAliveAck { session, req, sent });
-                    if let Some(o) = self
-                        .owner
-                        .filter(|o| (o.node, o.session) == (from, session))
-                    {
-                        out.report(Fact::Renewed {
-                            token: o.token,
-                            until,
-                        });
+                    // An older KeepAlive than one already heard (a copy, or overtaken) changes
+                    // nothing.
+                    if req > self.sessions[i].keepalive_req {
+                        self.keep_alive(cx, i, (req, acked, sent), out);
                     }
                 }
                 Heard::Expired => out.send(from, Message::SessionExpired { session }),
@@ -333,6 +462,13 @@ impl Service for Master {
                 self.expiry_armed = None;
                 self.expire(cx, out);
             }
+            ANSWER => {
+                self.answer_armed = None;
+                // After a pause a session may be past its expiry too: it expires unanswered.
+                self.expire(cx, out);
+                self.answer_all_due(cx, out);
+                self.arm_answer(out);
+            }
             LOCK_DELAY if !self.delaying(cx) => {
                 self.delay_until = None;
                 self.try_grant(cx, out);
@@ -349,6 +485,7 @@ mod tests {
     use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
     /// Node 0 is the master, nodes 1 to 3 clients.
     const ROLES: &[Role] = &[
         Role::Grantor,
@@ -367,12 +504,22 @@ mod tests {
         }
     }
 
+    /// The settings of most tests: KeepAlives answered at once, a `lock_delay_s` lock-delay.
+    fn config(lock_delay_s: i64, keepalive: KeepAliveMode) -> ChubbyConfig {
+        ChubbyConfig {
+            grace: LocalDur::from_secs(45),
+            lock_delay: LocalDur::from_secs(lock_delay_s),
+            act_in_jeopardy: false,
+            holder_margin: LocalDur::ZERO,
+            keepalive,
+            hold_margin: LocalDur::from_secs(1),
+            extend_under_load: None,
+        }
+    }
+
     fn master(lock_delay_s: i64) -> Master {
-        Master::new(
-            params(GrantorRestart::Wait),
-            LocalDur::from_secs(lock_delay_s),
-            Disk::default(),
-        )
+        let c = config(lock_delay_s, KeepAliveMode::Immediate);
+        Master::new(params(GrantorRestart::Wait), c, Disk::default())
     }
 
     /// Calls `f` on `m` when the master's clocks read `at_ns`; what it gave.
@@ -392,12 +539,34 @@ mod tests {
         call(m, at_ns, |m, cx, out| m.on_message(cx, node, msg, out))
     }
 
+    /// KeepAlive `req` of a client that has no answer in this session.
     fn keep_alive(session: u64, req: u64) -> Message {
+        keep_alive_acked(session, req, 0)
+    }
+
+    fn keep_alive_acked(session: u64, req: u64, acked: u64) -> Message {
         Message::KeepAlive {
             session,
             req,
+            acked,
             sent: LocalTime::from_ns(0),
         }
+    }
+
+    /// The answers sent, as (req, held, extension) in ns.
+    fn answers(given: &Out<Message>) -> Vec<(u64, i64, i64)> {
+        sent(given)
+            .into_iter()
+            .filter_map(|(_, m)| match m {
+                Message::KeepAliveAck {
+                    req,
+                    held,
+                    extension,
+                    ..
+                } => Some((req, held.ns(), extension.ns())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The messages sent, with their destinations.
@@ -537,7 +706,8 @@ mod tests {
         // The database after a crash at 5 s: node 1 holds generation 1, node 2 has a session.
         let disk = held_by_1_with_2_and_3_queued(0).into_disk();
         let restart = |how| {
-            let mut m = Master::new(params(how), LocalDur::ZERO, disk.clone());
+            let c = config(0, KeepAliveMode::Immediate);
+            let mut m = Master::new(params(how), c, disk.clone());
             let effects = call(&mut m, 100 * S, |m, cx, out| {
                 cx.restarted = true;
                 m.on_start(cx, out)
@@ -563,5 +733,82 @@ mod tests {
         from(&mut m, 101 * S, 2, keep_alive(2, 1));
         let grant = from(&mut m, 101 * S, 2, Message::Acquire { session: 2 });
         assert_eq!(granted(&grant), [(2, 2)]);
+    }
+
+    fn held_open(extend_under_load: Option<LocalDur>) -> Master {
+        let c = ChubbyConfig {
+            extend_under_load,
+            ..config(0, KeepAliveMode::HeldOpen)
+        };
+        Master::new(params(GrantorRestart::Wait), c, Disk::default())
+    }
+
+    #[test]
+    fn a_held_keepalive_is_answered_when_the_session_has_the_hold_margin_left() {
+        let mut m = held_open(None);
+        // KeepAlive 1 opens the session at 0: answered at once, to 0 + 12 = 12 s.
+        assert_eq!(
+            answers(&from(&mut m, 0, 1, keep_alive(1, 1))),
+            [(1, 0, 12 * S)]
+        );
+        // KeepAlive 2 from a client that has answer 1, at 1 ms: held until 12 - 1 = 11 s.
+        let held = from(&mut m, MS, 1, keep_alive_acked(1, 2, 1));
+        assert!(sent(&held).is_empty());
+        assert!(held.actions().contains(&Action::SetTimer {
+            timer: ANSWER,
+            clock: ClockKind::Monotonic,
+            at: LocalTime::from_ns(11 * S)
+        }));
+        let early = call(&mut m, 11 * S - 1, |m, cx, out| m.on_timer(cx, ANSWER, out));
+        assert!(sent(&early).is_empty());
+        // At 11 s: held 11 - 0.001 = 10.999 s, the session extended to 11 + 12 = 23 s.
+        let due = call(&mut m, 11 * S, |m, cx, out| m.on_timer(cx, ANSWER, out));
+        assert_eq!(answers(&due), [(2, 10_999 * MS, 12 * S)]);
+        assert_eq!(m.sessions[0].expiry, LocalTime::from_ns(23 * S));
+        // A client that says it has only answer 1 (answer 2 was lost) is answered at once, at
+        // 15 s: to 15 + 12 = 27 s.
+        let lost = from(&mut m, 15 * S, 1, keep_alive_acked(1, 3, 1));
+        assert_eq!(answers(&lost), [(3, 0, 12 * S)]);
+        // KeepAlive 4 at 16 s is held (due at 27 - 1 = 26 s); KeepAlive 5 at 17 s replaces
+        // it: at 26 s only 5 is answered, held 26 - 17 = 9 s.
+        assert!(sent(&from(&mut m, 16 * S, 1, keep_alive_acked(1, 4, 3))).is_empty());
+        assert!(sent(&from(&mut m, 17 * S, 1, keep_alive_acked(1, 5, 3))).is_empty());
+        let due = call(&mut m, 26 * S, |m, cx, out| m.on_timer(cx, ANSWER, out));
+        assert_eq!(answers(&due), [(5, 9 * S, 12 * S)]);
+    }
+
+    #[test]
+    fn under_load_every_extension_is_the_bound() {
+        // extend_under_load 60 s: the session opens to 0 + 60 s, KeepAlive 2 of 1 ms is held
+        // until 60 - 1 = 59 s and extends it to 59 + 60 = 119 s.
+        let mut m = held_open(Some(LocalDur::from_secs(60)));
+        assert_eq!(
+            answers(&from(&mut m, 0, 1, keep_alive(1, 1))),
+            [(1, 0, 60 * S)]
+        );
+        assert!(sent(&from(&mut m, MS, 1, keep_alive_acked(1, 2, 1))).is_empty());
+        let due = call(&mut m, 59 * S, |m, cx, out| m.on_timer(cx, ANSWER, out));
+        assert_eq!(answers(&due), [(2, 58_999 * MS, 60 * S)]);
+        assert_eq!(m.sessions[0].expiry, LocalTime::from_ns(119 * S));
+    }
+
+    #[test]
+    fn a_new_master_answers_the_first_keepalive_of_each_session_at_once() {
+        // Session 1 answered (KeepAlive 1) then holding KeepAlive 2 when the master crashes at
+        // 5 s; the new master, up at 100 s, extends it to 112 s and answers KeepAlive 3
+        // (acked 1) at once: its client's lease from the old master is long over.
+        let mut m = held_open(None);
+        from(&mut m, 0, 1, keep_alive(1, 1));
+        from(&mut m, MS, 1, keep_alive_acked(1, 2, 1));
+        let c = config(0, KeepAliveMode::HeldOpen);
+        let mut m = Master::new(params(GrantorRestart::Wait), c, m.into_disk());
+        call(&mut m, 100 * S, |m, cx, out| {
+            cx.restarted = true;
+            m.on_start(cx, out)
+        });
+        let first = from(&mut m, 100 * S, 1, keep_alive_acked(1, 3, 1));
+        assert_eq!(answers(&first), [(3, 0, 12 * S)]);
+        // Then held again: KeepAlive 4 (acked 3) waits until 112 - 1 = 111 s.
+        assert!(sent(&from(&mut m, 100 * S, 1, keep_alive_acked(1, 4, 3))).is_empty());
     }
 }

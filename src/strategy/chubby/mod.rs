@@ -1,13 +1,18 @@
 //! Chubby lock sessions (Burrows, OSDI'06): one `Grantor` is the cell's master,
 //! every `Contender` a client that wants one lock through a session.
 //!
-//! The session is the lease: the master extends it to (KeepAlive receipt) + T on its monotonic
-//! clock, the client's local lease runs to (KeepAlive send time) + T - holder_margin on its own.
-//! Past its local lease the client is in jeopardy for `grace`; it must not act then
-//! (`act_in_jeopardy: true` is the bug of acting anyway). The lock belongs to the session: the
+//! The session is the lease: the master extends it to (its answer to a KeepAlive) + T on its
+//! monotonic clock. With `keepalive: HeldOpen` (Chubby) it holds each KeepAlive until the
+//! session has `hold_margin` left and the client sends the next one as soon as the answer
+//! comes; with `Immediate` it answers at once and the client sends one every `renew_every`.
+//! The answer says how long the master held the KeepAlive and the extension it granted, so
+//! the client's local lease runs to (KeepAlive send time) + held + extension - holder_margin
+//! on its own clock. Past its local lease the client is in jeopardy for `grace`; it must not
+//! act then (`act_in_jeopardy: true` is the bug of acting anyway). The lock belongs to the session: the
 //! master releases it when the session expires and then refuses it to everyone for
 //! `lock_delay`, not after a clean release. The lock's generation number is the fencing token.
-//! A restarted master (fail-over) extends every session by T before it expires any.
+//! A restarted master (fail-over) extends every session by T before it expires any. Under load
+//! (`extend_under_load`) every extension is that bound instead of T.
 //! [`master`] and [`client`] give the details; this module checks scenarios and builds nodes.
 
 pub mod client;
@@ -25,6 +30,7 @@ use crate::time::{LocalDur, LocalTime};
 pub use client::Client;
 pub use master::Master;
 pub use msg::Message;
+use serde::Deserialize;
 
 /// `ChubbySession`'s parameters (see [`settings::ChubbySession`]).
 #[derive(Clone, Copy, Debug)]
@@ -35,8 +41,33 @@ pub struct ChubbyConfig {
     pub lock_delay: LocalDur,
     /// The bug: the client acts in jeopardy, until grace ends.
     pub act_in_jeopardy: bool,
-    /// The client's local lease ends this much before KeepAlive send time + T.
+    /// The client's local lease ends this much before the end the master's answer implies.
     pub holder_margin: LocalDur,
+    /// How the master answers KeepAlives.
+    pub keepalive: KeepAliveMode,
+    /// With `HeldOpen`, the master answers a held KeepAlive when the session has this left.
+    pub hold_margin: LocalDur,
+    /// The extension of a master under load, instead of T (never under load if `None`).
+    pub extend_under_load: Option<LocalDur>,
+}
+
+impl ChubbyConfig {
+    /// What the master extends a session by: T, or the bound under load.
+    pub fn extension(&self, p: &LeaseParams) -> LocalDur {
+        self.extend_under_load.unwrap_or(p.lease)
+    }
+}
+
+/// How the master answers a KeepAlive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum KeepAliveMode {
+    /// Chubby's: the master holds a KeepAlive until the session it extended last has
+    /// `hold_margin` left, then extends it and answers; the client sends the next KeepAlive
+    /// as soon as an answer comes, so one is almost always waiting at the master.
+    #[default]
+    HeldOpen,
+    /// The master answers at once; the client sends a KeepAlive every `renew_every`.
+    Immediate,
 }
 
 /// Chubby sessions with their parameters.
@@ -83,6 +114,7 @@ impl Protocol for ChubbySession {
                 ));
             }
         }
+        p.extend(check_keepalive(c, t));
         let m = c.holder_margin;
         if m < LocalDur::ZERO {
             p.push(format!(
@@ -93,9 +125,10 @@ impl Protocol for ChubbySession {
                 "strategy.holder_margin: {m} must be shorter than the lease ({t}), or the \
                  client's local lease is empty"
             ));
-        } else {
+        } else if c.keepalive == KeepAliveMode::Immediate {
             // renew_every >= T is reported by the scenario's own checks; this is the part
-            // that holder_margin adds.
+            // that holder_margin adds. Held open, renew_every paces only KeepAlives that got
+            // no answer.
             let renew = scenario.lease.renew_every();
             let local = t - m;
             if renew >= local && renew < t {
@@ -115,10 +148,46 @@ impl Protocol for ChubbySession {
 
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
-            Role::Grantor => Node::Service(Master::new(*params, self.config.lock_delay, disk)),
+            Role::Grantor => Node::Service(Master::new(*params, self.config, disk)),
             _ => Node::Client(Client::new(self.config, *params)),
         }
     }
+}
+
+/// The hold margin against T (held open) and the extension under load against T and the
+/// limits: each problem with its field.
+fn check_keepalive(c: &ChubbyConfig, t: LocalDur) -> Vec<String> {
+    let mut p = Vec::new();
+    let hold = c.hold_margin;
+    if c.keepalive == KeepAliveMode::HeldOpen {
+        if hold <= LocalDur::ZERO {
+            p.push(format!(
+                "strategy.hold_margin: must be positive (got {hold}), or the master answers a \
+                 held KeepAlive only as the session expires"
+            ));
+        } else if hold >= t && t.ns() > 0 {
+            p.push(format!(
+                "strategy.hold_margin: {hold} must be shorter than the lease ({t}), or the \
+                 master never holds a KeepAlive"
+            ));
+        }
+    }
+    if let Some(e) = c.extend_under_load {
+        if e < t {
+            p.push(format!(
+                "strategy.extend_under_load: {e} is below the lease ({t}): a master under load \
+                 extends sessions by T or more"
+            ));
+        } else if e.ns() > limits::MAX_DURATION_NS {
+            p.push(format!(
+                "strategy.extend_under_load: {} is above the limit of {} (see \
+                 docs/src/limits.md)",
+                limits::dur(e.ns()),
+                limits::dur(limits::MAX_DURATION_NS)
+            ));
+        }
+    }
+    p
 }
 
 /// What the cell's replicated database keeps across a master's fail-over (see [`master`]).

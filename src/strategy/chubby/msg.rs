@@ -3,29 +3,37 @@
 //! Every message of a client names its session (an id the client picks, larger for each new
 //! session it opens, across restarts too), so that the master can tell a live session from one
 //! that expired and answer the latter with `SessionExpired`. KeepAlives carry a request id (a
-//! duplicate extends the session once) and the client's monotonic send time, which the answer
-//! echoes: the client's local lease runs from that send time, and it keeps no table of what it
-//! sent. The master treats the echoed time as opaque.
+//! duplicate extends the session once), the id of the newest answer the client has (the
+//! master holds a KeepAlive only from a client that has its latest answer) and the client's
+//! monotonic send time, which the answer echoes: the client's local lease runs from that send
+//! time, plus how long the master held the KeepAlive and the extension it granted, both of
+//! which the answer says; the client keeps no table of what it sent. The master treats the
+//! echoed time as opaque.
 
 use crate::msg::Token;
 use crate::strategy::ProtocolMessage;
-use crate::time::LocalTime;
+use crate::time::{LocalDur, LocalTime};
 
 /// A message's content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
-    /// "Keep session `session` alive", sent at `sent` on the client's monotonic clock. Opens
-    /// the session if the master has never seen it.
+    /// "Keep session `session` alive", sent at `sent` on the client's monotonic clock by a
+    /// client whose newest answer is to KeepAlive `acked` (0: none in this session). Opens the
+    /// session if the master has never seen it.
     KeepAlive {
         session: u64,
         req: u64,
+        acked: u64,
         sent: LocalTime,
     },
-    /// The master extended `session` to (its receipt of KeepAlive `req`) + T.
+    /// The master held KeepAlive `req` for `held` on its monotonic clock, then extended
+    /// `session` by `extension` from this answer.
     KeepAliveAck {
         session: u64,
         req: u64,
         sent: LocalTime,
+        held: LocalDur,
+        extension: LocalDur,
     },
     /// `session` has expired at the master (or it is older than one the master knows): the
     /// client has lost it, and the lock with it.
@@ -90,12 +98,15 @@ mod tests {
             Message::KeepAlive {
                 session: 1,
                 req: 1,
+                acked: 0,
                 sent: t,
             },
             Message::KeepAliveAck {
                 session: 1,
                 req: 1,
                 sent: t,
+                held: LocalDur::ZERO,
+                extension: LocalDur::from_secs(12),
             },
             Message::SessionExpired { session: 1 },
             Message::Acquire { session: 1 },

@@ -1,8 +1,9 @@
 //! `ChubbySession`'s settings as a scenario writes them: grace, lock-delay, the bug of acting
-//! in jeopardy, and the client's holder margin. Its fields are checked with its roles
-//! ([`super::ChubbySession`]'s `check`).
+//! in jeopardy, the client's holder margin, and how the master answers KeepAlives (held open
+//! until the hold margin, or at once) with the extension it grants under load. Its fields are
+//! checked with its roles ([`super::ChubbySession`]'s `check`).
 
-use super::{ChubbyConfig, ChubbySession as ChubbyProtocol};
+use super::{ChubbyConfig, ChubbySession as ChubbyProtocol, KeepAliveMode};
 use crate::scenario::{Role, Scenario};
 use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
@@ -24,13 +25,29 @@ pub struct ChubbySession {
     /// The bug: the client acts on the lock in jeopardy, until grace ends.
     #[serde(default)]
     pub act_in_jeopardy: bool,
-    /// The client's local lease ends this much before KeepAlive send time + T.
+    /// The client's local lease ends this much before the end the master's answer implies.
     #[serde(default)]
     pub holder_margin: LocalDur,
+    /// How the master answers a KeepAlive: held open until the session's remaining lease is
+    /// down to `hold_margin` (Chubby), or at once. Default `HeldOpen`.
+    #[serde(default)]
+    pub keepalive: KeepAliveMode,
+    /// With `HeldOpen`, the master answers a held KeepAlive when the session has this much left
+    /// on its clock. Default 1 s.
+    #[serde(default = "hold_margin")]
+    pub hold_margin: LocalDur,
+    /// Set, the master is under load for the whole run and extends sessions by this, at least
+    /// T, instead of T. Default: never under load.
+    #[serde(default)]
+    pub extend_under_load: Option<LocalDur>,
 }
 
 fn grace() -> LocalDur {
     LocalDur::from_ms(45_000)
+}
+
+fn hold_margin() -> LocalDur {
+    LocalDur::from_secs(1)
 }
 
 impl Settings for ChubbySession {
@@ -43,10 +60,17 @@ impl Settings for ChubbySession {
             lock_delay,
             act_in_jeopardy,
             holder_margin,
+            keepalive,
+            hold_margin,
+            extend_under_load,
         } = self;
+        let under_load = extend_under_load
+            .map(|e| format!(", extend_under_load: \"{e}\""))
+            .unwrap_or_default();
         format!(
             "ChubbySession(grace: \"{grace}\", lock_delay: \"{lock_delay}\", \
-             act_in_jeopardy: {act_in_jeopardy}, holder_margin: \"{holder_margin}\")"
+             act_in_jeopardy: {act_in_jeopardy}, holder_margin: \"{holder_margin}\", \
+             keepalive: {keepalive:?}, hold_margin: \"{hold_margin}\"{under_load})"
         )
     }
 
@@ -57,15 +81,20 @@ impl Settings for ChubbySession {
                 lock_delay: self.lock_delay,
                 act_in_jeopardy: self.act_in_jeopardy,
                 holder_margin: self.holder_margin,
+                keepalive: self.keepalive,
+                hold_margin: self.hold_margin,
+                extend_under_load: self.extend_under_load,
             },
             self.to_ron(),
         )
     }
 
-    /// Every client (each node but the master) sends a KeepAlive every `lease.renew_every`: its
-    /// timer, the KeepAlive and the master's reply, 3 (the scenario's estimate counts one
-    /// holder's renewals, not every client's). Grace and lock-delay are one-shot timers after
-    /// an expiry, not periods.
+    /// Every client (each node but the master) sends a KeepAlive every `lease.renew_every` at
+    /// most: its timer, the KeepAlive and the master's reply, 3 (the scenario's estimate counts
+    /// one holder's renewals, not every client's). Held open, a KeepAlive is answered about
+    /// once per T - hold_margin, and `renew_every` paces only the KeepAlives of a client with
+    /// no answer: the bound still holds. Grace and lock-delay are one-shot timers after an
+    /// expiry, not periods.
     fn events_per_second(&self, s: &Scenario) -> f64 {
         let clients = s.nodes.iter().filter(|n| n.role != Role::Grantor).count() as f64;
         check::per_second(3.0 * clients, s.lease.renew_every())
@@ -81,13 +110,18 @@ impl Settings for ChubbySession {
         })
     }
 
-    /// Chubby's 45 s grace, with the margin `m`.
-    fn lineup(_: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {
+    /// Chubby's 45 s grace and held-open KeepAlives, with the margin `m`; the hold margin is
+    /// 1 s, or T/4 if that is shorter.
+    fn lineup(s: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {
+        let quarter = LocalDur::from_ns(s.lease.duration.ns() / 4);
         let session = ChubbySession {
             grace: grace(),
             lock_delay: LocalDur::ZERO,
             act_in_jeopardy: false,
             holder_margin: m,
+            keepalive: KeepAliveMode::HeldOpen,
+            hold_margin: hold_margin().min(quarter),
+            extend_under_load: None,
         };
         vec![(session, format!("{from}; Chubby's 45 s grace"))]
     }
