@@ -33,14 +33,14 @@ pub(crate) struct ExploreArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) runs: u64,
     /// A named envelope instead of the scenario's `nemesis` block: pauses, clocks, network,
-    /// crashes or all (scaled to the scenario's lease term; see the README).
+    /// crashes or all (scaled to the scenario's lease term; see docs/src/explore.md).
     #[arg(long, value_name = "PROFILE")]
     pub(crate) nemesis: Option<String>,
     /// Every run enables every kind of the envelope at its full rate (no swarm testing).
     #[arg(long)]
     pub(crate) no_swarm: bool,
     /// How runs are chosen: `guided` breeds each generation of runs from the least slack found
-    /// so far (after 64 swarm runs); `swarm` draws run i on its own. See the README.
+    /// so far (after 64 swarm runs); `swarm` draws run i on its own. See docs/src/explore.md.
     #[arg(long, value_enum, default_value_t = Search::Guided)]
     pub(crate) search: Search,
     /// Worker threads (default: one per core). The results do not depend on it.
@@ -396,7 +396,7 @@ fn envelope(l: &Loaded, profile: Option<&str>) -> Result<Nemesis, String> {
         }),
         None => l.scenario.nemesis.clone().ok_or_else(|| {
             format!(
-                "{}: no `nemesis` block to explore within; add one (see the README) or name a \
+                "{}: no `nemesis` block to explore within; add one (see docs/src/scenarios.md) or name a \
                  profile with --nemesis ({})",
                 l.source,
                 nemesis::PROFILES.join(", ")
