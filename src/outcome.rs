@@ -212,7 +212,54 @@ pub struct Summary {
     pub events: u64,
     /// The run hit `limits.max_events` before its end.
     pub truncated: bool,
+    /// Why a HARM verdict (harm with no overlap of beliefs): the first harmful act of each kind.
+    /// Left out for every other verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_harm: Option<FirstHarmOut>,
     pub expect: ExpectOut,
+}
+
+/// The first harmful act of each kind in a run ([`Summary::first_harm`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FirstHarmOut {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsafe_write: Option<HarmActOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zombie_action: Option<HarmActOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stale_read: Option<HarmActOut>,
+}
+
+/// One harmful act: when (true time), by whom under which token, what (`read` or `write`), and
+/// where it was judged: the reader for a read, the sender for a zombie write, the resource (for
+/// Redlock, the master that took it) or the committing leader for an unsafe write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HarmActOut {
+    pub at_ns: i64,
+    pub node: String,
+    pub token: u64,
+    pub what: &'static str,
+    pub at_node: String,
+}
+
+impl FirstHarmOut {
+    fn of(r: &RunResult, names: &[String]) -> FirstHarmOut {
+        let act = |a: &Option<crate::engine::HarmAct>| {
+            a.map(|a| HarmActOut {
+                at_ns: a.at.since(SimTime::ZERO).ns(),
+                node: names[a.actor].clone(),
+                token: a.token,
+                what: if a.write { "write" } else { "read" },
+                at_node: names[a.place].clone(),
+            })
+        };
+        let h = &r.stats.first_harm;
+        FirstHarmOut {
+            unsafe_write: act(&h.unsafe_write),
+            zombie_action: act(&h.zombie),
+            stale_read: act(&h.stale_read),
+        }
+    }
 }
 
 /// Everything a run produced.
@@ -278,12 +325,16 @@ impl Outcome {
                 .collect(),
             events: st.events,
             truncated: st.truncated,
+            first_harm: None, // set below, for a HARM verdict
             expect: ExpectOut {
                 passed: None,
                 failures: Vec::new(),
             },
         };
         summary.verdict = Verdict::of(&summary);
+        if summary.verdict == Verdict::Harm {
+            summary.first_harm = Some(FirstHarmOut::of(&r, &names));
+        }
         if let Some(e) = &s.expect {
             let failures = check(e, &summary);
             summary.expect.passed = Some(failures.is_empty());

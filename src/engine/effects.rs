@@ -3,6 +3,7 @@
 //! go to the oracle and the harm ledger, and what happened to an attached observer), in the
 //! order they were given.
 
+use super::stats::{FirstHarm, HarmAct};
 use super::{Ev, Sim, GRANT_ORDER_CAP};
 use crate::msg::{NodeId, Token};
 use crate::strategy::{Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Stamp};
@@ -27,6 +28,13 @@ impl<P: Protocol> Sim<'_, P> {
             Some(version) => self.harm.read_at(n, token, version, arrived),
         };
         self.failovers.read(self.harm.rank(n, token), self.now);
+        let act = self.harm_act(n, token, n, false);
+        if zombie {
+            FirstHarm::note(&mut self.stats.first_harm.zombie, act);
+        }
+        if stale {
+            FirstHarm::note(&mut self.stats.first_harm.stale_read, act);
+        }
         if self.observer.is_some() {
             let kind = TraceKind::Read {
                 token,
@@ -34,6 +42,17 @@ impl<P: Protocol> Sim<'_, P> {
                 stale,
             };
             self.emit(n, kind);
+        }
+    }
+
+    /// A harmful act by `actor` under `token`, judged at `place`, now.
+    fn harm_act(&self, actor: NodeId, token: Token, place: NodeId, write: bool) -> HarmAct {
+        HarmAct {
+            at: self.now,
+            actor,
+            token,
+            place,
+            write,
         }
     }
 
@@ -153,6 +172,10 @@ impl<P: Protocol> Sim<'_, P> {
             }
             Fact::WriteSent { token } => {
                 let zombie = self.harm.write_sent(n, token);
+                if zombie {
+                    let act = self.harm_act(n, token, n, true);
+                    FirstHarm::note(&mut self.stats.first_harm.zombie, act);
+                }
                 if self.observer.is_some() {
                     self.emit(n, TraceKind::WriteSent { token, zombie });
                 }
@@ -160,6 +183,10 @@ impl<P: Protocol> Sim<'_, P> {
             Fact::WriteApplied { writer, token } => {
                 self.stats.write_gap.event(self.now);
                 let unsafe_write = self.harm.write_applied(writer, token, None);
+                if unsafe_write {
+                    let act = self.harm_act(writer as NodeId, token, n, true);
+                    FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
+                }
                 self.failovers
                     .write(self.harm.rank(writer, token), self.now);
                 self.emit_write(n, writer, token, true, unsafe_write, false);
@@ -185,6 +212,10 @@ impl<P: Protocol> Sim<'_, P> {
                         self.stats.write_gap.event(self.now);
                     }
                     let unsafe_write = self.harm.write_applied(writer, token, Some(key));
+                    if unsafe_write {
+                        let act = self.harm_act(writer as NodeId, token, n, true);
+                        FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
+                    }
                     self.failovers
                         .write(self.harm.rank(writer, token), self.now);
                     self.emit_write(n, writer, token, true, unsafe_write, false);

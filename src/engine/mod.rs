@@ -53,7 +53,7 @@ mod workload;
 
 pub(crate) use build::place_drifts;
 pub use build::{build, BuildError};
-pub use stats::{Gap, Stats, GRANT_ORDER_CAP};
+pub use stats::{FirstHarm, Gap, HarmAct, Stats, GRANT_ORDER_CAP};
 pub use strategy::simulate;
 
 use crate::clock::NodeClock;

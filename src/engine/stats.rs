@@ -39,6 +39,36 @@ pub struct Stats {
     /// Faults placed at protocol moments that never happened: their moment never came, or
     /// came too late for the run.
     pub faults_never_placed: u64,
+    /// The first harmful act of each kind, to say why a run did harm.
+    pub first_harm: FirstHarm,
+}
+
+/// The first harmful act of each kind in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FirstHarm {
+    pub zombie: Option<HarmAct>,
+    pub stale_read: Option<HarmAct>,
+    pub unsafe_write: Option<HarmAct>,
+}
+
+/// One harmful act: when, who acted and under which token, and the node where it was judged
+/// (the reader for a read, the node that sent a write, the resource or the committing leader
+/// where a write took effect).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HarmAct {
+    pub at: SimTime,
+    pub actor: NodeId,
+    pub token: crate::msg::Token,
+    pub place: NodeId,
+    /// For a zombie action: a write sent (else a read served).
+    pub write: bool,
+}
+
+impl FirstHarm {
+    /// Notes `act` as the first of its kind if none came before.
+    pub fn note(slot: &mut Option<HarmAct>, act: HarmAct) {
+        slot.get_or_insert(act);
+    }
 }
 
 /// The longest stretch between two successive events of one kind (reads served, writes taking

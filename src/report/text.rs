@@ -35,6 +35,9 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
         let _ = writeln!(t, "  {k:<12} {v}");
     }
     write_overlaps(&mut t, s);
+    for line in why_lines(s) {
+        let _ = writeln!(t, "  {:<12} {line}", "why");
+    }
     let r = &s.requests;
     let gaps = [
         ("read gap", r.longest_read_gap),
@@ -50,6 +53,52 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
         let _ = writeln!(t, "  {:<12} {dir}", "report");
     }
     t
+}
+
+/// Why a HARM verdict: no two nodes believed at once, yet the first unsafe write, zombie action
+/// and stale read happened, each with who, under which token, when and where it was judged.
+pub fn why_lines(s: &Summary) -> Vec<String> {
+    let Some(h) = &s.first_harm else {
+        return Vec::new();
+    };
+    let at = |ns: i64| format_ns(ns);
+    let mut lines = vec![
+        "no two nodes believed at once, yet a request checked under a valid lease \
+                          took effect after that lease was superseded:"
+            .to_string(),
+    ];
+    if let Some(a) = &h.unsafe_write {
+        lines.push(format!(
+            "first unsafe write: {}'s write under token {} took effect at {} at {}, after a \
+             write under a newer token",
+            a.node,
+            a.token,
+            a.at_node,
+            at(a.at_ns)
+        ));
+    }
+    if let Some(a) = &h.zombie_action {
+        lines.push(format!(
+            "first zombie action: {} {} under token {}, already superseded, at {}",
+            a.node,
+            if a.what == "write" {
+                "sent a write"
+            } else {
+                "served a read"
+            },
+            a.token,
+            at(a.at_ns)
+        ));
+    }
+    if let Some(a) = &h.stale_read {
+        lines.push(format!(
+            "first stale read: {} served a read at {} from a copy missing a write that had \
+             taken effect before it arrived (stale reads go on until its copy refreshes)",
+            a.node,
+            at(a.at_ns)
+        ));
+    }
+    lines
 }
 
 /// A run's figures as labelled rows: strategy, run, overlap, slack, harm, availability and

@@ -536,3 +536,46 @@ fn tables_takes_lease_and_capital_t_and_keeps_the_old_spelling() {
         Some(2)
     );
 }
+
+#[test]
+fn a_harm_verdict_says_why_with_the_first_act_of_each_kind() {
+    use leasesim::outcome::{FirstHarmOut, HarmActOut};
+    // kleppmann-gc-pause-unsafe-write (its comment has the arithmetic): a's write checked at
+    // 500 ms takes effect at 41 s, when a resumes from its GC pause, under token 1, which b's
+    // grant (token 2, at 31.002 s) superseded: the first zombie action, a write sent by a at
+    // 41 s. It reaches the one master, `redis`, 1 ms later, after b's token-2 writes: the first
+    // unsafe write, at redis at 41.001 s. Every operation is a write: no stale read.
+    let bundled = |name| {
+        let text = leasesim::scenario::library::text(name).unwrap();
+        leasesim::scenario::load::from_text(name, text).unwrap()
+    };
+    let s = bundled("kleppmann-gc-pause-unsafe-write");
+    let summary = leasesim::run("k", &s).unwrap().summary;
+    let act = |at_ns, node: &str| HarmActOut {
+        at_ns,
+        node: "a".to_string(),
+        token: 1,
+        what: "write",
+        at_node: node.to_string(),
+    };
+    assert_eq!(
+        summary.first_harm,
+        Some(FirstHarmOut {
+            unsafe_write: Some(act(41_001_000_000, "redis")),
+            zombie_action: Some(act(41_000_000_000, "a")),
+            stale_read: None,
+        })
+    );
+    let block = leasesim::report::text::run_block(&summary, "rerun", None);
+    assert!(
+        block.contains(
+            "why          first unsafe write: a's write under token 1 took effect at redis at \
+             41.001s, after a write under a newer token"
+        ),
+        "{block}"
+    );
+    // An overlap explains itself in its intervals: no `why`.
+    let s = bundled("q4-gc-pause-cached-bool");
+    let summary = leasesim::run("q4", &s).unwrap().summary;
+    assert_eq!(summary.first_harm, None);
+}
