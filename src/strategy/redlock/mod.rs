@@ -34,9 +34,7 @@ mod master;
 pub mod msg;
 pub mod settings;
 
-use super::{
-    Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId,
-};
+use super::{Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
@@ -616,7 +614,9 @@ mod tests {
     /// The fsync timers `given` arms, as monotonic readings in ns.
     fn fsyncs_armed(given: &Out<Message>) -> Vec<i64> {
         let armed = given.actions().iter().filter_map(|a| match a {
-            Action::SetTimer { timer: FSYNC, at, .. } => Some(at.ns()),
+            Action::SetTimer {
+                timer: FSYNC, at, ..
+            } => Some(at.ns()),
             _ => None,
         });
         armed.collect()
@@ -637,7 +637,10 @@ mod tests {
         call(&mut m, 1, S / 2, send(lock));
         call(&mut m, 1, S, fsync);
         let extend = Message::Extend { value: 1, seq: 1 };
-        assert_eq!(fsyncs_armed(&call(&mut m, 1, 6 * S / 5, send(extend))), [2 * S]);
+        assert_eq!(
+            fsyncs_armed(&call(&mut m, 1, 6 * S / 5, send(extend))),
+            [2 * S]
+        );
         let disk = m.into_disk();
         assert_eq!(disk.key, Some((1, LocalTime::from_ns(10 * S + S / 2))));
         // A write at the very reading of a due fsync whose timer has not run yet comes after
@@ -659,7 +662,10 @@ mod tests {
         let lock = Message::Lock { value: 1 };
         let mut m = master_keeping(1, RedlockPersistence::Always, Disk::default());
         assert!(fsyncs_armed(&call(&mut m, 1, S / 2, send(lock))).is_empty());
-        assert_eq!(m.into_disk().key, Some((1, LocalTime::from_ns(10 * S + S / 2))));
+        assert_eq!(
+            m.into_disk().key,
+            Some((1, LocalTime::from_ns(10 * S + S / 2)))
+        );
         let mut m = master_keeping(1, RedlockPersistence::Always, Disk::default());
         call(&mut m, 1, S / 2, send(lock));
         call(&mut m, 1, S, send(Message::Unlock { value: 1 }));

@@ -108,7 +108,8 @@ impl Settings for Redlock {
             per_instance_timeout,
         } = acquire
         {
-            later += &format!(", acquire: Sequential(per_instance_timeout: \"{per_instance_timeout}\")");
+            later +=
+                &format!(", acquire: Sequential(per_instance_timeout: \"{per_instance_timeout}\")");
         }
         if *persistence != RedlockPersistence::None {
             later += &format!(", persistence: {persistence:?}");
@@ -175,8 +176,10 @@ impl Settings for Redlock {
             RedlockPersistence::EverySec => masters,
             RedlockPersistence::None | RedlockPersistence::Always => 0.0,
         };
-        check::per_second(2.0 * count(Role::Contender) * try_round, s.lease.retry_every)
-            + check::per_second(round, s.lease.renew_every())
+        check::per_second(
+            2.0 * count(Role::Contender) * try_round,
+            s.lease.retry_every,
+        ) + check::per_second(round, s.lease.renew_every())
             + fsyncs
     }
 
