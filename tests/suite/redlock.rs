@@ -311,3 +311,183 @@ fn compare_all_on_redlock_compares_redlock_settings() {
     assert!(rows[1].contains("expiry_clock: Monotonic") && rows[1].contains("SAFE"));
     assert!(rows[2].contains("quorum: One)") && rows[2].contains("9.998s"));
 }
+
+/// `masters` masters, the first `silent` of them cut off from the single client a for the whole
+/// run, T = `lease`, 1 ms messages, run for 3 s; `strategy` is spliced in.
+fn silent_masters(strategy: &str, lease: &str, masters: usize, silent: usize) -> String {
+    let nodes: String = (1..=masters)
+        .map(|i| format!("(name: \"m{i}\", role: Grantor),"))
+        .collect();
+    let cut: Vec<String> = (1..=silent).map(|i| format!("\"m{i}\"")).collect();
+    format!(
+        r#"Scenario(
+            duration: "3s",
+            lease: (duration: "{lease}"),
+            strategy: {strategy},
+            nodes: [{nodes} (name: "a", role: Contender)],
+            network: (delay: Fixed("1ms")),
+            faults: [Partition(at: "0s", duration: "3s", groups: [["a"], [{}]])],
+        )"#,
+        cut.join(", ")
+    )
+}
+
+/// Asked one at a time, each silent master costs a whole per-instance timeout and each other
+/// one a round trip (2 ms), so the first grant comes later the more masters there are; asked
+/// at once, the attempt ends at the request timeout (50 ms) whatever N. T = 10 s, so a holds
+/// from the end of its first attempt to the end of the 3 s run: the longest time without a
+/// holder is that first attempt.
+///   5 masters, 2 silent, 50 ms each: 2 x 50 + 3 x 2 = 106 ms; at once: 50 ms.
+///   7 masters, 3 silent: 3 x 50 + 4 x 2 = 158 ms; at once: 50 ms.
+///   5 masters, none silent: 5 x 2 = 10 ms; at once: 2 ms (every master answered).
+#[test]
+fn asking_one_at_a_time_takes_longer_with_more_masters() {
+    let seq = r#"Redlock(acquire: Sequential(per_instance_timeout: "50ms"))"#;
+    let first_grant = |strategy: &str, masters, silent| {
+        let s = run_text(&silent_masters(strategy, "10s", masters, silent));
+        assert_eq!(s.holders, ["a"]);
+        s.max_unavailable_ns
+    };
+    assert_eq!(first_grant(seq, 5, 2), 106_000_000);
+    assert_eq!(first_grant("Redlock()", 5, 2), 50_000_000);
+    assert_eq!(first_grant(seq, 7, 3), 158_000_000);
+    assert_eq!(first_grant("Redlock()", 7, 3), 50_000_000);
+    assert_eq!(first_grant(seq, 5, 0), 10_000_000);
+    assert_eq!(first_grant("Redlock()", 5, 0), 2_000_000);
+}
+
+/// The time spent asking comes off the validity. T = 200 ms: drift = 0.01 x 200 ms + 2 ms =
+/// 4 ms. Five masters, the first two silent, per-instance timeout D: elapsed = 2D + 6 ms,
+/// validity = 200 - 2D - 6 - 4 ms. D = 95 ms: validity 0, not positive: a never holds (every
+/// retry the same). D = 94 ms: validity 2 ms: a holds (from 194 ms to 196 ms). Asked at once,
+/// the attempt ends at 50 ms: validity 146 ms, a holds.
+#[test]
+fn asking_one_at_a_time_can_spend_the_whole_validity() {
+    let seq = |d: &str| format!("Redlock(acquire: Sequential(per_instance_timeout: \"{d}\"))");
+    let never = run_text(&silent_masters(&seq("95ms"), "200ms", 5, 2));
+    assert_eq!(never.grants, 0);
+    assert!(never.holders.is_empty());
+    // (It lets go at 196 ms and asks again; its own keys on m3-m5 refuse it until they expire,
+    // so it holds again later: only its first grant is derived here.)
+    let barely = run_text(&silent_masters(&seq("94ms"), "200ms", 5, 2));
+    assert!(barely.grants >= 1, "{barely:?}");
+    assert!(barely.max_unavailable_ns >= 194_000_000, "{barely:?}");
+    let parallel = run_text(&silent_masters("Redlock()", "200ms", 5, 2));
+    assert_eq!(parallel.holders, ["a"]);
+    assert_eq!(parallel.max_unavailable_ns, 50_000_000);
+}
+
+/// A per-instance timeout above the lease is refused with the field, the value and the limit,
+/// and exit code 2; one equal to the lease is accepted.
+#[test]
+fn a_per_instance_timeout_above_the_lease_is_refused() {
+    let dir = crate::common::workdir("redlock-per-instance");
+    let text = |d: &str| {
+        silent_masters(
+            &format!("Redlock(acquire: Sequential(per_instance_timeout: \"{d}\"))"),
+            "10s",
+            3,
+            0,
+        )
+    };
+    std::fs::write(dir.join("bad.ron"), text("10.001s")).unwrap();
+    let o = crate::common::leasesim(&["check", "bad.ron"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "strategy.acquire.per_instance_timeout: 10.001s is above the lease (10s): one master \
+             that does not answer would outlast every key the client set"
+        ),
+        "{err}"
+    );
+    assert!(validate(&scenario(&text("10s"))).is_empty());
+    let zero = validate(&scenario(&text("0s")));
+    assert!(
+        zero.iter()
+            .any(|p| p == "strategy.acquire.per_instance_timeout: must be positive (got 0s)"),
+        "{zero:?}"
+    );
+}
+
+/// `persistence: EverySec` keeps what the master had at its last whole second: the story of
+/// redlock-master-restart-everysec with m3 crashing on either side of its fsync at 1 s (perfect
+/// clocks: its monotonic clock reads true time). a's key was set on m3 at 0.001 s.
+///   Crash at 0.999999999 s: before the fsync, the key is lost: the 7.848 s overlap.
+///   Crash at 1.000000001 s: after it, m3 comes back at 1.5 s with a's key (alive to 10.001 s
+///   on its wall clock): b gets only m4 and m5, and a's extensions at 3.05, 6.05 and 9.05 s get
+///   m1-m3 each: no overlap, a alone, 3 renewals.
+#[test]
+fn everysec_keeps_the_key_once_the_master_reached_a_whole_second() {
+    let crash_at = |at: &str| {
+        let crash = format!(r#"Crash(node: "m3", at: "{at}"), Restart(node: "m3", at: "1.5s"),"#);
+        let strategy = "Redlock(persistence: EverySec)";
+        run_text(&five_masters(
+            strategy,
+            "grantor_restart: Forget",
+            &crash,
+            "",
+        ))
+    };
+    let lost = crash_at("999999999ns");
+    assert_eq!(lost.overlap.total_ns, 7_848_000_000);
+    let kept = crash_at("1000000001ns");
+    assert_eq!(kept.overlap.count, 0);
+    assert_eq!(kept.holders, ["a"]);
+    assert_eq!(kept.renewals, 3);
+}
+
+/// `persistence` and `lease.grantor_restart` combine: the disk decides which keys come back,
+/// `Wait` refuses every new lock for T after the restart whatever came back. One master, T =
+/// 10 s, 1 ms messages. a takes the lock at 0 (key alive to 10.001 s) and crashes at 0.5 s
+/// (its belief ends). b asks from 100 ms and asks again 0.5 to 1 s after each answer (2 ms) or
+/// timeout (50 ms, while the master is down, over [1.5 s, 2 s)). If the master grants every
+/// lock arriving after x (or at x and after), b's first granted Lock is the first it sends
+/// after x - 1 ms; it sent the one before at or before x - 1 ms and sends the next at most
+/// 1.002 s later (1.05 s after a timeout), and holds 2 ms after sending; its slack is that less
+/// a's 0.5 s:
+///   None + Forget: the key is gone and granting opens at the restart, 2 s: slack in
+///     (1.501 s, 2.551 s] (the gap after a Lock lost while the master was down is up to
+///     50 ms + 1 s).
+///   Always + Forget (EverySec too: the key was written at 0.001 s, on disk at 1 s): a's key
+///     comes back and lives to 10.001 s: slack in (9.502 s, 10.504 s] (gaps 2 ms + 1 s).
+///   Always + Wait, None + Wait: the master refuses every lock until its clock reads
+///     2 s + 10 s = 12 s: slack in [11.501 s, 12.503 s].
+#[test]
+fn persistence_and_grantor_restart_combine() {
+    let run = |persistence: &str, restart: &str| {
+        run_text(&format!(
+            r#"Scenario(
+                duration: "15s",
+                lease: (duration: "10s", grantor_restart: {restart}),
+                strategy: Redlock(persistence: {persistence}),
+                nodes: [
+                    (name: "redis", role: Grantor), (name: "a", role: Contender),
+                    (name: "b", role: Contender, start: "100ms"),
+                ],
+                network: (delay: Fixed("1ms")),
+                faults: [
+                    Crash(node: "a", at: "500ms"),
+                    Crash(node: "redis", at: "1.5s"), Restart(node: "redis", at: "2s"),
+                ],
+            )"#
+        ))
+    };
+    let slack_ms = |persistence: &str, restart: &str| {
+        let s = run(persistence, restart);
+        assert_eq!(s.holders, ["a", "b"], "{persistence} {restart}");
+        assert_eq!(s.overlap.count, 0, "{persistence} {restart}");
+        s.min_slack_ns.expect("a handover") as f64 / 1e6
+    };
+    let within = |ms: f64, lo: f64, hi: f64| lo < ms && ms <= hi;
+    let s = slack_ms("None", "Forget");
+    assert!(within(s, 1_501.0, 2_551.0), "{s}");
+    for persistence in ["Always", "EverySec"] {
+        let s = slack_ms(persistence, "Forget");
+        assert!(within(s, 9_502.0, 10_504.0), "{persistence}: {s}");
+    }
+    for persistence in ["Always", "None"] {
+        let s = slack_ms(persistence, "Wait");
+        assert!((11_501.0..=12_503.0).contains(&s), "{persistence}: {s}");
+    }
+}

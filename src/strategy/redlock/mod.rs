@@ -1,74 +1,65 @@
 //! Redlock: a lock over N independent Redis masters, each a `Grantor`.
 //!
-//! A client notes its monotonic time t0 and sends `Lock` with a fresh value to every master; it
-//! decides when every master has answered or `request_timeout` has passed (with `quorum: One`,
-//! at the first grant). It holds iff enough masters granted and the validity
+//! A client notes its monotonic time t0 and asks every master to `Lock` with a fresh value:
+//! all at once (`acquire: Parallel`), deciding when every master has answered or
+//! `request_timeout` has passed, or one master after the other (`Sequential`), giving each at
+//! most `per_instance_timeout` before moving on and deciding after the last. With `quorum: One`
+//! it decides at the first grant. It holds iff enough masters granted and the validity
 //! T - elapsed - drift is positive, where drift = drift_factor * T + drift_allowance, and then
 //! believes until t0 + T - drift on its monotonic clock. Otherwise it unlocks every master and
 //! retries after a random delay in [retry_every/2, retry_every] from its own stream. While it
-//! holds it extends every `renew_every` on every master; when enough extensions of one round
-//! succeed, its deadline moves to (round send time) + T - drift; otherwise it keeps its deadline.
+//! holds it extends every `renew_every` on every master at once; when enough extensions of one
+//! round succeed, its deadline moves to (round send time) + T - drift; otherwise it keeps its
+//! deadline.
 //!
 //! A master sets the key when it is absent or expired on its `expiry_clock` (Redis keeps
 //! expiries on the wall clock, so an NTP step on a master moves them), with expiry = its clock +
-//! T, and extends only a key that holds the client's value. A restarted master has lost its keys
-//! (Redis without persistence); with `lease.grantor_restart: Wait` it refuses every lock for T
-//! first. The protected resource sits with the first master, apart from its keys (it survives
-//! the master's crash), and has no fencing: Redlock has no fencing token. For the oracle, each
-//! successful acquisition takes the next token of the run (see [`Cx::next_run_token`]), so a
-//! later acquisition supersedes an earlier one.
+//! T, and extends only a key that holds the client's value. A key is alive while the clock
+//! reads at most its expiry and expired once it reads more (Redis's `keyIsExpired`). What a
+//! crash leaves of the keys is `persistence`: nothing (`None`), the keys as they were at the
+//! last whole second of the master's monotonic clock that it reached running (`EverySec`), or
+//! every write (`Always`); the key comes back with its expiry, and one that expired meanwhile
+//! is expired. Independently, with `lease.grantor_restart: Wait` a restarted master refuses
+//! every lock for T first. The protected resource sits with the first master, apart from its
+//! keys (it survives the master's crash), and has no fencing: Redlock has no fencing token. For
+//! the oracle, each successful acquisition takes the next token of the run (see
+//! [`Cx::next_run_token`]), so a later acquisition supersedes an earlier one.
 //!
 //! Duplicates change nothing. Redis speaks over TCP, so a master never sees a copy of a
 //! command the network duplicated (it ignores one: a second `SET NX` would be refused, and its
 //! answer is a message more); the resource applies a duplicated write once; a client counts
 //! one answer per master and round.
 
+mod master;
 pub mod msg;
 pub mod settings;
 
-use super::{
-    Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Register, Request, TimerId,
-};
+use super::{Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::{GrantorRestart, Role, Scenario};
+use crate::scenario::{Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
+pub use master::{Disk, Master};
 pub use msg::Message;
-pub use settings::RedlockQuorum;
+pub use settings::{RedlockAcquire, RedlockPersistence, RedlockQuorum};
 
-/// Redlock with its parameters, all durations in exact nanoseconds.
+/// Redlock with its parameters, all durations in exact nanoseconds: its settings build it.
 #[derive(Clone, Debug)]
 pub struct Redlock {
-    /// drift_factor in parts per million.
+    /// drift_factor in parts per million (0.01 is 10,000).
     drift_ppm: i64,
     drift_allowance: LocalDur,
     request_timeout: LocalDur,
     expiry_clock: ClockKind,
     quorum: RedlockQuorum,
+    acquire: RedlockAcquire,
+    persistence: RedlockPersistence,
+    /// The settings as RON text.
     description: String,
 }
 
 impl Redlock {
-    /// `drift_ppm` is drift_factor in parts per million (0.01 is 10,000).
-    pub fn new(
-        drift_ppm: i64,
-        drift_allowance: LocalDur,
-        request_timeout: LocalDur,
-        expiry_clock: ClockKind,
-        quorum: RedlockQuorum,
-        description: String,
-    ) -> Redlock {
-        Redlock {
-            drift_ppm,
-            drift_allowance,
-            request_timeout,
-            expiry_clock,
-            quorum,
-            description,
-        }
-    }
-
     /// drift_factor * T + drift_allowance, exact to the nanosecond (rounded down).
     pub fn drift(&self, lease: LocalDur) -> LocalDur {
         let factor = (lease.ns() as i128 * self.drift_ppm as i128 / 1_000_000) as i64;
@@ -116,18 +107,16 @@ impl Protocol for Redlock {
         node: NodeId,
         role: Role,
         params: &LeaseParams,
-        disk: Register,
+        disk: Disk,
     ) -> RedlockNode {
         match role {
-            Role::Grantor => RedlockNode::Master(Master {
-                p: *params,
-                expiry_clock: self.expiry_clock,
-                key: None,
-                refusing: false,
-                hosts_resource: None,
-                register: disk,
+            Role::Grantor => RedlockNode::Master(Master::new(
                 node,
-            }),
+                *params,
+                self.expiry_clock,
+                self.persistence,
+                disk,
+            )),
             _ => RedlockNode::Client(Client::new(self.clone(), *params)),
         }
     }
@@ -141,8 +130,9 @@ pub enum RedlockNode {
 
 impl NodeLogic for RedlockNode {
     type Msg = Message;
-    /// A master's disk holds the protected resource (when it hosts it), not its keys.
-    type Disk = Register;
+    /// A master's disk holds the protected resource (when it hosts it) and its key as
+    /// `persistence` keeps it.
+    type Disk = Disk;
 
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         match self {
@@ -160,11 +150,7 @@ impl NodeLogic for RedlockNode {
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match self {
-            RedlockNode::Master(m) => {
-                if timer == REFUSE_UNTIL {
-                    m.refusing = false;
-                }
-            }
+            RedlockNode::Master(m) => m.on_timer(cx, timer),
             RedlockNode::Client(c) => c.on_timer(cx, timer, out),
         }
     }
@@ -195,10 +181,10 @@ impl NodeLogic for RedlockNode {
         }
     }
 
-    fn into_disk(self) -> Register {
+    fn into_disk(self) -> Disk {
         match self {
-            RedlockNode::Master(m) => m.register,
-            RedlockNode::Client(_) => Register::default(),
+            RedlockNode::Master(m) => m.into_disk(),
+            RedlockNode::Client(_) => Disk::default(),
         }
     }
 }
@@ -214,74 +200,10 @@ const DECIDE: TimerId = 1;
 const RENEW: TimerId = 2;
 const DEADLINE: TimerId = 3;
 const REFUSE_UNTIL: TimerId = 4;
-
-/// One Redis master.
-pub struct Master {
-    p: LeaseParams,
-    expiry_clock: ClockKind,
-    /// The key: (value, expiry on `expiry_clock`).
-    key: Option<(u64, LocalTime)>,
-    /// After a restart with `grantor_restart: Wait`: refuses every lock until a timer fires.
-    refusing: bool,
-    /// Whether this master hosts the resource (known at start).
-    hosts_resource: Option<bool>,
-    register: Register,
-    node: NodeId,
-}
-
-impl Master {
-    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        self.hosts_resource = Some(resource_host(cx) == self.node);
-        if cx.restarted && self.p.grantor_restart == GrantorRestart::Wait {
-            self.refusing = true;
-            out.set_timer(REFUSE_UNTIL, ClockKind::Monotonic, cx.mono + self.p.lease);
-        }
-    }
-
-    /// The key's value, if it is set and not expired now.
-    fn live_key(&self, cx: &Cx) -> Option<u64> {
-        self.key
-            .filter(|&(_, expiry)| cx.read(self.expiry_clock) < expiry)
-            .map(|(value, _)| value)
-    }
-
-    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
-        let expiry = cx.read(self.expiry_clock) + self.p.lease;
-        match msg {
-            // Redis speaks over TCP, which delivers a command once: a copy the network
-            // duplicated is not seen (a second `SET NX` would be refused and answered again).
-            Message::Lock { .. } | Message::Extend { .. } | Message::Unlock { .. }
-                if cx.duplicate => {}
-            Message::Lock { value } => {
-                let ok = !self.refusing && self.live_key(cx).is_none();
-                if ok {
-                    self.key = Some((value, expiry));
-                }
-                let version = if self.hosts_resource == Some(true) {
-                    self.register.version()
-                } else {
-                    0
-                };
-                out.send(from, Message::LockReply { value, ok, version });
-            }
-            Message::Extend { value, seq } => {
-                let ok = self.live_key(cx) == Some(value);
-                if ok {
-                    self.key = Some((value, expiry));
-                }
-                out.send(from, Message::ExtendReply { value, seq, ok });
-            }
-            Message::Unlock { value } if self.key.is_some_and(|(v, _)| v == value) => {
-                self.key = None;
-            }
-            Message::Write { token } if self.hosts_resource == Some(true) => {
-                let fact = self.register.apply(from, token, false, cx.duplicate);
-                out.report(fact);
-            }
-            _ => {}
-        }
-    }
-}
+/// A master's fsync at a whole second (`persistence: EverySec`).
+const FSYNC: TimerId = 5;
+/// A client asking one master after the other gives up on the one it asks.
+const NEXT_MASTER: TimerId = 6;
 
 /// A round of requests to every master (a lock attempt or an extension).
 struct Round {
@@ -333,6 +255,8 @@ pub struct Client {
     value: u64,
     /// A lock attempt is open.
     acquiring: bool,
+    /// Asking one master after the other: which of the masters (counted from 0) is asked now.
+    asking: Option<usize>,
     attempt: Option<Round>,
     extension: Option<Round>,
     extension_seq: u64,
@@ -352,6 +276,7 @@ impl Client {
             next_value: 0,
             value: 0,
             acquiring: false,
+            asking: None,
             attempt: None,
             extension: None,
             extension_seq: 0,
@@ -382,20 +307,50 @@ impl Client {
         let nodes = cx.roles.len();
         let round = self.attempt.get_or_insert_with(|| Round::new(nodes));
         round.open(cx.mono);
-        for m in cx.peers(Role::Grantor) {
-            out.send(m, Message::Lock { value: self.value });
+        match self.r.acquire {
+            RedlockAcquire::Parallel => {
+                for m in cx.peers(Role::Grantor) {
+                    out.send(m, Message::Lock { value: self.value });
+                }
+                let at = cx.mono + self.r.request_timeout;
+                out.set_timer(DECIDE, ClockKind::Monotonic, at);
+            }
+            RedlockAcquire::Sequential { .. } => self.ask(cx, 0, out),
         }
-        out.set_timer(
-            DECIDE,
-            ClockKind::Monotonic,
-            cx.mono + self.r.request_timeout,
-        );
     }
 
-    /// The attempt is over (all answered, timed out, or one grant with `quorum: One`).
+    /// Asking one master after the other: asks master `index` (counted from 0), or decides
+    /// when every master has had its turn.
+    fn ask(&mut self, cx: &mut Cx, index: usize, out: &mut Out<Message>) {
+        let RedlockAcquire::Sequential {
+            per_instance_timeout,
+        } = self.r.acquire
+        else {
+            unreachable!("only a client asking one master after the other asks one");
+        };
+        debug_assert!(self.acquiring && index <= self.masters);
+        let master = cx.peers(Role::Grantor).nth(index);
+        match master {
+            Some(master) => {
+                self.asking = Some(index);
+                out.send(master, Message::Lock { value: self.value });
+                let at = cx.mono + per_instance_timeout;
+                out.set_timer(NEXT_MASTER, ClockKind::Monotonic, at);
+            }
+            None => self.decide(cx, out),
+        }
+    }
+
+    /// The attempt is over (all answered or timed out, or one grant with `quorum: One`).
     fn decide(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.acquiring = false;
-        out.cancel_timer(DECIDE);
+        match self.r.acquire {
+            RedlockAcquire::Parallel => out.cancel_timer(DECIDE),
+            RedlockAcquire::Sequential { .. } => {
+                self.asking = None;
+                out.cancel_timer(NEXT_MASTER);
+            }
+        }
         let round = self.attempt.as_ref().expect("an attempt is open");
         let elapsed = cx.mono - round.sent;
         let validity = self.p.lease - elapsed - self.drift;
@@ -435,13 +390,18 @@ impl Client {
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match msg {
-            Message::LockReply { value, ok, version } if self.acquiring && value == self.value => {
+            Message::LockReply { value, ok, version }
+                if self.acquiring && value == self.value && self.awaits(cx, from) =>
+            {
                 let round = self.attempt.as_mut().expect("an attempt is open");
                 round.answer(from, ok);
                 self.version = self.version.max(version);
                 let quorum_one = self.r.quorum == RedlockQuorum::One && round.granted >= 1;
-                if quorum_one || round.answered == self.masters {
-                    self.decide(cx, out);
+                match self.asking {
+                    _ if quorum_one => self.decide(cx, out),
+                    Some(index) => self.ask(cx, index + 1, out),
+                    None if round.answered == self.masters => self.decide(cx, out),
+                    None => {}
                 }
             }
             Message::ExtendReply { value, seq, ok }
@@ -468,10 +428,23 @@ impl Client {
         }
     }
 
+    /// Whether a lock reply from `from` counts: asking all at once, any master's; asking one
+    /// after the other, only the one asked now (a reply after its turn ended is not counted).
+    fn awaits(&self, cx: &Cx, from: NodeId) -> bool {
+        match self.asking {
+            None => true,
+            Some(index) => cx.peers(Role::Grantor).nth(index) == Some(from),
+        }
+    }
+
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             RETRY if self.held.is_none() && !self.acquiring => self.acquire(cx, out),
             DECIDE if self.acquiring => self.decide(cx, out),
+            NEXT_MASTER if self.acquiring => {
+                let index = self.asking.expect("asking one master after the other");
+                self.ask(cx, index + 1, out);
+            }
             RENEW if self.held.is_some() => {
                 self.extension_seq += 1;
                 let nodes = cx.roles.len();
@@ -519,19 +492,22 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::GrantorRestart;
     use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
 
     fn redlock() -> Redlock {
-        Redlock::new(
-            10_000,
-            LocalDur::from_ms(2),
-            LocalDur::from_ms(50),
-            ClockKind::Monotonic,
-            RedlockQuorum::Majority,
-            String::new(),
-        )
+        Redlock {
+            drift_ppm: 10_000,
+            drift_allowance: LocalDur::from_ms(2),
+            request_timeout: LocalDur::from_ms(50),
+            expiry_clock: ClockKind::Monotonic,
+            quorum: RedlockQuorum::Majority,
+            acquire: RedlockAcquire::Parallel,
+            persistence: RedlockPersistence::None,
+            description: String::new(),
+        }
     }
 
     fn params() -> LeaseParams {
@@ -548,7 +524,7 @@ mod tests {
     const ROLES: &[Role] = &[Role::Contender, Role::Grantor, Role::Grantor];
 
     fn master(node: NodeId) -> RedlockNode {
-        redlock().node_logic(node, Role::Grantor, &params(), Register::default())
+        redlock().node_logic(node, Role::Grantor, &params(), Disk::default())
     }
 
     /// Calls `f` on `m` with node `node`'s context at monotonic reading `mono_ns`; what it gave.
@@ -600,12 +576,13 @@ mod tests {
         assert_eq!(lock_reply(&call(&mut host, 1, 0, lock)), (true, 2));
         assert_eq!(lock_reply(&call(&mut other, 2, 0, lock)), (true, 0));
         // The resource survives the host's crash.
-        assert_eq!(host.into_disk().version(), 2);
+        assert_eq!(host.into_disk().register.version(), 2);
     }
 
     #[test]
-    fn a_key_is_live_until_its_expiry_and_not_at_it() {
-        // Locked at 0 with T = 10 s: at 10 s - 1 ns another lock fails, at 10 s it succeeds.
+    fn a_key_is_alive_at_its_expiry_and_expired_a_nanosecond_later() {
+        // Locked at 0 with T = 10 s, so the expiry is 10 s: Redis keeps a key while now <= when.
+        // At 10 s another lock fails, at 10 s + 1 ns it succeeds.
         let mut m = master(1);
         call(&mut m, 1, 0, |m, cx, out| m.on_start(cx, out));
         let lock = |value| {
@@ -614,8 +591,88 @@ mod tests {
             }
         };
         assert!(lock_reply(&call(&mut m, 1, 0, lock(1))).0);
-        assert!(!lock_reply(&call(&mut m, 1, 10 * S - 1, lock(2))).0);
-        assert!(lock_reply(&call(&mut m, 1, 10 * S, lock(3))).0);
+        assert!(!lock_reply(&call(&mut m, 1, 10 * S, lock(2))).0);
+        assert!(lock_reply(&call(&mut m, 1, 10 * S + 1, lock(3))).0);
+    }
+
+    fn master_keeping(node: NodeId, persistence: RedlockPersistence, disk: Disk) -> RedlockNode {
+        let r = Redlock {
+            persistence,
+            ..redlock()
+        };
+        r.node_logic(node, Role::Grantor, &params(), disk)
+    }
+
+    fn send(msg: Message) -> impl FnOnce(&mut RedlockNode, &mut Cx, &mut Out<Message>) {
+        move |m, cx, out| m.on_message(cx, 0, msg, out)
+    }
+
+    fn fsync(m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>) {
+        m.on_timer(cx, FSYNC, out)
+    }
+
+    /// The fsync timers `given` arms, as monotonic readings in ns.
+    fn fsyncs_armed(given: &Out<Message>) -> Vec<i64> {
+        let armed = given.actions().iter().filter_map(|a| match a {
+            Action::SetTimer {
+                timer: FSYNC, at, ..
+            } => Some(at.ns()),
+            _ => None,
+        });
+        armed.collect()
+    }
+
+    #[test]
+    fn everysec_keeps_the_writes_made_before_the_last_whole_second() {
+        // Keys expire on the monotonic clock here, T = 10 s: a lock at 0.5 s expires at 10.5 s.
+        let every_sec = |disk| master_keeping(1, RedlockPersistence::EverySec, disk);
+        let lock = Message::Lock { value: 1 };
+        // A crash before the fsync at 1 s loses the lock; the lock armed that fsync.
+        let mut m = every_sec(Disk::default());
+        assert_eq!(fsyncs_armed(&call(&mut m, 1, S / 2, send(lock))), [S]);
+        assert_eq!(m.into_disk().key, None);
+        // After the fsync at 1 s the disk has it; an extension at 1.2 s (to 11.2 s) is not on
+        // disk until 2 s, so a crash before then keeps the lock's expiry, 10.5 s.
+        let mut m = every_sec(Disk::default());
+        call(&mut m, 1, S / 2, send(lock));
+        call(&mut m, 1, S, fsync);
+        let extend = Message::Extend { value: 1, seq: 1 };
+        assert_eq!(
+            fsyncs_armed(&call(&mut m, 1, 6 * S / 5, send(extend))),
+            [2 * S]
+        );
+        let disk = m.into_disk();
+        assert_eq!(disk.key, Some((1, LocalTime::from_ns(10 * S + S / 2))));
+        // A write at the very reading of a due fsync whose timer has not run yet comes after
+        // it: the disk gets the key as it was before the write.
+        let mut m = every_sec(Disk::default());
+        call(&mut m, 1, S / 2, send(lock));
+        assert_eq!(fsyncs_armed(&call(&mut m, 1, S, send(extend))), [2 * S]);
+        assert_eq!(m.into_disk().key, disk.key);
+        // The restarted master has the key back: alive through 10.5 s, expired after.
+        let mut back = every_sec(disk);
+        call(&mut back, 1, 2 * S, |m, cx, out| m.on_start(cx, out));
+        let other = Message::Lock { value: 2 };
+        assert!(!lock_reply(&call(&mut back, 1, 10 * S + S / 2, send(other))).0);
+        assert!(lock_reply(&call(&mut back, 1, 10 * S + S / 2 + 1, send(other))).0);
+    }
+
+    #[test]
+    fn always_keeps_every_write_and_none_keeps_nothing() {
+        let lock = Message::Lock { value: 1 };
+        let mut m = master_keeping(1, RedlockPersistence::Always, Disk::default());
+        assert!(fsyncs_armed(&call(&mut m, 1, S / 2, send(lock))).is_empty());
+        assert_eq!(
+            m.into_disk().key,
+            Some((1, LocalTime::from_ns(10 * S + S / 2)))
+        );
+        let mut m = master_keeping(1, RedlockPersistence::Always, Disk::default());
+        call(&mut m, 1, S / 2, send(lock));
+        call(&mut m, 1, S, send(Message::Unlock { value: 1 }));
+        assert_eq!(m.into_disk().key, None);
+        let mut m = master_keeping(1, RedlockPersistence::None, Disk::default());
+        call(&mut m, 1, S / 2, send(lock));
+        assert_eq!(m.into_disk().key, None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `Redlock`'s settings as a scenario writes them: the drift allowance (a factor of T and a
-//! fixed part), the request timeout, the clock masters expire keys on, and the quorum.
+//! fixed part), the request timeout, the clock masters expire keys on, the quorum, how a client
+//! asks the masters (all at once or one by one) and what a master's disk keeps of its keys.
 
 use super::Redlock as RedlockProtocol;
 use crate::clock::ClockKind;
@@ -17,6 +18,33 @@ pub enum RedlockQuorum {
     Majority,
     /// Any one master: the anti-pattern of several replicas each granting leases.
     One,
+}
+
+/// How a client asks the masters for a lock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum RedlockAcquire {
+    /// Every master at once; the client decides when all have answered or `request_timeout`
+    /// has passed.
+    #[default]
+    Parallel,
+    /// One master after the other, in the order of the scenario's nodes, each given at most
+    /// `per_instance_timeout` to answer before the client moves on (redlock-py, Redisson's
+    /// RedissonRedLock): the time an attempt takes grows with the number of masters.
+    Sequential { per_instance_timeout: LocalDur },
+}
+
+/// What a master's disk keeps of its keys when the master crashes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RedlockPersistence {
+    /// Nothing: a restarted master has no keys (Redis without AOF).
+    #[default]
+    None,
+    /// `appendfsync everysec`: the master fsyncs at every whole second of its monotonic clock,
+    /// so a crash loses the key writes made since the last whole second it reached running.
+    EverySec,
+    /// `appendfsync always`: every key write is on disk before it is answered.
+    Always,
 }
 
 /// Redlock over every Grantor as an independent Redis master.
@@ -38,6 +66,12 @@ pub struct Redlock {
     pub expiry_clock: ClockKind,
     #[serde(default)]
     pub quorum: RedlockQuorum,
+    /// Default `Parallel`.
+    #[serde(default)]
+    pub acquire: RedlockAcquire,
+    /// Default `None`.
+    #[serde(default)]
+    pub persistence: RedlockPersistence,
 }
 
 fn drift_factor() -> f64 {
@@ -64,43 +98,89 @@ impl Settings for Redlock {
             request_timeout,
             expiry_clock,
             quorum,
+            acquire,
+            persistence,
         } = self;
+        // The fields added later are written only when they differ from their defaults, so
+        // that the text of settings that do not use them stays what it was.
+        let mut later = String::new();
+        if let RedlockAcquire::Sequential {
+            per_instance_timeout,
+        } = acquire
+        {
+            later +=
+                &format!(", acquire: Sequential(per_instance_timeout: \"{per_instance_timeout}\")");
+        }
+        if *persistence != RedlockPersistence::None {
+            later += &format!(", persistence: {persistence:?}");
+        }
         format!(
             "Redlock(drift_factor: {drift_factor:?}, drift_allowance: \"{drift_allowance}\", \
              request_timeout: \"{request_timeout}\", expiry_clock: {expiry_clock:?}, \
-             quorum: {quorum:?})"
+             quorum: {quorum:?}{later})"
         )
     }
 
     fn build(&self) -> RedlockProtocol {
-        RedlockProtocol::new(
-            (self.drift_factor * 1e6).round() as i64,
-            self.drift_allowance,
-            self.request_timeout,
-            self.expiry_clock,
-            self.quorum,
-            self.to_ron(),
-        )
+        RedlockProtocol {
+            drift_ppm: (self.drift_factor * 1e6).round() as i64,
+            drift_allowance: self.drift_allowance,
+            request_timeout: self.request_timeout,
+            expiry_clock: self.expiry_clock,
+            quorum: self.quorum,
+            acquire: self.acquire,
+            persistence: self.persistence,
+            description: self.to_ron(),
+        }
     }
 
-    fn validate(&self, _: &Scenario) -> Vec<String> {
+    fn validate(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
         check::not_negative(&mut p, "strategy.drift_allowance", self.drift_allowance);
         check::positive(&mut p, "strategy.request_timeout", self.request_timeout);
         check::interval(&mut p, "strategy.request_timeout", self.request_timeout);
         check::at_most_max(&mut p, "strategy.request_timeout", self.request_timeout);
+        if let RedlockAcquire::Sequential {
+            per_instance_timeout,
+        } = self.acquire
+        {
+            let at = "strategy.acquire.per_instance_timeout";
+            check::positive(&mut p, at, per_instance_timeout);
+            check::interval(&mut p, at, per_instance_timeout);
+            let lease = scenario.lease.duration;
+            if per_instance_timeout > lease {
+                p.push(format!(
+                    "{at}: {per_instance_timeout} is above the lease ({lease}): one master that \
+                     does not answer would outlast every key the client set"
+                ));
+            }
+        }
         p
     }
 
     /// A contender tries as often as twice every `lease.retry_every` (its delay is drawn from
     /// [retry_every/2, retry_every]): a timer, a request to and a reply from each of the g
-    /// masters, and the request timeout's timer, 2g + 2 per try. The holder extends every
-    /// `lease.renew_every` on every master, 2g + 2 again.
+    /// masters, and the request timeout's timer, 2g + 2 per try (asking one by one, a timeout
+    /// per master instead: 3g + 1, counted as 3g + 2). The holder extends every
+    /// `lease.renew_every` on every master, 2g + 2 again. With `EverySec`, each master's fsync
+    /// timer fires at most once a second: g more.
     fn events_per_second(&self, s: &Scenario) -> f64 {
         let count = |r: Role| s.nodes.iter().filter(|n| n.role == r).count() as f64;
-        let round = 2.0 * count(Role::Grantor) + 2.0;
-        check::per_second(2.0 * count(Role::Contender) * round, s.lease.retry_every)
-            + check::per_second(round, s.lease.renew_every())
+        let masters = count(Role::Grantor);
+        let round = 2.0 * masters + 2.0;
+        let try_round = match self.acquire {
+            RedlockAcquire::Parallel => round,
+            RedlockAcquire::Sequential { .. } => round + masters,
+        };
+        let fsyncs = match self.persistence {
+            RedlockPersistence::EverySec => masters,
+            RedlockPersistence::None | RedlockPersistence::Always => 0.0,
+        };
+        check::per_second(
+            2.0 * count(Role::Contender) * try_round,
+            s.lease.retry_every,
+        ) + check::per_second(round, s.lease.renew_every())
+            + fsyncs
     }
 
     /// The drift allowance is varied as epsilon, but the bound epsilon >= T*rho is not its.
