@@ -207,14 +207,19 @@ impl Candidate {
     pub fn on_message(&mut self, cx: &mut Cx, msg: Message, out: &mut Out<Message>) {
         let Some(t) = self.current else { return };
         match msg {
-            Message::Record { req, rv, lease } if req == t.req => {
-                self.cached_rv = rv;
-                match t.stage {
-                    Stage::Get => self.on_record(cx, t, rv, lease, out),
-                    Stage::ReleaseGet => self.release_update(cx, t, rv, lease, out),
-                    _ => {}
+            // The record read refreshes the resourceVersion the fast path writes on (a copy of a
+            // Record the network duplicated, arriving in a later stage, does not).
+            Message::Record { req, rv, lease } if req == t.req => match t.stage {
+                Stage::Get => {
+                    self.cached_rv = rv;
+                    self.on_record(cx, t, rv, lease, out);
                 }
-            }
+                Stage::ReleaseGet => {
+                    self.cached_rv = rv;
+                    self.release_update(cx, t, rv, lease, out);
+                }
+                _ => {}
+            },
             Message::UpdateReply {
                 req,
                 ok,
