@@ -148,7 +148,7 @@ impl Protocol for K8sLeaderElection {
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> K8sNode {
         match role {
             Role::Grantor => K8sNode::Server(ApiServer { p: *params, disk }),
-            _ => K8sNode::Candidate(Candidate::new(self.config, *params, node)),
+            _ => K8sNode::Candidate(Box::new(Candidate::new(self.config, *params, node))),
         }
     }
 }
@@ -156,7 +156,9 @@ impl Protocol for K8sLeaderElection {
 /// A node of Kubernetes leader election: the API server or a candidate.
 pub enum K8sNode {
     Server(ApiServer),
-    Candidate(Candidate),
+    /// Boxed: a candidate's state (its try, its observed record, its cycle) is several times
+    /// the API server's.
+    Candidate(Box<Candidate>),
 }
 
 impl NodeLogic for K8sNode {
