@@ -6,12 +6,14 @@
 //!
 //! Shared arithmetic (LD/RD/RP 15/10/2 s). kcm-1 starts at 0: Get, Record at 2 ms, Create
 //! applied at 3 ms (token 1), the answer at 4 ms: it leads from 4 ms. After each success it
-//! sleeps 2 s, then a cycle opens and its first try succeeds 4 ms later: cycles open at
-//! 2.004, 4.008, 6.012, 8.016, 10.020 s, their Updates applied at 2.007, 4.011, 6.015, 8.019,
-//! 10.023 s, their answers at 2.008, ..., 10.024 s. kcm-2 starts at 100 ms and tries at 0.1,
-//! 2.102, 4.104, 6.106, 8.108, 10.110 s (each try takes 2 ms, and the next starts 2 s after
-//! it ends); each of its Gets lands after a renewal, so it sees the record change each time, last
-//! at 10.112 s (the record of 10.023 s).
+//! sleeps 2 s, then a cycle opens and its first try, the fast path's one Update on the record it
+//! last wrote, succeeds 2 ms later: cycles open at 2.004, 4.006, 6.008, 8.010, 10.012 s
+//! (2.002 k + 0.002 s), their Updates applied at 2.005, ..., 10.013 s, their answers at 2.006,
+//! ..., 10.014 s. kcm-2 starts at 100 ms and tries at 0.1, 2.102, 4.104, 6.106, 8.108, 10.110 s
+//! (each try takes 2 ms, and the next starts 2 s after it ends); each of its Gets lands after a
+//! renewal, so it sees the record change each time, last at 10.112 s (the record of 10.013 s).
+//! When kcm-1 stops leading it exits (the default `on_lost`) and starts again 10 s later as a
+//! new identity; tests about something else that would see the restart run `on_lost: Rerun`.
 
 use crate::common::{leasesim, run, run_text, scenario, workdir};
 use leasesim::scenario::validate::validate;
@@ -45,17 +47,20 @@ fn alone(text: &str) -> String {
 }
 
 const NO_JITTER: &str = "jitter_factor: 0.0";
+const RERUN: &str = "on_lost: Rerun";
 const PAUSE: &str = r#"Pause(node: "kcm-1", at: "10.5s", duration: "20s", kind: Gc)"#;
 
-/// The leader paused in its retry sleep, exact: kcm-1 pauses over [10.5 s, 30.5 s), in its sleep (the sleep ends at 12.024 s).
+/// The leader paused in its retry sleep, exact: kcm-1 pauses over [10.5 s, 30.5 s), in its
+/// sleep (the sleep ends at 12.014 s); at resume the record it observed at 10.014 s is past its
+/// 15 s, so its tries are Gets.
 /// kcm-2 saw the record last change at 10.112 s; its later tries start at 12.112 + 2.002 k s and
 /// find it unchanged; the first at or after 10.112 + 15 = 25.112 s is k = 7, at 26.126 s: its
 /// Update is applied at 26.129 s (token 2) and it leads from 26.130 s. kcm-1 resumes at 30.5 s,
 /// where its sleep's timer runs: a cycle opens then and ends at 40.5 s (its tries at 30.5,
 /// 32.5, ..., 38.5 s find kcm-2's record and fail only themselves). Overlap [26.130, 40.5) s
 /// = 14.370 s.
-/// A cycle deadline counted from the last success (10.024 s) would end kcm-1's belief at its
-/// resume: 4.370 s.
+/// A cycle deadline counted from the last success (10.014 + 12 = 22.014 s) would end kcm-1's
+/// belief at its resume: 4.370 s.
 #[test]
 fn a_leader_paused_in_its_sleep_opens_a_fresh_cycle_on_resume() {
     let s = run_text(&pair(NO_JITTER, "", PAUSE, "45s"));
@@ -78,9 +83,9 @@ fn a_leader_paused_in_its_sleep_opens_a_fresh_cycle_on_resume() {
 }
 
 /// observedTime is the candidate's own monotonic clock, never the record's renewTime: with
-/// kcm-1's wall clock 5 s behind, its renewTimes read 5 s early (10.020 - 5 = 5.020 s for the
+/// kcm-1's wall clock 5 s behind, its renewTimes read 5 s early (10.012 - 5 = 5.012 s for the
 /// last), and a candidate that timed the lease from renewTime would take over at its first try
-/// at or after 20.020 s (20.120 s: overlap 40.5 - 20.124 = 20.376 s). kcm-2 does not: the same
+/// at or after 20.012 s (20.120 s: overlap 40.5 - 20.124 = 20.376 s). kcm-2 does not: the same
 /// 14.370 s as without the offset.
 #[test]
 fn observed_time_is_the_candidates_own_clock_not_the_record() {
@@ -91,14 +96,15 @@ fn observed_time_is_the_candidates_own_clock_not_the_record() {
     assert_eq!(s.overlap.max_ns, 14_370 * MS);
 }
 
-/// The delayed renewal answer, exact. The answer to kcm-1's renewal applied at 10.023 s is delayed by `extra`; from
-/// 10.5 s every Get and Update kcm-1 sends is dropped. kcm-1 succeeds when the answer arrives
-/// (10.024 s + extra, inside its cycle of [10.020, 20.020) s), sleeps 2 s, opens a cycle whose
-/// Get is lost, and stops leading 10 s later: at 22.024 s + extra. kcm-2 (record unchanged
-/// since it saw it at 10.112 s) leads from 26.130 s, as above. Overlap iff extra > 4.106 s:
-/// LD - RD - RP = 3 s, plus kcm-2's lag of 1.106 s (it saw the record 89 ms after the Update,
-/// its first try after 25.112 s began 1.014 s later, its acquisition took 4 ms against the
-/// 1 ms of kcm-1's answer). 4 s: 106 ms of slack; 5 s: 0.894 s of overlap.
+/// The delayed renewal answer, exact. The answer to kcm-1's renewal applied at 10.013 s is
+/// delayed by `extra`; from 10.5 s every Get and Update kcm-1 sends is dropped. kcm-1 succeeds
+/// when the answer arrives (10.014 s + extra, inside its cycle of [10.012, 20.012) s), sleeps
+/// 2 s, opens a cycle whose Update is lost, and stops leading 10 s later: at 22.014 s + extra.
+/// kcm-2 (record unchanged since it saw it at 10.112 s) tries at 0.1 + 2.002 j s and leads from
+/// its first try at or after 25.112 s, j = 13 at 26.126 s, plus 4 ms: 26.130 s. Overlap iff
+/// extra > 4.116 s: LD - RD - RP = 3 s, plus kcm-2's lag of 1.116 s (it saw the record 99 ms
+/// after the Update, its first try after 25.112 s began 1.014 s later, its acquisition took
+/// 4 ms against the 1 ms of kcm-1's answer). 4 s: 116 ms of slack; 5 s: 0.884 s of overlap.
 #[test]
 fn a_delayed_renewal_answer_overlaps_iff_it_exceeds_the_margin_and_the_lag() {
     let faults = |extra: &str| {
@@ -109,53 +115,67 @@ fn a_delayed_renewal_answer_overlaps_iff_it_exceeds_the_margin_and_the_lag() {
     };
     let below = run_text(&pair(NO_JITTER, "", &faults("4s"), "30s"));
     assert_eq!(below.overlap.count, 0);
-    assert_eq!(below.min_slack_ns, Some(106 * MS));
+    assert_eq!(below.min_slack_ns, Some(116 * MS));
     assert_eq!(below.holders, ["kcm-1", "kcm-2"]);
     let above = run_text(&pair(NO_JITTER, "", &faults("5s"), "30s"));
     let i = &above.overlap.intervals[0];
-    assert_eq!((i.start_ns, i.end_ns), (26_130 * MS, 27_024 * MS));
-    assert_eq!(above.min_slack_ns, Some(-894 * MS));
-    // At the threshold itself (4.106 s) kcm-1 stops at the instant kcm-2 starts: no overlap.
-    let at = run_text(&pair(NO_JITTER, "", &faults("4.106s"), "30s"));
+    assert_eq!((i.start_ns, i.end_ns), (26_130 * MS, 27_014 * MS));
+    assert_eq!(above.min_slack_ns, Some(-884 * MS));
+    // At the threshold itself (4.116 s) kcm-1 stops at the instant kcm-2 starts: no overlap.
+    let at = run_text(&pair(NO_JITTER, "", &faults("4.116s"), "30s"));
     assert_eq!(at.overlap.count, 0);
     assert_eq!(at.min_slack_ns, Some(0));
 }
 
-/// An Update whose answer never comes is no success. From 5 s every UpdateReply to kcm-1 is
-/// dropped (kcm-1 runs alone). The cycle that opens at
-/// 6.012 s has its Update applied at 6.015 s and no answer: its ticks at 8.012, ..., 14.012 s
-/// find the try outstanding, and at 16.012 s the cycle ends: kcm-1 stops leading. As a
-/// candidate it tries at once and every 2 s after (a try unanswered for a period is given up):
-/// its own record is renewable, so each try's Update is applied, and each answer dropped up to
-/// the one sent at 24.015 s. The try of 26.012 s is answered at 26.016 s: it leads again, under
-/// the same token (no new grant). Unavailable [16.012, 26.016) s = 10.004 s.
+/// An Update whose answer never comes is no success, and a fast-path Update that conflicts
+/// falls back to the slow path (client-go's leaderelection_test.go TestFastPathLeaderElection,
+/// "Fallback to slow path after fast path fails"). From 5 s every UpdateReply to kcm-1 is
+/// dropped (kcm-1 runs alone, under `on_lost: Rerun`). The cycle that opens at 6.008 s has its
+/// fast-path Update applied at 6.009 s and no answer: its ticks at 8.008, ..., 14.008 s find
+/// the try outstanding, and at 16.008 s the cycle ends: kcm-1 stops leading. As a candidate it
+/// tries at once and every 2 s after (a try unanswered for a period is given up). At 16.008 and
+/// 18.008 s the record it observed (its own, answered at 4.008 s) is still valid (until
+/// 19.008 s): fast-path Updates on the resourceVersion of 4.007 s, which the Update of 6.009 s
+/// replaced: Conflicts, whose answers are dropped. At 20.008 s it is not: a Get (its Record is
+/// not dropped, seen at 20.010 s, a change), an Update applied at 20.011 s, the answer dropped.
+/// At 22.008 and 24.008 s the record seen at 20.010 s is valid: fast-path Updates on its
+/// resourceVersion, replaced at 20.011 s: Conflicts, dropped. At 26.008 s the same Conflict is
+/// answered (at 26.010 s, the drop over): it falls back to a Get (record at 26.012 s) and an
+/// Update applied at 26.013 s and answered at 26.014 s: it leads again, under the same token
+/// (no new grant). Unavailable [16.008, 26.014) s = 10.006 s.
 #[test]
 fn an_unanswered_update_never_counts_as_a_success() {
     let s = run_text(&alone(&pair(
-        NO_JITTER,
+        &format!("{NO_JITTER}, {RERUN}"),
         "",
         r#"Drop(at: "5s", duration: "20s", to: ["kcm-1"], kinds: [UpdateReply])"#,
         "30s",
     )));
-    assert_eq!(s.max_unavailable_ns, 10_004 * MS);
+    assert_eq!(s.max_unavailable_ns, 10_006 * MS);
     assert_eq!(s.grants, 1);
     assert_eq!(s.holders, ["kcm-1"]);
 }
 
 /// The leader's renew period is not jittered (client-go's renew loop uses wait.Until without
 /// jitter; only the acquire loop jitters). Alone, with client-go's jitter: Updates at 0.003 s
-/// (the acquisition) and at 2.007 + 2.004 k s, k = 0..9, within 20.5 s (the 11th would be at
-/// 22.047 s): 10 renewals, 11 Gets and 11 Updates.
+/// (the acquisition) and at 2.002 k + 0.003 s, k = 1..10, within 20.5 s (the 11th would be at
+/// 22.025 s): 10 renewals, 11 Updates and 1 Get (the fast path renews without one). With
+/// `fast_path: false` every cycle is a Get and an Update, 4 ms long: Updates at 2.004 k +
+/// 0.003 s, again 10 renewals within 20.5 s (the 11th at 22.047 s), and 11 Gets.
 #[test]
 fn the_leader_renews_every_retry_period_without_jitter() {
     let s = run_text(&alone(&pair("", "", "", "20.5s")));
     assert_eq!(s.renewals, 10);
     assert_eq!(s.messages["Update"], 11);
-    assert_eq!(s.messages["Get"], 11);
+    assert_eq!(s.messages["Get"], 1);
+    let slow = run_text(&alone(&pair("fast_path: false", "", "", "20.5s")));
+    assert_eq!(slow.renewals, 10);
+    assert_eq!(slow.messages["Update"], 11);
+    assert_eq!(slow.messages["Get"], 11);
 }
 
 /// The API server may be listed anywhere: with it last, kcm-1 still talks to it alone and
-/// renews exactly as above (11 Gets and Updates to 20.5 s, 10 of them renewals).
+/// renews exactly as above (1 Get and 11 Updates to 20.5 s, 10 of them renewals).
 #[test]
 fn the_api_server_need_not_be_the_first_node() {
     let last = alone(&pair("", "", "", "20.5s")).replace(
@@ -168,7 +188,7 @@ fn the_api_server_need_not_be_the_first_node() {
     let s = run_text(&last);
     assert_eq!(s.renewals, 10);
     assert_eq!(s.messages["Update"], 11);
-    assert_eq!(s.messages["Get"], 11);
+    assert_eq!(s.messages["Get"], 1);
 }
 
 /// Candidates retry every retry_period * (1 + U[0, 1.2)): with kcm-1 leading throughout, kcm-2
@@ -179,8 +199,8 @@ fn the_api_server_need_not_be_the_first_node() {
 fn candidates_jitter_their_retries_from_their_own_stream() {
     let text = pair("", "", "", "60s");
     let gets_of_kcm2 = |s: &leasesim::Summary| {
-        // kcm-1: its acquisition and a renewal every 2.004 s from 2.004 s to 58.116 s: 30.
-        s.messages["Get"] - 30
+        // kcm-1: its acquisition only (it leads throughout and renews by the fast path).
+        s.messages["Get"] - 1
     };
     let a = run_text(&text);
     let n = gets_of_kcm2(&a);
@@ -305,14 +325,18 @@ fn validation_lists_every_problem_with_its_field() {
 }
 
 /// The API server's record survives its crash (etcd keeps it): a leader cut off by the crash
-/// for less than what others wait keeps its lease, under the same token. kcm-1 runs alone. The API server is down over [5 s, 8 s): the cycle that opens at
-/// 6.012 s loses its Get, and ends at 16.012 s; kcm-1 tries again at once, finds its own
-/// record, and leads again from 16.016 s: one grant. With `grantor_restart: Forget` the record
-/// is gone and kcm-1 creates it again: a second grant, to kcm-1.
+/// for less than what others wait keeps its lease, under the same token. kcm-1 runs alone,
+/// under `on_lost: Rerun`. The API server is down over [5 s, 8 s): the cycle that opens at
+/// 6.008 s loses its Update, and ends at 16.008 s; kcm-1 tries again at once, by the fast path
+/// (its record, seen at 4.008 s, is valid until 19.008 s), on the resourceVersion it last wrote,
+/// still current: applied at 16.009 s, it leads again from 16.010 s: one grant, 2 ms without a
+/// leader (the start's 4 ms is the longest). With `grantor_restart: Forget` the record is gone
+/// (resourceVersion 0): the fast-path Update conflicts, the Get finds nothing, and kcm-1
+/// creates the record again: a second grant, to kcm-1.
 #[test]
 fn the_record_survives_an_api_server_crash_unless_etcd_forgets() {
     let faults = r#"Crash(node: "apiserver", at: "5s"), Restart(node: "apiserver", at: "8s")"#;
-    let text = alone(&pair(NO_JITTER, "", faults, "20s"));
+    let text = alone(&pair(&format!("{NO_JITTER}, {RERUN}"), "", faults, "20s"));
     let kept = run_text(&text);
     assert_eq!(kept.grants, 1);
     assert_eq!(kept.max_unavailable_ns, 4 * MS);
@@ -324,11 +348,11 @@ fn the_record_survives_an_api_server_crash_unless_etcd_forgets() {
     assert_eq!(forgot.holders, ["kcm-1", "kcm-1"]);
 }
 
-/// The wall-clock observer's contrast (k8s-ntp-step-wall-clock-observer): the same +20 s step on kcm-2 when it
-/// times the record on its monotonic clock (client-go since Go 1.9) moves nothing. kcm-2 last
-/// saw a change at 8.110 s, so it waits for a try beginning at or after 23.110 s: its tries fall
-/// at 0.1 + 2.002 k s, so 24.124 s; the grant is applied at 24.127 s and kcm-2 leads from
-/// 24.128 s, 4.108 s after kcm-1's last cycle gave up at 20.020 s.
+/// The wall-clock observer's contrast (k8s-ntp-step-wall-clock-observer): the same +20 s step
+/// on kcm-2 when it times the record on its monotonic clock (client-go since Go 1.9) moves
+/// nothing. kcm-2 last saw a change at 8.110 s, so it waits for a try beginning at or after
+/// 23.110 s: its tries fall at 0.1 + 2.002 k s, so 24.124 s; the grant is applied at 24.127 s
+/// and kcm-2 leads from 24.128 s, 4.116 s after kcm-1's last cycle gave up at 20.012 s.
 #[test]
 fn a_wall_clock_step_moves_nothing_for_a_monotonic_observer() {
     let text = leasesim::scenario::library::text("k8s-ntp-step-wall-clock-observer").unwrap();
@@ -337,5 +361,106 @@ fn a_wall_clock_step_moves_nothing_for_a_monotonic_observer() {
     let monotonic = crate::common::run_text(&text.replace(", observed_clock: Wall", ""));
     assert_eq!(monotonic.overlap.count, 0);
     assert_eq!(monotonic.failovers[0].at_ns, 24_127_000_000);
-    assert_eq!(monotonic.min_slack_ns, Some(4_108_000_000));
+    assert_eq!(monotonic.min_slack_ns, Some(4_116_000_000));
+}
+
+/// Exit against Rerun (k8s-lost-lease-exit, k8s-lost-lease-rerun). A 5 s partition at 10 s
+/// loses the Update of kcm-1's cycle that opens at 10.012 s; the cycle ends at 20.012 s.
+/// - Exit (the default, restart 10 s): kcm-2, which saw the record change at 8.110 s, leads
+///   from its try of 24.124 s plus 4 ms: 24.128 s; unavailable 24.128 - 20.012 = 4.116 s.
+/// - Rerun: kcm-1 takes its own record back by the fast path at once (valid until 8.012 + 15
+///   = 23.012 s): applied at 20.013 s, leading at 20.014 s; one grant; the longest gap is the
+///   start's 4 ms.
+/// - Exit with kcm-1 alone: it starts again at 30.012 s as a new identity, sees its
+///   predecessor's record at 30.014 s (a change, for a process that has seen nothing) and must
+///   wait 15 s: its tries fall at 30.012 + 2.002 j s, the first at or after 45.014 s is j = 8,
+///   at 46.028 s; Update applied at 46.031 s, leading at 46.032 s (token 2). Unavailable
+///   [20.012, 46.032) s = 26.020 s: restart plus a full lease duration. Alone with Rerun: 4 ms.
+#[test]
+fn a_leader_that_exits_hands_over_and_one_that_reruns_takes_its_record_back() {
+    let library = |name: &str| leasesim::scenario::library::text(name).unwrap();
+    let exit = run_text(library("k8s-lost-lease-exit"));
+    assert_eq!(exit.max_unavailable_ns, 4_116 * MS);
+    assert_eq!(exit.min_slack_ns, Some(4_116 * MS));
+    assert_eq!(exit.holders, ["kcm-1", "kcm-2"]);
+    let rerun = run_text(library("k8s-lost-lease-rerun"));
+    assert_eq!((rerun.grants, rerun.max_unavailable_ns), (1, 4 * MS));
+    let partition = r#"Partition(at: "10s", duration: "5s", groups: [["kcm-1"], ["apiserver"]])"#;
+    let lone = alone(&pair(NO_JITTER, "", partition, "60s"));
+    let s = run_text(&lone);
+    assert_eq!(s.max_unavailable_ns, 26_020 * MS);
+    assert_eq!(
+        (s.grants, s.holders.clone()),
+        (2, vec!["kcm-1".to_string(); 2])
+    );
+    let s = run_text(&lone.replace(NO_JITTER, &format!("{NO_JITTER}, {RERUN}")));
+    assert_eq!((s.grants, s.max_unavailable_ns), (1, 4 * MS));
+}
+
+/// ReleaseOnCancel (k8s-release-on-cancel-handover): a StepDown at 9 s, in kcm-1's sleep;
+/// the release's Get and Update are applied by 9.003 s, and kcm-2's try of 10.110 s takes the
+/// empty record: it leads from 10.114 s, 1.114 s after kcm-1 stopped. Without the release
+/// kcm-2 waits 15 s from 8.110 s, to its try of 24.124 s: it leads from 24.128 s, 15.128 s
+/// after. The release keeps leaseTransitions (0), so kcm-2's token is 2 either way.
+/// Under `Rerun` with the release, kcm-1 runs the elector again once its release is answered
+/// (9.004 s): the record has no holder, so its try takes it back at once, as a new leadership
+/// (Update applied at 9.007 s, token 2, leading at 9.008 s): 8 ms without a leader.
+#[test]
+fn a_release_hands_the_lease_over_at_the_next_try() {
+    let text = leasesim::scenario::library::text("k8s-release-on-cancel-handover").unwrap();
+    let released = run_text(text);
+    assert_eq!(released.max_unavailable_ns, 1_114 * MS);
+    assert_eq!(released.failovers[0].at_ns, 10_113 * MS);
+    let kept = run_text(&text.replace(", release_on_cancel: true", ""));
+    assert_eq!(kept.max_unavailable_ns, 15_128 * MS);
+    assert_eq!(kept.holders, ["kcm-1", "kcm-2"]);
+    let rerun = run_text(&text.replace(
+        "release_on_cancel: true",
+        "release_on_cancel: true, on_lost: Rerun",
+    ));
+    assert_eq!(rerun.holders, ["kcm-1", "kcm-1"]);
+    assert_eq!(rerun.max_unavailable_ns, 8 * MS);
+}
+
+/// The skew story (k8s-skew-rate-between-bounds) overlaps by 0.472060584 s with clock rates
+/// 0.9 and 1.1 (a ratio of 1.222, between client-go's code bound 15/13 = 1.154 and its
+/// documented 15/12 = 1.25). With rates 0.95 and 1.05 (1.105, below the code's bound) the
+/// margin holds: the leader stops (1 + 12) / 0.95 = 13.684 s after its last answer a, while
+/// kcm-2 sees that record no earlier than a and takes over no earlier than 15 / 1.05 = 14.286 s
+/// later plus its 4 ms round trips: at least 0.606 s of slack.
+#[test]
+fn a_rate_ratio_between_the_documented_and_the_real_bound_overlaps() {
+    let text = leasesim::scenario::library::text("k8s-skew-rate-between-bounds").unwrap();
+    let s = run_text(text);
+    assert_eq!(s.overlap.max_ns, 472_060_584);
+    let below = run_text(
+        &text
+            .replace("drift_ppm: -100000.0", "drift_ppm: -50000.0")
+            .replace("drift_ppm: 100000.0", "drift_ppm: 50000.0"),
+    );
+    assert_eq!(below.overlap.count, 0);
+    assert!(
+        below.min_slack_ns.unwrap() >= 606 * MS,
+        "{:?}",
+        below.min_slack_ns
+    );
+}
+
+/// `on_lost: Exit(restart: "0s")` is refused with its field, and `leasesim check` exits 2.
+#[test]
+fn a_restart_of_zero_is_refused() {
+    let text = pair(r#"on_lost: Exit(restart: "0s")"#, "", "", "5s");
+    let problems = validate(&scenario(&text));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with(
+            "strategy.on_lost: Exit(restart: 0s): the restart delay must be greater than zero"
+        ),
+        "{problems:?}"
+    );
+    let dir = workdir("k8s-restart-zero");
+    std::fs::write(dir.join("bad.ron"), &text).unwrap();
+    let o = leasesim(&["check", "bad.ron"], &dir);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("strategy.on_lost"));
 }

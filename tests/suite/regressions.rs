@@ -222,7 +222,7 @@ fn a_token_repeated_after_a_grantor_forgot_is_newer_than_the_old_one() {
             seed: 1,
             duration: "20s",
             lease: (duration: "15s", grantor_restart: Forget),
-            strategy: K8sLeaderElection(jitter_factor: 0.0),
+            strategy: K8sLeaderElection(jitter_factor: 0.0, fast_path: false, on_lost: Rerun),
             nodes: [
                 (name: "apiserver", role: Grantor),
                 (name: "kcm-1", role: Contender),

@@ -1,10 +1,12 @@
 //! A candidate (a `Contender`): client-go's `LeaderElector`, from `acquire` through `renew` to
-//! losing the lease. One try is `tryAcquireOrRenew`: Get, compare, maybe Update; its answer
-//! comes back as messages, so a try is a small state machine here. Every decision is timed on
-//! the candidate's own monotonic clock; the wall clock only fills in renewTime.
+//! losing the lease, releasing it and exiting. One try is `tryAcquireOrRenew`: the fast path's
+//! Update, or Get, compare, maybe Update; its answers come back as messages, so a try is a small
+//! state machine here, and so is `release()` (Get, then an Update with no holder). Every
+//! decision is timed on the candidate's own monotonic clock; the wall clock only fills in
+//! renewTime.
 
 use super::msg::{Identity, Lease, Message};
-use super::K8sConfig;
+use super::{K8sConfig, OnLost};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
@@ -19,14 +21,38 @@ const TICK: TimerId = 1;
 const DEADLINE: TimerId = 2;
 /// Leading, between cycles: the retry_period sleep after a success.
 const SLEEP: TimerId = 3;
+/// Exited: the process is started again.
+const RESTART: TimerId = 4;
+/// Releasing: `release()` gives up renew_deadline after it began.
+const RELEASE_TIMEOUT: TimerId = 5;
+
+/// ReleaseOnCancel's record: LeaseDurationSeconds 1, as client-go writes it.
+const RELEASED_DURATION: LocalDur = LocalDur::from_secs(1);
 
 /// Where a try stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
+    /// The fast path: Update sent with this record on the resourceVersion last seen, no Get.
+    FastUpdate(Lease),
     /// Get sent, waiting for the record.
     Get,
     /// Update sent with this record, waiting for the answer.
     Update(Lease),
+    /// `release()`: Get sent, for a fresh resourceVersion.
+    ReleaseGet,
+    /// `release()`: the Update with no holder sent, waiting for the answer.
+    ReleaseUpdate(Lease),
+}
+
+/// What the process is doing apart from its tries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Life {
+    /// Running the elector: acquiring, or leading while `leading` is set.
+    Electing,
+    /// Stopped leading, writing an empty holder before it goes on (ReleaseOnCancel).
+    Releasing,
+    /// Exited: nothing until it is started again.
+    Exited,
 }
 
 /// One `tryAcquireOrRenew` in flight.
@@ -71,6 +97,10 @@ pub struct Candidate {
     cycle: Option<Cycle>,
     /// The acquire loop's current period, drawn when its try began.
     period: LocalDur,
+    /// The resourceVersion of the record as last read or written (the lock object client-go
+    /// keeps): what the fast path's Update carries.
+    cached_rv: u64,
+    life: Life,
 }
 
 impl Candidate {
@@ -81,6 +111,7 @@ impl Candidate {
             me: Identity {
                 node,
                 incarnation: 0,
+                process: 0,
             },
             next_req: 0,
             current: None,
@@ -90,6 +121,8 @@ impl Candidate {
             copy_token: None,
             cycle: None,
             period: LocalDur::ZERO,
+            cached_rv: 0,
+            life: Life::Electing,
         }
     }
 
@@ -99,6 +132,7 @@ impl Candidate {
         self.me = Identity {
             node: cx.node,
             incarnation: cx.incarnation,
+            process: 0,
         };
         self.acquire_try(cx, out);
     }
@@ -122,17 +156,44 @@ impl Candidate {
         LocalDur::from_ns(rp + jitter)
     }
 
-    /// Begins a try: sends Get.
+    /// The record it last observed is its own and, by its clock at `now`, still valid:
+    /// client-go's `IsLeader() && isLeaseValid(now)`.
+    fn own_valid_record(&self, now: LocalTime) -> Option<Lease> {
+        self.observed
+            .filter(|l| l.holder == Some(self.me) && self.observed_at + l.duration > now)
+    }
+
+    /// Begins a try: with the fast path on and its own record valid, an Update on the
+    /// resourceVersion it last saw; otherwise a Get.
     fn begin_try(&mut self, cx: &Cx, out: &mut Out<Message>) {
         self.next_req += 1;
         let req = self.next_req;
+        let began_observing = cx.read(self.c.observed_clock);
+        let fast = self
+            .own_valid_record(began_observing)
+            .filter(|_| self.c.fast_path);
+        let stage = match fast {
+            Some(own) => {
+                let lease = Lease {
+                    renew_wall: cx.wall,
+                    duration: self.p.lease,
+                    ..own
+                };
+                let rv = self.cached_rv;
+                out.send(Self::server(cx), Message::Update { req, rv, lease });
+                Stage::FastUpdate(lease)
+            }
+            None => {
+                out.send(Self::server(cx), Message::Get { req });
+                Stage::Get
+            }
+        };
         self.current = Some(Try {
             req,
-            began_observing: cx.read(self.c.observed_clock),
+            began_observing,
             began_wall: cx.wall,
-            stage: Stage::Get,
+            stage,
         });
-        out.send(Self::server(cx), Message::Get { req });
     }
 
     /// A try of the acquire loop: the next one falls due a fresh jittered period later, and
@@ -146,76 +207,131 @@ impl Candidate {
     pub fn on_message(&mut self, cx: &mut Cx, msg: Message, out: &mut Out<Message>) {
         let Some(t) = self.current else { return };
         match msg {
-            Message::Record { req, rv, lease } if req == t.req && t.stage == Stage::Get => {
-                if lease != self.observed {
-                    self.observed = lease;
+            // The record read refreshes the resourceVersion the fast path writes on (a copy of a
+            // Record the network duplicated, arriving in a later stage, does not).
+            Message::Record { req, rv, lease } if req == t.req => match t.stage {
+                Stage::Get => {
+                    self.cached_rv = rv;
+                    self.on_record(cx, t, rv, lease, out);
+                }
+                Stage::ReleaseGet => {
+                    self.cached_rv = rv;
+                    self.release_update(cx, t, rv, lease, out);
+                }
+                _ => {}
+            },
+            Message::UpdateReply {
+                req,
+                ok,
+                rv,
+                version,
+            } if req == t.req => match t.stage {
+                Stage::FastUpdate(new) | Stage::Update(new) if ok => {
+                    self.cached_rv = rv;
+                    self.succeeded(cx, new, version, out);
+                }
+                Stage::FastUpdate(_) => {
+                    // A Conflict: the record is not the one last seen; the slow path reads it.
+                    self.current = Some(Try {
+                        stage: Stage::Get,
+                        ..t
+                    });
+                    out.send(Self::server(cx), Message::Get { req });
+                }
+                Stage::Update(_) => self.try_failed(cx, out),
+                Stage::ReleaseUpdate(released) if ok => {
+                    self.cached_rv = rv;
+                    self.observed = Some(released);
                     self.observed_at = cx.read(self.c.observed_clock);
+                    self.released(cx, out);
                 }
-                let new = match lease {
-                    None => Lease {
-                        holder: self.me,
-                        acquire_wall: t.began_wall,
-                        renew_wall: t.began_wall,
-                        duration: self.p.lease,
-                        transitions: 0,
-                    },
-                    Some(l) if l.holder == self.me => Lease {
-                        renew_wall: t.began_wall,
-                        duration: self.p.lease,
-                        ..l
-                    },
-                    Some(l) => {
-                        if self.observed_at + l.duration > t.began_observing {
-                            // Held by another, and not seen unchanged for its duration yet.
-                            return self.try_failed(cx, out);
-                        }
-                        Lease {
-                            holder: self.me,
-                            acquire_wall: t.began_wall,
-                            renew_wall: t.began_wall,
-                            duration: self.p.lease,
-                            transitions: l.transitions + 1,
-                        }
-                    }
-                };
-                self.current = Some(Try {
-                    stage: Stage::Update(new),
-                    ..t
-                });
-                let update = Message::Update {
-                    req,
-                    rv,
-                    lease: new,
-                };
-                out.send(Self::server(cx), update);
-            }
-            Message::UpdateReply { req, ok, version } if req == t.req => {
-                let Stage::Update(new) = t.stage else { return };
-                if !ok {
-                    return self.try_failed(cx, out);
+                Stage::ReleaseUpdate(_) => {
+                    // A Conflict: client-go's tryRelease tries again, from the Get.
+                    self.current = Some(Try {
+                        stage: Stage::ReleaseGet,
+                        ..t
+                    });
+                    out.send(Self::server(cx), Message::Get { req });
                 }
-                self.current = None;
-                self.observed = Some(new);
-                self.observed_at = cx.read(self.c.observed_clock);
-                let token = new.token();
-                if self.leading != Some(token) {
-                    if self.leading.is_none() {
-                        out.cancel_timer(RETRY);
-                    }
-                    self.leading = Some(token);
-                    if self.copy_token != Some(token) {
-                        self.copy_token = Some(token);
-                        out.report(Fact::Holding { token, version });
-                    }
-                }
-                // The cycle (if one was open) succeeded; sleep retry_period before the next.
-                self.cycle = None;
-                out.cancel_timer(TICK);
-                out.cancel_timer(DEADLINE);
-                out.set_timer(SLEEP, ClockKind::Monotonic, cx.mono + self.c.retry_period);
-            }
+                Stage::Get | Stage::ReleaseGet => {}
+            },
             _ => {}
         }
+    }
+
+    /// The slow path's record came: note a change, then give the try up, or Update.
+    fn on_record(
+        &mut self,
+        cx: &mut Cx,
+        t: Try,
+        rv: u64,
+        lease: Option<Lease>,
+        out: &mut Out<Message>,
+    ) {
+        if lease != self.observed {
+            self.observed = lease;
+            self.observed_at = cx.read(self.c.observed_clock);
+        }
+        let mine = |transitions| Lease {
+            holder: Some(self.me),
+            acquire_wall: t.began_wall,
+            renew_wall: t.began_wall,
+            duration: self.p.lease,
+            transitions,
+        };
+        let new = match lease {
+            None => mine(0),
+            Some(l) if l.holder == Some(self.me) => Lease {
+                renew_wall: t.began_wall,
+                duration: self.p.lease,
+                ..l
+            },
+            Some(l) => {
+                if l.holder.is_some() && self.observed_at + l.duration > t.began_observing {
+                    // Held by another, and not seen unchanged for its duration yet.
+                    return self.try_failed(cx, out);
+                }
+                // Expired, or released (no holder): take it.
+                mine(l.transitions + 1)
+            }
+        };
+        self.current = Some(Try {
+            stage: Stage::Update(new),
+            ..t
+        });
+        let req = t.req;
+        out.send(
+            Self::server(cx),
+            Message::Update {
+                req,
+                rv,
+                lease: new,
+            },
+        );
+    }
+
+    /// An Update of this try was applied and answered: it leads (again), and sleeps
+    /// retry_period before the next cycle.
+    fn succeeded(&mut self, cx: &mut Cx, new: Lease, version: u64, out: &mut Out<Message>) {
+        self.current = None;
+        self.observed = Some(new);
+        self.observed_at = cx.read(self.c.observed_clock);
+        let token = new.token();
+        if self.leading != Some(token) {
+            if self.leading.is_none() {
+                out.cancel_timer(RETRY);
+            }
+            self.leading = Some(token);
+            if self.copy_token != Some(token) {
+                self.copy_token = Some(token);
+                out.report(Fact::Holding { token, version });
+            }
+        }
+        // The cycle (if one was open) succeeded; sleep retry_period before the next.
+        self.cycle = None;
+        out.cancel_timer(TICK);
+        out.cancel_timer(DEADLINE);
+        out.set_timer(SLEEP, ClockKind::Monotonic, cx.mono + self.c.retry_period);
     }
 
     /// The current try failed (another holds the lease, or a Conflict).
@@ -232,9 +348,116 @@ impl Candidate {
         }
     }
 
+    /// An operator's `StepDown`: the leader's context is cancelled.
+    pub fn step_down(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        if self.leading.is_some() {
+            self.stop_leading(cx, out);
+        }
+    }
+
+    /// It stops leading (client-go cancels the leader's context): a request still unanswered is
+    /// abandoned (a late success is not one). With ReleaseOnCancel it releases first, then
+    /// exits or runs the elector again.
+    fn stop_leading(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.cycle = None;
+        self.leading = None;
+        self.current = None;
+        for timer in [TICK, DEADLINE, SLEEP] {
+            out.cancel_timer(timer);
+        }
+        if self.c.release_on_cancel {
+            self.life = Life::Releasing;
+            let at = cx.mono + self.c.renew_deadline;
+            out.set_timer(RELEASE_TIMEOUT, ClockKind::Monotonic, at);
+            self.next_req += 1;
+            self.current = Some(Try {
+                req: self.next_req,
+                began_observing: cx.read(self.c.observed_clock),
+                began_wall: cx.wall,
+                stage: Stage::ReleaseGet,
+            });
+            out.send(Self::server(cx), Message::Get { req: self.next_req });
+        } else {
+            self.after_stop(cx, out);
+        }
+    }
+
+    /// `release()`'s Get came: if the record it last observed is its own (client-go's
+    /// `IsLeader()`, which this Get does not update), write one with no holder on the fresh
+    /// resourceVersion; otherwise there is nothing to release.
+    fn release_update(
+        &mut self,
+        cx: &mut Cx,
+        t: Try,
+        rv: u64,
+        lease: Option<Lease>,
+        out: &mut Out<Message>,
+    ) {
+        let own = self.observed.is_some_and(|l| l.holder == Some(self.me));
+        let Some(stored) = lease.filter(|_| own) else {
+            return self.released(cx, out);
+        };
+        let released = Lease {
+            holder: None,
+            acquire_wall: t.began_wall,
+            renew_wall: t.began_wall,
+            duration: RELEASED_DURATION,
+            transitions: stored.transitions,
+        };
+        self.current = Some(Try {
+            stage: Stage::ReleaseUpdate(released),
+            ..t
+        });
+        let req = t.req;
+        out.send(
+            Self::server(cx),
+            Message::Update {
+                req,
+                rv,
+                lease: released,
+            },
+        );
+    }
+
+    /// `release()` returned (done, nothing to do, or given up).
+    fn released(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.current = None;
+        out.cancel_timer(RELEASE_TIMEOUT);
+        self.after_stop(cx, out);
+    }
+
+    /// `Run` returned: the process exits, or runs the elector again at once.
+    fn after_stop(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        match self.c.on_lost {
+            OnLost::Exit { restart } => {
+                self.life = Life::Exited;
+                out.set_timer(RESTART, ClockKind::Monotonic, cx.mono + restart);
+            }
+            OnLost::Rerun => {
+                self.life = Life::Electing;
+                self.acquire_try(cx, out);
+            }
+        }
+    }
+
+    /// The exited process is started again: a new identity that has observed nothing, with
+    /// no copy of the resource.
+    fn restart(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        debug_assert!(self.leading.is_none() && self.current.is_none());
+        self.life = Life::Electing;
+        self.me.process += 1;
+        self.observed = None;
+        self.observed_at = LocalTime::from_ns(i64::MIN);
+        self.copy_token = None;
+        self.cached_rv = 0;
+        self.acquire_try(cx, out);
+    }
+
     pub fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
-            RETRY if self.leading.is_none() => self.acquire_try(cx, out),
+            RETRY if self.leading.is_none() && self.life == Life::Electing => {
+                self.acquire_try(cx, out)
+            }
             SLEEP if self.leading.is_some() && self.cycle.is_none() => {
                 // renew(): a cycle opens when the process runs it (after a pause: at resume).
                 self.cycle = Some(Cycle {
@@ -264,16 +487,10 @@ impl Candidate {
                     self.begin_try(cx, out);
                 }
             }
-            DEADLINE if self.cycle.is_some() => {
-                // The renew loop gives up: client-go cancels the leader's context. An Update
-                // still unanswered is abandoned (a late success is not one).
-                self.cycle = None;
-                self.leading = None;
-                self.current = None;
-                out.cancel_timer(TICK);
-                // Back to the acquire loop, as an application that runs the elector again.
-                self.acquire_try(cx, out);
-            }
+            // The renew loop gives up.
+            DEADLINE if self.cycle.is_some() => self.stop_leading(cx, out),
+            RELEASE_TIMEOUT if self.life == Life::Releasing => self.released(cx, out),
+            RESTART if self.life == Life::Exited => self.restart(cx, out),
             _ => {}
         }
     }

@@ -4,11 +4,14 @@
 //! acquire and renew times, LeaseDurationSeconds, leaseTransitions) with a resourceVersion,
 //! answers `Get` with `Record`, and applies an `Update` iff the resourceVersion it carries is
 //! still current, answering `UpdateReply`. It decides nothing about time. Every `Contender` is a
-//! candidate ([`candidate`]) running `tryAcquireOrRenew`: Get; if the record's content changed
-//! since its last Get, observedTime = now on its own monotonic clock; if another holds it and
-//! observedTime + T > now (`now` taken when the try began, as client-go does), give up this try;
-//! else Update (holder = self, renewTime from its wall clock, which nobody compares). Its own
-//! record is always renewable.
+//! candidate ([`candidate`]) running `tryAcquireOrRenew`. With `fast_path` (client-go since
+//! 1.28), a candidate whose last observed record is its own and still valid by its clock sends
+//! one Update on that record's resourceVersion, and falls back to the slow path on a Conflict.
+//! The slow path: Get; if the record's content changed since its last Get, observedTime = now on
+//! its own monotonic clock; if another holds it and observedTime + T > now (`now` taken when the
+//! try began, as client-go does), give up this try; else Update (holder = self, renewTime from
+//! its wall clock, which nobody compares). Its own record is always renewable, and a record
+//! with no holder (released) is taken at once.
 //!
 //! Timing, on the candidate's monotonic clock:
 //! - Not leading, it tries at start and then every retry_period * (1 + U[0, jitter_factor)) (a
@@ -25,9 +28,14 @@
 //!   when the process runs it: after a pause, at resume. A try that finds another holder fails
 //!   only that try. (client-go's `renew()` opens its first cycle at once after acquiring;
 //!   leasesim has the leader sleep after every success, the acquisition too.)
-//! - A leader that stops leading goes back to the acquire loop at once, with the same identity
-//!   (an application that runs the elector again); a node that crashed and restarted is a new
-//!   identity (client-go's `hostname_uuid`), so it waits out its predecessor's lease like anyone.
+//! - A leader stops leading when its renew loop gives up or an operator's `StepDown` cancels
+//!   it. With `release_on_cancel` it then runs `release()`: Get, and if the record it last
+//!   observed is its own, an Update with no holder (retried from the Get on a Conflict, given up
+//!   after renew_deadline). Then, by `on_lost`: `Exit(restart)` (the default) ends the process,
+//!   which starts again `restart` later as a new identity that has observed nothing, so it waits
+//!   out its predecessor's record like anyone; `Rerun` goes back to the acquire loop at once
+//!   with the same identity (an application that runs the elector again). A node that crashed
+//!   and restarted is a new identity too (client-go's `hostname_uuid`).
 //!
 //! Beliefs: a leader believes both authorities, as a [`Belief::Bool`](crate::strategy::Belief::Bool), from the answer to its
 //! successful Update until its renew loop gives up: that is the context client-go cancels, not
@@ -56,7 +64,7 @@ pub mod msg;
 pub mod server;
 pub mod settings;
 
-use super::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
+use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
@@ -78,6 +86,24 @@ pub struct K8sConfig {
     /// The clock a candidate times the record by: client-go's observedTime is Go's `time.Now()`,
     /// monotonic since Go 1.9; `Wall` is the older client whose takeover a wall step moves.
     pub observed_clock: ClockKind,
+    /// What the process does when it stops leading.
+    pub on_lost: OnLost,
+    /// A valid leader renews with one Update on the record it last wrote, without a Get.
+    pub fast_path: bool,
+    /// ReleaseOnCancel: the leader writes an empty holder when it stops leading.
+    pub release_on_cancel: bool,
+}
+
+/// What a candidate's process does when it stops leading (its renew loop gave up, or a
+/// `StepDown` cancelled it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+pub enum OnLost {
+    /// It exits (kube-controller-manager and kube-scheduler call `klog.FlushAndExit` in
+    /// `OnStoppedLeading`) and is started again `restart` later as a new identity that has
+    /// observed nothing.
+    Exit { restart: LocalDur },
+    /// It runs the elector again at once, under the same identity and with what it observed.
+    Rerun,
 }
 
 /// Kubernetes leader election with its parameters.
@@ -114,10 +140,15 @@ impl Protocol for K8sLeaderElection {
         .check(scenario)
     }
 
+    /// `StepDown` cancels a leader's context: it stops leading as when its renew loop gives up.
+    fn commands(&self) -> &'static [&'static str] {
+        &["StepDown"]
+    }
+
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> K8sNode {
         match role {
             Role::Grantor => K8sNode::Server(ApiServer { p: *params, disk }),
-            _ => K8sNode::Candidate(Candidate::new(self.config, *params, node)),
+            _ => K8sNode::Candidate(Box::new(Candidate::new(self.config, *params, node))),
         }
     }
 }
@@ -125,7 +156,9 @@ impl Protocol for K8sLeaderElection {
 /// A node of Kubernetes leader election: the API server or a candidate.
 pub enum K8sNode {
     Server(ApiServer),
-    Candidate(Candidate),
+    /// Boxed: a candidate's state (its try, its observed record, its cycle) is several times
+    /// the API server's.
+    Candidate(Box<Candidate>),
 }
 
 impl NodeLogic for K8sNode {
@@ -166,6 +199,12 @@ impl NodeLogic for K8sNode {
         }
     }
 
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+        if let (K8sNode::Candidate(c), Command::StepDown) = (self, command) {
+            c.step_down(cx, out);
+        }
+    }
+
     fn beliefs(&self) -> Beliefs {
         match self {
             K8sNode::Server(_) => Beliefs::NONE,
@@ -200,6 +239,9 @@ mod tests {
                 retry_period: LocalDur::from_secs(2),
                 jitter_ppm: 1_200_000,
                 observed_clock: ClockKind::Monotonic,
+                on_lost: OnLost::Rerun,
+                fast_path: false,
+                release_on_cancel: false,
             },
             String::new(),
         )
@@ -230,10 +272,11 @@ mod tests {
 
     fn lease(node: NodeId, transitions: u64) -> Lease {
         Lease {
-            holder: Identity {
+            holder: Some(Identity {
                 node,
                 incarnation: 0,
-            },
+                process: 0,
+            }),
             acquire_wall: LocalTime::from_ns(0),
             renew_wall: LocalTime::from_ns(0),
             duration: LocalDur::from_secs(15),

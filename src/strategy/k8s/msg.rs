@@ -6,19 +6,24 @@ use crate::msg::{NodeId, Token};
 use crate::strategy::ProtocolMessage;
 use crate::time::{LocalDur, LocalTime};
 
-/// Who holds the Lease: a node in one life (client-go's identity is `hostname_uuid`, fresh in
-/// every process, so a node that crashed and restarted is somebody else).
+/// Who holds the Lease: one process on a node (client-go's identity is `hostname_uuid`, fresh in
+/// every process, so a node that crashed and restarted is somebody else, and so is a candidate
+/// that exited on losing the lease and was started again).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Identity {
     pub node: NodeId,
+    /// The node's life (a crash and restart begins the next).
     pub incarnation: u32,
+    /// The process within that life: one more at every exit and restart of the candidate.
+    pub process: u32,
 }
 
 /// The Lease record's content (client-go's `LeaderElectionRecord`). Candidates compare it whole
 /// (client-go compares the raw bytes) to tell that it changed; nobody compares its times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lease {
-    pub holder: Identity,
+    /// HolderIdentity: `None` once the holder released it (an empty string in client-go).
+    pub holder: Option<Identity>,
     /// The holder's wall clock when it acquired (kept by renewals).
     pub acquire_wall: LocalTime,
     /// The holder's wall clock when it last renewed: written, never read for a decision.
@@ -52,9 +57,15 @@ pub enum Message {
     /// UPDATE the Lease to `lease` iff its resourceVersion is still `rv` (CREATE it when `rv` is
     /// 0 and it does not exist).
     Update { req: u64, rv: u64, lease: Lease },
-    /// The answer: `ok` when the Update was applied (otherwise a 409 Conflict). `version` is the
-    /// protected resource's version at the API server then.
-    UpdateReply { req: u64, ok: bool, version: u64 },
+    /// The answer: `ok` when the Update was applied (otherwise a 409 Conflict), with the
+    /// record's resourceVersion `rv` after it. `version` is the protected resource's version at
+    /// the API server then.
+    UpdateReply {
+        req: u64,
+        ok: bool,
+        rv: u64,
+        version: u64,
+    },
     /// A leader's write to the protected resource, under its token.
     Write { token: Token },
 }

@@ -1,6 +1,7 @@
 //! The API server: it stores the Lease record with a resourceVersion, answers Get, and applies an
-//! Update iff the resourceVersion it carries is still current (optimistic concurrency). It
-//! decides nothing about time. It also hosts the protected resource: controllers write through
+//! Update iff the resourceVersion it carries is still current (optimistic concurrency),
+//! answering with the record's resourceVersion after it. It decides nothing about time. An
+//! Update with no holder is a release: it grants nothing. It also hosts the protected resource: controllers write through
 //! it. Duplicates change nothing: HTTP runs over TCP, so it never sees a copy of a request the
 //! network duplicated, and the resource applies a duplicated write once.
 
@@ -58,20 +59,28 @@ impl ApiServer {
                     self.disk.lease = Some(lease);
                     // The record's nominal end: when a candidate that saw the change at once,
                     // with a clock at this server's rate, could take over. Shown in traces only.
+                    // A release (no holder) grants nothing and extends nothing.
                     let until = cx.read(ClockKind::Monotonic) + lease.duration;
                     let token = lease.token();
-                    if before.is_some_and(|b| b.holder == lease.holder) {
-                        out.report(Fact::Renewed { token, until });
-                    } else {
-                        out.report(Fact::Issued {
+                    match lease.holder {
+                        None => {}
+                        Some(h) if before.is_some_and(|b| b.holder == Some(h)) => {
+                            out.report(Fact::Renewed { token, until });
+                        }
+                        Some(h) => out.report(Fact::Issued {
                             token,
-                            to: lease.holder.node,
+                            to: h.node,
                             until,
-                        });
+                        }),
                     }
                 }
-                let version = self.disk.register.version();
-                out.send(from, Message::UpdateReply { req, ok, version });
+                let reply = Message::UpdateReply {
+                    req,
+                    ok,
+                    rv: self.disk.rv,
+                    version: self.disk.register.version(),
+                };
+                out.send(from, reply);
             }
             Message::Write { token } => {
                 let applied = self

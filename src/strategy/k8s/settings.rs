@@ -1,8 +1,9 @@
 //! `K8sLeaderElection`'s settings as a scenario writes them: client-go's RenewDeadline,
-//! RetryPeriod and JitterFactor, and the clock candidates time the record by; checked as
-//! client-go's `NewLeaderElector` checks them.
+//! RetryPeriod, JitterFactor and ReleaseOnCancel, its fast path, what the process does when it
+//! stops leading, and the clock candidates time the record by; checked as client-go's
+//! `NewLeaderElector` checks them.
 
-use super::{K8sConfig, K8sLeaderElection as K8sProtocol};
+use super::{K8sConfig, K8sLeaderElection as K8sProtocol, OnLost};
 use crate::clock::ClockKind;
 use crate::scenario::{LeaseFields, Role, Scenario};
 use crate::strategy::settings::check;
@@ -31,6 +32,18 @@ pub struct K8sLeaderElection {
     /// default) or `Wall` (older clients, which a wall-clock step fools).
     #[serde(default = "monotonic")]
     pub observed_clock: ClockKind,
+    /// What the process does when it stops leading: `Exit(restart: D)` (the default, with D =
+    /// 10 s: kube-controller-manager and kube-scheduler exit, and come back D later as a new
+    /// identity) or `Rerun` (it runs the elector again under the same identity).
+    #[serde(default = "exit")]
+    pub on_lost: OnLost,
+    /// A leader whose lease is valid renews with one Update on the record it last wrote, with
+    /// no Get, and falls back to a Get on a Conflict (client-go since 1.28). Default true.
+    #[serde(default = "yes")]
+    pub fast_path: bool,
+    /// The leader writes an empty holder when it stops leading (ReleaseOnCancel). Default false.
+    #[serde(default)]
+    pub release_on_cancel: bool,
 }
 
 fn renew_deadline() -> LocalDur {
@@ -45,6 +58,14 @@ fn jitter_factor() -> f64 {
 fn monotonic() -> ClockKind {
     ClockKind::Monotonic
 }
+fn exit() -> OnLost {
+    OnLost::Exit {
+        restart: LocalDur::from_ms(10_000),
+    }
+}
+fn yes() -> bool {
+    true
+}
 
 impl K8sLeaderElection {
     /// jitter_factor in parts per million.
@@ -57,15 +78,27 @@ impl Settings for K8sLeaderElection {
     const NAME: &'static str = "K8sLeaderElection";
     type Protocol = K8sProtocol;
 
-    /// The observed clock is written only when it is not the monotonic one.
+    /// The observed clock, `on_lost`, `fast_path` and `release_on_cancel` are written only when
+    /// they are not the defaults.
     fn to_ron(&self) -> String {
-        let clock = match self.observed_clock {
-            ClockKind::Monotonic => String::new(),
-            other => format!(", observed_clock: {other:?}"),
-        };
+        let mut rest = String::new();
+        if self.observed_clock != ClockKind::Monotonic {
+            rest += &format!(", observed_clock: {:?}", self.observed_clock);
+        }
+        match self.on_lost {
+            lost if lost == exit() => {}
+            OnLost::Exit { restart } => rest += &format!(", on_lost: Exit(restart: \"{restart}\")"),
+            OnLost::Rerun => rest += ", on_lost: Rerun",
+        }
+        if !self.fast_path {
+            rest += ", fast_path: false";
+        }
+        if self.release_on_cancel {
+            rest += ", release_on_cancel: true";
+        }
         format!(
             "K8sLeaderElection(renew_deadline: \"{}\", retry_period: \"{}\", jitter_factor: \
-             {:?}{clock})",
+             {:?}{rest})",
             self.renew_deadline, self.retry_period, self.jitter_factor
         )
     }
@@ -77,6 +110,9 @@ impl Settings for K8sLeaderElection {
                 retry_period: self.retry_period,
                 jitter_ppm: self.jitter_ppm(),
                 observed_clock: self.observed_clock,
+                on_lost: self.on_lost,
+                fast_path: self.fast_path,
+                release_on_cancel: self.release_on_cancel,
             },
             self.to_ron(),
         )
@@ -104,6 +140,15 @@ impl Settings for K8sLeaderElection {
                  client-go's LeaseDuration: {t}), as client-go requires (got {})",
                 self.renew_deadline
             ));
+        }
+        if let OnLost::Exit { restart } = self.on_lost {
+            if restart <= LocalDur::ZERO {
+                p.push(format!(
+                    "strategy.on_lost: Exit(restart: {restart}): the restart delay must be \
+                     greater than zero (a process that exits comes back no sooner than it left)"
+                ));
+            }
+            check::interval(&mut p, "strategy.on_lost.restart", restart);
         }
         let (factor, ppm) = (self.jitter_factor, self.jitter_ppm());
         if !factor.is_finite() || ppm < 0 {
@@ -146,6 +191,9 @@ impl Settings for K8sLeaderElection {
             retry_period: ms_of(t / 15 * 2),
             jitter_factor: jitter_factor(),
             observed_clock: ClockKind::Monotonic,
+            on_lost: exit(),
+            fast_path: true,
+            release_on_cancel: false,
         };
         vec![(
             scaled,
