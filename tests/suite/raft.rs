@@ -569,7 +569,10 @@ fn the_tikv_preset_renews_by_proposals_and_ahead_not_by_heartbeats() {
     let l = 12 * S + 2 * MS;
     assert_eq!(leaders.by_term[&1][0], (0, l));
     assert_eq!(leaders.by_term[&2][0], (1, 40 * S + 2 * MS));
-    assert_eq!(out.summary.min_slack_ns, Some(40_004 * MS - (l + 22_500 * MS)));
+    assert_eq!(
+        out.summary.min_slack_ns,
+        Some(40_004 * MS - (l + 22_500 * MS))
+    );
     assert_eq!(out.summary.requests.reads_served_confirmed, 0);
     let text = library::text(name).unwrap();
     let read_authority = |text: &str| {
@@ -606,24 +609,46 @@ fn presets_take_overrides_and_refuse_contradictions() {
                        (name: "r3", role: Replica)])"#
         )
     };
-    let problem = |strategy: &str| load::from_text("t", &text(strategy)).unwrap_err().to_string();
+    let problem = |strategy: &str| {
+        load::from_text("t", &text(strategy))
+            .unwrap_err()
+            .to_string()
+    };
     let fine = |strategy: &str| load::from_text("t", &text(strategy)).unwrap();
     let err = problem("RaftLeaderLease(system: TiKV, lease_rule: HeartbeatQuorum)");
-    assert!(err.contains("strategy.lease_rule: TiKV has [ProposalQuorum], not HeartbeatQuorum"), "{err}");
+    assert!(
+        err.contains("strategy.lease_rule: TiKV has [ProposalQuorum], not HeartbeatQuorum"),
+        "{err}"
+    );
     let err = problem("RaftLeaderLease(system: Etcd, reads: LeaseOrReadIndex)");
-    assert!(err.contains("strategy.reads: Etcd reads by [ReadIndex, Lease], not LeaseOrReadIndex"), "{err}");
+    assert!(
+        err.contains("strategy.reads: Etcd reads by [ReadIndex, Lease], not LeaseOrReadIndex"),
+        "{err}"
+    );
     let err = problem("RaftLeaderLease(system: TiKV, lease_start: OnAck)");
-    assert!(err.contains("strategy.lease_start: TiKV counts the lease from the send time"), "{err}");
+    assert!(
+        err.contains("strategy.lease_start: TiKV counts the lease from the send time"),
+        "{err}"
+    );
     let err = problem(r#"RaftLeaderLease(system: TiKV, renew_ahead: "9s")"#);
-    assert!(err.contains("strategy.renew_ahead: 9s must be shorter than the lease (9s)"), "{err}");
+    assert!(
+        err.contains("strategy.renew_ahead: 9s must be shorter than the lease (9s)"),
+        "{err}"
+    );
     let err = problem(r#"RaftLeaderLease(election_timeout: "10s", renew_ahead: "1s")"#);
-    assert!(err.contains("strategy.renew_ahead: only lease_rule: ProposalQuorum renews ahead"), "{err}");
+    assert!(
+        err.contains("strategy.renew_ahead: only lease_rule: ProposalQuorum renews ahead"),
+        "{err}"
+    );
     let err = problem("RaftLeaderLease(reads: ReadIndex)");
     assert!(err.contains("strategy.election_timeout: missing"), "{err}");
     // Overrides: a skew margin under TiKV, reads by lease under etcd (ReadOnlyLeaseBased).
     fine(r#"RaftLeaderLease(system: TiKV, max_clock_skew: "500ms", renew_ahead: "0s")"#);
     fine("RaftLeaderLease(system: Etcd, reads: Lease)");
-    for preset in ["RaftLeaderLease(system: TiKV)", "RaftLeaderLease(system: Etcd)"] {
+    for preset in [
+        "RaftLeaderLease(system: TiKV)",
+        "RaftLeaderLease(system: Etcd)",
+    ] {
         let s = fine(preset);
         let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
         let written = strategy.describe();
@@ -632,7 +657,9 @@ fn presets_take_overrides_and_refuse_contradictions() {
         assert_eq!(strategy2.describe(), written);
     }
     let s = fine("RaftLeaderLease(system: TiKV)");
-    let described = leasesim::strategy::from_spec(&s.strategy).unwrap().describe();
+    let described = leasesim::strategy::from_spec(&s.strategy)
+        .unwrap()
+        .describe();
     assert_eq!(
         described,
         r#"RaftLeaderLease(system: TiKV, election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, lease_rule: ProposalQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true, read_before_commit: Reject, pre_vote: true)"#
@@ -648,7 +675,12 @@ fn presets_take_overrides_and_refuse_contradictions() {
 fn reads_before_the_first_commit_are_held_or_refused() {
     let name = "raft-etcd-read-before-first-commit";
     let text = library::text(name).unwrap();
-    let run = |text: &str| leasesim::run(name, &scenario(text)).unwrap().summary.requests;
+    let run = |text: &str| {
+        leasesim::run(name, &scenario(text))
+            .unwrap()
+            .summary
+            .requests
+    };
     let held = run(text);
     assert_eq!((held.reads_served, held.reads_served_confirmed), (199, 199));
     assert_eq!(held.reads_admitted, 199);

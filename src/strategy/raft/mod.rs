@@ -387,7 +387,10 @@ impl Replica {
     /// commit renews the lease from `at`.
     fn propose(&mut self, index: u64, at: LocalTime) {
         if self.c.lease_rule == RaftRule::ProposalQuorum {
-            debug_assert!(self.proposed.back().is_none_or(|&(i, t)| i < index && t <= at));
+            debug_assert!(self
+                .proposed
+                .back()
+                .is_none_or(|&(i, t)| i < index && t <= at));
             self.proposed.push_back((index, at));
         }
     }
@@ -565,7 +568,10 @@ impl Replica {
         let Some(sent) = sent else {
             return;
         };
-        debug_assert!(sent <= cx.mono, "a proposal renews from its send time, not later");
+        debug_assert!(
+            sent <= cx.mono,
+            "a proposal renews from its send time, not later"
+        );
         let start = match self.c.lease_start {
             RaftLeaseStart::OnSend => sent,
             RaftLeaseStart::OnAck => cx.mono,
@@ -911,18 +917,20 @@ impl NodeLogic for Replica {
             match (self.c.reads, self.c.lease_rule) {
                 (RaftReads::ReadIndex, _) => Belief::None,
                 (_, RaftRule::CheckQuorumOnly) => Belief::Bool { token },
-                (reads, RaftRule::HeartbeatQuorum | RaftRule::ProposalQuorum) => match self.lease_until {
-                    Some(u) => Belief::Until {
-                        token,
-                        clock: ClockKind::Monotonic,
-                        deadline: if reads == RaftReads::LeaseOrReadIndex {
-                            u - self.c.max_clock_skew
-                        } else {
-                            u
+                (reads, RaftRule::HeartbeatQuorum | RaftRule::ProposalQuorum) => {
+                    match self.lease_until {
+                        Some(u) => Belief::Until {
+                            token,
+                            clock: ClockKind::Monotonic,
+                            deadline: if reads == RaftReads::LeaseOrReadIndex {
+                                u - self.c.max_clock_skew
+                            } else {
+                                u
+                            },
                         },
-                    },
-                    None => Belief::None,
-                },
+                        None => Belief::None,
+                    }
+                }
             }
         };
         Beliefs { write, read }

@@ -422,7 +422,9 @@ impl RaftLeaderLease {
         if let Some(d) = self.renew_ahead {
             check::interval(p, "strategy.renew_ahead", d);
             if d < LocalDur::ZERO {
-                p.push(format!("strategy.renew_ahead: must not be negative (got {d})"));
+                p.push(format!(
+                    "strategy.renew_ahead: must not be negative (got {d})"
+                ));
             } else if d >= lease && d > LocalDur::ZERO {
                 p.push(format!(
                     "strategy.renew_ahead: {d} must be shorter than the lease ({lease}), or the \
