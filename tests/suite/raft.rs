@@ -549,3 +549,147 @@ fn a_lagging_replica_campaigns_in_vain_and_the_up_to_date_one_leads() {
     // 27 s and 37 s were cut off, and r2 is down at 47 s).
     assert_eq!(votes.answers, vec![47_002_000_000]);
 }
+
+/// `raft-tikv-proposal-lease-partitioned-leader` (derivation in the scenario): under the TiKV
+/// preset r1 is elected at L = 12.002 s; its lease runs 9 s from the propose time of its empty
+/// entry (L), then of the renewal rounds the checks every 2.25 s start at L + 6.75 s and
+/// L + 13.5 s; the one at L + 20.25 s = 32.252 s comes after the cut at 30 s. So its read
+/// authority runs from its first commit, L + 2 ms = 12.004 s, to L + 22.5 s = 34.502 s, and r2,
+/// elected at 40.002 s, serves from 40.004 s: 5.502 s of slack. Every read r1 serves is local
+/// (renewals come 2.25 s before the end). With heartbeats renewing the lease instead
+/// (`HeartbeatQuorum`, no renewal rounds), rounds go out every 2 s from L, the last
+/// acknowledged one at L + 16 s = 28.002 s, and the lease runs to 37.002 s. With `renew_ahead`
+/// off, the lease lapses at L + 9 s = 21.002 s, and the next read r1 gets waits for a round.
+#[test]
+fn the_tikv_preset_renews_by_proposals_and_ahead_not_by_heartbeats() {
+    const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
+    let name = "raft-tikv-proposal-lease-partitioned-leader";
+    let (out, leaders) = run_bundled_with_leaders(name);
+    let l = 12 * S + 2 * MS;
+    assert_eq!(leaders.by_term[&1][0], (0, l));
+    assert_eq!(leaders.by_term[&2][0], (1, 40 * S + 2 * MS));
+    assert_eq!(
+        out.summary.min_slack_ns,
+        Some(40_004 * MS - (l + 22_500 * MS))
+    );
+    assert_eq!(out.summary.requests.reads_served_confirmed, 0);
+    let text = library::text(name).unwrap();
+    let read_authority = |text: &str| {
+        let (_, timeline) = leasesim::run_recorded(name, &scenario(text)).unwrap();
+        let r1 = &timeline.read_beliefs[0];
+        (r1[0].start.ns(), r1.last().unwrap().end.ns())
+    };
+    assert_eq!(read_authority(text), (l + 2 * MS, l + 22_500 * MS));
+
+    let heartbeats = text.replace(
+        "RaftLeaderLease(system: TiKV)",
+        r#"RaftLeaderLease(election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, read_before_commit: Reject)"#,
+    );
+    assert_eq!(read_authority(&heartbeats).1, l + 16 * S + 9 * S);
+
+    let off = text.replace(
+        "RaftLeaderLease(system: TiKV)",
+        "RaftLeaderLease(system: TiKV, renew_ahead: \"0s\")",
+    );
+    let s = leasesim::run(name, &scenario(&off)).unwrap().summary;
+    assert!(s.requests.reads_served_confirmed > 0, "{:?}", s.requests);
+}
+
+/// A preset's fields are defaults a written field overrides; one that gives the system a
+/// mechanism it does not have, a renewal period not shorter than the lease, or renewal ahead
+/// under a rule that does not renew by proposals is refused, naming field, value and limit.
+/// A preset's settings read back as the same settings.
+#[test]
+fn presets_take_overrides_and_refuse_contradictions() {
+    let text = |strategy: &str| {
+        format!(
+            r#"Scenario(duration: "10s", lease: (duration: "9s"), strategy: {strategy},
+               nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica),
+                       (name: "r3", role: Replica)])"#
+        )
+    };
+    let problem = |strategy: &str| {
+        load::from_text("t", &text(strategy))
+            .unwrap_err()
+            .to_string()
+    };
+    let fine = |strategy: &str| load::from_text("t", &text(strategy)).unwrap();
+    let err = problem("RaftLeaderLease(system: TiKV, lease_rule: HeartbeatQuorum)");
+    assert!(
+        err.contains("strategy.lease_rule: TiKV has [ProposalQuorum], not HeartbeatQuorum"),
+        "{err}"
+    );
+    let err = problem("RaftLeaderLease(system: Etcd, reads: LeaseOrReadIndex)");
+    assert!(
+        err.contains("strategy.reads: Etcd reads by [ReadIndex, Lease], not LeaseOrReadIndex"),
+        "{err}"
+    );
+    let err = problem("RaftLeaderLease(system: TiKV, lease_start: OnAck)");
+    assert!(
+        err.contains("strategy.lease_start: TiKV counts the lease from the send time"),
+        "{err}"
+    );
+    let err = problem(r#"RaftLeaderLease(system: TiKV, renew_ahead: "9s")"#);
+    assert!(
+        err.contains("strategy.renew_ahead: 9s must be shorter than the lease (9s)"),
+        "{err}"
+    );
+    let err = problem(r#"RaftLeaderLease(election_timeout: "10s", renew_ahead: "1s")"#);
+    assert!(
+        err.contains("strategy.renew_ahead: only lease_rule: ProposalQuorum renews ahead"),
+        "{err}"
+    );
+    let err = problem("RaftLeaderLease(reads: ReadIndex)");
+    assert!(err.contains("strategy.election_timeout: missing"), "{err}");
+    // Overrides: a skew margin under TiKV, reads by lease under etcd (ReadOnlyLeaseBased).
+    fine(r#"RaftLeaderLease(system: TiKV, max_clock_skew: "500ms", renew_ahead: "0s")"#);
+    fine("RaftLeaderLease(system: Etcd, reads: Lease)");
+    for preset in [
+        "RaftLeaderLease(system: TiKV)",
+        "RaftLeaderLease(system: Etcd)",
+    ] {
+        let s = fine(preset);
+        let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+        let written = strategy.describe();
+        let again = fine(&written);
+        let strategy2 = leasesim::strategy::from_spec(&again.strategy).unwrap();
+        assert_eq!(strategy2.describe(), written);
+    }
+    let s = fine("RaftLeaderLease(system: TiKV)");
+    let described = leasesim::strategy::from_spec(&s.strategy)
+        .unwrap()
+        .describe();
+    assert_eq!(
+        described,
+        r#"RaftLeaderLease(system: TiKV, election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, lease_rule: ProposalQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true, read_before_commit: Reject, pre_vote: true)"#
+    );
+}
+
+/// `raft-etcd-read-before-first-commit` (derivation in the scenario): r1's first commit waits
+/// from its election at 1.002 s until 1.504 s; its 50 reads at 1.01, ..., 1.50 s are held and
+/// served at 1.506 s, the first after 496 ms; its 149 reads at 1.51, ..., 2.99 s each wait one
+/// 2 ms round trip. So 199 reads served, all confirmed, the longest wait 496 ms. With
+/// `read_before_commit: Reject` the 50 are refused: 149 served, each after 2 ms exactly.
+#[test]
+fn reads_before_the_first_commit_are_held_or_refused() {
+    let name = "raft-etcd-read-before-first-commit";
+    let text = library::text(name).unwrap();
+    let run = |text: &str| {
+        leasesim::run(name, &scenario(text))
+            .unwrap()
+            .summary
+            .requests
+    };
+    let held = run(text);
+    assert_eq!((held.reads_served, held.reads_served_confirmed), (199, 199));
+    assert_eq!(held.reads_admitted, 199);
+    assert_eq!(held.confirmed_read_wait.unwrap().max_ns, 496_000_000);
+    let rejected = run(&text.replace(
+        "election_jitter: \"100ms\")",
+        "election_jitter: \"100ms\", read_before_commit: Reject)",
+    ));
+    assert_eq!((rejected.reads_served, rejected.reads_admitted), (149, 149));
+    let w = rejected.confirmed_read_wait.unwrap();
+    assert_eq!((w.max_ns, w.mean_ns), (2_000_000, 2_000_000));
+}

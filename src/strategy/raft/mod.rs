@@ -19,8 +19,13 @@
 //! leader's monotonic clock (`HeartbeatQuorum`; `lease_start: OnAck` counts from the receipt of
 //! the acknowledgement that completed the majority instead: the bug). `CheckQuorumOnly` is etcd's
 //! `ReadOnlyLeaseBased`: no clock lease, the leader serves lease reads until its check-quorum
-//! tick finds no majority heard from. A new leader serves nothing before its first entry (empty,
-//! of its term) commits, and its lease starts no earlier.
+//! tick finds no majority heard from. `ProposalQuorum` is TiKV's: the lease runs to s + T, s the
+//! local propose time of the newest proposal a majority acknowledged, an entry of the leader's
+//! term (committed) or a ReadIndex round; heartbeat rounds renew nothing, and with
+//! `renew_ahead` D the leader checks every D and starts a ReadIndex round when its lease ends
+//! within D. A new leader serves nothing before its first entry (empty, of its term) commits,
+//! and its lease starts no earlier; a ReadIndex read that arrives before then is held until
+//! then (`read_before_commit: Hold`, etcd) or refused (`Reject`, raft-rs).
 //!
 //! Authorities: write authority (shared: Raft's log makes two believing leaders harmless, only
 //! one can commit) while a node is leader; read authority (exclusive: two nodes serving reads
@@ -43,7 +48,8 @@ use crate::strategy::{
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Append, AppendAck, Entry, Message, RequestVote, Snapshot};
-pub use settings::{RaftLeaseStart, RaftReads, RaftRule};
+pub use settings::{RaftLeaseStart, RaftReads, RaftRule, RaftSystem, ReadBeforeCommit};
+use std::collections::VecDeque;
 
 /// The protocol's parameters, resolved (defaults filled in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +65,19 @@ pub struct RaftConfig {
     pub lease_start: RaftLeaseStart,
     pub check_quorum: bool,
     pub transfer_suspect: bool,
+    /// As written (`None`: the rule's default, see [`renew_ahead`]).
+    pub renew_ahead: Option<LocalDur>,
+    pub read_before_commit: ReadBeforeCommit,
+}
+
+/// How often a leader renews its lease ahead under `rule`, with `written` the setting as
+/// written and `lease` T: T/4 by default under `ProposalQuorum` (TiKV's default), never under
+/// the other rules; zero means never.
+pub fn renew_ahead(rule: RaftRule, written: Option<LocalDur>, lease: LocalDur) -> LocalDur {
+    match (rule, written) {
+        (RaftRule::ProposalQuorum, None) => LocalDur::from_ns(lease.ns() / 4),
+        (_, d) => d.unwrap_or(LocalDur::ZERO),
+    }
 }
 
 /// `RaftLeaderLease` with its configuration.
@@ -82,6 +101,8 @@ const HEARTBEAT: TimerId = 1;
 const CHECK_QUORUM: TimerId = 2;
 /// A leadership transfer not done within an election timeout is abandoned.
 const TRANSFER: TimerId = 3;
+/// `renew_ahead`: the leader's check of how soon its lease ends.
+const RENEW: TimerId = 5;
 
 /// Send times of the last rounds, by `round % ROUNDS`: enough for acknowledgements to arrive
 /// while far more rounds are sent than a round trip lasts.
@@ -188,6 +209,7 @@ impl Protocol for RaftLeaderLease {
         Replica {
             c,
             lease: params.lease,
+            renew_every: renew_ahead(c.lease_rule, c.renew_ahead, params.lease),
             core: RaftCore::new(node, disk, election),
             round: 0,
             round_sent: [LocalTime::from_ns(i64::MIN); ROUNDS],
@@ -197,6 +219,9 @@ impl Protocol for RaftLeaderLease {
             suspect: false,
             pending_reads: PendingReads::default(),
             read_round_open: false,
+            round_is_read: [false; ROUNDS],
+            proposed: VecDeque::new(),
+            held_reads: PendingReads::default(),
         }
     }
 }
@@ -284,16 +309,29 @@ pub struct Replica {
     pending_reads: PendingReads<Stamp>,
     /// A round has been started for the pending reads and not yet acknowledged.
     read_round_open: bool,
+    /// `ProposalQuorum`'s renewal period ahead of the lease's end (zero: none).
+    renew_every: LocalDur,
+    /// As leader, by `round % ROUNDS`: whether the round was a ReadIndex round (started for
+    /// reads or to renew the lease), which renews a `ProposalQuorum` lease.
+    round_is_read: [bool; ROUNDS],
+    /// As leader under `ProposalQuorum`: the entries of its term not yet committed, by index,
+    /// with their local propose time.
+    proposed: VecDeque<(u64, LocalTime)>,
+    /// As leader before its first commit: the ReadIndex reads held (`Hold`), their stamps.
+    held_reads: PendingReads<Stamp>,
 }
 
 impl Replica {
     /// Moves to `term` as a follower (a higher term seen, or stepping down).
     fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
         self.pending_reads.refuse_all(self.core.term, out);
+        self.held_reads.refuse_all(self.core.term, out);
+        self.proposed.clear();
         if self.core.become_follower(term) {
             out.cancel_timer(HEARTBEAT);
             out.cancel_timer(CHECK_QUORUM);
             out.cancel_timer(TRANSFER);
+            out.cancel_timer(RENEW);
         }
         self.serving = false;
         self.suspect = false;
@@ -315,6 +353,8 @@ impl Replica {
             ..Default::default()
         });
         let next = self.core.last_index();
+        self.proposed.clear();
+        self.propose(next, cx.mono);
         let peer = Peer {
             next,
             ..Peer::default()
@@ -336,14 +376,54 @@ impl Replica {
                 cx.mono + self.c.election_timeout,
             );
         }
+        if self.renew_every > LocalDur::ZERO {
+            out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.renew_every);
+        }
         self.heartbeat_round(cx, out);
         self.advance_commit(cx, out);
+    }
+
+    /// Entry `index` of its term was proposed at local time `at`: under `ProposalQuorum` its
+    /// commit renews the lease from `at`.
+    fn propose(&mut self, index: u64, at: LocalTime) {
+        if self.c.lease_rule == RaftRule::ProposalQuorum {
+            debug_assert!(self
+                .proposed
+                .back()
+                .is_none_or(|&(i, t)| i < index && t <= at));
+            self.proposed.push_back((index, at));
+        }
+    }
+
+    /// Starts a ReadIndex round: a heartbeat round whose majority confirms the reads waiting
+    /// for it and renews a `ProposalQuorum` lease.
+    fn read_round(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.heartbeat_round(cx, out);
+        self.round_is_read[self.round as usize % ROUNDS] = true;
+        self.read_round_open = true;
+    }
+
+    /// `renew_ahead`'s check: a leader serving under a lease that ends within the period (or
+    /// has ended) starts a ReadIndex round to renew it, unless one is out already (its
+    /// acknowledgements renew the lease) or a transfer made the lease suspect (TiKV renews
+    /// only a valid or expired lease).
+    fn renew_ahead_check(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        if !self.core.is_leader() {
+            return;
+        }
+        let d = self.renew_every;
+        out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + d);
+        let ends_soon = self.lease_until.is_none_or(|u| cx.mono + d >= u);
+        if self.serving && !self.suspect && ends_soon && !self.read_round_open {
+            self.read_round(cx, out);
+        }
     }
 
     /// Starts a heartbeat round: every follower gets its next entry, or an empty append.
     fn heartbeat_round(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.round += 1;
         self.round_sent[self.round as usize % ROUNDS] = cx.mono;
+        self.round_is_read[self.round as usize % ROUNDS] = false;
         for i in 0..self.core.peers.len() {
             self.core.peers[i].ext.inflight.begin(self.round);
             self.send_append(i, out);
@@ -393,14 +473,27 @@ impl Replica {
     }
 
     /// Commits what a majority stores, if of this term; the first commit of the term makes the
-    /// leader serve.
+    /// leader serve, and the reads held for it wait for a round started now. Under
+    /// `ProposalQuorum` every commit renews the lease.
     fn advance_commit(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        if self.core.commit_quorum(majority(cx), out) && !self.serving {
+        if !self.core.commit_quorum(majority(cx), out) {
+            return;
+        }
+        if !self.serving {
             self.serving = true;
             out.report(Fact::Holding {
                 token: self.core.term,
                 version: self.core.writes_committed(),
             });
+            if !self.held_reads.is_empty() {
+                debug_assert!(self.pending_reads.is_empty() && !self.read_round_open);
+                for stamp in self.held_reads.ready(u64::MAX) {
+                    self.pending_reads.push(self.round + 1, stamp);
+                }
+                self.read_round(cx, out);
+            }
+            self.update_lease(cx, out);
+        } else if self.c.lease_rule == RaftRule::ProposalQuorum {
             self.update_lease(cx, out);
         }
     }
@@ -418,23 +511,30 @@ impl Replica {
             return;
         }
         let q = self.quorum_round(cx);
-        // A round extends the lease once: when a majority has acknowledged it.
-        if self.c.lease_rule == RaftRule::HeartbeatQuorum && q > self.lease_round {
-            self.lease_round = q;
-            let start = match self.c.lease_start {
-                // A round older than the ones remembered (a majority answering more than ROUNDS
-                // rounds late) has lost its send time: it extends nothing.
-                RaftLeaseStart::OnSend => {
-                    (self.round - q < ROUNDS as u64).then(|| self.round_sent[q as usize % ROUNDS])
-                }
-                RaftLeaseStart::OnAck => Some(cx.mono),
-            };
-            if let Some(start) = start {
-                let until = start + self.lease;
-                if self.lease_until.is_none_or(|u| until > u) {
-                    self.lease_until = Some(until);
-                }
+        match self.c.lease_rule {
+            // A round extends the lease once: when a majority has acknowledged it.
+            RaftRule::HeartbeatQuorum if q > self.lease_round => {
+                let sent = self.newest_round_sent(q, |_| true);
+                self.lease_round = q;
+                self.extend_lease(cx, sent);
             }
+            RaftRule::ProposalQuorum => {
+                let is_read = self.round_is_read;
+                let sent = self.newest_round_sent(q, |r| is_read[r as usize % ROUNDS]);
+                self.lease_round = self.lease_round.max(q);
+                self.extend_lease(cx, sent);
+                let commit = self.core.commit();
+                let mut proposed = None;
+                while let Some(&(index, at)) = self.proposed.front() {
+                    if index > commit {
+                        break;
+                    }
+                    proposed = Some(at);
+                    self.proposed.pop_front();
+                }
+                self.extend_lease(cx, proposed);
+            }
+            _ => {}
         }
         // ReadIndex: a read waits for a majority to acknowledge a round started after it
         // arrived; reads that arrived while a round was out wait for the next one.
@@ -445,9 +545,40 @@ impl Replica {
         if self.read_round_open && q >= self.round {
             self.read_round_open = false;
             if !self.pending_reads.is_empty() {
-                self.heartbeat_round(cx, out);
-                self.read_round_open = true;
+                self.read_round(cx, out);
             }
+        }
+    }
+
+    /// The send time of the newest round in (`lease_round`, `q`] that `counts`, if it is among
+    /// the rounds remembered (a majority answering more than ROUNDS rounds late has lost its
+    /// send time: it extends nothing).
+    fn newest_round_sent(&self, q: u64, counts: impl Fn(u64) -> bool) -> Option<LocalTime> {
+        let oldest = self.round.saturating_sub(ROUNDS as u64 - 1);
+        (self.lease_round + 1..=q)
+            .rev()
+            .take_while(|&r| r >= oldest)
+            .find(|&r| counts(r))
+            .map(|r| self.round_sent[r as usize % ROUNDS])
+    }
+
+    /// A renewal whose proposal went out at local time `sent` (none: no renewal): the lease
+    /// runs to `sent` + T (or, `lease_start: OnAck`, from now), if that is later than it ran.
+    fn extend_lease(&mut self, cx: &Cx, sent: Option<LocalTime>) {
+        let Some(sent) = sent else {
+            return;
+        };
+        debug_assert!(
+            sent <= cx.mono,
+            "a proposal renews from its send time, not later"
+        );
+        let start = match self.c.lease_start {
+            RaftLeaseStart::OnSend => sent,
+            RaftLeaseStart::OnAck => cx.mono,
+        };
+        let until = start + self.lease;
+        if self.lease_until.is_none_or(|u| until > u) {
+            self.lease_until = Some(until);
         }
     }
 
@@ -459,7 +590,9 @@ impl Replica {
         }
         match self.c.lease_rule {
             RaftRule::CheckQuorumOnly => true,
-            RaftRule::HeartbeatQuorum => self.lease_until.is_some_and(|u| cx.mono + skew < u),
+            RaftRule::HeartbeatQuorum | RaftRule::ProposalQuorum => {
+                self.lease_until.is_some_and(|u| cx.mono + skew < u)
+            }
         }
     }
 
@@ -663,6 +796,7 @@ impl NodeLogic for Replica {
             HEARTBEAT => self.heartbeat_round(cx, out),
             CHECK_QUORUM => self.check_quorum(cx, out),
             TRANSFER => self.suspect = false,
+            RENEW => self.renew_ahead_check(cx, out),
             _ => {}
         }
     }
@@ -692,8 +826,16 @@ impl NodeLogic for Replica {
     }
 
     fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
-        if !self.core.is_leader() || !self.serving {
+        if !self.core.is_leader() {
             return None;
+        }
+        if !self.serving {
+            // Before the first commit only a read that would be confirmed by a round, held.
+            let held = matches!(request, Request::Read { .. })
+                && self.c.read_before_commit == ReadBeforeCommit::Hold
+                && self.c.reads != RaftReads::Lease
+                && !self.held_reads.is_full();
+            return held.then_some(self.core.term);
         }
         let ok = match request {
             // A leader whose uncommitted tail is full admits no write.
@@ -725,12 +867,19 @@ impl NodeLogic for Replica {
                 // No `WriteSent`: the write takes effect only when it commits
                 // (`Fact::Committed`); a deposed leader's appends never do.
                 let index = self.core.last_index();
+                self.propose(index, cx.mono);
                 for i in 0..self.core.peers.len() {
                     if self.core.peers[i].ext.next == index && self.may_send_more(i) {
                         self.send_append(i, out);
                     }
                 }
                 self.advance_commit(cx, out);
+            }
+            _ if !self.serving => {
+                // Admitted before the first commit: held until it (`check`).
+                debug_assert_eq!(self.c.read_before_commit, ReadBeforeCommit::Hold);
+                out.report(Fact::Waiting { token });
+                self.held_reads.push(0, cx.stamp);
             }
             _ => {
                 let local = match self.c.reads {
@@ -748,8 +897,7 @@ impl NodeLogic for Replica {
                     out.report(Fact::Waiting { token });
                     self.pending_reads.push(self.round + 1, cx.stamp);
                     if !self.read_round_open {
-                        self.heartbeat_round(cx, out);
-                        self.read_round_open = true;
+                        self.read_round(cx, out);
                         self.update_lease(cx, out);
                     }
                 }
@@ -769,18 +917,20 @@ impl NodeLogic for Replica {
             match (self.c.reads, self.c.lease_rule) {
                 (RaftReads::ReadIndex, _) => Belief::None,
                 (_, RaftRule::CheckQuorumOnly) => Belief::Bool { token },
-                (reads, RaftRule::HeartbeatQuorum) => match self.lease_until {
-                    Some(u) => Belief::Until {
-                        token,
-                        clock: ClockKind::Monotonic,
-                        deadline: if reads == RaftReads::LeaseOrReadIndex {
-                            u - self.c.max_clock_skew
-                        } else {
-                            u
+                (reads, RaftRule::HeartbeatQuorum | RaftRule::ProposalQuorum) => {
+                    match self.lease_until {
+                        Some(u) => Belief::Until {
+                            token,
+                            clock: ClockKind::Monotonic,
+                            deadline: if reads == RaftReads::LeaseOrReadIndex {
+                                u - self.c.max_clock_skew
+                            } else {
+                                u
+                            },
                         },
-                    },
-                    None => Belief::None,
-                },
+                        None => Belief::None,
+                    }
+                }
             }
         };
         Beliefs { write, read }
@@ -820,6 +970,8 @@ mod tests {
             lease_start: RaftLeaseStart::OnSend,
             check_quorum: false,
             transfer_suspect: true,
+            renew_ahead: None,
+            read_before_commit: ReadBeforeCommit::Hold,
         };
         let params = LeaseParams {
             lease: LocalDur::from_secs(9),

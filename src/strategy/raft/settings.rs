@@ -1,7 +1,7 @@
 //! `RaftLeaderLease`'s settings as a scenario writes them: election timing, the heartbeat, an
-//! optional tick, how the leader serves reads and what makes its lease. Its fields are checked
-//! with its roles ([`Protocol::check`](crate::strategy::Protocol::check) of
-//! [`super::RaftLeaderLease`]).
+//! optional tick, how the leader serves reads and what makes its lease, or a `system` whose
+//! defaults fill every field not written. Its fields are checked with its roles
+//! ([`Protocol::check`](crate::strategy::Protocol::check) of [`super::RaftLeaderLease`]).
 
 use super::{RaftConfig, RaftLeaderLease as RaftProtocol};
 use crate::scenario::{LeaseFields, Scenario};
@@ -30,6 +30,31 @@ pub enum RaftRule {
     HeartbeatQuorum,
     /// etcd's `ReadOnlyLeaseBased`: no clock lease; reads until check-quorum steps it down.
     CheckQuorumOnly,
+    /// TiKV: the local propose time of the newest proposal (an entry of the leader's term, or
+    /// a ReadIndex round) a majority acknowledged, plus T. Heartbeats renew nothing.
+    ProposalQuorum,
+}
+
+/// What a ReadIndex read that reaches a leader before its term's first commit gets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReadBeforeCommit {
+    /// Held, and confirmed by a round started once the first entry commits (etcd).
+    #[default]
+    Hold,
+    /// Refused: the client tries again (raft-rs, so TiKV).
+    Reject,
+}
+
+/// A real system whose defaults fill the fields a scenario does not write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RaftSystem {
+    /// No system: the fields' own defaults, and `election_timeout` must be written.
+    #[default]
+    Custom,
+    /// etcd 3.5.
+    Etcd,
+    /// TiKV 7.x.
+    TiKV,
 }
 
 /// Where a Raft leader's lease term starts.
@@ -42,9 +67,10 @@ pub enum RaftLeaseStart {
     OnAck,
 }
 
-/// A Raft group whose elected leader holds the lease: TiKV, etcd, CockroachDB.
+/// A Raft group whose elected leader holds the lease: TiKV, etcd, CockroachDB. Read from the
+/// fields as written ([`Written`]): a `system`'s defaults, then each field written over them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "Written")]
 pub struct RaftLeaderLease {
     /// A follower campaigns after hearing nothing from a leader for this long (plus jitter), on
     /// its monotonic clock.
@@ -73,24 +99,164 @@ pub struct RaftLeaderLease {
     #[serde(default)]
     pub lease_start: RaftLeaseStart,
     /// The leader steps down when it has not heard from a majority for an election timeout.
-    #[serde(default = "yes")]
     pub check_quorum: bool,
     /// On a leadership transfer the old leader stops lease reads at once (TiKV).
-    #[serde(default = "yes")]
     pub transfer_suspect: bool,
+    // Presets, TiKV's proposal lease, reads before the first commit.
+    /// The system whose defaults the fields not written took.
+    pub system: RaftSystem,
+    /// `ProposalQuorum`: every `renew_ahead` the leader checks its lease, and if it ends within
+    /// `renew_ahead`, starts a ReadIndex round to renew it. Default (`None`): T/4 under
+    /// `ProposalQuorum`, none otherwise; zero turns it off.
+    pub renew_ahead: Option<LocalDur>,
+    pub read_before_commit: ReadBeforeCommit,
+    /// Accepted and kept; elections do not use it yet.
+    pub pre_vote: bool,
 }
 
-fn yes() -> bool {
-    true
+/// The fields as a scenario writes them: any left out takes the `system`'s default.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename = "RaftLeaderLease")]
+pub struct Written {
+    #[serde(default)]
+    system: RaftSystem,
+    election_timeout: Option<LocalDur>,
+    election_jitter: Option<LocalDur>,
+    heartbeat: Option<LocalDur>,
+    tick: Option<LocalDur>,
+    reads: Option<RaftReads>,
+    max_clock_skew: Option<LocalDur>,
+    lease_rule: Option<RaftRule>,
+    lease_start: Option<RaftLeaseStart>,
+    check_quorum: Option<bool>,
+    transfer_suspect: Option<bool>,
+    renew_ahead: Option<LocalDur>,
+    read_before_commit: Option<ReadBeforeCommit>,
+    pre_vote: Option<bool>,
+}
+
+impl RaftSystem {
+    /// The system's defaults, election timeout included (none for `Custom`, which has none).
+    /// etcd 3.5: a 100 ms tick, an election timeout of 10 ticks drawn from [10, 20), a heartbeat
+    /// every tick, check-quorum and pre-vote on, ReadIndex reads (its lease-based reads have no
+    /// clock lease), reads before the first commit held. TiKV 7.x: a 1 s tick, 10 ticks drawn
+    /// from [10, 20), a heartbeat every 2 ticks, the lease renewed by proposals ahead of its end
+    /// (T/4 by default), lease reads while it holds else ReadIndex, no skew margin, the lease
+    /// suspect during a transfer, check-quorum and pre-vote on, reads before the first commit
+    /// refused (raft-rs drops them).
+    fn defaults(self) -> (Option<LocalDur>, RaftLeaderLease) {
+        let ms = |n: i64| Some(LocalDur::from_ns(n * 1_000_000));
+        let custom = RaftLeaderLease {
+            election_timeout: LocalDur::ZERO,
+            election_jitter: None,
+            heartbeat: None,
+            tick: None,
+            reads: RaftReads::Lease,
+            max_clock_skew: LocalDur::ZERO,
+            lease_rule: RaftRule::HeartbeatQuorum,
+            lease_start: RaftLeaseStart::OnSend,
+            check_quorum: true,
+            transfer_suspect: true,
+            system: self,
+            renew_ahead: None,
+            read_before_commit: ReadBeforeCommit::Hold,
+            pre_vote: false,
+        };
+        match self {
+            RaftSystem::Custom => (None, custom),
+            RaftSystem::Etcd => (
+                ms(1000),
+                RaftLeaderLease {
+                    election_jitter: ms(1000),
+                    heartbeat: ms(100),
+                    tick: ms(100),
+                    reads: RaftReads::ReadIndex,
+                    lease_rule: RaftRule::CheckQuorumOnly,
+                    transfer_suspect: false,
+                    pre_vote: true,
+                    ..custom
+                },
+            ),
+            RaftSystem::TiKV => (
+                ms(10_000),
+                RaftLeaderLease {
+                    election_jitter: ms(10_000),
+                    heartbeat: ms(2000),
+                    tick: ms(1000),
+                    reads: RaftReads::LeaseOrReadIndex,
+                    lease_rule: RaftRule::ProposalQuorum,
+                    read_before_commit: ReadBeforeCommit::Reject,
+                    pre_vote: true,
+                    ..custom
+                },
+            ),
+        }
+    }
+
+    /// The lease rules and read paths the system has; a preset with another is a different
+    /// system (write `system: Custom`).
+    fn mechanisms(self) -> Option<(&'static [RaftRule], &'static [RaftReads])> {
+        match self {
+            RaftSystem::Custom => None,
+            RaftSystem::Etcd => Some((
+                &[RaftRule::CheckQuorumOnly],
+                &[RaftReads::ReadIndex, RaftReads::Lease],
+            )),
+            RaftSystem::TiKV => Some((&[RaftRule::ProposalQuorum], &[RaftReads::LeaseOrReadIndex])),
+        }
+    }
+}
+
+impl TryFrom<Written> for RaftLeaderLease {
+    type Error = String;
+
+    /// The system's defaults with every written field over them.
+    fn try_from(w: Written) -> Result<RaftLeaderLease, String> {
+        let (timeout, d) = w.system.defaults();
+        let election_timeout = w.election_timeout.or(timeout).ok_or_else(|| {
+            "strategy.election_timeout: missing (write it, or a system: Etcd or TiKV, whose \
+             default it takes)"
+                .to_string()
+        })?;
+        Ok(RaftLeaderLease {
+            election_timeout,
+            election_jitter: w.election_jitter.or(d.election_jitter),
+            heartbeat: w.heartbeat.or(d.heartbeat),
+            tick: w.tick.or(d.tick),
+            reads: w.reads.unwrap_or(d.reads),
+            max_clock_skew: w.max_clock_skew.unwrap_or(d.max_clock_skew),
+            lease_rule: w.lease_rule.unwrap_or(d.lease_rule),
+            lease_start: w.lease_start.unwrap_or(d.lease_start),
+            check_quorum: w.check_quorum.unwrap_or(d.check_quorum),
+            transfer_suspect: w.transfer_suspect.unwrap_or(d.transfer_suspect),
+            system: w.system,
+            renew_ahead: w.renew_ahead.or(d.renew_ahead),
+            read_before_commit: w.read_before_commit.unwrap_or(d.read_before_commit),
+            pre_vote: w.pre_vote.unwrap_or(d.pre_vote),
+        })
+    }
+}
+
+impl RaftLeaderLease {
+    /// The lease is renewed ahead every this long (zero: never), under a lease of `lease`.
+    pub fn renew_ahead_for(&self, lease: LocalDur) -> LocalDur {
+        super::renew_ahead(self.lease_rule, self.renew_ahead, lease)
+    }
 }
 
 impl Settings for RaftLeaderLease {
     const NAME: &'static str = "RaftLeaderLease";
     type Protocol = RaftProtocol;
 
-    /// Options left out when not set, the skew when zero; every other field written.
+    /// Options left out when not set, the skew when zero, the system when `Custom`, reads
+    /// before the first commit when held and pre-vote when off; every other field written (so a
+    /// preset's text reads back as the same settings).
     fn to_ron(&self) -> String {
-        let mut f = vec![format!("election_timeout: \"{}\"", self.election_timeout)];
+        let mut f = Vec::new();
+        if self.system != RaftSystem::Custom {
+            f.push(format!("system: {:?}", self.system));
+        }
+        f.push(format!("election_timeout: \"{}\"", self.election_timeout));
         if let Some(j) = self.election_jitter {
             f.push(format!("election_jitter: \"{j}\""));
         }
@@ -108,6 +274,15 @@ impl Settings for RaftLeaderLease {
         f.push(format!("lease_start: {:?}", self.lease_start));
         f.push(format!("check_quorum: {}", self.check_quorum));
         f.push(format!("transfer_suspect: {}", self.transfer_suspect));
+        if let Some(d) = self.renew_ahead {
+            f.push(format!("renew_ahead: \"{d}\""));
+        }
+        if self.read_before_commit != ReadBeforeCommit::Hold {
+            f.push(format!("read_before_commit: {:?}", self.read_before_commit));
+        }
+        if self.pre_vote {
+            f.push("pre_vote: true".into());
+        }
         format!("RaftLeaderLease({})", f.join(", "))
     }
 
@@ -125,6 +300,8 @@ impl Settings for RaftLeaderLease {
                 lease_start: self.lease_start,
                 check_quorum: self.check_quorum,
                 transfer_suspect: self.transfer_suspect,
+                renew_ahead: self.renew_ahead,
+                read_before_commit: self.read_before_commit,
             },
             self.to_ron(),
         )
@@ -152,19 +329,22 @@ impl Settings for RaftLeaderLease {
             self.max_clock_skew,
             s.lease.duration,
         );
+        self.validate_renewal_and_system(&mut p, s.lease.duration);
         p
     }
 
     /// Per heartbeat, the leader's timer and a heartbeat to each of the n - 1 others with its
     /// ack: 2n - 1. Per election timeout, at worst every replica campaigns: a timer and a vote
     /// request and reply with each other, n (2n - 1). With a tick, each replica's tick timer.
+    /// Renewing ahead, the leader's check and at most one round per check: 2n.
     fn events_per_second(&self, s: &Scenario) -> f64 {
         let n = s.nodes.len() as f64;
         let et = self.election_timeout;
         let round = 2.0 * n - 1.0;
         let heartbeat = self.heartbeat.unwrap_or(LocalDur::from_ns(et.ns() / 10));
         let ticks = self.tick.map_or(0.0, |t| check::per_second(n, t));
-        check::per_second(round, heartbeat) + check::per_second(n * round, et) + ticks
+        let renew = check::per_second(round + 1.0, self.renew_ahead_for(s.lease.duration));
+        check::per_second(round, heartbeat) + check::per_second(n * round, et) + ticks + renew
     }
 
     /// Elections and heartbeats are its own settings: renewals and retries are not timed by
@@ -184,12 +364,14 @@ impl Settings for RaftLeaderLease {
 
     /// These settings with one field changed at a time: each other read path (Lease,
     /// ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
-    /// CheckQuorumOnly), `transfer_suspect` turned over, the other lease start (OnSend, or
+    /// CheckQuorumOnly; TiKV's ProposalQuorum's other is HeartbeatQuorum), `transfer_suspect` turned over, the other lease start (OnSend, or
     /// OnAck: the bug), and with a `tick`, timers not counted in ticks; each labelled with what
     /// changed. One equal to these settings is dropped by the caller.
     fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
+        // A variant is no longer the preset's system: it keeps the resolved fields as written.
         let with = |what: &str, f: &dyn Fn(&mut RaftLeaderLease)| {
             let mut s = *self;
+            s.system = RaftSystem::Custom;
             f(&mut s);
             (s, format!("the scenario's Raft settings, {what}"))
         };
@@ -202,7 +384,13 @@ impl Settings for RaftLeaderLease {
             with("the other lease rule", &|s| {
                 s.lease_rule = match s.lease_rule {
                     RaftRule::HeartbeatQuorum => RaftRule::CheckQuorumOnly,
-                    RaftRule::CheckQuorumOnly => RaftRule::HeartbeatQuorum,
+                    RaftRule::CheckQuorumOnly | RaftRule::ProposalQuorum => {
+                        RaftRule::HeartbeatQuorum
+                    }
+                };
+                // Renewing ahead is the proposal rule's alone.
+                if s.lease_rule != RaftRule::ProposalQuorum {
+                    s.renew_ahead = None;
                 }
             }),
             with("transfer_suspect turned over", &|s| {
@@ -219,5 +407,62 @@ impl Settings for RaftLeaderLease {
             variants.push(with("timers not counted in ticks", &|s| s.tick = None));
         }
         Some(variants)
+    }
+}
+
+impl RaftLeaderLease {
+    /// `renew_ahead` at least the shortest interval when on, not negative, shorter than the
+    /// lease (a leader would renew at every check, however fresh its lease) and only under
+    /// `ProposalQuorum` (no other rule renews by proposals); under a preset, a lease rule and
+    /// read path its system has, and leases counted from the send time (neither system counts
+    /// from the acknowledgement). A preset's numbers (timings, tick, skew, check-quorum,
+    /// pre-vote, renew_ahead, reads before the first commit, transfer_suspect) are overrides,
+    /// whatever their values.
+    fn validate_renewal_and_system(&self, p: &mut Vec<String>, lease: LocalDur) {
+        if let Some(d) = self.renew_ahead {
+            check::interval(p, "strategy.renew_ahead", d);
+            if d < LocalDur::ZERO {
+                p.push(format!(
+                    "strategy.renew_ahead: must not be negative (got {d})"
+                ));
+            } else if d >= lease && d > LocalDur::ZERO {
+                p.push(format!(
+                    "strategy.renew_ahead: {d} must be shorter than the lease ({lease}), or the \
+                     leader renews at every check"
+                ));
+            }
+            if d > LocalDur::ZERO && self.lease_rule != RaftRule::ProposalQuorum {
+                p.push(format!(
+                    "strategy.renew_ahead: only lease_rule: ProposalQuorum renews ahead (got \
+                     {d} with {:?}; \"0s\" or leave it out)",
+                    self.lease_rule
+                ));
+            }
+        }
+        let Some((rules, reads)) = self.system.mechanisms() else {
+            return;
+        };
+        let system = self.system;
+        if !rules.contains(&self.lease_rule) {
+            p.push(format!(
+                "strategy.lease_rule: {system:?} has {rules:?}, not {:?} (write system: Custom \
+                 for another system)",
+                self.lease_rule
+            ));
+        }
+        if !reads.contains(&self.reads) {
+            p.push(format!(
+                "strategy.reads: {system:?} reads by {reads:?}, not {:?} (write system: Custom \
+                 for another system)",
+                self.reads
+            ));
+        }
+        if self.lease_start != RaftLeaseStart::OnSend {
+            p.push(format!(
+                "strategy.lease_start: {system:?} counts the lease from the send time (OnSend), \
+                 not {:?} (write system: Custom for another system)",
+                self.lease_start
+            ));
+        }
     }
 }
