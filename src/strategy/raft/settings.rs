@@ -72,12 +72,23 @@ pub struct RaftLeaderLease {
     pub lease_rule: RaftRule,
     #[serde(default)]
     pub lease_start: RaftLeaseStart,
-    /// The leader steps down when it has not heard from a majority for an election timeout.
+    /// The leader steps down when it has not heard from a majority for an election timeout; and
+    /// a leader, or a follower that heard from its leader less than an election timeout ago,
+    /// ignores a campaign of a higher term not started by a leadership transfer (leader
+    /// stickiness, as etcd and raft-rs tie it to CheckQuorum). Without it a campaign of a higher
+    /// term always moves the replica to that term.
     #[serde(default = "yes")]
     pub check_quorum: bool,
-    /// On a leadership transfer the old leader stops lease reads at once (TiKV).
+    /// On a leadership transfer the old leader stops lease reads at once (TiKV), and takes them
+    /// up again only when a round sent after the transfer ended renews its lease.
     #[serde(default = "yes")]
     pub transfer_suspect: bool,
+    /// Elections start with a pre-vote (etcd's `PreVote`, raft-rs's `pre_vote`): a replica whose
+    /// election timer runs out asks for the next term without moving to it, and campaigns only
+    /// once a majority would vote for it. A group of any size may use it: one replica wins its
+    /// own pre-vote, two need each other's as for the vote itself. Default false.
+    #[serde(default)]
+    pub pre_vote: bool,
 }
 
 fn yes() -> bool {
@@ -88,7 +99,8 @@ impl Settings for RaftLeaderLease {
     const NAME: &'static str = "RaftLeaderLease";
     type Protocol = RaftProtocol;
 
-    /// Options left out when not set, the skew when zero; every other field written.
+    /// Options left out when not set, the skew when zero, `pre_vote` when off; every other
+    /// field written.
     fn to_ron(&self) -> String {
         let mut f = vec![format!("election_timeout: \"{}\"", self.election_timeout)];
         if let Some(j) = self.election_jitter {
@@ -108,6 +120,9 @@ impl Settings for RaftLeaderLease {
         f.push(format!("lease_start: {:?}", self.lease_start));
         f.push(format!("check_quorum: {}", self.check_quorum));
         f.push(format!("transfer_suspect: {}", self.transfer_suspect));
+        if self.pre_vote {
+            f.push("pre_vote: true".into());
+        }
         format!("RaftLeaderLease({})", f.join(", "))
     }
 
@@ -125,6 +140,7 @@ impl Settings for RaftLeaderLease {
                 lease_start: self.lease_start,
                 check_quorum: self.check_quorum,
                 transfer_suspect: self.transfer_suspect,
+                pre_vote: self.pre_vote,
             },
             self.to_ron(),
         )
