@@ -173,14 +173,16 @@ impl Settings for RaftLeaderLease {
 
     /// Per heartbeat, the leader's timer and a heartbeat to each of the n - 1 others with its
     /// ack: 2n - 1. Per election timeout, at worst every replica campaigns: a timer and a vote
-    /// request and reply with each other, n (2n - 1). With a tick, each replica's tick timer.
+    /// request and reply with each other, n (2n - 1), and with `pre_vote` a pre-vote request and
+    /// reply with each other besides, n (4n - 3). With a tick, each replica's tick timer.
     fn events_per_second(&self, s: &Scenario) -> f64 {
         let n = s.nodes.len() as f64;
         let et = self.election_timeout;
         let round = 2.0 * n - 1.0;
+        let campaign = if self.pre_vote { 4.0 * n - 3.0 } else { round };
         let heartbeat = self.heartbeat.unwrap_or(LocalDur::from_ns(et.ns() / 10));
         let ticks = self.tick.map_or(0.0, |t| check::per_second(n, t));
-        check::per_second(round, heartbeat) + check::per_second(n * round, et) + ticks
+        check::per_second(round, heartbeat) + check::per_second(n * campaign, et) + ticks
     }
 
     /// Elections and heartbeats are its own settings: renewals and retries are not timed by
