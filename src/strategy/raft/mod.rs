@@ -337,9 +337,7 @@ impl Replica {
 
     /// The election timer ran out: a campaign, or with `pre_vote` a pre-campaign first.
     fn election_timeout(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        if !self.core.pre_vote {
-            self.campaign(cx, false, out);
-        } else if self.core.pre_campaign(cx, out) {
+        if !self.core.pre_vote || self.core.pre_campaign(cx, out) {
             self.campaign(cx, false, out);
         }
     }
