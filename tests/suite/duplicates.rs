@@ -288,3 +288,24 @@ proptest! {
         lock_service_same(&strategy, DRIFTING, seed, 1)?;
     }
 }
+
+/// A follower catching up after a partition heals, every message duplicated: a second copy of
+/// an acknowledgement starts no second stream of appends. In `raft-transfer-to-lagging-follower`
+/// r2 catches up 90 entries one round trip at a time; a second stream would send more appends
+/// (and would bring the TimeoutNow earlier). With copies dropped, every figure is the same with
+/// each message sent twice as once (see [`same_either_way`]), the appends by kind included.
+#[test]
+fn a_duplicated_acknowledgement_starts_no_second_stream() {
+    let name = "raft-transfer-to-lagging-follower";
+    let text = leasesim::scenario::library::text(name).unwrap();
+    let net = r#"network: (delay: Fixed("1ms")),"#;
+    assert!(text.contains(net));
+    let with = |d: f64| {
+        text.replace(
+            net,
+            &format!(r#"network: (delay: Fixed("1ms"), duplicate: {d:?}),"#),
+        )
+    };
+    let copies = same_either_way(with).unwrap();
+    assert_eq!(copies.grants, 2);
+}

@@ -693,3 +693,147 @@ fn reads_before_the_first_commit_are_held_or_refused() {
     let w = rejected.confirmed_read_wait.unwrap();
     assert_eq!((w.max_ns, w.mean_ns), (2_000_000, 2_000_000));
 }
+
+/// What a transfer does, seen from the trace: when the leader sent TimeoutNow, and the true
+/// times of the writes node 0 refused (failed the validity check).
+#[derive(Default)]
+struct Transfer {
+    timeout_now: Vec<i64>,
+    refused_writes: Vec<i64>,
+    leaders: Leaders,
+}
+
+impl Observer for Transfer {
+    fn event(&mut self, e: &TraceEvent) {
+        match e.kind {
+            TraceKind::Send {
+                kind: "TimeoutNow", ..
+            } => self.timeout_now.push(e.t.ns()),
+            TraceKind::Rejected { write: true } if e.node == 0 => {
+                self.refused_writes.push(e.t.ns())
+            }
+            _ => {}
+        }
+        self.leaders.event(e);
+    }
+}
+
+/// `raft-transfer-to-lagging-follower` (derivation in the scenario): r2 lacks the 90 writes of
+/// 20.1 s to 29.0 s when the transfer begins at 29.0025 s, and gets one a round trip (2 ms)
+/// from the round of 29.002 s: TimeoutNow goes when the 90th acknowledgement arrives, at
+/// 29.002 + 0.180 = 29.182 s, and only then. r2 leads from 3 ms later. r1 refuses one write
+/// while the transfer is under way, the one of 29.1 s (writes at r1 fall on whole tenths of a
+/// second; the next, at 29.2 s, finds r1 a follower). Without `transfer_suspect` nothing changes
+/// but r1's lease reads; sending TimeoutNow at once (29.0025 s) would leave the group without a
+/// leader from 29.0045 s on.
+#[test]
+fn a_transfer_to_a_lagging_follower_waits_for_it_and_drops_writes_meanwhile() {
+    let name = "raft-transfer-to-lagging-follower";
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let mut t = Transfer::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with(name, &s, strategy, Some(&mut t)).unwrap();
+    assert_eq!(t.timeout_now, vec![29_182_000_000]);
+    let leaders: Vec<(u64, Vec<(NodeId, i64)>)> = t.leaders.by_term.into_iter().collect();
+    assert_eq!(
+        leaders,
+        vec![
+            (1, vec![(0, 10_002_000_000)]),
+            (2, vec![(1, 29_185_000_000)])
+        ]
+    );
+    let during: Vec<i64> = t
+        .refused_writes
+        .into_iter()
+        .filter(|&w| (29_002_500_000..29_184_000_000).contains(&w))
+        .collect();
+    assert_eq!(during, vec![29_100_000_000]);
+    assert_eq!(out.summary.min_slack_ns, Some(184_500_000));
+}
+
+/// `raft-transfer-suspect-until-renewed` (derivation in the scenario): r1's read authority ends
+/// at the transfer, 30 s, and never comes back, though its lease runs to 41.002 s and the
+/// transfer is abandoned at 40 s; its write authority lasts to its check-quorum tick at
+/// 50.002 s. r2 leads term 2 from 33.002 s (TimeoutNow sent at 30 s over the 3 s link).
+#[test]
+fn a_suspect_lease_is_not_trusted_again_by_a_timer() {
+    let name = "raft-transfer-suspect-until-renewed";
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let (out, timeline) = leasesim::run_recorded(name, &s).unwrap();
+    let last_end = |v: &[leasesim::oracle::Piece]| v.last().map(|p| p.end.ns());
+    let first_start = |v: &[leasesim::oracle::Piece]| v.first().map(|p| p.start.ns());
+    assert_eq!(last_end(&timeline.read_beliefs[0]), Some(30_000_000_000));
+    assert_eq!(last_end(&timeline.beliefs[0]), Some(50_002_000_000));
+    assert_eq!(first_start(&timeline.beliefs[1]), Some(33_002_000_000));
+    assert_eq!(first_start(&timeline.read_beliefs[1]), Some(33_004_000_000));
+    assert_eq!(out.summary.overlap.count, 0);
+}
+
+/// `raft-rejoin-without-prevote` and `raft-rejoin-prevote` (derivations in the scenarios):
+/// without PreVote, r3's refusal of the round of 45.002 s deposes r1 at 45.004 s, and r1 leads
+/// again in term 5 from 55.006 s; with it, r1 leads term 1 from 10.004 s (a pre-vote round trip
+/// later than 10.002 s) to the end. Without CheckQuorum (and without PreVote) r3 ignores the
+/// stale round, but nothing is sticky: its campaign of term 4, an election timeout after its
+/// campaign of term 3 (h + 30 s, h in [19.003 s, 20 s) when it last heard r1), deposes r1 when
+/// it arrives, 1 ms later, in [49.004 s, 50.001 s).
+#[test]
+fn pre_vote_keeps_a_rejoining_follower_from_deposing_the_leader() {
+    let leaders = |text: &str| {
+        let s = scenario(text);
+        let mut leaders = Leaders::default();
+        let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+        leasesim::run_with("rejoin", &s, strategy, Some(&mut leaders)).unwrap();
+        leaders.by_term.into_iter().collect::<Vec<_>>()
+    };
+    let without = library::text("raft-rejoin-without-prevote").unwrap();
+    assert_eq!(
+        leaders(without),
+        vec![
+            (1, vec![(0, 10_002_000_000)]),
+            (5, vec![(0, 55_006_000_000)])
+        ]
+    );
+    let with = library::text("raft-rejoin-prevote").unwrap();
+    assert_eq!(leaders(with), vec![(1, vec![(0, 10_004_000_000)])]);
+
+    let no_check = without.replace("reads: Lease,", "reads: Lease, check_quorum: false,");
+    let s = scenario(&no_check);
+    let (out, timeline) = leasesim::run_recorded("rejoin", &s).unwrap();
+    let first = timeline.beliefs[0][0];
+    assert_eq!(first.start.ns(), 10_002_000_000);
+    assert!(
+        (49_004_000_000..50_001_000_000).contains(&first.end.ns()),
+        "{first:?}"
+    );
+    assert!(out.summary.grants >= 2);
+}
+
+/// PreVote in a group of one (its own pre-vote is a majority: it leads at its start) and of
+/// two (r2 grants r1's pre-vote at 10.001 s, its vote at 10.003 s: r1 leads from 10.004 s).
+#[test]
+fn pre_vote_elects_groups_of_one_and_two() {
+    let run = |nodes: &str| {
+        let s = scenario(&format!(
+            r#"Scenario(
+                duration: "20s",
+                lease: (duration: "9s"),
+                strategy: RaftLeaderLease(election_timeout: "10s", election_jitter: "0s",
+                    heartbeat: "1s", pre_vote: true),
+                nodes: [{nodes}],
+                network: (delay: Fixed("1ms")),
+            )"#
+        ));
+        let mut leaders = Leaders::default();
+        let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+        leasesim::run_with("pre-vote", &s, strategy, Some(&mut leaders)).unwrap();
+        leaders.by_term.into_iter().collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(r#"(name: "r1", role: Replica)"#),
+        vec![(1, vec![(0, 0)])]
+    );
+    assert_eq!(
+        run(r#"(name: "r1", role: Replica), (name: "r2", role: Replica, start: "2s")"#),
+        vec![(1, vec![(0, 10_004_000_000)])]
+    );
+}

@@ -657,6 +657,7 @@ impl Replica {
             last_index: last.0,
             last_term: last.1,
             transfer: false,
+            pre: false,
         };
         self.core.answer_vote(cx, from, request, out);
     }

@@ -132,6 +132,7 @@ impl ProtocolMessage for Message {
 impl VoteMessages for Message {
     fn request_vote(r: VoteRequest) -> Message {
         debug_assert!(!r.transfer, "a LeaseGuard election is never a transfer's");
+        debug_assert!(!r.pre, "LeaseGuard asks for no pre-votes");
         Message::RequestVote {
             term: r.term,
             last_index: r.last_index,
@@ -140,5 +141,8 @@ impl VoteMessages for Message {
     }
     fn vote(term: u64, granted: bool) -> Message {
         Message::Vote { term, granted }
+    }
+    fn pre_vote(_: u64, _: bool) -> Message {
+        unreachable!("LeaseGuard asks for no pre-votes, so it is asked to answer none")
     }
 }

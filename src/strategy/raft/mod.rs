@@ -2,11 +2,19 @@
 //! Consul serve reads.
 //!
 //! Every node is a `Replica` built on the Raft core ([`crate::strategy::raft_core`]): terms,
-//! votes, the election timer, the log and its commit rule. A follower that heard from the
-//! current leader less than `election_timeout` ago refuses to vote and keeps its term (leader
-//! stickiness, what makes the lease safe); with a `tick`, as in raft-rs and etcd/raft, election
-//! timers count ticks of the follower's clock. This protocol adds how entries travel, the lease
-//! and the reads.
+//! votes, the election timer, the log and its commit rule, and with `pre_vote` pre-votes. With
+//! `check_quorum`, a leader, and a follower that heard from the current leader less than
+//! `election_timeout` ago, ignore a campaign of a higher term and keep their term (leader
+//! stickiness, what makes the lease safe; etcd-io/raft and raft-rs tie it to CheckQuorum the
+//! same way); with a `tick`, as in raft-rs and etcd/raft, election timers count ticks of the
+//! follower's clock. This protocol adds how entries travel, the lease and the reads.
+//!
+//! Leadership transfer, as raft-rs has it: the leader sends the target TimeoutNow once the
+//! target stores its whole log (replicating to it first if it lags), takes no write while the
+//! transfer is under way, and abandons it after an election timeout. The target campaigns at
+//! once, and its campaign is not refused for stickiness. With `transfer_suspect` (TiKV) the
+//! leader serves no lease read from the transfer's start until a round sent after the transfer
+//! ended renews its lease: no timer makes the lease trusted again.
 //!
 //! Replication: the leader sends a follower its next entry (one entry per message) at every
 //! heartbeat round, when a write arrives while the follower is caught up, and after each
@@ -68,6 +76,8 @@ pub struct RaftConfig {
     /// As written (`None`: the rule's default, see [`renew_ahead`]).
     pub renew_ahead: Option<LocalDur>,
     pub read_before_commit: ReadBeforeCommit,
+    /// Elections start with a pre-vote (see [`raft_core`]).
+    pub pre_vote: bool,
 }
 
 /// How often a leader renews its lease ahead under `rule`, with `written` the setting as
@@ -103,6 +113,18 @@ const CHECK_QUORUM: TimerId = 2;
 const TRANSFER: TimerId = 3;
 /// `renew_ahead`: the leader's check of how soon its lease ends.
 const RENEW: TimerId = 5;
+
+/// Where a leader's lease stands with respect to leadership transfers (`transfer_suspect`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Suspect {
+    /// No transfer has made it suspect.
+    No,
+    /// A transfer is under way: no lease reads.
+    Transferring,
+    /// The transfer ended (abandoned) once round `after` had gone out: no lease reads until a
+    /// majority acknowledges a later round.
+    Ended { after: u64 },
+}
 
 /// Send times of the last rounds, by `round % ROUNDS`: enough for acknowledgements to arrive
 /// while far more rounds are sent than a round trip lasts.
@@ -206,17 +228,20 @@ impl Protocol for RaftLeaderLease {
     fn node_logic(&self, node: NodeId, _role: Role, params: &LeaseParams, disk: Disk) -> Replica {
         let c = self.c;
         let election = Election::new(c.election_timeout, c.election_jitter, c.tick);
+        let mut core = RaftCore::new(node, disk, election);
+        core.pre_vote = c.pre_vote;
         Replica {
             c,
             lease: params.lease,
             renew_every: renew_ahead(c.lease_rule, c.renew_ahead, params.lease),
-            core: RaftCore::new(node, disk, election),
+            core,
             round: 0,
             round_sent: [LocalTime::from_ns(i64::MIN); ROUNDS],
             lease_until: None,
             lease_round: 0,
             serving: false,
-            suspect: false,
+            transfer: None,
+            suspect: Suspect::No,
             pending_reads: PendingReads::default(),
             read_round_open: false,
             round_is_read: [false; ROUNDS],
@@ -302,8 +327,11 @@ pub struct Replica {
     lease_round: u64,
     /// As leader: its first entry has committed, so it serves requests.
     serving: bool,
-    /// As leader: a transfer is under way and the lease is suspect (no lease reads).
-    suspect: bool,
+    /// As leader: the target of the leadership transfer under way. It takes no write while one
+    /// is (raft-rs drops proposals then).
+    transfer: Option<NodeId>,
+    /// As leader: whether a transfer made the lease suspect (no lease reads).
+    suspect: Suspect,
     /// As leader: ReadIndex reads waiting for a majority to acknowledge a round (the first
     /// round started after each arrived), each with its request's stamp.
     pending_reads: PendingReads<Stamp>,
@@ -322,22 +350,34 @@ pub struct Replica {
 }
 
 impl Replica {
-    /// Moves to `term` as a follower (a higher term seen, or stepping down).
-    fn become_follower(&mut self, term: u64, out: &mut Out<Message>) {
+    /// Moves to `term` as a follower (a higher term seen, or stepping down). Returns whether it
+    /// was leading: its election timer was then stopped, and the caller must arm it (every path
+    /// that deposes a leader does, or it would never campaign again).
+    fn become_follower(&mut self, term: u64, out: &mut Out<Message>) -> bool {
         self.pending_reads.refuse_all(self.core.term, out);
         self.held_reads.refuse_all(self.core.term, out);
         self.proposed.clear();
-        if self.core.become_follower(term) {
+        let was_leader = self.core.become_follower(term);
+        if was_leader {
             out.cancel_timer(HEARTBEAT);
             out.cancel_timer(CHECK_QUORUM);
             out.cancel_timer(TRANSFER);
             out.cancel_timer(RENEW);
         }
         self.serving = false;
-        self.suspect = false;
+        self.transfer = None;
+        self.suspect = Suspect::No;
         self.lease_until = None;
         self.lease_round = 0;
         self.read_round_open = false;
+        was_leader
+    }
+
+    /// The election timer ran out: a campaign, or with `pre_vote` a pre-campaign first.
+    fn election_timeout(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        if !self.core.pre_vote || self.core.pre_campaign(cx, out) {
+            self.campaign(cx, false, out);
+        }
     }
 
     fn campaign(&mut self, cx: &mut Cx, transfer: bool, out: &mut Out<Message>) {
@@ -361,7 +401,8 @@ impl Replica {
         };
         self.core.become_leader(cx, peer, out);
         self.serving = false;
-        self.suspect = false;
+        self.transfer = None;
+        self.suspect = Suspect::No;
         self.lease_until = None;
         self.lease_round = 0;
         out.report(Fact::Issued {
@@ -414,7 +455,11 @@ impl Replica {
         let d = self.renew_every;
         out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + d);
         let ends_soon = self.lease_until.is_none_or(|u| cx.mono + d >= u);
-        if self.serving && !self.suspect && ends_soon && !self.read_round_open {
+        if self.serving
+            && self.suspect != Suspect::Transferring
+            && ends_soon
+            && !self.read_round_open
+        {
             self.read_round(cx, out);
         }
     }
@@ -511,6 +556,11 @@ impl Replica {
             return;
         }
         let q = self.quorum_round(cx);
+        // A lease a transfer made suspect is trusted again only when renewed by a round sent
+        // after the transfer ended.
+        if matches!(self.suspect, Suspect::Ended { after } if q > after) {
+            self.suspect = Suspect::No;
+        }
         match self.c.lease_rule {
             // A round extends the lease once: when a majority has acknowledged it.
             RaftRule::HeartbeatQuorum if q > self.lease_round => {
@@ -585,7 +635,7 @@ impl Replica {
     /// Whether a read may be served from local state now (the lease holds, by the configured
     /// rule, with `skew` to spare).
     fn lease_holds(&self, cx: &Cx, skew: LocalDur) -> bool {
-        if !self.core.is_leader() || !self.serving || self.suspect {
+        if !self.core.is_leader() || !self.serving || self.suspect != Suspect::No {
             return false;
         }
         match self.c.lease_rule {
@@ -596,9 +646,11 @@ impl Replica {
         }
     }
 
-    /// Of an append or snapshot of `(term, round)` from `from`: answers failure (and returns
-    /// false) if `term` is older than its own; else takes `from` as the leader of `term` (a
-    /// follower of it from now), heard from now.
+    /// Of an append or snapshot of `(term, round)` from `from`: if `term` is older than its own,
+    /// returns false, answering failure in its own term with `check_quorum` or `pre_vote` (which
+    /// deposes the stale leader; without either, as in etcd-io/raft and raft-rs, a higher term
+    /// reaches it only through a campaign); else takes `from` as the leader of `term` (a follower
+    /// of it from now), heard from now.
     fn hear_leader(
         &mut self,
         cx: &mut Cx,
@@ -608,8 +660,10 @@ impl Replica {
     ) -> bool {
         let (term, round) = of;
         if term < self.core.term {
-            let index = self.core.last_index();
-            self.ack(from, false, index, round, out);
+            if self.c.check_quorum || self.c.pre_vote {
+                let index = self.core.last_index();
+                self.ack(from, false, index, round, out);
+            }
             return false;
         }
         if term > self.core.term || self.core.state != State::Follower {
@@ -688,8 +742,14 @@ impl Replica {
         let Some(i) = self.core.peer(from) else {
             return;
         };
-        if m.success {
-            self.core.matched(i, m.index);
+        let rose = m.success && self.core.matched(i, m.index);
+        // A transfer's target gets TimeoutNow once it stores the leader's whole log (and
+        // once only: the log does not grow while the transfer is under way).
+        if rose
+            && self.transfer == Some(from)
+            && self.core.peers[i].matched == self.core.last_index()
+        {
+            self.send_timeout_now(from, out);
         }
         let Progress {
             matched, ext: p, ..
@@ -718,20 +778,94 @@ impl Replica {
         m: RequestVote,
         out: &mut Out<Message>,
     ) {
-        // Stickiness: a follower that heard from its leader lately ignores the campaign (and
-        // keeps its term), unless a leadership transfer started it.
-        let sticky = !m.transfer
-            && self.core.state == State::Follower
-            && self.core.leader.is_some()
-            && self.core.election.heard_leader_lately(cx.mono);
-        let leading = self.core.is_leader() && !m.transfer;
+        // Stickiness, with check_quorum only (etcd-io/raft's `inLease`): a leader, or a follower
+        // that heard from its leader lately, ignores a campaign of a higher term (and keeps its
+        // term), unless a leadership transfer started it.
+        let sticky = self.c.check_quorum
+            && !m.transfer
+            && (self.core.is_leader()
+                || (self.core.state == State::Follower
+                    && self.core.leader.is_some()
+                    && self.core.election.heard_leader_lately(cx.mono)));
+        let mut was_leader = false;
         if m.term > self.core.term {
-            if sticky || leading {
+            if sticky {
                 return;
             }
-            self.become_follower(m.term, out);
+            // A pre-vote request moves no one to its term.
+            if !m.pre {
+                was_leader = self.become_follower(m.term, out);
+            }
         }
-        self.core.answer_vote(cx, from, m, out);
+        let granted = self.core.answer_vote(cx, from, m, out);
+        if was_leader && !granted {
+            self.core.election.arm(cx, out);
+        }
+    }
+
+    /// A vote, or a pre-vote, from `from`.
+    fn on_vote(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        term: u64,
+        granted: bool,
+        pre: bool,
+        out: &mut Out<Message>,
+    ) {
+        // A granted pre-vote carries the term asked for, ahead of the pre-candidate's own: it
+        // moves no one; any other answer of a higher term does.
+        if term > self.core.term && !(pre && granted) {
+            self.become_follower(term, out);
+            self.core.election.arm(cx, out);
+        } else if pre {
+            if self.core.count_pre_vote(from, term, granted, majority(cx)) {
+                self.campaign(cx, false, out);
+            }
+        } else if self.core.count_vote(from, term, granted, majority(cx)) {
+            self.become_leader(cx, out);
+        }
+    }
+
+    /// Starts a leadership transfer to `to` (raft-rs's `handle_transfer_leader`): one to the
+    /// same target already under way changes nothing, one to another replaces it. The transfer
+    /// ends, if no higher term ended it first, after an election timeout. The target gets
+    /// TimeoutNow at once if it stores the leader's whole log, else the entries it lacks first.
+    fn transfer_leader(&mut self, cx: &mut Cx, to: NodeId, out: &mut Out<Message>) {
+        let Some(i) = self.core.peer(to) else {
+            return;
+        };
+        if self.transfer == Some(to) {
+            return;
+        }
+        self.transfer = Some(to);
+        // TiKV marks the lease suspect first: no lease reads until the transfer is over and a
+        // round sent after it renewed the lease.
+        if self.c.transfer_suspect {
+            self.suspect = Suspect::Transferring;
+        }
+        let until = cx.mono + self.c.election_timeout;
+        out.set_timer(TRANSFER, ClockKind::Monotonic, until);
+        if self.core.peers[i].matched == self.core.last_index() {
+            self.send_timeout_now(to, out);
+        } else if self.may_send_more(i) {
+            self.send_append(i, out);
+        }
+    }
+
+    fn send_timeout_now(&self, to: NodeId, out: &mut Out<Message>) {
+        let term = self.core.term;
+        out.send(to, Message::TimeoutNow { term });
+    }
+
+    /// The transfer was not done within an election timeout: abandoned (raft-rs's
+    /// `abort_leader_transfer`). The leader takes writes again; a suspect lease stays so until
+    /// a round sent from now on renews it.
+    fn abort_transfer(&mut self) {
+        self.transfer = None;
+        if self.suspect == Suspect::Transferring {
+            self.suspect = Suspect::Ended { after: self.round };
+        }
     }
 
     fn check_quorum(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
@@ -771,14 +905,7 @@ impl NodeLogic for Replica {
         }
         match msg {
             Message::RequestVote(m) => self.on_request_vote(cx, from, m, out),
-            Message::Vote { term, granted } => {
-                if term > self.core.term {
-                    self.become_follower(term, out);
-                    self.core.election.arm(cx, out);
-                } else if self.core.count_vote(from, term, granted, majority(cx)) {
-                    self.become_leader(cx, out);
-                }
-            }
+            Message::Vote { term, granted, pre } => self.on_vote(cx, from, term, granted, pre, out),
             Message::Append(m) => self.on_append(cx, from, m, out),
             Message::Snapshot(m) => self.on_snapshot(cx, from, m, out),
             Message::AppendAck(m) => self.on_append_ack(cx, from, m, out),
@@ -792,10 +919,10 @@ impl NodeLogic for Replica {
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
-            raft_core::ELECTION => self.campaign(cx, false, out),
+            raft_core::ELECTION => self.election_timeout(cx, out),
             HEARTBEAT => self.heartbeat_round(cx, out),
             CHECK_QUORUM => self.check_quorum(cx, out),
-            TRANSFER => self.suspect = false,
+            TRANSFER => self.abort_transfer(),
             RENEW => self.renew_ahead_check(cx, out),
             _ => {}
         }
@@ -811,15 +938,7 @@ impl NodeLogic for Replica {
                 self.core.election.arm(cx, out);
             }
             Command::TransferLeader { to } if to != self.core.node => {
-                // TiKV marks the lease suspect first: no lease reads until the transfer is over.
-                self.suspect = self.c.transfer_suspect;
-                let term = self.core.term;
-                out.send(to, Message::TimeoutNow { term });
-                out.set_timer(
-                    TRANSFER,
-                    ClockKind::Monotonic,
-                    cx.mono + self.c.election_timeout,
-                );
+                self.transfer_leader(cx, to, out)
             }
             _ => {}
         }
@@ -838,8 +957,9 @@ impl NodeLogic for Replica {
             return held.then_some(self.core.term);
         }
         let ok = match request {
-            // A leader whose uncommitted tail is full admits no write.
-            Request::Write { .. } => !self.core.tail_full(),
+            // A leader whose uncommitted tail is full admits no write, nor one transferring
+            // its leadership.
+            Request::Write { .. } => !self.core.tail_full() && self.transfer.is_none(),
             _ => match self.c.reads {
                 RaftReads::Lease => self.lease_holds(cx, LocalDur::ZERO),
                 // A read that may wait for a round needs room among the waiting ones.
@@ -856,6 +976,10 @@ impl NodeLogic for Replica {
             return;
         }
         match request {
+            Request::Write { .. } if self.transfer.is_some() => {
+                // A transfer began since the write was admitted: dropped.
+                out.report(Fact::Refused { token });
+            }
             Request::Write { key } => {
                 out.report(Fact::Appended { token });
                 self.core.log.push(raft_core::Entry {
@@ -911,7 +1035,7 @@ impl NodeLogic for Replica {
         }
         let token = self.core.term;
         let write = Belief::Bool { token };
-        let read = if !self.serving || self.suspect {
+        let read = if !self.serving || self.suspect != Suspect::No {
             Belief::None
         } else {
             match (self.c.reads, self.c.lease_rule) {
@@ -949,6 +1073,7 @@ mod tests {
     use crate::strategy::Action;
 
     const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
 
     fn at(s: i64) -> LocalTime {
         LocalTime::from_ns(s)
@@ -972,6 +1097,7 @@ mod tests {
             transfer_suspect: true,
             renew_ahead: None,
             read_before_commit: ReadBeforeCommit::Hold,
+            pre_vote: false,
         };
         let params = LeaseParams {
             lease: LocalDur::from_secs(9),
@@ -1022,6 +1148,7 @@ mod tests {
             Message::Vote {
                 term: 1,
                 granted: true,
+                pre: false,
             },
             &mut out,
         );
@@ -1076,6 +1203,7 @@ mod tests {
         let vote = Message::Vote {
             term: 1,
             granted: true,
+            pre: false,
         };
         // Elected at 0 (round 1 carries the empty entry, index 1); r1 stores it: committed.
         call(&mut a, 0, |a, cx, out| {
@@ -1173,5 +1301,147 @@ mod tests {
         assert_eq!(f.total, 1);
         f.acked(70, 71);
         assert_eq!(f.total, 0);
+    }
+
+    /// Node 0 of three, elected at 0 with node 1's vote; node 1 stores the empty entry (index
+    /// 1), so it commits and the lease runs to 9 s.
+    fn elected() -> Replica {
+        let mut a = replica(0);
+        let vote = Message::Vote {
+            term: 1,
+            granted: true,
+            pre: false,
+        };
+        call(&mut a, 0, |a, cx, out| {
+            a.campaign(cx, false, out);
+            a.on_message(cx, 1, vote, out);
+            a.on_message(cx, 1, ack(1, 1), out);
+        });
+        assert!(a.serving);
+        a
+    }
+
+    fn timeout_now(fx: &[Action<Message>]) -> usize {
+        let is = |e: &&Action<Message>| {
+            matches!(
+                e,
+                Action::Send {
+                    msg: Message::TimeoutNow { .. },
+                    ..
+                }
+            )
+        };
+        fx.iter().filter(is).count()
+    }
+
+    /// A leader whose log leads the target's sends TimeoutNow only when an acknowledgement
+    /// shows the target stores its whole log, once; it takes no write until the transfer is
+    /// abandoned an election timeout (10 s) after it began.
+    #[test]
+    fn a_transfer_waits_for_the_target_and_drops_writes_meanwhile() {
+        let mut a = elected();
+        let write = Request::Write { key: 7 };
+        // A write at 1 s: index 2, sent to node 1 (caught up); no acknowledgement yet.
+        call(&mut a, S, |a, cx, out| a.on_request(cx, write, 1, out));
+        assert_eq!(a.core.last_index(), 2);
+        // The transfer to node 1 at 1 s: it stores 1 of 2, so no TimeoutNow.
+        let fx = call(&mut a, S, |a, cx, out| {
+            a.on_command(cx, Command::TransferLeader { to: 1 }, out)
+        });
+        assert_eq!(timeout_now(&fx), 0, "{fx:?}");
+        call(&mut a, S, |a, cx, _| assert_eq!(a.check(cx, write), None));
+        // Node 1 acknowledges index 2: TimeoutNow now; a second acknowledgement of it sends none.
+        let fx = call(&mut a, S + S / 2, |a, cx, out| {
+            a.on_message(cx, 1, ack(2, 1), out)
+        });
+        assert_eq!(timeout_now(&fx), 1, "{fx:?}");
+        let fx = call(&mut a, S + S / 2, |a, cx, out| {
+            a.on_message(cx, 1, ack(2, 1), out)
+        });
+        assert_eq!(timeout_now(&fx), 0, "{fx:?}");
+        // Abandoned at 11 s (the timer set at 1 s): writes admitted again.
+        call(&mut a, 11 * S, |a, cx, out| a.on_timer(cx, TRANSFER, out));
+        call(&mut a, 11 * S, |a, cx, _| {
+            assert_eq!(a.check(cx, write), Some(1))
+        });
+    }
+
+    /// A leader deposed by a transfer's campaign it refuses (the candidate's log is shorter)
+    /// arms its election timer: 10 s (no jitter) after the request, at 12 s.
+    #[test]
+    fn a_leader_deposed_by_a_vote_it_refuses_arms_its_election_timer() {
+        let mut a = elected();
+        call(&mut a, S, |a, cx, out| {
+            a.on_request(cx, Request::Write { key: 7 }, 1, out)
+        });
+        let request = Message::RequestVote(RequestVote {
+            term: 2,
+            last_index: 1,
+            last_term: 1,
+            transfer: true,
+            pre: false,
+        });
+        let fx = call(&mut a, 2 * S, |a, cx, out| {
+            a.on_message(cx, 2, request, out)
+        });
+        assert_eq!((a.core.state, a.core.term), (State::Follower, 2));
+        let timer = Action::SetTimer {
+            timer: raft_core::ELECTION,
+            clock: ClockKind::Monotonic,
+            at: at(12 * S),
+        };
+        assert!(fx.contains(&timer), "{fx:?}");
+        let refused = Action::Send {
+            to: 2,
+            msg: Message::Vote {
+                term: 2,
+                granted: false,
+                pre: false,
+            },
+        };
+        assert!(fx.contains(&refused), "{fx:?}");
+    }
+
+    /// A lease a transfer made suspect is trusted again only when a majority acknowledges a
+    /// round sent after the transfer was abandoned, not when the transfer's timer runs out.
+    /// Rounds: 1 at 0, then k + 1 at k s; the transfer to node 2 (which never answers) begins at
+    /// 0.5 s and is abandoned at 10.5 s, after round 11 (10 s) went out.
+    #[test]
+    fn a_suspect_lease_waits_for_a_round_sent_after_the_transfer_ended() {
+        let mut a = elected();
+        let holds = |a: &mut Replica, t: i64| {
+            let mut h = false;
+            call(a, t, |a, cx, _| h = a.lease_holds(cx, LocalDur::ZERO));
+            h
+        };
+        assert!(holds(&mut a, S / 2));
+        call(&mut a, S / 2, |a, cx, out| {
+            a.on_command(cx, Command::TransferLeader { to: 2 }, out)
+        });
+        assert!(!holds(&mut a, S / 2));
+        assert_eq!(a.beliefs().read, Belief::None);
+        for k in 1..=10 {
+            call(&mut a, k * S, |a, cx, out| {
+                a.on_timer(cx, HEARTBEAT, out);
+                a.on_message(cx, 1, ack(1, a.round), out);
+            });
+            assert!(!holds(&mut a, k * S), "{k}");
+        }
+        call(&mut a, 10 * S + S / 2, |a, cx, out| {
+            a.on_timer(cx, TRANSFER, out)
+        });
+        assert_eq!(a.suspect, Suspect::Ended { after: 11 });
+        // Round 11 (sent at 10 s, before the end) acknowledged late: still suspect.
+        call(&mut a, 10 * S + 600 * MS, |a, cx, out| {
+            a.on_message(cx, 1, ack(1, 11), out)
+        });
+        assert!(!holds(&mut a, 10 * S + 600 * MS));
+        // Round 12, sent at 11 s and acknowledged at 11.002 s: the lease holds, to 20 s.
+        call(&mut a, 11 * S, |a, cx, out| a.on_timer(cx, HEARTBEAT, out));
+        call(&mut a, 11 * S + 2 * MS, |a, cx, out| {
+            a.on_message(cx, 1, ack(1, 12), out)
+        });
+        assert!(holds(&mut a, 11 * S + 2 * MS));
+        assert_eq!(a.lease_until, Some(at(20 * S)));
     }
 }

@@ -6,7 +6,8 @@ use crate::strategy::raft_core::VoteMessages;
 use crate::strategy::{Key, ProtocolMessage};
 
 /// A candidate asks for a vote. `transfer`: the election a leadership transfer started, which a
-/// follower does not refuse for having heard from the leader lately.
+/// follower does not refuse for having heard from the leader lately. `pre`: a pre-candidate asks
+/// for a pre-vote for the term after its own (counted and traced as a `RequestVote`).
 pub use crate::strategy::raft_core::VoteRequest as RequestVote;
 
 /// A log entry as it travels: its term, and whether it is a client write (else the empty entry a
@@ -60,9 +61,12 @@ pub struct AppendAck {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
     RequestVote(RequestVote),
+    /// The answer to a `RequestVote`; `pre`: to a pre-vote request (counted and traced as a
+    /// `Vote`).
     Vote {
         term: u64,
         granted: bool,
+        pre: bool,
     },
     Append(Append),
     Snapshot(Snapshot),
@@ -105,6 +109,11 @@ impl VoteMessages for Message {
         Message::RequestVote(request)
     }
     fn vote(term: u64, granted: bool) -> Message {
-        Message::Vote { term, granted }
+        let pre = false;
+        Message::Vote { term, granted, pre }
+    }
+    fn pre_vote(term: u64, granted: bool) -> Message {
+        let pre = true;
+        Message::Vote { term, granted, pre }
     }
 }

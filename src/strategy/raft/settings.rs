@@ -98,9 +98,14 @@ pub struct RaftLeaderLease {
     pub lease_rule: RaftRule,
     #[serde(default)]
     pub lease_start: RaftLeaseStart,
-    /// The leader steps down when it has not heard from a majority for an election timeout.
+    /// The leader steps down when it has not heard from a majority for an election timeout; and
+    /// a leader, or a follower that heard from its leader less than an election timeout ago,
+    /// ignores a campaign of a higher term not started by a leadership transfer (leader
+    /// stickiness, as etcd and raft-rs tie it to CheckQuorum). Without it a campaign of a higher
+    /// term always moves the replica to that term.
     pub check_quorum: bool,
-    /// On a leadership transfer the old leader stops lease reads at once (TiKV).
+    /// On a leadership transfer the old leader stops lease reads at once (TiKV), and takes them
+    /// up again only when a round sent after the transfer ended renews its lease.
     pub transfer_suspect: bool,
     // Presets, TiKV's proposal lease, reads before the first commit.
     /// The system whose defaults the fields not written took.
@@ -110,7 +115,10 @@ pub struct RaftLeaderLease {
     /// `ProposalQuorum`, none otherwise; zero turns it off.
     pub renew_ahead: Option<LocalDur>,
     pub read_before_commit: ReadBeforeCommit,
-    /// Accepted and kept; elections do not use it yet.
+    /// Elections start with a pre-vote (etcd's `PreVote`, raft-rs's `pre_vote`): a replica whose
+    /// election timer runs out asks for the next term without moving to it, and campaigns only
+    /// once a majority would vote for it. A group of any size may use it: one replica wins its
+    /// own pre-vote, two need each other's as for the vote itself. Default false.
     pub pre_vote: bool,
 }
 
@@ -302,6 +310,7 @@ impl Settings for RaftLeaderLease {
                 transfer_suspect: self.transfer_suspect,
                 renew_ahead: self.renew_ahead,
                 read_before_commit: self.read_before_commit,
+                pre_vote: self.pre_vote,
             },
             self.to_ron(),
         )
@@ -335,16 +344,18 @@ impl Settings for RaftLeaderLease {
 
     /// Per heartbeat, the leader's timer and a heartbeat to each of the n - 1 others with its
     /// ack: 2n - 1. Per election timeout, at worst every replica campaigns: a timer and a vote
-    /// request and reply with each other, n (2n - 1). With a tick, each replica's tick timer.
+    /// request and reply with each other, n (2n - 1), and with `pre_vote` a pre-vote request and
+    /// reply with each other besides, n (4n - 3). With a tick, each replica's tick timer.
     /// Renewing ahead, the leader's check and at most one round per check: 2n.
     fn events_per_second(&self, s: &Scenario) -> f64 {
         let n = s.nodes.len() as f64;
         let et = self.election_timeout;
         let round = 2.0 * n - 1.0;
+        let campaign = if self.pre_vote { 4.0 * n - 3.0 } else { round };
         let heartbeat = self.heartbeat.unwrap_or(LocalDur::from_ns(et.ns() / 10));
         let ticks = self.tick.map_or(0.0, |t| check::per_second(n, t));
         let renew = check::per_second(round + 1.0, self.renew_ahead_for(s.lease.duration));
-        check::per_second(round, heartbeat) + check::per_second(n * round, et) + ticks + renew
+        check::per_second(round, heartbeat) + check::per_second(n * campaign, et) + ticks + renew
     }
 
     /// Elections and heartbeats are its own settings: renewals and retries are not timed by

@@ -22,6 +22,13 @@
 //!   vote per term, to a candidate whose log is at least as up to date as its own (a higher last
 //!   term, or the same last term and at least as long), and restarts its election timer when it
 //!   grants. A majority of votes, the candidate's own included, makes it leader.
+//! - **PreVote** (`pre_vote`, as etcd-io/raft and raft-rs have it). A node whose election timer
+//!   runs out first asks as a pre-candidate, for the next term without moving to it; a replica
+//!   grants a pre-vote to a candidate of a higher term whose log is at least as up to date,
+//!   without casting its vote, moving to that term or restarting its timer. Only a majority of
+//!   pre-votes starts the real election. A node cut off from a majority thus never raises its
+//!   term, and cannot depose a leader when it rejoins. Whether a replica refuses a campaign for
+//!   having heard from its leader lately (stickiness) is the protocol's rule, not the core's.
 //! - **Commit.** A leader commits the highest index a majority stores (its own log included)
 //!   only if that entry is of its term; the entries before it commit with it (an entry of an
 //!   earlier term never commits by being counted, Raft's Figure 8).
@@ -68,24 +75,31 @@ pub const MAX_UNCOMMITTED: u64 = 16_384;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
     Follower,
+    /// Asking for pre-votes for the next term, still in its own (`pre_vote`).
+    PreCandidate,
     Candidate,
     Leader,
 }
 
 /// A candidate's request for a vote. `transfer`: the election a leadership transfer started,
-/// which a follower does not refuse for having heard from its leader lately.
+/// which a follower does not refuse for having heard from its leader lately. `pre`: a
+/// pre-candidate's request, for `term` (its own term + 1) without having moved to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VoteRequest {
     pub term: u64,
     pub last_index: u64,
     pub last_term: u64,
     pub transfer: bool,
+    pub pre: bool,
 }
 
 /// The messages the core sends itself, in the protocol's message type.
 pub trait VoteMessages {
     fn request_vote(request: VoteRequest) -> Self;
     fn vote(term: u64, granted: bool) -> Self;
+    /// The answer to a pre-vote request: of the request's term when granted, else of the
+    /// voter's own (a protocol that never asks for pre-votes is never asked to answer one).
+    fn pre_vote(term: u64, granted: bool) -> Self;
 }
 
 /// What a replica keeps across a crash: Raft's persistent state.
@@ -147,6 +161,8 @@ pub struct RaftCore<X, P> {
     /// As leader: the other replicas.
     pub peers: Vec<Progress<P>>,
     pub election: Election,
+    /// Elections start with a pre-vote (see the module doc). Off unless the protocol sets it.
+    pub pre_vote: bool,
     /// Never below the log's base, never past its last index.
     commit: u64,
     /// Client writes among the first `commit` entries: the register's version for them.
@@ -172,6 +188,7 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
             leader: None,
             peers: Vec::new(),
             election,
+            pre_vote: false,
             votes: Vec::new(),
             retain: RETAIN,
         }
@@ -246,6 +263,34 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
             last_index: self.last_index(),
             last_term: self.log.last_term(),
             transfer,
+            pre: false,
+        };
+        for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
+            out.send(p, M::request_vote(request));
+        }
+        self.votes.len() >= majority(cx)
+    }
+
+    /// Asks for pre-votes for the next term (unless leading), staying in its own term and
+    /// voting for no one: it counts itself, re-arms the election timer and asks every other
+    /// replica. Returns whether its own pre-vote is a majority already (a group of one): the
+    /// protocol then campaigns for real.
+    pub fn pre_campaign<M: VoteMessages>(&mut self, cx: &mut Cx, out: &mut Out<M>) -> bool {
+        if self.state == State::Leader {
+            return false;
+        }
+        self.state = State::PreCandidate;
+        self.leader = None;
+        self.election.heard_leader_at = None;
+        self.votes.clear();
+        self.votes.push(self.node);
+        self.election.arm(cx, out);
+        let request = VoteRequest {
+            term: self.term + 1,
+            last_index: self.last_index(),
+            last_term: self.log.last_term(),
+            transfer: false,
+            pre: true,
         };
         for p in cx.peers(Role::Replica).filter(|&p| p != self.node) {
             out.send(p, M::request_vote(request));
@@ -256,7 +301,11 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
     /// Answers `from`'s request for a vote, once the protocol has moved to a higher term it
     /// carries (or refused it): granted to a candidate of its term whose log is at least as up
     /// to date as its own, if it voted for no one else in the term and is a follower; a grant
-    /// re-arms the election timer. Returns whether it granted.
+    /// re-arms the election timer. A pre-vote request (whose higher term it does not move to)
+    /// is granted, as etcd-io/raft's `canVote` has it, to a candidate of a higher term, or of
+    /// its own term if it voted for that candidate or for no one and knows no leader, whose log
+    /// is at least as up to date; a pre-vote casts no vote and leaves the timer alone. Returns
+    /// whether it granted.
     pub fn answer_vote<M: VoteMessages>(
         &mut self,
         cx: &mut Cx,
@@ -264,9 +313,22 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         request: VoteRequest,
         out: &mut Out<M>,
     ) -> bool {
-        debug_assert!(request.term <= self.term, "a higher term is taken first");
+        debug_assert!(
+            request.pre || request.term <= self.term,
+            "a higher term is taken first"
+        );
         let ours = (self.log.last_term(), self.last_index());
         let up_to_date = (request.last_term, request.last_index) >= ours;
+        if request.pre {
+            let may = request.term > self.term
+                || (request.term == self.term
+                    && (self.voted_for == Some(from)
+                        || (self.voted_for.is_none() && self.leader.is_none())));
+            let granted = may && up_to_date;
+            let term = if granted { request.term } else { self.term };
+            out.send(from, M::pre_vote(term, granted));
+            return granted;
+        }
         let granted = request.term == self.term
             && up_to_date
             && self.voted_for.is_none_or(|v| v == from)
@@ -285,6 +347,26 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         if self.state != State::Candidate || term != self.term || !granted {
             return false;
         }
+        self.count(from, majority)
+    }
+
+    /// Counts `from`'s pre-vote for `term`. Returns whether it makes a majority for the
+    /// pre-candidate asking for that term (its own + 1): the protocol then campaigns for real.
+    pub fn count_pre_vote(
+        &mut self,
+        from: NodeId,
+        term: u64,
+        granted: bool,
+        majority: usize,
+    ) -> bool {
+        if self.state != State::PreCandidate || term != self.term + 1 || !granted {
+            return false;
+        }
+        self.count(from, majority)
+    }
+
+    /// Counts `from`'s vote (once); whether the votes make a majority.
+    fn count(&mut self, from: NodeId, majority: usize) -> bool {
         if !self.votes.contains(&from) {
             self.votes.push(from);
         }

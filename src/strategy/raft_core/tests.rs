@@ -16,6 +16,7 @@ const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Replica];
 enum Msg {
     Ask(VoteRequest),
     Vote { term: u64, granted: bool },
+    PreVote { term: u64, granted: bool },
 }
 
 impl VoteMessages for Msg {
@@ -24,6 +25,9 @@ impl VoteMessages for Msg {
     }
     fn vote(term: u64, granted: bool) -> Msg {
         Msg::Vote { term, granted }
+    }
+    fn pre_vote(term: u64, granted: bool) -> Msg {
+        Msg::PreVote { term, granted }
     }
 }
 
@@ -95,6 +99,7 @@ fn ask(last_index: u64, last_term: u64) -> (Option<NodeId>, Vec<Action<Msg>>) {
         last_index,
         last_term,
         transfer: false,
+        pre: false,
     };
     let fx = call(&mut c, 5 * S, |c, cx, out| {
         c.answer_vote(cx, 0, request, out);
@@ -144,6 +149,7 @@ fn one_vote_per_term() {
         last_index: 1,
         last_term: 1,
         transfer: false,
+        pre: false,
     };
     let granted = |c: &mut Core, from| {
         let fx = call(c, 0, |c, cx, out| {
@@ -233,6 +239,7 @@ fn leader(term: u64, log: &[Entry<()>]) -> Core {
         last_index,
         last_term,
         transfer: false,
+        pre: false,
     });
     assert!(fx.contains(&Action::Send { to: 1, msg: ask }));
     assert!(fx.contains(&Action::Send { to: 2, msg: ask }));
@@ -383,4 +390,73 @@ fn a_quorum_is_the_value_a_majority_has_reached() {
     assert_eq!(quorum([9, 4, 7, 1, 7].into_iter(), 3), 7);
     assert_eq!(quorum([9, 4, 7, 1, 7].into_iter(), 5), 1);
     assert_eq!(quorum([2].into_iter(), 1), 2);
+}
+
+/// Node 1 (term 2, log ending (2, 3), following `leader`) asked at 5 s by node 0 for a pre-vote
+/// for `term`, node 0's log ending `(last_index, last_term)`: its answer and effects.
+fn ask_pre(term: u64, last: (u64, u64), leader: Option<NodeId>) -> (Core, Vec<Action<Msg>>) {
+    let mut c = core(1, 2, &[1, 1, 2]);
+    c.leader = leader;
+    let request = VoteRequest {
+        term,
+        last_index: last.0,
+        last_term: last.1,
+        transfer: false,
+        pre: true,
+    };
+    let fx = call(&mut c, 5 * S, |c, cx, out| {
+        c.answer_vote(cx, 0, request, out);
+    });
+    (c, fx)
+}
+
+#[test]
+fn a_pre_vote_is_granted_without_a_vote_a_term_or_a_timer() {
+    let pre = |term, granted| {
+        vec![Action::Send {
+            to: 0,
+            msg: Msg::PreVote { term, granted },
+        }]
+    };
+    // For term 3 with a log as up to date: granted in term 3, while the voter stays in term 2
+    // with no vote cast and its timer left alone (no action but the answer).
+    let (c, fx) = ask_pre(3, (3, 2), Some(2));
+    assert_eq!(fx, pre(3, true));
+    assert_eq!((c.term, c.voted_for, c.state), (2, None, State::Follower));
+    // A shorter log: refused in the voter's term.
+    assert_eq!(ask_pre(3, (2, 2), None).1, pre(2, false));
+    // For its own term 2: granted only with no vote and no leader known.
+    assert_eq!(ask_pre(2, (3, 2), Some(2)).1, pre(2, false));
+    assert_eq!(ask_pre(2, (3, 2), None).1, pre(2, true));
+}
+
+#[test]
+fn a_pre_candidate_stays_in_its_term_and_campaigns_only_with_a_majority_of_pre_votes() {
+    let mut c = core(0, 2, &[1]);
+    let fx = call(&mut c, 0, |c, cx, out| {
+        assert!(!c.pre_campaign(cx, out));
+    });
+    assert_eq!(
+        (c.state, c.term, c.voted_for),
+        (State::PreCandidate, 2, None)
+    );
+    let ask = Msg::Ask(VoteRequest {
+        term: 3,
+        last_index: 1,
+        last_term: 1,
+        transfer: false,
+        pre: true,
+    });
+    let want = vec![
+        election_timer(S),
+        Action::Send { to: 1, msg: ask },
+        Action::Send { to: 2, msg: ask },
+    ];
+    assert_eq!(fx, want);
+    // A refusal, and a grant for another term, count for nothing; a grant for term 3 makes two
+    // of three.
+    assert!(!c.count_pre_vote(1, 3, false, 2));
+    assert!(!c.count_pre_vote(1, 2, true, 2));
+    assert!(!c.count_vote(1, 3, true, 2));
+    assert!(c.count_pre_vote(2, 3, true, 2));
 }
