@@ -551,27 +551,27 @@ fn a_lagging_replica_campaigns_in_vain_and_the_up_to_date_one_leads() {
 }
 
 /// `raft-tikv-proposal-lease-partitioned-leader` (derivation in the scenario): under the TiKV
-/// preset r1 is elected at L = 12.002 s; its lease runs 9 s from the propose time of its empty
+/// preset r1 is elected at L = 12.004 s (a pre-vote, then the vote); its lease runs 9 s from the propose time of its empty
 /// entry (L), then of the renewal rounds the checks every 2.25 s start at L + 6.75 s and
-/// L + 13.5 s; the one at L + 20.25 s = 32.252 s comes after the cut at 30 s. So its read
-/// authority runs from its first commit, L + 2 ms = 12.004 s, to L + 22.5 s = 34.502 s, and r2,
-/// elected at 40.002 s, serves from 40.004 s: 5.502 s of slack. Every read r1 serves is local
+/// L + 13.5 s; the one at L + 20.25 s = 32.254 s comes after the cut at 30 s. So its read
+/// authority runs from its first commit, L + 2 ms = 12.006 s, to L + 22.5 s = 34.504 s, and r2,
+/// elected at 40.004 s, serves from 40.006 s: 5.502 s of slack. Every read r1 serves is local
 /// (renewals come 2.25 s before the end). With heartbeats renewing the lease instead
 /// (`HeartbeatQuorum`, no renewal rounds), rounds go out every 2 s from L, the last
-/// acknowledged one at L + 16 s = 28.002 s, and the lease runs to 37.002 s. With `renew_ahead`
-/// off, the lease lapses at L + 9 s = 21.002 s, and the next read r1 gets waits for a round.
+/// acknowledged one at L + 16 s = 28.004 s, and the lease runs to 37.004 s. With `renew_ahead`
+/// off, the lease lapses at L + 9 s = 21.004 s, and the next read r1 gets waits for a round.
 #[test]
 fn the_tikv_preset_renews_by_proposals_and_ahead_not_by_heartbeats() {
     const S: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
     let name = "raft-tikv-proposal-lease-partitioned-leader";
     let (out, leaders) = run_bundled_with_leaders(name);
-    let l = 12 * S + 2 * MS;
+    let l = 12 * S + 4 * MS;
     assert_eq!(leaders.by_term[&1][0], (0, l));
-    assert_eq!(leaders.by_term[&2][0], (1, 40 * S + 2 * MS));
+    assert_eq!(leaders.by_term[&2][0], (1, 40 * S + 4 * MS));
     assert_eq!(
         out.summary.min_slack_ns,
-        Some(40_004 * MS - (l + 22_500 * MS))
+        Some(40_006 * MS - (l + 22_500 * MS))
     );
     assert_eq!(out.summary.requests.reads_served_confirmed, 0);
     let text = library::text(name).unwrap();
@@ -584,7 +584,7 @@ fn the_tikv_preset_renews_by_proposals_and_ahead_not_by_heartbeats() {
 
     let heartbeats = text.replace(
         "RaftLeaderLease(system: TiKV)",
-        r#"RaftLeaderLease(election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, read_before_commit: Reject)"#,
+        r#"RaftLeaderLease(election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, read_before_commit: Reject, pre_vote: true)"#,
     );
     assert_eq!(read_authority(&heartbeats).1, l + 16 * S + 9 * S);
 
@@ -667,8 +667,8 @@ fn presets_take_overrides_and_refuse_contradictions() {
 }
 
 /// `raft-etcd-read-before-first-commit` (derivation in the scenario): r1's first commit waits
-/// from its election at 1.002 s until 1.504 s; its 50 reads at 1.01, ..., 1.50 s are held and
-/// served at 1.506 s, the first after 496 ms; its 149 reads at 1.51, ..., 2.99 s each wait one
+/// from its election at 1.004 s (after a pre-vote) until 1.506 s; its 50 reads at 1.01, ...,
+/// 1.50 s are held and served at 1.508 s, the first after 498 ms; its 149 reads at 1.51, ..., 2.99 s each wait one
 /// 2 ms round trip. So 199 reads served, all confirmed, the longest wait 496 ms. With
 /// `read_before_commit: Reject` the 50 are refused: 149 served, each after 2 ms exactly.
 #[test]
@@ -684,7 +684,7 @@ fn reads_before_the_first_commit_are_held_or_refused() {
     let held = run(text);
     assert_eq!((held.reads_served, held.reads_served_confirmed), (199, 199));
     assert_eq!(held.reads_admitted, 199);
-    assert_eq!(held.confirmed_read_wait.unwrap().max_ns, 496_000_000);
+    assert_eq!(held.confirmed_read_wait.unwrap().max_ns, 498_000_000);
     let rejected = run(&text.replace(
         "election_jitter: \"100ms\")",
         "election_jitter: \"100ms\", read_before_commit: Reject)",
