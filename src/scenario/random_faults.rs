@@ -134,7 +134,7 @@ impl Plan<'_> {
                 kind,
                 clock,
             };
-            let (stream, n) = Starts::new(self.stream(i), per_minute / 60.0, self.s, left, what);
+            let (stream, n) = Starts::stream(self.stream(i), per_minute / 60.0, self.s, left, what);
             self.cost += n;
             self.out.push(stream);
         }
@@ -150,7 +150,7 @@ impl Plan<'_> {
                 node,
                 d: Clamped::new(by),
             };
-            let (stream, n) = Starts::new(self.stream(i), per_hour / 3600.0, self.s, left, what);
+            let (stream, n) = Starts::stream(self.stream(i), per_hour / 3600.0, self.s, left, what);
             self.cost += n;
             self.steps += n;
             self.out.push(stream);
@@ -174,7 +174,7 @@ impl Plan<'_> {
             d: Clamped::new(duration),
         };
         let r = self.stream(0xffff);
-        let (stream, n) = Starts::new(r, per_hour / 3600.0, self.s, left, what);
+        let (stream, n) = Starts::stream(r, per_hour / 3600.0, self.s, left, what);
         self.cost += n * partition_cost;
         self.out.push(stream);
     }
@@ -205,7 +205,7 @@ impl Plan<'_> {
             let mut ahead = stream.clone();
             ahead.by_ref().for_each(drop);
             self.cost += ahead.used;
-            self.out.push(FaultStream(Draw::Crashes(stream)));
+            self.out.push(FaultStream(Draw::Crashes(Box::new(stream))));
         }
     }
 }
@@ -216,8 +216,8 @@ pub struct FaultStream(Draw);
 
 #[derive(Clone, Debug)]
 enum Draw {
-    Starts(Starts),
-    Crashes(Crashes),
+    Starts(Box<Starts>),
+    Crashes(Box<Crashes>),
 }
 
 impl Iterator for FaultStream {
@@ -264,7 +264,13 @@ enum What {
 impl Starts {
     /// The stream of start times `r` draws at `per_second` over `s`'s run, at most `most`, and
     /// how many faults it gives.
-    fn new(r: Rng, per_second: f64, s: &Scenario, most: usize, what: What) -> (FaultStream, usize) {
+    fn stream(
+        r: Rng,
+        per_second: f64,
+        s: &Scenario,
+        most: usize,
+        what: What,
+    ) -> (FaultStream, usize) {
         let mut ahead = Poisson::new(r.clone(), per_second, s.duration, most);
         let n = ahead.by_ref().count();
         let starts = Starts {
@@ -272,7 +278,7 @@ impl Starts {
             values: ahead.r,
             what,
         };
-        (FaultStream(Draw::Starts(starts)), n)
+        (FaultStream(Draw::Starts(Box::new(starts))), n)
     }
 
     fn next(&mut self) -> Option<Fault> {

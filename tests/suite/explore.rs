@@ -340,9 +340,11 @@ fn every_protocol_s_answer_replays_exactly() {
 }
 
 /// The evidence an exploration without a violation gives: explore-two-sided-within-envelope
-/// cuts its holder off at 10 s, so every run hands the lease over (the scenario's comment):
-/// 40 runs are 40 handovers, fewer than 100, so weak; 120 runs are 120, not weak. The least
-/// slack is the nearest miss's, at least the 12 ms the drift cannot eat.
+/// cuts its holder off at 10 s, so every swarm run hands the lease over (the scenario's
+/// comment): 40 runs (all swarm) are 40 handovers, fewer than 100, so weak. Past the first 64,
+/// guided search may re-anchor that cut to a protocol moment that never comes, and such a run
+/// has no handover: 120 runs give at least 114 (95%), not weak. The least slack is the nearest
+/// miss's, at least the 12 ms the drift cannot eat.
 #[test]
 fn the_evidence_counts_every_handover_and_warns_when_weak() {
     for (runs, weak) in [(40u64, true), (120, false)] {
@@ -364,7 +366,15 @@ fn the_evidence_counts_every_handover_and_warns_when_weak() {
         let e = json(&dir.join("out/explore-two-sided-within-envelope/explore.json"));
         let p = &e["power"];
         assert_eq!(p["runs"], runs);
-        assert_eq!(p["handovers"], runs);
+        let handovers = p["handovers"].as_u64().unwrap();
+        if runs <= 64 {
+            assert_eq!(handovers, runs);
+        } else {
+            assert!(
+                (runs - runs / 20..=runs).contains(&handovers),
+                "{handovers}"
+            );
+        }
         assert_eq!(p["weak"], weak);
         let least = p["least_slack_ns"].as_i64().unwrap();
         assert_eq!(least, e["nearest_miss"]["min_slack_ns"].as_i64().unwrap());
@@ -373,7 +383,7 @@ fn the_evidence_counts_every_handover_and_warns_when_weak() {
         assert_eq!(q["min"], least);
         assert!(q["median"].as_i64().unwrap() >= least);
         assert!(
-            printed.contains(&format!("{runs} of {runs} runs had a handover")),
+            printed.contains(&format!("{handovers} of {runs} runs had a handover")),
             "{printed}"
         );
         assert_eq!(
