@@ -295,19 +295,7 @@ impl Candidate {
                 mine(l.transitions + 1)
             }
         };
-        self.current = Some(Try {
-            stage: Stage::Update(new),
-            ..t
-        });
-        let req = t.req;
-        out.send(
-            Self::server(cx),
-            Message::Update {
-                req,
-                rv,
-                lease: new,
-            },
-        );
+        self.send_update(cx, t, Stage::Update(new), rv, new, out);
     }
 
     /// An Update of this try was applied and answered: it leads (again), and sleeps
@@ -404,19 +392,23 @@ impl Candidate {
             duration: RELEASED_DURATION,
             transitions: stored.transitions,
         };
-        self.current = Some(Try {
-            stage: Stage::ReleaseUpdate(released),
-            ..t
-        });
+        self.send_update(cx, t, Stage::ReleaseUpdate(released), rv, released, out);
+    }
+
+    /// The Update step of try `t` after its Get: `lease` written on resourceVersion `rv`, the
+    /// try now at `stage`.
+    fn send_update(
+        &mut self,
+        cx: &Cx,
+        t: Try,
+        stage: Stage,
+        rv: u64,
+        lease: Lease,
+        out: &mut Out<Message>,
+    ) {
+        self.current = Some(Try { stage, ..t });
         let req = t.req;
-        out.send(
-            Self::server(cx),
-            Message::Update {
-                req,
-                rv,
-                lease: released,
-            },
-        );
+        out.send(Self::server(cx), Message::Update { req, rv, lease });
     }
 
     /// `release()` returned (done, nothing to do, or given up).
