@@ -447,6 +447,60 @@ impl ClockErrorOut {
     }
 }
 
+/// When adversarial drift placement slowed a replica that never led in the run, what to say:
+/// the placement slows the replica meant to lead (`lease.initial_leader`, else the first), so
+/// that a sweep over rho slows the leader; a run led by others tests a different placement than
+/// it claims. `None` when the placement is not adversarial, spreads nothing, gives the replica
+/// its own drift, or the replica led. Leaders are the recipients of the run's first
+/// [`crate::engine::GRANT_ORDER_CAP`] grants (`holders`), which a note past the cap says.
+pub fn slowed_replica_never_led(scenario: &Scenario, s: &Summary) -> Option<String> {
+    use crate::scenario::Placement;
+    let c = &scenario.clocks;
+    if c.placement != Placement::Adversarial || c.drift_spread_ppm <= 0.0 {
+        return None;
+    }
+    let i = scenario.slowed_replica()?;
+    let node = &scenario.nodes[i];
+    if node.drift_ppm.is_some() || s.holders.contains(&node.name) {
+        return None;
+    }
+    let among = if s.holders.len() >= crate::engine::GRANT_ORDER_CAP {
+        format!(" (among the first {} leaders)", s.holders.len())
+    } else {
+        String::new()
+    };
+    let fix = if scenario.lease.initial_leader.is_some() {
+        "it was named initial leader but lost its first election".to_string()
+    } else {
+        format!(
+            "name it in lease.initial_leader to make it lead first: initial_leader: {:?}",
+            node.name
+        )
+    };
+    Some(format!(
+        "adversarial drift slowed {} by -{} ppm as the leader, but it never led in this run{among} \
+         (leaders: {}); {fix}",
+        node.name,
+        c.drift_spread_ppm / 2.0,
+        leaders(&s.holders),
+    ))
+}
+
+/// Each name once, in the order first seen; "none" for none.
+fn leaders(holders: &[String]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for h in holders {
+        if !seen.contains(&h.as_str()) {
+            seen.push(h);
+        }
+    }
+    if seen.is_empty() {
+        "none".to_string()
+    } else {
+        seen.join(", ")
+    }
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0

@@ -86,8 +86,18 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
     ExitCode::from(u8::from(failed))
 }
 
-/// Prints the runs' summaries: JSON lines, one run's block, or the verdict table.
+/// Prints the runs' summaries: JSON lines, one run's block, or the verdict table; then, on
+/// stderr, a note for each run whose adversarially slowed replica never led.
 fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) {
+    print_summaries(results, loaded, args);
+    for ((s, _), l) in results.iter().zip(loaded) {
+        if let Some(note) = crate::outcome::slowed_replica_never_led(&l.scenario, s) {
+            eprintln!("note: {}: {note}", l.source);
+        }
+    }
+}
+
+fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {

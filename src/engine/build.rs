@@ -80,6 +80,10 @@ pub fn build<'o, P: Protocol>(
             retry_every: lease.retry_every,
             grantor_restart: lease.grantor_restart,
             fencing: scenario.resource.fencing,
+            initial_leader: lease
+                .initial_leader
+                .as_deref()
+                .and_then(|name| scenario.node_index(name)),
         },
         service_time: w.service_time,
         feed: Feed::new(ids, scenario, fixed.node_faults),

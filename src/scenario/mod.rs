@@ -79,6 +79,11 @@ pub struct LeaseConfig {
     /// What a restarted grantor does before granting again. Default `Wait` (T + grantor margin).
     #[serde(default)]
     pub grantor_restart: GrantorRestart,
+    /// The node that leads first, for a protocol that elects its holder (Raft): it campaigns as
+    /// it first starts, instead of waiting out an election timeout, and adversarial drift
+    /// placement slows it. Default: none (the first election timer to run out wins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_leader: Option<String>,
 }
 
 fn default_retry() -> LocalDur {
@@ -835,15 +840,23 @@ impl Scenario {
     /// Whether node `i` runs fast (+rho/2, else -rho/2) under adversarial drift placement
     /// (`Placement::Adversarial`, and `explore`'s adversarial draws): the node whose timer must
     /// outwait the holder's runs fast, the holder slow: a grantor fast and contenders slow; in
-    /// a Raft group the first replica (the leader a scenario sets up) slow and its followers
-    /// fast.
+    /// a group of replicas the one that leads first slow (`lease.initial_leader`, else the
+    /// first replica) and the others fast.
     pub(crate) fn runs_fast_adversarially(&self, i: usize) -> bool {
-        let first_replica = self.nodes.iter().position(|n| n.role == Role::Replica);
         match self.nodes[i].role {
             Role::Grantor => true,
-            Role::Replica => Some(i) != first_replica,
+            Role::Replica => Some(i) != self.slowed_replica(),
             _ => false,
         }
+    }
+
+    /// The replica that adversarial drift placement slows: the initial leader if the scenario
+    /// names one, else the first replica (`None` without replicas).
+    pub fn slowed_replica(&self) -> Option<usize> {
+        let named = self.lease.initial_leader.as_deref();
+        named
+            .and_then(|name| self.node_index(name))
+            .or_else(|| self.nodes.iter().position(|n| n.role == Role::Replica))
     }
 
     /// The index of the node called `name`.

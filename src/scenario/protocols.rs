@@ -23,18 +23,22 @@ pub struct LeaseFields {
     pub renew_every: bool,
     /// `lease.retry_every`: a contender holding nothing retries this often.
     pub retry_every: bool,
+    /// `lease.initial_leader`: the protocol elects its holder and lets the named node lead first.
+    pub initial_leader: bool,
 }
 
 impl LeaseFields {
-    /// Every period: a holder renews, a contender retries.
+    /// Every period: a holder renews, a contender retries (no initial leader).
     pub const ALL: LeaseFields = LeaseFields {
         renew_every: true,
         retry_every: true,
+        initial_leader: false,
     };
     /// The term alone: a protocol that times renewals and retries by settings of its own.
     pub const TERM_ONLY: LeaseFields = LeaseFields {
         renew_every: false,
         retry_every: false,
+        initial_leader: false,
     };
 }
 

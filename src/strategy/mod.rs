@@ -517,6 +517,9 @@ pub struct LeaseParams {
     pub grantor_restart: GrantorRestart,
     /// `resource.fencing`: the resource rejects writes with an old token.
     pub fencing: bool,
+    /// `lease.initial_leader`: the node that leads first, for a protocol that elects its holder
+    /// and reads it ([`LeaseFields::initial_leader`](crate::scenario::LeaseFields)).
+    pub initial_leader: Option<NodeId>,
 }
 
 /// A lease protocol: checks that a scenario fits it and builds the logic of each node.

@@ -11,6 +11,7 @@ mod figures;
 mod golden;
 mod hostile;
 mod hostile_outputs;
+mod initial_leader;
 mod k8s;
 mod layers;
 mod leaseguard;

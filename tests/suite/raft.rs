@@ -104,14 +104,16 @@ fn the_drift_overlap_runs_from_the_new_leaders_first_commit_to_the_old_lease_end
     // The new leader's first entry commits a round trip (2 ms, no drift on the network) after
     // its election: its read lease starts there.
     assert_eq!(o.start_ns, elected + 2_000_000);
-    // r1 became leader at `first` and sends a round every second of its clock from then on, so
-    // the last round before the partition at 30 s (acknowledged 2 ms later, before 30 s) was
-    // sent when r1's clock read m_first + 18 s; the lease ends when it reads that + 9 s.
+    // r1, the initial leader, campaigned at 0 and was elected at 2 ms (votes back after a
+    // round trip); it sends a round every second of its clock from then on, round k at true
+    // (m_first + k s) / 0.94. The last before the partition at 30 s, acknowledged 2 ms later,
+    // is k = 28: (0.00188 + 28) / 0.94 + 0.002 = 29.791 s < 30 s, while k = 29 goes out at
+    // 30.853 s. Its lease ends when its clock reads m_first + 28 s + 9 s.
     let (r1, first) = leaders.by_term[&1][0];
-    assert_eq!(r1, 0);
+    assert_eq!((r1, first), (0, 2_000_000));
     // r1's clock runs at 0.94 from 0: reading m at true t = floor(0.94 t).
     let m_first = first * 94 / 100;
-    let m_end = m_first + 18_000_000_000 + 9_000_000_000;
+    let m_end = m_first + 28_000_000_000 + 9_000_000_000;
     // The first true ns at which floor(0.94 t) >= m_end: ceil(m_end / 0.94).
     let end = (m_end * 100 + 93) / 94;
     assert_eq!(o.end_ns, end);

@@ -1,7 +1,8 @@
-//! The `lease` section: the term, and the periods the protocol reads.
+//! The `lease` section: the term, the periods the protocol reads, and the node that leads first.
 
 use super::Problems;
 use crate::scenario::protocols::{LeaseFields, StrategyChecks};
+use crate::scenario::Role;
 
 /// T within the limits, and each period the protocol reads ([`StrategyChecks::lease_fields`];
 /// every one when the strategy cannot be read): within the limits, and a renewal shorter than T.
@@ -22,6 +23,36 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     }
     if reads.retry_every {
         p.interval("lease.retry_every", lease.retry_every);
+    }
+    if let Some(name) = &lease.initial_leader {
+        initial_leader(p, name, reads, protocol);
+    }
+}
+
+/// `lease.initial_leader` names a replica, under a protocol that elects its holder.
+fn initial_leader(
+    p: &mut Problems,
+    name: &str,
+    reads: LeaseFields,
+    protocol: Option<&dyn StrategyChecks>,
+) {
+    if !reads.initial_leader {
+        if let Some(s) = protocol {
+            p.push(format!(
+                "lease.initial_leader: {} does not elect its holder, so no node can be made to \
+                 lead first; remove the field",
+                s.describe()
+            ));
+        }
+        return;
+    }
+    match p.s.node_index(name) {
+        None => p.push(format!("lease.initial_leader: no node is named {name:?}")),
+        Some(i) if p.s.nodes[i].role != Role::Replica => p.push(format!(
+            "lease.initial_leader: {name:?} is a {:?}, not a Replica: only a replica leads",
+            p.s.nodes[i].role
+        )),
+        Some(_) => {}
     }
 }
 

@@ -35,7 +35,9 @@ use crate::time::{Dur, LocalDur};
 /// scenario's own T*rho (the most a holder's clock can fall behind the grantor's in one term,
 /// with rho the spread of the drifts the nodes can have: `clocks.drift_spread_ppm` and the
 /// nodes' own `drift_ppm`), under which beliefs can overlap through drift alone. For the
-/// protocols that name such a margin ([`StrategyChecks::drift_margin`]), built in.
+/// protocols that name such a margin ([`StrategyChecks::drift_margin`]), built in; and
+/// adversarial drift placed on a group of replicas with no `lease.initial_leader`, when the
+/// replica it slows as the leader may never lead.
 pub fn warnings(s: &Scenario) -> Vec<String> {
     warnings_in(s, &Builtin)
 }
@@ -45,9 +47,43 @@ pub fn warnings_in(s: &Scenario, protocols: &dyn Protocols) -> Vec<String> {
     let Ok(strategy) = protocols.checks(&s.strategy) else {
         return Vec::new();
     };
-    let Some((margin, which)) = strategy.drift_margin() else {
-        return Vec::new();
-    };
+    let mut all: Vec<String> = drift_margin_warning(s, &*strategy).into_iter().collect();
+    all.extend(slowed_leader_warning(s, &*strategy));
+    all
+}
+
+/// Adversarial placement slows the replica meant to lead; under a protocol that elects its
+/// leader and with no `lease.initial_leader`, that is the first replica, which leads only if it
+/// wins the first election.
+fn slowed_leader_warning(s: &Scenario, strategy: &dyn StrategyChecks) -> Option<String> {
+    let c = &s.clocks;
+    let replicas = s
+        .nodes
+        .iter()
+        .filter(|n| n.role == super::Role::Replica)
+        .count();
+    if c.placement != super::Placement::Adversarial
+        || c.drift_spread_ppm <= 0.0
+        || replicas < 2
+        || !strategy.lease_fields().initial_leader
+        || s.lease.initial_leader.is_some()
+    {
+        return None;
+    }
+    let slowed = &s.nodes[s.slowed_replica()?];
+    if slowed.drift_ppm.is_some() {
+        return None;
+    }
+    Some(format!(
+        "clocks.placement: Adversarial slows {} (the first replica) as the leader, but the first \
+         election decides who leads; set lease.initial_leader: {:?} to make it lead first",
+        slowed.name, slowed.name
+    ))
+}
+
+/// The holder margin against T*rho, for a protocol that names one.
+fn drift_margin_warning(s: &Scenario, strategy: &dyn StrategyChecks) -> Option<String> {
+    let (margin, which) = strategy.drift_margin()?;
     let spread = s.clocks.drift_spread_ppm;
     let drifts = s.nodes.iter().flat_map(|n| match n.drift_ppm {
         Some(d) => vec![d, d],
@@ -61,16 +97,16 @@ pub fn warnings_in(s: &Scenario, protocols: &dyn Protocols) -> Vec<String> {
     let t = s.lease.duration;
     let bound_ns = (t.ns() as f64 * rho_ppm / 1e6).ceil() as i64;
     if margin.ns() >= bound_ns {
-        return Vec::new();
+        return None;
     }
-    vec![format!(
+    Some(format!(
         "strategy {}: {which} is {margin}, below T*rho = {t} x {rho_ppm} ppm = {}, the most a \
          holder's clock can fall behind the grantor's in one term: beliefs can overlap through \
          drift alone; set holder_margin to at least {}",
         strategy.describe(),
         LocalDur::from_ns(bound_ns),
         LocalDur::from_ns(bound_ns),
-    )]
+    ))
 }
 
 /// Every problem of `s` under its own strategy, which must be a built-in one, in the order of

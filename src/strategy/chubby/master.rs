@@ -501,6 +501,7 @@ mod tests {
             retry_every: LocalDur::from_secs(1),
             grantor_restart: restart,
             fencing: false,
+            initial_leader: None,
         }
     }
 

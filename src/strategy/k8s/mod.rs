@@ -254,6 +254,7 @@ mod tests {
             retry_every: LocalDur::from_secs(1),
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
+            initial_leader: None,
         }
     }
 

@@ -914,6 +914,7 @@ mod tests {
             retry_every: LocalDur::from_secs(1),
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
+            initial_leader: None,
         };
         LeaseGuard::new(config(mode), String::new()).node_logic(
             node,

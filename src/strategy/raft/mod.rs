@@ -247,6 +247,7 @@ impl Protocol for RaftLeaderLease {
             round_is_read: [false; ROUNDS],
             proposed: VecDeque::new(),
             held_reads: PendingReads::default(),
+            leads_first: params.initial_leader == Some(node),
         }
     }
 }
@@ -347,6 +348,8 @@ pub struct Replica {
     proposed: VecDeque<(u64, LocalTime)>,
     /// As leader before its first commit: the ReadIndex reads held (`Hold`), their stamps.
     held_reads: PendingReads<Stamp>,
+    /// The scenario's `lease.initial_leader`: it campaigns at its first start (term 0).
+    leads_first: bool,
 }
 
 impl Replica {
@@ -890,10 +893,15 @@ impl NodeLogic for Replica {
     type Msg = Message;
     type Disk = Disk;
 
+    /// A lone replica campaigns at once; so does the scenario's initial leader at its first
+    /// start, as a node told to campaign (etcd's `MsgHup`): with a pre-vote first if the group
+    /// runs one. Every other replica waits out its election timer.
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.core.election.start(cx.mono);
         if cx.peers(Role::Replica).count() == 1 {
             self.campaign(cx, false, out);
+        } else if self.leads_first && self.core.term == 0 {
+            self.election_timeout(cx, out);
         } else {
             self.core.election.arm(cx, out);
         }
@@ -1105,6 +1113,7 @@ mod tests {
             retry_every: LocalDur::from_secs(1),
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
+            initial_leader: None,
         };
         let p = RaftLeaderLease::new(c, String::new());
         p.node_logic(node, Role::Replica, &params, Disk::default())

@@ -359,9 +359,12 @@ impl Settings for RaftLeaderLease {
     }
 
     /// Elections and heartbeats are its own settings: renewals and retries are not timed by
-    /// the lease.
+    /// the lease. A scenario may name the replica that leads first.
     fn lease_fields(&self) -> LeaseFields {
-        LeaseFields::TERM_ONLY
+        LeaseFields {
+            initial_leader: true,
+            ..LeaseFields::TERM_ONLY
+        }
     }
 
     /// The skew is varied as epsilon, but the bound epsilon >= T*rho is not its.

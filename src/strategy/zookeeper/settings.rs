@@ -87,8 +87,8 @@ impl Settings for ZooKeeperSession {
     /// Pings and connects time themselves; `lease.retry_every` is the reconnect period.
     fn lease_fields(&self) -> LeaseFields {
         LeaseFields {
-            renew_every: false,
             retry_every: true,
+            ..LeaseFields::TERM_ONLY
         }
     }
 

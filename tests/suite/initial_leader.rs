@@ -1,0 +1,90 @@
+//! `lease.initial_leader`: the named replica leads first, adversarial drift placement slows it,
+//! and a run (or a file) whose slowed replica may never lead says so.
+
+use leasesim::outcome::slowed_replica_never_led;
+use leasesim::scenario::validate::{validate, warnings};
+
+use crate::common::{run, scenario};
+
+/// Three replicas at rho = 10 % placed adversarially, 1 ms messages, no faults; election
+/// timeouts drawn from [1 s, 1.01 s); `lease` is the `lease` section.
+fn group(lease: &str) -> String {
+    format!(
+        r#"Scenario(
+            duration: "20s",
+            lease: {lease},
+            strategy: RaftLeaderLease(election_timeout: "1s", election_jitter: "10ms",
+                heartbeat: "100ms"),
+            clocks: (drift_spread_ppm: 100000.0, placement: Adversarial),
+            nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica),
+                    (name: "r3", role: Replica)],
+            network: (delay: Fixed("1ms")),
+            workload: (reads_per_second: 10.0),
+        )"#
+    )
+}
+
+/// r3, named initial leader, campaigns at 0: its votes come back at 2 ms and it leads term 1,
+/// before any timer (>= 1 s / 1.05 = 952 ms) runs out; it is the replica slowed, at -5 %, and
+/// the others run at +5 %. With no fault it leads throughout: one grant, and no note.
+#[test]
+fn the_initial_leader_leads_first_and_is_the_one_slowed() {
+    let s = scenario(&group(r#"(duration: "900ms", initial_leader: "r3")"#));
+    assert!(validate(&s).is_empty(), "{:?}", validate(&s));
+    assert!(warnings(&s).is_empty(), "{:?}", warnings(&s));
+    let out = run(&s);
+    assert_eq!(out.holders, ["r3"]);
+    assert_eq!(out.drift_ppm["r3"], -50_000.0);
+    assert_eq!(out.drift_ppm["r1"], 50_000.0);
+    assert_eq!(out.drift_ppm["r2"], 50_000.0);
+    // Its lease reads start once term 1's first entry commits: append at 2 ms, acks at 4 ms.
+    assert!(out.availability > 0.999, "{}", out.availability);
+    assert_eq!(slowed_replica_never_led(&s, &out), None);
+}
+
+/// With no initial leader the first replica, r1, is slowed (-5 %), but its timer runs out last:
+/// at >= 1 s / 0.95 = 1.0526 s true, while r2's and r3's run out by 1.01 s / 1.05 = 0.962 s.
+/// One of them leads and r1 never does: the file gets a warning before the run and the run a
+/// note after it, naming r1 and the field that fixes it.
+#[test]
+fn a_slowed_first_replica_that_never_leads_is_named() {
+    let s = scenario(&group(r#"(duration: "900ms")"#));
+    let w = warnings(&s);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].contains("slows r1") && w[0].contains(r#"initial_leader: "r1""#),
+        "{w:?}"
+    );
+    let out = run(&s);
+    assert!(!out.holders.iter().any(|h| h == "r1"), "{:?}", out.holders);
+    let note = slowed_replica_never_led(&s, &out).expect("r1 never led");
+    assert!(
+        note.contains("slowed r1 by -50000 ppm") && note.contains("never led"),
+        "{note}"
+    );
+    // Placed at random, nothing is claimed of the leader: neither warning nor note.
+    let random = scenario(&group(r#"(duration: "900ms")"#).replace("Adversarial", "Random"));
+    assert!(warnings(&random).is_empty());
+    assert_eq!(slowed_replica_never_led(&random, &run(&random)), None);
+}
+
+/// The field names a replica, under a protocol that elects its holder.
+#[test]
+fn an_initial_leader_is_a_replica_of_a_protocol_that_elects() {
+    let unknown = scenario(&group(r#"(duration: "900ms", initial_leader: "r9")"#));
+    assert_eq!(
+        validate(&unknown),
+        [r#"lease.initial_leader: no node is named "r9""#]
+    );
+    let lock = scenario(
+        r#"Scenario(duration: "10s", lease: (duration: "1s", initial_leader: "a"),
+            strategy: TwoSided(holder_margin: "10ms"),
+            nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)])"#,
+    );
+    let p = validate(&lock);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(
+        p[0].starts_with("lease.initial_leader: TwoSided(") && p[0].contains("does not elect"),
+        "{p:?}"
+    );
+}
