@@ -626,8 +626,8 @@ fn check_slack(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     }
 }
 
-/// The exact counts expected (overlaps, grants, renewals, crashes, pauses, stale reads),
-/// onto `f`.
+/// The exact counts expected (overlaps, grants, renewals, crashes, pauses, stale reads, unsafe
+/// writes), onto `f`.
 fn check_counts(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     let mut exact = |key: &str, want: Option<u64>, got: u64| {
         if let Some(want) = want {
@@ -642,6 +642,7 @@ fn check_counts(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     exact("crashes", e.crashes, s.crashes);
     exact("pauses", e.pauses, s.pauses);
     exact("stale_read_count", e.stale_read_count, s.stale_reads);
+    exact("unsafe_write_count", e.unsafe_write_count, s.unsafe_writes);
 }
 
 /// The expected most by which true time lay outside a clock's error bound, onto `f`.

@@ -128,8 +128,9 @@ pub fn round_trips(qps: &[u64], ts: &[Dur]) -> Table {
 }
 
 /// (b) The drift margin T * rho: how far the holder's and the grantor's clocks can drift
-/// apart over one lease.
-pub fn drift_margin(ts: &[Dur], rhos: &[Ppm]) -> Table {
+/// apart over one lease. Its note points to `program`'s `advise` (`program`: the command
+/// line's name, such as `leasesim`).
+pub fn drift_margin(ts: &[Dur], rhos: &[Ppm], program: &str) -> Table {
     let mut header = vec!["T".to_string()];
     header.extend(rhos.iter().map(|r| format!("rho = {} ppm", r.text)));
     let rows = ts
@@ -149,11 +150,10 @@ pub fn drift_margin(ts: &[Dur], rhos: &[Ppm]) -> Table {
         title: "(b) Drift margin T * rho".into(),
         header,
         rows,
-        notes: vec![
+        notes: vec![format!(
             "The least epsilon that covers clock drift alone; steps, pauses and scheduling delay \
-             come on top (see `leasesim advise`)."
-                .into(),
-        ],
+             come on top (see `{program} advise`)."
+        )],
     }
 }
 
@@ -288,7 +288,11 @@ mod tests {
 
     #[test]
     fn seed_drift_margin_table() {
-        let t = drift_margin(&secs(&[1, 5, 10, 30]), &ppm(&["10", "100", "1000"]));
+        let t = drift_margin(
+            &secs(&[1, 5, 10, 30]),
+            &ppm(&["10", "100", "1000"]),
+            "leasesim",
+        );
         assert_eq!(t.rows[0], ["1s", "0.01 ms", "0.10 ms", "1.00 ms"]);
         assert_eq!(t.rows[3], ["30s", "0.30 ms", "3.00 ms", "30.00 ms"]);
     }
@@ -304,7 +308,7 @@ mod tests {
 
     #[test]
     fn renders_aligned_text_and_markdown() {
-        let t = drift_margin(&secs(&[1, 30]), &ppm(&["1000"]));
+        let t = drift_margin(&secs(&[1, 30]), &ppm(&["1000"]), "leasesim");
         let text = to_text(&t);
         assert!(text.contains("T    rho = 1000 ppm"), "{text}");
         assert!(text.contains("30s        30.00 ms"), "{text}");

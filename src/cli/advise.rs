@@ -99,7 +99,12 @@ fn parse_env(args: &AdviseArgs) -> Result<Env, Vec<String>> {
     })
 }
 
-pub(crate) fn advise(args: AdviseArgs, registry: &crate::strategy::Registry) -> ExitCode {
+/// `program`: the name the command line goes by.
+pub(crate) fn advise(
+    args: AdviseArgs,
+    registry: &crate::strategy::Registry,
+    program: &str,
+) -> ExitCode {
     let env = match parse_env(&args) {
         Ok(e) => e,
         Err(problems) => {
@@ -111,7 +116,7 @@ pub(crate) fn advise(args: AdviseArgs, registry: &crate::strategy::Registry) -> 
         }
     };
     let given = match &args.scenario {
-        Some(name) => match load_all(std::slice::from_ref(name), registry) {
+        Some(name) => match load_all(std::slice::from_ref(name), registry, program) {
             Ok(mut l) => Some(l.remove(0)),
             Err(code) => return code,
         },

@@ -53,9 +53,10 @@ fn throughput_bin(given: Option<&str>, duration: Dur) -> Result<Dur, String> {
 }
 
 /// `leasesim compare`: the scenario of `args` run under each strategy asked for, on the same
-/// fault schedule; the report written, the table (or JSON lines) printed.
-pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
-    let mut base = match load_all(std::slice::from_ref(&args.scenario), registry) {
+/// fault schedule; the report written, the table (or JSON lines) printed. `program`: the name
+/// the command line goes by, in the report's rerun line.
+pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> ExitCode {
+    let mut base = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
@@ -108,7 +109,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry) -> ExitCode {
         .map(|(summary, origin)| Row { origin, summary })
         .collect();
     let table = text::table(&text::COMPARE_HEADER, &rows);
-    let md = compare_md(&base, &args.strategies, &table);
+    let md = compare_md(&base, &args.strategies, &table, program);
     let mut json = serde_json::to_vec_pretty(&json_rows).expect("summaries serialize");
     json.push(b'\n');
     let dir = args.out.join(format!("{}-compare", base.name));
@@ -236,14 +237,14 @@ fn run_each(
 }
 
 /// `compare.md`: the table of the runs, the charts, and the command that reruns them
-/// (`strategies` as given).
-fn compare_md(base: &Loaded, strategies: &str, table: &str) -> String {
+/// (`strategies` as given, under the name `program`).
+fn compare_md(base: &Loaded, strategies: &str, table: &str, program: &str) -> String {
     let mut md = format!(
         "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n\n![reads and writes per ms](throughput.png)\n",
         base.name, base.scenario.description, base.scenario.seed
     );
     md.push_str(&format!(
-        "\nRerun: `leasesim compare {} --seed {} --strategies '{}'`\n",
+        "\nRerun: `{program} compare {} --seed {} --strategies '{}'`\n",
         base.source, base.scenario.seed, strategies
     ));
     md

@@ -118,8 +118,9 @@ struct Timing {
     events: u64,
 }
 
-pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
-    let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry) {
+/// `program`: the name the command line goes by, in the commands it prints and writes.
+pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> ExitCode {
+    let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
@@ -148,7 +149,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         return super::report_problems("exploration", &problems);
     }
     super::warn(std::slice::from_ref(&loaded), registry);
-    let command = command_line(&loaded.source, &args);
+    let command = command_line(program, &loaded.source, &args);
     let nemesis = loaded.scenario.nemesis.clone().expect("resolved above");
     let e = Exploration {
         base: &loaded.scenario,
@@ -213,11 +214,19 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry) -> ExitCode {
         events: ran.records.iter().map(|r| r.events).sum(),
     };
     let code = match shard {
-        Some(s) => write_partial(&args.out, &loaded, &command, &e, s, ran.records, &timing),
+        Some(s) => write_partial(
+            &args.out,
+            &loaded,
+            (&command, program),
+            &e,
+            s,
+            ran.records,
+            &timing,
+        ),
         None => finish(
             &args.out,
             &loaded.name,
-            &command,
+            (&command, program),
             &e,
             &ran,
             Some(&timing),
@@ -284,7 +293,8 @@ fn stopped(err: &str, path: &Path) -> ExitCode {
 /// How a run stopped by `--stop-after` says so.
 const STOPPED: &str = "stopped as asked";
 
-pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
+/// `program`: the name the command line goes by, in the commands it prints and writes.
+pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) -> ExitCode {
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return bad_input(format!("{}: cannot read: {e}", args.dir.display())),
@@ -300,7 +310,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
     names.sort();
     if names.is_empty() {
         return bad_input(format!(
-            "{}: no partial-I-of-K.json files (write them with leasesim explore ... --shard I/K)",
+            "{}: no partial-I-of-K.json files (write them with {program} explore ... --shard I/K)",
             args.dir.display()
         ));
     }
@@ -376,7 +386,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry) -> ExitCode {
     finish(
         &args.out,
         &first.name,
-        &first.command,
+        (&first.command, program),
         &e,
         &ran,
         None,
@@ -420,9 +430,9 @@ fn kinds_of(n: &Nemesis) -> Vec<&'static str> {
     }
 }
 
-/// The command that runs this exploration on one machine.
-fn command_line(source: &str, args: &ExploreArgs) -> String {
-    let mut c = format!("leasesim explore {source} --runs {}", args.runs);
+/// The command that runs this exploration on one machine, as `program` runs it.
+fn command_line(program: &str, source: &str, args: &ExploreArgs) -> String {
+    let mut c = format!("{program} explore {source} --runs {}", args.runs);
     if let Some(p) = &args.nemesis {
         c.push_str(&format!(" --nemesis {p}"));
     }
@@ -470,10 +480,12 @@ fn cannot_write(dir: &Path, e: std::io::Error) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Writes shard `shard`'s partial file; `command` runs the whole exploration, `program` is
+/// the name the command line goes by.
 fn write_partial(
     out: &Path,
     l: &Loaded,
-    command: &str,
+    (command, program): (&str, &str),
     e: &Exploration,
     shard: Shard,
     records: Vec<RunRecord>,
@@ -497,7 +509,7 @@ fn write_partial(
         return cannot_write(&path, err);
     }
     println!(
-        "shard {}/{}: {} runs{}, {}\npartial: {}\nwhen every shard is done: leasesim explore-merge {}",
+        "shard {}/{}: {} runs{}, {}\npartial: {}\nwhen every shard is done: {program} explore-merge {}",
         shard.index,
         shard.of,
         timing.runs,
@@ -557,12 +569,13 @@ impl ShrinkProgress {
 }
 
 /// Answers (the shrink within the budget of `shrink_args`), writes `<out>/<name>/` whole,
-/// prints what was found, and gives the exit code: 1 for a violation, 0 for none.
+/// prints what was found, and gives the exit code: 1 for a violation, 0 for none. `command`
+/// runs the exploration; `program` is the name the command line goes by, in replay lines.
 #[allow(clippy::too_many_arguments)]
 fn finish(
     out: &Path,
     name: &str,
-    command: &str,
+    (command, program): (&str, &str),
     e: &Exploration,
     ran: &explore::Ran,
     timing: Option<&Timing>,
@@ -623,11 +636,12 @@ fn finish(
     let mut files: Vec<(&str, Vec<u8>)> = vec![("runs.csv", runs_csv(records))];
     let lines = match &answer {
         Answer::Violation(f) => {
-            let found = violation_report(f, name, command, registry, &mut files);
+            let found = violation_report(f, name, (command, program), registry, &mut files);
             let Ok(v) = found else {
                 return ExitCode::from(2);
             };
-            let lines = violation_lines(f, &v, (name, records), &dir, shrink_args, shrink_secs);
+            let shrink = (shrink_args, shrink_secs);
+            let lines = violation_lines(f, &v, (name, records), (&dir, program), shrink);
             summary.violation = Some(v);
             lines
         }
@@ -635,7 +649,7 @@ fn finish(
             miss.as_deref(),
             (name, command, epsilon_ns),
             records,
-            &dir,
+            (&dir, program),
             &mut summary,
             &mut files,
         ),
@@ -662,11 +676,11 @@ fn finish(
 
 /// The files of a violation's report (the counterexample, its run's report and timeline) into
 /// `files`, and its entry of `explore.json`; an error is printed (the counterexample does not
-/// run).
+/// run). Its replay commands name `program`.
 fn violation_report(
     f: &explore::Found,
     name: &str,
-    command: &str,
+    (command, program): (&str, &str),
     registry: &Registry,
     files: &mut Vec<(&str, Vec<u8>)>,
 ) -> Result<ViolationOut, ()> {
@@ -681,7 +695,7 @@ fn violation_report(
         shrink_stopped: f.shrink_stopped,
         file: "counterexample.ron",
     };
-    let text = counterexample_text(&f.counterexample, command);
+    let text = counterexample_text(&f.counterexample, command, program);
     files.push(("counterexample.ron", text.into_bytes()));
     let strategy = registry
         .build(&f.counterexample.strategy)
@@ -689,7 +703,7 @@ fn violation_report(
     match crate::run_recorded_with(name, &f.counterexample, strategy) {
         Ok((o, timeline)) => {
             // Relative to the report, so that its bytes do not depend on --out.
-            let rerun = "leasesim run counterexample.ron".to_string();
+            let rerun = format!("{program} run counterexample.ron");
             let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
             files.extend(report::run_files(&o.summary, md));
             let chart = timeline_chart(&timeline, &o.summary);
@@ -705,14 +719,14 @@ fn violation_report(
 }
 
 /// What `explore` prints about a violation: the run, the shrink (its runs, seconds and runs/s,
-/// and whether it stopped at its budget), the figures, how to replay it.
+/// and whether it stopped at its budget), the figures, how to replay it (with `program`, from
+/// the report in `dir`).
 fn violation_lines(
     f: &explore::Found,
     v: &ViolationOut,
     (name, records): (&str, &[RunRecord]),
-    dir: &Path,
-    shrink_args: &ShrinkArgs,
-    shrink_secs: f64,
+    (dir, program): (&Path, &str),
+    (shrink_args, shrink_secs): (&ShrinkArgs, f64),
 ) -> Vec<String> {
     let mut lines = vec![
         format!(
@@ -764,19 +778,19 @@ fn violation_lines(
         PowerOut::of(records).handover_words()
     ));
     lines.push(format!(
-        "  replay     leasesim run {}",
+        "  replay     {program} run {}",
         dir.join("counterexample.ron").display()
     ));
     lines
 }
 
 /// The files and `explore.json` entry of an exploration without a violation (the nearest miss
-/// and the slack histogram), and what it prints.
+/// and the slack histogram), and what it prints (the replay line with `program`).
 fn nothing_report(
     miss: Option<&explore::NearestMiss>,
     (name, command, epsilon_ns): (&str, &str, Option<i64>),
     records: &[RunRecord],
-    dir: &Path,
+    (dir, program): (&Path, &str),
     summary: &mut ExploreJson,
     files: &mut Vec<(&str, Vec<u8>)>,
 ) -> Vec<String> {
@@ -805,7 +819,7 @@ fn nothing_report(
             crate::time::format_ns(slack)
         ));
         lines.push(format!(
-            "  replay        leasesim run {}",
+            "  replay        {program} run {}",
             dir.join("nearest-miss.ron").display()
         ));
     } else {

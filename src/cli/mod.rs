@@ -226,10 +226,13 @@ pub(crate) struct Loaded {
 }
 
 /// The command line, with the strategies it knows: the built-in ones, and the protocols
-/// registered with [`Cli::protocol`].
+/// registered with [`Cli::protocol`]; and the name it goes by in the commands it prints (rerun
+/// and replay lines, hints such as `leasesim sweep-merge DIR`), see [`Cli::name`].
 #[derive(Clone, Debug, Default)]
 pub struct Cli {
     registry: Registry,
+    /// Set by [`Cli::name`]; otherwise taken from the program's path as run.
+    name: Option<String>,
 }
 
 impl Cli {
@@ -263,6 +266,15 @@ impl Cli {
         &self.registry
     }
 
+    /// Names the program in the commands it prints, such as a run report's rerun line
+    /// (`NAME run FILE --seed 1`). Without it, the name is the file stem of the program's path
+    /// as run (the first argument: `target/release/custom-protocol` gives `custom-protocol`),
+    /// or `leasesim` when that is empty.
+    pub fn name(mut self, name: impl Into<String>) -> Cli {
+        self.name = Some(name.into());
+        self
+    }
+
     /// Runs the command line on the process's arguments; the exit code. Staging left by an
     /// interrupt is removed on SIGINT, SIGTERM and SIGHUP (exit code 128 + the signal).
     pub fn main(self) -> ExitCode {
@@ -277,6 +289,11 @@ impl Cli {
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let program = match self.name {
+            Some(name) => name,
+            None => program_name(args.first().map(Path::new)),
+        };
         let parsed = match Parsed::try_parse_from(args) {
             Ok(parsed) => parsed,
             Err(e) => {
@@ -285,8 +302,17 @@ impl Cli {
                 return ExitCode::from(code);
             }
         };
-        dispatch(parsed.command, &self.registry)
+        dispatch(parsed.command, &self.registry, &program)
     }
+}
+
+/// The program's name in the commands it prints: the file stem of its path as run, or
+/// `leasesim` without one.
+fn program_name(path: Option<&Path>) -> String {
+    path.and_then(Path::file_stem)
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or_else(|| "leasesim".to_string())
 }
 
 /// Runs the command line with the built-in strategies: `Cli::new().main()`.
@@ -294,18 +320,19 @@ pub fn main() -> ExitCode {
     Cli::new().main()
 }
 
-fn dispatch(command: Command, registry: &Registry) -> ExitCode {
+/// Runs `command`; `program` is the name the commands it prints go by.
+fn dispatch(command: Command, registry: &Registry, program: &str) -> ExitCode {
     match command {
-        Command::Run(args) => run::run(args, registry),
-        Command::Compare(args) => compare::compare(args, registry),
-        Command::Check { scenarios } => check(&scenarios, registry),
-        Command::Sweep(args) => sweep::sweep(args, registry),
-        Command::SweepMerge(args) => sweep::merge(args, registry),
-        Command::Explore(args) => explore::explore(args, registry),
-        Command::ExploreMerge(args) => explore::merge(args, registry),
-        Command::Tables(args) => tables::tables(args),
-        Command::Advise(args) => advise::advise(args, registry),
-        Command::Show { name, out } => show(&name, out.as_deref()),
+        Command::Run(args) => run::run(args, registry, program),
+        Command::Compare(args) => compare::compare(args, registry, program),
+        Command::Check { scenarios } => check(&scenarios, registry, program),
+        Command::Sweep(args) => sweep::sweep(args, registry, program),
+        Command::SweepMerge(args) => sweep::merge(args, registry, program),
+        Command::Explore(args) => explore::explore(args, registry, program),
+        Command::ExploreMerge(args) => explore::merge(args, registry, program),
+        Command::Tables(args) => tables::tables(args, program),
+        Command::Advise(args) => advise::advise(args, registry, program),
+        Command::Show { name, out } => show(&name, out.as_deref(), program),
         Command::List => {
             let mut rows = Vec::new();
             for name in library::names() {
@@ -323,10 +350,10 @@ fn dispatch(command: Command, registry: &Registry) -> ExitCode {
 
 /// `leasesim show NAME [--out FILE]`: a bundled scenario's source, printed or written to a new
 /// file (through a temporary file linked into place, so that it appears whole and an existing
-/// file is never replaced).
-fn show(name: &str, out: Option<&Path>) -> ExitCode {
+/// file is never replaced). `program`: the name the command line goes by.
+fn show(name: &str, out: Option<&Path>, program: &str) -> ExitCode {
     let Some(text) = library::text(name) else {
-        return bad_input(unknown_name(name));
+        return bad_input(unknown_name(name, program));
     };
     let Some(path) = out else {
         print!("{text}");
@@ -334,7 +361,7 @@ fn show(name: &str, out: Option<&Path>) -> ExitCode {
     };
     if path.exists() {
         return bad_input(format_args!(
-            "{} exists; leasesim show never replaces a file (remove it, or choose another name)",
+            "{} exists; {program} show never replaces a file (remove it, or choose another name)",
             path.display()
         ));
     }
@@ -349,15 +376,16 @@ fn show(name: &str, out: Option<&Path>) -> ExitCode {
 }
 
 /// The error for a name that is neither a file nor a bundled scenario.
-fn unknown_name(name: &str) -> LoadError {
+fn unknown_name(name: &str, program: &str) -> LoadError {
     LoadError::UnknownName {
         name: name.to_string(),
         known: library::names().iter().map(|s| s.to_string()).collect(),
+        program: program.to_string(),
     }
 }
 
 /// Loads one argument: a file if it names one (or ends in `.ron`), else a bundled scenario.
-fn load_one(arg: &str, registry: &Registry) -> Result<Loaded, LoadError> {
+fn load_one(arg: &str, registry: &Registry, program: &str) -> Result<Loaded, LoadError> {
     let path = Path::new(arg);
     if path.exists() || arg.ends_with(".ron") {
         let (name, scenario) = load::named_from_file_in(path, registry)?;
@@ -373,15 +401,20 @@ fn load_one(arg: &str, registry: &Registry) -> Result<Loaded, LoadError> {
             source: arg.to_string(),
             scenario: load::from_text_in(&format!("{arg} (bundled)"), t, registry)?,
         }),
-        None => Err(unknown_name(arg)),
+        None => Err(unknown_name(arg, program)),
     }
 }
 
-/// Loads every argument, or reports every error and gives exit code 2.
-pub(crate) fn load_all(args: &[String], registry: &Registry) -> Result<Vec<Loaded>, ExitCode> {
+/// Loads every argument, or reports every error and gives exit code 2 (`program`: the name
+/// the command line goes by, for the hint that its `list` shows the bundled scenarios).
+pub(crate) fn load_all(
+    args: &[String],
+    registry: &Registry,
+    program: &str,
+) -> Result<Vec<Loaded>, ExitCode> {
     let (ok, errors): (Vec<_>, Vec<_>) = args
         .iter()
-        .map(|a| load_one(a, registry))
+        .map(|a| load_one(a, registry, program))
         .partition(Result::is_ok);
     if errors.is_empty() {
         return Ok(ok.into_iter().map(Result::unwrap).collect());
@@ -512,8 +545,8 @@ pub(crate) fn warn(loaded: &[Loaded], registry: &Registry) {
     }
 }
 
-fn check(args: &[String], registry: &Registry) -> ExitCode {
-    match load_all(args, registry) {
+fn check(args: &[String], registry: &Registry, program: &str) -> ExitCode {
+    match load_all(args, registry, program) {
         Ok(loaded) => {
             warn(&loaded, registry);
             for l in loaded {

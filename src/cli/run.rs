@@ -18,7 +18,8 @@ use rayon::prelude::*;
 use std::io::Write;
 use std::process::ExitCode;
 
-pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
+/// `program`: the name the command line goes by, in the rerun lines it prints and writes.
+pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode {
     let names: Vec<String> = if args.all || args.scenarios.is_empty() {
         let mut v: Vec<String> = library::names().iter().map(|s| s.to_string()).collect();
         v.extend(args.scenarios.iter().cloned());
@@ -27,7 +28,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
         args.scenarios.clone()
     };
     let names = without_repeats(names);
-    let mut loaded = match load_all(&names, registry) {
+    let mut loaded = match load_all(&names, registry, program) {
         Ok(l) => l,
         Err(code) => return code,
     };
@@ -64,7 +65,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
 
     let results: Vec<Result<(Summary, f64), String>> = loaded
         .par_iter()
-        .map(|l| run_one(l, &args, registry))
+        .map(|l| run_one(l, &args, registry, program))
         .collect();
     let mut results_ok = Vec::new();
     let mut write_failed = false;
@@ -81,15 +82,15 @@ pub(crate) fn run(args: RunArgs, registry: &Registry) -> ExitCode {
         return ExitCode::from(2);
     }
     let results = results_ok;
-    print_results(&results, &loaded, &args);
+    print_results(&results, &loaded, &args, program);
     let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
     ExitCode::from(u8::from(failed))
 }
 
 /// Prints the runs' summaries: JSON lines, one run's block, or the verdict table; then, on
 /// stderr, a note for each run whose adversarially slowed replica never led.
-fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) {
-    print_summaries(results, loaded, args);
+fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs, program: &str) {
+    print_summaries(results, loaded, args, program);
     for ((s, _), l) in results.iter().zip(loaded) {
         if let Some(note) = crate::outcome::slowed_replica_never_led(&l.scenario, s) {
             eprintln!("note: {}: {note}", l.source);
@@ -97,7 +98,7 @@ fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) 
     }
 }
 
-fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs) {
+fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs, program: &str) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -116,7 +117,7 @@ fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs
     } else if results.len() == 1 {
         let (s, secs) = &results[0];
         let l = &loaded[0];
-        let rerun = report::rerun_command(s, &l.source, args.strategy.is_some());
+        let rerun = report::rerun_command(program, s, &l.source, args.strategy.is_some());
         let dir = report::run_dir(&args.out, &l.name);
         let _ = write!(
             out,
@@ -307,7 +308,12 @@ impl Observer for ReportObservers {
 
 /// Runs one scenario with its observers and writes its report directory whole; an error says
 /// what failed, for the user. The staging directory goes on every error (its guard's drop).
-fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> Result<(Summary, f64), String> {
+fn run_one(
+    l: &Loaded,
+    args: &RunArgs,
+    registry: &Registry,
+    program: &str,
+) -> Result<(Summary, f64), String> {
     let dir = report::run_dir(&args.out, &l.name);
     let io = |e: std::io::Error| format!("cannot write the report of {}: {e}", l.name);
     let staging = ReportDir::begin(&dir).map_err(io)?;
@@ -360,7 +366,7 @@ fn run_one(l: &Loaded, args: &RunArgs, registry: &Registry) -> Result<(Summary, 
     }
     let s = outcome.summary;
     let timeline = observers.recorder.into_timeline();
-    let rerun = report::rerun_command(&s, &l.source, args.strategy.is_some());
+    let rerun = report::rerun_command(program, &s, &l.source, args.strategy.is_some());
     let md = markdown::run_report(&s, &l.scenario, &rerun);
     let chart = timeline_chart(&timeline, &s);
     let written = report::run_files(&s, md)

@@ -84,8 +84,9 @@ fn parse_vary(texts: &[String], problems: &mut Vec<String>) -> Vec<(String, Vec<
     out
 }
 
-pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
-    let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry) {
+/// `program`: the name the command line goes by, in the commands it prints and writes.
+pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> ExitCode {
+    let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
@@ -173,7 +174,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
             "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
              ({rate} runs/s)\n\
              partial: {}\n\
-             when every shard is done: leasesim sweep-merge {}",
+             when every shard is done: {program} sweep-merge {}",
             shard.index,
             shard.of,
             target.display(),
@@ -183,7 +184,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     }
     let written = ReportDir::begin(&dir).and_then(|staging| {
         file.copy_runs_to(&staging.path("runs.csv"))?;
-        write_outputs(&grid, &stats, staging, Vec::new())
+        write_outputs(&grid, &stats, staging, Vec::new(), program)
     });
     if let Err(e) = written {
         cannot_write(&dir, e);
@@ -205,7 +206,8 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
+/// `program`: the name the command line goes by, in the commands it prints and writes.
+pub(crate) fn merge(args: MergeArgs, registry: &Registry, program: &str) -> ExitCode {
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return super::bad_input(format!("{}: cannot read: {e}", args.dir.display())),
@@ -221,7 +223,7 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
     names.sort();
     if names.is_empty() {
         return super::bad_input(format!(
-            "{}: no partial-I-of-K.csv files (write them with leasesim sweep ... --shard I/K)",
+            "{}: no partial-I-of-K.csv files (write them with {program} sweep ... --shard I/K)",
             args.dir.display()
         ));
     }
@@ -271,8 +273,8 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
     let Collected { stats, runs_csv } = collected;
     let mut extra = vec![("runs.csv".to_string(), runs_csv)];
     extra.extend(keep);
-    let written =
-        ReportDir::begin(&dir).and_then(|staging| write_outputs(&grid, &stats, staging, extra));
+    let written = ReportDir::begin(&dir)
+        .and_then(|staging| write_outputs(&grid, &stats, staging, extra, program));
     if let Err(e) = written {
         return cannot_write(&dir, e);
     }
@@ -287,12 +289,14 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry) -> ExitCode {
 }
 
 /// Finishes the sweep's directory and puts it in place whole: results.csv, charts, report,
-/// and `extra` files, beside whatever was streamed into `staging` already (runs.csv).
+/// and `extra` files, beside whatever was streamed into `staging` already (runs.csv). The
+/// report's commands name `program`.
 fn write_outputs(
     grid: &Grid,
     stats: &[CellStats],
     staging: ReportDir,
     extra: Vec<(String, Vec<u8>)>,
+    program: &str,
 ) -> std::io::Result<()> {
     let drawn = charts::draw(grid, stats);
     let notes: Vec<sweep_report::ChartNote> = drawn
@@ -303,7 +307,7 @@ fn write_outputs(
             caption: ch.caption.clone(),
         })
         .collect();
-    let md = sweep_report::render(grid, stats, &notes, &drawn.skipped);
+    let md = sweep_report::render(grid, stats, &notes, &drawn.skipped, program);
     staging.write("results.csv", &sweep::files::results_csv(grid, stats))?;
     staging.write("report.md", md.as_bytes())?;
     for ch in drawn.drawn {

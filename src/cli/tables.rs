@@ -80,7 +80,8 @@ fn non_negative(flag: &str, texts: &[String], problems: &mut Vec<String>) -> Vec
     out
 }
 
-pub(crate) fn tables(args: TablesArgs) -> ExitCode {
+/// `program`: the name the command line goes by, in the commands the tables' notes point to.
+pub(crate) fn tables(args: TablesArgs, program: &str) -> ExitCode {
     let mut problems = Vec::new();
     let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let t_given = args.t.as_ref().map(|t| durations("--T", t, &mut problems));
@@ -121,7 +122,7 @@ pub(crate) fn tables(args: TablesArgs) -> ExitCode {
     let rho_c = rho_given.unwrap_or_else(|| parse_all(&["100"]));
     let all = [
         tables::round_trips(&args.qps, &t_a),
-        tables::drift_margin(&t_bc, &rho_b),
+        tables::drift_margin(&t_bc, &rho_b, program),
         tables::usable(&t_bc, &allowance, &rho_c),
     ];
     let rendered: Vec<String> = all

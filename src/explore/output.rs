@@ -124,11 +124,12 @@ pub fn runs_csv(records: &[RunRecord]) -> Vec<u8> {
     w.into_inner().expect("in memory")
 }
 
-/// `counterexample.ron`: the shrunk scenario, minimal, under a header citing `command`.
-pub fn counterexample_text(c: &Scenario, command: &str) -> String {
+/// `counterexample.ron`: the shrunk scenario, minimal, under a header citing `command` and
+/// how `program` (the command line's name, such as `leasesim`) replays it.
+pub fn counterexample_text(c: &Scenario, command: &str, program: &str) -> String {
     format!(
         "// A counterexample found and shrunk by `{command}`.\n\
-         // Every fault is explicit; `leasesim run` on this file replays the violation, and its\n\
+         // Every fault is explicit; `{program} run` on this file replays the violation, and its\n\
          // `expect` block pins it.\n{}",
         c.to_ron_minimal()
     )

@@ -18,9 +18,15 @@ use std::path::{Path, PathBuf};
 
 pub use crate::outcome::Verdict;
 
-/// The command that reproduces a run.
-pub fn rerun_command(s: &Summary, source: &str, strategy_overridden: bool) -> String {
-    let mut cmd = format!("leasesim run {source} --seed {}", s.seed);
+/// The command that reproduces a run, as `program` (the command line's name: `leasesim`, or a
+/// program of one's own built on `cli::Cli`) runs it.
+pub fn rerun_command(
+    program: &str,
+    s: &Summary,
+    source: &str,
+    strategy_overridden: bool,
+) -> String {
+    let mut cmd = format!("{program} run {source} --seed {}", s.seed);
     if strategy_overridden {
         cmd.push_str(&format!(" --strategy '{}'", s.strategy));
     }

@@ -33,8 +33,13 @@ pub enum LoadError {
         problems: Vec<String>,
     },
     /// No bundled scenario has this name; `known` are the bundled names (the message
-    /// suggests the closest, [`super::library::closest`]).
-    UnknownName { name: String, known: Vec<String> },
+    /// suggests the closest, [`super::library::closest`], or else the command that lists them,
+    /// under `program`: the name the command line goes by, such as `leasesim`).
+    UnknownName {
+        name: String,
+        known: Vec<String>,
+        program: String,
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -76,11 +81,15 @@ impl fmt::Display for LoadError {
                 }
                 Ok(())
             }
-            LoadError::UnknownName { name, known } => {
+            LoadError::UnknownName {
+                name,
+                known,
+                program,
+            } => {
                 write!(f, "no scenario file or bundled scenario named {name:?}")?;
                 let close = super::library::closest(name, known);
                 match close.as_slice() {
-                    [] => write!(f, "; `leasesim list` shows the bundled ones"),
+                    [] => write!(f, "; `{program} list` shows the bundled ones"),
                     [one] => write!(f, "; did you mean {one}?"),
                     more => write!(f, "; did you mean one of {}?", more.join(", ")),
                 }

@@ -693,6 +693,9 @@ pub struct Expect {
     /// Exactly this many stale reads.
     #[serde(default)]
     pub stale_read_count: Option<u64>,
+    /// Exactly this many unsafe writes (applied after a write under a newer token).
+    #[serde(default)]
+    pub unsafe_write_count: Option<u64>,
     /// With `clocks.uncertainty`: the most by which any node's true time lay outside its
     /// interval [wall - e, wall + e] is exactly this (`"0s"`: the bound held throughout).
     #[serde(default)]

@@ -246,9 +246,9 @@ pub struct ChartNote {
 }
 
 /// The shell command that reproduces the sweep (without `--jobs` or `--shard`, which do not
-/// change the results).
-pub fn rerun_command(grid: &Grid) -> String {
-    let mut cmd = format!("leasesim sweep {}", shell(&grid.spec.source));
+/// change the results), as `program` (the command line's name, such as `leasesim`) runs it.
+pub fn rerun_command(program: &str, grid: &Grid) -> String {
+    let mut cmd = format!("{program} sweep {}", shell(&grid.spec.source));
     for (name, values) in &grid.spec.vary {
         cmd.push_str(&format!(
             " --vary {}",
@@ -272,12 +272,13 @@ fn shell(s: &str) -> String {
     }
 }
 
-/// Renders `report.md`.
+/// Renders `report.md`; its commands to rerun or shard the sweep name `program`.
 pub fn render(
     grid: &Grid,
     stats: &[CellStats],
     charts: &[ChartNote],
     skipped: &[String],
+    program: &str,
 ) -> String {
     let mut m = String::new();
     write_header(&mut m, grid);
@@ -285,7 +286,7 @@ pub fn render(
     write_bound(&mut m, grid, stats);
     write_results(&mut m, grid, stats);
     write_charts(&mut m, charts, skipped);
-    write_files(&mut m, grid);
+    write_files(&mut m, grid, program);
     m
 }
 
@@ -526,8 +527,8 @@ fn write_charts(m: &mut String, charts: &[ChartNote], skipped: &[String]) {
     }
 }
 
-/// Writes the list of files and the commands to rerun or shard the sweep.
-fn write_files(m: &mut String, grid: &Grid) {
+/// Writes the list of files and the commands to rerun or shard the sweep (as `program`).
+fn write_files(m: &mut String, grid: &Grid, program: &str) {
     let _ = writeln!(m, "\n## Files and rerun\n");
     let _ = writeln!(
         m,
@@ -535,8 +536,8 @@ fn write_files(m: &mut String, grid: &Grid) {
          - `runs.csv`: one row per run (`run = cell * seeds + seed - first seed`).\n\n\
          Rerun: `{}`\n\n\
          Split over K machines: add `--shard I/K` (I = 0..K-1) to each, gather the \
-         `partial-I-of-K.csv` files in one directory and run `leasesim sweep-merge DIR`: the \
+         `partial-I-of-K.csv` files in one directory and run `{program} sweep-merge DIR`: the \
          result is byte-identical to this one.",
-        rerun_command(grid)
+        rerun_command(program, grid)
     );
 }

@@ -254,6 +254,19 @@ fn every_expect_key_is_checked() {
                 ..d()
             },
         ),
+        // Wired to the unsafe writes (Poisson writes: the count is the run's; the example
+        // crate's majority-restart-forgets.ron pins one derived by hand). One more fails.
+        (
+            "unsafe_write_count",
+            Expect {
+                unsafe_write_count: Some(s.unsafe_writes),
+                ..d()
+            },
+            Expect {
+                unsafe_write_count: Some(s.unsafe_writes + 1),
+                ..d()
+            },
+        ),
         (
             "messages",
             Expect {

@@ -408,3 +408,46 @@ fn a_registry_shows_what_it_holds() {
         r#"Registry { registered: ["Patient"] }"#
     );
 }
+
+/// The commands a report prints name the program that ran: the file stem of its path as run
+/// (`/opt/bin/mytool` gives `mytool`), or the name given to `Cli::name`, which wins. A rerun
+/// line that kept `leasesim` for another program would tell its users to run the wrong one.
+#[test]
+fn reports_name_the_program_that_ran() {
+    let dir = workdir("registry-program-name");
+    let file = dir.join("patient.ron");
+    fs::write(&file, scenario_text(r#"Patient(wait: "20ms")"#)).unwrap();
+    let (file, out) = (path(&file), dir.join("out"));
+    let run = |cli: Cli, argv0: &str, args: &[&str]| {
+        cli.run_args(std::iter::once(argv0).chain(args.iter().copied()))
+    };
+    let args = ["run", file, "--out", path(&out)];
+    assert_eq!(run(cli(), "/opt/bin/mytool", &args), ExitCode::SUCCESS);
+    let report = fs::read_to_string(out.join("patient/report.md")).unwrap();
+    assert!(
+        report.contains(&format!("mytool run {file} --seed ")),
+        "{report}"
+    );
+    assert!(!report.contains("leasesim run"), "{report}");
+
+    let sweep = [
+        "sweep",
+        file,
+        "--out",
+        path(&out),
+        "--vary",
+        "rho=0,100",
+        "--seeds",
+        "1",
+    ];
+    assert_eq!(
+        run(cli().name("named"), "/opt/bin/mytool", &sweep),
+        ExitCode::SUCCESS
+    );
+    let report = fs::read_to_string(out.join("patient-sweep/report.md")).unwrap();
+    assert!(
+        report.contains(&format!("`named sweep {file} ")),
+        "{report}"
+    );
+    assert!(report.contains("run `named sweep-merge DIR`"), "{report}");
+}

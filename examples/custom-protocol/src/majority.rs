@@ -11,17 +11,25 @@
 //! grantor forgets a lease it granted: a grantor that restarts waits out T before granting
 //! (`lease.grantor_restart: Wait`), or grants at once (`Forget`).
 //!
+//! The protected resource is a [`Register`] kept by the first grantor (the host), on its disk,
+//! so that it survives the host's crashes. A holder serves reads from its local copy, and sends
+//! each write to the host, which applies it (or, with `resource.fencing`, rejects one whose
+//! token is older than one applied). Every grantor's answer carries the version of the register
+//! it keeps (the host's, or 0), and a contender starts its copy at the highest it was told.
+//!
 //! What the oracle is told: the lease exists once a majority granted it, and only the holder,
 //! which counts the grants, knows when that is; so the holder reports `Issued` (a new token) and
-//! `Renewed` (a renewal that reached a majority), and `Holding`. Reads are served from local
-//! state (`Read`); there is no resource to write to, so scenarios with writes do not fit.
+//! `Renewed` (a renewal that reached a majority), and `Holding` with the version its copy
+//! starts from. Each request admitted is served from the copy (`Read`) or sent to the host
+//! (`WriteSent`); the host reports what its register did with each write that arrives
+//! (`WriteApplied`, `WriteFenced` or `DuplicateWrite`, as `Register::apply` returns it).
 
 use leasesim::clock::ClockKind;
 use leasesim::msg::{NodeId, Token};
 use leasesim::scenario::{GrantorRestart, Role, Scenario};
 use leasesim::strategy::{
     Belief, Beliefs, Cx, Fact, LeaseParams, Margin, NodeLogic, Out, Protocol, ProtocolMessage,
-    Request, Settings, TimerId,
+    Register, Request, Settings, TimerId,
 };
 use leasesim::time::{LocalDur, LocalTime};
 
@@ -87,42 +95,54 @@ impl Settings for Params {
 pub enum Msg {
     /// "Grant, or extend, lease `token` to me": sent at `sent` on the sender's monotonic clock.
     Ask { token: Token, sent: LocalTime },
-    /// The answer to the `Ask` of `token` sent at `sent`: granted.
-    Grant { token: Token, sent: LocalTime },
+    /// The answer to the `Ask` of `token` sent at `sent`: granted. `version`: the version of the
+    /// register the grantor keeps (0 but at the host).
+    Grant {
+        token: Token,
+        sent: LocalTime,
+        version: u64,
+    },
     /// The answer to the `Ask` of `token` sent at `sent`: refused; `high` is the highest token
-    /// the grantor has seen.
+    /// the grantor has seen, `version` as in `Grant`.
     Refuse {
         token: Token,
         sent: LocalTime,
         high: Token,
+        version: u64,
     },
+    /// A write to the register at the host, under the writer's `token`.
+    Write { token: Token },
 }
 
 impl ProtocolMessage for Msg {
-    const KINDS: &'static [&'static str] = &["Ask", "Grant", "Refuse"];
+    const KINDS: &'static [&'static str] = &["Ask", "Grant", "Refuse", "Write"];
 
     fn kind(&self) -> usize {
         match self {
             Msg::Ask { .. } => 0,
             Msg::Grant { .. } => 1,
             Msg::Refuse { .. } => 2,
+            Msg::Write { .. } => 3,
         }
     }
 
     fn token(&self) -> Option<Token> {
         match *self {
-            Msg::Ask { token, .. } | Msg::Grant { token, .. } | Msg::Refuse { token, .. } => {
-                Some(token)
-            }
+            Msg::Ask { token, .. }
+            | Msg::Grant { token, .. }
+            | Msg::Refuse { token, .. }
+            | Msg::Write { token } => Some(token),
         }
     }
 }
 
 /// What a node keeps across a crash: a grantor, the highest token it has seen, so that a
-/// restarted grantor never takes an old token for a new one.
+/// restarted grantor never takes an old token for a new one, and its register (the host's is
+/// the protected resource; the others' are never written).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Disk {
     high: Token,
+    register: Register,
 }
 
 const RETRY: TimerId = 0;
@@ -179,12 +199,6 @@ impl Protocol for Majority {
                 "strategy.margin: {m} must be at least 0 and shorter than the lease ({t})"
             ));
         }
-        if scenario.workload.writes_per_second > 0.0 {
-            problems.push(
-                "workload.writes_per_second: Majority has no resource to write to (reads only)"
-                    .into(),
-            );
-        }
         problems
     }
 
@@ -196,6 +210,7 @@ impl Protocol for Majority {
                 expiry: LocalTime::from_ns(i64::MIN),
                 high: disk.high,
                 waiting_out: false,
+                register: disk.register,
             }),
             _ => Node::Contender(Contender {
                 node,
@@ -206,6 +221,7 @@ impl Protocol for Majority {
                 held: None,
                 deadline: LocalTime::from_ns(i64::MIN),
                 round: None,
+                version: 0,
             }),
         }
     }
@@ -253,9 +269,13 @@ impl NodeLogic for Node {
         }
     }
 
-    fn on_request(&mut self, _cx: &mut Cx, request: Request, token: Token, out: &mut Out<Msg>) {
-        // Reads only (`Protocol::check` refuses scenarios with writes).
-        if !request.is_write() {
+    /// A read is served from the holder's copy; a write leaves for the register at the host
+    /// (the first grantor), which reports what it does with it when it arrives.
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Msg>) {
+        if request.is_write() {
+            out.report(Fact::WriteSent { token });
+            out.send(host(cx), Msg::Write { token });
+        } else {
             out.report(Fact::Read { token });
         }
     }
@@ -277,10 +297,18 @@ impl NodeLogic for Node {
 
     fn into_disk(self) -> Disk {
         match self {
-            Node::Grantor(g) => Disk { high: g.high },
+            Node::Grantor(g) => Disk {
+                high: g.high,
+                register: g.register,
+            },
             Node::Contender(_) => Disk::default(),
         }
     }
+}
+
+/// The grantor that hosts the register: the first (`Protocol::check` asks for one).
+fn host(cx: &Cx) -> NodeId {
+    cx.peers(Role::Grantor).next().expect("checked: a grantor")
 }
 
 /// One grantor: at most one live lease, on its own monotonic clock.
@@ -293,6 +321,8 @@ pub struct Grantor {
     high: Token,
     /// Restarted with `grantor_restart: Wait`: grants nothing until T has passed.
     waiting_out: bool,
+    /// The protected register, written only at the host.
+    register: Register,
 }
 
 impl Grantor {
@@ -305,9 +335,20 @@ impl Grantor {
     }
 
     fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Msg, out: &mut Out<Msg>) {
-        let Msg::Ask { token, sent } = msg else {
-            return;
+        let (token, sent) = match msg {
+            Msg::Ask { token, sent } => (token, sent),
+            Msg::Write { token } => {
+                // The register says what it did with the write (applied, fenced, or a second
+                // copy of one applied); the oracle is told exactly that.
+                let fact = self
+                    .register
+                    .apply(from, token, self.p.fencing, cx.duplicate);
+                out.report(fact);
+                return;
+            }
+            Msg::Grant { .. } | Msg::Refuse { .. } => return,
         };
+        let version = self.register.version();
         let live = cx.mono < self.expiry;
         let grant = if self.waiting_out {
             false
@@ -321,10 +362,25 @@ impl Grantor {
             self.holder = Some((from, token));
             self.high = self.high.max(token);
             self.expiry = cx.mono + self.p.lease;
-            out.send(from, Msg::Grant { token, sent });
+            out.send(
+                from,
+                Msg::Grant {
+                    token,
+                    sent,
+                    version,
+                },
+            );
         } else {
             let high = self.high;
-            out.send(from, Msg::Refuse { token, sent, high });
+            out.send(
+                from,
+                Msg::Refuse {
+                    token,
+                    sent,
+                    high,
+                    version,
+                },
+            );
         }
     }
 }
@@ -353,6 +409,8 @@ pub struct Contender {
     /// When the lease held ends, on its monotonic clock.
     deadline: LocalTime,
     round: Option<Round>,
+    /// The highest register version a grantor's answer carried: where its copy starts.
+    version: u64,
 }
 
 impl Contender {
@@ -388,7 +446,12 @@ impl Contender {
 
     fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Msg, out: &mut Out<Msg>) {
         match msg {
-            Msg::Grant { token, sent } => {
+            Msg::Grant {
+                token,
+                sent,
+                version,
+            } => {
+                self.version = self.version.max(version);
                 let quorum = self.quorum(cx);
                 let Some(round) = self.round.as_mut() else {
                     return;
@@ -420,14 +483,20 @@ impl Contender {
                         to: cx.node,
                         until: deadline,
                     });
-                    out.report(Fact::Holding { token, version: 0 });
+                    out.report(Fact::Holding {
+                        token,
+                        version: self.version,
+                    });
                     out.set_timer(RENEW, ClockKind::Monotonic, sent + self.p.renew_every);
                 }
                 self.deadline = self.deadline.max(deadline);
                 out.set_timer(DEADLINE, ClockKind::Monotonic, self.deadline);
             }
-            Msg::Refuse { high, .. } => self.high = self.high.max(high),
-            Msg::Ask { .. } => {}
+            Msg::Refuse { high, version, .. } => {
+                self.high = self.high.max(high);
+                self.version = self.version.max(version);
+            }
+            Msg::Ask { .. } | Msg::Write { .. } => {}
         }
     }
 

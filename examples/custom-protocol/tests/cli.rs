@@ -18,6 +18,10 @@ fn out_dir(test: &str) -> PathBuf {
     dir
 }
 
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -152,4 +156,48 @@ fn a_sweep_varies_epsilon_as_the_protocol_names_it() {
     let results =
         std::fs::read_to_string(out.join("majority-restart-waits-sweep/results.csv")).unwrap();
     assert_eq!(results.lines().count(), 3, "{results}");
+}
+
+/// The rerun line names the program that ran, as its own Cargo name (`custom-protocol`), in
+/// what `run` prints and in the report it writes; never `leasesim`, which is not this program.
+#[test]
+fn the_rerun_line_names_this_program() {
+    let out = out_dir("rerun");
+    let o = run(&[
+        "run",
+        "scenarios/majority-restart-waits.ron",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let want = "custom-protocol run scenarios/majority-restart-waits.ron --seed 1";
+    let printed = stdout(&o);
+    assert!(printed.contains(want), "{printed}");
+    assert!(!printed.contains("leasesim run"), "{printed}");
+    let report = std::fs::read_to_string(out.join("majority-restart-waits/report.md")).unwrap();
+    assert!(report.contains(want), "{report}");
+}
+
+/// With `resource.fencing`, the register at g1 rejects the writes under a's old token (259)
+/// once b's (1284) is applied: a's 5 writes from 6 s to 12 s (see the scenario's comment) are
+/// fenced instead of unsafe, so the expectation of 5 unsafe writes fails (exit code 1).
+#[test]
+fn fencing_turns_the_unsafe_writes_into_fenced_ones() {
+    let file = variant(
+        "fencing",
+        "    strategy: Majority(margin: \"10ms\"),\n",
+        "    strategy: Majority(margin: \"10ms\"),\n    resource: (fencing: true),\n",
+    );
+    let out = out_dir("fencing-out");
+    let o = run(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let json = stdout(&o);
+    assert!(json.contains(r#""unsafe_writes":0,"#), "{json}");
+    assert!(json.contains(r#""fenced_writes":5,"#), "{json}");
 }
