@@ -185,6 +185,11 @@ pub struct Summary {
     /// on believing), `None` (null) when there was no handover. Defined exactly in
     /// [`crate::oracle`].
     pub min_slack_ns: Option<i64>,
+    /// For a run with no handover (no slack): its closest call, the least lease a holder had
+    /// left, in true time, when it renewed or took the lease again (0: it had lapsed);
+    /// defined exactly in [`crate::oracle::Oracle::set_belief`]. Left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closest_call_ns: Option<i64>,
     pub grants: u64,
     pub renewals: u64,
     /// Crashes that took effect (of nodes that were up).
@@ -302,6 +307,17 @@ impl Outcome {
                 .exclusive()
                 .filter_map(|(_, o)| o.min_slack_ns)
                 .min(),
+            closest_call_ns: r
+                .oracle
+                .exclusive()
+                .all(|(_, o)| o.min_slack_ns.is_none())
+                .then(|| {
+                    r.oracle
+                        .exclusive()
+                        .filter_map(|(_, o)| o.closest_call_ns)
+                        .min()
+                })
+                .flatten(),
             grants: st.grants,
             renewals: st.renewals,
             crashes: st.crashes,

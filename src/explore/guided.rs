@@ -7,8 +7,9 @@
 //! testing draws them ([`super::draw::draw_run`]). Each later generation has [`GENERATION`] runs, bred
 //! only from the records of earlier generations and the exploration's seed:
 //! - an archive keeps the [`ARCHIVE`] best runs so far with their schedules, ranked by slack,
-//!   least first (a run without a handover ranks after every run with one, earliest first: the
-//!   protocols give no nearer measure of a run that never handed the lease over);
+//!   least first; a run without a handover ranks after every run with one, by its closest
+//!   call (the least lease a holder had left when it renewed: how near it came to losing the
+//!   lease), and a run with neither last;
 //! - run r's child comes from the ChaCha stream (seed, [`Component::Guided`], r): a parent by a
 //!   tournament of [`TOURNAMENT`] archive members (the better wins), spliced with probability
 //!   1/4 with a second parent (the first's faults before a cut time, the second's from it), then
@@ -65,13 +66,20 @@ pub struct Child {
 /// An archive member: a run, its rank, its schedule.
 #[derive(Clone, Debug)]
 struct Member {
-    /// (no handover, slack, run): the least is the best.
-    rank: (bool, i64, u64),
+    /// See [`rank`]: the least is the best.
+    rank: (u8, i64, u64),
     child: Child,
 }
 
-fn rank(r: &RunRecord) -> (bool, i64, u64) {
-    (r.min_slack_ns.is_none(), r.min_slack_ns.unwrap_or(0), r.run)
+/// A run's rank: first the runs with a handover, by slack; then those without, by their
+/// closest call (the least lease a holder had left at a renewal: the nearer it came to losing
+/// the lease, the nearer a handover); then the rest; earliest first among equals.
+fn rank(r: &RunRecord) -> (u8, i64, u64) {
+    match (r.min_slack_ns, r.closest_call_ns) {
+        (Some(slack), _) => (0, slack, r.run),
+        (None, Some(call)) => (1, call, r.run),
+        (None, None) => (2, 0, r.run),
+    }
 }
 
 /// What a guided search ran: every record in run order (up to and including the first
@@ -751,7 +759,7 @@ mod tests {
             .map(|run| {
                 let d = e.draw(run);
                 Member {
-                    rank: (false, run as i64, run),
+                    rank: (0, run as i64, run),
                     child: Child {
                         scenario: d.scenario,
                         kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
@@ -872,6 +880,7 @@ mod tests {
             kinds: vec![],
             violation: None,
             min_slack_ns: slack,
+            closest_call_ns: None,
             events: 0,
         };
         let mut v = [

@@ -70,6 +70,10 @@ pub struct RunRecord {
     pub kinds: Vec<String>,
     pub violation: Option<Violation>,
     pub min_slack_ns: Option<i64>,
+    /// With no handover: the run's closest call (the least lease a holder had left at a
+    /// renewal), which ranks it among the runs without slack.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closest_call_ns: Option<i64>,
     pub events: u64,
 }
 
@@ -335,6 +339,7 @@ pub fn record_of(
         kinds,
         violation: Violation::of(&s),
         min_slack_ns: s.min_slack_ns,
+        closest_call_ns: s.closest_call_ns,
         events: s.events,
     })
 }

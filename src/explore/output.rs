@@ -101,6 +101,7 @@ pub fn runs_csv(records: &[RunRecord]) -> Vec<u8> {
         "kinds",
         "violation",
         "min_slack_ns",
+        "closest_call_ns",
         "events",
     ])
     .expect("in memory");
@@ -117,6 +118,7 @@ pub fn runs_csv(records: &[RunRecord]) -> Vec<u8> {
             r.kinds.join("+"),
             violation,
             r.min_slack_ns.map_or(String::new(), |s| s.to_string()),
+            r.closest_call_ns.map_or(String::new(), |s| s.to_string()),
             r.events.to_string(),
         ])
         .expect("in memory");
@@ -288,6 +290,7 @@ mod tests {
             kinds: vec![],
             violation: None,
             min_slack_ns: slack,
+            closest_call_ns: None,
             events: 0,
         }
     }

@@ -83,6 +83,9 @@ struct Track {
     running: bool,
     /// Belief and running are settled up to here.
     since: SimTime,
+    /// For a belief `Until` a reading: when it would end, in true time, at the clock's mapping
+    /// when last settled (`None` for any other belief).
+    ends_at: Option<SimTime>,
     pieces: Vec<Piece>,
 }
 
@@ -102,6 +105,8 @@ struct Carry {
     /// Safety slack (see the module doc): per node, and the smallest slack so far.
     stretches: Vec<StretchCarry>,
     min_slack_ns: Option<i64>,
+    /// The closest call (see [`Oracle::set_belief`]): the least lease left at a renewal.
+    closest_call_ns: Option<i64>,
 }
 
 /// One node's belief stretches as far as the slack needs them.
@@ -178,6 +183,7 @@ impl Oracle {
                     belief: Belief::None,
                     running: false,
                     since: SimTime::ZERO,
+                    ends_at: None,
                     pieces: Vec::new(),
                 })
                 .collect(),
@@ -215,7 +221,11 @@ impl Oracle {
                 token,
                 clock: kind,
                 deadline,
-            } => (token, clock.reaches(kind, deadline, since).min(now)),
+            } => {
+                let ends_at = clock.reaches(kind, deadline, since);
+                t.ends_at = Some(ends_at);
+                (token, ends_at.min(now))
+            }
         };
         if end <= since {
             return;
@@ -239,8 +249,23 @@ impl Oracle {
     }
 
     /// Node `n` believes `belief` from now on (settle first).
+    ///
+    /// When a belief that ends at a reading gives way to another belief that holds (a renewal,
+    /// or a new grant after it lapsed), the lease the node had left then, in true time at its
+    /// clock's rate as last settled (0 if it had lapsed), is a *call*: the least over the run
+    /// is its closest call, how near a holder came to losing the lease. It measures a run with
+    /// no handover, which has no slack.
     pub fn set_belief(&mut self, n: NodeId, belief: Belief) {
-        self.tracks[n].belief = belief;
+        let t = &mut self.tracks[n];
+        if belief != t.belief && belief != Belief::None {
+            if let (Belief::Until { .. }, Some(ends_at)) = (t.belief, t.ends_at) {
+                let left_ns = (ends_at.ns() - t.since.ns()).max(0);
+                let c = &mut self.carry.closest_call_ns;
+                *c = Some(c.map_or(left_ns, |m| m.min(left_ns)));
+            }
+        }
+        t.ends_at = None;
+        t.belief = belief;
     }
 
     /// Node `n` is running (or not) from now on (settle first).
@@ -391,6 +416,7 @@ impl Oracle {
             available_ns: self.carry.available_ns,
             max_unavailable_ns: self.carry.max_unavailable_ns,
             min_slack_ns: self.carry.min_slack_ns,
+            closest_call_ns: self.carry.closest_call_ns,
         }
     }
 }
@@ -423,12 +449,16 @@ pub struct OracleReport {
     /// The smallest safety slack over the run's handovers (see the module doc); negative when
     /// beliefs overlapped, `None` when there was no handover.
     pub min_slack_ns: Option<i64>,
+    /// The closest call ([`Oracle::set_belief`]): the least lease a holder had left when a
+    /// belief of it that ends at a reading was renewed or taken again; `None` when none was.
+    pub closest_call_ns: Option<i64>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{DriftRate, LocalDur};
+    use crate::clock::ClockKind;
+    use crate::time::{DriftRate, LocalDur, LocalTime};
 
     /// An oracle fed by hand: cached-bool beliefs, so every piece ends exactly where it is
     /// settled, and times in plain nanoseconds.
@@ -477,6 +507,63 @@ mod tests {
             o.finish(SimTime::from_ns(end), &self.clocks);
             o.into_report()
         }
+    }
+
+    /// Node `n` believes, from `t`, until its monotonic clock reads `deadline`.
+    fn until(f: &mut Feed, n: NodeId, t: i64, deadline: i64) {
+        f.o.settle(n, SimTime::from_ns(t), &f.clocks[n]);
+        f.o.set_belief(
+            n,
+            Belief::Until {
+                token: 1,
+                clock: ClockKind::Monotonic,
+                deadline: LocalTime::from_ns(deadline),
+            },
+        );
+    }
+
+    #[test]
+    fn the_closest_call_is_the_least_lease_left_at_a_renewal() {
+        // A lease to 100 renewed at 30 to 130 (70 left), at 120 to 220 (130 - 120 = 10 left),
+        // again at 120 with the same deadline (no change: no call), then at 200 to 300
+        // (220 - 200 = 20 left): the least is 10.
+        let mut f = Feed::new(1);
+        until(&mut f, 0, 0, 100);
+        until(&mut f, 0, 30, 130);
+        until(&mut f, 0, 120, 220);
+        until(&mut f, 0, 120, 220);
+        until(&mut f, 0, 200, 300);
+        let r = f.finish(250);
+        assert_eq!(r.closest_call_ns, Some(10));
+        assert_eq!(r.min_slack_ns, None);
+    }
+
+    #[test]
+    fn a_lease_taken_again_after_it_lapsed_is_a_call_of_zero() {
+        // A lease to 100, taken again at 150 after it lapsed: 0 left. Ended by a step-down
+        // (no belief) with 50 left: not a call. A cached bool has no end: not a call.
+        let mut f = Feed::new(2);
+        until(&mut f, 0, 0, 100);
+        until(&mut f, 0, 150, 300);
+        f.believe(0, 250, None);
+        f.believe(1, 260, Some(2)).believe(1, 270, Some(3));
+        let r = f.finish(400);
+        assert_eq!(r.closest_call_ns, Some(0));
+        let mut g = Feed::new(1);
+        until(&mut g, 0, 0, 100);
+        g.believe(0, 50, None);
+        assert_eq!(g.finish(400).closest_call_ns, None);
+    }
+
+    #[test]
+    fn a_call_is_measured_in_true_time_at_the_clock_s_rate() {
+        // A clock 1 % slow (reading 0.99 t): a deadline of 990 is reached at true 1000; renewed
+        // at true 900, 100 ns of true time were left (the reading then was 891: 99 to go).
+        let mut f = Feed::new(1);
+        f.clocks[0] = NodeClock::new(DriftRate::from_ppm(-10_000.0).unwrap(), LocalDur::ZERO);
+        until(&mut f, 0, 0, 990);
+        until(&mut f, 0, 900, 1_890);
+        assert_eq!(f.finish(1_000).closest_call_ns, Some(100));
     }
 
     #[test]

@@ -225,6 +225,7 @@ mod tests {
             kinds: vec![],
             violation: None,
             min_slack_ns: slack,
+            closest_call_ns: None,
             events: 0,
         };
         // Slacks 5, 12, 12, 39 ns: bins [5, 10), [10, 20), [20, 50), and the bins from zero's,
