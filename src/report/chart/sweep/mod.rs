@@ -192,6 +192,18 @@ impl<'a> Data<'a> {
         out
     }
 
+    /// The tick labels of parameter `p`'s values: T and epsilon in one time unit with no
+    /// useless digits ([`crate::report::chart::duration_labels`]), the rest as given.
+    fn tick_labels(&self, p: usize) -> Vec<String> {
+        match self.grid.params[p].role {
+            Role::T | Role::Epsilon => {
+                let ns: Vec<i64> = self.numeric(p).iter().map(|&v| v as i64).collect();
+                crate::report::chart::duration_labels(&ns)
+            }
+            _ => self.grid.params[p].values.clone(),
+        }
+    }
+
     fn name(&self, p: usize) -> &str {
         &self.grid.params[p].name
     }
