@@ -312,7 +312,7 @@ fn the_throughput_chart_has_a_panel_per_run_and_a_bounded_number_of_shapes() {
     let t = texts(&files.svg);
     assert!(t.contains(&"Q4: reads and writes"));
     assert!(t.contains(&"CachedBool"), "{t:?}");
-    assert!(t.contains(&"reads served") && t.contains(&"true time (ms)"));
+    assert!(t.contains(&"reads served") && t.contains(&"true time (s)"));
     assert_eq!(t.iter().filter(|x| **x == "ops/ms").count(), 2);
     assert_eq!(png_size(&files.png), svg_size(&files.svg));
     assert!(throughput_chart("Q4: reads and writes", &refs) == files);

@@ -15,10 +15,10 @@
 use super::labels::short_labels;
 use super::scene::{rgb, rgba, text_width, Anchor, Scene};
 use super::timeline::{
-    draw_axis, draw_grid, draw_legend, draw_title_line, legend_height, Swatch, XMap, AXIS_H, MUTED,
-    RIGHT_MARGIN, TEXT, WIDTH,
+    axis_ticks, draw_axis, draw_grid, draw_legend, draw_title_line, legend_height, Swatch, XMap,
+    AXIS_H, MUTED, RIGHT_MARGIN, TEXT, WIDTH,
 };
-use super::{time_ticks, ChartFiles, Ticks, TIME_UNITS};
+use super::{ChartFiles, Ticks};
 use crate::compare::OWN;
 use crate::time::{Dur, NS_PER_MS};
 use crate::trace::throughput::Throughput;
@@ -207,29 +207,6 @@ impl YScale {
     }
 }
 
-/// Ticks for the window of `xm` in ms, leaving room for their labels.
-fn ms_ticks(xm: &XMap) -> Ticks {
-    let unit = TIME_UNITS[1];
-    let w = (xm.x1 - xm.x0).max(1);
-    let mut max = 16usize;
-    loop {
-        let mut t = time_ticks(xm.t0, xm.t1, max);
-        let step = t.step_ns;
-        t.labels = t.at.iter().map(|&x| unit.format_trimmed(x, step)).collect();
-        t.unit = unit;
-        let widest = t
-            .labels
-            .iter()
-            .map(|l| text_width(l, LABEL_SIZE, false))
-            .max()
-            .unwrap_or(0);
-        if max <= 2 || (widest + 24) * t.at.len() as i32 <= w {
-            return t;
-        }
-        max -= 1;
-    }
-}
-
 /// A step line of `rate` over `steps`, in pixels: vertical at each change.
 fn step_line(
     steps: &[(i64, i64, f64, f64)],
@@ -402,13 +379,11 @@ pub fn throughput_scene(title: &str, runs: &[(String, &Throughput)]) -> Scene {
         sub.push_str(&format!(" {}{}.", b[..1].to_uppercase(), &b[1..]));
     }
     if any_clipped(&steps, &scales) {
-        sub.push_str(
-            " A spike far above the rest is clipped: a triangle at the top gives its peak.",
-        );
+        sub.push_str(" A clipped spike shows its peak at the top.");
     }
     draw_title_line(&mut sc, 56, 16.0, &[(sub, MUTED, false)], width - 14);
 
-    let ticks = ms_ticks(&xm);
+    let ticks = axis_ticks(&xm);
     let mut y = TITLE_H;
     for ((st, scale), lines) in steps.iter().zip(&scales).zip(&headings) {
         sc.rect(14, y, width - 14, y + 2, rgb(150, 150, 150));

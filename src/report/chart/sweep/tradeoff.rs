@@ -316,7 +316,14 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
     let mut distinct: Vec<(f64, f64)> = points.iter().map(|p| (p.0, p.1)).collect();
     distinct.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     distinct.dedup();
-    let draw_frontier = by_choice && distinct.len() >= 2;
+    let frontier_pts: Vec<(f64, f64)> = frontier_idx
+        .iter()
+        .map(|&c| (points[c].0, points[c].1))
+        .collect();
+    let x_max = points.iter().map(|p| p.0).fold(0.0, f64::max);
+    // Drawn when it is a line: two distinct points, and a staircase of two corners or more.
+    let draw_frontier =
+        by_choice && distinct.len() >= 2 && frontier_stair(&frontier_pts, x_max).len() >= 2;
     let legend = legend_of(draw_frontier, best.first().map(|b| b.label.as_str()));
     let (what, note) = match (&env, by_choice) {
         (Some(e), true) => (
@@ -340,10 +347,7 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
             )],
             legend,
         },
-        frontier: frontier_idx
-            .iter()
-            .map(|&c| (points[c].0, points[c].1))
-            .collect(),
+        frontier: frontier_pts,
         x: x_range(&points.iter().map(|p| p.0).collect::<Vec<_>>()),
         best: best_pts
             .iter()
