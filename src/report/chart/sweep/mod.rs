@@ -88,7 +88,7 @@ pub fn draw(grid: &Grid, stats: &[CellStats]) -> Charts {
     push(
         &mut out,
         "tradeoff",
-        "Safety versus availability, one point per parameter set",
+        "Safety versus availability, one point per setting you choose (at its worst over the environment)",
         tradeoff::tradeoff(&d).map(|t| t.scene()),
     );
     out
