@@ -409,16 +409,19 @@ fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
         s.push_str(&text::table(&header, &rows));
     }
     s.push('\n');
-    let env = sweep_report::environment(grid).map_or(String::new(), |e| format!(" at every {e}"));
+    // Safe means safe in every environment tried; unsafe, unsafe in some (one is enough).
+    let env = sweep_report::environment(grid);
     match sweep_report::best_safe(grid, stats, 1).first() {
         Some(b) => s.push_str(&format!(
-            "best safe: {} (availability {:.4}% at worst, 0 of {} runs overlapped{env})\n",
+            "best safe: {} (availability {:.4}% at worst, 0 of {} runs overlapped{})\n",
             b.label,
             b.worst_availability * 100.0,
-            b.runs
+            b.runs,
+            env.map_or(String::new(), |e| format!(" at every {e}"))
         )),
         None => s.push_str(&format!(
-            "best safe: none (every setting had an overlap or harm{env})\n"
+            "best safe: none (every setting had an overlap or harm{})\n",
+            env.map_or(String::new(), |e| format!(" at some {e}"))
         )),
     }
     if sweep_report::bound_applies(grid) {

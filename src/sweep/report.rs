@@ -56,26 +56,41 @@ pub struct Choice {
     pub label: String,
     /// The lowest mean availability over its cells: what the worst environment tried gives.
     pub worst_availability: f64,
+    /// The highest P(unsafe) over its cells: the worst environment's risk.
+    pub worst_p_unsafe: f64,
     /// Runs over all its cells.
     pub runs: u64,
+    /// Whether some run of some cell overlapped.
+    pub overlapped: bool,
 }
 
-/// The settings the user chooses that were safe (no overlap, no harm) in every run of every
-/// environment tried, best worst-case availability first, at most `n`. A sweep over rho alone
-/// has one choice, the scenario's own settings.
-pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
+impl Choice {
+    /// Safe in every run of every environment tried.
+    pub fn safe(&self, stats: &[CellStats]) -> bool {
+        self.cells.iter().all(|&c| stats[c].safe())
+    }
+}
+
+/// The key of `cell` among the choices: its value index for each chosen parameter (`keep`).
+fn choice_key(idx: &[usize], keep: &[bool]) -> Vec<usize> {
+    idx.iter()
+        .zip(keep)
+        .filter(|(_, &k)| k)
+        .map(|(&i, _)| i)
+        .collect()
+}
+
+/// Every setting of the parameters the user chooses, in grid order, each over every
+/// environment the sweep tried, with its worst case there (the lowest availability, the highest
+/// P(unsafe)). A sweep that varies no chosen parameter has one choice, the scenario's own
+/// settings.
+pub fn choices(grid: &Grid, stats: &[CellStats]) -> Vec<Choice> {
     let keep: Vec<bool> = grid.params.iter().map(chosen).collect();
     let mut choices: Vec<Choice> = Vec::new();
     let mut at: std::collections::BTreeMap<Vec<usize>, usize> = Default::default();
     for (cell, st) in stats.iter().enumerate().take(grid.cell_count()) {
         let idx = grid.value_indices(cell);
-        let key: Vec<usize> = idx
-            .iter()
-            .zip(&keep)
-            .filter(|(_, &k)| k)
-            .map(|(&i, _)| i)
-            .collect();
-        let c = *at.entry(key).or_insert_with(|| {
+        let c = *at.entry(choice_key(&idx, &keep)).or_insert_with(|| {
             let label = grid
                 .params
                 .iter()
@@ -93,18 +108,29 @@ pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
                     label
                 },
                 worst_availability: f64::INFINITY,
+                worst_p_unsafe: 0.0,
                 runs: 0,
+                overlapped: false,
             });
             choices.len() - 1
         });
         let ch = &mut choices[c];
         ch.cells.push(cell);
         ch.worst_availability = ch.worst_availability.min(st.mean_availability());
+        ch.worst_p_unsafe = ch.worst_p_unsafe.max(st.p_unsafe());
         ch.runs += st.runs;
+        ch.overlapped |= st.overlap_runs > 0;
     }
-    let mut safe: Vec<Choice> = choices
+    choices
+}
+
+/// The settings the user chooses that were safe (no overlap, no harm) in every run of every
+/// environment tried, best worst-case availability first, at most `n`. A sweep over rho alone
+/// has one choice, the scenario's own settings.
+pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
+    let mut safe: Vec<Choice> = choices(grid, stats)
         .into_iter()
-        .filter(|ch| ch.cells.iter().all(|&c| stats[c].safe()))
+        .filter(|ch| ch.safe(stats))
         .collect();
     safe.sort_by(|a, b| {
         b.worst_availability
@@ -113,6 +139,11 @@ pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
     });
     safe.truncate(n);
     safe
+}
+
+/// Whether the sweep varied some parameter the user chooses (so there is a choice to make).
+pub fn varies_a_choice(grid: &Grid) -> bool {
+    grid.params.iter().any(|p| chosen(p) && p.values.len() > 1)
 }
 
 /// The environment a sweep varied, in words (`rho=100, 200`), or `None` when it varied none.

@@ -13,6 +13,8 @@ pub struct Throughput {
     bin_ns: i64,
     /// `(reads, writes)` per bin, from time 0.
     counts: Vec<(u32, u32)>,
+    /// Of those writes, the unsafe ones (applied out of token order: a stale holder's), per bin.
+    unsafe_counts: Vec<u32>,
 }
 
 impl Throughput {
@@ -25,6 +27,7 @@ impl Throughput {
         Throughput {
             bin_ns: bin.ns(),
             counts: Vec::new(),
+            unsafe_counts: Vec::new(),
         }
     }
 
@@ -59,12 +62,25 @@ impl Throughput {
         self.counts.iter().map(|c| c.1)
     }
 
-    /// The bin of `t`, grown into.
-    fn at(&mut self, t: SimTime) -> &mut (u32, u32) {
+    /// Of the writes per bin, those applied unsafely ([`TraceKind::WriteArrived`] with
+    /// `unsafe_write`): a stale holder's write that took effect.
+    pub fn unsafe_writes(&self) -> &[u32] {
+        &self.unsafe_counts
+    }
+
+    /// The index of the bin of `t`, grown into.
+    fn index(&mut self, t: SimTime) -> usize {
         let i = (t.ns().max(0) / self.bin_ns) as usize;
         if i >= self.counts.len() {
             self.counts.resize(i + 1, (0, 0));
+            self.unsafe_counts.resize(i + 1, 0);
         }
+        i
+    }
+
+    /// The bin of `t`, grown into.
+    fn at(&mut self, t: SimTime) -> &mut (u32, u32) {
+        let i = self.index(t);
         &mut self.counts[i]
     }
 }
@@ -79,10 +95,14 @@ impl Observer for Throughput {
             TraceKind::WriteArrived {
                 applied: true,
                 duplicate: false,
+                unsafe_write,
                 ..
             } => {
-                let c = self.at(e.t);
-                c.1 = c.1.saturating_add(1);
+                let i = self.index(e.t);
+                self.counts[i].1 = self.counts[i].1.saturating_add(1);
+                if unsafe_write {
+                    self.unsafe_counts[i] = self.unsafe_counts[i].saturating_add(1);
+                }
             }
             _ => {}
         }
@@ -94,6 +114,7 @@ impl Observer for Throughput {
         let n = (end.ns().max(0) as u64).div_ceil(self.bin_ns as u64) as usize;
         if n > self.counts.len() {
             self.counts.resize(n, (0, 0));
+            self.unsafe_counts.resize(n, 0);
         }
     }
 }
@@ -155,6 +176,28 @@ mod tests {
         assert_eq!(tp.writes().collect::<Vec<_>>(), [0, 1, 0, 1]);
         assert_eq!(tp.bin(), Dur::from_ms(1));
         assert_eq!(tp.len(), 4);
+    }
+
+    #[test]
+    fn unsafe_writes_are_counted_apart_and_among_the_writes() {
+        let mut tp = Throughput::new(Dur::from_ms(1));
+        let unsafe_at = |t_ns: i64, applied: bool| {
+            let kind = TraceKind::WriteArrived {
+                writer: 2,
+                token: 1,
+                applied,
+                unsafe_write: true,
+                duplicate: false,
+            };
+            event(t_ns, 0, kind)
+        };
+        tp.event(&write(500_000, true, false)); // bin 0: a safe write
+        tp.event(&unsafe_at(2_100_000, true)); // bin 2: an unsafe write, applied
+        tp.event(&unsafe_at(2_200_000, false)); // not applied (fenced): not counted at all
+        tp.finish(SimTime::from_ns(4_000_000));
+        // Writes per bin count both applied ones; the unsafe one is also counted apart.
+        assert_eq!(tp.writes().collect::<Vec<_>>(), [1, 0, 1, 0]);
+        assert_eq!(tp.unsafe_writes(), [0, 0, 1, 0]);
     }
 
     #[test]

@@ -402,7 +402,7 @@ fn compare_draws_reads_and_writes_per_strategy_in_throughput_png() {
         svg.contains("Bins of 5ms, averaged over steps of "),
         "{svg}"
     );
-    assert!(svg.contains("ops/ms") && svg.contains("true time (ms)"));
+    assert!(svg.contains("ops/ms") && svg.contains("true time (s)"));
     let md = fs::read_to_string(report.join("compare.md")).unwrap();
     assert!(md.contains("(throughput.png)"), "{md}");
 

@@ -138,6 +138,21 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
     assert_eq!(best[0].label, "epsilon=9ms");
     assert_eq!(best[0].cells, [4, 5]);
     assert_eq!(best[0].runs, 2);
+    // The choices (what the trade-off chart plots) are the epsilons alone, each over both rho:
+    // rho is the environment, never part of a choice. Each takes its worst cell: epsilon = 5ms
+    // overlapped at rho = 2000 only, and that is what it shows.
+    let ch = sweep::report::choices(&g, &stats);
+    let labels: Vec<&str> = ch.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["epsilon=2ms", "epsilon=5ms", "epsilon=9ms"]);
+    let cells: Vec<&[usize]> = ch.iter().map(|c| c.cells.as_slice()).collect();
+    assert_eq!(cells, [&[0, 1][..], &[2, 3], &[4, 5]]);
+    let over: Vec<bool> = ch.iter().map(|c| c.overlapped).collect();
+    assert_eq!(over, [true, true, false]);
+    assert_eq!(
+        ch[1].worst_p_unsafe,
+        stats[3].p_unsafe().max(stats[2].p_unsafe())
+    );
+    assert!(ch[1].worst_p_unsafe > 0.0 && ch[2].worst_p_unsafe == 0.0);
 }
 
 #[test]

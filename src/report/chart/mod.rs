@@ -9,6 +9,7 @@
 
 pub mod compare;
 pub mod font;
+pub mod labels;
 pub mod scene;
 pub mod slack;
 pub mod sweep;
@@ -63,6 +64,17 @@ impl TimeUnit {
         format!("{sign}{whole}.{frac:0decimals$}")
     }
 
+    /// `ns` in this unit with the decimals it needs and no more (`1.5`, `2`, `0.25`): at most
+    /// those that write multiples of `step_ns` exactly, trailing zeros dropped.
+    pub fn format_trimmed(self, ns: i64, step_ns: i64) -> String {
+        let s = self.format(ns, self.decimals_for(step_ns));
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    }
+
     /// The decimals this unit needs to write multiples of `step_ns` exactly.
     pub fn decimals_for(self, step_ns: i64) -> usize {
         let mut d = 0;
@@ -86,10 +98,12 @@ pub struct Ticks {
     pub labels: Vec<String>,
 }
 
-/// Ticks for the range `[lo, hi]` (ns), at most `max_ticks` steps apart end to end, at a 1-2-5 step. The unit is
-/// the one whose labels are shortest (then: with fewest decimals, then: the larger unit), so a 40 s
-/// run reads `0 .. 40` in s, a 10 ms window at 19 s reads `19000 .. 19010` in ms, and an error of
-/// up to 0.4 s reads `-400 .. 0` in ms.
+/// Ticks for the range `[lo, hi]` (ns), at most `max_ticks` steps apart end to end, at a 1-2-5 step. Each
+/// label has the digits it needs and no more (`0`, `0.5`, `1`, `1.5`: never `1.0` or
+/// `1.500000`). The unit is the one whose labels are shortest (then: with fewest decimals,
+/// then: the larger unit), so a 40 s run reads `0 .. 40` in s, a 2 s run `0, 0.5, 1, 1.5, 2` in
+/// s, a 600 ms run `0 .. 600` in ms, a 10 ms window at 19 s `19000 .. 19010` in ms, and an
+/// error of up to 0.4 s `-400 .. 0` in ms.
 ///
 /// Bounded whatever the range: at most `max_ticks + 1` ticks, even for a span near the whole of
 /// `i64` (a clock error of 10^18 ns once asked for 10^18 ticks); the arithmetic is in i128.
@@ -112,7 +126,7 @@ pub fn time_ticks(lo: i64, hi: i64, max_ticks: usize) -> Ticks {
     let mut best: Option<((usize, usize), TimeUnit, Vec<String>)> = None;
     for unit in TIME_UNITS {
         let d = unit.decimals_for(step);
-        let labels: Vec<String> = at.iter().map(|&t| unit.format(t, d)).collect();
+        let labels: Vec<String> = at.iter().map(|&t| unit.format_trimmed(t, step)).collect();
         let len = labels.iter().map(|l| l.len()).max().unwrap_or(0);
         // Shortest labels first, then fewest decimals (`-200` ms over `-0.2` s).
         if best.as_ref().is_none_or(|(l, _, _)| (len, d) < *l) {
@@ -126,6 +140,30 @@ pub fn time_ticks(lo: i64, hi: i64, max_ticks: usize) -> Ticks {
         at,
         labels,
     }
+}
+
+/// Labels for the durations `values_ns` (a swept T or epsilon) in one unit, each with the
+/// digits it needs and no more: the unit whose longest label is shortest, then the larger one
+/// (`2 ms .. 20 ms`, `0.5 s, 1.5 s`, never `0.500 s` or `1500ms` beside `2s`).
+pub fn duration_labels(values_ns: &[i64]) -> Vec<String> {
+    let mut best: Option<(usize, Vec<String>)> = None;
+    for unit in TIME_UNITS {
+        let labels: Vec<String> = values_ns
+            .iter()
+            .map(|&v| unit.format_trimmed(v, v.max(1)))
+            .collect();
+        let len = labels.iter().map(String::len).max().unwrap_or(0);
+        if best.as_ref().is_none_or(|(l, _)| len < *l) {
+            best = Some((
+                len,
+                labels
+                    .into_iter()
+                    .map(|l| format!("{l} {}", unit.name))
+                    .collect(),
+            ));
+        }
+    }
+    best.map(|b| b.1).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -148,6 +186,46 @@ mod tests {
         let t = time_ticks(-40_000_000, 0, 3);
         assert_eq!(t.unit.name, "ms");
         assert_eq!(t.labels, ["-40", "-20", "0"]);
+    }
+
+    #[test]
+    fn tick_labels_carry_no_useless_digits() {
+        // 0..2 s in at most 4 steps: a 500 ms step. In s the labels are 0, 0.5, 1, 1.5, 2
+        // (3 characters at most); in ms 0 .. 2000 (4): s wins, and 1_500_000_000 ns reads 1.5.
+        let t = time_ticks(0, 2_000_000_000, 4);
+        assert_eq!((t.unit.name, t.step_ns), ("s", 500_000_000));
+        assert_eq!(t.labels, ["0", "0.5", "1", "1.5", "2"]);
+        // 0..600 ms in at most 6 steps: 100 ms. In s 0.1 .. 0.6 (3 characters, 1 decimal), in
+        // ms 100 .. 600 (3, none): ms wins on decimals, so 500 ms reads 500, not 0.500.
+        let t = time_ticks(0, 600_000_000, 6);
+        assert_eq!(t.unit.name, "ms");
+        assert_eq!(t.labels[5], "500");
+        // 0..1 s in at most 5 steps: 200 ms. In s 0, 0.2 .. 0.8, 1 (3 characters); in ms
+        // 0 .. 1000 (4): s, with no `0.0` or `1.0`.
+        let t = time_ticks(0, 1_000_000_000, 5);
+        assert_eq!(t.labels, ["0", "0.2", "0.4", "0.6", "0.8", "1"]);
+        // A step of 250 ms writes two decimals in s; 1.5 s needs one.
+        assert_eq!(
+            TIME_UNITS[0].format_trimmed(1_500_000_000, 250_000_000),
+            "1.5"
+        );
+        assert_eq!(TIME_UNITS[1].format_trimmed(-2_000_000, 500_000), "-2");
+    }
+
+    #[test]
+    fn swept_durations_share_the_unit_that_writes_them_shortest() {
+        // 2, 5, 10, 20 ms: 2 characters in ms, 5 in s (0.002), 5 in us (20000).
+        assert_eq!(
+            duration_labels(&[2_000_000, 5_000_000, 10_000_000, 20_000_000]),
+            ["2 ms", "5 ms", "10 ms", "20 ms"]
+        );
+        // 500 ms and 1.5 s: 0.5 and 1.5 in s (3 characters), 500 and 1500 in ms (4).
+        assert_eq!(
+            duration_labels(&[500_000_000, 1_500_000_000]),
+            ["0.5 s", "1.5 s"]
+        );
+        // 0 reads 0 in any unit, so the others decide: 0 and 2 s.
+        assert_eq!(duration_labels(&[0, 2_000_000_000]), ["0 s", "2 s"]);
     }
 
     #[test]

@@ -2,18 +2,24 @@
 //! (typically one per strategy on the same fault schedule), all on one time axis, so that where
 //! each run stops serving and when it resumes line up.
 //!
-//! Each panel draws its run's [`Throughput`] as two step lines, reads (filled lightly beneath)
-//! and writes, on a y axis from 0 in operations per ms with its own top. Bins narrower than
+//! Each panel draws its run's [`Throughput`] as step lines, reads (filled lightly beneath),
+//! writes applied safely, and unsafe writes (a stale holder's, applied out of token order) in
+//! their own colour when the run has any, on a y axis from 0 in operations per ms with its own
+//! top. The top fits the body of the data ([`body_top`]): a one-step spike (a backlog of
+//! writes released at once) is clipped at the top and marked there with its value, instead of
+//! flattening the rest of the panel. Bins narrower than
 //! [`MIN_STEP_PX`] pixels are merged into steps of whole bins, the rate of a step being its
 //! count over its length, so the number of shapes is bounded by the plot's width, never by the
 //! number of bins. Layout only; [`super::scene`] renders it.
 
+use super::labels::short_labels;
 use super::scene::{rgb, rgba, text_width, Anchor, Scene};
 use super::timeline::{
-    draw_axis, draw_grid, draw_legend, draw_title_line, legend_height, Swatch, XMap, AXIS_H, MUTED,
-    RIGHT_MARGIN, TEXT, WIDTH,
+    axis_ticks, draw_axis, draw_grid, draw_legend, draw_title_line, legend_height, Swatch, XMap,
+    AXIS_H, MUTED, RIGHT_MARGIN, TEXT, WIDTH,
 };
-use super::{time_ticks, ChartFiles, Ticks, TIME_UNITS};
+use super::{ChartFiles, Ticks};
+use crate::compare::OWN;
 use crate::time::{Dur, NS_PER_MS};
 use crate::trace::throughput::Throughput;
 use plotters::style::RGBAColor;
@@ -32,6 +38,7 @@ const LABEL_SIZE: f64 = 14.0;
 const Y_UNIT: &str = "ops/ms";
 const READ_RGB: (u8, u8, u8) = (31, 100, 180);
 const WRITE_RGB: (u8, u8, u8) = (222, 110, 0);
+const UNSAFE_RGB: (u8, u8, u8) = (200, 0, 60);
 const GRID: (u8, u8, u8) = (226, 226, 226);
 
 /// The throughput chart of `runs` (label, throughput), one panel each in the order given, under
@@ -41,13 +48,17 @@ pub fn throughput_chart(title: &str, runs: &[(String, &Throughput)]) -> ChartFil
 }
 
 /// One run's steps: each of `bins` whole bins (the last one may be shorter), as
-/// `(start, end, reads per ms, writes per ms)` in ns of true time.
+/// `(start, end, reads per ms, safe writes per ms)` in ns of true time.
 struct Steps {
     /// The step's length when whole.
     step_ns: i64,
     steps: Vec<(i64, i64, f64, f64)>,
+    /// Unsafe writes per ms in each step.
+    unsafe_rates: Vec<f64>,
     reads: u64,
+    /// All writes applied, safe or not.
     writes: u64,
+    unsafe_writes: u64,
 }
 
 impl Steps {
@@ -66,28 +77,84 @@ impl Steps {
         let step_ns = bin_ns.saturating_mul(k as i64);
         let end = bin_ns.saturating_mul(tp.len() as i64);
         let mut steps = Vec::with_capacity(tp.len().div_ceil(k));
-        let (mut reads, mut writes) = (0u64, 0u64);
-        for (g, chunk) in tp.counts().chunks(k).enumerate() {
+        let mut unsafe_rates = Vec::with_capacity(steps.capacity());
+        let (mut reads, mut writes, mut unsafe_writes) = (0u64, 0u64, 0u64);
+        let chunks = tp.counts().chunks(k).zip(tp.unsafe_writes().chunks(k));
+        for (g, (chunk, uchunk)) in chunks.enumerate() {
             let a = step_ns.saturating_mul(g as i64);
             let b = a.saturating_add(step_ns).min(end);
             let r: u64 = chunk.iter().map(|c| u64::from(c.0)).sum();
             let w: u64 = chunk.iter().map(|c| u64::from(c.1)).sum();
+            let u: u64 = uchunk.iter().map(|&c| u64::from(c)).sum();
             reads += r;
             writes += w;
+            unsafe_writes += u;
             let ms = (b - a).max(1) as f64 / NS_PER_MS as f64;
-            steps.push((a, b, r as f64 / ms, w as f64 / ms));
+            steps.push((a, b, r as f64 / ms, (w - u) as f64 / ms));
+            unsafe_rates.push(u as f64 / ms);
         }
         Steps {
             step_ns,
             steps,
+            unsafe_rates,
             reads,
             writes,
+            unsafe_writes,
         }
     }
 
-    fn max_rate(&self) -> f64 {
-        self.steps.iter().map(|s| s.2.max(s.3)).fold(0.0, f64::max)
+    /// Every rate drawn: reads, safe and unsafe writes of each step.
+    fn rates(&self) -> Vec<f64> {
+        let rw = self.steps.iter().flat_map(|s| [s.2, s.3]);
+        rw.chain(self.unsafe_rates.iter().copied()).collect()
     }
+}
+
+/// The top a panel's y axis must reach (before rounding to a 1-2-5 step): the body of
+/// `rates`, their 99th percentile among the non-zero ones (nearest rank) with a quarter more
+/// as headroom; or their maximum when that is at most 1.5 times the body, so that only a
+/// spike well above the rest is clipped. 0 when every rate is 0.
+pub fn body_top(rates: &[f64]) -> f64 {
+    let mut nz: Vec<f64> = rates.iter().copied().filter(|&r| r > 0.0).collect();
+    nz.sort_by(f64::total_cmp);
+    let Some(&max) = nz.last() else {
+        return 0.0;
+    };
+    let rank = (nz.len() * 99).div_ceil(100).max(1);
+    let body = nz[rank - 1] * 1.25;
+    if max <= body * 1.5 {
+        max
+    } else {
+        body
+    }
+}
+
+/// A rate as a clipped spike's mark writes it: whole from 10 up (`110`), else one decimal.
+fn rate_label(v: f64) -> String {
+    let s = if v >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    };
+    format!("{} {Y_UNIT}", s.trim_end_matches(".0"))
+}
+
+/// The runs of consecutive steps whose rate is above `top`: `(first, last, highest rate)`.
+fn clipped_runs(rates: &[f64], top: f64) -> Vec<(usize, usize, f64)> {
+    let mut out: Vec<(usize, usize, f64)> = Vec::new();
+    for (i, &r) in rates.iter().enumerate() {
+        if r <= top {
+            continue;
+        }
+        match out.last_mut() {
+            Some(run) if run.1 + 1 == i => {
+                run.1 = i;
+                run.2 = run.2.max(r);
+            }
+            _ => out.push((i, i, r)),
+        }
+    }
+    out
 }
 
 /// A y axis from 0: `n` steps of `m * 10^e` ops/ms, `m` in 1, 2, 5.
@@ -137,29 +204,6 @@ impl YScale {
         let d = (-self.e) as usize;
         let p = 10i64.pow(d as u32);
         format!("{}.{:0d$}", v / p, v % p)
-    }
-}
-
-/// Ticks for the window of `xm` in ms, leaving room for their labels.
-fn ms_ticks(xm: &XMap) -> Ticks {
-    let unit = TIME_UNITS[1];
-    let w = (xm.x1 - xm.x0).max(1);
-    let mut max = 16usize;
-    loop {
-        let mut t = time_ticks(xm.t0, xm.t1, max);
-        let d = unit.decimals_for(t.step_ns);
-        t.labels = t.at.iter().map(|&x| unit.format(x, d)).collect();
-        t.unit = unit;
-        let widest = t
-            .labels
-            .iter()
-            .map(|l| text_width(l, LABEL_SIZE, false))
-            .max()
-            .unwrap_or(0);
-        if max <= 2 || (widest + 24) * t.at.len() as i32 <= w {
-            return t;
-        }
-        max -= 1;
     }
 }
 
@@ -271,7 +315,7 @@ pub fn throughput_scene(title: &str, runs: &[(String, &Throughput)]) -> Scene {
         .collect();
     let scales: Vec<YScale> = steps
         .iter()
-        .map(|s| YScale::for_max(s.max_rate()))
+        .map(|s| YScale::for_max(body_top(&s.rates())))
         .collect();
     let widest = scales
         .iter()
@@ -283,13 +327,7 @@ pub fn throughput_scene(title: &str, runs: &[(String, &Throughput)]) -> Scene {
     let x0 = 14 + unit_w + 16 + widest + 10;
     let xm = XMap { x0, x1, t0: 0, t1 };
 
-    let items = vec![
-        (Swatch::Line(READ_RGB, false), "reads served".to_string()),
-        (
-            Swatch::Line(WRITE_RGB, false),
-            "writes applied (not fenced, not duplicates)".to_string(),
-        ),
-    ];
+    let items = legend(&steps);
     // Bins and steps are said once when every panel has the same, else in each heading.
     let mut kinds = steps
         .iter()
@@ -297,11 +335,17 @@ pub fn throughput_scene(title: &str, runs: &[(String, &Throughput)]) -> Scene {
         .map(|(s, (_, tp))| (tp.bin(), s.step_ns));
     let first = kinds.next();
     let shared = first.filter(|&f| kinds.all(|k| k == f));
+    let labels: Vec<String> = runs.iter().map(|r| r.0.clone()).collect();
+    let short = short_labels(&labels, OWN);
     let headings: Vec<Vec<Line>> = runs
         .iter()
+        .zip(&short)
         .zip(&steps)
-        .map(|((label, tp), st)| {
+        .map(|(((_, tp), label), st)| {
             let mut figures = format!("{} reads served, {} writes applied", st.reads, st.writes);
+            if st.unsafe_writes > 0 {
+                figures.push_str(&format!(" ({} unsafe)", st.unsafe_writes));
+            }
             if shared.is_none() {
                 figures.push_str(&format!("; {}", bins_and_steps(tp.bin(), st.step_ns)));
             }
@@ -334,9 +378,12 @@ pub fn throughput_scene(title: &str, runs: &[(String, &Throughput)]) -> Scene {
         let b = bins_and_steps(bin, step);
         sub.push_str(&format!(" {}{}.", b[..1].to_uppercase(), &b[1..]));
     }
+    if any_clipped(&steps, &scales) {
+        sub.push_str(" A clipped spike shows its peak at the top.");
+    }
     draw_title_line(&mut sc, 56, 16.0, &[(sub, MUTED, false)], width - 14);
 
-    let ticks = ms_ticks(&xm);
+    let ticks = axis_ticks(&xm);
     let mut y = TITLE_H;
     for ((st, scale), lines) in steps.iter().zip(&scales).zip(&headings) {
         sc.rect(14, y, width - 14, y + 2, rgb(150, 150, 150));
@@ -358,6 +405,76 @@ pub fn throughput_scene(title: &str, runs: &[(String, &Throughput)]) -> Scene {
     let y = draw_axis(&mut sc, &xm, &ticks, axis_y);
     draw_legend(&mut sc, &items, width, y + 8);
     sc
+}
+
+/// The legend: reads and writes, and unsafe writes when some run has them.
+fn legend(steps: &[Steps]) -> Vec<(Swatch, String)> {
+    let mut items = vec![
+        (Swatch::Line(READ_RGB, false), "reads served".to_string()),
+        (
+            Swatch::Line(WRITE_RGB, false),
+            "writes applied safely (not fenced, not duplicates)".to_string(),
+        ),
+    ];
+    if steps.iter().any(|s| s.unsafe_writes > 0) {
+        items.push((
+            Swatch::Line(UNSAFE_RGB, false),
+            "unsafe writes applied (a stale holder's, out of token order)".to_string(),
+        ));
+    }
+    items
+}
+
+/// Whether some panel clips a spike above its axis.
+fn any_clipped(steps: &[Steps], scales: &[YScale]) -> bool {
+    steps
+        .iter()
+        .zip(scales)
+        .any(|(s, sc)| s.rates().iter().any(|&r| r > sc.top()))
+}
+
+/// Marks, at the top of a panel, each run of steps of `rates` clipped above `scale`: a small
+/// triangle in `colour` over its middle with its highest rate beside it.
+fn draw_clipped(
+    sc: &mut Scene,
+    xm: &XMap,
+    steps: &[(i64, i64, f64, f64)],
+    rates: &[f64],
+    scale: YScale,
+    colour: (u8, u8, u8),
+    top: i32,
+) {
+    let (r, g, b) = colour;
+    for (first, last, peak) in clipped_runs(rates, scale.top()) {
+        let x = ((xm.xf(steps[first].0) + xm.xf(steps[last].1)) / 2.0).round() as i32;
+        sc.polygon(
+            vec![(x - 6, top + 9), (x + 6, top + 9), (x, top)],
+            rgb(r, g, b),
+        );
+        let label = rate_label(peak);
+        let w = text_width(&label, LABEL_SIZE, true);
+        let (tx, anchor) = if x + 10 + w <= xm.x1 {
+            (x + 10, Anchor::Left)
+        } else {
+            (x - 10, Anchor::Right)
+        };
+        sc.rect(
+            if anchor == Anchor::Left {
+                tx - 2
+            } else {
+                tx - w - 2
+            },
+            top + 1,
+            if anchor == Anchor::Left {
+                tx + w + 2
+            } else {
+                tx + 2
+            },
+            top + 17,
+            rgba(255, 255, 255, 0.85),
+        );
+        sc.text(tx, top + 9, label, LABEL_SIZE, true, rgb(r, g, b), anchor);
+    }
 }
 
 /// One run's plot between `top` and `bottom`: grid, y axis in ops/ms, reads and writes.
@@ -414,6 +531,21 @@ fn draw_panel(
     sc.line(reads, rgb(r, g, b), 2);
     let (r, g, b) = WRITE_RGB;
     sc.line(step_line(&st.steps, |s| s.3, xm, y_of), rgb(r, g, b), 2);
+    if st.unsafe_writes > 0 {
+        let (r, g, b) = UNSAFE_RGB;
+        let with: Vec<(i64, i64, f64, f64)> = st
+            .steps
+            .iter()
+            .zip(&st.unsafe_rates)
+            .map(|(s, &u)| (s.0, s.1, u, 0.0))
+            .collect();
+        sc.line(step_line(&with, |s| s.2, xm, y_of), rgb(r, g, b), 2);
+        draw_clipped(sc, xm, &st.steps, &st.unsafe_rates, scale, UNSAFE_RGB, top);
+    }
+    let reads: Vec<f64> = st.steps.iter().map(|s| s.2).collect();
+    let writes: Vec<f64> = st.steps.iter().map(|s| s.3).collect();
+    draw_clipped(sc, xm, &st.steps, &reads, scale, READ_RGB, top);
+    draw_clipped(sc, xm, &st.steps, &writes, scale, WRITE_RGB, top);
     sc.rect(xm.x0, bottom, xm.x1 + 1, bottom + 1, rgb(60, 60, 60));
 }
 
@@ -473,6 +605,28 @@ mod tests {
         assert_eq!(st.steps.len(), 201);
         let last = *st.steps.last().unwrap();
         assert_eq!(last, (1_000 * NS_PER_MS, 1_003 * NS_PER_MS, 1.0 / 3.0, 0.0));
+    }
+
+    #[test]
+    fn the_y_axis_fits_the_body_not_a_one_step_spike() {
+        // 100 steps at 2 ops/ms and one backlog step at 110: 101 non-zero rates, the 99th
+        // percentile by nearest rank is the 100th smallest (ceil(101 * 0.99) = 100), a 2; with
+        // a quarter of headroom 2.5, and 110 > 1.5 * 2.5: clipped. The scale tops 2.5 with
+        // steps of 1: 0 to 3.
+        let mut rates = vec![2.0; 100];
+        rates.push(110.0);
+        rates.extend([0.0; 50]); // idle steps do not count
+        assert_eq!(body_top(&rates), 2.5);
+        let s = YScale::for_max(body_top(&rates));
+        assert_eq!(s.top(), 3.0);
+        assert_eq!(clipped_runs(&rates, s.top()), [(100, 100, 110.0)]);
+        assert_eq!(rate_label(110.0), "110 ops/ms");
+        assert_eq!(rate_label(4.0), "4 ops/ms");
+        // Rates 1 .. 10, no spike: the body (the 10th of 10, 10, times 1.25) is above the
+        // peak, so the peak (10) sets the top and nothing is clipped.
+        let even: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(body_top(&even), 10.0);
+        assert_eq!(body_top(&[0.0, 0.0]), 0.0);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! One x-scale rule for every sweep line chart ([`Scale::for_values`]): log when the positive
 //! values span a factor of 10 or more and none is negative, with a 0 (epsilon = 0) set apart to
 //! the left of an axis break; linear otherwise. The axis title says which ("(log scale)",
-//! "(log scale, 0 set apart)", "(linear)"). Grid values are ticked where they are, labelled as
-//! given to `--vary`. Y axes are linear with ticks at a 1-2-5 step. [`draw_frame`] draws any
+//! "(log scale, 0 set apart)", "(linear)"). Grid values are ticked where they are, labelled in
+//! one time unit for T and epsilon, else as given to `--vary`. Y axes are linear with ticks at a 1-2-5 step. [`draw_frame`] draws any
 //! plot's axes, ticks, grid and titles; the heatmap's cells use the same with one tick per row
 //! and column. Nothing here decides what is plotted.
 

@@ -124,8 +124,10 @@ pub fn heatmap(d: &Data) -> Result<Heatmap, String> {
             eps_ns = g.facts.eps_ns.map(|x| x as f64);
         }
         let title = match (e, d.eps) {
-            (Some(k), Some(ep)) if d.name(ep) == "epsilon" => format!("ε = {}", d.value(ep, *k)),
-            (Some(k), Some(ep)) => format!("ε = {} ({})", d.value(ep, *k), d.name(ep)),
+            (Some(k), Some(ep)) if d.name(ep) == "epsilon" => {
+                format!("ε = {}", d.tick_labels(ep)[*k])
+            }
+            (Some(k), Some(ep)) => format!("ε = {} ({})", d.tick_labels(ep)[*k], d.name(ep)),
             _ => match eps_ns {
                 Some(x) => format!("ε = {} (not varied)", human_ns(x)),
                 None => "no holder margin".to_string(),
@@ -177,10 +179,10 @@ pub fn heatmap(d: &Data) -> Result<Heatmap, String> {
         },
         t_desc: axis_name(d.name(tp), Role::T),
         rho_desc: axis_name(d.name(rp), Role::Rho),
-        t_labels: t_order
-            .iter()
-            .map(|&k| d.value(tp, k).to_string())
-            .collect(),
+        t_labels: {
+            let labels = d.tick_labels(tp);
+            t_order.iter().map(|&k| labels[k].clone()).collect()
+        },
         t_vals: t_order.iter().map(|&k| t_raw[k]).collect(),
         rho_labels: r_order
             .iter()

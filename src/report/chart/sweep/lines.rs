@@ -338,8 +338,8 @@ fn series_style(li: usize) -> (RGBAColor, Marker) {
 }
 
 /// The varied parameter a line chart puts across: its values as numbers (ns for T and
-/// epsilon), their order, the axis the x-scale rule gives them and a tick at each, labelled as
-/// given to `--vary`.
+/// epsilon), their order, the axis the x-scale rule gives them and a tick at each, labelled in one
+/// time unit for T and epsilon, else as given to `--vary`.
 struct XParam {
     raw: Vec<f64>,
     order: Vec<usize>,
@@ -352,10 +352,8 @@ impl XParam {
         let raw = d.numeric(p);
         let order = sorted_order(&raw);
         let axis = NumAxis::new(&raw);
-        let ticks = order
-            .iter()
-            .map(|&k| (raw[k], d.value(p, k).to_string()))
-            .collect();
+        let labels = d.tick_labels(p);
+        let ticks = order.iter().map(|&k| (raw[k], labels[k].clone())).collect();
         XParam {
             raw,
             order,

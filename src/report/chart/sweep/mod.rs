@@ -88,7 +88,7 @@ pub fn draw(grid: &Grid, stats: &[CellStats]) -> Charts {
     push(
         &mut out,
         "tradeoff",
-        "Safety versus availability, one point per parameter set",
+        "Safety versus availability, one point per setting you choose (at its worst over the environment)",
         tradeoff::tradeoff(&d).map(|t| t.scene()),
     );
     out
@@ -190,6 +190,18 @@ impl<'a> Data<'a> {
             }
         }
         out
+    }
+
+    /// The tick labels of parameter `p`'s values: T and epsilon in one time unit with no
+    /// useless digits ([`crate::report::chart::duration_labels`]), the rest as given.
+    fn tick_labels(&self, p: usize) -> Vec<String> {
+        match self.grid.params[p].role {
+            Role::T | Role::Epsilon => {
+                let ns: Vec<i64> = self.numeric(p).iter().map(|&v| v as i64).collect();
+                crate::report::chart::duration_labels(&ns)
+            }
+            _ => self.grid.params[p].values.clone(),
+        }
     }
 
     fn name(&self, p: usize) -> &str {

@@ -25,9 +25,6 @@ const OVER: RGBAColor = rgb(214, 39, 40);
 const FRONTIER: RGBAColor = rgb(60, 60, 60);
 const WIDTH: i32 = 1100;
 const BODY_H: i32 = 620;
-/// The x range shown: P(unsafe) from 0 to 1, padded.
-const X_LO: f64 = -0.04;
-const X_HI: f64 = 1.04;
 
 /// A point: (P(unsafe), availability %, class: 0 safe, 1 harm only, 2 overlap).
 type Point = (f64, f64, u8);
@@ -41,8 +38,11 @@ pub struct Tradeoff {
     draw_frontier: bool,
     /// The points to label (index into `points`) with their words.
     labels: Vec<(usize, String)>,
-    /// The points of the best safe setting (one per environment tried), ringed.
+    /// The points of the best safe setting, ringed (one, or one per environment when only
+    /// the environment was varied).
     best: Vec<(f64, f64)>,
+    /// The x range shown and its tick step ([`x_range`]).
+    x: (f64, f64, f64),
     y: YAxis,
 }
 
@@ -184,62 +184,184 @@ pub fn frontier_stair(frontier: &[(f64, f64)], x_max: f64) -> Vec<(f64, f64)> {
     stair
 }
 
-pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
-    let n = d.grid.cell_count();
-    if n < 2 {
-        return Err("needs two parameter sets or more".into());
-    }
-    let points: Vec<Point> = d
-        .stats
+/// The x range shown, fitted to the points' P(unsafe) `xs`: `(lo, hi, step)`, the ends on a
+/// tick of the least 1-2-5 step (0.01 .. 0.2) that needs at most 10 ticks, a step apart at
+/// least, within [0, 1]. Points at 0.8 .. 1 read across the plot, not squeezed into its right
+/// fifth; a safe point (x = 0) keeps 0 in view.
+pub fn x_range(xs: &[f64]) -> (f64, f64, f64) {
+    let lo = xs
         .iter()
-        .take(n)
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .clamp(0.0, 1.0);
+    let hi = xs
+        .iter()
+        .copied()
+        .fold(f64::NEG_INFINITY, f64::max)
+        .clamp(lo, 1.0);
+    // With a little slack, so that 0.8 / 0.02 = 40.000000001 stays 40.
+    let ends = |step: f64| {
+        let a = (lo / step + 1e-9).floor() * step;
+        let b = (hi / step - 1e-9).ceil() * step;
+        (a, b)
+    };
+    let step = [0.01, 0.02, 0.05, 0.1, 0.2]
+        .into_iter()
+        .find(|&st| {
+            let (a, b) = ends(st);
+            ((b - a) / st).round() <= 10.0
+        })
+        .unwrap_or(0.2);
+    let (mut a, mut b) = ends(step);
+    if b - a < step / 2.0 {
+        if b + step <= 1.0 + 1e-9 {
+            b += step;
+        } else {
+            a -= step;
+        }
+    }
+    (a.max(0.0), b.min(1.0), step)
+}
+
+/// Class of a point: 0 safe, 1 harm only, 2 overlap.
+fn class_of(safe: bool, overlapped: bool) -> u8 {
+    match (safe, overlapped) {
+        (true, _) => 0,
+        (false, false) => 1,
+        (false, true) => 2,
+    }
+}
+
+/// The points and their words: one per setting the user chooses, at its worst over the
+/// environments tried, when the sweep varied such a setting; else one per cell (the
+/// environments alone, nothing to choose). Also whether they are choices.
+fn points_of(d: &Data) -> (Vec<Point>, Vec<String>, bool) {
+    let by_choice = crate::sweep::report::varies_a_choice(d.grid);
+    if by_choice {
+        let ch = crate::sweep::report::choices(d.grid, d.stats);
+        let pts = ch
+            .iter()
+            .map(|c| {
+                let class = class_of(c.safe(d.stats), c.overlapped);
+                (c.worst_p_unsafe, c.worst_availability * 100.0, class)
+            })
+            .collect();
+        let names = ch.into_iter().map(|c| c.label).collect();
+        return (pts, names, true);
+    }
+    let n = d.grid.cell_count();
+    let pts = d.stats[..n]
+        .iter()
         .map(|s| {
-            let class = if s.safe() {
-                0
-            } else if s.overlap_runs == 0 {
-                1
-            } else {
-                2
-            };
-            (s.p_unsafe(), s.mean_availability() * 100.0, class)
+            (
+                s.p_unsafe(),
+                s.mean_availability() * 100.0,
+                class_of(s.safe(), s.overlap_runs > 0),
+            )
         })
         .collect();
-    let frontier_idx = frontier_of(&points);
-    let best = crate::sweep::report::best_safe(d.grid, d.stats, 1);
-    let best_one = best
-        .first()
-        .filter(|b| b.cells.len() == 1)
-        .map(|b| b.cells[0]);
-    let name = |c: usize| {
-        if Some(c) == best_one {
-            format!("best safe: {}", d.grid.label(c))
-        } else {
-            d.grid.label(c)
-        }
-    };
+    (pts, (0..n).map(|c| d.grid.label(c)).collect(), false)
+}
+
+/// Which points carry a label: every safe one; every unsafe one when there are at most
+/// [`MAX_LABELS`], else the frontier's. Returns them, in point order, and how many unsafe points
+/// go unlabelled.
+fn labelled(points: &[Point], frontier: &[usize]) -> (Vec<usize>, usize) {
     let unsafe_count = points.iter().filter(|p| p.2 > 0).count();
-    let mut labels: Vec<(usize, String)> = Vec::new();
-    let mut label_note = String::new();
-    if unsafe_count <= MAX_LABELS {
-        for (c, p) in points.iter().enumerate() {
-            if p.2 > 0 || (frontier_idx.first() == Some(&c)) {
-                labels.push((c, name(c)));
-            }
-        }
-    } else {
-        for &c in &frontier_idx {
-            labels.push((c, name(c)));
-        }
-        let rest = (0..n)
-            .filter(|c| points[*c].2 > 0 && !frontier_idx.contains(c))
-            .count();
-        label_note = format!(
-            "; labelled: the frontier's points ({rest} other unsafe sets are not: see results.csv)"
-        );
+    let all_unsafe = unsafe_count <= MAX_LABELS;
+    let chosen: Vec<usize> = (0..points.len())
+        .filter(|&c| points[c].2 == 0 || all_unsafe || frontier.contains(&c))
+        .collect();
+    let rest = (0..points.len())
+        .filter(|c| points[*c].2 > 0 && !chosen.contains(c))
+        .count();
+    (chosen, rest)
+}
+
+pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
+    if d.grid.cell_count() < 2 {
+        return Err("needs two parameter sets or more".into());
     }
+    let (points, names, by_choice) = points_of(d);
+    let frontier_idx = frontier_of(&points);
+    let env = crate::sweep::report::environment(d.grid);
+    let best = crate::sweep::report::best_safe(d.grid, d.stats, 1);
+    let best_pts: Vec<usize> = match best.first() {
+        Some(b) if by_choice => names
+            .iter()
+            .position(|n| *n == b.label)
+            .into_iter()
+            .collect(),
+        Some(b) => b.cells.clone(),
+        None => Vec::new(),
+    };
+    let (chosen, rest) = labelled(&points, &frontier_idx);
+    let labels: Vec<(usize, String)> = chosen
+        .into_iter()
+        .map(|c| {
+            let best_one = by_choice && best_pts.first() == Some(&c);
+            let name = if best_one {
+                format!("best safe: {}", names[c])
+            } else {
+                names[c].clone()
+            };
+            (c, name)
+        })
+        .collect();
+    let label_note = if rest > 0 {
+        format!("; labelled: the safe and the frontier's points ({rest} other unsafe are not: see results.csv)")
+    } else {
+        String::new()
+    };
     let mut distinct: Vec<(f64, f64)> = points.iter().map(|p| (p.0, p.1)).collect();
     distinct.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     distinct.dedup();
+    let frontier_pts: Vec<(f64, f64)> = frontier_idx
+        .iter()
+        .map(|&c| (points[c].0, points[c].1))
+        .collect();
+    let x_max = points.iter().map(|p| p.0).fold(0.0, f64::max);
+    // Drawn when it is a line: two distinct points, and a staircase of two corners or more.
+    let draw_frontier =
+        by_choice && distinct.len() >= 2 && frontier_stair(&frontier_pts, x_max).len() >= 2;
+    let legend = legend_of(draw_frontier, best.first().map(|b| b.label.as_str()));
+    let (what, note) = match (&env, by_choice) {
+        (Some(e), true) => (
+            "one point per setting you choose",
+            format!("; each setting at its worst over the environment ({e}): the highest P(unsafe), the lowest availability; the frontier is over your settings only"),
+        ),
+        (None, _) => ("one point per parameter set", "; the frontier is the best availability for each level of risk".to_string()),
+        (Some(e), false) => (
+            "one point per environment",
+            format!("; only the environment was varied ({e}): nothing to choose, so no frontier"),
+        ),
+    };
+    let y = YAxis::new(points.iter().map(|p| p.1), false);
+    Ok(Tradeoff {
+        page: Page {
+            width: WIDTH,
+            title: format!("Safety versus availability: {what}"),
+            lines: vec![format!(
+                "{}; a point at x = 0 is safe in every run{note}{label_note}",
+                d.subtitle_base()
+            )],
+            legend,
+        },
+        frontier: frontier_pts,
+        x: x_range(&points.iter().map(|p| p.0).collect::<Vec<_>>()),
+        best: best_pts
+            .iter()
+            .map(|&c| (points[c].0, points[c].1))
+            .collect(),
+        points,
+        draw_frontier,
+        labels,
+        y,
+    })
+}
+
+/// The legend: the three classes, the frontier when drawn, the ring of the best safe setting.
+fn legend_of(frontier: bool, best: Option<&str>) -> Legend {
     let mut legend = Legend::default();
     legend.push(Mark::Dot(SAFE), "safe: no overlap and no harm in any run");
     legend.push(
@@ -247,61 +369,19 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
         "no overlap, but harm (zombie action, stale read, unsafe write)",
     );
     legend.push(Mark::Dot(OVER), "overlap in some run");
-    let draw_frontier = distinct.len() >= 2;
-    if draw_frontier {
+    if frontier {
         legend.push(
             Mark::Line(FRONTIER),
             "frontier: the best availability at or below each P(unsafe)",
         );
     }
-    let best_pts: Vec<(f64, f64)> = best
-        .first()
-        .map(|b| {
-            b.cells
-                .iter()
-                .map(|&c| (points[c].0, points[c].1))
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(b) = best.first() {
-        let env: Vec<&str> = d
-            .grid
-            .params
-            .iter()
-            .filter(|p| p.values.len() > 1 && !crate::sweep::report::chosen(p))
-            .map(|p| p.name.as_str())
-            .collect();
-        let per = if b.cells.len() > 1 && !env.is_empty() {
-            format!(", at each {} ({} points)", env.join(" and "), b.cells.len())
-        } else {
-            String::new()
-        };
+    if let Some(b) = best {
         legend.push(
             Mark::Ring(rgb(0, 0, 0)),
-            format!("ringed: the best safe setting, {}{per}", b.label),
+            format!("ringed: the best safe setting, {b}"),
         );
     }
-    let y = YAxis::new(points.iter().map(|p| p.1), false);
-    Ok(Tradeoff {
-        page: Page {
-            width: WIDTH,
-            title: "Safety versus availability: one point per parameter set".into(),
-            lines: vec![format!(
-                "{}; a point at x = 0 is safe in every run; the frontier is the best availability for each level of risk{label_note}",
-                d.subtitle_base()
-            )],
-            legend,
-        },
-        frontier: frontier_idx
-            .iter()
-            .map(|&c| (points[c].0, points[c].1))
-            .collect(),
-        points,
-        draw_frontier,
-        labels,
-        best: best_pts,
-        y,
-    })
+    legend
 }
 
 impl Tradeoff {
@@ -316,7 +396,9 @@ impl Tradeoff {
     }
 
     fn px(&self, (x, y): (f64, f64), plot: Plot) -> (i32, i32) {
-        let f = (x - X_LO) / (X_HI - X_LO);
+        let (lo, hi, _) = self.x;
+        let pad = (hi - lo) * 0.04;
+        let f = (x - (lo - pad)) / (hi - lo + 2.0 * pad);
         (
             plot.x0 + (f * (plot.x1 - plot.x0) as f64).round() as i32,
             self.y.px(y, plot),
@@ -357,9 +439,11 @@ impl Tradeoff {
     pub fn scene(&self) -> Scene {
         let mut s = self.page.scene(BODY_H);
         let plot = self.plot();
-        let x_ticks: Vec<(i32, String)> = (0..=10)
+        let (lo, hi, step) = self.x;
+        let n = ((hi - lo) / step).round() as i32;
+        let x_ticks: Vec<(i32, String)> = (0..=n)
             .map(|k| {
-                let v = k as f64 / 10.0;
+                let v = lo + k as f64 * step;
                 (self.px((v, 0.0), plot).0, super::fmt_num(v))
             })
             .collect();
@@ -464,6 +548,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_x_range_fits_the_points() {
+        let r = |xs: &[f64]| {
+            let (a, b, st) = x_range(xs);
+            (
+                (a * 100.0).round(),
+                (b * 100.0).round(),
+                (st * 100.0).round(),
+            )
+        };
+        // 0.8 .. 1: in steps of 0.01 that is 20 ticks, of 0.02 ten: 0.8 to 1, not 0 to 1.
+        assert_eq!(r(&[0.85, 0.8, 1.0]), (80.0, 100.0, 2.0));
+        // A safe point keeps 0 in view: 0 .. 1 in tenths (0.05 would be 20 steps).
+        assert_eq!(r(&[0.0, 1.0, 0.5]), (0.0, 100.0, 10.0));
+        // 0 .. 0.3: 0.02 gives 15 steps, 0.05 six.
+        assert_eq!(r(&[0.0, 0.3]), (0.0, 30.0, 5.0));
+        // 0.13 .. 0.37 on 0.05: from 0.1 up to 0.4 (ends on ticks around the points).
+        assert_eq!(r(&[0.13, 0.37]), (10.0, 40.0, 5.0));
+        // Every point at 1: one step wide, ending at 1.
+        assert_eq!(r(&[1.0, 1.0]), (99.0, 100.0, 1.0));
+    }
+
+    #[test]
+    fn every_safe_point_is_labelled_and_unsafe_ones_while_few() {
+        // Two safe, one harm, one overlap: all four labelled.
+        let pts = [
+            (0.0, 99.0, 0),
+            (0.0, 98.0, 0),
+            (0.5, 99.5, 1),
+            (1.0, 99.9, 2),
+        ];
+        assert_eq!(labelled(&pts, &[0, 2, 3]), (vec![0, 1, 2, 3], 0));
+        // Past MAX_LABELS unsafe points, only the frontier's unsafe ones (here 14 and 15,
+        // beside safe 0): the other 13 unsafe go unlabelled.
+        let mut pts = vec![(0.0, 99.0, 0)];
+        for k in 1..=(MAX_LABELS + 3) {
+            pts.push((k as f64 / 20.0, 99.0 + k as f64 / 100.0, 2));
+        }
+        let (chosen, rest) = labelled(&pts, &[0, 14, 15]);
+        assert_eq!(chosen, [0, 14, 15]);
+        assert_eq!(rest, MAX_LABELS + 3 - 2);
     }
 
     #[test]

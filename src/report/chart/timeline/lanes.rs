@@ -114,8 +114,10 @@ pub(crate) fn unit_of(abs_ns: f64) -> TimeUnit {
 /// Ticks for errors in `[lo, hi]` ns, labelled in `unit` whatever unit would be shortest.
 pub(crate) fn lane_ticks(lo: f64, hi: f64, unit: TimeUnit) -> Ticks {
     let t = time_ticks(lo.floor() as i64, hi.ceil() as i64, 2);
-    let d = unit.decimals_for(t.step_ns);
-    let labels = t.at.iter().map(|&v| unit.format(v, d)).collect();
+    let labels =
+        t.at.iter()
+            .map(|&v| unit.format_trimmed(v, t.step_ns))
+            .collect();
     Ticks { unit, labels, ..t }
 }
 
