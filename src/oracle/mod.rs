@@ -165,18 +165,24 @@ pub struct Oracle {
     carry: Carry,
     overlaps: Vec<Overlap>,
     pending_pieces: usize,
+    /// Sweep once this many settled pieces wait: [`FLUSH_AT`], or twice the nodes (a flush
+    /// settles every node).
+    flush_at: usize,
     points: Vec<(SimTime, NodeId, i8, i8)>,
     /// With export on: pieces swept since the last [`Oracle::drain_exported`].
     exported: Option<Vec<(NodeId, Piece)>>,
 }
 
-/// Flush once this many settled pieces wait, to bound memory.
-const FLUSH_AT: usize = 4096;
+/// Flush once this many settled pieces wait, to bound memory: what waits is kept until then,
+/// so a run that settles fewer pieces than this holds all of them, and a longer run more of
+/// them, up to this bound. Small enough that a run of minutes reaches it.
+const FLUSH_AT: usize = 256;
 
 impl Oracle {
     /// An oracle for `nodes` nodes; with `export`, settled pieces are kept for
     /// [`Oracle::drain_exported`] (an observer wants them).
     pub fn new(nodes: usize, export: bool) -> Oracle {
+        let flush_at = FLUSH_AT.max(2 * nodes);
         Oracle {
             tracks: (0..nodes)
                 .map(|_| Track {
@@ -195,7 +201,10 @@ impl Oracle {
             },
             overlaps: Vec::new(),
             pending_pieces: 0,
-            points: Vec::new(),
+            flush_at,
+            // A piece is two points, and a flush settles every node once more: the sweep's
+            // buffer is made once, at its bound.
+            points: Vec::with_capacity(2 * (flush_at + nodes)),
             exported: export.then(Vec::new),
         }
     }
@@ -276,7 +285,7 @@ impl Oracle {
     /// Sweeps if enough pieces wait (returns whether it did). `clocks` are the nodes' clocks,
     /// to settle everyone at `now`.
     pub fn maybe_flush(&mut self, now: SimTime, clocks: &[NodeClock]) -> bool {
-        let due = self.pending_pieces >= FLUSH_AT;
+        let due = self.pending_pieces >= self.flush_at;
         if due {
             self.flush(now, clocks);
         }
