@@ -88,3 +88,26 @@ fn an_initial_leader_is_a_replica_of_a_protocol_that_elects() {
         "{p:?}"
     );
 }
+
+/// LeaseGuard elects with the same Raft core: r2, named, campaigns at 0 (votes back at 2 ms)
+/// while the others' timers run at least ET = 1 s; with no fault it leads throughout.
+#[test]
+fn leaseguard_elects_the_initial_leader_first() {
+    let s = scenario(
+        r#"Scenario(
+            duration: "10s",
+            lease: (duration: "1s", initial_leader: "r2"),
+            strategy: LeaseGuard(election_timeout: "1s", heartbeat: "100ms"),
+            nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica),
+                    (name: "r3", role: Replica)],
+            network: (delay: Fixed("1ms")),
+            workload: (reads_per_second: 10.0, writes_per_second: 5.0),
+        )"#,
+    );
+    assert!(validate(&s).is_empty(), "{:?}", validate(&s));
+    assert_eq!(run(&s).holders, ["r2"]);
+    // Without the field the election decides: under seed 0 r3's timer runs out first.
+    let mut unnamed = s.clone();
+    unnamed.lease.initial_leader = None;
+    assert_eq!(run(&unnamed).holders, ["r3"]);
+}

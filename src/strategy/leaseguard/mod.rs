@@ -203,6 +203,7 @@ impl Protocol for LeaseGuard {
             limbo: Vec::new(),
             limbo_end: 0,
             pending_reads: PendingReads::default(),
+            leads_first: params.initial_leader == Some(node),
         }
     }
 }
@@ -236,6 +237,8 @@ pub struct Replica {
     /// As leader (`Quorum` mode): reads waiting for the index they need to commit, each with
     /// its stamp and the version it reads (the committed prefix when it arrived).
     pending_reads: PendingReads<(Stamp, u64)>,
+    /// The scenario's `lease.initial_leader`: it campaigns at its first start (term 0).
+    leads_first: bool,
 }
 
 impl Replica {
@@ -699,11 +702,16 @@ impl NodeLogic for Replica {
         self.core.into_disk()
     }
 
+    /// Arms the election timer, the heartbeat and the no-op timer; the scenario's initial
+    /// leader also campaigns at once at its first start.
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.core.election.start(cx.mono);
         self.core.election.arm(cx, out);
         self.heartbeat(cx, out);
         out.set_timer(NOOP, ClockKind::Monotonic, cx.mono + self.c.noop_every);
+        if self.leads_first && self.core.term == 0 {
+            self.campaign(cx, out);
+        }
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {

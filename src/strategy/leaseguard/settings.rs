@@ -125,9 +125,12 @@ impl Settings for LeaseGuard {
     }
 
     /// Elections, heartbeats and no-ops are its own settings: renewals and retries are not
-    /// timed by the lease.
+    /// timed by the lease. A scenario may name the replica that leads first.
     fn lease_fields(&self) -> LeaseFields {
-        LeaseFields::TERM_ONLY
+        LeaseFields {
+            initial_leader: true,
+            ..LeaseFields::TERM_ONLY
+        }
     }
 
     /// The clock error bound is varied as epsilon, but the bound epsilon >= T*rho is not its.
