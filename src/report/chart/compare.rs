@@ -10,7 +10,8 @@
 //! Under the groups, the clock-error lanes: once for all runs when their clocks are the same
 //! (the usual case: one fault schedule, one seed), else in each group. When an overlap is too
 //! short to see at the scale of the run, a zoom section shows every group in one window (the
-//! first run's zoom window, else the next run's), on an axis read as an offset. Layout only;
+//! first run's zoom window, else the next run's), on an axis read as an offset, drawn above and
+//! below it too. Layout only;
 //! [`super::scene`] renders it.
 
 use super::labels::{group_name, short_labels};
@@ -208,7 +209,7 @@ pub fn compare_scene(title: &str, runs: &[(String, Timeline, Summary)]) -> Scene
     let items = legend_items(&refs, true);
     let mut height = TITLE_H + TOP_AXIS_H + plan.section_h(&views, &plan.xm);
     if let Some(zm) = &zm {
-        height += 10 + ZOOM_HEADING_H + plan.section_h(&views, zm);
+        height += 10 + ZOOM_HEADING_H + TOP_AXIS_H + plan.section_h(&views, zm);
     }
     height += 8 + legend_height(&items, width);
     let mut sc = Scene::new(WIDTH, height as u32);
@@ -232,7 +233,8 @@ pub fn compare_scene(title: &str, runs: &[(String, Timeline, Summary)]) -> Scene
     draw_title_line(&mut sc, 56, 16.0, &[(sub, MUTED, false)], width - 14);
 
     let ticks = axis_ticks(&plan.xm);
-    let top = draw_top_axis(&mut sc, &plan.xm, &ticks, TITLE_H);
+    let whole_title = format!("true time ({})", ticks.unit.name);
+    let top = draw_top_axis(&mut sc, &plan.xm, &ticks, TITLE_H, &whole_title);
     let y = draw_section(
         &mut sc,
         &plan,
@@ -248,6 +250,8 @@ pub fn compare_scene(title: &str, runs: &[(String, Timeline, Summary)]) -> Scene
         let heading = format!("{} (in {})", zoom_heading(&runs[k].1, &z), short[k]);
         y = draw_zoom_heading(&mut sc, &heading, y + 10, width);
         let (zticks, origin_ns) = offset_ticks(&zm);
+        let title = offset_axis_title(&zticks, origin_ns);
+        y = draw_top_axis(&mut sc, &zm, &zticks, y, &title);
         y = draw_section(
             &mut sc,
             &plan,
@@ -258,19 +262,25 @@ pub fn compare_scene(title: &str, runs: &[(String, Timeline, Summary)]) -> Scene
             y,
             ZOOM_OVERLAP_RGB,
         );
-        let title = offset_axis_title(&zticks, origin_ns);
         y = draw_axis_titled(&mut sc, &zm, &zticks, y, &title);
     }
     draw_legend(&mut sc, &items, width, y + 8);
     sc
 }
 
-/// Draws the time axis above the plots at `y`: the unit at the left, the tick labels, and
+/// Draws the time axis above the plots at `y`: `title` at the left, the tick labels, and
 /// the ticks down to the axis line; returns the y under it.
-fn draw_top_axis(sc: &mut Scene, xm: &XMap, ticks: &Ticks, y: i32) -> i32 {
+fn draw_top_axis(sc: &mut Scene, xm: &XMap, ticks: &Ticks, y: i32, title: &str) -> i32 {
     let line_y = y + TOP_AXIS_H - 4;
-    let title = format!("true time ({})", ticks.unit.name);
-    sc.text(14, y + 10, title, 14.0, false, MUTED, Anchor::Left);
+    sc.text(
+        14,
+        y + 10,
+        title.to_string(),
+        14.0,
+        false,
+        MUTED,
+        Anchor::Left,
+    );
     for (&t, label) in ticks.at.iter().zip(&ticks.labels) {
         if let Some(x) = xm.x(t) {
             sc.rect(x, line_y - 6, x + 1, line_y, rgb(60, 60, 60));
