@@ -275,26 +275,25 @@ fn tables_reproduce_the_seed_figures() {
     assert!(md.contains("| 30s | 30.00 ms |"), "{md}");
 }
 
+/// The environment both advise tests describe: 200 ppm, steps up to 50 ms, pauses up to 2 s,
+/// delays up to 10 ms, a failover budget of 30 s.
+const ADVISE_ENV: &[&str] = &[
+    "--rho",
+    "200",
+    "--max-step",
+    "50ms",
+    "--max-pause",
+    "2s",
+    "--max-delay",
+    "10ms",
+    "--failover",
+    "30s",
+];
+
 #[test]
 fn advise_shows_its_arithmetic_and_checks_it() {
-    let out = ok(&leasesim(
-        &[
-            "advise",
-            "--rho",
-            "200",
-            "--max-step",
-            "50ms",
-            "--max-pause",
-            "2s",
-            "--max-delay",
-            "10ms",
-            "--failover",
-            "30s",
-            "--seeds",
-            "3",
-        ],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-    ));
+    let args = [&["advise"], ADVISE_ENV, &["--seeds", "3"]].concat();
+    let out = ok(&leasesim(&args, Path::new(env!("CARGO_TARGET_TMPDIR"))));
     // T = 20 s (the largest round value within 30 s - 2 x 10 ms); epsilon = 20 s x 200 ppm
     // + 50 ms + 10 ms = 64 ms.
     for line in [
@@ -321,27 +320,15 @@ fn advise_with_stalled_clocks_states_the_safety_condition_and_names_what_it_ran(
     // The environment of the test above, with pauses that stall the clocks, checked on a
     // bundled scenario: T = 20 s, so the scenario runs with a 20 s lease renewed every
     // 20 s / 3 = 6.666666666 s.
-    let out = leasesim(
-        &[
-            "advise",
-            "--rho",
-            "200",
-            "--max-step",
-            "50ms",
-            "--max-pause",
-            "2s",
-            "--max-delay",
-            "10ms",
-            "--failover",
-            "30s",
-            "--pauses-stall-clocks",
-            "--scenario",
-            "q4-gc-pause-two-sided",
-            "--seeds",
-            "2",
-        ],
-        Path::new(env!("CARGO_TARGET_TMPDIR")),
-    );
+    let extra = [
+        "--pauses-stall-clocks",
+        "--scenario",
+        "q4-gc-pause-two-sided",
+        "--seeds",
+        "2",
+    ];
+    let args = [&["advise"], ADVISE_ENV, &extra].concat();
+    let out = leasesim(&args, Path::new(env!("CARGO_TARGET_TMPDIR")));
     let text = String::from_utf8_lossy(&out.stdout);
     for line in [
         "pauses stall the clocks:",
