@@ -86,8 +86,10 @@ pub fn round_to_next_interval(t: LocalTime, tick: LocalDur) -> LocalTime {
 }
 
 /// The requested timeout clamped into [2, 20] x tick (`ZooKeeperServer.processConnectRequest`).
+/// Saturating: validation asks for the event estimate of a tick it is about to refuse as too
+/// long, so the bounds must not overflow.
 pub fn negotiate(requested: LocalDur, tick: LocalDur) -> LocalDur {
-    let (min, max) = (tick.ns() * 2, tick.ns() * 20);
+    let (min, max) = (tick.ns().saturating_mul(2), tick.ns().saturating_mul(20));
     LocalDur::from_ns(requested.ns().clamp(min, max))
 }
 

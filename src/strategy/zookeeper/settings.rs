@@ -178,4 +178,19 @@ mod tests {
         assert!(Settings::validate(&z, &s).is_empty());
         assert_eq!(z.negotiated(), LocalDur::from_secs(40));
     }
+
+    /// A tick far past the longest run (2,000,000 h = 7.2e18 ns: twice it overflows an i64) is
+    /// refused, and the event estimate that validation makes on the way does not overflow.
+    #[test]
+    fn a_tick_past_every_limit_is_refused_without_overflow() {
+        let s = scenario(r#"ZooKeeperSession(tick_time: "2000000h")"#);
+        let z = settings(&s);
+        assert_eq!(z.negotiated().ns(), i64::MAX);
+        let p = crate::scenario::validate::validate(&s);
+        assert!(
+            p.iter()
+                .any(|p| p.starts_with("strategy.tick_time: ") && p.contains("above the limit")),
+            "{p:?}"
+        );
+    }
 }
