@@ -283,6 +283,7 @@ impl Outcome {
         let arrived = st.reads_arrived + st.writes_arrived;
         let admitted = st.reads_admitted + st.writes_admitted;
         let duration_ns = r.duration.ns();
+        let (min_slack_ns, closest_call_ns) = near_misses(&r);
         let mut summary = Summary {
             scenario: name.to_string(),
             strategy,
@@ -302,22 +303,8 @@ impl Outcome {
             ),
             served_ratio: ratio(admitted, arrived),
             max_unavailable_ns: r.oracle.write.max_unavailable_ns,
-            min_slack_ns: r
-                .oracle
-                .exclusive()
-                .filter_map(|(_, o)| o.min_slack_ns)
-                .min(),
-            closest_call_ns: r
-                .oracle
-                .exclusive()
-                .all(|(_, o)| o.min_slack_ns.is_none())
-                .then(|| {
-                    r.oracle
-                        .exclusive()
-                        .filter_map(|(_, o)| o.closest_call_ns)
-                        .min()
-                })
-                .flatten(),
+            min_slack_ns,
+            closest_call_ns,
             grants: st.grants,
             renewals: st.renewals,
             crashes: st.crashes,
@@ -500,6 +487,20 @@ pub fn slowed_replica_never_led(scenario: &Scenario, s: &Summary) -> Option<Stri
         c.drift_spread_ppm / 2.0,
         leaders(&s.holders),
     ))
+}
+
+/// The run's smallest safety slack over its exclusive authorities and, only when none had a
+/// handover, its closest call.
+fn near_misses(r: &RunResult) -> (Option<i64>, Option<i64>) {
+    let least = |f: fn(&crate::oracle::OracleReport) -> Option<i64>| {
+        r.oracle.exclusive().filter_map(|(_, o)| f(o)).min()
+    };
+    let slack = least(|o| o.min_slack_ns);
+    let call = slack
+        .is_none()
+        .then(|| least(|o| o.closest_call_ns))
+        .flatten();
+    (slack, call)
 }
 
 /// Each name once, in the order first seen; "none" for none.
