@@ -53,6 +53,7 @@ pub mod authority;
 pub mod belief;
 pub mod failover;
 pub mod harm;
+pub mod linearizable;
 
 use crate::clock::NodeClock;
 use crate::msg::{NodeId, Token};
