@@ -16,6 +16,7 @@ mod k8s;
 mod layers;
 mod leaseguard;
 mod library;
+mod linearizability;
 mod metamorphic;
 mod moments;
 mod newcomer;
