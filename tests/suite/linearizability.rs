@@ -517,7 +517,7 @@ fn build(keys: usize, nodes: usize, steps: &[Step]) -> Vec<Op> {
     let mut in_flight: Vec<usize> = Vec::new();
     let mut next_value: Value = 1;
     let mut t: Tick = 0;
-    // Key 0 half the time, so that one key sees many operations.
+    // Key 0 most of the time, so that one key sees many operations.
     let key = |k: usize| (k.saturating_sub(3) % keys) as Key;
     for s in steps {
         t += 1;
