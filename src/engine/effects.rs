@@ -5,28 +5,25 @@
 
 use super::stats::{FirstHarm, HarmAct};
 use super::{Ev, Sim, GRANT_ORDER_CAP};
-use crate::msg::{NodeId, Token};
-use crate::strategy::{Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Stamp};
+use crate::msg::{Key, NodeId, Token, Value};
+use crate::strategy::{
+    Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
+};
 use crate::trace::{DropReason, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
-    /// Node `n` served a read admitted under `token`, from its copy (`view` `None`) or from a
-    /// log prefix of `view` writes; `arrival` is the stamp of the call that took it up. Every
-    /// read is judged by one rule: stale iff the state served misses a write that had taken
-    /// effect before its arrival; a zombie action iff its token is superseded now.
+    /// Node `n` served read `op` of `key`, admitted under `token`, with `value`; `taken_now`:
+    /// in the call that took it up (else it was kept for later). The history judges whether it
+    /// is stale; its token, when it was taken up, whether it is a zombie action.
     pub(super) fn served_read(
         &mut self,
         n: NodeId,
         token: Token,
-        view: Option<u64>,
-        arrival: Stamp,
+        (op, key, value): (u64, Key, Value),
+        taken_now: bool,
     ) {
         self.stats.read_gap.event(self.now);
-        let arrived = arrival.version();
-        let (zombie, stale) = match view {
-            None => self.harm.read(n, token, arrived),
-            Some(version) => self.harm.read_at(n, token, version, arrived),
-        };
+        let (zombie, stale) = self.harm.read(n, (op, key), token, value, taken_now);
         self.failovers.read(self.harm.rank(n, token), self.now);
         let act = self.harm_act(n, token, n, false);
         if zombie {
@@ -113,8 +110,17 @@ impl<P: Protocol> Sim<'_, P> {
             Fact::Issued { .. } | Fact::Renewed { .. } => {
                 unreachable!("named with their clock by the caller")
             }
-            // What became of a request: the oracle judges only what took effect.
-            Fact::Waiting { .. } | Fact::Appended { .. } | Fact::Refused { .. } => {}
+            Fact::Waiting { token } => {
+                if let Some((op, request)) = self.call_request {
+                    self.harm.read_waits(n, op, request.key(), token);
+                }
+            }
+            Fact::Appended { .. } => {
+                if let Some((op, Request::Write { key, value })) = self.call_request {
+                    self.harm.write_appended(n, (op, key, value));
+                }
+            }
+            Fact::Refused { since, .. } => self.harm.read_ended(n, since.op()),
             Fact::IssuedOn {
                 token,
                 to,
@@ -144,34 +150,33 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::Renewed { token, until });
                 }
             }
-            Fact::Holding { token, version } => self.harm.holding(n, token, version),
-            Fact::Read { token } => {
+            Fact::Holding { .. } => {}
+            Fact::Read { token, value } => {
                 self.stats.reads_local += 1;
-                // Served at once: it arrived with this call.
-                self.served_read(n, token, None, self.call_stamp);
+                let (op, request) = self
+                    .call_request
+                    .expect("a read served at once is taken up");
+                self.served_read(n, token, (op, request.key(), value), true);
             }
-            Fact::ConfirmedRead { token, since } => {
+            Fact::ConfirmedRead {
+                token,
+                since,
+                value,
+            } => {
                 self.stats.reads_confirmed += 1;
                 let wait = self.now.since(since.time());
                 self.stats.confirmed_read_waits.record(wait);
-                self.served_read(n, token, None, since);
-            }
-            Fact::LogRead {
-                token,
-                version,
-                since,
-            } => {
-                if since.time() == self.now {
-                    self.stats.reads_local += 1;
-                } else {
-                    self.stats.reads_confirmed += 1;
-                    let wait = self.now.since(since.time());
-                    self.stats.confirmed_read_waits.record(wait);
-                }
-                self.served_read(n, token, Some(version), since);
+                let op = since.op();
+                let key = self.harm.kept_key(n, op).unwrap_or_else(|| {
+                    panic!("node {n} served a read it had not kept (ConfirmedRead without Waiting)")
+                });
+                self.served_read(n, token, (op, key, value), false);
             }
             Fact::WriteSent { token } => {
-                let zombie = self.harm.write_sent(n, token);
+                let Some((op, Request::Write { key, value })) = self.call_request else {
+                    unreachable!("a write sent is taken up")
+                };
+                let zombie = self.harm.write_sent(n, token, (op, key, value));
                 if zombie {
                     let act = self.harm_act(n, token, n, true);
                     FirstHarm::note(&mut self.stats.first_harm.zombie, act);
@@ -180,9 +185,14 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::WriteSent { token, zombie });
                 }
             }
-            Fact::WriteApplied { writer, token } => {
+            Fact::WriteApplied {
+                writer,
+                token,
+                key,
+                value,
+            } => {
                 self.stats.write_gap.event(self.now);
-                let unsafe_write = self.harm.write_applied(writer, token, None);
+                let unsafe_write = self.harm.write_applied(writer, token, (key, value), false);
                 if unsafe_write {
                     let act = self.harm_act(writer as NodeId, token, n, true);
                     FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
@@ -191,6 +201,7 @@ impl<P: Protocol> Sim<'_, P> {
                     .write(self.harm.rank(writer, token), self.now);
                 self.emit_write(n, writer, token, true, unsafe_write, false);
             }
+            Fact::WriteAcked { key, value } => self.harm.write_acked(n, (key, value)),
             Fact::WriteFenced { writer, token } => {
                 self.harm.write_fenced();
                 self.emit_write(n, writer, token, false, false, false);
@@ -204,14 +215,16 @@ impl<P: Protocol> Sim<'_, P> {
                 writer,
                 token,
                 key,
+                value,
             } => {
                 if self.harm.first_commit(index, token) {
-                    // Its client hears of it only from the leader that accepted it; one
-                    // that a later leader commits was reported failed (or timed out).
+                    // Committed is answered: the leader that accepted it answers its client now;
+                    // one a later leader commits, its client learns of at the new leader (as a
+                    // retry of its request does), and any client may read it from now on.
                     if writer == n {
                         self.stats.write_gap.event(self.now);
                     }
-                    let unsafe_write = self.harm.write_applied(writer, token, Some(key));
+                    let unsafe_write = self.harm.write_applied(writer, token, (key, value), true);
                     if unsafe_write {
                         let act = self.harm_act(writer as NodeId, token, n, true);
                         FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
