@@ -103,10 +103,10 @@ impl Audit {
                 Some(h) if h.stamp == since => h.disposed = true,
                 _ => self.settle_waiting(n, fact),
             },
-            Fact::WriteApplied { value, .. } | Fact::Committed { value, .. } => {
-                if self.effective.len() < EFFECTIVE_KEPT {
-                    self.effective.insert(value);
-                }
+            Fact::WriteApplied { value, .. } | Fact::Committed { value, .. }
+                if self.effective.len() < EFFECTIVE_KEPT =>
+            {
+                self.effective.insert(value);
             }
             _ => {}
         }

@@ -9,6 +9,7 @@ use crate::msg::{Key, NodeId, Token, Value};
 use crate::strategy::{
     Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
 };
+use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
@@ -24,6 +25,13 @@ impl<P: Protocol> Sim<'_, P> {
     ) {
         self.stats.read_gap.event(self.now);
         let (zombie, stale) = self.harm.read(n, (op, key), token, value, taken_now);
+        self.tell(HistoryEvent::ReadAnswered {
+            op,
+            value,
+            tick: self.harm.last_tick(),
+            at: self.now,
+            stale,
+        });
         self.failovers.read(self.harm.rank(n, token), self.now);
         let act = self.harm_act(n, token, n, false);
         if zombie {
@@ -110,17 +118,6 @@ impl<P: Protocol> Sim<'_, P> {
             Fact::Issued { .. } | Fact::Renewed { .. } => {
                 unreachable!("named with their clock by the caller")
             }
-            Fact::Waiting { token } => {
-                if let Some((op, request)) = self.call_request {
-                    self.harm.read_waits(n, op, request.key(), token);
-                }
-            }
-            Fact::Appended { .. } => {
-                if let Some((op, Request::Write { key, value })) = self.call_request {
-                    self.harm.write_appended(n, (op, key, value));
-                }
-            }
-            Fact::Refused { since, .. } => self.harm.read_ended(n, since.op()),
             Fact::IssuedOn {
                 token,
                 to,
@@ -151,6 +148,29 @@ impl<P: Protocol> Sim<'_, P> {
                 }
             }
             Fact::Holding { .. } => {}
+            Fact::WriteApplied { .. }
+            | Fact::WriteAcked { .. }
+            | Fact::WriteFenced { .. }
+            | Fact::DuplicateWrite { .. }
+            | Fact::Committed { .. } => self.note_resource(n, fact),
+            _ => self.note_request(n, fact),
+        }
+    }
+
+    /// A fact of what became of a client request node `n` took up.
+    fn note_request(&mut self, n: NodeId, fact: Fact) {
+        match fact {
+            Fact::Waiting { token } => {
+                if let Some((op, request)) = self.call_request {
+                    self.harm.read_waits(n, op, request.key(), token);
+                }
+            }
+            Fact::Appended { .. } => {
+                if let Some((op, Request::Write { key, value })) = self.call_request {
+                    self.harm.write_appended(n, (op, key, value));
+                }
+            }
+            Fact::Refused { since, .. } => self.harm.read_ended(n, since.op()),
             Fact::Read { token, value } => {
                 self.stats.reads_local += 1;
                 let (op, request) = self
@@ -185,6 +205,14 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::WriteSent { token, zombie });
                 }
             }
+            _ => unreachable!("not a request's fact: {fact:?}"),
+        }
+    }
+
+    /// A fact of the resource at node `n`: a write arrived (applied, fenced or a duplicate), its
+    /// answer reached its writer, or an entry committed.
+    fn note_resource(&mut self, n: NodeId, fact: Fact) {
+        match fact {
             Fact::WriteApplied {
                 writer,
                 token,
@@ -192,16 +220,12 @@ impl<P: Protocol> Sim<'_, P> {
                 value,
             } => {
                 self.stats.write_gap.event(self.now);
-                let unsafe_write = self.harm.write_applied(writer, token, (key, value), false);
-                if unsafe_write {
-                    let act = self.harm_act(writer as NodeId, token, n, true);
-                    FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
-                }
-                self.failovers
-                    .write(self.harm.rank(writer, token), self.now);
-                self.emit_write(n, writer, token, true, unsafe_write, false);
+                self.took_effect(n, (writer, token), (key, value), false);
             }
-            Fact::WriteAcked { key, value } => self.harm.write_acked(n, (key, value)),
+            Fact::WriteAcked { key, value } => {
+                self.harm.write_acked(n, (key, value));
+                self.tell_acked(value);
+            }
             Fact::WriteFenced { writer, token } => {
                 self.harm.write_fenced();
                 self.emit_write(n, writer, token, false, false, false);
@@ -218,23 +242,56 @@ impl<P: Protocol> Sim<'_, P> {
                 value,
             } => {
                 if self.harm.first_commit(index, token) {
-                    // Committed is answered: the leader that accepted it answers its client now;
-                    // one a later leader commits, its client learns of at the new leader (as a
-                    // retry of its request does), and any client may read it from now on.
+                    // Committed is acknowledged: the leader that accepted it answers its client
+                    // now; one a later leader commits, its client learns of at the new leader
+                    // (as a retry of its request does), and any client may read it from now on.
                     if writer == n {
                         self.stats.write_gap.event(self.now);
                     }
-                    let unsafe_write = self.harm.write_applied(writer, token, (key, value), true);
-                    if unsafe_write {
-                        let act = self.harm_act(writer as NodeId, token, n, true);
-                        FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
-                    }
-                    self.failovers
-                        .write(self.harm.rank(writer, token), self.now);
-                    self.emit_write(n, writer, token, true, unsafe_write, false);
+                    self.took_effect(n, (writer, token), (key, value), true);
                 }
             }
+            _ => unreachable!("not the resource's fact: {fact:?}"),
         }
+    }
+
+    /// The write of `value` to `key` from `writer` under `token` took effect at node `n`;
+    /// `acked`: it is acknowledged now.
+    fn took_effect(
+        &mut self,
+        n: NodeId,
+        (writer, token): (NodeId, Token),
+        (key, value): (Key, Value),
+        acked: bool,
+    ) {
+        let unsafe_write = self.harm.write_applied(writer, token, (key, value), acked);
+        let at = self.now;
+        self.tell(HistoryEvent::WriteTookEffect { key, value, at });
+        if acked {
+            self.tell_acked(value);
+        }
+        if unsafe_write {
+            let act = self.harm_act(writer, token, n, true);
+            FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
+        }
+        self.failovers
+            .write(self.harm.rank(writer, token), self.now);
+        self.emit_write(n, writer, token, true, unsafe_write, false);
+    }
+
+    /// Tells the observer, if any, what happened to a client operation.
+    pub(super) fn tell(&mut self, e: HistoryEvent) {
+        if let Some(o) = self.observer.as_mut() {
+            o.history(&e);
+        }
+    }
+
+    /// Tells the observer that the write of `value` was acknowledged now (the history's last
+    /// tick).
+    fn tell_acked(&mut self, value: Value) {
+        let tick = self.harm.last_tick();
+        let at = self.now;
+        self.tell(HistoryEvent::WriteAcked { value, tick, at });
     }
 
     /// Passes what the oracle has swept since last time to the observer.

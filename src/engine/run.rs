@@ -10,6 +10,7 @@ use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
 use crate::time::SimTime;
+use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceKind};
 
 /// What comes next in a run: a node fault of the schedule, or a queued event.
@@ -118,6 +119,13 @@ impl<P: Protocol> Sim<'_, P> {
                         read
                     }
                 };
+                self.tell(HistoryEvent::Invoked {
+                    op,
+                    node: n,
+                    key: kind.key(),
+                    write: kind.is_write(),
+                    at: self.now,
+                });
                 let ev = Ev::Arrival {
                     node,
                     kind,
@@ -252,6 +260,7 @@ impl<P: Protocol> Sim<'_, P> {
                     if !kind.is_write() {
                         self.harm.read_ended(n, op);
                     }
+                    self.tell(HistoryEvent::Failed { op, at: self.now });
                     if self.observer.is_some() {
                         let write = kind.is_write();
                         self.emit(n, TraceKind::Rejected { write });

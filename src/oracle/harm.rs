@@ -147,6 +147,11 @@ impl Harm {
         self.history.counts()
     }
 
+    /// The history's last tick given.
+    pub fn last_tick(&self) -> Tick {
+        self.tick
+    }
+
     /// The next point of the history: a client request arrived (its invocation, which names it
     /// and, for a write, is its value), or one was answered.
     pub fn tick(&mut self) -> Tick {

@@ -142,7 +142,7 @@ impl KeyHistory {
     fn trim(&mut self, horizon: Tick, trim_min: usize) -> Vec<Value> {
         let mut forgotten = Vec::new();
         while let Some(p) = self.order.front() {
-            if !p.after.is_some_and(|a| a < horizon) {
+            if p.after.is_none_or(|a| a >= horizon) {
                 break;
             }
             let p = self.order.pop_front().expect("a front");

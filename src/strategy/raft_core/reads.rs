@@ -21,17 +21,9 @@ pub struct KeptRead {
 }
 
 /// Reads waiting for a condition `need` to be reached.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct PendingReads {
     queue: VecDeque<(u64, KeptRead)>,
-}
-
-impl Default for PendingReads {
-    fn default() -> Self {
-        PendingReads {
-            queue: VecDeque::new(),
-        }
-    }
 }
 
 impl PendingReads {
