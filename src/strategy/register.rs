@@ -50,6 +50,12 @@ impl Store {
         values[i] = (value, seq);
     }
 
+    /// How many writes the resource had applied when this copy of its values was taken: of two
+    /// copies of one resource, the one with more is the newer.
+    pub fn taken_at(&self) -> u64 {
+        self.floor
+    }
+
     /// Sets `key` to `value`, as a state machine applying writes in its own order does (a
     /// replicated log's: no resource answers it).
     pub fn put(&mut self, key: Key, value: Value) {
