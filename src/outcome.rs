@@ -114,7 +114,8 @@ pub struct ExpectOut {
 pub enum Verdict {
     /// Two or more nodes believed at once.
     Overlap,
-    /// No overlap, but harm was done (a checked request landed late: the check-then-act gap).
+    /// No overlap, but harm was done: a stale read (the client history is not linearizable)
+    /// or an unsafe write. A zombie action alone is not harm.
     Harm,
     /// No overlap and no harm.
     Safe,
@@ -124,7 +125,7 @@ impl Verdict {
     pub fn of(s: &Summary) -> Verdict {
         if s.overlap.count > 0 {
             Verdict::Overlap
-        } else if s.zombie_actions + s.stale_reads + s.unsafe_writes > 0 {
+        } else if s.stale_reads + s.unsafe_writes > 0 {
             Verdict::Harm
         } else {
             Verdict::Safe
@@ -174,6 +175,10 @@ pub struct Summary {
     pub fenced_writes: u64,
     /// Second deliveries of a write the resource already had: applied once, counted here.
     pub duplicate_writes: u64,
+    /// Writes that took effect with a value a dropped tombstone of the history check might
+    /// have named: while 0 (and left out), the count of stale reads is exact.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub history_ambiguous: u64,
     /// Fraction of true time in which some running node believed it held the lease.
     pub availability: f64,
     /// Fraction of client requests that passed the validity check.
@@ -297,6 +302,7 @@ impl Outcome {
             unsafe_writes: r.harm.unsafe_writes,
             fenced_writes: r.harm.fenced_writes,
             duplicate_writes: r.harm.duplicate_writes,
+            history_ambiguous: r.harm.history_ambiguous,
             availability: ratio(
                 r.oracle.write.available_ns as u64,
                 duration_ns.max(0) as u64,

@@ -128,6 +128,10 @@ pub(crate) struct RunArgs {
     /// Also write trace.jsonl (every event) and trace.perfetto.json (for ui.perfetto.dev).
     #[arg(long)]
     pub(crate) trace: bool,
+    /// Also write the client history as the oracle judged it: history.json (porcupine's
+    /// operations), history.knossos.edn and history.elle.edn.
+    #[arg(long)]
+    pub(crate) history: bool,
     /// With --trace: the most the traces of one run may take, both files together, e.g.
     /// 500MB or 10GiB (units B, kB, MB, GB, TB, KiB, MiB, GiB, TiB). A run whose traces reach
     /// it is stopped, and one whose estimate is already above it is refused before it starts:

@@ -10,6 +10,7 @@ use crate::report::{self, markdown, text, ReportDir};
 use crate::scenario::{library, limits, load};
 use crate::strategy::Registry;
 use crate::time::SimTime;
+use crate::trace::history::{History, HistoryEvent};
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
 use crate::trace::timeline::Recorder;
@@ -258,6 +259,7 @@ struct ReportObservers {
     recorder: Recorder,
     traces: Option<(JsonlWriter, PerfettoWriter)>,
     trace_limit: u64,
+    history: Option<History>,
 }
 
 impl ReportObservers {
@@ -296,8 +298,16 @@ impl Observer for ReportObservers {
             self.hold_to_limit(o.end);
         }
     }
+    fn history(&mut self, e: &HistoryEvent) {
+        if let Some(h) = self.history.as_mut() {
+            h.record(e);
+        }
+    }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);
+        if let Some(h) = self.history.as_mut() {
+            h.finish(end);
+        }
         if let Some((j, p)) = self.traces.as_mut() {
             j.finish(end);
             p.finish(end);
@@ -333,6 +343,7 @@ fn run_one(
         recorder: Recorder::for_scenario(&l.scenario),
         traces,
         trace_limit: args.trace_limit,
+        history: args.history.then(History::new),
     };
     #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
     let started = std::time::Instant::now();
@@ -369,7 +380,13 @@ fn run_one(
     let rerun = report::rerun_command(program, &s, &l.source, args.strategy.is_some());
     let md = markdown::run_report(&s, &l.scenario, &rerun);
     let chart = timeline_chart(&timeline, &s);
-    let written = report::run_files(&s, md)
+    let mut files = report::run_files(&s, md);
+    if let Some(h) = &observers.history {
+        files.push(("history.json", h.porcupine_json().into_bytes()));
+        files.push(("history.knossos.edn", h.knossos_edn().into_bytes()));
+        files.push(("history.elle.edn", h.elle_edn().into_bytes()));
+    }
+    let written = files
         .into_iter()
         .try_for_each(|(name, bytes)| staging.write(name, &bytes))
         .and_then(|()| staging.write("timeline.svg", chart.svg.as_bytes()))

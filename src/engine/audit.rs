@@ -5,14 +5,19 @@
 //! broke it, instead of leaving the oracle to judge without the fact. Release builds skip every
 //! call into this module (`cfg!(debug_assertions)` at each call site).
 
-use crate::msg::{NodeId, Token};
+use crate::msg::{Key, NodeId, Token, Value, INITIAL};
 use crate::oracle::belief::{Authorities, Belief, Beliefs, Claim};
-use crate::strategy::{Fact, Stamp};
+use crate::strategy::{Fact, Request, Stamp};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How many values of writes that took effect the audit remembers to check reads against (past
+/// that, a run's reads go unchecked: a debug build's memory stays bounded too).
+const EFFECTIVE_KEPT: usize = 1 << 20;
 
 /// What one node has reported in its current life (since its last start).
 #[derive(Clone, Copy, Debug, Default)]
 struct Reported {
-    /// The token of its last [`Fact::Holding`]: the copy its local reads are judged by.
+    /// The token of its last [`Fact::Holding`].
     holding: Option<Token>,
     /// The token of the last grant it issued to itself (a leader's term).
     self_issued: Option<Token>,
@@ -25,8 +30,8 @@ struct Reported {
 #[derive(Clone, Copy, Debug)]
 struct Handed {
     node: NodeId,
-    /// The call's [`crate::strategy::Cx::stamp`]: a [`Fact::LogRead`] stamped with it serves
-    /// the request at once.
+    /// The call's [`crate::strategy::Cx::stamp`]: a [`Fact::Refused`] stamped with it gives
+    /// the request up at once.
     stamp: Stamp,
     /// A fact has said what became of it.
     disposed: bool,
@@ -37,28 +42,37 @@ struct Handed {
 pub(super) struct Audit {
     nodes: Vec<Reported>,
     handed: Option<Handed>,
+    /// Per (node, key), the value of the node's latest write of the key in this life.
+    own: BTreeMap<(NodeId, Key), Value>,
+    /// The values of writes that took effect (up to [`EFFECTIVE_KEPT`]).
+    effective: BTreeSet<Value>,
 }
 
 impl Audit {
     pub(super) fn new(nodes: usize) -> Audit {
         Audit {
             nodes: vec![Reported::default(); nodes],
-            handed: None,
+            ..Audit::default()
         }
     }
 
-    /// Node `n` is handed a request in a call stamped `stamp`: its facts must dispose of it.
-    pub(super) fn handing(&mut self, n: NodeId, stamp: Stamp) {
+    /// Node `n` is handed `request` in a call stamped `stamp`: its facts must dispose of it.
+    pub(super) fn handing(&mut self, n: NodeId, stamp: Stamp, request: Request) {
         self.handed = Some(Handed {
             node: n,
             stamp,
             disposed: false,
         });
+        if let Request::Write { key, value } = request {
+            self.own.insert((n, key), value);
+        }
     }
 
-    /// Node `n` crashed: it forgets what it held, and its waiting reads are lost with it.
+    /// Node `n` crashed: it forgets what it held and wrote, and its waiting reads are lost
+    /// with it.
     pub(super) fn crashed(&mut self, n: NodeId) {
         self.nodes[n] = Reported::default();
+        self.own.retain(|&(m, _), _| m != n);
     }
 
     /// The request of the call under way, if node `n` was handed one and no fact has
@@ -70,10 +84,10 @@ impl Audit {
     /// Node `n` reported `fact` (its clock named).
     pub(super) fn fact(&mut self, n: NodeId, fact: &Fact) {
         match *fact {
-            Fact::Holding { token, .. } => self.nodes[n].holding = Some(token),
+            Fact::Holding { token } => self.nodes[n].holding = Some(token),
             Fact::IssuedOn { token, to, .. } if to == n => self.nodes[n].self_issued = Some(token),
-            Fact::Read { token } => {
-                self.reads_its_copy(n, token);
+            Fact::Read { value, .. } => {
+                self.read_value(n, value);
                 self.dispose(n, fact);
             }
             Fact::WriteSent { .. } | Fact::Appended { .. } => self.dispose(n, fact),
@@ -81,20 +95,37 @@ impl Audit {
                 self.dispose(n, fact);
                 self.nodes[n].waiting += 1;
             }
-            Fact::ConfirmedRead { token, .. } => {
-                self.reads_its_copy(n, token);
+            Fact::ConfirmedRead { value, .. } => {
+                self.read_value(n, value);
                 self.settle_waiting(n, fact);
             }
-            Fact::LogRead { since, .. } => match self.open_request(n) {
+            Fact::Refused { since, .. } => match self.open_request(n) {
                 Some(h) if h.stamp == since => h.disposed = true,
                 _ => self.settle_waiting(n, fact),
             },
-            Fact::Refused { .. } => match self.open_request(n) {
-                Some(h) => h.disposed = true,
-                None => self.settle_waiting(n, fact),
-            },
+            Fact::WriteApplied { value, .. } | Fact::Committed { value, .. }
+                if self.effective.len() < EFFECTIVE_KEPT =>
+            {
+                self.effective.insert(value);
+            }
             _ => {}
         }
+    }
+
+    /// Node `n` served a read with `value`: the initial value, one that took effect, or one of
+    /// its own writes of this life (which only it has seen).
+    fn read_value(&self, n: NodeId, value: Value) {
+        if self.effective.len() >= EFFECTIVE_KEPT {
+            return;
+        }
+        let known = value == INITIAL
+            || self.effective.contains(&value)
+            || self.own.iter().any(|(&(m, _), &v)| m == n && v == value);
+        debug_assert!(
+            known,
+            "node {n} served a read with value {value}, which no write that took effect wrote, \
+             nor its own latest write of a key"
+        );
     }
 
     /// `fact` says what became of the request node `n` was handed in this call.
@@ -121,17 +152,6 @@ impl Audit {
         *waiting = waiting.saturating_sub(1);
     }
 
-    /// Node `n` serves a read from its copy under `token`: the oracle judges it by the copy of
-    /// its last holding, so that must be under `token`.
-    fn reads_its_copy(&self, n: NodeId, token: Token) {
-        let holding = self.nodes[n].holding;
-        debug_assert!(
-            holding == Some(token),
-            "node {n} served a read from its copy under token {token}, but its last Holding in \
-             this life was under {holding:?}"
-        );
-    }
-
     /// A call into node `n` ends with its beliefs gone from `before` to `after` under the
     /// protocol's `claims`: a request it was handed is disposed of, and an exclusive authority
     /// newly held is under a token it reported holding (or issued itself).
@@ -146,7 +166,7 @@ impl Audit {
             debug_assert!(
                 h.node != n || h.disposed,
                 "node {n} was handed a request and reported nothing of what became of it \
-                 (Read, LogRead, WriteSent, Appended, Waiting or Refused)"
+                 (Read, WriteSent, Appended, Waiting or Refused)"
             );
         }
         let authorities = [

@@ -68,7 +68,6 @@ pub fn build<'o, P: Protocol>(
         oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
         harm: Harm::new(
             n,
-            w.keys,
             protocol.authorities().read == crate::strategy::Claim::Shared,
         ),
         failovers: Default::default(),
@@ -93,6 +92,7 @@ pub fn build<'o, P: Protocol>(
         run_token: 0,
         keys: w.keys,
         call_stamp: Stamp::new(SimTime::ZERO, 0),
+        call_request: None,
         max_deferred: super::MAX_DEFERRED,
         stats: Stats {
             messages_sent: vec![0; kind_names.len()],

@@ -5,28 +5,33 @@
 
 use super::stats::{FirstHarm, HarmAct};
 use super::{Ev, Sim, GRANT_ORDER_CAP};
-use crate::msg::{NodeId, Token};
-use crate::strategy::{Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Stamp};
+use crate::msg::{Key, NodeId, Token, Value};
+use crate::strategy::{
+    Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
+};
+use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
-    /// Node `n` served a read admitted under `token`, from its copy (`view` `None`) or from a
-    /// log prefix of `view` writes; `arrival` is the stamp of the call that took it up. Every
-    /// read is judged by one rule: stale iff the state served misses a write that had taken
-    /// effect before its arrival; a zombie action iff its token is superseded now.
+    /// Node `n` served read `op` of `key`, admitted under `token`, with `value`; `taken_now`:
+    /// in the call that took it up (else it was kept for later). The history judges whether it
+    /// is stale; its token, when it was taken up, whether it is a zombie action.
     pub(super) fn served_read(
         &mut self,
         n: NodeId,
         token: Token,
-        view: Option<u64>,
-        arrival: Stamp,
+        (op, key, value): (u64, Key, Value),
+        taken_now: bool,
     ) {
         self.stats.read_gap.event(self.now);
-        let arrived = arrival.version();
-        let (zombie, stale) = match view {
-            None => self.harm.read(n, token, arrived),
-            Some(version) => self.harm.read_at(n, token, version, arrived),
-        };
+        let (zombie, stale) = self.harm.read(n, (op, key), token, value, taken_now);
+        self.tell(HistoryEvent::ReadAnswered {
+            op,
+            value,
+            tick: self.harm.last_tick(),
+            at: self.now,
+            stale,
+        });
         self.failovers.read(self.harm.rank(n, token), self.now);
         let act = self.harm_act(n, token, n, false);
         if zombie {
@@ -113,8 +118,6 @@ impl<P: Protocol> Sim<'_, P> {
             Fact::Issued { .. } | Fact::Renewed { .. } => {
                 unreachable!("named with their clock by the caller")
             }
-            // What became of a request: the oracle judges only what took effect.
-            Fact::Waiting { .. } | Fact::Appended { .. } | Fact::Refused { .. } => {}
             Fact::IssuedOn {
                 token,
                 to,
@@ -144,34 +147,56 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::Renewed { token, until });
                 }
             }
-            Fact::Holding { token, version } => self.harm.holding(n, token, version),
-            Fact::Read { token } => {
-                self.stats.reads_local += 1;
-                // Served at once: it arrived with this call.
-                self.served_read(n, token, None, self.call_stamp);
+            Fact::Holding { .. } => {}
+            Fact::WriteApplied { .. }
+            | Fact::WriteAcked { .. }
+            | Fact::WriteFenced { .. }
+            | Fact::DuplicateWrite { .. }
+            | Fact::Committed { .. } => self.note_resource(n, fact),
+            _ => self.note_request(n, fact),
+        }
+    }
+
+    /// A fact of what became of a client request node `n` took up.
+    fn note_request(&mut self, n: NodeId, fact: Fact) {
+        match fact {
+            Fact::Waiting { token } => {
+                if let Some((op, request)) = self.call_request {
+                    self.harm.read_waits(n, op, request.key(), token);
+                }
             }
-            Fact::ConfirmedRead { token, since } => {
+            Fact::Appended { .. } => {
+                if let Some((op, Request::Write { key, value })) = self.call_request {
+                    self.harm.write_appended(n, (op, key, value));
+                }
+            }
+            Fact::Refused { since, .. } => self.harm.read_ended(n, since.op()),
+            Fact::Read { token, value } => {
+                self.stats.reads_local += 1;
+                let (op, request) = self
+                    .call_request
+                    .expect("a read served at once is taken up");
+                self.served_read(n, token, (op, request.key(), value), true);
+            }
+            Fact::ConfirmedRead {
+                token,
+                since,
+                value,
+            } => {
                 self.stats.reads_confirmed += 1;
                 let wait = self.now.since(since.time());
                 self.stats.confirmed_read_waits.record(wait);
-                self.served_read(n, token, None, since);
-            }
-            Fact::LogRead {
-                token,
-                version,
-                since,
-            } => {
-                if since.time() == self.now {
-                    self.stats.reads_local += 1;
-                } else {
-                    self.stats.reads_confirmed += 1;
-                    let wait = self.now.since(since.time());
-                    self.stats.confirmed_read_waits.record(wait);
-                }
-                self.served_read(n, token, Some(version), since);
+                let op = since.op();
+                let key = self.harm.kept_key(n, op).unwrap_or_else(|| {
+                    panic!("node {n} served a read it had not kept (ConfirmedRead without Waiting)")
+                });
+                self.served_read(n, token, (op, key, value), false);
             }
             Fact::WriteSent { token } => {
-                let zombie = self.harm.write_sent(n, token);
+                let Some((op, Request::Write { key, value })) = self.call_request else {
+                    unreachable!("a write sent is taken up")
+                };
+                let zombie = self.harm.write_sent(n, token, (op, key, value));
                 if zombie {
                     let act = self.harm_act(n, token, n, true);
                     FirstHarm::note(&mut self.stats.first_harm.zombie, act);
@@ -180,16 +205,26 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::WriteSent { token, zombie });
                 }
             }
-            Fact::WriteApplied { writer, token } => {
+            _ => unreachable!("not a request's fact: {fact:?}"),
+        }
+    }
+
+    /// A fact of the resource at node `n`: a write arrived (applied, fenced or a duplicate), its
+    /// answer reached its writer, or an entry committed.
+    fn note_resource(&mut self, n: NodeId, fact: Fact) {
+        match fact {
+            Fact::WriteApplied {
+                writer,
+                token,
+                key,
+                value,
+            } => {
                 self.stats.write_gap.event(self.now);
-                let unsafe_write = self.harm.write_applied(writer, token, None);
-                if unsafe_write {
-                    let act = self.harm_act(writer as NodeId, token, n, true);
-                    FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
-                }
-                self.failovers
-                    .write(self.harm.rank(writer, token), self.now);
-                self.emit_write(n, writer, token, true, unsafe_write, false);
+                self.took_effect(n, (writer, token), (key, value), false);
+            }
+            Fact::WriteAcked { key, value } => {
+                self.harm.write_acked(n, (key, value));
+                self.tell_acked(value);
             }
             Fact::WriteFenced { writer, token } => {
                 self.harm.write_fenced();
@@ -204,24 +239,59 @@ impl<P: Protocol> Sim<'_, P> {
                 writer,
                 token,
                 key,
+                value,
             } => {
                 if self.harm.first_commit(index, token) {
-                    // Its client hears of it only from the leader that accepted it; one
-                    // that a later leader commits was reported failed (or timed out).
+                    // Committed is acknowledged: the leader that accepted it answers its client
+                    // now; one a later leader commits, its client learns of at the new leader
+                    // (as a retry of its request does), and any client may read it from now on.
                     if writer == n {
                         self.stats.write_gap.event(self.now);
                     }
-                    let unsafe_write = self.harm.write_applied(writer, token, Some(key));
-                    if unsafe_write {
-                        let act = self.harm_act(writer as NodeId, token, n, true);
-                        FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
-                    }
-                    self.failovers
-                        .write(self.harm.rank(writer, token), self.now);
-                    self.emit_write(n, writer, token, true, unsafe_write, false);
+                    self.took_effect(n, (writer, token), (key, value), true);
                 }
             }
+            _ => unreachable!("not the resource's fact: {fact:?}"),
         }
+    }
+
+    /// The write of `value` to `key` from `writer` under `token` took effect at node `n`;
+    /// `acked`: it is acknowledged now.
+    fn took_effect(
+        &mut self,
+        n: NodeId,
+        (writer, token): (NodeId, Token),
+        (key, value): (Key, Value),
+        acked: bool,
+    ) {
+        let unsafe_write = self.harm.write_applied(writer, token, (key, value), acked);
+        let at = self.now;
+        self.tell(HistoryEvent::WriteTookEffect { key, value, at });
+        if acked {
+            self.tell_acked(value);
+        }
+        if unsafe_write {
+            let act = self.harm_act(writer, token, n, true);
+            FirstHarm::note(&mut self.stats.first_harm.unsafe_write, act);
+        }
+        self.failovers
+            .write(self.harm.rank(writer, token), self.now);
+        self.emit_write(n, writer, token, true, unsafe_write, false);
+    }
+
+    /// Tells the observer, if any, what happened to a client operation.
+    pub(super) fn tell(&mut self, e: HistoryEvent) {
+        if let Some(o) = self.observer.as_mut() {
+            o.history(&e);
+        }
+    }
+
+    /// Tells the observer that the write of `value` was acknowledged now (the history's last
+    /// tick).
+    fn tell_acked(&mut self, value: Value) {
+        let tick = self.harm.last_tick();
+        let at = self.now;
+        self.tell(HistoryEvent::WriteAcked { value, tick, at });
     }
 
     /// Passes what the oracle has swept since last time to the observer.

@@ -120,7 +120,7 @@ impl<P: Protocol> Sim<'_, P> {
             slot.armed = false;
             slot.fell_due = false;
         }
-        self.harm.forget(n);
+        self.harm.crashed(n);
         if cfg!(debug_assertions) {
             self.audit.crashed(n);
         }

@@ -95,23 +95,26 @@ pub enum Ev<M> {
         gen: u32,
     },
     /// A client request arrives at a node: from a Poisson stream (which then draws its next
-    /// arrival) or from the fixed-rate one.
+    /// arrival) or from the fixed-rate one. `op` names it in the history: the tick of its
+    /// invocation, given when it arrives (0 until then); a write's value is its `op`.
     Arrival {
         node: u32,
         kind: Request,
         periodic: bool,
+        op: u64,
     },
     /// The fixed-rate stream of a node draws its next operation (see `workload::Periodic`).
     Generate {
         node: u32,
     },
-    /// A request admitted `service_time` ago takes effect (unless the node has crashed since:
-    /// `life` is the node's life at admission).
+    /// Request `op`, admitted `service_time` ago, takes effect (unless the node has crashed
+    /// since: `life` is the node's life at admission).
     Effect {
         node: u32,
         life: u32,
         kind: Request,
         token: Token,
+        op: u64,
     },
     /// A clock sync of a node (`clocks.uncertainty`).
     Sync {
@@ -197,9 +200,10 @@ pub struct Sim<'o, P: Protocol> {
     run_token: Token,
     /// `workload.keys`.
     keys: u32,
-    /// The stamp of the current call into node logic (of its request's key; key 0 for other
-    /// calls): a read it serves at once arrived then.
+    /// The stamp of the current call into node logic (of the request it takes up, if any).
     call_stamp: Stamp,
+    /// The request the current call into node logic takes up, with its history name (`op`).
+    call_request: Option<(u64, Request)>,
     /// [`MAX_DEFERRED`] (lowered by tests to reach it cheaply).
     max_deferred: usize,
     stats: Stats,

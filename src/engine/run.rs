@@ -7,9 +7,10 @@ use super::{Ev, NodeFault, RunResult, Sim};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::strategy::{
-    Cx, Key, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
+    Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
 use crate::time::SimTime;
+use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceKind};
 
 /// What comes next in a run: a node fault of the schedule, or a queued event.
@@ -100,16 +101,37 @@ impl<P: Protocol> Sim<'_, P> {
                 node,
                 kind,
                 periodic,
+                ..
             } => {
                 let n = node as NodeId;
                 if !periodic {
                     self.schedule_arrival(n, kind.is_write());
                 }
-                if kind.is_write() {
-                    self.stats.writes_arrived += 1;
-                } else {
-                    self.stats.reads_arrived += 1;
-                }
+                // Its invocation: the next tick of the history names it, and is a write's value.
+                let op = self.harm.tick();
+                let kind = match kind {
+                    Request::Write { key, .. } => {
+                        self.stats.writes_arrived += 1;
+                        Request::Write { key, value: op }
+                    }
+                    read => {
+                        self.stats.reads_arrived += 1;
+                        read
+                    }
+                };
+                self.tell(HistoryEvent::Invoked {
+                    op,
+                    node: n,
+                    key: kind.key(),
+                    write: kind.is_write(),
+                    at: self.now,
+                });
+                let ev = Ev::Arrival {
+                    node,
+                    kind,
+                    periodic,
+                    op,
+                };
                 self.route(n, ev);
             }
             Ev::Generate { node } => self.generate(node as NodeId),
@@ -174,6 +196,15 @@ impl<P: Protocol> Sim<'_, P> {
                     _ => {}
                 }
             }
+            if let Ev::Arrival {
+                kind: Request::Read { key },
+                op,
+                ..
+            } = ev
+            {
+                // Invoked now, answered (if ever) after the pause.
+                self.harm.open_read(n, op, key);
+            }
             let node = &mut self.nodes[n];
             if let Ev::Timer { timer, gen, .. } = ev {
                 let slot = &mut node.timers[timer as usize];
@@ -222,11 +253,14 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_timer(cx, timer, out)
                 });
             }
-            Ev::Arrival { kind, .. } => {
-                let checked = self.with_cx(n, false, false, kind.key(), |logic, cx, _| {
-                    logic.check(cx, kind)
-                });
+            Ev::Arrival { kind, op, .. } => {
+                let checked =
+                    self.with_cx(n, false, false, None, |logic, cx, _| logic.check(cx, kind));
                 let Some(token) = checked else {
+                    if !kind.is_write() {
+                        self.harm.read_ended(n, op);
+                    }
+                    self.tell(HistoryEvent::Failed { op, at: self.now });
                     if self.observer.is_some() {
                         let write = kind.is_write();
                         self.emit(n, TraceKind::Rejected { write });
@@ -239,22 +273,32 @@ impl<P: Protocol> Sim<'_, P> {
                     self.stats.reads_admitted += 1;
                 }
                 if self.service_time.ns() == 0 {
-                    self.take_effect(n, kind, token);
+                    self.take_effect(n, kind, token, op);
                 } else {
+                    if let Request::Read { key } = kind {
+                        self.harm.open_read(n, op, key);
+                    }
                     let ev = Ev::Effect {
                         node: n as u32,
                         life: self.nodes[n].life,
                         kind,
                         token,
+                        op,
                     };
                     self.queue.push(self.now + self.service_time, ev);
                 }
             }
             Ev::Effect {
-                kind, token, life, ..
+                kind,
+                token,
+                life,
+                op,
+                ..
             } => {
                 if life == self.nodes[n].life {
-                    self.take_effect(n, kind, token);
+                    self.take_effect(n, kind, token, op);
+                } else if !kind.is_write() {
+                    self.harm.read_ended(n, op);
                 }
             }
             Ev::Command { command, .. } => {
@@ -268,32 +312,35 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// A request admitted under `token` takes effect: node logic serves the read or sends the
-    /// write.
-    pub(super) fn take_effect(&mut self, n: NodeId, kind: Request, token: Token) {
+    /// Request `op`, admitted under `token`, takes effect: node logic serves the read or sends
+    /// the write.
+    pub(super) fn take_effect(&mut self, n: NodeId, kind: Request, token: Token, op: u64) {
         if cfg!(debug_assertions) {
-            let stamp = self.stamp(kind.key());
-            self.audit.handing(n, stamp);
+            self.audit.handing(n, Stamp::new(self.now, op), kind);
         }
-        self.with_cx(n, false, false, kind.key(), |logic, cx, out| {
+        let read = (!kind.is_write()).then_some(op);
+        self.harm.taking_up(read);
+        self.with_cx(n, false, false, Some((op, kind)), |logic, cx, out| {
             logic.on_request(cx, kind, token, out)
         });
         self.after_call(n);
+        self.harm.taking_up(None);
+        self.call_request = None;
     }
 
-    /// Runs `f` on node `n`'s logic with its context (the node must be up).
-    /// `key`: the key of the request being handled (0 for any other call), which the stamp
-    /// judges reads by.
+    /// Runs `f` on node `n`'s logic with its context (the node must be up). `request`: the
+    /// request the call takes up, with its history name, if any.
     pub(super) fn with_cx<R>(
         &mut self,
         n: NodeId,
         restarted: bool,
         duplicate: bool,
-        key: Key,
+        request: Option<(u64, Request)>,
         f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>) -> R,
     ) -> R {
-        let stamp = self.stamp(key);
+        let stamp = Stamp::new(self.now, request.map_or(0, |r| r.0));
         self.call_stamp = stamp;
+        self.call_request = request;
         let clock = &self.clocks[n];
         let mono = clock.mono(self.now);
         let wall = clock.wall_of(mono);
@@ -323,11 +370,6 @@ impl<P: Protocol> Sim<'_, P> {
         f(logic, &mut cx, &mut self.out)
     }
 
-    /// The stamp of a call now that handles a request of `key` (0 for any other call).
-    fn stamp(&self, key: Key) -> Stamp {
-        Stamp::new(self.now, self.harm.version_of(key))
-    }
-
     /// Calls into node `n`'s logic with `f`, then carries out what it asked for.
     pub(super) fn call(
         &mut self,
@@ -336,7 +378,7 @@ impl<P: Protocol> Sim<'_, P> {
         duplicate: bool,
         f: impl FnOnce(&mut P::Logic, &mut Cx, &mut Out<MsgOf<P>>),
     ) {
-        self.with_cx(n, restarted, duplicate, 0, f);
+        self.with_cx(n, restarted, duplicate, None, f);
         self.after_call(n);
     }
 }

@@ -34,7 +34,7 @@ impl<P: Protocol> Sim<'_, P> {
             let gap = sampler.sample(rng);
             let key = draw_key(rng, self.keys);
             let kind = if write {
-                Request::Write { key }
+                Request::Write { key, value: 0 }
             } else {
                 Request::Read { key }
             };
@@ -44,6 +44,7 @@ impl<P: Protocol> Sim<'_, P> {
                     node: n as u32,
                     kind,
                     periodic: false,
+                    op: 0,
                 },
             );
         }
@@ -68,7 +69,7 @@ impl<P: Protocol> Sim<'_, P> {
         let key = draw_key(&mut ops.rng, keys);
         let write = ops.write_every > 0 && i % u64::from(ops.write_every) == 0;
         let kind = if write {
-            Request::Write { key }
+            Request::Write { key, value: 0 }
         } else {
             Request::Read { key }
         };
@@ -84,6 +85,7 @@ impl<P: Protocol> Sim<'_, P> {
                     node: n as u32,
                     kind,
                     periodic: true,
+                    op: 0,
                 },
             );
         }

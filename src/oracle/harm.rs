@@ -1,44 +1,34 @@
 //! The harm a broken lease does: zombie actions, stale reads, unsafe and fenced writes.
 //!
-//! Also the protected register itself: a version counter at the resource, the newest token
-//! applied, and each holder's local copy: the register as its grant carried it, plus its own
-//! writes applied since under that lease.
+//! **Stale reads** are judged from the client history alone, by linearizability
+//! ([`super::linearizable`]): every read with the value it returned, every write with the value
+//! it wrote, each with its invocation and its response. No protocol's rules are known here: a
+//! protocol reports the value its node's state held for each read it served, and the history
+//! decides. A read is stale when the history is not linearizable because of it.
 //!
-//! **Stale reads, by linearizability.** A read arrives at the node that serves it when that
-//! node's logic takes it up; it answers with some state of the register (a holder's copy, or a
-//! replicated log's committed prefix). It is stale iff that state misses a write that had taken
-//! effect (applied at the register, or committed) before it arrived. A write that takes effect
-//! between its arrival and its answer may or may not show: either answer is linearizable. The
-//! caller hands over, for each read, the register's version at the last write to the read's key
-//! when it arrived; the state answered is the copy (or prefix) as it is when served. A copy is
-//! kept as the longest run of versions `1..=prefix` it holds: its grant's version, extended by
-//! each of its own writes that lands right after it. A write by anyone else (or one of its own
-//! from an earlier lease) that lands in between leaves a gap that only a new grant fills, so
-//! every read from that copy that must see the gap's write is stale until the copy refreshes.
-//! Its own writes of the current lease never make it stale, whether or not they have landed.
+//! **Zombie actions** are judged by tokens. Tokens order leases: an action begun under a token
+//! older than the newest issued is a zombie action (a read when it was taken up, a write when
+//! it left its node). It is a late action, not harm in itself: a late read can be linearizable
+//! (a ReadIndex read confirmed before its leader was deposed), and a late write harmless (one
+//! that a newer write has not yet overtaken). Harm is a stale read or an **unsafe write**: a
+//! write applied at the resource after a write under a newer token was applied (lost under the
+//! newer holder's feet); with fencing the resource rejects it instead (a **fenced write**).
 //!
-//! With several keys (`workload.keys`), a read is judged by its own key: it is stale when the
-//! copy misses a write to that key. A write that names no key (the base protocol's register
-//! writes) counts as a write to every key.
+//! **Which token is newer.** A grantor that restarts forgetting what it granted
+//! (`lease.grantor_restart: Forget`) may issue the same numbers again (Kubernetes'
+//! leaseTransitions starts over with the Lease record): each such restart opens a new *epoch*,
+//! and a token issued in a later epoch is newer than every token of an earlier one, whatever the
+//! numbers. A token a node acts under is of the epoch in which it was last issued to that node
+//! (of the last [`EPOCHS_KEPT`] epochs it was issued tokens in; a token never issued to it is of
+//! the current epoch). Tokens are compared as a [`Rank`]: the token itself until the first such
+//! restart, so that runs without one judge by the numbers alone.
 //!
-//! **Which token is newer.** Tokens order leases: an action under a token older than the newest
-//! issued is a zombie action, a write applied after one under a newer token is unsafe. A grantor
-//! that restarts forgetting what it granted (`lease.grantor_restart: Forget`) may issue the same
-//! numbers again (Kubernetes' leaseTransitions starts over with the Lease record): each such
-//! restart opens a new *epoch*, and a token issued in a later epoch is newer than every token of
-//! an earlier one, whatever the numbers. A token a node acts under is of the epoch in which it
-//! was last issued to that node (of the last [`EPOCHS_KEPT`] epochs it was issued tokens in; a
-//! token never issued to it is of the current epoch). Tokens are compared as a [`Rank`]: the
-//! token itself until the first such restart, so that runs without one judge by the numbers
-//! alone.
-//!
-//! Memory is bounded whatever the run's length: per node a copy, its own writes, and its last
-//! epochs; per key a version; and the terms of committed log entries as runs of one term, of
-//! which the last [`TERM_RUNS_KEPT`] are kept.
-//!
-//! Invariant (asserted): a copy's prefix is never ahead of the register.
+//! Memory is bounded whatever the run's length: per node its last epochs; the history's
+//! clusters alive at its horizon ([`super::linearizable`]); and the terms of committed log
+//! entries as runs of one term, of which the last [`TERM_RUNS_KEPT`] are kept.
 
-use crate::msg::{NodeId, Token};
+use super::linearizable::{Checker, Counts, Tick};
+use crate::msg::{Key, NodeId, Token, Value};
 use std::collections::VecDeque;
 
 /// A token placed in its epoch: `epoch << EPOCH_SHIFT | token` (the token itself in epoch 0).
@@ -54,16 +44,6 @@ pub const EPOCHS_KEPT: usize = 8;
 
 /// How many runs of committed log entries of one term are kept to check later reports against.
 pub const TERM_RUNS_KEPT: usize = 4096;
-
-/// A holder's local copy of the register.
-#[derive(Clone, Copy, Debug, Default)]
-struct Copy {
-    /// The lease it was taken under (`None`: the node holds no copy, not since its last crash).
-    token: Option<Token>,
-    /// The copy holds every write up to this version: the resource's version when the grant
-    /// was issued, extended by each write of its own under `token` that landed right after it.
-    prefix: u64,
-}
 
 /// Tokens issued to one node in one epoch, from `lo` to `hi`.
 #[derive(Clone, Copy, Debug)]
@@ -94,9 +74,22 @@ pub struct HarmCounts {
     pub reads_served: u64,
     pub writes_sent: u64,
     pub writes_applied: u64,
+    /// Writes that took effect with a value a forgotten tombstone of the history might have
+    /// named ([`Counts::ambiguous`]): while zero, the count of stale reads is exact.
+    pub history_ambiguous: u64,
 }
 
-/// The oracle's record of the register, and the harm ledger of one run.
+/// A read the node kept for later (or one that arrived while it was paused, or is under way
+/// for its service time): the key it reads, and whether it was a zombie action when taken up.
+#[derive(Clone, Copy, Debug)]
+struct OpenRead {
+    op: Tick,
+    key: Key,
+    zombie: bool,
+    closed: bool,
+}
+
+/// The oracle's record of the client history and the harm ledger of one run.
 pub struct Harm {
     /// The newest token issued anywhere, as a rank: every older one is superseded.
     latest: Rank,
@@ -104,17 +97,18 @@ pub struct Harm {
     epoch: u64,
     /// Per node, the epochs it was issued tokens in, oldest first (at most [`EPOCHS_KEPT`]).
     issued_to: Vec<VecDeque<EpochTokens>>,
-    /// Writes applied at the resource so far.
-    version: u64,
-    /// Per key, the version right after the last write to it; and the version after the last
-    /// write that named no key (a write to every key).
-    key_versions: Vec<u64>,
-    keyless_version: u64,
     /// Read authority is shared by design: reads are judged by staleness alone, never as zombie
     /// actions.
     shared_reads: bool,
     max_applied: Rank,
-    copies: Vec<Copy>,
+    /// The history's last tick: every invocation and response takes the next.
+    tick: Tick,
+    /// The read the call under way took up, if any.
+    taking_up: Option<Tick>,
+    /// The reads under way, per node, in the order they were invoked (closed ones are dropped
+    /// from the front).
+    open: Vec<VecDeque<OpenRead>>,
+    history: Checker,
     /// The highest log index reported committed (replicated logs).
     committed_index: u64,
     /// The terms of the entries reported committed, in runs of one term by log index: a later
@@ -124,37 +118,60 @@ pub struct Harm {
 }
 
 impl Harm {
-    pub fn new(nodes: usize, keys: u32, shared_reads: bool) -> Harm {
+    pub fn new(nodes: usize, shared_reads: bool) -> Harm {
         Harm {
             latest: 0,
             epoch: 0,
             issued_to: vec![VecDeque::new(); nodes],
-            version: 0,
-            key_versions: vec![0; keys.max(1) as usize],
-            keyless_version: 0,
             shared_reads,
             max_applied: 0,
-            copies: vec![Copy::default(); nodes],
+            tick: 0,
+            taking_up: None,
+            open: vec![VecDeque::new(); nodes],
+            history: Checker::new(),
             committed_index: 0,
             committed_terms: VecDeque::new(),
             counts: HarmCounts::default(),
         }
     }
 
-    /// The register's version at the resource now.
-    pub fn version(&self) -> u64 {
-        self.version
+    pub fn counts(&self) -> HarmCounts {
+        HarmCounts {
+            history_ambiguous: self.history.counts().ambiguous,
+            ..self.counts.clone()
+        }
     }
 
-    /// The register's version right after the last write to `key`: a copy at that version or
-    /// later has every write to `key` so far.
-    pub fn version_of(&self, key: u32) -> u64 {
-        let k = self.key_versions.get(key as usize).copied().unwrap_or(0);
-        k.max(self.keyless_version)
+    /// The history checker's own counts.
+    pub fn history_counts(&self) -> Counts {
+        self.history.counts()
     }
 
-    pub fn counts(&self) -> &HarmCounts {
-        &self.counts
+    /// The history's last tick given.
+    pub fn last_tick(&self) -> Tick {
+        self.tick
+    }
+
+    /// The next point of the history: a client request arrived (its invocation, which names it
+    /// and, for a write, is its value), or one was answered.
+    pub fn tick(&mut self) -> Tick {
+        self.tick += 1;
+        self.tick
+    }
+
+    /// The read a call takes up (`None` once the call is over): it is under way during it.
+    pub fn taking_up(&mut self, op: Option<Tick>) {
+        self.taking_up = op;
+    }
+
+    /// Tells the history where its horizon is: no read answered from now on was invoked
+    /// before the first read under way, the read the call under way took up, `answering` (a
+    /// read being answered now), or the next tick.
+    fn set_horizon(&mut self, answering: Option<Tick>) {
+        let first = self.open.iter().filter_map(|q| q.front().map(|r| r.op));
+        let h = first.chain(self.taking_up).chain(answering).min();
+        self.history
+            .set_horizon(h.unwrap_or(self.tick + 1).min(self.tick + 1));
     }
 
     /// A grantor restarted forgetting what it granted: tokens issued from now on are newer than
@@ -202,97 +219,145 @@ impl Harm {
         self.latest = self.latest.max(self.rank(to, token));
     }
 
-    /// `node` took lease `token` with the register at `version`: its copy holds every write up
-    /// to `version`, and its own writes under `token` from now on.
-    pub fn holding(&mut self, node: NodeId, token: Token, version: u64) {
-        self.copies[node] = Copy {
-            token: Some(token),
-            prefix: version,
-        };
-    }
-
     /// The newest token issued so far, as a rank.
     pub fn latest(&self) -> Rank {
         self.latest
     }
 
-    /// A read admitted under `token` is served at `node` now from its copy; when it arrived,
-    /// the last write to its key had brought the register to version `arrived`. Stale if the
-    /// copy misses a write up to `arrived`. Returns (zombie, stale).
-    pub fn read(&mut self, node: NodeId, token: Token, arrived: u64) -> (bool, bool) {
-        let prefix = self.copies[node].prefix;
-        assert!(
-            prefix <= self.version,
-            "a copy is never ahead of the register it copies"
-        );
-        self.judge_read(node, token, prefix, arrived)
+    /// Whether an action of `node` under `token` now is a zombie action (its token superseded).
+    fn is_zombie(&self, node: NodeId, token: Token) -> bool {
+        self.rank(node, token) < self.latest
     }
 
-    /// A read admitted under `token` is served at `node` now from a log prefix holding the
-    /// register's first `view` writes; when it arrived, the last write to its key had brought
-    /// the register to version `arrived`. Stale if that write lies beyond the prefix. Returns
-    /// (zombie, stale).
-    pub fn read_at(&mut self, node: NodeId, token: Token, view: u64, arrived: u64) -> (bool, bool) {
-        self.judge_read(node, token, view, arrived)
+    /// Read `op` of `key` at `node` is under way beyond the call that took it in (it arrived
+    /// while the node was paused, waits for its service time, or was kept for later).
+    pub fn open_read(&mut self, node: NodeId, op: Tick, key: Key) {
+        let q = &mut self.open[node];
+        if q.back().is_some_and(|r| r.op >= op) {
+            debug_assert!(
+                q.iter().any(|r| r.op == op),
+                "reads open in invocation order"
+            );
+            return; // already open
+        }
+        q.push_back(OpenRead {
+            op,
+            key,
+            zombie: false,
+            closed: false,
+        });
     }
 
-    /// The one rule for every read: served at `node` now under `token` from a state holding
-    /// the register's first `view` writes, having arrived when the last write to its key had
-    /// brought the register to `arrived`. Stale iff that write is not among the `view`
-    /// (linearizability: a write that took effect before the read arrived must show; one after
-    /// need not). A zombie action iff `token` is superseded now, when the work is done.
+    /// Read `op` at `node` is no longer under way (served, given up, rejected, or lost with a
+    /// crash). Returns it, if it was open.
+    fn close_read(&mut self, node: NodeId, op: Tick) -> Option<OpenRead> {
+        let q = &mut self.open[node];
+        let i = q.binary_search_by_key(&op, |r| r.op).ok()?;
+        let r = q[i];
+        q[i].closed = true;
+        while q.front().is_some_and(|r| r.closed) {
+            q.pop_front();
+        }
+        (!r.closed).then_some(r)
+    }
+
+    /// Read `op` at `node` ended unanswered (rejected, given up, or its node crashed).
+    pub fn read_ended(&mut self, node: NodeId, op: Tick) {
+        self.close_read(node, op);
+    }
+
+    /// Read `op` of `key` was taken up at `node` under `token` and kept for later: whether it is
+    /// a zombie action is decided now.
+    pub fn read_waits(&mut self, node: NodeId, op: Tick, key: Key, token: Token) {
+        self.open_read(node, op, key);
+        let zombie = self.is_zombie(node, token);
+        if let Some(r) = self.open[node].iter_mut().rev().find(|r| r.op == op) {
+            r.zombie = zombie;
+        }
+    }
+
+    /// `node` served read `op` of `key` now under `token`, with `value`; `taken_now`: it was
+    /// taken up in this call (else it was kept, and judged a zombie action when taken up).
     /// Returns (zombie, stale).
-    fn judge_read(&mut self, node: NodeId, token: Token, view: u64, arrived: u64) -> (bool, bool) {
-        debug_assert!(
-            arrived <= self.version,
-            "a read arrived at a version the register has reached"
-        );
+    pub fn read(
+        &mut self,
+        node: NodeId,
+        (op, key): (Tick, Key),
+        token: Token,
+        value: Value,
+        taken_now: bool,
+    ) -> (bool, bool) {
+        let kept = self.close_read(node, op);
+        let key = kept.map_or(key, |r| r.key);
+        let zombie = match kept {
+            Some(r) if !taken_now => r.zombie,
+            _ => self.is_zombie(node, token),
+        } && !self.shared_reads;
+        self.set_horizon(Some(op));
+        let res = self.tick();
+        let stale = self.history.read(node, key, value, op, res);
         self.counts.reads_served += 1;
-        let zombie = !self.shared_reads && self.rank(node, token) < self.latest;
-        if zombie {
-            self.counts.zombie_actions += 1;
-        }
-        let stale = arrived > view;
-        if stale {
-            self.counts.stale_reads += 1;
-        }
+        self.counts.zombie_actions += u64::from(zombie);
+        self.counts.stale_reads += u64::from(stale);
         (zombie, stale)
     }
 
-    /// A write admitted under `token` takes effect at `node` now and is sent to the resource.
-    /// Returns whether it is a zombie action.
-    pub fn write_sent(&mut self, node: NodeId, token: Token) -> bool {
+    /// The key of read `op` kept at `node`.
+    pub fn kept_key(&self, node: NodeId, op: Tick) -> Option<Key> {
+        let q = &self.open[node];
+        q.binary_search_by_key(&op, |r| r.op).ok().map(|i| q[i].key)
+    }
+
+    /// `node` sent write `op` (of `value` to `key`) under `token` to the resource. Returns
+    /// whether it is a zombie action.
+    pub fn write_sent(
+        &mut self,
+        node: NodeId,
+        token: Token,
+        (op, key, value): (Tick, Key, Value),
+    ) -> bool {
         self.counts.writes_sent += 1;
-        let zombie = self.rank(node, token) < self.latest;
-        if zombie {
-            self.counts.zombie_actions += 1;
-        }
+        self.history.write_invoked(node, key, value, op);
+        let zombie = self.is_zombie(node, token);
+        self.counts.zombie_actions += u64::from(zombie);
         zombie
     }
 
-    /// The resource applied a write from `node` under `token`, to `key` (`None`: the one
-    /// register, every key). Returns whether it was unsafe: a write with a newer token had been
-    /// applied before it.
-    pub fn write_applied(&mut self, node: NodeId, token: Token, key: Option<u32>) -> bool {
-        let rank = self.rank(node, token);
+    /// `node` appended write `op` (of `value` to `key`) to its log: it takes effect only if
+    /// committed.
+    pub fn write_appended(&mut self, node: NodeId, (op, key, value): (Tick, Key, Value)) {
+        self.history.write_invoked(node, key, value, op);
+    }
+
+    /// The write of `value` to `key` from `writer` under `token` took effect (the resource
+    /// applied it, or a quorum committed it); `answered`: it is acknowledged now (a quorum's
+    /// commit is; a register's answer reaches its writer later). Returns whether it was unsafe: a
+    /// write with a newer token had been applied before it.
+    pub fn write_applied(
+        &mut self,
+        writer: NodeId,
+        token: Token,
+        (key, value): (Key, Value),
+        answered: bool,
+    ) -> bool {
+        let rank = self.rank(writer, token);
         let unsafe_write = rank < self.max_applied;
-        if unsafe_write {
-            self.counts.unsafe_writes += 1;
-        }
+        self.counts.unsafe_writes += u64::from(unsafe_write);
         self.max_applied = self.max_applied.max(rank);
-        self.version += 1;
-        match key.and_then(|k| self.key_versions.get_mut(k as usize)) {
-            Some(v) => *v = self.version,
-            None => self.keyless_version = self.version,
-        }
         self.counts.writes_applied += 1;
-        // The writer's copy has its own write: its prefix grows if the write lands right after
-        // it (otherwise the write in between stays missing until a new grant).
-        let copy = &mut self.copies[node];
-        if copy.token == Some(token) && copy.prefix + 1 == self.version {
-            copy.prefix = self.version;
+        // A write's value is its invocation's tick.
+        self.history.write_took_effect(writer, key, value, value);
+        if answered {
+            self.write_acked(writer, (key, value));
         }
         unsafe_write
+    }
+
+    /// `writer` heard that its write of `value` to `key` took effect: its client is answered.
+    pub fn write_acked(&mut self, writer: NodeId, (key, value): (Key, Value)) {
+        self.set_horizon(None);
+        let at = self.tick();
+        self.history.write_answered(writer, key, value, value, at);
     }
 
     /// Log entry `index` was reported committed. Returns whether this is its first report: every
@@ -353,9 +418,11 @@ impl Harm {
         self.counts.duplicate_writes += 1;
     }
 
-    /// `node` crashed: its copy is gone.
-    pub fn forget(&mut self, node: NodeId) {
-        self.copies[node] = Copy::default();
+    /// `node` crashed: the reads under way at it are lost, and so is what it wrote that had
+    /// not taken effect (it can no longer read it).
+    pub fn crashed(&mut self, node: NodeId) {
+        self.open[node].clear();
+        self.history.forget_writer(node);
     }
 }
 
@@ -373,116 +440,101 @@ fn rank_of(epoch: u64, token: Token) -> Rank {
 mod tests {
     use super::*;
 
+    /// Node `n` sends a write to key 0 under `token` (its value the invocation's tick):
+    /// whether it is a zombie action.
+    fn sent(h: &mut Harm, n: NodeId, token: Token) -> bool {
+        let op = h.tick();
+        h.write_sent(n, token, (op, 0, op))
+    }
+
+    /// A write to key 0 from node `n` under `token` lands: whether it is unsafe.
+    fn landed(h: &mut Harm, n: NodeId, token: Token) -> bool {
+        let op = h.tick();
+        h.write_applied(n, token, (0, op), false)
+    }
+
+    /// Node `n` writes `value` (its invocation's tick) to key 0 under `token`, which takes
+    /// effect at once.
+    fn write(h: &mut Harm, n: NodeId, token: Token) -> Value {
+        let op = h.tick();
+        h.write_sent(n, token, (op, 0, op));
+        h.write_applied(n, token, (0, op), true);
+        op
+    }
+
     #[test]
-    fn a_read_is_stale_as_of_its_arrival_and_a_zombie_as_of_its_answer() {
-        // Node 0 holds token 1 from version 0. A read arrives with the register at version 0;
-        // then token 2 goes to node 1, which writes once: version 1.
-        let mut h = Harm::new(2, 1, false);
+    fn a_read_is_a_zombie_by_its_token_and_stale_by_the_history() {
+        // Node 0 holds token 1; token 2 goes to node 1, which writes value w. A read by node 0
+        // under token 1 returning the initial value: a zombie action (token 1 superseded), and
+        // stale (w took effect before the read was invoked). One returning w: a zombie, not
+        // stale.
+        let mut h = Harm::new(2, false);
         h.issued(0, 1);
-        h.holding(0, 1, 0);
-        let arrived = h.version_of(0);
         h.issued(1, 2);
-        assert!(!h.write_applied(1, 2, None));
-        // Served now from the copy (version 0): the write came after its arrival, so it is not
-        // stale; but token 1 is superseded now, when the work is done: a zombie action.
-        assert_eq!(h.read(0, 1, arrived), (true, false));
-        // A read arriving now must see version 1: stale (and a zombie).
-        assert_eq!(h.read(0, 1, h.version_of(0)), (true, true));
-        assert_eq!(h.counts().stale_reads, 1);
-        assert_eq!(h.counts().zombie_actions, 2);
-        assert_eq!(h.counts().reads_served, 2);
+        let w = write(&mut h, 1, 2);
+        let op = h.tick();
+        assert_eq!(h.read(0, (op, 0), 1, 0, true), (true, true));
+        let op = h.tick();
+        assert_eq!(h.read(0, (op, 0), 1, w, true), (true, false));
+        let c = h.counts();
+        assert_eq!((c.zombie_actions, c.stale_reads, c.reads_served), (2, 1, 2));
     }
 
     #[test]
-    fn an_own_write_landing_after_a_gap_does_not_fill_it() {
-        // Node 0 holds token 1 from version 0. A zombie write of node 1 (token 0) lands first:
-        // version 1, which node 0's copy misses. A read arrives (must see 1), then node 0's own
-        // write lands as version 2. The copy holds 0 plus its write 2, not 1: the read served
-        // now is stale. (Counting writes, 0 + 1 own = 1, would wrongly hide the gap.)
-        let mut h = Harm::new(2, 1, false);
-        h.issued(1, 0);
+    fn a_kept_read_is_a_zombie_as_of_when_it_was_taken_up() {
+        // Node 0 under token 1 takes a read up and keeps it; token 2 is issued to node 1, which
+        // writes w. Served now with the initial value: not a zombie (token 1 was the newest when
+        // it was taken up) and not stale (w took effect after it was invoked).
+        let mut h = Harm::new(2, false);
         h.issued(0, 1);
-        h.holding(0, 1, 0);
-        h.write_applied(1, 0, None);
-        let arrived = h.version_of(0);
-        assert_eq!(arrived, 1);
-        h.write_applied(0, 1, None);
-        assert_eq!(h.read(0, 1, arrived), (false, true));
-        // A new grant carrying version 2 fills the gap: its reads are fresh again.
-        h.issued(0, 2);
-        h.holding(0, 2, 2);
-        assert_eq!(h.read(0, 2, h.version_of(0)), (false, false));
-        assert_eq!(h.counts().stale_reads, 1);
-    }
-
-    #[test]
-    fn a_log_read_is_stale_only_when_it_misses_a_write_to_its_own_key() {
-        // Three keys. Committed: key 1 (version 1), then key 2 (version 2).
-        let mut h = Harm::new(1, 3, false);
-        h.issued(0, 1);
-        assert!(!h.write_applied(0, 1, Some(1)));
-        assert!(!h.write_applied(0, 1, Some(2)));
-        assert_eq!(
-            (h.version_of(0), h.version_of(1), h.version_of(2)),
-            (0, 1, 2)
-        );
-        // A read from the prefix of the first write: key 1 is there, key 2 is not, key 0 was
-        // never written.
-        let at = |h: &Harm, k| h.version_of(k);
-        assert_eq!(h.read_at(0, 1, 1, at(&h, 1)), (false, false));
-        assert_eq!(h.read_at(0, 1, 1, at(&h, 2)), (false, true));
-        assert_eq!(h.read_at(0, 1, 1, at(&h, 0)), (false, false));
-        // A write that names no key (the base protocol's register) is a write to every key.
-        assert!(!h.write_applied(0, 1, None));
-        assert_eq!((h.version_of(0), h.version_of(1)), (3, 3));
-        assert_eq!(h.read_at(0, 1, 2, at(&h, 0)), (false, true));
-        assert_eq!(h.counts().stale_reads, 2);
-        // A key beyond the configured ones has only the writes to every key (the engine never
-        // asks for one).
-        assert_eq!(h.version_of(7), 3);
+        let op = h.tick();
+        h.read_waits(0, op, 0, 1);
+        h.issued(1, 2);
+        write(&mut h, 1, 2);
+        assert_eq!(h.read(0, (op, 0), 1, 0, false), (false, false));
+        // Taken up now, under token 1: a zombie (and stale).
+        let op = h.tick();
+        h.read_waits(0, op, 0, 1);
+        assert_eq!(h.read(0, (op, 0), 1, 0, false), (true, true));
     }
 
     #[test]
     fn shared_read_authority_makes_no_zombie_reads() {
         // Token 2 supersedes token 1; a read under 1 is a zombie, unless read authority is
-        // shared by design, when staleness alone judges it.
+        // shared by design, when the history alone judges it.
         for (shared, zombie) in [(false, true), (true, false)] {
-            let mut h = Harm::new(1, 1, shared);
+            let mut h = Harm::new(1, shared);
             h.issued(0, 1);
             h.issued(0, 2);
-            let now = h.version_of(0);
-            assert_eq!(h.read_at(0, 1, 0, now), (zombie, false));
-            assert_eq!(h.read(0, 1, now), (zombie, false));
-            assert_eq!(h.counts().zombie_actions, 2 * u64::from(zombie));
+            let op = h.tick();
+            assert_eq!(h.read(0, (op, 0), 1, 0, true), (zombie, false));
+            assert_eq!(h.counts().zombie_actions, u64::from(zombie));
         }
     }
 
     #[test]
-    fn a_copy_counts_only_the_writes_of_its_own_lease() {
-        // Node 0 holds token 1 from version 0 and writes twice (version 2); it crashes, and is
-        // granted token 1 again with the register at version 2. Its copy holds 2 and the write
-        // applied since: version 3, not 2 + 3 (which would be ahead of the register).
-        let mut h = Harm::new(2, 1, false);
+    fn a_write_applied_after_a_newer_token_s_is_unsafe() {
+        // Node 1's token-2 write lands first; node 0's token-1 write after it is unsafe, and a
+        // zombie action when it was sent.
+        let mut h = Harm::new(2, false);
         h.issued(0, 1);
-        h.holding(0, 1, 0);
-        h.write_applied(0, 1, None);
-        h.write_applied(0, 1, None);
-        h.forget(0);
-        h.new_epoch();
-        h.issued(0, 1);
-        h.holding(0, 1, 2);
-        h.write_applied(0, 1, None);
-        assert_eq!(h.read(0, 1, h.version()), (false, false));
-        // A write from node 1 (version 4) makes the copy stale: 3 < 4.
-        h.write_applied(1, 1, None);
-        assert_eq!(h.read(0, 1, h.version()), (false, true));
+        h.issued(1, 2);
+        write(&mut h, 1, 2);
+        let op = h.tick();
+        assert!(h.write_sent(0, 1, (op, 0, op)));
+        assert!(h.write_applied(0, 1, (0, op), true));
+        let c = h.counts();
+        assert_eq!(
+            (c.unsafe_writes, c.zombie_actions, c.writes_applied),
+            (1, 1, 2)
+        );
     }
 
     #[test]
     fn a_token_of_a_later_epoch_is_newer_whatever_its_number() {
         // Epoch 0: node 0 is issued 1 and 3 (ranks 1 and 3). A grantor forgets: epoch 1 issues
         // 1 to node 1, rank 2^48 + 1, newer than 3 of epoch 0.
-        let mut h = Harm::new(2, 1, false);
+        let mut h = Harm::new(2, false);
         h.issued(0, 1);
         h.issued(0, 3);
         assert_eq!(
@@ -492,16 +544,16 @@ mod tests {
         );
         h.new_epoch();
         assert_eq!(h.latest(), 3, "nothing issued in epoch 1 yet");
-        assert!(!h.write_sent(0, 3), "node 0's token 3 is still the newest");
+        assert!(!sent(&mut h, 0, 3), "node 0's token 3 is still the newest");
         h.issued(1, 1);
         let one = (1 << 48) + 1;
         assert_eq!((h.rank(1, 1), h.rank(0, 3), h.latest()), (one, 3, one));
         // Node 0 acting under 3 (epoch 0) is a zombie; node 1 under 1 (epoch 1) is not.
-        assert!(h.write_sent(0, 3));
-        assert!(!h.write_sent(1, 1));
+        assert!(sent(&mut h, 0, 3));
+        assert!(!sent(&mut h, 1, 1));
         // Node 1's write lands first: node 0's token-3 write after it is unsafe.
-        assert!(!h.write_applied(1, 1, None));
-        assert!(h.write_applied(0, 3, None));
+        assert!(!landed(&mut h, 1, 1));
+        assert!(landed(&mut h, 0, 3));
         assert_eq!(h.counts().unsafe_writes, 1);
         assert_eq!(h.counts().zombie_actions, 1);
         // A token never issued to a node is of the current epoch: node 1 under 5 is newest.
@@ -515,7 +567,7 @@ mod tests {
     fn a_node_keeps_its_last_epochs_only() {
         // Node 0 is issued token 9 in epoch 0, then token 1 in each of EPOCHS_KEPT later
         // epochs: epoch 0 is forgotten, and its 9 is taken to be of the current epoch.
-        let mut h = Harm::new(1, 1, false);
+        let mut h = Harm::new(1, false);
         h.issued(0, 9);
         for _ in 0..EPOCHS_KEPT {
             h.new_epoch();
@@ -530,7 +582,7 @@ mod tests {
     #[test]
     fn committed_terms_are_kept_as_runs_and_checked() {
         // Entries 1 and 2 under term 1, 4 under term 2 (3 is not a write): two runs.
-        let mut h = Harm::new(1, 1, false);
+        let mut h = Harm::new(1, false);
         assert!(h.first_commit(1, 1));
         assert!(h.first_commit(2, 1));
         assert!(h.first_commit(4, 2));
@@ -549,7 +601,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "log entry 2 was committed under term 1 and again under term 2")]
     fn a_committed_entry_reported_under_another_term_panics() {
-        let mut h = Harm::new(1, 1, false);
+        let mut h = Harm::new(1, false);
         h.first_commit(1, 1);
         h.first_commit(2, 1);
         h.first_commit(3, 2);
@@ -560,7 +612,7 @@ mod tests {
     fn the_committed_terms_kept_are_bounded() {
         // One entry per term: TERM_RUNS_KEPT + 10 runs, of which the first 10 are dropped; a
         // repeat of entry 1 under another term is then not checked.
-        let mut h = Harm::new(1, 1, false);
+        let mut h = Harm::new(1, false);
         for i in 1..=(TERM_RUNS_KEPT as u64 + 10) {
             h.first_commit(i, i);
         }

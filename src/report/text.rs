@@ -55,18 +55,16 @@ pub fn run_block(s: &Summary, rerun: &str, report_dir: Option<&str>) -> String {
     t
 }
 
-/// Why a HARM verdict: no two nodes believed at once, yet the first unsafe write, zombie action
-/// and stale read happened, each with who, under which token, when and where it was judged.
+/// Why a HARM verdict: no two nodes believed at once, yet the first unsafe write and stale read
+/// happened (and the first zombie action, the late action that usually leads to them), each
+/// with who, under which token, when and where it was judged.
 pub fn why_lines(s: &Summary) -> Vec<String> {
     let Some(h) = &s.first_harm else {
         return Vec::new();
     };
     let at = |ns: i64| format_ns(ns);
-    let mut lines = vec![
-        "no two nodes believed at once, yet a request checked under a valid lease \
-                          took effect after that lease was superseded:"
-            .to_string(),
-    ];
+    let mut lines =
+        vec!["no two nodes believed at once, yet the client history shows harm:".to_string()];
     if let Some(a) = &h.unsafe_write {
         lines.push(format!(
             "first unsafe write: {}'s write under token {} took effect at {} at {}, after a \
@@ -79,7 +77,8 @@ pub fn why_lines(s: &Summary) -> Vec<String> {
     }
     if let Some(a) = &h.zombie_action {
         lines.push(format!(
-            "first zombie action: {} {} under token {}, already superseded, at {}",
+            "first zombie action: {} {} under token {}, already superseded, at {} (late, \
+             harmful only through what it caused)",
             a.node,
             if a.what == "write" {
                 "sent a write"
@@ -92,8 +91,8 @@ pub fn why_lines(s: &Summary) -> Vec<String> {
     }
     if let Some(a) = &h.stale_read {
         lines.push(format!(
-            "first stale read: {} served a read at {} from a copy missing a write that had \
-             taken effect before it arrived (stale reads go on until its copy refreshes)",
+            "first stale read: {} served a read at {} with a value a write that took effect \
+             before the read arrived had replaced (no order of the history explains it)",
             a.node,
             at(a.at_ns)
         ));

@@ -745,7 +745,7 @@ mod tests {
             "nemesis.drift_changes: needs drift_ppm, the bound its new rates are drawn within (got no drift_ppm)",
             "nemesis.partitions.max: must be positive (got -1s)",
             "nemesis.delay_spikes.max_extra: must be positive (got 0s)",
-            "nemesis.drops.kinds: TwoSided(holder_margin: \"100ms\") has no message kind \"Bogus\" (its kinds: Acquire, Grant, Renew, RenewAck, Reject, Write)",
+            "nemesis.drops.kinds: TwoSided(holder_margin: \"100ms\") has no message kind \"Bogus\" (its kinds: Acquire, Grant, Renew, RenewAck, Reject, Write, WriteAck)",
             "nemesis.crashes.max_down: must be positive (got 0s)",
             "nemesis.pauses.per_minute: must be a finite rate >= 0 (got -1)",
             "nemesis.freezes.per_minute: must be a finite rate >= 0 (got NaN)",

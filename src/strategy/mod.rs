@@ -28,37 +28,47 @@
 //! ([`Out::report`]):
 //! - [`Fact::Issued`] whenever an authority hands out a new exclusive grant (the token orders
 //!   grants: every older token is superseded); [`Fact::Renewed`] when it extends one.
-//! - [`Fact::Holding`] when a node starts to hold under a token, with the resource version its
-//!   local copy starts from.
+//! - [`Fact::Holding`] when a node starts to hold under a token.
 //! - For every request [`NodeLogic::on_request`] is handed, exactly one of: [`Fact::Read`] for
-//!   a read served from local state at once; [`Fact::LogRead`] stamped with this call's
-//!   [`Cx::stamp`] for one a replicated log serves at once, naming the committed prefix it
-//!   read; [`Fact::WriteSent`] for a write that leaves the node (then send it to the
-//!   resource); [`Fact::Appended`] for a write appended to a replicated log; [`Fact::Waiting`]
-//!   for a read kept until the node confirms its authority (Raft's ReadIndex), which it serves
-//!   later with [`Fact::ConfirmedRead`] (or [`Fact::LogRead`]) naming the stamp of the call
-//!   that took it up, so that the engine can tell how long it waited, or gives up with
-//!   [`Fact::Refused`]; or [`Fact::Refused`] for one the node will not serve.
+//!   a read served at once, with the value the node's state holds for the key;
+//!   [`Fact::WriteSent`] for a write that leaves the node for the resource (then send it, with
+//!   the request's key and value); [`Fact::Appended`] for a write appended to a replicated log;
+//!   [`Fact::Waiting`] for a read the node keeps (with [`Cx::stamp`]) until it confirms its
+//!   authority or its state catches up, which it serves later with [`Fact::ConfirmedRead`] or
+//!   gives up with [`Fact::Refused`], naming the stamp; or [`Fact::Refused`] for one the node
+//!   will not serve.
 //! - At the resource: [`Fact::WriteApplied`], [`Fact::WriteFenced`] or
-//!   [`Fact::DuplicateWrite`] for each write that arrives ([`Register`] decides which); or,
-//!   for a replicated log, [`Fact::Committed`] for each write entry a leader commits.
+//!   [`Fact::DuplicateWrite`] for each write that arrives ([`Register`] decides which), and an
+//!   answer ([`Ack`]) to the writer of each write applied, which reports [`Fact::WriteAcked`]
+//!   when it arrives; or, for a replicated log, [`Fact::Committed`] for each write entry a
+//!   leader commits.
+//!
+//! A write is acknowledged when its writer hears from the resource that it took effect, or when
+//! a quorum commits it (the leader that accepted it answers its client then; one a later leader
+//! commits, its client learns of at the new leader): that is the write's response in the
+//! history. A write never acknowledged may have taken effect or not, as a client that timed
+//! out cannot tell.
+//!
+//! A read reports what it served, not why: the value its node's state held for its key (its
+//! copy of the register, its applied log). The oracle judges it from the client history alone
+//! (by linearizability), whatever the protocol. A node's state may hold a write that has not
+//! taken effect only if the node wrote it (its latest write of the key); any other value it
+//! holds took effect somewhere first. The built-in protocols take a write into a copy only
+//! once it took effect (from the resource's answer, or on commit).
 //!
 //! In debug builds the engine checks, after every call, the rules a forgotten fact would break
 //! (a protocol that breaks one fails a `debug_assert!` there rather than misleading the oracle):
 //! - A node whose [`NodeLogic::beliefs`] show an exclusive authority ([`Claim::Exclusive`])
 //!   under a token it did not hold before the call has reported, in that call or earlier in
 //!   the same life (since its last start), [`Fact::Holding`] for that token, or issued it to
-//!   itself ([`Fact::Issued`] with `to` itself: a leader whose term is its grant, which serves
-//!   reads from its log rather than from a copy).
-//! - A read served from the local copy ([`Fact::Read`], [`Fact::ConfirmedRead`]) is under the
-//!   token of the node's last [`Fact::Holding`] in this life: the copy the oracle judges it by.
+//!   itself ([`Fact::Issued`] with `to` itself: a leader whose term is its grant).
 //! - Each call to [`NodeLogic::on_request`] reports exactly one disposition of its request, as
 //!   listed above; a fact that disposes of a request ([`Fact::Read`], [`Fact::WriteSent`],
 //!   [`Fact::Appended`], [`Fact::Waiting`]) is reported by no other call. A
-//!   [`Fact::ConfirmedRead`], a [`Fact::LogRead`] reported outside that call, stamped with
-//!   another, or after the request's disposition, and a [`Fact::Refused`] outside that call
-//!   or after the disposition each settle one waiting read, of which the node must have one.
-//!   A crash settles every waiting read of the node.
+//!   [`Fact::ConfirmedRead`], and a [`Fact::Refused`] outside that call, each settle one read
+//!   the node kept, named by its stamp. A crash settles every read the node kept.
+//! - A read's value was written by a write that took effect, or by the node itself (its
+//!   latest write of the key), or is [`INITIAL`].
 //!
 //! ```
 //! use leasesim::strategy::{Beliefs, Cx, NodeLogic, Out, ProtocolMessage, Request, TimerId};
@@ -112,7 +122,7 @@ use std::any::Any;
 
 pub use crate::oracle::belief::{Authorities, Belief, Beliefs, Claim};
 pub use crate::scenario::StrategyError;
-pub use register::Register;
+pub use register::{Ack, Register, Store};
 pub use registry::Registry;
 pub use rules::{Expiry, LeaseStart, Rules, Validity};
 pub use settings::{Margin, Resolved, Settings};
@@ -161,23 +171,23 @@ impl Command {
     }
 }
 
-/// A key of the resource: the register is one key (0) unless the workload spreads requests over
-/// `workload.keys` of them.
-pub type Key = u32;
+pub use crate::msg::{Key, Value, INITIAL};
 
-/// A client request: a read or a write of one key.
+/// A client request: a read of one key, or a write of a value to one key. Every write's value
+/// is its own (no two writes of a run write the same value), so that a read's value names the
+/// write it saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Request {
     Read { key: Key },
-    Write { key: Key },
+    Write { key: Key, value: Value },
 }
 
 impl Request {
     /// The key it reads or writes.
     pub fn key(self) -> Key {
         match self {
-            Request::Read { key } | Request::Write { key } => key,
+            Request::Read { key } | Request::Write { key, .. } => key,
         }
     }
 
@@ -212,7 +222,8 @@ pub struct Cx<'a> {
     pub rng: &'a mut Rng,
     /// The last token taken from the run-wide sequence (see [`Cx::next_run_token`]).
     pub run_token: &'a mut Token,
-    /// An opaque mark of this call, to hand back in [`Fact::ConfirmedRead`] or [`Fact::LogRead`].
+    /// The stamp of the request this call takes up (in [`NodeLogic::on_request`]), to hand back
+    /// in [`Fact::ConfirmedRead`] or [`Fact::Refused`] for a read kept for later.
     pub stamp: Stamp,
 }
 
@@ -234,32 +245,30 @@ impl TtNow {
     }
 }
 
-/// An opaque mark of a call into node logic ([`Cx::stamp`]): its true instant, and the version
-/// the register had reached at the last write to the request's key then. Node logic cannot read
-/// it; it only hands it back, and the engine measures a read's wait from it and judges the read
-/// as having arrived then.
+/// An opaque mark of a client request, handed to the call into node logic that takes it up
+/// ([`Cx::stamp`]): node logic cannot read it, only hand it back when it serves or gives up a
+/// read it kept ([`Fact::ConfirmedRead`], [`Fact::Refused`]), so that the engine knows which
+/// request that was, when it arrived and how long it waited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stamp {
     at: SimTime,
-    version: u64,
+    op: u64,
 }
 
 impl Stamp {
-    /// For the engine: the stamp of instant `at`, with `version` the register's version at the
-    /// last write to the key in question.
-    pub(crate) fn new(at: SimTime, version: u64) -> Stamp {
-        Stamp { at, version }
+    /// For the engine: the stamp of request `op`, taken up at `at`.
+    pub(crate) fn new(at: SimTime, op: u64) -> Stamp {
+        Stamp { at, op }
     }
 
-    /// For the engine: the instant stamped.
+    /// For the engine: the instant its request was taken up.
     pub(crate) fn time(self) -> SimTime {
         self.at
     }
 
-    /// For the engine: the register's version at the last write to the key in question, at the
-    /// instant stamped.
-    pub(crate) fn version(self) -> u64 {
-        self.version
+    /// For the engine: its request (the tick of its invocation).
+    pub(crate) fn op(self) -> u64 {
+        self.op
     }
 }
 
@@ -334,54 +343,59 @@ pub enum Fact {
         clock: ClockKind,
         until: LocalTime,
     },
-    /// This node holds lease `token` now; its copy of the resource is at `version`.
-    Holding { token: Token, version: u64 },
-    /// A read admitted under `token` was served from this node's local copy at once (as under a
-    /// lease).
-    Read { token: Token },
-    /// A read admitted under `token` waits: the node keeps it and serves it later with
-    /// [`Fact::ConfirmedRead`] or [`Fact::LogRead`], or gives it up with [`Fact::Refused`].
+    /// This node holds lease `token` now: what it acts under from here on.
+    Holding { token: Token },
+    /// A read of the request this call took up, admitted under `token`, was served at once:
+    /// the state the node serves from held `value` for its key.
+    Read { token: Token, value: Value },
+    /// A read admitted under `token` waits: the node keeps it (with [`Cx::stamp`]) and serves
+    /// it later with [`Fact::ConfirmedRead`], or gives it up with [`Fact::Refused`].
     Waiting { token: Token },
-    /// A read admitted under `token` was served from this node's local copy after the node
-    /// confirmed its authority (Raft's ReadIndex: a quorum acknowledged a round started after
-    /// the read arrived). `since` is the [`Cx::stamp`] of the call that took the read up, when
-    /// the read arrived: it is stale if the copy misses a write that took effect before then
-    /// (not one that took effect while it waited), and its wait is measured from then. Like any
-    /// read, it is a zombie action if its token is superseded when it is served.
-    ConfirmedRead { token: Token, since: Stamp },
-    /// A read admitted under `token` was served from a replicated log's committed prefix that
-    /// holds the first `version` client writes ever committed (the register's version for that
-    /// prefix). `since` is the [`Cx::stamp`] of the call that took the read up: this call's own
-    /// for a read served at once. It arrived then: it is stale if a write to its key committed
-    /// before then lies beyond the prefix.
-    LogRead {
+    /// A read the node kept, stamped `since`, was served now (Raft's ReadIndex, once a quorum
+    /// acknowledged a round started after it arrived; a read held until an entry commits):
+    /// the state it was served from held `value` for its key.
+    ConfirmedRead {
         token: Token,
-        version: u64,
         since: Stamp,
+        value: Value,
     },
-    /// A write admitted under `token` took effect here and left for the resource.
+    /// The write of the request this call took up, admitted under `token`, left this node for
+    /// the resource (carrying the request's key and value).
     WriteSent { token: Token },
-    /// A write admitted under `token` was appended to this leader's log: it takes effect if a
-    /// quorum commits it ([`Fact::Committed`]), and never otherwise.
+    /// The write of the request this call took up, admitted under `token`, was appended to
+    /// this leader's log: it takes effect if a quorum commits it ([`Fact::Committed`]), and
+    /// never otherwise.
     Appended { token: Token },
-    /// The node gives up a request admitted under `token` (deposed since its check, no room to
-    /// keep it, or a waiting read dropped when it stepped down): its client times out.
-    Refused { token: Token },
-    /// A write from `writer` under `token` was applied at the resource (this node).
-    WriteApplied { writer: NodeId, token: Token },
+    /// The node gives up request `since`, admitted under `token`: the one this call took up
+    /// (deposed since its check, no room to keep it), or a read it kept (dropped when it
+    /// stepped down). Its client times out.
+    Refused { token: Token, since: Stamp },
+    /// The write of `value` to `key` from `writer` under `token` was applied at the resource
+    /// (this node): it took effect.
+    WriteApplied {
+        writer: NodeId,
+        token: Token,
+        key: Key,
+        value: Value,
+    },
+    /// This node heard from the resource that its write of `value` to `key` was applied (the
+    /// resource's [`Ack`]): the write's client is answered now.
+    WriteAcked { key: Key, value: Value },
     /// A write from `writer` under `token` was rejected by the resource's fencing check.
     WriteFenced { writer: NodeId, token: Token },
     /// A second copy of a write the resource already applied arrived, and was not applied.
     DuplicateWrite { writer: NodeId, token: Token },
-    /// A quorum committed log entry `index`, a client write of `key` that `writer` accepted
-    /// under `token`: the write took effect (for a replicated log, committing is applying). Several
-    /// nodes may report the same index (a later leader commits again what an earlier one did);
-    /// the oracle counts each index once, so a protocol reports every commit it makes.
+    /// A quorum committed log entry `index`, a client write of `value` to `key` that `writer`
+    /// accepted under `token`: the write took effect (for a replicated log, committing is
+    /// applying). Several nodes may report the same index (a later leader commits again what an
+    /// earlier one did); the oracle counts each index once, so a protocol reports every commit
+    /// it makes.
     Committed {
         index: u64,
         writer: NodeId,
         token: Token,
         key: Key,
+        value: Value,
     },
 }
 
@@ -684,7 +698,7 @@ mod tests {
         // A fact reported first, two actions, a fact: the facts come out with 0 and 2 actions
         // before them, so the engine carries all four out in the order given.
         let mut out = Out::default();
-        out.report(Fact::Read { token: 1 });
+        out.report(Fact::Read { token: 1, value: 0 });
         out.send(1, Tokenless);
         out.cancel_timer(0);
         out.report(Fact::WriteSent { token: 1 });
@@ -692,7 +706,10 @@ mod tests {
         let (facts, actions) = out.drain();
         let facts: Vec<_> = facts.collect();
         assert_eq!(actions.count(), 2);
-        let (read, sent) = (Fact::Read { token: 1 }, Fact::WriteSent { token: 1 });
+        let (read, sent) = (
+            Fact::Read { token: 1, value: 0 },
+            Fact::WriteSent { token: 1 },
+        );
         assert_eq!(facts, [(0, read), (2, sent)]);
         // Drained: both buffers are empty for the next call.
         assert!(out.actions().is_empty() && out.facts().is_empty());

@@ -35,7 +35,7 @@ pub trait Client {
     /// The token a request would be admitted under now, if any.
     fn check(&self, cx: &Cx) -> Option<Token>;
     /// A request admitted under `token` (by [`Client::check`]) is served.
-    fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
+    fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
     /// An operator's `StepDown`: the client gives up what it holds (by default, nothing).
     fn step_down(&mut self, _cx: &Cx, _out: &mut Out<Self::Msg>) {}
     /// The client's belief now, for reads and writes alike.

@@ -9,6 +9,7 @@
 //! run.
 
 pub mod clock_error;
+pub mod history;
 pub mod jsonl;
 pub mod perfetto;
 pub mod throughput;
@@ -136,6 +137,8 @@ pub trait Observer {
     fn belief(&mut self, _node: NodeId, _authority: Authority, _piece: &Piece) {}
     /// An overlap interval of an exclusive authority, once it has closed.
     fn overlap(&mut self, _authority: Authority, _o: &Overlap) {}
+    /// What happened to a client operation, as the oracle judged it.
+    fn history(&mut self, _e: &history::HistoryEvent) {}
     /// The run ended at `end`.
     fn finish(&mut self, _end: SimTime) {}
 }
@@ -198,6 +201,10 @@ impl<A: Observer, B: Observer> Observer for Tee<A, B> {
     fn overlap(&mut self, authority: Authority, o: &Overlap) {
         self.0.overlap(authority, o);
         self.1.overlap(authority, o);
+    }
+    fn history(&mut self, e: &history::HistoryEvent) {
+        self.0.history(e);
+        self.1.history(e);
     }
     fn finish(&mut self, end: SimTime) {
         self.0.finish(end);

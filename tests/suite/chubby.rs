@@ -267,7 +267,7 @@ fn fault_kinds_are_the_protocols_own() {
     assert!(
         problems[0].ends_with(
             "has no message kind \"Renew\" (its kinds: KeepAlive, KeepAliveAck, \
-             SessionExpired, Acquire, Grant, Release, Write)"
+             SessionExpired, Acquire, Grant, Release, Write, WriteAck)"
         ),
         "{problems:?}"
     );

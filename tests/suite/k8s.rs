@@ -252,7 +252,8 @@ fn fault_kinds_are_the_protocols_own() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
         problems[0].ends_with(
-            "has no message kind \"Renew\" (its kinds: Get, Record, Update, UpdateReply, Write)"
+            "has no message kind \"Renew\" (its kinds: Get, Record, Update, UpdateReply, Write, \
+             WriteAck)"
         ),
         "{problems:?}"
     );

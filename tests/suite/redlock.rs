@@ -102,7 +102,7 @@ fn fault_kinds_are_the_protocols_own() {
     assert!(
         problems[0].ends_with(
             "has no message kind \"Renew\" (its kinds: Lock, LockReply, Extend, ExtendReply, \
-             Unlock, Write)"
+             Unlock, Write, WriteAck)"
         ),
         "{problems:?}"
     );

@@ -14,22 +14,24 @@
 //! The protected resource is a [`Register`] kept by the first grantor (the host), on its disk,
 //! so that it survives the host's crashes. A holder serves reads from its local copy, and sends
 //! each write to the host, which applies it (or, with `resource.fencing`, rejects one whose
-//! token is older than one applied). Every grantor's answer carries the version of the register
-//! it keeps (the host's, or 0), and a contender starts its copy at the highest it was told.
+//! token is older than one applied) and answers its writer; the writer's copy takes the write
+//! from that answer. The host's answers to asks carry its register's values, and a contender's
+//! copy starts from the newest it was told.
 //!
 //! What the oracle is told: the lease exists once a majority granted it, and only the holder,
 //! which counts the grants, knows when that is; so the holder reports `Issued` (a new token) and
-//! `Renewed` (a renewal that reached a majority), and `Holding` with the version its copy
-//! starts from. Each request admitted is served from the copy (`Read`) or sent to the host
-//! (`WriteSent`); the host reports what its register did with each write that arrives
-//! (`WriteApplied`, `WriteFenced` or `DuplicateWrite`, as `Register::apply` returns it).
+//! `Renewed` (a renewal that reached a majority), and `Holding`. Each request admitted is served
+//! from the copy (`Read`, with the value the copy holds) or sent to the host (`WriteSent`); the
+//! host reports what its register did with each write that arrives (`WriteApplied`,
+//! `WriteFenced` or `DuplicateWrite`, as `Register::apply` returns it), and the writer reports
+//! the host's answer when it arrives (`WriteAcked`): its client hears then.
 
 use leasesim::clock::ClockKind;
 use leasesim::msg::{NodeId, Token};
 use leasesim::scenario::{GrantorRestart, Role, Scenario};
 use leasesim::strategy::{
-    Belief, Beliefs, Cx, Fact, LeaseParams, Margin, NodeLogic, Out, Protocol, ProtocolMessage,
-    Register, Request, Settings, TimerId,
+    Ack, Belief, Beliefs, Cx, Fact, LeaseParams, Margin, NodeLogic, Out, Protocol, ProtocolMessage,
+    Register, Request, Settings, Store, TimerId,
 };
 use leasesim::time::{LocalDur, LocalTime};
 
@@ -90,32 +92,34 @@ impl Settings for Params {
 }
 
 /// The messages: `Clone` is all the engine asks (it clones one only when the network delivers
-/// two copies); these are a few integers.
+/// two copies); these are a few integers, and the host's register values (shared, not copied).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Msg {
     /// "Grant, or extend, lease `token` to me": sent at `sent` on the sender's monotonic clock.
     Ask { token: Token, sent: LocalTime },
-    /// The answer to the `Ask` of `token` sent at `sent`: granted. `version`: the version of the
-    /// register the grantor keeps (0 but at the host).
+    /// The answer to the `Ask` of `token` sent at `sent`: granted. `values`: the register's
+    /// values, from the host.
     Grant {
         token: Token,
         sent: LocalTime,
-        version: u64,
+        values: Option<Store>,
     },
     /// The answer to the `Ask` of `token` sent at `sent`: refused; `high` is the highest token
-    /// the grantor has seen, `version` as in `Grant`.
+    /// the grantor has seen, `values` as in `Grant`.
     Refuse {
         token: Token,
         sent: LocalTime,
         high: Token,
-        version: u64,
+        values: Option<Store>,
     },
-    /// A write to the register at the host, under the writer's `token`.
-    Write { token: Token },
+    /// A write of `value` to `key` of the register at the host, under the writer's `token`.
+    Write { token: Token, key: u32, value: u64 },
+    /// The host's answer to a write it applied.
+    Written(Ack),
 }
 
 impl ProtocolMessage for Msg {
-    const KINDS: &'static [&'static str] = &["Ask", "Grant", "Refuse", "Write"];
+    const KINDS: &'static [&'static str] = &["Ask", "Grant", "Refuse", "Write", "Written"];
 
     fn kind(&self) -> usize {
         match self {
@@ -123,6 +127,7 @@ impl ProtocolMessage for Msg {
             Msg::Grant { .. } => 1,
             Msg::Refuse { .. } => 2,
             Msg::Write { .. } => 3,
+            Msg::Written(_) => 4,
         }
     }
 
@@ -131,7 +136,8 @@ impl ProtocolMessage for Msg {
             Msg::Ask { token, .. }
             | Msg::Grant { token, .. }
             | Msg::Refuse { token, .. }
-            | Msg::Write { token } => Some(token),
+            | Msg::Write { token, .. } => Some(token),
+            Msg::Written(_) => None,
         }
     }
 }
@@ -139,7 +145,7 @@ impl ProtocolMessage for Msg {
 /// What a node keeps across a crash: a grantor, the highest token it has seen, so that a
 /// restarted grantor never takes an old token for a new one, and its register (the host's is
 /// the protected resource; the others' are never written).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Disk {
     high: Token,
     register: Register,
@@ -221,7 +227,8 @@ impl Protocol for Majority {
                 held: None,
                 deadline: LocalTime::from_ns(i64::MIN),
                 round: None,
-                version: 0,
+                values: Store::default(),
+                copy: Store::default(),
             }),
         }
     }
@@ -272,11 +279,16 @@ impl NodeLogic for Node {
     /// A read is served from the holder's copy; a write leaves for the register at the host
     /// (the first grantor), which reports what it does with it when it arrives.
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Msg>) {
-        if request.is_write() {
-            out.report(Fact::WriteSent { token });
-            out.send(host(cx), Msg::Write { token });
-        } else {
-            out.report(Fact::Read { token });
+        let Node::Contender(c) = self else { return };
+        match request {
+            Request::Write { key, value } => {
+                out.report(Fact::WriteSent { token });
+                out.send(host(cx), Msg::Write { token, key, value });
+            }
+            _ => out.report(Fact::Read {
+                token,
+                value: c.copy.get(request.key()),
+            }),
         }
     }
 
@@ -337,18 +349,23 @@ impl Grantor {
     fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Msg, out: &mut Out<Msg>) {
         let (token, sent) = match msg {
             Msg::Ask { token, sent } => (token, sent),
-            Msg::Write { token } => {
+            Msg::Write { token, key, value } => {
                 // The register says what it did with the write (applied, fenced, or a second
-                // copy of one applied); the oracle is told exactly that.
-                let fact = self
-                    .register
-                    .apply(from, token, self.p.fencing, cx.duplicate);
+                // copy of one applied); the oracle is told exactly that, and the writer hears
+                // of a write applied.
+                let (fencing, duplicate) = (self.p.fencing, cx.duplicate);
+                let (fact, ack) =
+                    self.register
+                        .apply(from, token, (key, value), fencing, duplicate);
                 out.report(fact);
+                if let Some(ack) = ack {
+                    out.send(from, Msg::Written(ack));
+                }
                 return;
             }
-            Msg::Grant { .. } | Msg::Refuse { .. } => return,
+            Msg::Grant { .. } | Msg::Refuse { .. } | Msg::Written(_) => return,
         };
-        let version = self.register.version();
+        let values = (cx.node == host(cx)).then(|| self.register.values());
         let live = cx.mono < self.expiry;
         let grant = if self.waiting_out {
             false
@@ -367,7 +384,7 @@ impl Grantor {
                 Msg::Grant {
                     token,
                     sent,
-                    version,
+                    values,
                 },
             );
         } else {
@@ -378,7 +395,7 @@ impl Grantor {
                     token,
                     sent,
                     high,
-                    version,
+                    values,
                 },
             );
         }
@@ -409,8 +426,11 @@ pub struct Contender {
     /// When the lease held ends, on its monotonic clock.
     deadline: LocalTime,
     round: Option<Round>,
-    /// The highest register version a grantor's answer carried: where its copy starts.
-    version: u64,
+    /// The newest register values the host's answers carried: where a copy starts.
+    values: Store,
+    /// Its copy of the register: the values it started from when it took the lease, and its
+    /// own writes the host answered since.
+    copy: Store,
 }
 
 impl Contender {
@@ -418,6 +438,13 @@ impl Contender {
         self.params
             .quorum
             .unwrap_or_else(|| cx.peers(Role::Grantor).count() / 2 + 1)
+    }
+
+    /// Keeps the host's `values`, if newer than those it has.
+    fn newer(&mut self, values: Option<Store>) {
+        if let Some(v) = values.filter(|v| v.taken_at() >= self.values.taken_at()) {
+            self.values = v;
+        }
     }
 
     /// Asks every grantor for `token`.
@@ -449,9 +476,9 @@ impl Contender {
             Msg::Grant {
                 token,
                 sent,
-                version,
+                values,
             } => {
-                self.version = self.version.max(version);
+                self.newer(values);
                 let quorum = self.quorum(cx);
                 let Some(round) = self.round.as_mut() else {
                     return;
@@ -483,18 +510,23 @@ impl Contender {
                         to: cx.node,
                         until: deadline,
                     });
-                    out.report(Fact::Holding {
-                        token,
-                        version: self.version,
-                    });
+                    self.copy = self.values.clone();
+                    out.report(Fact::Holding { token });
                     out.set_timer(RENEW, ClockKind::Monotonic, sent + self.p.renew_every);
                 }
                 self.deadline = self.deadline.max(deadline);
                 out.set_timer(DEADLINE, ClockKind::Monotonic, self.deadline);
             }
-            Msg::Refuse { high, version, .. } => {
+            Msg::Refuse { high, values, .. } => {
                 self.high = self.high.max(high);
-                self.version = self.version.max(version);
+                self.newer(values);
+            }
+            Msg::Written(ack) => {
+                self.copy.merge(ack);
+                out.report(Fact::WriteAcked {
+                    key: ack.key,
+                    value: ack.value,
+                });
             }
             Msg::Ask { .. } | Msg::Write { .. } => {}
         }

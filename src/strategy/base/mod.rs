@@ -3,7 +3,7 @@
 //!
 //! The grantor keeps a FIFO of pending acquirers (a retry keeps its place and replaces its request
 //! id), frees the lease when its monotonic clock reaches the last grant or renewal + T + grantor
-//! margin, and grants with a new token and the register's version. A contender acquires, holds
+//! margin, and grants with a new token and the register's values. A contender acquires, holds
 //! until its own deadline on its own clock, renews every `renew_every`, and lets go on its
 //! deadline or a `Reject`. Late grants and acks are ignored by a node that has let go. Duplicated
 //! messages are harmless: a grant or ack repeats what the holder has, and a duplicated `Renew`
@@ -22,7 +22,7 @@ pub mod settings;
 
 use super::{
     Belief, Beliefs, Cx, Expiry, Fact, LeaseParams, LeaseStart, NodeLogic, Out, Protocol, Register,
-    Request, Rules, TimerId, Validity,
+    Request, Rules, Store, TimerId, Validity,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -87,7 +87,7 @@ impl Protocol for BaseProtocol {
 }
 
 /// What the grantor keeps across a crash.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Disk {
     /// The highest token it has issued: tokens keep increasing after a restart.
     last_token: Token,
@@ -260,7 +260,7 @@ impl Grantor {
                 req: next.req,
                 sent: next.sent,
                 token,
-                version: self.register.version(),
+                values: self.register.values().clone(),
                 expiry: self.expiry,
             },
         );
@@ -340,11 +340,14 @@ impl Grantor {
                     out.send(from, Message::Reject { token });
                 }
             }
-            Message::Write { token } => {
-                let applied = self
-                    .register
-                    .apply(from, token, self.p.fencing, cx.duplicate);
-                out.report(applied);
+            Message::Write { token, key, value } => {
+                let (fact, ack) =
+                    self.register
+                        .apply(from, token, (key, value), self.p.fencing, cx.duplicate);
+                out.report(fact);
+                if let Some(ack) = ack {
+                    out.send(from, Message::WriteAck(ack));
+                }
             }
             _ => {}
         }
@@ -387,6 +390,9 @@ pub struct Contender {
     last_token: Token,
     /// Monotonic time at which the pending renewal runs (while holding, one is always pending).
     renew_at: LocalTime,
+    /// Its copy of the register: the values its last grant carried, and its own writes the
+    /// register answered since.
+    copy: Store,
 }
 
 impl Contender {
@@ -399,6 +405,7 @@ impl Contender {
             deadline: LocalTime::from_ns(i64::MIN),
             last_token: 0,
             renew_at: LocalTime::from_ns(i64::MIN),
+            copy: Store::default(),
         }
     }
 
@@ -503,7 +510,7 @@ impl Contender {
             Message::Grant {
                 sent,
                 token,
-                version,
+                values,
                 expiry,
                 ..
             } => {
@@ -523,7 +530,8 @@ impl Contender {
                 }
                 self.renew_at = LocalTime::from_ns(i64::MAX); // no renewal pending yet
                 self.renew_before_deadline(cx, out);
-                out.report(Fact::Holding { token, version });
+                self.copy = values;
+                out.report(Fact::Holding { token });
             }
             Message::RenewAck {
                 token,
@@ -541,6 +549,14 @@ impl Contender {
                     // pending may now come too late to keep the lease.
                     self.renew_before_deadline(cx, out);
                 }
+            }
+            // Its copy takes its write once the register applied it.
+            Message::WriteAck(ack) => {
+                self.copy.merge(ack);
+                out.report(Fact::WriteAcked {
+                    key: ack.key,
+                    value: ack.value,
+                });
             }
             // An unchecked holder reads nothing from a Reject: its renewals go on, unanswered.
             Message::Reject { token } if self.token == Some(token) && !self.unchecked() => {
@@ -595,13 +611,16 @@ impl Contender {
     }
 
     /// A request admitted under `token` takes effect: a read is served from the local copy, a
-    /// write goes to the register at the grantor.
+    /// write goes to the register at the grantor (and into the copy when the register answers).
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         match request {
-            Request::Read { .. } => out.report(Fact::Read { token }),
-            Request::Write { .. } => {
+            Request::Read { key } => out.report(Fact::Read {
+                token,
+                value: self.copy.get(key),
+            }),
+            Request::Write { key, value } => {
                 out.report(Fact::WriteSent { token });
-                out.send(Self::grantor(cx), Message::Write { token });
+                out.send(Self::grantor(cx), Message::Write { token, key, value });
             }
         }
     }
@@ -681,7 +700,7 @@ mod tests {
             req: 1,
             sent: LocalTime::from_ns(sent_ms * MS),
             token,
-            version: 0,
+            values: Store::default(),
             expiry: LocalTime::from_ns(0),
         }
     }
@@ -759,7 +778,7 @@ mod tests {
             req: 5,
             sent: LocalTime::from_ns(0),
         };
-        g.on_message(&cx(0, &mut rng, &mut tok), 1, acquire, &mut out);
+        g.on_message(&cx(0, &mut rng, &mut tok), 1, acquire.clone(), &mut out);
         assert_eq!(g.holder, Some((1, 1)));
         // A duplicate of that request, or an older retry, does not queue node 1 again.
         g.on_message(&cx(1, &mut rng, &mut tok), 1, acquire, &mut out);
@@ -819,7 +838,7 @@ mod tests {
             req: 1,
             sent: LocalTime::from_ns(0),
             token: 1,
-            version: 0,
+            values: Store::default(),
             expiry: LocalTime::from_ns(0),
         };
         h.on_message(&cx(2, &mut rng, &mut tok), grant, &mut out);

@@ -1,26 +1,26 @@
-//! The base protocol's messages, small and `Copy`.
+//! The base protocol's messages, small (a grant's register values are shared, not copied).
 //!
 //! Request ids and local send times travel with requests and are echoed in the answers, so a
 //! holder can start its term at the send time of the request a grant answers
 //! without keeping a table. The grantor treats the echoed times as opaque.
 
-use crate::msg::Token;
-use crate::strategy::ProtocolMessage;
+use crate::msg::{Key, Token, Value};
+use crate::strategy::{Ack, ProtocolMessage, Store};
 use crate::time::LocalTime;
 
 /// A message's content.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     /// "Grant me the lease": `req` replaces any earlier request id of the sender.
     Acquire { req: u64, sent: LocalTime },
     /// Answers request `req` (sent at `sent` on the holder's clock) with a new token and the
-    /// register's version at the grantor. `expiry`: under TrueTime, the term's absolute end E
+    /// register's values at the grantor. `expiry`: under TrueTime, the term's absolute end E
     /// (TT.now().latest + T at the grantor); otherwise unused.
     Grant {
         req: u64,
         sent: LocalTime,
         token: Token,
-        version: u64,
+        values: Store,
         expiry: LocalTime,
     },
     /// "Extend my lease `token`", sent at `sent` on the holder's clock.
@@ -38,14 +38,21 @@ pub enum Message {
     },
     /// `token` is not (or no longer) the current lease.
     Reject { token: Token },
-    /// A write to the protected register, carrying the writer's token.
-    Write { token: Token },
+    /// A write of `value` to `key` of the protected register, carrying the writer's token.
+    Write {
+        token: Token,
+        key: Key,
+        value: Value,
+    },
+    /// The resource applied the write: its key, value and sequence, for the writer's copy.
+    WriteAck(Ack),
 }
 
 impl ProtocolMessage for Message {
     /// In this order: the network's random streams are numbered by kind.
-    const KINDS: &'static [&'static str] =
-        &["Acquire", "Grant", "Renew", "RenewAck", "Reject", "Write"];
+    const KINDS: &'static [&'static str] = &[
+        "Acquire", "Grant", "Renew", "RenewAck", "Reject", "Write", "WriteAck",
+    ];
 
     fn kind(&self) -> usize {
         match self {
@@ -55,6 +62,7 @@ impl ProtocolMessage for Message {
             Message::RenewAck { .. } => 3,
             Message::Reject { .. } => 4,
             Message::Write { .. } => 5,
+            Message::WriteAck(_) => 6,
         }
     }
 
@@ -64,8 +72,8 @@ impl ProtocolMessage for Message {
             | Message::Renew { token, .. }
             | Message::RenewAck { token, .. }
             | Message::Reject { token }
-            | Message::Write { token } => Some(token),
-            Message::Acquire { .. } => None,
+            | Message::Write { token, .. } => Some(token),
+            Message::Acquire { .. } | Message::WriteAck(_) => None,
         }
     }
 }

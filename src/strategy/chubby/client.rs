@@ -25,7 +25,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
 use crate::strategy::service_node;
-use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, TimerId};
+use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 const KEEPALIVE: TimerId = 0;
@@ -50,6 +50,9 @@ pub struct Client {
     pub(super) held: Option<Token>,
     /// The highest generation number ever granted to this client: an older grant is ignored.
     last_token: Token,
+    /// Its copy of the register: the values its last grant carried, and its own writes the
+    /// master answered since.
+    copy: Store,
 }
 
 impl Client {
@@ -64,6 +67,7 @@ impl Client {
             lease_end: None,
             held: None,
             last_token: 0,
+            copy: Store::default(),
         }
     }
 
@@ -176,18 +180,26 @@ impl service_node::Client for Client {
                 let end = sent + local_lease(&self.c, held, extension);
                 self.answered(cx, req, end, out);
             }
+            Message::WriteAck(ack) => {
+                self.copy.merge(ack);
+                out.report(Fact::WriteAcked {
+                    key: ack.key,
+                    value: ack.value,
+                });
+            }
             Message::SessionExpired { session } if session == self.session => {
                 self.open_session(cx, out);
             }
             Message::Grant {
                 session,
                 token,
-                version,
+                values,
             } if session == self.session && token > self.last_token => {
                 self.last_token = token;
                 self.held = Some(token);
+                self.copy = values;
                 out.cancel_timer(RETRY);
-                out.report(Fact::Holding { token, version });
+                out.report(Fact::Holding { token });
             }
             _ => {}
         }
@@ -208,13 +220,16 @@ impl service_node::Client for Client {
     }
 
     /// A request admitted under `token` takes effect: a read is served from the local copy, a
-    /// write goes to the register at the master.
-    fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
+    /// write goes to the register at the master (and into the copy when the master answers).
+    fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         match request {
-            Request::Read { .. } => out.report(Fact::Read { token }),
-            Request::Write { .. } => {
+            Request::Read { key } => out.report(Fact::Read {
+                token,
+                value: self.copy.get(key),
+            }),
+            Request::Write { key, value } => {
                 out.report(Fact::WriteSent { token });
-                out.send(Self::master(cx), Message::Write { token });
+                out.send(Self::master(cx), Message::Write { token, key, value });
             }
         }
     }
@@ -315,7 +330,7 @@ mod tests {
         Message::Grant {
             session,
             token,
-            version: 0,
+            values: Store::default(),
         }
     }
 
@@ -438,8 +453,8 @@ mod tests {
         let sent: Vec<Message> = effects
             .actions()
             .iter()
-            .filter_map(|e| match *e {
-                Action::Send { to: 0, msg } => Some(msg),
+            .filter_map(|e| match e {
+                Action::Send { to: 0, msg } => Some(msg.clone()),
                 _ => None,
             })
             .collect();

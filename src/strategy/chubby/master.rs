@@ -308,7 +308,7 @@ impl Master {
             Message::Grant {
                 session,
                 token,
-                version: self.register.version(),
+                values: self.register.values().clone(),
             },
         );
         out.report(Fact::Issued {
@@ -416,13 +416,13 @@ impl Service for Master {
                     {
                         // Its grant was lost or is late: say it again (the client ignores a
                         // generation it already has).
-                        let version = self.register.version();
+                        let values = self.register.values().clone();
                         out.send(
                             from,
                             Message::Grant {
                                 session,
                                 token: o.token,
-                                version,
+                                values,
                             },
                         );
                     } else if !self.pending.contains(&(from, session)) {
@@ -444,15 +444,19 @@ impl Service for Master {
                     self.try_grant(cx, out);
                 }
             }
-            Message::Write { token } => {
-                let applied = self
-                    .register
-                    .apply(from, token, self.p.fencing, cx.duplicate);
-                out.report(applied);
+            Message::Write { token, key, value } => {
+                let (fact, ack) =
+                    self.register
+                        .apply(from, token, (key, value), self.p.fencing, cx.duplicate);
+                out.report(fact);
+                if let Some(ack) = ack {
+                    out.send(from, Message::WriteAck(ack));
+                }
             }
             Message::KeepAliveAck { .. }
             | Message::SessionExpired { .. }
-            | Message::Grant { .. } => {}
+            | Message::Grant { .. }
+            | Message::WriteAck(_) => {}
         }
     }
 
@@ -482,7 +486,7 @@ impl Service for Master {
 mod tests {
     use super::*;
     use crate::scenario::Role;
-    use crate::strategy::Action;
+    use crate::strategy::{Action, Store};
 
     const S: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
@@ -575,8 +579,8 @@ mod tests {
         given
             .actions()
             .iter()
-            .filter_map(|e| match *e {
-                Action::Send { to, msg } => Some((to, msg)),
+            .filter_map(|e| match e {
+                Action::Send { to, msg } => Some((*to, msg.clone())),
                 _ => None,
             })
             .collect()
@@ -696,7 +700,7 @@ mod tests {
                 Message::Grant {
                     session: 1,
                     token: 1,
-                    version: 0
+                    values: Store::default()
                 }
             )]
         );

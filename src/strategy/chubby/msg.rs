@@ -1,4 +1,4 @@
-//! ChubbySession's messages, small and `Copy`.
+//! ChubbySession's messages, small (a grant's register values are shared, not copied).
 //!
 //! Every message of a client names its session (an id the client picks, larger for each new
 //! session it opens, across restarts too), so that the master can tell a live session from one
@@ -10,12 +10,12 @@
 //! which the answer says; the client keeps no table of what it sent. The master treats the
 //! echoed time as opaque.
 
-use crate::msg::Token;
-use crate::strategy::ProtocolMessage;
+use crate::msg::{Key, Token, Value};
+use crate::strategy::{Ack, ProtocolMessage, Store};
 use crate::time::{LocalDur, LocalTime};
 
 /// A message's content.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     /// "Keep session `session` alive", sent at `sent` on the client's monotonic clock by a
     /// client whose newest answer is to KeepAlive `acked` (0: none in this session). Opens the
@@ -41,16 +41,23 @@ pub enum Message {
     /// "Give session `session` the lock": a retry keeps the session's place in the queue.
     Acquire { session: u64 },
     /// The lock is `session`'s, with generation number `token` (the sequencer) and the
-    /// register's version at the master.
+    /// register's values at the master.
     Grant {
         session: u64,
         token: Token,
-        version: u64,
+        values: Store,
     },
     /// `session` gives up the lock of generation `token` (a clean release: no lock-delay).
     Release { session: u64, token: Token },
-    /// A write to the protected register, carrying the writer's generation number.
-    Write { token: Token },
+    /// A write of `value` to `key` of the protected register, carrying the writer's generation
+    /// number.
+    Write {
+        token: Token,
+        key: Key,
+        value: Value,
+    },
+    /// The resource applied the write: its key, value and sequence, for the writer's copy.
+    WriteAck(Ack),
 }
 
 impl ProtocolMessage for Message {
@@ -63,6 +70,7 @@ impl ProtocolMessage for Message {
         "Grant",
         "Release",
         "Write",
+        "WriteAck",
     ];
 
     fn kind(&self) -> usize {
@@ -74,6 +82,7 @@ impl ProtocolMessage for Message {
             Message::Grant { .. } => 4,
             Message::Release { .. } => 5,
             Message::Write { .. } => 6,
+            Message::WriteAck(_) => 7,
         }
     }
 
@@ -81,7 +90,7 @@ impl ProtocolMessage for Message {
         match *self {
             Message::Grant { token, .. }
             | Message::Release { token, .. }
-            | Message::Write { token } => Some(token),
+            | Message::Write { token, .. } => Some(token),
             _ => None,
         }
     }
@@ -113,19 +122,31 @@ mod tests {
             Message::Grant {
                 session: 1,
                 token: 3,
-                version: 0,
+                values: Store::default(),
             },
             Message::Release {
                 session: 1,
                 token: 3,
             },
-            Message::Write { token: 3 },
+            Message::Write {
+                token: 3,
+                key: 0,
+                value: 9,
+            },
+            Message::WriteAck(Ack {
+                key: 0,
+                value: 9,
+                seq: 1,
+            }),
         ];
         let kinds: Vec<usize> = all.iter().map(|m| m.kind()).collect();
-        assert_eq!(kinds, [0, 1, 2, 3, 4, 5, 6]);
+        assert_eq!(kinds, [0, 1, 2, 3, 4, 5, 6, 7]);
         assert_eq!(Message::KINDS.len(), all.len());
         // The generation number travels with a grant, a release and a write.
         let tokens: Vec<Option<Token>> = all.iter().map(|m| m.token()).collect();
-        assert_eq!(tokens, [None, None, None, None, Some(3), Some(3), Some(3)]);
+        assert_eq!(
+            tokens,
+            [None, None, None, None, Some(3), Some(3), Some(3), None]
+        );
     }
 }

@@ -10,7 +10,7 @@ use super::{K8sConfig, OnLost};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
-use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, TimerId};
+use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 /// Not leading: the next try of the acquire loop falls due (and gives up one still unanswered).
@@ -94,6 +94,9 @@ pub struct Candidate {
     /// The token its copy of the resource was last taken under, in this life: taking its own
     /// record back under the same token keeps the copy (nobody else held in between).
     copy_token: Option<Token>,
+    /// Its copy of the resource: the values the answer that made it leader under
+    /// `copy_token` carried, and its own writes the API server answered since.
+    copy: Store,
     cycle: Option<Cycle>,
     /// The acquire loop's current period, drawn when its try began.
     period: LocalDur,
@@ -119,6 +122,7 @@ impl Candidate {
             observed_at: LocalTime::from_ns(i64::MIN),
             leading: None,
             copy_token: None,
+            copy: Store::default(),
             cycle: None,
             period: LocalDur::ZERO,
             cached_rv: 0,
@@ -205,6 +209,15 @@ impl Candidate {
     }
 
     pub fn on_message(&mut self, cx: &mut Cx, msg: Message, out: &mut Out<Message>) {
+        if let Message::WriteAck(ack) = msg {
+            // The protected resource's answer to a write: its copy takes it.
+            self.copy.merge(ack);
+            out.report(Fact::WriteAcked {
+                key: ack.key,
+                value: ack.value,
+            });
+            return;
+        }
         let Some(t) = self.current else { return };
         match msg {
             // The record read refreshes the resourceVersion the fast path writes on (a copy of a
@@ -224,11 +237,11 @@ impl Candidate {
                 req,
                 ok,
                 rv,
-                version,
+                values,
             } if req == t.req => match t.stage {
                 Stage::FastUpdate(new) | Stage::Update(new) if ok => {
                     self.cached_rv = rv;
-                    self.succeeded(cx, new, version, out);
+                    self.succeeded(cx, new, values, out);
                 }
                 Stage::FastUpdate(_) => {
                     // A Conflict: the record is not the one last seen; the slow path reads it.
@@ -300,7 +313,7 @@ impl Candidate {
 
     /// An Update of this try was applied and answered: it leads (again), and sleeps
     /// retry_period before the next cycle.
-    fn succeeded(&mut self, cx: &mut Cx, new: Lease, version: u64, out: &mut Out<Message>) {
+    fn succeeded(&mut self, cx: &mut Cx, new: Lease, values: Store, out: &mut Out<Message>) {
         self.current = None;
         self.observed = Some(new);
         self.observed_at = cx.read(self.c.observed_clock);
@@ -312,7 +325,8 @@ impl Candidate {
             self.leading = Some(token);
             if self.copy_token != Some(token) {
                 self.copy_token = Some(token);
-                out.report(Fact::Holding { token, version });
+                self.copy = values;
+                out.report(Fact::Holding { token });
             }
         }
         // The cycle (if one was open) succeeded; sleep retry_period before the next.
@@ -491,12 +505,15 @@ impl Candidate {
         self.leading
     }
 
-    pub fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
+    pub fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         match request {
-            Request::Read { .. } => out.report(Fact::Read { token }),
-            Request::Write { .. } => {
+            Request::Read { key } => out.report(Fact::Read {
+                token,
+                value: self.copy.get(key),
+            }),
+            Request::Write { key, value } => {
                 out.report(Fact::WriteSent { token });
-                out.send(Self::server(cx), Message::Write { token });
+                out.send(Self::server(cx), Message::Write { token, key, value });
             }
         }
     }

@@ -2,8 +2,8 @@
 //! API server, their answers, and the leader's writes to the protected resource (which lives at
 //! the API server too). `Drop` and `DelaySpike` faults name them in `kinds:`.
 
-use crate::msg::{NodeId, Token};
-use crate::strategy::ProtocolMessage;
+use crate::msg::{Key, NodeId, Token, Value};
+use crate::strategy::{Ack, ProtocolMessage, Store};
 use crate::time::{LocalDur, LocalTime};
 
 /// Who holds the Lease: one process on a node (client-go's identity is `hostname_uuid`, fresh in
@@ -43,7 +43,7 @@ impl Lease {
 
 /// A message of Kubernetes leader election. `req` numbers a candidate's tries, so that an answer
 /// to a try it has given up is not taken for an answer to the current one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     /// GET the Lease.
     Get { req: u64 },
@@ -58,20 +58,33 @@ pub enum Message {
     /// 0 and it does not exist).
     Update { req: u64, rv: u64, lease: Lease },
     /// The answer: `ok` when the Update was applied (otherwise a 409 Conflict), with the
-    /// record's resourceVersion `rv` after it. `version` is the protected resource's version at
+    /// record's resourceVersion `rv` after it. `values` are the protected resource's values at
     /// the API server then.
     UpdateReply {
         req: u64,
         ok: bool,
         rv: u64,
-        version: u64,
+        values: Store,
     },
-    /// A leader's write to the protected resource, under its token.
-    Write { token: Token },
+    /// A leader's write of `value` to `key` of the protected resource, under its token.
+    Write {
+        token: Token,
+        key: Key,
+        value: Value,
+    },
+    /// The resource applied the write: its key, value and sequence, for the writer's copy.
+    WriteAck(Ack),
 }
 
 impl ProtocolMessage for Message {
-    const KINDS: &'static [&'static str] = &["Get", "Record", "Update", "UpdateReply", "Write"];
+    const KINDS: &'static [&'static str] = &[
+        "Get",
+        "Record",
+        "Update",
+        "UpdateReply",
+        "Write",
+        "WriteAck",
+    ];
 
     fn kind(&self) -> usize {
         match self {
@@ -80,12 +93,13 @@ impl ProtocolMessage for Message {
             Message::Update { .. } => 2,
             Message::UpdateReply { .. } => 3,
             Message::Write { .. } => 4,
+            Message::WriteAck(_) => 5,
         }
     }
 
     fn token(&self) -> Option<Token> {
         match *self {
-            Message::Write { token } => Some(token),
+            Message::Write { token, .. } => Some(token),
             Message::Update { lease, .. } => Some(lease.token()),
             _ => None,
         }

@@ -11,7 +11,7 @@ use crate::msg::NodeId;
 use crate::strategy::{Cx, Fact, LeaseParams, Out, Register};
 
 /// What the API server keeps across a crash: etcd has it on disk.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Disk {
     /// The Lease, if it was ever created, and its resourceVersion (0 while it does not exist).
     pub lease: Option<Lease>,
@@ -78,18 +78,22 @@ impl ApiServer {
                     req,
                     ok,
                     rv: self.disk.rv,
-                    version: self.disk.register.version(),
+                    values: self.disk.register.values().clone(),
                 };
                 out.send(from, reply);
             }
-            Message::Write { token } => {
-                let applied = self
-                    .disk
-                    .register
-                    .apply(from, token, self.p.fencing, cx.duplicate);
-                out.report(applied);
+            Message::Write { token, key, value } => {
+                let (fencing, duplicate) = (self.p.fencing, cx.duplicate);
+                let (fact, ack) =
+                    self.disk
+                        .register
+                        .apply(from, token, (key, value), fencing, duplicate);
+                out.report(fact);
+                if let Some(ack) = ack {
+                    out.send(from, Message::WriteAck(ack));
+                }
             }
-            Message::Record { .. } | Message::UpdateReply { .. } => {}
+            Message::Record { .. } | Message::UpdateReply { .. } | Message::WriteAck(_) => {}
         }
     }
 }

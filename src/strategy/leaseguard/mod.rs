@@ -43,8 +43,9 @@
 //! Authorities: write authority (shared: the log makes two believing leaders harmless) while a
 //! node leads; read authority while it may serve lease reads: exclusive (two nodes serving
 //! reads from local state at once is an overlap), except in `LeaseGuard` mode where a new
-//! leader's inherited lease overlaps its predecessor's by design. Reads are judged against the
-//! committed prefix they read ([`Fact::LogRead`]), per key.
+//! leader's inherited lease overlaps its predecessor's by design. A read is served from the
+//! state its committed prefix leaves (in `Quorum` mode, once the entry appended after it
+//! commits: from the state then).
 
 mod msg;
 pub mod settings;
@@ -52,10 +53,12 @@ pub mod settings;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
-use crate::strategy::raft_core::{self, majority, Election, PendingReads, RaftCore, State};
+use crate::strategy::raft_core::{
+    self, majority, Election, KeptRead, PendingReads, RaftCore, State,
+};
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Fact, Key, LeaseParams, NodeLogic, Out,
-    Protocol, Request, Stamp, TimerId,
+    Protocol, Request, Store, TimerId, Value,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Entry, Message};
@@ -98,6 +101,7 @@ impl From<Stored> for Entry {
             term: s.term,
             writer: s.writer,
             key: s.key,
+            value: s.value,
             wall: s.extra,
         }
     }
@@ -109,6 +113,7 @@ impl From<Entry> for Stored {
             term: e.term,
             writer: e.writer,
             key: e.key,
+            value: e.value,
             extra: e.wall,
         }
     }
@@ -234,9 +239,8 @@ pub struct Replica {
     /// at index `limbo_end`.
     limbo: Vec<Key>,
     limbo_end: u64,
-    /// As leader (`Quorum` mode): reads waiting for the index they need to commit, each with
-    /// its stamp and the version it reads (the committed prefix when it arrived).
-    pending_reads: PendingReads<(Stamp, u64)>,
+    /// As leader (`Quorum` mode): reads waiting for the index they need to commit.
+    pending_reads: PendingReads,
     /// The scenario's `lease.initial_leader`: it campaigns at its first start (term 0).
     leads_first: bool,
 }
@@ -424,7 +428,7 @@ impl Replica {
             self.limbo.dedup();
             self.limbo_end = self.core.last_index();
         }
-        self.append(cx, None, 0, out);
+        self.append(cx, None, out);
         self.first_own = self.core.last_index();
         if self.expired {
             self.take_authority(cx, out);
@@ -441,13 +445,15 @@ impl Replica {
         });
     }
 
-    /// The leader appends an entry (a client write of `key` by `writer`, or empty) and streams
-    /// it to the followers that are caught up.
-    fn append(&mut self, cx: &mut Cx, writer: Option<NodeId>, key: Key, out: &mut Out<Message>) {
+    /// The leader appends an entry (a client write by `writer` of `value` to `key`, or empty)
+    /// and streams it to the followers that are caught up.
+    fn append(&mut self, cx: &mut Cx, write: Option<(NodeId, Key, Value)>, out: &mut Out<Message>) {
+        let (key, value) = write.map_or((0, 0), |(_, k, v)| (k, v));
         self.core.log.push(Stored {
             term: self.core.term,
-            writer,
+            writer: write.map(|w| w.0),
             key,
+            value,
             extra: cx.wall,
         });
         let index = self.core.last_index();
@@ -492,11 +498,12 @@ impl Replica {
         for p in &self.core.peers {
             out.send(p.node, Message::Commit { term, commit });
         }
-        for (since, version) in self.pending_reads.ready(commit) {
-            out.report(Fact::LogRead {
+        for read in self.pending_reads.ready(commit) {
+            let value = self.core.applied().get(read.key);
+            out.report(Fact::ConfirmedRead {
                 token: term,
-                version,
-                since,
+                since: read.since,
+                value,
             });
         }
     }
@@ -584,19 +591,19 @@ impl Replica {
         }
     }
 
-    /// A snapshot of the leader's committed prefix, ending at `index` with `entry` and holding
-    /// `writes` client writes: what the follower has or is writing up to there is committed,
-    /// and the leader streams what follows.
+    /// A snapshot of the leader's committed prefix, ending at `index` with `entry` and leaving
+    /// `state`: what the follower has or is writing up to there is committed, and the leader
+    /// streams what follows.
     fn on_snapshot(
         &mut self,
         cx: &mut Cx,
-        (index, entry, writes): (u64, Entry, u64),
+        (index, entry, state): (u64, Entry, Store),
         out: &mut Out<Message>,
     ) {
         let s = raft_core::Snapshot {
             index,
             entry: entry.into(),
-            writes,
+            state,
         };
         if !self.core.install(s) {
             return;
@@ -622,14 +629,14 @@ impl Replica {
         if prev < self.core.log.base() {
             // It needs entries compacted away: the committed prefix first, then what follows.
             let s = self.core.snapshot();
-            let (index, entry, writes) = (s.index, s.entry.into(), s.writes);
+            let (index, entry, state) = (s.index, s.entry.into(), s.state);
             out.send(
                 from,
                 Message::Snapshot {
                     term,
                     index,
                     entry,
-                    writes,
+                    state,
                 },
             );
             self.core.peers[i].ext = Some(index + 1);
@@ -773,10 +780,10 @@ impl NodeLogic for Replica {
                 term,
                 index,
                 entry,
-                writes,
+                state,
             } => {
                 if self.hear(cx, from, term, true, out) && self.core.leader == Some(from) {
-                    self.on_snapshot(cx, (index, entry, writes), out);
+                    self.on_snapshot(cx, (index, entry, state), out);
                 }
             }
             Message::Progress { term, index } => self.on_progress(cx, from, term, index, out),
@@ -798,7 +805,7 @@ impl NodeLogic for Replica {
                 // An empty entry refreshes the lease; with the uncommitted tail full it would
                 // only lengthen it.
                 if self.core.is_leader() && !self.core.tail_full() {
-                    self.append(cx, None, 0, out);
+                    self.append(cx, None, out);
                 }
                 out.set_timer(NOOP, ClockKind::Monotonic, cx.mono + self.c.noop_every);
             }
@@ -845,28 +852,27 @@ impl NodeLogic for Replica {
     }
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        let since = cx.stamp;
         if !self.core.is_leader() || token != self.core.term {
             // Deposed between the check and now: the client times out.
-            out.report(Fact::Refused { token });
+            out.report(Fact::Refused { token, since });
             return;
         }
-        let version = self.core.writes_committed();
         match request {
-            Request::Write { key } => {
+            Request::Write { key, value } => {
                 out.report(Fact::Appended { token });
-                self.append(cx, Some(self.core.node), key, out);
+                self.append(cx, Some((self.core.node, key, value)), out);
             }
-            _ if self.c.mode == LeaseGuardMode::Quorum => {
-                // Served once an entry appended after it commits.
+            Request::Read { key } if self.c.mode == LeaseGuardMode::Quorum => {
+                // Served once an entry appended after it commits, from the state then.
                 out.report(Fact::Waiting { token });
                 let need = self.core.last_index() + 1;
-                self.pending_reads.push(need, (cx.stamp, version));
-                self.append(cx, None, 0, out);
+                self.pending_reads.push(need, KeptRead { since, key });
+                self.append(cx, None, out);
             }
-            _ => out.report(Fact::LogRead {
+            Request::Read { key } => out.report(Fact::Read {
                 token,
-                version,
-                since: cx.stamp,
+                value: self.core.applied().get(key),
             }),
         }
     }
@@ -942,11 +948,13 @@ mod tests {
         crate::strategy::call_for_test(r, node, ROLES, LocalTime::from_ns(ms * MS), f)
     }
 
+    /// An entry of `term`; a write (by `writer`) writes `100 + key` to `key`.
     fn entry(term: u64, writer: Option<NodeId>, key: Key, wall_ms: i64) -> Stored {
         Stored {
             term,
             writer,
             key,
+            value: writer.map_or(0, |_| 100 + u64::from(key)),
             extra: LocalTime::from_ns(wall_ms * MS),
         }
     }
@@ -967,7 +975,7 @@ mod tests {
             entry(1, Some(0), 8, 499),
         ]);
         commit(&mut b, 2);
-        assert_eq!(b.core.writes_committed(), 1);
+        assert_eq!((b.core.applied().get(7), b.core.applied().get(8)), (107, 0));
         let fx = call(&mut b, 1, 1000, |b, cx, out| {
             b.campaign(cx, out);
             b.on_message(
@@ -1030,7 +1038,7 @@ mod tests {
     #[test]
     fn each_mode_admits_what_the_table_says() {
         let read = |k| Request::Read { key: k };
-        let write = Request::Write { key: 1 };
+        let write = Request::Write { key: 1, value: 1 };
         let check = |b: &Replica, ms: i64, req| {
             let at = LocalTime::from_ns(ms * MS);
             crate::strategy::with_test_cx(1, ROLES, at, |cx| b.check(cx, req).is_some())
@@ -1096,7 +1104,7 @@ mod tests {
             })
             .collect();
         assert_eq!(committed, [(3, 8)]);
-        assert_eq!(b.core.writes_committed(), 2);
+        assert_eq!(b.core.applied().get(8), 108);
         // LogLease commits at once.
         let (mut l, _) = elected(LeaseGuardMode::LogLease);
         for p in &mut l.core.peers {
@@ -1113,6 +1121,7 @@ mod tests {
             term: 1,
             writer: Some(0),
             key,
+            value: 100 + u64::from(key),
             wall: LocalTime::from_ns(0),
         };
         call(&mut c, 2, 10, |c, cx, out| {
@@ -1150,9 +1159,10 @@ mod tests {
             (
                 c.core.last_index(),
                 c.core.commit(),
-                c.core.writes_committed()
+                c.core.applied().get(4),
+                c.core.applied().get(5)
             ),
-            (1, 1, 1)
+            (1, 1, 104, 0)
         );
         assert!(fx.actions().contains(&Action::Send {
             to: 0,
@@ -1187,6 +1197,7 @@ mod tests {
             term: 1,
             writer: Some(0),
             key: 3,
+            value: 103,
             wall: LocalTime::from_ns(0),
         };
         call(&mut c, 2, 10, |c, cx, out| {
@@ -1261,18 +1272,23 @@ mod tests {
         call(&mut b, 1, 1001, |b, cx, out| {
             b.on_message(cx, 0, pull(4, 1), out);
             for key in 5..=9 {
-                b.on_request(cx, Request::Write { key }, 2, out);
+                let value = 100 + u64::from(key);
+                b.on_request(cx, Request::Write { key, value }, 2, out);
             }
             b.on_message(cx, 0, Message::Progress { term: 2, index: 9 }, out);
         });
         // Committed through 9; compacted through 9 - 2 = 7.
         assert_eq!((b.core.commit(), b.core.log.base()), (9, 7));
         // c subscribes from 1: entries 1 to 7 are gone, so it gets the prefix up to 9 (the
-        // write of key 9, made at 1001 ms; 7 writes in all: keys 7, 8 and 5 to 9), and nothing
-        // follows it yet.
+        // write of key 9, made at 1001 ms; the state of 7 writes, to keys 7, 8 and 5 to 9), and
+        // nothing follows it yet.
         let fx = call(&mut b, 1, 1002, |b, cx, out| {
             b.on_message(cx, 2, pull(1, 0), out)
         });
+        let mut state = crate::strategy::Store::default();
+        for key in [7, 8, 5, 6, 7, 8, 9] {
+            state.put(key, 100 + u64::from(key));
+        }
         let snapshot = Message::Snapshot {
             term: 2,
             index: 9,
@@ -1280,28 +1296,29 @@ mod tests {
                 term: 2,
                 writer: Some(1),
                 key: 9,
+                value: 109,
                 wall: LocalTime::from_ns(1001 * MS),
             },
-            writes: 7,
+            state,
         };
         assert_eq!(
             fx.actions(),
             [Action::Send {
                 to: 2,
-                msg: snapshot
+                msg: snapshot.clone()
             }]
         );
         // c, with nothing, takes it: committed through 9, waiting for 10, and says so.
         let mut c = replica(LeaseGuardMode::Inconsistent, 2);
         let fx = call(&mut c, 2, 1003, |c, cx, out| {
-            c.on_message(cx, 1, snapshot, out)
+            c.on_message(cx, 1, snapshot.clone(), out)
         });
         let progress = Message::Progress { term: 2, index: 9 };
         assert!(fx.actions().contains(&Action::Send {
             to: 1,
             msg: progress
         }));
-        assert_eq!((c.core.commit(), c.core.writes_committed()), (9, 7));
+        assert_eq!((c.core.commit(), c.core.applied().get(5)), (9, 105));
         assert_eq!((c.core.log.base(), c.expected()), (9, 10));
         // The same snapshot again changes nothing and says nothing.
         let fx = call(&mut c, 2, 1004, |c, cx, out| {

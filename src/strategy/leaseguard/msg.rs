@@ -2,24 +2,25 @@
 //! subscription to the leader's log and the entries (or the snapshot) streamed in answer, and
 //! acknowledgements.
 
-use crate::msg::{NodeId, Token};
+use crate::msg::{Key, NodeId, Token, Value};
 use crate::strategy::raft_core::{VoteMessages, VoteRequest};
-use crate::strategy::{Key, ProtocolMessage};
+use crate::strategy::{ProtocolMessage, Store};
 use crate::time::LocalTime;
 
 /// A log entry as it travels: its term, for a client write the leader that accepted it and the
-/// key it writes (else the entry is empty), and its creator's wall-clock reading when it was
-/// created (the middle of the clock interval the entry carries).
+/// key and value it writes (else the entry is empty), and its creator's wall-clock reading when
+/// it was created (the middle of the clock interval the entry carries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub term: u64,
     pub writer: Option<NodeId>,
     pub key: Key,
+    pub value: Value,
     pub wall: LocalTime,
 }
 
 /// A LeaseGuard message. Every message carries the sender's term.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     RequestVote {
         term: u64,
@@ -63,15 +64,15 @@ pub enum Message {
         commit: u64,
     },
     /// The leader's snapshot of its committed prefix, for a follower that subscribed from an
-    /// index the leader compacted away: the prefix ends at `index` with `entry` and holds
-    /// `writes` client writes; the leader streams what follows. It is counted, traced and
+    /// index the leader compacted away: the prefix ends at `index` with `entry` and leaves
+    /// `state`; the leader streams what follows. It is counted, traced and
     /// faulted as an `Append`: a kind of its own would change the network's random streams
     /// (one per sender and kind) in every LeaseGuard run.
     Snapshot {
         term: u64,
         index: u64,
         entry: Entry,
-        writes: u64,
+        state: Store,
     },
     /// A follower has written its log up to `index`.
     Progress {

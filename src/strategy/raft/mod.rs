@@ -48,11 +48,11 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
 use crate::strategy::raft_core::{
-    self, majority, quorum, Election, PendingReads, Progress, RaftCore, State,
+    self, majority, quorum, Election, KeptRead, PendingReads, Progress, RaftCore, State,
 };
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol,
-    Request, Stamp, TimerId,
+    Request, TimerId,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Append, AppendAck, Entry, Message, RequestVote, Snapshot};
@@ -335,7 +335,7 @@ pub struct Replica {
     suspect: Suspect,
     /// As leader: ReadIndex reads waiting for a majority to acknowledge a round (the first
     /// round started after each arrived), each with its request's stamp.
-    pending_reads: PendingReads<Stamp>,
+    pending_reads: PendingReads,
     /// A round has been started for the pending reads and not yet acknowledged.
     read_round_open: bool,
     /// `ProposalQuorum`'s renewal period ahead of the lease's end (zero: none).
@@ -347,7 +347,7 @@ pub struct Replica {
     /// with their local propose time.
     proposed: VecDeque<(u64, LocalTime)>,
     /// As leader before its first commit: the ReadIndex reads held (`Hold`), their stamps.
-    held_reads: PendingReads<Stamp>,
+    held_reads: PendingReads,
     /// The scenario's `lease.initial_leader`: it campaigns at its first start (term 0).
     leads_first: bool,
 }
@@ -499,8 +499,9 @@ impl Replica {
                 prev_term,
                 entry: log.entry(ext.next).map(|e| Entry {
                     term: e.term,
-                    write: e.is_write(),
+                    writer: e.writer,
                     key: e.key,
+                    value: e.value,
                 }),
                 commit,
                 round,
@@ -511,7 +512,7 @@ impl Replica {
                     term,
                     index: s.index,
                     last_term: s.entry.term,
-                    writes: s.writes,
+                    state: s.state,
                     round,
                 })
             }
@@ -531,12 +532,11 @@ impl Replica {
             self.serving = true;
             out.report(Fact::Holding {
                 token: self.core.term,
-                version: self.core.writes_committed(),
             });
             if !self.held_reads.is_empty() {
                 debug_assert!(self.pending_reads.is_empty() && !self.read_round_open);
-                for stamp in self.held_reads.ready(u64::MAX) {
-                    self.pending_reads.push(self.round + 1, stamp);
+                for read in self.held_reads.ready(u64::MAX) {
+                    self.pending_reads.push(self.round + 1, read);
                 }
                 self.read_round(cx, out);
             }
@@ -592,8 +592,14 @@ impl Replica {
         // ReadIndex: a read waits for a majority to acknowledge a round started after it
         // arrived; reads that arrived while a round was out wait for the next one.
         let token = self.core.term;
-        for since in self.pending_reads.ready(q) {
-            out.report(Fact::ConfirmedRead { token, since });
+        for read in self.pending_reads.ready(q) {
+            let value = self.core.applied().get(read.key);
+            let since = read.since;
+            out.report(Fact::ConfirmedRead {
+                token,
+                since,
+                value,
+            });
         }
         if self.read_round_open && q >= self.round {
             self.read_round_open = false;
@@ -701,10 +707,13 @@ impl Replica {
         let mut matched = m.prev_index;
         if let Some(e) = m.entry {
             let at = m.prev_index + 1;
+            // The writer is the leader that accepted the write, which the entry names: not the
+            // leader relaying it now.
             let stored = raft_core::Entry {
                 term: e.term,
-                writer: e.write.then_some(from),
+                writer: e.writer,
                 key: e.key,
+                value: e.value,
                 extra: (),
             };
             self.core.log.store(at, stored);
@@ -727,7 +736,7 @@ impl Replica {
         self.core.install(raft_core::Snapshot {
             index: m.index,
             entry,
-            writes: m.writes,
+            state: m.state,
         });
         let index = self.core.commit();
         self.ack(from, true, index, m.round, out);
@@ -978,22 +987,24 @@ impl NodeLogic for Replica {
     }
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        let since = cx.stamp;
         if !self.core.is_leader() || token != self.core.term {
             // Deposed between the check and now: the client times out.
-            out.report(Fact::Refused { token });
+            out.report(Fact::Refused { token, since });
             return;
         }
         match request {
             Request::Write { .. } if self.transfer.is_some() => {
                 // A transfer began since the write was admitted: dropped.
-                out.report(Fact::Refused { token });
+                out.report(Fact::Refused { token, since });
             }
-            Request::Write { key } => {
+            Request::Write { key, value } => {
                 out.report(Fact::Appended { token });
                 self.core.log.push(raft_core::Entry {
                     term: token,
                     writer: Some(self.core.node),
                     key,
+                    value,
                     extra: (),
                 });
                 // No `WriteSent`: the write takes effect only when it commits
@@ -1011,7 +1022,8 @@ impl NodeLogic for Replica {
                 // Admitted before the first commit: held until it (`check`).
                 debug_assert_eq!(self.c.read_before_commit, ReadBeforeCommit::Hold);
                 out.report(Fact::Waiting { token });
-                self.held_reads.push(0, cx.stamp);
+                let key = request.key();
+                self.held_reads.push(0, KeptRead { since, key });
             }
             _ => {
                 let local = match self.c.reads {
@@ -1019,15 +1031,18 @@ impl NodeLogic for Replica {
                     RaftReads::ReadIndex => false,
                     RaftReads::LeaseOrReadIndex => self.lease_holds(cx, self.c.max_clock_skew),
                 };
+                let key = request.key();
                 if local {
-                    out.report(Fact::Read { token });
+                    let value = self.core.applied().get(key);
+                    out.report(Fact::Read { token, value });
                 } else if self.pending_reads.is_full() {
-                    out.report(Fact::Refused { token });
+                    out.report(Fact::Refused { token, since });
                 } else {
                     // ReadIndex: confirm leadership with a round started after the read
                     // arrived: now, or when the round already out is acknowledged.
                     out.report(Fact::Waiting { token });
-                    self.pending_reads.push(self.round + 1, cx.stamp);
+                    self.pending_reads
+                        .push(self.round + 1, KeptRead { since, key });
                     if !self.read_round_open {
                         self.read_round(cx, out);
                         self.update_lease(cx, out);
@@ -1078,7 +1093,7 @@ mod tests {
     use super::*;
     use crate::rng::{self, Component};
     use crate::scenario::GrantorRestart;
-    use crate::strategy::Action;
+    use crate::strategy::{Action, Store};
 
     const S: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
@@ -1225,7 +1240,10 @@ mod tests {
         // The leader keeps the last 4 committed entries: its base is the commit index - 4.
         for index in 2..=11 {
             call(&mut a, S, |a, cx, out| {
-                let write = Request::Write { key: 7 };
+                let write = Request::Write {
+                    key: 7,
+                    value: index,
+                };
                 a.on_request(cx, write, 1, out);
                 a.on_message(cx, 1, ack(index, 1), out);
             });
@@ -1235,18 +1253,20 @@ mod tests {
             );
         }
         // Round 2: r2 still waits for index 1, compacted away: it gets the committed prefix,
-        // up to 11 (term 1), with the 10 writes in it.
+        // up to 11 (term 1), with the state the 10 writes leave: key 7 holds the last, 11.
         let fx = call(&mut a, 2 * S, |a, cx, out| a.on_timer(cx, HEARTBEAT, out));
+        let mut state = Store::default();
+        state.put(7, 11);
         let snapshot = Snapshot {
             term: 1,
             index: 11,
             last_term: 1,
-            writes: 10,
+            state,
             round: 2,
         };
         let to_r2 = Action::Send {
             to: 2,
-            msg: Message::Snapshot(snapshot),
+            msg: Message::Snapshot(snapshot.clone()),
         };
         assert!(fx.contains(&to_r2), "{fx:?}");
         // r2, with nothing, takes it: all 11 committed, and it says it matches up to 11.
@@ -1258,12 +1278,12 @@ mod tests {
             to: 0,
             msg: ack(11, 2)
         }));
-        assert_eq!((b.core.commit(), b.core.writes_committed()), (11, 10));
+        assert_eq!((b.core.commit(), b.core.applied().get(7)), (11, 11));
         assert_eq!((b.core.log.base(), b.core.last_index()), (11, 11));
         // The leader goes on from index 12: the next write reaches r2 as an append after 11.
         let fx = call(&mut a, 2 * S, |a, cx, out| {
             a.on_message(cx, 2, ack(11, 2), out);
-            a.on_request(cx, Request::Write { key: 8 }, 1, out);
+            a.on_request(cx, Request::Write { key: 8, value: 1 }, 1, out);
         });
         let append = fx.iter().find_map(|e| match *e {
             Action::Send {
@@ -1349,7 +1369,7 @@ mod tests {
     #[test]
     fn a_transfer_waits_for_the_target_and_drops_writes_meanwhile() {
         let mut a = elected();
-        let write = Request::Write { key: 7 };
+        let write = Request::Write { key: 7, value: 1 };
         // A write at 1 s: index 2, sent to node 1 (caught up); no acknowledgement yet.
         call(&mut a, S, |a, cx, out| a.on_request(cx, write, 1, out));
         assert_eq!(a.core.last_index(), 2);
@@ -1381,7 +1401,7 @@ mod tests {
     fn a_leader_deposed_by_a_vote_it_refuses_arms_its_election_timer() {
         let mut a = elected();
         call(&mut a, S, |a, cx, out| {
-            a.on_request(cx, Request::Write { key: 7 }, 1, out)
+            a.on_request(cx, Request::Write { key: 7, value: 1 }, 1, out)
         });
         let request = Message::RequestVote(RequestVote {
             term: 2,

@@ -1,22 +1,24 @@
 //! Raft's messages, reduced to what leases need: votes, log appends (one entry at most: a small
-//! `Copy` message), snapshots, their acknowledgements, and leadership transfer.
+//! message), snapshots (whose state is shared, not copied), their acknowledgements, and
+//! leadership transfer.
 
-use crate::msg::Token;
+use crate::msg::{Key, NodeId, Token, Value};
 use crate::strategy::raft_core::VoteMessages;
-use crate::strategy::{Key, ProtocolMessage};
+use crate::strategy::{ProtocolMessage, Store};
 
 /// A candidate asks for a vote. `transfer`: the election a leadership transfer started, which a
 /// follower does not refuse for having heard from the leader lately. `pre`: a pre-candidate asks
 /// for a pre-vote for the term after its own (counted and traced as a `RequestVote`).
 pub use crate::strategy::raft_core::VoteRequest as RequestVote;
 
-/// A log entry as it travels: its term, and whether it is a client write (else the empty entry a
-/// new leader appends) and of which key.
+/// A log entry as it travels: its term, and for a client write the leader that accepted it and
+/// the key and value it writes (else the empty entry a new leader appends).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub term: u64,
-    pub write: bool,
+    pub writer: Option<NodeId>,
     pub key: Key,
+    pub value: Value,
 }
 
 /// The leader's append (a heartbeat when `entry` is `None`) of heartbeat round `round`: `entry`
@@ -34,15 +36,15 @@ pub struct Append {
 
 /// The leader's snapshot of its committed prefix, in heartbeat round `round`, for a follower
 /// that needs entries the leader compacted away (raft-rs's `MsgSnapshot`): the prefix ends at
-/// `index`, an entry of term `last_term`, and holds `writes` client writes. It is counted,
+/// `index`, an entry of term `last_term`, and leaves `state`. It is counted,
 /// traced and faulted as an `Append`: a kind of its own would change the network's random
 /// streams (one per sender and kind) in every Raft run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     pub term: u64,
     pub index: u64,
     pub last_term: u64,
-    pub writes: u64,
+    pub state: Store,
     pub round: u64,
 }
 
@@ -58,7 +60,7 @@ pub struct AppendAck {
 }
 
 /// A Raft message. Every message carries the sender's term.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     RequestVote(RequestVote),
     /// The answer to a `RequestVote`; `pre`: to a pre-vote request (counted and traced as a

@@ -8,18 +8,19 @@
 //! every later leader holds it too: a follower takes a leader's entries at or below its base as
 //! agreeing with its own.
 
-use crate::msg::NodeId;
-use crate::strategy::Key;
+use crate::msg::{Key, NodeId, Value};
+use crate::strategy::Store;
 use std::collections::VecDeque;
 
 /// An entry as a replica stores it: its term, for a client write the leader that accepted it
-/// and the key it writes (else the entry is empty), and what the protocol adds (`X`:
+/// and the key and value it writes (else the entry is empty), and what the protocol adds (`X`:
 /// LeaseGuard's creation time; nothing for `RaftLeaderLease`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Entry<X> {
     pub term: u64,
     pub writer: Option<NodeId>,
     pub key: Key,
+    pub value: Value,
     pub extra: X,
 }
 
@@ -31,12 +32,13 @@ impl<X> Entry<X> {
 }
 
 /// A snapshot of a committed prefix, as a leader sends it to a follower that lacks entries
-/// the leader compacted away: the prefix's last index and entry, and the client writes in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// the leader compacted away: the prefix's last index and entry, and the state its client
+/// writes leave (every key's value).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot<X> {
     pub index: u64,
     pub entry: Entry<X>,
-    pub writes: u64,
+    pub state: Store,
 }
 
 /// A replica's log.
@@ -46,8 +48,8 @@ pub struct Log<X> {
     base: u64,
     /// The entry at `base` (all zero at 0).
     base_entry: Entry<X>,
-    /// Client writes among the entries up to `base`.
-    base_writes: u64,
+    /// The state the entries up to `base` leave.
+    base_state: Store,
     /// The entries from `base + 1` on.
     entries: VecDeque<Entry<X>>,
 }
@@ -70,9 +72,9 @@ impl<X: Copy + Default> Log<X> {
         self.base
     }
 
-    /// Client writes among the entries up to the base.
-    pub fn base_writes(&self) -> u64 {
-        self.base_writes
+    /// The state the entries up to the base leave.
+    pub fn base_state(&self) -> &Store {
+        &self.base_state
     }
 
     /// The entry at `index`, from the base (index 0: an empty entry of term 0) to the last;
@@ -144,13 +146,6 @@ impl<X: Copy + Default> Log<X> {
         self.entries.truncate((keep - self.base) as usize);
     }
 
-    /// Client writes among the entries up to `index` (at or after the base).
-    pub fn writes_through(&self, index: u64) -> u64 {
-        debug_assert!(index >= self.base && index <= self.last_index());
-        let n = (index.max(self.base) - self.base) as usize;
-        self.base_writes + self.entries.range(..n).filter(|e| e.is_write()).count() as u64
-    }
-
     /// Discards the entries up to `index` (committed; at most the last index).
     pub fn compact(&mut self, index: u64) {
         debug_assert!(index <= self.last_index(), "compacting past the last entry");
@@ -161,17 +156,19 @@ impl<X: Copy + Default> Log<X> {
                 .expect("an entry up to the last index");
             self.base += 1;
             self.base_entry = e;
-            self.base_writes += e.is_write() as u64;
+            if e.is_write() {
+                self.base_state.put(e.key, e.value);
+            }
         }
     }
 
-    /// A snapshot of the prefix up to `index` (at or after the base), with `writes` its client
-    /// writes.
-    pub fn snapshot(&self, index: u64, writes: u64) -> Snapshot<X> {
+    /// A snapshot of the prefix up to `index` (at or after the base), with `state` the state
+    /// it leaves.
+    pub fn snapshot(&self, index: u64, state: Store) -> Snapshot<X> {
         Snapshot {
             index,
             entry: self.entry(index).expect("a snapshot within the log"),
-            writes,
+            state,
         }
     }
 
@@ -179,7 +176,7 @@ impl<X: Copy + Default> Log<X> {
     pub fn reset_to(&mut self, s: Snapshot<X>) {
         self.base = s.index;
         self.base_entry = s.entry;
-        self.base_writes = s.writes;
+        self.base_state = s.state;
         self.entries.clear();
     }
 }

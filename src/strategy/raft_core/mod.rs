@@ -56,11 +56,11 @@ mod tests;
 
 pub use election::Election;
 pub use log::{Entry, Log, Snapshot};
-pub use reads::{PendingReads, MAX_PENDING_READS};
+pub use reads::{KeptRead, PendingReads, MAX_PENDING_READS};
 
 use crate::msg::NodeId;
 use crate::scenario::{Role, Scenario};
-use crate::strategy::{Cx, Fact, Out, TimerId};
+use crate::strategy::{Cx, Fact, Out, Store, TimerId};
 
 /// The election timer, the one timer the core arms. A protocol's own timers take other ids.
 pub const ELECTION: TimerId = 0;
@@ -165,8 +165,8 @@ pub struct RaftCore<X, P> {
     pub pre_vote: bool,
     /// Never below the log's base, never past its last index.
     commit: u64,
-    /// Client writes among the first `commit` entries: the register's version for them.
-    writes_committed: u64,
+    /// The state machine: every key's value after the first `commit` entries.
+    applied: Store,
     /// As candidate: who granted its vote (itself first). A set, not a count: a vote may
     /// arrive twice.
     votes: Vec<NodeId>,
@@ -182,7 +182,7 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
             term: disk.term,
             voted_for: disk.voted_for,
             commit: disk.log.base(),
-            writes_committed: disk.log.base_writes(),
+            applied: disk.log.base_state().clone(),
             log: disk.log,
             state: State::Follower,
             leader: None,
@@ -207,8 +207,9 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         self.commit
     }
 
-    pub fn writes_committed(&self) -> u64 {
-        self.writes_committed
+    /// The state machine: every key's value after the committed entries.
+    pub fn applied(&self) -> &Store {
+        &self.applied
     }
 
     pub fn last_index(&self) -> u64 {
@@ -434,13 +435,14 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
                 .entry(self.commit)
                 .expect("committed entries are kept");
             if let Some(writer) = e.writer {
-                self.writes_committed += 1;
+                self.applied.put(e.key, e.value);
                 if report {
                     out.report(Fact::Committed {
                         index: self.commit,
                         writer,
                         token: e.term,
                         key: e.key,
+                        value: e.value,
                     });
                 }
             }
@@ -463,20 +465,18 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         debug_assert!(self.log.base() <= self.commit && self.commit <= self.last_index());
     }
 
-    /// Keeps the first `keep` entries (a leader said its log differs after them); a commit
-    /// index past them moves back to them (in a correct run it never is past them).
+    /// Keeps the first `keep` entries (a leader said its log differs after them). Committed
+    /// entries are never among those dropped (Raft's log matching; the oracle checks that no
+    /// committed write is lost).
     pub fn truncate(&mut self, keep: u64) {
         let keep = keep.min(self.last_index()).max(self.log.base());
-        self.log.truncate(keep);
-        if self.commit > keep {
-            self.commit = keep;
-        }
-        self.writes_committed = self.log.writes_through(self.commit);
+        debug_assert!(self.commit <= keep, "truncating committed entries");
+        self.log.truncate(keep.max(self.commit));
     }
 
     /// A snapshot of its committed prefix, for a peer that needs entries it compacted.
     pub fn snapshot(&self) -> Snapshot<X> {
-        self.log.snapshot(self.commit, self.writes_committed)
+        self.log.snapshot(self.commit, self.applied.clone())
     }
 
     /// Takes a leader's snapshot of its committed prefix: if the log holds the snapshot's last
@@ -487,13 +487,12 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         if s.index <= self.commit {
             return false;
         }
-        if self.log.term(s.index) == Some(s.entry.term) {
-            debug_assert_eq!(self.log.writes_through(s.index), s.writes);
-        } else {
+        let (index, state) = (s.index, s.state.clone());
+        if self.log.term(index) != Some(s.entry.term) {
             self.log.reset_to(s);
         }
-        self.commit = s.index;
-        self.writes_committed = s.writes;
+        self.commit = index;
+        self.applied = state;
         self.compact();
         true
     }

@@ -5,32 +5,31 @@
 //! prefix: each read is pushed and popped once, in O(1), however long the queue grows. The
 //! queue is bounded ([`MAX_PENDING_READS`]); a protocol refuses reads while it is full.
 
-use crate::msg::Token;
-use crate::strategy::{Fact, Out};
+use crate::msg::{Key, Token};
+use crate::strategy::{Fact, Out, Stamp};
 use std::collections::VecDeque;
 
 /// The most reads one leader holds waiting (a leader that can reach no majority would otherwise
 /// hold every read that arrives, for as long as the run lasts).
 pub const MAX_PENDING_READS: usize = 65_536;
 
-/// Reads waiting for a condition `need` to be reached, each with what the protocol keeps of it.
-#[derive(Clone, Debug)]
-pub struct PendingReads<T> {
-    queue: VecDeque<(u64, T)>,
+/// A read kept for later: its request's stamp and the key it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeptRead {
+    pub since: Stamp,
+    pub key: Key,
 }
 
-impl<T> Default for PendingReads<T> {
-    fn default() -> Self {
-        PendingReads {
-            queue: VecDeque::new(),
-        }
-    }
+/// Reads waiting for a condition `need` to be reached.
+#[derive(Clone, Debug, Default)]
+pub struct PendingReads {
+    queue: VecDeque<(u64, KeptRead)>,
 }
 
-impl<T> PendingReads<T> {
+impl PendingReads {
     /// Holds `read` until [`PendingReads::ready`] is called with `need` or more; `need` is at
     /// least that of every read held.
-    pub fn push(&mut self, need: u64, read: T) {
+    pub fn push(&mut self, need: u64, read: KeptRead) {
         debug_assert!(
             self.queue.back().is_none_or(|&(n, _)| n <= need),
             "reads pushed out of order"
@@ -40,7 +39,7 @@ impl<T> PendingReads<T> {
     }
 
     /// Takes out, in order, the reads whose condition `reached` meets.
-    pub fn ready(&mut self, reached: u64) -> impl Iterator<Item = T> + '_ {
+    pub fn ready(&mut self, reached: u64) -> impl Iterator<Item = KeptRead> + '_ {
         std::iter::from_fn(move || {
             if self.queue.front()?.0 <= reached {
                 self.queue.pop_front().map(|(_, read)| read)
@@ -62,8 +61,11 @@ impl<T> PendingReads<T> {
     /// Gives up every read held (admitted under `token`: the leader steps down), reporting
     /// each as refused: their clients time out.
     pub fn refuse_all<M>(&mut self, token: Token, out: &mut Out<M>) {
-        for _ in self.queue.drain(..) {
-            out.report(Fact::Refused { token });
+        for (_, read) in self.queue.drain(..) {
+            out.report(Fact::Refused {
+                token,
+                since: read.since,
+            });
         }
     }
 }

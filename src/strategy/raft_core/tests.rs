@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::clock::ClockKind;
-use crate::strategy::{Action, Fact};
+use crate::strategy::{Action, Fact, Store};
 use crate::time::{LocalDur, LocalTime};
 
 const MS: i64 = 1_000_000;
@@ -37,12 +37,13 @@ fn at(ns: i64) -> LocalTime {
     LocalTime::from_ns(ns)
 }
 
-/// An entry of `term`: a write of key `term` by node 0 when `write`.
+/// An entry of `term`: a write of value `10 term` to key `term` by node 0 when `write`.
 fn e(term: u64, write: bool) -> Entry<()> {
     Entry {
         term,
         writer: write.then_some(0),
         key: term as u32,
+        value: 10 * term,
         extra: (),
     }
 }
@@ -277,9 +278,12 @@ fn an_entry_of_an_earlier_term_commits_only_with_one_of_the_current_term() {
         writer: 0,
         token,
         key: token as u32,
+        value: 10 * token,
     };
     assert_eq!(fx, [committed(2, 2), committed(3, 3)]);
-    assert_eq!((c.commit(), c.writes_committed()), (3, 2));
+    // The state machine applied both writes.
+    let state = c.applied();
+    assert_eq!((c.commit(), state.get(2), state.get(3)), (3, 20, 30));
 }
 
 #[test]
@@ -315,15 +319,18 @@ fn the_log_stores_agrees_and_truncates_by_raft_s_rules() {
     assert!(log.store(2, e(3, false)));
     assert_eq!((log.last_index(), log.term(2)), (2, Some(3)));
     assert!(!log.store(3, e(3, true)));
-    assert_eq!(log.writes_through(3), 1);
-    // Compacted through 2: the base keeps its term, entries before it are gone and agree.
+    // Compacted through 2: the base keeps its term, entries before it are gone and agree; the
+    // write at 1 was dropped with the conflict, so the base state holds nothing yet.
     log.compact(2);
     assert_eq!((log.base(), log.term(2), log.term(1)), (2, Some(3), None));
     assert!(log.agrees(1, 7) && log.agrees(2, 3) && !log.agrees(2, 1));
-    assert_eq!((log.base_writes(), log.writes_through(3)), (0, 1));
+    assert_eq!(log.base_state(), &Store::default());
+    // Compacted through 3: the base state has entry 3's write (30 to key 3).
+    log.compact(3);
+    assert_eq!((log.base_state().get(3), log.base_state().get(1)), (30, 0));
     // An entry at or below the base is committed, so the leader's is the same: not stored.
-    assert!(!log.store(2, e(9, true)));
-    assert_eq!(log.term(2), Some(3));
+    assert!(!log.store(3, e(9, true)));
+    assert_eq!(log.term(3), Some(3));
 }
 
 #[test]
@@ -349,38 +356,48 @@ fn commits_compact_what_no_peer_needs_and_keep_the_last_committed_ones() {
 
 #[test]
 fn a_snapshot_replaces_a_log_that_lacks_its_last_entry_and_keeps_one_that_has_it() {
-    let snap = |index, term, writes| Snapshot {
-        index,
-        entry: e(term, false),
-        writes,
+    // A snapshot whose state has `value` for key 9.
+    let snap = |index, term, value| {
+        let mut state = Store::default();
+        state.put(9, value);
+        Snapshot {
+            index,
+            entry: e(term, false),
+            state,
+        }
     };
-    // Three entries of term 1; a snapshot up to 6 (term 2, 4 writes): the log is replaced.
+    // Three entries of term 1; a snapshot up to 6 (term 2): the log is replaced, and the state
+    // is the snapshot's.
     let mut a = core(1, 2, &[1, 1, 1]);
     assert!(a.install(snap(6, 2, 4)));
     assert_eq!((a.log.base(), a.last_index(), a.commit()), (6, 6, 6));
-    assert_eq!((a.writes_committed(), a.log.last_term()), (4, 2));
+    assert_eq!((a.applied().get(9), a.log.last_term()), (4, 2));
+    assert_eq!(a.log.base_state().get(9), 4);
     // The same snapshot again, or an older one, changes nothing.
-    assert!(!a.install(snap(6, 2, 4)) && !a.install(snap(5, 2, 3)));
+    assert!(!a.install(snap(6, 2, 5)) && !a.install(snap(5, 2, 3)));
+    assert_eq!(a.applied().get(9), 4);
     // A log that holds the snapshot's last entry (index 3, term 2) keeps what follows.
     let mut b = core(1, 2, &[1, 1, 2, 2]);
     b.log = Log::from_entries([e(1, true), e(1, false), e(2, true), e(2, false)]);
     assert!(b.install(snap(3, 2, 2)));
-    assert_eq!(
-        (b.commit(), b.last_index(), b.writes_committed()),
-        (3, 4, 2)
-    );
+    assert_eq!((b.commit(), b.last_index(), b.applied().get(9)), (3, 4, 2));
 }
 
 #[test]
 fn pending_reads_leave_in_order_once_their_condition_is_reached() {
     let mut reads = PendingReads::default();
-    reads.push(1, 'a');
-    reads.push(1, 'b');
-    reads.push(3, 'c');
-    assert_eq!(reads.ready(0).count(), 0);
-    assert_eq!(reads.ready(2).collect::<String>(), "ab");
+    let read = |key| KeptRead {
+        since: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, u64::from(key)),
+        key,
+    };
+    reads.push(1, read(1));
+    reads.push(1, read(2));
+    reads.push(3, read(3));
+    let keys = |r: &mut PendingReads, reached| r.ready(reached).map(|k| k.key).collect::<Vec<_>>();
+    assert_eq!(keys(&mut reads, 0), Vec::<u32>::new());
+    assert_eq!(keys(&mut reads, 2), [1, 2]);
     assert!(!reads.is_empty());
-    assert_eq!(reads.ready(3).collect::<String>(), "c");
+    assert_eq!(keys(&mut reads, 3), [3]);
     assert!(reads.is_empty());
 }
 

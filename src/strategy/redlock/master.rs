@@ -23,7 +23,7 @@ pub(super) type Key = (u64, LocalTime);
 
 /// What survives a master's crash: the protected resource (when it hosts it) and the key as
 /// its disk has it (always `None` without persistence).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Disk {
     pub register: Register,
     pub(super) key: Option<Key>,
@@ -159,12 +159,9 @@ impl Master {
                 if ok {
                     self.write(cx, Some((value, expiry)), out);
                 }
-                let version = if self.hosts_resource == Some(true) {
-                    self.register.version()
-                } else {
-                    0
-                };
-                out.send(from, Message::LockReply { value, ok, version });
+                let values =
+                    (self.hosts_resource == Some(true)).then(|| self.register.values().clone());
+                out.send(from, Message::LockReply { value, ok, values });
             }
             Message::Extend { value, seq } => {
                 let ok = self.live_key(cx) == Some(value);
@@ -176,9 +173,13 @@ impl Master {
             Message::Unlock { value } if self.key.is_some_and(|(v, _)| v == value) => {
                 self.write(cx, None, out);
             }
-            Message::Write { token } if self.hosts_resource == Some(true) => {
-                let fact = self.register.apply(from, token, false, cx.duplicate);
+            Message::Write { token, key, value } if self.hosts_resource == Some(true) => {
+                let write = (key, value);
+                let (fact, ack) = self.register.apply(from, token, write, false, cx.duplicate);
                 out.report(fact);
+                if let Some(ack) = ack {
+                    out.send(from, Message::WriteAck(ack));
+                }
             }
             _ => {}
         }

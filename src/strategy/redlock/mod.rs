@@ -34,7 +34,9 @@ mod master;
 pub mod msg;
 pub mod settings;
 
-use super::{Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
+use super::{
+    Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, Store, TimerId,
+};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
@@ -163,12 +165,15 @@ impl NodeLogic for RedlockNode {
     }
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        if let RedlockNode::Client(_) = self {
+        if let RedlockNode::Client(c) = self {
             match request {
-                Request::Read { .. } => out.report(Fact::Read { token }),
-                Request::Write { .. } => {
+                Request::Read { key } => out.report(Fact::Read {
+                    token,
+                    value: c.copy.get(key),
+                }),
+                Request::Write { key, value } => {
                     out.report(Fact::WriteSent { token });
-                    out.send(resource_host(cx), Message::Write { token });
+                    out.send(resource_host(cx), Message::Write { token, key, value });
                 }
             }
         }
@@ -260,8 +265,11 @@ pub struct Client {
     attempt: Option<Round>,
     extension: Option<Round>,
     extension_seq: u64,
-    /// The version of the resource reported by the masters of the current attempt.
-    version: u64,
+    /// The resource's values, as the master hosting it answered the current attempt.
+    attempt_values: Store,
+    /// Its copy of the resource: the values of the attempt that made it holder, and its own
+    /// writes the host answered since.
+    copy: Store,
     /// The acquisition held, with its deadline on the monotonic clock.
     held: Option<(Token, LocalTime)>,
 }
@@ -280,7 +288,8 @@ impl Client {
             attempt: None,
             extension: None,
             extension_seq: 0,
-            version: 0,
+            attempt_values: Store::default(),
+            copy: Store::default(),
             held: None,
         }
     }
@@ -303,7 +312,7 @@ impl Client {
         self.masters = cx.peers(Role::Grantor).count();
         self.value = self.new_value(cx);
         self.acquiring = true;
-        self.version = 0;
+        self.attempt_values = Store::default();
         let nodes = cx.roles.len();
         let round = self.attempt.get_or_insert_with(|| Round::new(nodes));
         round.open(cx.mono);
@@ -363,10 +372,8 @@ impl Client {
                 to: cx.node,
                 until: deadline,
             });
-            out.report(Fact::Holding {
-                token,
-                version: self.version,
-            });
+            self.copy = self.attempt_values.clone();
+            out.report(Fact::Holding { token });
             out.set_timer(DEADLINE, ClockKind::Monotonic, deadline);
             out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
         } else {
@@ -390,12 +397,22 @@ impl Client {
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match msg {
-            Message::LockReply { value, ok, version }
+            // The host's answer to a write: the copy takes it.
+            Message::WriteAck(ack) => {
+                self.copy.merge(ack);
+                out.report(Fact::WriteAcked {
+                    key: ack.key,
+                    value: ack.value,
+                });
+            }
+            Message::LockReply { value, ok, values }
                 if self.acquiring && value == self.value && self.awaits(cx, from) =>
             {
                 let round = self.attempt.as_mut().expect("an attempt is open");
                 round.answer(from, ok);
-                self.version = self.version.max(version);
+                if let Some(values) = values {
+                    self.attempt_values = values;
+                }
                 let quorum_one = self.r.quorum == RedlockQuorum::One && round.granted >= 1;
                 match self.asking {
                     _ if quorum_one => self.decide(cx, out),
@@ -493,7 +510,7 @@ impl Client {
 mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
-    use crate::strategy::Action;
+    use crate::strategy::{Ack, Action};
 
     const S: i64 = 1_000_000_000;
 
@@ -538,15 +555,17 @@ mod tests {
         crate::strategy::call_for_test(m, node, ROLES, LocalTime::from_ns(mono_ns), f)
     }
 
-    fn lock_reply(given: &Out<Message>) -> (bool, u64) {
+    /// The LockReply sent: whether it granted, and the value of key 0 it carries (`None`: it
+    /// carries no values, from a master that does not host the resource).
+    fn lock_reply(given: &Out<Message>) -> (bool, Option<u64>) {
         given
             .actions()
             .iter()
             .find_map(|e| match e {
                 Action::Send {
-                    msg: Message::LockReply { ok, version, .. },
+                    msg: Message::LockReply { ok, values, .. },
                     ..
-                } => Some((*ok, *version)),
+                } => Some((*ok, values.as_ref().map(|v| v.get(0)))),
                 _ => None,
             })
             .expect("a LockReply")
@@ -557,27 +576,40 @@ mod tests {
         let (mut host, mut other) = (master(1), master(2));
         call(&mut host, 1, 0, |m, cx, out| m.on_start(cx, out));
         call(&mut other, 2, 0, |m, cx, out| m.on_start(cx, out));
-        // Two writes from the client: the host applies them, the other master ignores them.
-        for _ in 0..2 {
+        // Two writes from the client (values 11 and 12 to key 0): the host applies them and
+        // answers each, the other master ignores them.
+        for value in [11, 12] {
             let w = |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
-                m.on_message(cx, 0, Message::Write { token: 1 }, out)
+                let write = Message::Write {
+                    token: 1,
+                    key: 0,
+                    value,
+                };
+                m.on_message(cx, 0, write, out)
             };
             let applied = call(&mut host, 1, 0, w);
             assert!(matches!(
                 applied.facts(),
                 [Fact::WriteApplied { writer: 0, .. }]
             ));
+            assert!(matches!(
+                applied.actions(),
+                [Action::Send {
+                    to: 0,
+                    msg: Message::WriteAck(Ack { value: v, .. })
+                }] if *v == value
+            ));
             let ignored = call(&mut other, 2, 0, w);
             assert!(ignored.actions().is_empty() && ignored.facts().is_empty());
         }
-        // A lock reply carries the resource's version from the host, 0 from the others.
+        // A lock reply carries the resource's values from the host, none from the others.
         let lock = |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
             m.on_message(cx, 0, Message::Lock { value: 7 }, out)
         };
-        assert_eq!(lock_reply(&call(&mut host, 1, 0, lock)), (true, 2));
-        assert_eq!(lock_reply(&call(&mut other, 2, 0, lock)), (true, 0));
+        assert_eq!(lock_reply(&call(&mut host, 1, 0, lock)), (true, Some(12)));
+        assert_eq!(lock_reply(&call(&mut other, 2, 0, lock)), (true, None));
         // The resource survives the host's crash.
-        assert_eq!(host.into_disk().register.version(), 2);
+        assert_eq!(host.into_disk().register.applied(), 2);
     }
 
     #[test]
@@ -630,16 +662,19 @@ mod tests {
         let lock = Message::Lock { value: 1 };
         // A crash before the fsync at 1 s loses the lock; the lock armed that fsync.
         let mut m = every_sec(Disk::default());
-        assert_eq!(fsyncs_armed(&call(&mut m, 1, S / 2, send(lock))), [S]);
+        assert_eq!(
+            fsyncs_armed(&call(&mut m, 1, S / 2, send(lock.clone()))),
+            [S]
+        );
         assert_eq!(m.into_disk().key, None);
         // After the fsync at 1 s the disk has it; an extension at 1.2 s (to 11.2 s) is not on
         // disk until 2 s, so a crash before then keeps the lock's expiry, 10.5 s.
         let mut m = every_sec(Disk::default());
-        call(&mut m, 1, S / 2, send(lock));
+        call(&mut m, 1, S / 2, send(lock.clone()));
         call(&mut m, 1, S, fsync);
         let extend = Message::Extend { value: 1, seq: 1 };
         assert_eq!(
-            fsyncs_armed(&call(&mut m, 1, 6 * S / 5, send(extend))),
+            fsyncs_armed(&call(&mut m, 1, 6 * S / 5, send(extend.clone()))),
             [2 * S]
         );
         let disk = m.into_disk();
@@ -647,32 +682,35 @@ mod tests {
         // A write at the very reading of a due fsync whose timer has not run yet comes after
         // it: the disk gets the key as it was before the write.
         let mut m = every_sec(Disk::default());
-        call(&mut m, 1, S / 2, send(lock));
-        assert_eq!(fsyncs_armed(&call(&mut m, 1, S, send(extend))), [2 * S]);
+        call(&mut m, 1, S / 2, send(lock.clone()));
+        assert_eq!(
+            fsyncs_armed(&call(&mut m, 1, S, send(extend.clone()))),
+            [2 * S]
+        );
         assert_eq!(m.into_disk().key, disk.key);
         // The restarted master has the key back: alive through 10.5 s, expired after.
         let mut back = every_sec(disk);
         call(&mut back, 1, 2 * S, |m, cx, out| m.on_start(cx, out));
         let other = Message::Lock { value: 2 };
-        assert!(!lock_reply(&call(&mut back, 1, 10 * S + S / 2, send(other))).0);
-        assert!(lock_reply(&call(&mut back, 1, 10 * S + S / 2 + 1, send(other))).0);
+        assert!(!lock_reply(&call(&mut back, 1, 10 * S + S / 2, send(other.clone()))).0);
+        assert!(lock_reply(&call(&mut back, 1, 10 * S + S / 2 + 1, send(other.clone()))).0);
     }
 
     #[test]
     fn always_keeps_every_write_and_none_keeps_nothing() {
         let lock = Message::Lock { value: 1 };
         let mut m = master_keeping(1, RedlockPersistence::Always, Disk::default());
-        assert!(fsyncs_armed(&call(&mut m, 1, S / 2, send(lock))).is_empty());
+        assert!(fsyncs_armed(&call(&mut m, 1, S / 2, send(lock.clone()))).is_empty());
         assert_eq!(
             m.into_disk().key,
             Some((1, LocalTime::from_ns(10 * S + S / 2)))
         );
         let mut m = master_keeping(1, RedlockPersistence::Always, Disk::default());
-        call(&mut m, 1, S / 2, send(lock));
+        call(&mut m, 1, S / 2, send(lock.clone()));
         call(&mut m, 1, S, send(Message::Unlock { value: 1 }));
         assert_eq!(m.into_disk().key, None);
         let mut m = master_keeping(1, RedlockPersistence::None, Disk::default());
-        call(&mut m, 1, S / 2, send(lock));
+        call(&mut m, 1, S / 2, send(lock.clone()));
         assert_eq!(m.into_disk().key, None);
     }
 

@@ -1,23 +1,23 @@
 //! Redlock's messages: a client's lock, extend and unlock requests to every master, their
 //! replies, and writes to the protected resource.
 
-use crate::msg::Token;
-use crate::strategy::ProtocolMessage;
+use crate::msg::{Key, Token, Value};
+use crate::strategy::{Ack, ProtocolMessage, Store};
 
 /// A Redlock message. `value` is the client's unique lock value for one attempt; `seq` numbers
 /// a client's extension rounds, so a late reply to an older round is not counted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     /// `SET key value NX PX T` on a master.
     Lock {
         value: u64,
     },
-    /// The master's answer: `ok` when it set the key; `version` is the resource's version when
-    /// the master hosts the resource (0 otherwise).
+    /// The master's answer: `ok` when it set the key; `values` are the resource's values when
+    /// the master hosts the resource.
     LockReply {
         value: u64,
         ok: bool,
-        version: u64,
+        values: Option<Store>,
     },
     /// Extend the key if it still holds `value`.
     Extend {
@@ -33,11 +33,15 @@ pub enum Message {
     Unlock {
         value: u64,
     },
-    /// A write to the protected resource. `token` is the oracle's name for the holder's
-    /// acquisition: the resource does not check it (Redlock has no fencing token).
+    /// A write of `value` to `key` of the protected resource. `token` is the oracle's name for
+    /// the holder's acquisition: the resource does not check it (Redlock has no fencing token).
     Write {
         token: Token,
+        key: Key,
+        value: Value,
     },
+    /// The resource applied the write: its key, value and sequence, for the writer's copy.
+    WriteAck(Ack),
 }
 
 impl ProtocolMessage for Message {
@@ -48,6 +52,7 @@ impl ProtocolMessage for Message {
         "ExtendReply",
         "Unlock",
         "Write",
+        "WriteAck",
     ];
 
     fn kind(&self) -> usize {
@@ -58,12 +63,13 @@ impl ProtocolMessage for Message {
             Message::ExtendReply { .. } => 3,
             Message::Unlock { .. } => 4,
             Message::Write { .. } => 5,
+            Message::WriteAck(_) => 6,
         }
     }
 
     fn token(&self) -> Option<Token> {
         match *self {
-            Message::Write { token } => Some(token),
+            Message::Write { token, .. } => Some(token),
             _ => None,
         }
     }

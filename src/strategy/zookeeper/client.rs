@@ -29,7 +29,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
 use crate::strategy::service_node;
-use crate::strategy::{Belief, Cx, LeaseParams, Request, TimerId};
+use crate::strategy::{Belief, Cx, LeaseParams, Request, Store, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 pub(super) const PING: TimerId = 0;
@@ -51,11 +51,16 @@ pub struct Client {
     pub(super) seq: u64,
     /// The lock, once the client learned its node is the lowest.
     pub(super) held: Option<Token>,
+    /// Its copy of the register: the values the answer that gave it the lock carried, and its
+    /// own writes the server answered since.
+    copy: Store,
 }
 
-/// readTimeout for a negotiated timeout `t`: 2t/3.
+/// readTimeout for a negotiated timeout `t`: 2t/3 (exact, and without overflow for the
+/// longest timeout a saturated negotiation gives).
 pub fn read_timeout(t: LocalDur) -> LocalDur {
-    LocalDur::from_ns(t.ns() * 2 / 3)
+    let ns = i128::from(t.ns()) * 2 / 3;
+    LocalDur::from_ns(i64::try_from(ns).expect("2/3 of an i64 fits an i64"))
 }
 
 /// The ping interval for a negotiated timeout `t`: readTimeout / 2.
@@ -75,6 +80,7 @@ impl Client {
             last_recv: LocalTime::from_ns(0),
             seq: 0,
             held: None,
+            copy: Store::default(),
         }
     }
 
@@ -148,10 +154,11 @@ impl Client {
                 self.ask(cx, out);
             }
             Message::Checked {
-                seq, pred, version, ..
+                seq, pred, values, ..
             } if seq == self.seq && pred == 0 && self.held != Some(seq) => {
                 self.held = Some(seq);
-                emit::holding(out, seq, version);
+                self.copy = values;
+                emit::holding(out, seq);
             }
             Message::NodeDeleted { .. } => self.ask(cx, out),
             _ => {}
@@ -160,8 +167,8 @@ impl Client {
 }
 
 /// The session a server's answer belongs to.
-fn session_of(m: Message) -> Option<u64> {
-    match m {
+fn session_of(m: &Message) -> Option<u64> {
+    match *m {
         Message::Pong { session }
         | Message::Created { session, .. }
         | Message::Checked { session, .. }
@@ -180,6 +187,11 @@ impl service_node::Client for Client {
     fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Sink) {
         self.catch_up(cx, out);
         match msg {
+            // The protected resource's answer: not session traffic.
+            Message::WriteAck(ack) => {
+                self.copy.merge(ack);
+                emit::write_acked(out, ack);
+            }
             Message::Connected { session, timeout }
                 if !self.connected && (self.session == 0 || self.session == session) =>
             {
@@ -199,7 +211,7 @@ impl service_node::Client for Client {
             Message::Closed { session } if session == self.session && self.connected => {
                 self.disconnect(cx, out);
             }
-            m if self.connected && session_of(m) == Some(self.session) => {
+            m if self.connected && session_of(&m) == Some(self.session) => {
                 self.received(cx, out);
                 self.on_reply(cx, m, out);
             }
@@ -228,10 +240,12 @@ impl service_node::Client for Client {
     }
 
     /// A read is served from the local copy; a write goes to the register at the server.
-    fn on_request(&self, cx: &Cx, request: Request, token: Token, out: &mut Sink) {
+    fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Sink) {
         match request {
-            Request::Read { .. } => emit::read(out, token),
-            Request::Write { .. } => emit::write(out, Self::server(cx), token),
+            Request::Read { key } => emit::read(out, token, self.copy.get(key)),
+            Request::Write { key, value } => {
+                emit::write(out, Self::server(cx), token, (key, value))
+            }
         }
     }
 

@@ -4,8 +4,8 @@
 
 use super::msg::Message;
 use crate::clock::ClockKind;
-use crate::msg::{NodeId, Token};
-use crate::strategy::{Fact, Out, Register, TimerId};
+use crate::msg::{Key, NodeId, Token, Value};
+use crate::strategy::{Ack, Fact, Out, Register, TimerId};
 use crate::time::LocalTime;
 
 pub(super) type Sink = Out<Message>;
@@ -35,30 +35,42 @@ pub(super) fn renewed(out: &mut Sink, token: Token, until: LocalTime) {
     out.report(Fact::Renewed { token, until });
 }
 
-/// A client: it holds the lock under `token`, its copy at `version`.
-pub(super) fn holding(out: &mut Sink, token: Token, version: u64) {
-    out.report(Fact::Holding { token, version });
+/// A client: it holds the lock under `token`.
+pub(super) fn holding(out: &mut Sink, token: Token) {
+    out.report(Fact::Holding { token });
 }
 
-/// A client: a read served from its copy under `token`.
-pub(super) fn read(out: &mut Sink, token: Token) {
-    out.report(Fact::Read { token });
+/// A client: a read served from its copy under `token`, which held `value` for its key.
+pub(super) fn read(out: &mut Sink, token: Token, value: Value) {
+    out.report(Fact::Read { token, value });
 }
 
-/// A client: a write under `token` leaves for the register at `server`.
-pub(super) fn write(out: &mut Sink, server: NodeId, token: Token) {
+/// A client: the server answered its write `ack`.
+pub(super) fn write_acked(out: &mut Sink, ack: Ack) {
+    out.report(Fact::WriteAcked {
+        key: ack.key,
+        value: ack.value,
+    });
+}
+
+/// A client: a write of `value` to `key` under `token` leaves for the register at `server`.
+pub(super) fn write(out: &mut Sink, server: NodeId, token: Token, (key, value): (Key, Value)) {
     out.report(Fact::WriteSent { token });
-    out.send(server, Message::Write { token });
+    out.send(server, Message::Write { token, key, value });
 }
 
-/// The server: a write from `writer` arrives at the register.
+/// The server: the write `(key, value)` from `writer` under `token` arrives at the register,
+/// and its writer is answered if it is applied.
 pub(super) fn apply(
     out: &mut Sink,
     register: &mut Register,
-    writer: NodeId,
-    token: Token,
+    (writer, token, write): (NodeId, Token, (Key, Value)),
     fencing: bool,
     duplicate: bool,
 ) {
-    out.report(register.apply(writer, token, fencing, duplicate));
+    let (fact, ack) = register.apply(writer, token, write, fencing, duplicate);
+    out.report(fact);
+    if let Some(ack) = ack {
+        out.send(writer, Message::WriteAck(ack));
+    }
 }

@@ -1,4 +1,5 @@
-//! ZooKeeperSession's messages, small and `Copy`.
+//! ZooKeeperSession's messages, small (the register values a `Checked` carries are shared,
+//! not copied).
 //!
 //! A client's messages name its session (an id the server hands out in `Connected`, 0 to ask
 //! for a new one), so that the server can tell a live session from one it expired. What stands
@@ -8,12 +9,12 @@
 //! sequential node under the lock's path) and `Check` (getChildren, and a watch on the
 //! predecessor if there is one, done by the server in one step).
 
-use crate::msg::Token;
-use crate::strategy::ProtocolMessage;
+use crate::msg::{Key, Token, Value};
+use crate::strategy::{Ack, ProtocolMessage, Store};
 use crate::time::LocalDur;
 
 /// A message's content.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
     /// A connect request: a new session (`session: 0`) or a reconnect of `session`, with the
     /// timeout the client asks for.
@@ -56,22 +57,27 @@ pub enum Message {
         seq: u64,
     },
     /// Node `seq`'s predecessor is `pred` (0: none, `seq` is the lowest and holds the lock),
-    /// with the register's version at the server.
+    /// with the register's values at the server.
     Checked {
         session: u64,
         seq: u64,
         pred: u64,
-        version: u64,
+        values: Store,
     },
     /// The watched node `pred` was deleted (its session expired).
     NodeDeleted {
         session: u64,
         pred: u64,
     },
-    /// A write to the protected register, carrying the writer's sequence number.
+    /// A write of `value` to `key` of the protected register, carrying the writer's sequence
+    /// number.
     Write {
         token: Token,
+        key: Key,
+        value: Value,
     },
+    /// The resource applied the write: its key, value and sequence, for the writer's copy.
+    WriteAck(Ack),
 }
 
 impl ProtocolMessage for Message {
@@ -89,6 +95,7 @@ impl ProtocolMessage for Message {
         "Checked",
         "NodeDeleted",
         "Write",
+        "WriteAck",
     ];
 
     fn kind(&self) -> usize {
@@ -105,13 +112,14 @@ impl ProtocolMessage for Message {
             Message::Checked { .. } => 9,
             Message::NodeDeleted { .. } => 10,
             Message::Write { .. } => 11,
+            Message::WriteAck(_) => 12,
         }
     }
 
     fn token(&self) -> Option<Token> {
         match *self {
             Message::Checked { seq, pred: 0, .. } => Some(seq),
-            Message::Write { token } => Some(token),
+            Message::Write { token, .. } => Some(token),
             _ => None,
         }
     }
@@ -144,20 +152,29 @@ mod tests {
                 session: 1,
                 seq: 4,
                 pred: 0,
-                version: 0,
+                values: Store::default(),
             },
             Message::NodeDeleted {
                 session: 1,
                 pred: 3,
             },
-            Message::Write { token: 4 },
+            Message::Write {
+                token: 4,
+                key: 0,
+                value: 9,
+            },
+            Message::WriteAck(Ack {
+                key: 0,
+                value: 9,
+                seq: 1,
+            }),
         ];
         let kinds: Vec<usize> = all.iter().map(|m| m.kind()).collect();
-        assert_eq!(kinds, (0..12).collect::<Vec<_>>());
+        assert_eq!(kinds, (0..13).collect::<Vec<_>>());
         assert_eq!(Message::KINDS.len(), all.len());
         // The sequence number is a token where it says the lock is held, and on a write.
         let tokens: Vec<Option<Token>> = all.iter().map(|m| m.token()).collect();
-        let mut expected = vec![None; 12];
+        let mut expected = vec![None; 13];
         expected[9] = Some(4);
         expected[11] = Some(4);
         assert_eq!(tokens, expected);

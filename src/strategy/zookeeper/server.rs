@@ -268,12 +268,11 @@ impl Server {
                 self.watches.push(w);
             }
         }
-        let version = self.register.version();
         let msg = Message::Checked {
             session,
             seq,
             pred,
-            version,
+            values: self.register.values().clone(),
         };
         emit::send(out, from, msg);
     }
@@ -325,11 +324,13 @@ impl Service for Server {
                     self.check(from, session, seq, out);
                 }
             }
-            Message::Write { token } => {
+            Message::Write { token, key, value } => {
                 let (fencing, dup) = (self.p.fencing, cx.duplicate);
-                emit::apply(out, &mut self.register, from, token, fencing, dup);
+                let write = (key, value);
+                emit::apply(out, &mut self.register, (from, token, write), fencing, dup);
             }
             Message::Connected { .. }
+            | Message::WriteAck(_)
             | Message::Expired { .. }
             | Message::Closed { .. }
             | Message::Pong { .. }
