@@ -264,9 +264,17 @@ impl<P: Protocol> Sim<'_, P> {
         (key, value): (Key, Value),
         acked: bool,
     ) {
+        // The history's last tick before it took effect (a commit's acknowledgement takes the
+        // next).
+        let tick = self.harm.last_tick();
         let unsafe_write = self.harm.write_applied(writer, token, (key, value), acked);
         let at = self.now;
-        self.tell(HistoryEvent::WriteTookEffect { key, value, at });
+        self.tell(HistoryEvent::WriteTookEffect {
+            key,
+            value,
+            tick,
+            at,
+        });
         if acked {
             self.tell_acked(value);
         }

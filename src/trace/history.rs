@@ -40,9 +40,14 @@ pub enum HistoryEvent {
         at: SimTime,
         stale: bool,
     },
-    /// The write of `value` to `key` took effect at `at`: the next in the register's order of
-    /// `key`'s writes.
-    WriteTookEffect { key: Key, value: Value, at: SimTime },
+    /// The write of `value` to `key` took effect at `at`, after the history's tick `tick` and
+    /// before the next: the next in the register's order of `key`'s writes.
+    WriteTookEffect {
+        key: Key,
+        value: Value,
+        tick: u64,
+        at: SimTime,
+    },
     /// The write of `value` was acknowledged at `at` (tick `tick`).
     WriteAcked {
         value: Value,
@@ -73,6 +78,8 @@ pub struct Operation {
     /// A write's place in the register's order of its key's writes (0 first; `None`: it never
     /// took effect).
     pub order: Option<u64>,
+    /// A write's effect: the history's last tick before it took effect (`None`: it never did).
+    pub effect_tick: Option<u64>,
 }
 
 /// The recorder of a run's history (an observer of [`HistoryEvent`]s).
@@ -115,6 +122,7 @@ impl History {
                     failed: false,
                     stale: false,
                     order: None,
+                    effect_tick: None,
                 });
             }
             HistoryEvent::Failed { op, .. } => {
@@ -136,12 +144,15 @@ impl History {
                     o.stale = stale;
                 }
             }
-            HistoryEvent::WriteTookEffect { key, value, .. } => {
+            HistoryEvent::WriteTookEffect {
+                key, value, tick, ..
+            } => {
                 let n = self.effects.entry(key).or_insert(0);
                 let order = *n;
                 *n += 1;
                 if let Some(o) = self.op(value) {
                     o.order = Some(order);
+                    o.effect_tick = Some(tick);
                 }
             }
             HistoryEvent::WriteAcked { value, tick, at } => {
@@ -331,6 +342,7 @@ mod tests {
         h.record(&HistoryEvent::WriteTookEffect {
             key: 0,
             value: 1,
+            tick: 2,
             at: t(30),
         });
         h.record(&HistoryEvent::WriteAcked {
@@ -358,8 +370,8 @@ mod tests {
         let ops = h.operations();
         assert_eq!(ops.len(), 4);
         assert_eq!(
-            (ops[0].order, ops[0].return_ns, ops[0].value),
-            (Some(0), Some(30), Some(1))
+            (ops[0].order, ops[0].effect_tick, ops[0].return_ns, ops[0].value),
+            (Some(0), Some(2), Some(30), Some(1))
         );
         assert_eq!((ops[1].value, ops[1].return_tick), (Some(1), Some(6)));
         assert!(ops[2].failed);
