@@ -649,31 +649,44 @@ fn write_bound(m: &mut String, grid: &Grid, stats: &[CellStats]) {
         if bs.len() > SHOWN {
             let _ = writeln!(m, "\n({} more groups in results.csv.)", bs.len() - SHOWN);
         }
-        let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
-        let (held, violated) = (count(BoundVerdict::Holds), count(BoundVerdict::Violated));
-        let untested = bs.iter().filter(|b| b.verdict.untested()).count();
-        let _ = writeln!(
-            m,
-            "\n{held} of {} groups overlap-free, with handovers to judge, at every epsilon >= T * \
-             rho{}{}.",
-            bs.len(),
-            if untested > 0 {
-                format!(
-                    "; {untested} untested ({}: add larger epsilons, or runs in which the lease \
-                     moves, to test the bound there)",
-                    untested_bound_words(&bs)
-                )
-            } else {
-                String::new()
-            },
-            if violated > 0 {
-                ": where it is violated, something beyond drift (a pause, a step, a late message \
-                 the strategy trusts) eats the margin"
-            } else {
-                ""
-            }
-        );
+        write_bound_tally(m, &bs);
     }
+}
+
+/// Writes how many groups held the bound, were untested (and why) or violated it.
+fn write_bound_tally(m: &mut String, bs: &[Boundary]) {
+    let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
+    let (held, violated) = (count(BoundVerdict::Holds), count(BoundVerdict::Violated));
+    let untested = bs.iter().filter(|b| b.verdict.untested()).count();
+    let _ = writeln!(
+        m,
+        "\n{held} of {} groups overlap-free, with handovers to judge, at every epsilon >= T * \
+         rho{}{}.",
+        bs.len(),
+        if untested > 0 {
+            let no_eps = count(BoundVerdict::Untested) > 0;
+            let no_handover = count(BoundVerdict::NoHandover) > 0;
+            format!(
+                "; {untested} untested ({}: {}{}{} to test the bound there)",
+                untested_bound_words(bs),
+                if no_eps { "add larger epsilons" } else { "" },
+                if no_eps && no_handover { ", and " } else { "" },
+                if no_handover {
+                    "make the lease change hands in those runs"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            String::new()
+        },
+        if violated > 0 {
+            ": where it is violated, something beyond drift (a pause, a step, a late message \
+             the strategy trusts) eats the margin"
+        } else {
+            ""
+        }
+    );
 }
 
 /// Writes the table of every cell's results (the first rows of it).
