@@ -52,7 +52,8 @@ pub struct CellStats {
     pub overlap_runs: u64,
     /// Runs with a handover of the lease (a safety slack): the runs that could show an overlap.
     pub handover_runs: u64,
-    /// Runs with an overlap or any harm (zombie action, stale read, unsafe write).
+    /// Runs with an overlap or harm (a stale read or an unsafe write; a zombie action alone is
+    /// late, not harm).
     pub unsafe_runs: u64,
     pub sum_overlap_ns: i128,
     pub max_overlap_ns: i64,
@@ -76,8 +77,7 @@ impl CellStats {
         self.runs += 1;
         self.overlap_runs += u64::from(r.overlap_count > 0);
         self.handover_runs += u64::from(r.min_slack_ns.is_some());
-        self.unsafe_runs +=
-            u64::from(r.overlap_count + r.zombie_actions + r.stale_reads + r.unsafe_writes > 0);
+        self.unsafe_runs += u64::from(r.overlap_count + r.stale_reads + r.unsafe_writes > 0);
         self.sum_overlap_ns += r.overlap_total_ns as i128;
         self.max_overlap_ns = self.max_overlap_ns.max(r.overlap_max_ns);
         self.sum_availability += r.availability;
@@ -155,8 +155,8 @@ impl CellStats {
         }
     }
 
-    /// No run overlapped, no harm was counted (zombie actions, stale reads, unsafe writes), and
-    /// some run had a handover to judge.
+    /// No run overlapped, no harm was counted (stale reads, unsafe writes), and some run had a
+    /// handover to judge.
     pub fn safe(&self) -> bool {
         self.judgement() == Judgement::Safe
     }
@@ -167,7 +167,7 @@ impl CellStats {
     }
 
     /// The cell's verdict in a word or three: `safe`, `overlap`, `harm` (no overlap, but a
-    /// zombie action, stale read or unsafe write) or `untested: no handover`.
+    /// stale read or an unsafe write) or `untested: no handover`.
     pub fn verdict_words(&self) -> &'static str {
         match self.judgement() {
             Judgement::Safe => "safe",
