@@ -264,7 +264,8 @@ mod tests {
         assert_eq!(min_some(Some(-3), Some(5)), Some(-3));
     }
 
-    fn row(overlap_count: u64, zombie_actions: u64, min_slack_ns: Option<i64>) -> RunRow {
+    /// A run with `overlap_count` overlaps, `stale_reads` (harm) and `min_slack_ns`.
+    fn row(overlap_count: u64, stale_reads: u64, min_slack_ns: Option<i64>) -> RunRow {
         RunRow {
             index: 0,
             overlap_count,
@@ -272,8 +273,8 @@ mod tests {
             overlap_max_ns: 0,
             availability: 1.0,
             max_unavailable_ns: 0,
-            zombie_actions,
-            stale_reads: 0,
+            zombie_actions: 0,
+            stale_reads,
             unsafe_writes: 0,
             fenced_writes: 0,
             events: 0,
@@ -299,12 +300,18 @@ mod tests {
         // One of the three had a handover (slack 0 counts: a handover with nothing to spare).
         let one = cell(&[row(0, 0, None), row(0, 0, Some(0)), row(0, 0, None)]);
         assert_eq!((one.handover_runs, one.judgement()), (1, Judgement::Safe));
-        // Harm without a handover is harm; an overlap is an overlap.
+        // Harm without a handover is harm; an overlap is an overlap; zombie actions alone are
+        // late, not harm.
         let harm = cell(&[row(0, 2, None)]);
         assert_eq!(
             (harm.judgement(), harm.verdict_words()),
             (Judgement::Unsafe, "harm")
         );
+        let late = cell(&[RunRow {
+            zombie_actions: 5,
+            ..row(0, 0, Some(1))
+        }]);
+        assert!(late.safe());
         let over = cell(&[row(1, 0, Some(-5)), row(0, 0, Some(3))]);
         assert_eq!(over.verdict_words(), "overlap");
         // Pooling adds the handovers: untested with safe is safe (2 of the 5 runs had one).
