@@ -1083,7 +1083,6 @@ mod tests {
     }
 
     #[test]
-    #[test]
     fn quorum_reads_are_served_from_the_state_once_their_entry_commits() {
         // b leads term 2 with a's entries 1 to 3 (writes of keys 7 and 8), knowing only 1 and 2
         // committed: its state has key 7 (107), not key 8. A read of key 8 arrives at 1100 ms:
