@@ -8,7 +8,7 @@
 //! writes; it decides nothing.
 
 use crate::scenario::{load, Scenario};
-use crate::sweep::{report::human_ns, CellStats, Grid, SweepSpec};
+use crate::sweep::{report::human_ns, CellStats, Grid, Judgement, SweepSpec};
 use crate::tables::{self, Ppm};
 use crate::time::{Dur, LocalDur};
 use std::fmt::Write as _;
@@ -441,7 +441,12 @@ pub fn check_report(grid: &Grid, stats: &[CellStats], a: &Advice) -> (String, bo
                 st.zombie_actions.to_string(),
                 st.stale_reads.to_string(),
                 format!("{:.4}%", st.mean_availability() * 100.0),
-                if st.safe() { "safe" } else { "UNSAFE" }.to_string(),
+                match st.judgement() {
+                    Judgement::Safe => "safe",
+                    Judgement::Untested => "untested: no handover",
+                    Judgement::Unsafe => "UNSAFE",
+                }
+                .to_string(),
             ]
         })
         .collect();
@@ -459,35 +464,51 @@ pub fn check_report(grid: &Grid, stats: &[CellStats], a: &Advice) -> (String, bo
         &rows,
     ));
     let advised = &stats[1];
-    let halfst = &stats[0];
-    let n = advised.runs;
-    let verdict = match (advised.safe(), halfst.safe()) {
-        (true, false) => format!(
-            "The advised epsilon ({}) was safe in all {n} runs, and half of it was not ({}): \
-             the margin is needed, and it is enough here.",
-            a.eps,
-            harm_words(halfst)
-        ),
-        (true, true) => format!(
-            "The advised epsilon ({}) was safe in all {n} runs, and so was half of it: this \
-             check's worst case needs less than epsilon/2 (the formula is conservative: message \
-             delays, for one, count in the holder's favour).",
-            a.eps
-        ),
-        (false, _) => format!(
-            "The advised epsilon ({}) was NOT safe in this check ({}): the environment is worse \
-             than the flags say, or the scenario has faults a margin cannot cover (a pause \
-             between check and act needs fencing).",
-            a.eps,
-            harm_words(advised)
-        ),
-    };
+    let verdict = check_verdict(advised, &stats[0], a);
     let _ = writeln!(
         s,
         "\n{verdict}\n(Availability counts time with a running holder: a paused holder serves \
          nothing, and the cut-off holder's last lease plus epsilon is a gap.)"
     );
     (s, advised.safe())
+}
+
+/// The check's verdict in words, from the cells at the advised epsilon and at half of it.
+fn check_verdict(advised: &CellStats, halfst: &CellStats, a: &Advice) -> String {
+    let n = advised.runs;
+    match (advised.judgement(), halfst.judgement()) {
+        (Judgement::Safe, Judgement::Unsafe) => format!(
+            "The advised epsilon ({}) was safe in all {n} runs, and half of it was not ({}): \
+             the margin is needed, and it is enough here.",
+            a.eps,
+            harm_words(halfst)
+        ),
+        (Judgement::Safe, Judgement::Safe) => format!(
+            "The advised epsilon ({}) was safe in all {n} runs, and so was half of it: this \
+             check's worst case needs less than epsilon/2 (the formula is conservative: message \
+             delays, for one, count in the holder's favour).",
+            a.eps
+        ),
+        (Judgement::Safe, Judgement::Untested) => format!(
+            "The advised epsilon ({}) was safe in all {n} runs; half of it was untested (no run \
+             had a handover of the lease), so this check does not say whether the margin is \
+             needed.",
+            a.eps
+        ),
+        (Judgement::Untested, _) => format!(
+            "The advised epsilon ({}) was NOT tested by this check: in none of its {n} runs did \
+             the lease pass from one holder to another, so none could show an overlap. Check \
+             it on a scenario in which the lease moves.",
+            a.eps
+        ),
+        (Judgement::Unsafe, _) => format!(
+            "The advised epsilon ({}) was NOT safe in this check ({}): the environment is worse \
+             than the flags say, or the scenario has faults a margin cannot cover (a pause \
+             between check and act needs fencing).",
+            a.eps,
+            harm_words(advised)
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -555,5 +576,32 @@ mod tests {
         let kinds = |s: &Scenario| format!("{:?}", s.faults);
         assert!(kinds(&stalled).contains("Stall"), "{}", kinds(&stalled));
         assert!(!kinds(&plain).contains("Stall"), "{}", kinds(&plain));
+    }
+
+    #[test]
+    fn an_advised_epsilon_without_a_handover_is_untested_not_safe() {
+        let a = compute(&env("200", 50, 2000, 10, Some(30_000)));
+        let cell = |runs, handover_runs, overlap_runs| CellStats {
+            runs,
+            handover_runs,
+            overlap_runs,
+            unsafe_runs: overlap_runs,
+            ..Default::default()
+        };
+        // 3 clean runs, none with a handover: not tested, whatever half of it did.
+        let v = check_verdict(&cell(3, 0, 0), &cell(3, 3, 3), &a);
+        assert!(
+            v.starts_with("The advised epsilon (64ms) was NOT tested"),
+            "{v}"
+        );
+        // Tested at the advice (3 handovers), untested at half: the need is not shown.
+        let v = check_verdict(&cell(3, 3, 0), &cell(3, 0, 0), &a);
+        assert!(v.contains("half of it was untested"), "{v}");
+        // Tested both ways: the margin is needed.
+        let v = check_verdict(&cell(3, 3, 0), &cell(3, 3, 2), &a);
+        assert!(
+            v.contains("half of it was not (overlap in 2 of 3 runs)"),
+            "{v}"
+        );
     }
 }

@@ -665,6 +665,11 @@ fn check_counts(e: &Expect, s: &Summary, f: &mut Vec<String>) {
     exact("crashes", e.crashes, s.crashes);
     exact("pauses", e.pauses, s.pauses);
     exact("stale_read_count", e.stale_read_count, s.stale_reads);
+    exact(
+        "zombie_action_count",
+        e.zombie_action_count,
+        s.zombie_actions,
+    );
     exact("unsafe_write_count", e.unsafe_write_count, s.unsafe_writes);
 }
 

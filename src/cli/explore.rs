@@ -794,9 +794,11 @@ fn nothing_report(
     summary: &mut ExploreJson,
     files: &mut Vec<(&str, Vec<u8>)>,
 ) -> Vec<String> {
+    // A search that found nothing is evidence, not a proof: the lines after say how strong.
     let mut lines = vec![format!(
-        "SAFE  {name}: no violation in {} runs",
-        records.len()
+        "no violation found in {} run{} of {name} (a search, not a proof of safety)",
+        records.len(),
+        if records.len() == 1 { "" } else { "s" }
     )];
     if let Some(m) = miss {
         let slack = m.record.min_slack_ns.expect("a nearest miss has a slack");
@@ -833,6 +835,9 @@ fn nothing_report(
         "  evidence      {}",
         summary.power.evidence_words()
     ));
+    for w in summary.power.repetition_words() {
+        lines.push(format!("  weak evidence {w}"));
+    }
     let chart = crate::report::chart::slack::slack_histogram(name, records, epsilon_ns);
     if let Some(chart) = chart {
         files.push(("slack.svg", chart.svg.into_bytes()));

@@ -303,6 +303,9 @@ impl Observer for ReportObservers {
             h.record(e);
         }
     }
+    fn wants_history(&self) -> bool {
+        self.history.is_some()
+    }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);
         if let Some(h) = self.history.as_mut() {

@@ -373,88 +373,121 @@ fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// The terminal summary: the best safe cells, the bound, a small grid, where the files are.
+/// The terminal summary: a small grid, the best safe cells, the bound, where the files are.
 fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
     let mut s = String::new();
     if grid.cell_count() <= 64 {
-        let mut header: Vec<&str> = grid.params.iter().map(|p| p.name.as_str()).collect();
-        header.extend([
-            "runs",
-            "P(overlap)",
-            "95% CI",
-            "max overlap",
-            "availability",
-            "zombie",
-            "stale",
-        ]);
-        let rows: Vec<Vec<String>> = stats
-            .iter()
-            .enumerate()
-            .map(|(cell, st)| {
-                let (lo, hi) = st.wilson();
-                let mut r: Vec<String> = grid.values(cell).iter().map(|v| v.to_string()).collect();
-                r.extend([
-                    st.runs.to_string(),
-                    format!("{:.3}", st.p_overlap()),
-                    format!("{lo:.3}-{hi:.3}"),
-                    sweep_report::human_ns(st.max_overlap_ns as f64),
-                    format!("{:.4}%", st.mean_availability() * 100.0),
-                    st.zombie_actions.to_string(),
-                    st.stale_reads.to_string(),
-                ]);
-                r
-            })
-            .collect();
         s.push('\n');
-        s.push_str(&text::table(&header, &rows));
+        s.push_str(&cell_table(grid, stats));
     }
     s.push('\n');
-    // Safe means safe in every environment tried; unsafe, unsafe in some (one is enough).
-    let env = sweep_report::environment(grid);
-    match sweep_report::best_safe(grid, stats, 1).first() {
-        Some(b) => s.push_str(&format!(
-            "best safe: {} (availability {:.4}% at worst, 0 of {} runs overlapped{})\n",
-            b.label,
-            b.worst_availability * 100.0,
-            b.runs,
-            env.map_or(String::new(), |e| format!(" at every {e}"))
-        )),
-        None => s.push_str(&format!(
-            "best safe: none (every setting had an overlap or harm{})\n",
-            env.map_or(String::new(), |e| format!(" at some {e}"))
-        )),
-    }
+    s.push_str(&best_safe_lines(grid, stats));
     if sweep_report::bound_applies(grid) {
-        let bs = sweep_report::boundaries(grid, stats);
-        use sweep_report::BoundVerdict;
-        let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
-        s.push_str(&format!(
-            "bound epsilon >= T*rho: holds in {} of {} groups, violated in {}, untested in {}{}\n",
-            count(BoundVerdict::Holds),
-            bs.len(),
-            count(BoundVerdict::Violated),
-            count(BoundVerdict::Untested),
-            if count(BoundVerdict::Untested) > 0 {
-                " (no epsilon at or above their T*rho was run)"
-            } else {
-                ""
-            }
-        ));
-        if bs.len() == 1 {
-            let b = &bs[0];
-            s.push_str(&format!(
-                "  T*rho = {}; measured boundary between {} (overlap) and {} (none)\n",
-                sweep_report::human_ns(b.bound_ns),
-                b.last_overlap_eps_ns
-                    .map_or("-".into(), |e| sweep_report::human_ns(e as f64)),
-                b.first_safe_eps_ns
-                    .map_or("-".into(), |e| sweep_report::human_ns(e as f64)),
-            ));
-        }
+        s.push_str(&bound_lines(grid, stats));
     }
     s.push_str(&format!(
         "report: {}/report.md (results.csv, runs.csv, charts)\n",
         dir.display()
     ));
+    s
+}
+
+/// Every cell's row: its runs, how many had a handover, P(overlap), harm and verdict.
+fn cell_table(grid: &Grid, stats: &[CellStats]) -> String {
+    let mut header: Vec<&str> = grid.params.iter().map(|p| p.name.as_str()).collect();
+    header.extend([
+        "runs",
+        "handovers",
+        "P(overlap)",
+        "95% CI",
+        "max overlap",
+        "availability",
+        "zombie",
+        "stale",
+        "verdict",
+    ]);
+    let rows: Vec<Vec<String>> = stats
+        .iter()
+        .enumerate()
+        .map(|(cell, st)| {
+            let (lo, hi) = st.wilson();
+            let mut r: Vec<String> = grid.values(cell).iter().map(|v| v.to_string()).collect();
+            r.extend([
+                st.runs.to_string(),
+                st.handover_runs.to_string(),
+                format!("{:.3}", st.p_overlap()),
+                format!("{lo:.3}-{hi:.3}"),
+                sweep_report::human_ns(st.max_overlap_ns as f64),
+                format!("{:.4}%", st.mean_availability() * 100.0),
+                st.zombie_actions.to_string(),
+                st.stale_reads.to_string(),
+                st.verdict_words().to_string(),
+            ]);
+            r
+        })
+        .collect();
+    text::table(&header, &rows)
+}
+
+/// `best safe: ...` with its evidence, or why there is none; and the settings left untested.
+/// Safe means safe, with handovers to judge, in every environment tried; unsafe, unsafe in some
+/// (one is enough).
+fn best_safe_lines(grid: &Grid, stats: &[CellStats]) -> String {
+    let env = sweep_report::environment(grid);
+    let t = sweep_report::tally(grid, stats);
+    let mut s = match sweep_report::best_safe(grid, stats, 1).first() {
+        Some(b) => format!(
+            "best safe: {} (availability {:.4}% at worst, {}{})\n",
+            b.label,
+            b.worst_availability * 100.0,
+            b.evidence_words(),
+            env.as_ref()
+                .map_or(String::new(), |e| format!(" at every {e}"))
+        ),
+        None => format!(
+            "best safe: none ({})\n",
+            sweep_report::none_safe_words(&t, env.as_deref())
+        ),
+    };
+    if !t.untested.is_empty() {
+        s.push_str(&format!(
+            "untested: {} ({}): no overlap or harm, but no run with a handover to judge{}; \
+             never called safe\n",
+            sweep_report::settings(t.untested.len()),
+            sweep_report::untested_labels(&t),
+            env.map_or(String::new(), |e| format!(" at some {e}"))
+        ));
+    }
+    s
+}
+
+/// What the groups of cells say of the bound epsilon >= T*rho, and the measured boundary when
+/// there is one group.
+fn bound_lines(grid: &Grid, stats: &[CellStats]) -> String {
+    use sweep_report::BoundVerdict;
+    let bs = sweep_report::boundaries(grid, stats);
+    let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
+    let untested = bs.iter().filter(|b| b.verdict.untested()).count();
+    let mut s = format!(
+        "bound epsilon >= T*rho: holds in {} of {} groups, violated in {}, untested in {untested}{}\n",
+        count(BoundVerdict::Holds),
+        bs.len(),
+        count(BoundVerdict::Violated),
+        if untested > 0 {
+            format!(" ({})", sweep_report::untested_bound_words(&bs))
+        } else {
+            String::new()
+        }
+    );
+    if let [b] = &bs[..] {
+        s.push_str(&format!(
+            "  T*rho = {}; measured boundary between {} (overlap) and {} (none, with handovers)\n",
+            sweep_report::human_ns(b.bound_ns),
+            b.last_overlap_eps_ns
+                .map_or("-".into(), |e| sweep_report::human_ns(e as f64)),
+            b.first_safe_eps_ns
+                .map_or("-".into(), |e| sweep_report::human_ns(e as f64)),
+        ));
+    }
     s
 }

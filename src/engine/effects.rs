@@ -287,8 +287,11 @@ impl<P: Protocol> Sim<'_, P> {
         self.emit_write(n, writer, token, true, unsafe_write, false);
     }
 
-    /// Tells the observer, if any, what happened to a client operation.
+    /// Tells the observer, if it wants the history, what happened to a client operation.
     pub(super) fn tell(&mut self, e: HistoryEvent) {
+        if !self.history_wanted {
+            return;
+        }
         if let Some(o) = self.observer.as_mut() {
             o.history(&e);
         }

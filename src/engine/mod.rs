@@ -212,6 +212,8 @@ pub struct Sim<'o, P: Protocol> {
     /// and the other is still on its way: how a second delivery is told from a first.
     twins: BTreeMap<u64, bool>,
     observer: Option<&'o mut (dyn Observer + 'static)>,
+    /// The observer wants the client history ([`Observer::wants_history`]).
+    history_wanted: bool,
     /// Clock syncs, with `clocks.uncertainty`.
     syncs: Option<Syncs>,
 }

@@ -197,6 +197,89 @@ pub struct PowerOut {
     pub slack_ns: Option<Quantiles>,
     /// Fewer than [`STRONG_HANDOVERS`] runs had a handover.
     pub weak: bool,
+    /// More than half of the runs with a handover share one slack value (null: they do not).
+    pub collapsed: Option<Collapsed>,
+    /// More than half of all runs share one outcome: one slack, or, without a handover, one
+    /// closest call (null: they do not).
+    pub repeated: Option<Repeated>,
+}
+
+/// Most runs with a handover had exactly the same slack: the search mostly repeated one
+/// outcome, so its count of handovers overstates what it tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Collapsed {
+    /// Runs with that slack.
+    pub runs: u64,
+    /// Runs with a handover.
+    pub of: u64,
+    pub slack_ns: i64,
+}
+
+/// Most of all the runs had one outcome: the same slack, or no handover and the same closest
+/// call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Repeated {
+    /// Runs with that outcome.
+    pub runs: u64,
+    /// Runs done.
+    pub of: u64,
+    /// `slack` (a handover with that slack) or `closest_call` (no handover, that closest call).
+    pub outcome: &'static str,
+    /// The slack or the closest call, in ns.
+    pub value_ns: i64,
+}
+
+/// The most frequent value of `v` and how often it occurs (the least such value on a tie);
+/// `None` when `v` is empty.
+fn mode<T: Ord + Copy>(mut v: Vec<T>) -> Option<(T, u64)> {
+    v.sort_unstable();
+    let mut best: Option<(T, u64)> = None;
+    for run in v.chunk_by(|a, b| a == b) {
+        let n = run.len() as u64;
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((run[0], n));
+        }
+    }
+    best
+}
+
+/// Whether `runs` of `of` is most of them: more than half, and at least two (one run alone
+/// repeats nothing).
+fn most(runs: u64, of: u64) -> bool {
+    runs >= 2 && 2 * runs > of
+}
+
+impl Collapsed {
+    /// Of the runs' records: the one slack more than half of the runs with a handover share.
+    pub fn of(records: &[RunRecord]) -> Option<Collapsed> {
+        let slacks: Vec<i64> = records.iter().filter_map(|r| r.min_slack_ns).collect();
+        let of = slacks.len() as u64;
+        let (slack_ns, runs) = mode(slacks)?;
+        most(runs, of).then_some(Collapsed { runs, of, slack_ns })
+    }
+}
+
+impl Repeated {
+    /// Of the runs' records: the one outcome more than half of all the runs share.
+    pub fn of(records: &[RunRecord]) -> Option<Repeated> {
+        // 0: a handover with this slack; 1: none, with this closest call.
+        let outcomes: Vec<(u8, i64)> = records
+            .iter()
+            .filter_map(|r| match (r.min_slack_ns, r.closest_call_ns) {
+                (Some(s), _) => Some((0, s)),
+                (None, Some(c)) => Some((1, c)),
+                (None, None) => None,
+            })
+            .collect();
+        let of = records.len() as u64;
+        let ((kind, value_ns), runs) = mode(outcomes)?;
+        most(runs, of).then_some(Repeated {
+            runs,
+            of,
+            outcome: if kind == 0 { "slack" } else { "closest_call" },
+            value_ns,
+        })
+    }
 }
 
 /// The least, the 10th, 50th and 90th percentile (nearest rank), and the most of a sample.
@@ -236,7 +319,36 @@ impl PowerOut {
             least_slack_ns: slacks.iter().copied().min(),
             slack_ns: Quantiles::of(slacks),
             weak: handovers < STRONG_HANDOVERS,
+            collapsed: Collapsed::of(records),
+            repeated: Repeated::of(records),
         }
+    }
+
+    /// The terminal's lines on a search that mostly repeated one outcome: most runs with a
+    /// handover at one slack, or most runs without one at one closest call (most runs at one
+    /// slack is said by the first already). Empty when the outcomes vary.
+    pub fn repetition_words(&self) -> Vec<String> {
+        use crate::time::format_ns;
+        let mut lines = Vec::new();
+        if let Some(c) = self.collapsed {
+            lines.push(format!(
+                "{} of {} runs with a handover share one slack value ({}): the search mostly \
+                 repeated one outcome",
+                c.runs,
+                c.of,
+                format_ns(c.slack_ns)
+            ));
+        }
+        if let Some(r) = self.repeated.filter(|r| r.outcome == "closest_call") {
+            lines.push(format!(
+                "{} of {} runs had no handover and one closest call ({}): the search mostly \
+                 repeated one outcome",
+                r.runs,
+                r.of,
+                format_ns(r.value_ns)
+            ));
+        }
+        lines
     }
 
     /// The terminal's line on the handovers and their slack.
@@ -328,5 +440,79 @@ mod tests {
         let p = PowerOut::of(&[rec(0, None)]);
         assert_eq!((p.handovers, p.least_slack_ns, p.slack_ns), (0, None, None));
         assert!(p.weak);
+    }
+
+    #[test]
+    fn a_population_collapsed_onto_one_slack_is_flagged() {
+        // 7 runs: slack 6 ns in 4 of the 6 with a handover (4 > 6 / 2), one without.
+        let mut recs: Vec<RunRecord> = [6, 6, 9, 6, 2, 6]
+            .iter()
+            .map(|&s| rec(0, Some(s)))
+            .collect();
+        recs.push(rec(0, None));
+        let p = PowerOut::of(&recs);
+        let c = p.collapsed.expect("collapsed");
+        assert_eq!((c.runs, c.of, c.slack_ns), (4, 6, 6));
+        // 4 of all 7 runs share it too.
+        let r = p.repeated.expect("repeated");
+        assert_eq!((r.runs, r.of, r.outcome, r.value_ns), (4, 7, "slack", 6));
+        assert_eq!(
+            p.repetition_words(),
+            [
+                "4 of 6 runs with a handover share one slack value (6ns): the search mostly \
+              repeated one outcome"
+            ]
+        );
+        // Exactly half is not most: 3 of 6 at 6 ns.
+        let half: Vec<RunRecord> = [6, 6, 6, 1, 2, 3]
+            .iter()
+            .map(|&s| rec(0, Some(s)))
+            .collect();
+        assert_eq!(PowerOut::of(&half).collapsed, None);
+        // A varied population (100 distinct slacks) is not flagged, nor is one run alone.
+        let varied: Vec<RunRecord> = (0..100).map(|i| rec(i, Some(i as i64))).collect();
+        let p = PowerOut::of(&varied);
+        assert_eq!((p.collapsed, p.repeated), (None, None));
+        assert!(p.repetition_words().is_empty());
+        assert_eq!(PowerOut::of(&[rec(0, Some(5))]).collapsed, None);
+    }
+
+    #[test]
+    fn most_runs_without_a_handover_at_one_closest_call_are_flagged() {
+        // 5 runs: 3 without a handover and a closest call of 40 ns (3 > 5 / 2), 2 with a slack.
+        let call = |c: i64| RunRecord {
+            closest_call_ns: Some(c),
+            ..rec(0, None)
+        };
+        let recs = [
+            call(40),
+            rec(1, Some(8)),
+            call(40),
+            call(40),
+            rec(4, Some(9)),
+        ];
+        let p = PowerOut::of(&recs);
+        assert_eq!(p.collapsed, None, "the two slacks differ");
+        let r = p.repeated.expect("repeated");
+        assert_eq!(
+            (r.runs, r.of, r.outcome, r.value_ns),
+            (3, 5, "closest_call", 40)
+        );
+        assert_eq!(
+            p.repetition_words(),
+            [
+                "3 of 5 runs had no handover and one closest call (40ns): the search mostly \
+              repeated one outcome"
+            ]
+        );
+        // A slack and a closest call of the same value are different outcomes: 2 + 2 of 5.
+        let mixed = [
+            call(40),
+            call(40),
+            rec(2, Some(40)),
+            rec(3, Some(40)),
+            rec(4, None),
+        ];
+        assert_eq!(PowerOut::of(&mixed).repeated, None);
     }
 }

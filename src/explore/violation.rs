@@ -1,6 +1,7 @@
 //! What counts as a violation in an exploration, and the kind a shrink must keep: an overlap of
 //! one exclusive authority (the write lease, or an exclusive read lease), or, without any
-//! overlap, one kind of harm.
+//! overlap, one kind of harm (a stale read, an unsafe write). A zombie action alone is a late
+//! action, not a violation.
 
 use crate::oracle::authority::Authority;
 use crate::outcome::Summary;
@@ -18,16 +19,14 @@ pub enum Violation {
     ReadOverlap,
     /// No overlap, but a write took effect under a superseded token.
     UnsafeWrites,
-    /// No overlap, but a read missed a write committed before it.
+    /// No overlap, but a read the client history cannot explain (stale).
     StaleReads,
-    /// No overlap, but a request was acted on under a superseded token.
-    ZombieActions,
 }
 
 impl Violation {
     /// The run's violation, if it had one: an overlap first (of the authority of its first
-    /// overlap interval), then the harms in the order unsafe writes, stale reads, zombie
-    /// actions. `None` for a SAFE run.
+    /// overlap interval), then the harms in the order unsafe writes, stale reads. `None` for a
+    /// SAFE run.
     pub fn of(s: &Summary) -> Option<Violation> {
         if let Some(i) = s.overlap.intervals.first() {
             return Some(match i.authority {
@@ -39,8 +38,6 @@ impl Violation {
             Some(Violation::UnsafeWrites)
         } else if s.stale_reads > 0 {
             Some(Violation::StaleReads)
-        } else if s.zombie_actions > 0 {
-            Some(Violation::ZombieActions)
         } else {
             None
         }
@@ -55,7 +52,6 @@ impl Violation {
             Violation::ReadOverlap => overlap_of(Authority::Read),
             Violation::UnsafeWrites => s.unsafe_writes > 0,
             Violation::StaleReads => s.stale_reads > 0,
-            Violation::ZombieActions => s.zombie_actions > 0,
         }
     }
 
@@ -66,7 +62,6 @@ impl Violation {
             Violation::ReadOverlap => "an overlap of an exclusive read lease",
             Violation::UnsafeWrites => "unsafe writes",
             Violation::StaleReads => "stale reads",
-            Violation::ZombieActions => "zombie actions",
         }
     }
 
@@ -89,10 +84,6 @@ impl Violation {
             Violation::StaleReads => {
                 e.overlap = Some(s.overlap.count > 0);
                 e.stale_reads = Some(true);
-            }
-            Violation::ZombieActions => {
-                e.overlap = Some(s.overlap.count > 0);
-                e.zombie_actions = Some(true);
             }
         }
         e

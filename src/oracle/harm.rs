@@ -252,7 +252,11 @@ impl Harm {
     /// crash). Returns it, if it was open.
     fn close_read(&mut self, node: NodeId, op: Tick) -> Option<OpenRead> {
         let q = &mut self.open[node];
-        let i = q.binary_search_by_key(&op, |r| r.op).ok()?;
+        // Reads mostly end in the order they began: the first is the one, as a rule.
+        let i = match q.front() {
+            Some(r) if r.op == op => 0,
+            _ => q.binary_search_by_key(&op, |r| r.op).ok()?,
+        };
         let r = q[i];
         q[i].closed = true;
         while q.front().is_some_and(|r| r.closed) {

@@ -119,6 +119,14 @@ impl KeyHistory {
         at
     }
 
+    /// Where `value` stands in the order (the newest write, as a rule, is the one read).
+    fn position(&self, value: Value) -> Option<u64> {
+        match self.order.back() {
+            Some(p) if p.value == value => Some(self.base + self.order.len() as u64 - 1),
+            _ => self.positions.get(&value).copied(),
+        }
+    }
+
     fn place(&mut self, at: u64) -> &mut Place {
         &mut self.order[(at - self.base) as usize]
     }
@@ -286,16 +294,15 @@ impl Checker {
             "a read within the horizon"
         );
         self.counts.reads += 1;
-        let unread = self
-            .unread
-            .get(&(reader, key))
-            .copied()
-            .filter(|u| u.0 == value);
         let k = Self::key(&mut self.keys, key, self.trim_min);
-        let at = match k.positions.get(&value) {
-            Some(&at) => Some(at),
+        let at = match k.position(value) {
+            Some(at) => Some(at),
             // Its writer reads a write it has not seen take effect: it takes its place now.
-            None if unread.is_some() => {
+            None if self
+                .unread
+                .get(&(reader, key))
+                .is_some_and(|u| u.0 == value) =>
+            {
                 self.unread.remove(&(reader, key));
                 Some(k.push(value, false))
             }
@@ -311,16 +318,26 @@ impl Checker {
             }
         };
         self.counts.stale += u64::from(stale);
-        self.maybe_trim(key);
+        if k.order.len() >= k.trim_at {
+            self.trim(key);
+        }
         stale
     }
 
     fn maybe_trim(&mut self, key: Key) {
+        if self
+            .keys
+            .get(&key)
+            .is_some_and(|k| k.order.len() >= k.trim_at)
+        {
+            self.trim(key);
+        }
+    }
+
+    /// Forgets what key `key` holds that is dead at the horizon.
+    fn trim(&mut self, key: Key) {
         let (horizon, min) = (self.horizon, self.trim_min);
         let k = self.keys.get_mut(&key).expect("the key was just touched");
-        if k.order.len() < k.trim_at {
-            return;
-        }
         for v in k.trim(horizon, min) {
             k.tombstones.insert(v);
             self.tombstones.push_back((key, v));

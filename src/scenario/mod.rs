@@ -693,6 +693,9 @@ pub struct Expect {
     /// Exactly this many stale reads.
     #[serde(default)]
     pub stale_read_count: Option<u64>,
+    /// Exactly this many zombie actions (late, under a superseded token).
+    #[serde(default)]
+    pub zombie_action_count: Option<u64>,
     /// Exactly this many unsafe writes (applied after a write under a newer token).
     #[serde(default)]
     pub unsafe_write_count: Option<u64>,

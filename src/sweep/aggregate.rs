@@ -50,7 +50,10 @@ impl RunRow {
 pub struct CellStats {
     pub runs: u64,
     pub overlap_runs: u64,
-    /// Runs with an overlap or any harm (zombie action, stale read, unsafe write).
+    /// Runs with a handover of the lease (a safety slack): the runs that could show an overlap.
+    pub handover_runs: u64,
+    /// Runs with an overlap or harm (a stale read or an unsafe write; a zombie action alone is
+    /// late, not harm).
     pub unsafe_runs: u64,
     pub sum_overlap_ns: i128,
     pub max_overlap_ns: i64,
@@ -73,8 +76,8 @@ impl CellStats {
     pub fn push(&mut self, r: &RunRow) {
         self.runs += 1;
         self.overlap_runs += u64::from(r.overlap_count > 0);
-        self.unsafe_runs +=
-            u64::from(r.overlap_count + r.zombie_actions + r.stale_reads + r.unsafe_writes > 0);
+        self.handover_runs += u64::from(r.min_slack_ns.is_some());
+        self.unsafe_runs += u64::from(r.overlap_count + r.stale_reads + r.unsafe_writes > 0);
         self.sum_overlap_ns += r.overlap_total_ns as i128;
         self.max_overlap_ns = self.max_overlap_ns.max(r.overlap_max_ns);
         self.sum_availability += r.availability;
@@ -92,6 +95,7 @@ impl CellStats {
     pub fn merge(&mut self, o: &CellStats) {
         self.runs += o.runs;
         self.overlap_runs += o.overlap_runs;
+        self.handover_runs += o.handover_runs;
         self.unsafe_runs += o.unsafe_runs;
         self.sum_overlap_ns += o.sum_overlap_ns;
         self.max_overlap_ns = self.max_overlap_ns.max(o.max_overlap_ns);
@@ -139,10 +143,51 @@ impl CellStats {
         mean_round(self.sum_max_unavailable_ns, self.runs)
     }
 
-    /// No run overlapped and no harm was counted (zombie actions, stale reads, unsafe writes).
-    pub fn safe(&self) -> bool {
-        self.runs > 0 && self.unsafe_runs == 0
+    /// What the runs show: an overlap or harm, safety judged on runs with a handover, or
+    /// nothing judged (no overlap or harm, but no run had a handover that could show one).
+    pub fn judgement(&self) -> Judgement {
+        if self.unsafe_runs > 0 {
+            Judgement::Unsafe
+        } else if self.handover_runs == 0 {
+            Judgement::Untested
+        } else {
+            Judgement::Safe
+        }
     }
+
+    /// No run overlapped, no harm was counted (stale reads, unsafe writes), and some run had a
+    /// handover to judge.
+    pub fn safe(&self) -> bool {
+        self.judgement() == Judgement::Safe
+    }
+
+    /// No run overlapped or harmed, but no run had a handover: there was nothing to judge.
+    pub fn untested(&self) -> bool {
+        self.judgement() == Judgement::Untested
+    }
+
+    /// The cell's verdict in a word or three: `safe`, `overlap`, `harm` (no overlap, but a
+    /// stale read or an unsafe write) or `untested: no handover`.
+    pub fn verdict_words(&self) -> &'static str {
+        match self.judgement() {
+            Judgement::Safe => "safe",
+            Judgement::Untested => "untested: no handover",
+            Judgement::Unsafe if self.overlap_runs > 0 => "overlap",
+            Judgement::Unsafe => "harm",
+        }
+    }
+}
+
+/// What a set of runs says of safety.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// Some run had a handover, and no run overlapped or did harm.
+    Safe,
+    /// No run overlapped or did harm, but no run had a handover: nothing could have overlapped,
+    /// so nothing was tested.
+    Untested,
+    /// Some run overlapped or did harm.
+    Unsafe,
 }
 
 /// The smaller of two optional values; `None` only when both are.
@@ -217,6 +262,65 @@ mod tests {
         assert_eq!(min_some(None, Some(-3)), Some(-3));
         assert_eq!(min_some(Some(5), Some(-3)), Some(-3));
         assert_eq!(min_some(Some(-3), Some(5)), Some(-3));
+    }
+
+    /// A run with `overlap_count` overlaps, `stale_reads` (harm) and `min_slack_ns`.
+    fn row(overlap_count: u64, stale_reads: u64, min_slack_ns: Option<i64>) -> RunRow {
+        RunRow {
+            index: 0,
+            overlap_count,
+            overlap_total_ns: 0,
+            overlap_max_ns: 0,
+            availability: 1.0,
+            max_unavailable_ns: 0,
+            zombie_actions: 0,
+            stale_reads,
+            unsafe_writes: 0,
+            fenced_writes: 0,
+            events: 0,
+            min_slack_ns,
+        }
+    }
+
+    #[test]
+    fn a_cell_is_safe_only_with_a_handover_to_judge() {
+        let cell = |rows: &[RunRow]| {
+            let mut st = CellStats::default();
+            rows.iter().for_each(|r| st.push(r));
+            st
+        };
+        // Three clean runs without a handover: nothing judged, whatever P(overlap) = 0 says.
+        let none = cell(&[row(0, 0, None), row(0, 0, None), row(0, 0, None)]);
+        assert_eq!(
+            (none.handover_runs, none.judgement()),
+            (0, Judgement::Untested)
+        );
+        assert_eq!(none.verdict_words(), "untested: no handover");
+        assert!(!none.safe() && none.untested());
+        // One of the three had a handover (slack 0 counts: a handover with nothing to spare).
+        let one = cell(&[row(0, 0, None), row(0, 0, Some(0)), row(0, 0, None)]);
+        assert_eq!((one.handover_runs, one.judgement()), (1, Judgement::Safe));
+        // Harm without a handover is harm; an overlap is an overlap; zombie actions alone are
+        // late, not harm.
+        let harm = cell(&[row(0, 2, None)]);
+        assert_eq!(
+            (harm.judgement(), harm.verdict_words()),
+            (Judgement::Unsafe, "harm")
+        );
+        let late = cell(&[RunRow {
+            zombie_actions: 5,
+            ..row(0, 0, Some(1))
+        }]);
+        assert!(late.safe());
+        let over = cell(&[row(1, 0, Some(-5)), row(0, 0, Some(3))]);
+        assert_eq!(over.verdict_words(), "overlap");
+        // Pooling adds the handovers: untested with safe is safe (2 of the 5 runs had one).
+        let mut pooled = none.clone();
+        pooled.merge(&cell(&[row(0, 0, Some(4)), row(0, 0, Some(9))]));
+        assert_eq!((pooled.runs, pooled.handover_runs), (5, 2));
+        assert!(pooled.safe());
+        // No run at all judges nothing.
+        assert!(CellStats::default().untested());
     }
 
     #[test]

@@ -10,9 +10,10 @@ use super::aggregate::{CellStats, RunRow};
 use super::grid::{Grid, SweepSpec};
 
 /// The fixed columns of `results.csv` after the parameters.
-pub const RESULT_COLUMNS: [&str; 17] = [
+pub const RESULT_COLUMNS: [&str; 18] = [
     "runs",
     "overlap_runs",
+    "handover_runs",
     "p_overlap",
     "p_overlap_lo",
     "p_overlap_hi",
@@ -70,6 +71,7 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
         row.extend([
             c.runs.to_string(),
             c.overlap_runs.to_string(),
+            c.handover_runs.to_string(),
             format!("{:.6}", c.p_overlap()),
             format!("{lo:.6}"),
             format!("{hi:.6}"),

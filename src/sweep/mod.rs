@@ -25,7 +25,7 @@ pub mod resume;
 pub mod ron_value;
 pub mod runner;
 
-pub use aggregate::{CellStats, RunRow};
+pub use aggregate::{CellStats, Judgement, RunRow};
 pub use grid::{Grid, SweepSpec};
 pub use runner::{RunOptions, Shard};
 

@@ -4,7 +4,7 @@
 //! The report holds nothing that depends on how the sweep was run (threads, shards, wall time),
 //! so that a merged sweep's report is byte-identical to an unsharded one's.
 
-use super::aggregate::CellStats;
+use super::aggregate::{CellStats, Judgement};
 use super::grid::Grid;
 use super::path::Role;
 use std::fmt::Write;
@@ -60,14 +60,50 @@ pub struct Choice {
     pub worst_p_unsafe: f64,
     /// Runs over all its cells.
     pub runs: u64,
+    /// Runs with a handover over all its cells: the runs that could show an overlap.
+    pub handover_runs: u64,
     /// Whether some run of some cell overlapped.
     pub overlapped: bool,
 }
 
 impl Choice {
-    /// Safe in every run of every environment tried.
+    /// What its cells show together: unsafe if some cell is; else untested if some cell had
+    /// no handover to judge (an environment tried in which nothing could overlap); else safe.
+    pub fn judgement(&self, stats: &[CellStats]) -> Judgement {
+        let of = |j: Judgement| self.cells.iter().any(|&c| stats[c].judgement() == j);
+        if of(Judgement::Unsafe) {
+            Judgement::Unsafe
+        } else if of(Judgement::Untested) {
+            Judgement::Untested
+        } else {
+            Judgement::Safe
+        }
+    }
+
+    /// Safe in every run of every environment tried, each with runs that had a handover.
     pub fn safe(&self, stats: &[CellStats]) -> bool {
-        self.cells.iter().all(|&c| stats[c].safe())
+        self.judgement(stats) == Judgement::Safe
+    }
+
+    /// The evidence of a safe choice, in words: `0 of 37 runs with a handover overlapped or
+    /// harmed, of 40 runs`.
+    pub fn evidence_words(&self) -> String {
+        format!(
+            "0 of {} run{} with a handover overlapped or harmed, of {} run{}",
+            self.handover_runs,
+            plural(self.handover_runs),
+            self.runs,
+            plural(self.runs)
+        )
+    }
+}
+
+/// "s" unless `n` is 1.
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }
 
@@ -110,6 +146,7 @@ pub fn choices(grid: &Grid, stats: &[CellStats]) -> Vec<Choice> {
                 worst_availability: f64::INFINITY,
                 worst_p_unsafe: 0.0,
                 runs: 0,
+                handover_runs: 0,
                 overlapped: false,
             });
             choices.len() - 1
@@ -119,14 +156,17 @@ pub fn choices(grid: &Grid, stats: &[CellStats]) -> Vec<Choice> {
         ch.worst_availability = ch.worst_availability.min(st.mean_availability());
         ch.worst_p_unsafe = ch.worst_p_unsafe.max(st.p_unsafe());
         ch.runs += st.runs;
+        ch.handover_runs += st.handover_runs;
         ch.overlapped |= st.overlap_runs > 0;
     }
     choices
 }
 
 /// The settings the user chooses that were safe (no overlap, no harm) in every run of every
-/// environment tried, best worst-case availability first, at most `n`. A sweep over rho alone
-/// has one choice, the scenario's own settings.
+/// environment tried, with runs that had a handover in each, best worst-case availability
+/// first, at most `n`. A setting with an environment in which no run had a handover is
+/// untested there, never safe. A sweep over rho alone has one choice, the scenario's own
+/// settings.
 pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
     let mut safe: Vec<Choice> = choices(grid, stats)
         .into_iter()
@@ -139,6 +179,71 @@ pub fn best_safe(grid: &Grid, stats: &[CellStats], n: usize) -> Vec<Choice> {
     });
     safe.truncate(n);
     safe
+}
+
+/// The choices by what their runs show: unsafe (an overlap or harm somewhere), untested (none,
+/// but some environment without a handover to judge), and safe.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub safe: usize,
+    /// The untested choices' labels, in grid order.
+    pub untested: Vec<String>,
+    pub unsafe_: usize,
+}
+
+/// Tallies the choices of the sweep (see [`choices`]) by their [`Judgement`].
+pub fn tally(grid: &Grid, stats: &[CellStats]) -> Tally {
+    let mut t = Tally::default();
+    for ch in choices(grid, stats) {
+        match ch.judgement(stats) {
+            Judgement::Safe => t.safe += 1,
+            Judgement::Untested => t.untested.push(ch.label),
+            Judgement::Unsafe => t.unsafe_ += 1,
+        }
+    }
+    t
+}
+
+/// Why no setting is the best safe one, in words (`every setting had an overlap or harm at some
+/// rho=100, 200`, `2 settings untested: no run with a handover to judge at some ...`); `env` is
+/// the environment the sweep varied ([`environment`]).
+pub fn none_safe_words(t: &Tally, env: Option<&str>) -> String {
+    let at_some = env.map_or(String::new(), |e| format!(" at some {e}"));
+    let mut parts = Vec::new();
+    if t.unsafe_ > 0 {
+        parts.push(if t.untested.is_empty() {
+            format!("every setting had an overlap or harm{at_some}")
+        } else {
+            format!("{} had an overlap or harm{at_some}", settings(t.unsafe_))
+        });
+    }
+    if !t.untested.is_empty() {
+        parts.push(format!(
+            "{} untested: no run with a handover to judge{at_some}",
+            settings(t.untested.len())
+        ));
+    }
+    parts.join(", ")
+}
+
+/// "1 setting", "3 settings".
+pub fn settings(n: usize) -> String {
+    format!("{n} setting{}", if n == 1 { "" } else { "s" })
+}
+
+/// The untested settings' labels, the first three, then how many more.
+pub fn untested_labels(t: &Tally) -> String {
+    let mut w = t
+        .untested
+        .iter()
+        .take(3)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if t.untested.len() > 3 {
+        w.push_str(&format!("; {} more", t.untested.len() - 3));
+    }
+    w
 }
 
 /// Whether the sweep varied some parameter the user chooses (so there is a choice to make).
@@ -168,7 +273,8 @@ pub struct Boundary {
     pub bound_ns: f64,
     /// The largest epsilon (ns) at which some run overlapped.
     pub last_overlap_eps_ns: Option<i64>,
-    /// The smallest epsilon (ns) above all overlapping ones.
+    /// The smallest epsilon (ns) above all overlapping ones at which some run had a handover
+    /// (and so none overlapped with something to judge).
     pub first_safe_eps_ns: Option<i64>,
     /// What the group says of the bound.
     pub verdict: BoundVerdict,
@@ -183,6 +289,9 @@ pub enum BoundVerdict {
     Violated,
     /// No epsilon at or above the bound was run: the group says nothing of it.
     Untested,
+    /// None of the epsilons at or above the bound overlapped, but at one of them no run had a
+    /// handover: nothing could overlap there, so the group does not test the bound.
+    NoHandover,
 }
 
 impl BoundVerdict {
@@ -191,8 +300,39 @@ impl BoundVerdict {
             BoundVerdict::Holds => "holds",
             BoundVerdict::Violated => "**violated**",
             BoundVerdict::Untested => "untested (no epsilon at or above it was run)",
+            BoundVerdict::NoHandover => {
+                "untested (no run with a handover at an epsilon at or above it)"
+            }
         }
     }
+
+    /// Either way of leaving the bound untested.
+    pub fn untested(self) -> bool {
+        matches!(self, BoundVerdict::Untested | BoundVerdict::NoHandover)
+    }
+}
+
+/// Why groups left the bound untested, in words: `1 ran no epsilon at or above its T*rho; 2 had
+/// no run with a handover there`, or empty when none did.
+pub fn untested_bound_words(bs: &[Boundary]) -> String {
+    let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
+    let (none_run, no_handover) = (
+        count(BoundVerdict::Untested),
+        count(BoundVerdict::NoHandover),
+    );
+    let mut parts = Vec::new();
+    if none_run > 0 {
+        parts.push(format!(
+            "{none_run} ran no epsilon at or above {} T*rho",
+            if none_run == 1 { "its" } else { "their" }
+        ));
+    }
+    if no_handover > 0 {
+        parts.push(format!(
+            "{no_handover} had no run with a handover at an epsilon at or above it"
+        ));
+    }
+    parts.join("; ")
 }
 
 /// Whether the analytic bound applies: the strategy has a holder margin and T, rho or epsilon
@@ -207,7 +347,7 @@ pub fn bound_applies(grid: &Grid) -> bool {
 /// Groups cells by every parameter but epsilon and finds each group's boundary.
 pub fn boundaries(grid: &Grid, stats: &[CellStats]) -> Vec<Boundary> {
     let eps_param = grid.param_with(Role::Epsilon);
-    let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new(); // (key, cells)
+    let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut at: std::collections::BTreeMap<Vec<usize>, usize> = Default::default();
     for cell in 0..grid.cell_count() {
         let mut key = grid.value_indices(cell);
@@ -215,58 +355,83 @@ pub fn boundaries(grid: &Grid, stats: &[CellStats]) -> Vec<Boundary> {
             key.remove(e);
         }
         match at.get(&key) {
-            Some(&g) => groups[g].1.push(cell),
+            Some(&g) => groups[g].push(cell),
             None => {
-                at.insert(key.clone(), groups.len());
-                groups.push((key, vec![cell]));
+                at.insert(key, groups.len());
+                groups.push(vec![cell]);
             }
         }
     }
     groups
         .into_iter()
-        .map(|(_, mut cells)| {
-            let first = cells[0];
-            let f = grid.facts[first];
-            cells.sort_by_key(|&c| (grid.facts[c].eps_ns, c));
-            let eps = |c: usize| grid.facts[c].eps_ns.unwrap_or(0);
-            let last_over = cells
-                .iter()
-                .filter(|&&c| stats[c].overlap_runs > 0)
-                .map(|&c| eps(c))
-                .max();
-            let first_safe = cells
-                .iter()
-                .map(|&c| eps(c))
-                .filter(|&e| last_over.is_none_or(|l| e > l))
-                .min();
-            let bound_ns = f.drift_margin_ns();
-            let values = grid.values(first);
-            let label = grid
-                .params
-                .iter()
-                .zip(values)
-                .enumerate()
-                .filter(|(k, _)| Some(*k) != eps_param)
-                .map(|(_, (p, v))| format!("{}={v}", p.name))
-                .collect::<Vec<_>>()
-                .join(", ");
-            Boundary {
-                label,
-                t_ns: f.t_ns,
-                rho_eff_ppm: f.rho_eff_ppm,
-                bound_ns,
-                last_overlap_eps_ns: last_over,
-                first_safe_eps_ns: first_safe,
-                verdict: if cells.iter().all(|&c| (eps(c) as f64) < bound_ns) {
-                    BoundVerdict::Untested
-                } else if last_over.is_some_and(|l| (l as f64) >= bound_ns) {
-                    BoundVerdict::Violated
-                } else {
-                    BoundVerdict::Holds
-                },
-            }
-        })
+        .map(|cells| boundary_of(grid, stats, cells, eps_param))
         .collect()
+}
+
+/// The boundary of one group of cells that differ only in epsilon (parameter `eps_param`).
+fn boundary_of(
+    grid: &Grid,
+    stats: &[CellStats],
+    mut cells: Vec<usize>,
+    eps_param: Option<usize>,
+) -> Boundary {
+    let first = cells[0];
+    let f = grid.facts[first];
+    cells.sort_by_key(|&c| (grid.facts[c].eps_ns, c));
+    let eps = |c: usize| grid.facts[c].eps_ns.unwrap_or(0);
+    let last_over = cells
+        .iter()
+        .filter(|&&c| stats[c].overlap_runs > 0)
+        .map(|&c| eps(c))
+        .max();
+    let first_safe = cells
+        .iter()
+        .filter(|&&c| stats[c].handover_runs > 0)
+        .map(|&c| eps(c))
+        .filter(|&e| last_over.is_none_or(|l| e > l))
+        .min();
+    let bound_ns = f.drift_margin_ns();
+    let at_or_above: Vec<&CellStats> = cells
+        .iter()
+        .filter(|&&c| eps(c) as f64 >= bound_ns)
+        .map(|&c| &stats[c])
+        .collect();
+    let label = grid
+        .params
+        .iter()
+        .zip(grid.values(first))
+        .enumerate()
+        .filter(|(k, _)| Some(*k) != eps_param)
+        .map(|(_, (p, v))| format!("{}={v}", p.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Boundary {
+        label,
+        t_ns: f.t_ns,
+        rho_eff_ppm: f.rho_eff_ppm,
+        bound_ns,
+        last_overlap_eps_ns: last_over,
+        first_safe_eps_ns: first_safe,
+        verdict: bound_verdict(
+            &at_or_above,
+            last_over.is_some_and(|l| l as f64 >= bound_ns),
+        ),
+    }
+}
+
+/// What a group says of the bound, from its cells at or above it and whether one of those
+/// overlapped: an overlap there violates it; else it holds only if each of them had a handover
+/// to judge.
+fn bound_verdict(at_or_above: &[&CellStats], overlapped_there: bool) -> BoundVerdict {
+    if at_or_above.is_empty() {
+        BoundVerdict::Untested
+    } else if overlapped_there {
+        BoundVerdict::Violated
+    } else if at_or_above.iter().any(|st| st.handover_runs == 0) {
+        BoundVerdict::NoHandover
+    } else {
+        BoundVerdict::Holds
+    }
 }
 
 /// A chart the report links to, or one it skipped and why.
@@ -353,44 +518,21 @@ fn write_header(m: &mut String, grid: &Grid) {
     }
 }
 
-/// Writes the best safe parameter sets, or the least unsafe cells when none was safe.
+/// Writes the best safe parameter sets, or the least unsafe cells when none was safe, and the
+/// settings left untested.
 fn write_best(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     let _ = writeln!(m, "\n## Best parameter sets\n");
     let best = best_safe(grid, stats, 5);
     let env = environment(grid);
+    let t = tally(grid, stats);
     if best.is_empty() {
-        let _ = writeln!(
-            m,
-            "No setting was safe{}: every one had an overlap or harm in some run. The least \
-             unsafe cells:\n",
-            env.as_ref().map_or(String::new(), |e| format!(
-                " in every environment tried ({e})"
-            ))
-        );
-        let mut order: Vec<usize> = (0..stats.len()).collect();
-        order.sort_by(|&a, &b| {
-            stats[a]
-                .p_overlap()
-                .total_cmp(&stats[b].p_overlap())
-                .then(stats[a].max_overlap_ns.cmp(&stats[b].max_overlap_ns))
-                .then(a.cmp(&b))
-        });
-        for &c in order.iter().take(3) {
-            let _ = writeln!(
-                m,
-                "- {}: P(overlap) {:.3}, max overlap {}, mean availability {:.4}%",
-                grid.label(c),
-                stats[c].p_overlap(),
-                human_ns(stats[c].max_overlap_ns as f64),
-                stats[c].mean_availability() * 100.0
-            );
-        }
+        write_none_safe(m, grid, stats, &t, env.as_deref());
     } else {
         let _ = writeln!(
             m,
             "Settings of the lease and the strategy (what you choose) that were safe (no \
-             overlap, zombie action, stale read or unsafe write) in every run{}, by their worst \
-             mean availability:\n",
+             overlap, zombie action, stale read or unsafe write) in every run{}, with runs that \
+             had a handover of the lease to judge in each, by their worst mean availability:\n",
             env.as_ref().map_or(String::new(), |e| format!(
                 " of every environment tried ({e})"
             ))
@@ -405,15 +547,57 @@ fn write_best(m: &mut String, grid: &Grid, stats: &[CellStats]) {
             let _ = writeln!(
                 m,
                 "{}. **{}**: mean availability {:.4}% at worst, longest unavailable window {} \
-                 (mean, at worst), 0 of {} runs overlapped (P(overlap) <= {:.3} at 95%)",
+                 (mean, at worst), {} (P(overlap) of a run with a handover <= {:.3} at 95%)",
                 k + 1,
                 ch.label,
                 ch.worst_availability * 100.0,
                 human_ns(worst_unavailable as f64),
-                ch.runs,
-                super::aggregate::wilson(0, ch.runs).1
+                ch.evidence_words(),
+                super::aggregate::wilson(0, ch.handover_runs).1
             );
         }
+    }
+    if !t.untested.is_empty() {
+        let _ = writeln!(
+            m,
+            "\nUntested, so never called safe: {} ({}) had no overlap or harm, but no run with a \
+             handover to judge{}. A run in which the lease never passes from one holder to \
+             another cannot show an overlap.",
+            settings(t.untested.len()),
+            untested_labels(&t),
+            env.as_ref().map_or(String::new(), |e| format!(
+                " in some environment tried ({e})"
+            ))
+        );
+    }
+}
+
+/// Writes why no setting was safe, and the least unsafe cells when some overlapped or harmed.
+fn write_none_safe(m: &mut String, grid: &Grid, stats: &[CellStats], t: &Tally, env: Option<&str>) {
+    let _ = writeln!(m, "No setting was safe: {}.", none_safe_words(t, env));
+    let mut order: Vec<usize> = (0..stats.len())
+        .filter(|&c| stats[c].judgement() == Judgement::Unsafe)
+        .collect();
+    if order.is_empty() {
+        return;
+    }
+    order.sort_by(|&a, &b| {
+        stats[a]
+            .p_overlap()
+            .total_cmp(&stats[b].p_overlap())
+            .then(stats[a].max_overlap_ns.cmp(&stats[b].max_overlap_ns))
+            .then(a.cmp(&b))
+    });
+    let _ = writeln!(m, "The least unsafe cells:\n");
+    for &c in order.iter().take(3) {
+        let _ = writeln!(
+            m,
+            "- {}: P(overlap) {:.3}, max overlap {}, mean availability {:.4}%",
+            grid.label(c),
+            stats[c].p_overlap(),
+            human_ns(stats[c].max_overlap_ns as f64),
+            stats[c].mean_availability() * 100.0
+        );
     }
 }
 
@@ -431,7 +615,8 @@ fn write_bound(m: &mut String, grid: &Grid, stats: &[CellStats]) {
              formula leaves out: message delays (a grantor counting from when it received the \
              renewal gives the holder that much more room), clock steps, pauses and the \
              check-then-act gap. The measured boundary lies between the largest epsilon with an \
-             overlap and the smallest epsilon above it without one.\n"
+             overlap and the smallest epsilon above it without one (among those with runs that \
+             had a handover: where the lease never moved, nothing could overlap).\n"
         );
         if grid.facts.iter().any(|f| f.rho_eff_ppm != f.rho_ppm) {
             let _ = writeln!(
@@ -443,7 +628,7 @@ fn write_bound(m: &mut String, grid: &Grid, stats: &[CellStats]) {
         let bs = boundaries(grid, stats);
         let _ = writeln!(
             m,
-            "| cells | T | rho | bound T * rho | largest epsilon with overlap | smallest epsilon without, above it | bound |\n|---|---|---|---|---|---|---|"
+            "| cells | T | rho | bound T * rho | largest epsilon with overlap | smallest epsilon without, above it, with handovers | bound |\n|---|---|---|---|---|---|---|"
         );
         const SHOWN: usize = 100;
         for b in bs.iter().take(SHOWN) {
@@ -457,39 +642,51 @@ fn write_bound(m: &mut String, grid: &Grid, stats: &[CellStats]) {
                 b.last_overlap_eps_ns
                     .map_or("none".into(), |e| human_ns(e as f64)),
                 b.first_safe_eps_ns
-                    .map_or("none varied".into(), |e| human_ns(e as f64)),
+                    .map_or("none".into(), |e| human_ns(e as f64)),
                 b.verdict.word()
             );
         }
         if bs.len() > SHOWN {
             let _ = writeln!(m, "\n({} more groups in results.csv.)", bs.len() - SHOWN);
         }
-        let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
-        let (held, violated, untested) = (
-            count(BoundVerdict::Holds),
-            count(BoundVerdict::Violated),
-            count(BoundVerdict::Untested),
-        );
-        let _ = writeln!(
-            m,
-            "\n{held} of {} groups overlap-free at every epsilon >= T * rho{}{}.",
-            bs.len(),
-            if untested > 0 {
-                format!(
-                    "; {untested} untested (no epsilon at or above their T * rho was run: \
-                     add larger ones to test the bound there)"
-                )
-            } else {
-                String::new()
-            },
-            if violated > 0 {
-                ": where it is violated, something beyond drift (a pause, a step, a late message \
-                 the strategy trusts) eats the margin"
-            } else {
-                ""
-            }
-        );
+        write_bound_tally(m, &bs);
     }
+}
+
+/// Writes how many groups held the bound, were untested (and why) or violated it.
+fn write_bound_tally(m: &mut String, bs: &[Boundary]) {
+    let count = |v: BoundVerdict| bs.iter().filter(|b| b.verdict == v).count();
+    let (held, violated) = (count(BoundVerdict::Holds), count(BoundVerdict::Violated));
+    let untested = bs.iter().filter(|b| b.verdict.untested()).count();
+    let _ = writeln!(
+        m,
+        "\n{held} of {} groups overlap-free, with handovers to judge, at every epsilon >= T * \
+         rho{}{}.",
+        bs.len(),
+        if untested > 0 {
+            let no_eps = count(BoundVerdict::Untested) > 0;
+            let no_handover = count(BoundVerdict::NoHandover) > 0;
+            format!(
+                "; {untested} untested ({}: {}{}{} to test the bound there)",
+                untested_bound_words(bs),
+                if no_eps { "add larger epsilons" } else { "" },
+                if no_eps && no_handover { ", and " } else { "" },
+                if no_handover {
+                    "make the lease change hands in those runs"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            String::new()
+        },
+        if violated > 0 {
+            ": where it is violated, something beyond drift (a pause, a step, a late message \
+             the strategy trusts) eats the margin"
+        } else {
+            ""
+        }
+    );
 }
 
 /// Writes the table of every cell's results (the first rows of it).
@@ -499,6 +696,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     header.extend(
         [
             "runs",
+            "runs with a handover",
             "P(overlap) [95% CI]",
             "max overlap",
             "mean overlap",
@@ -507,6 +705,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
             "zombie",
             "stale",
             "unsafe writes",
+            "verdict",
         ]
         .map(String::from),
     );
@@ -518,6 +717,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
         let mut row: Vec<String> = grid.values(cell).iter().map(|v| v.to_string()).collect();
         row.extend([
             st.runs.to_string(),
+            st.handover_runs.to_string(),
             format!("{:.3} [{lo:.3}, {hi:.3}]", st.p_overlap()),
             human_ns(st.max_overlap_ns as f64),
             human_ns(st.mean_overlap_ns() as f64),
@@ -526,6 +726,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
             st.zombie_actions.to_string(),
             st.stale_reads.to_string(),
             st.unsafe_writes.to_string(),
+            st.verdict_words().to_string(),
         ]);
         let _ = writeln!(m, "| {} |", row.join(" | "));
     }
@@ -536,7 +737,11 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
         m,
         "\nOverlap per run is the total length of its overlap intervals; max overlap is the \
          longest single interval of any run. Availability is the fraction of true time in which \
-         some running node believed it held the lease."
+         some running node believed it held the lease. A run has a handover when the lease passes \
+         from one holder to another (it has a safety slack); only such a run can show an \
+         overlap. A cell is `safe` when some of its runs had a handover and none overlapped or \
+         did harm, `untested: no handover` when none overlapped or did harm but none had a \
+         handover either (nothing was tested), `overlap` or `harm` otherwise."
     );
 }
 
@@ -571,4 +776,64 @@ fn write_files(m: &mut String, grid: &Grid, program: &str) {
          result is byte-identical to this one.",
         rerun_command(program, grid)
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(runs: u64, handover_runs: u64, overlap_runs: u64) -> CellStats {
+        CellStats {
+            runs,
+            handover_runs,
+            overlap_runs,
+            unsafe_runs: overlap_runs,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_bound_holds_only_where_its_epsilons_had_handovers_to_judge() {
+        let (tested, untested, over) = (cell(4, 4, 0), cell(4, 0, 0), cell(4, 4, 1));
+        assert_eq!(bound_verdict(&[], false), BoundVerdict::Untested);
+        assert_eq!(
+            bound_verdict(&[&tested, &tested], false),
+            BoundVerdict::Holds
+        );
+        // One epsilon at or above the bound without a handover: the group does not test it.
+        assert_eq!(
+            bound_verdict(&[&tested, &untested], false),
+            BoundVerdict::NoHandover
+        );
+        // An overlap there is a violation, whatever the other cells had.
+        assert_eq!(
+            bound_verdict(&[&untested, &over], true),
+            BoundVerdict::Violated
+        );
+        assert!(BoundVerdict::NoHandover.untested() && !BoundVerdict::Holds.untested());
+    }
+
+    #[test]
+    fn no_best_safe_says_which_settings_failed_and_which_were_untested() {
+        let t = |unsafe_: usize, untested: &[&str]| Tally {
+            safe: 0,
+            untested: untested.iter().map(|s| s.to_string()).collect(),
+            unsafe_,
+        };
+        assert_eq!(
+            none_safe_words(&t(3, &[]), Some("rho=100, 200")),
+            "every setting had an overlap or harm at some rho=100, 200"
+        );
+        assert_eq!(
+            none_safe_words(&t(0, &["T=60s"]), None),
+            "1 setting untested: no run with a handover to judge"
+        );
+        assert_eq!(
+            none_safe_words(&t(2, &["a", "b", "c"]), Some("rho=1")),
+            "2 settings had an overlap or harm at some rho=1, 3 settings untested: no run with \
+             a handover to judge at some rho=1"
+        );
+        let many = t(0, &["a", "b", "c", "d", "e"]);
+        assert_eq!(untested_labels(&many), "a; b; c; 2 more");
+    }
 }

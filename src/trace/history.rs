@@ -312,6 +312,9 @@ impl super::Observer for History {
     fn history(&mut self, e: &HistoryEvent) {
         self.record(e);
     }
+    fn wants_history(&self) -> bool {
+        true
+    }
     fn finish(&mut self, end: SimTime) {
         History::finish(self, end);
     }

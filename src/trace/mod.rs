@@ -137,8 +137,13 @@ pub trait Observer {
     fn belief(&mut self, _node: NodeId, _authority: Authority, _piece: &Piece) {}
     /// An overlap interval of an exclusive authority, once it has closed.
     fn overlap(&mut self, _authority: Authority, _o: &Overlap) {}
-    /// What happened to a client operation, as the oracle judged it.
+    /// What happened to a client operation, as the oracle judged it (called only if
+    /// [`Observer::wants_history`]).
     fn history(&mut self, _e: &history::HistoryEvent) {}
+    /// Whether it wants [`Observer::history`] called: the engine asks once, before the run.
+    fn wants_history(&self) -> bool {
+        false
+    }
     /// The run ended at `end`.
     fn finish(&mut self, _end: SimTime) {}
 }
@@ -205,6 +210,9 @@ impl<A: Observer, B: Observer> Observer for Tee<A, B> {
     fn history(&mut self, e: &history::HistoryEvent) {
         self.0.history(e);
         self.1.history(e);
+    }
+    fn wants_history(&self) -> bool {
+        self.0.wants_history() || self.1.wants_history()
     }
     fn finish(&mut self, end: SimTime) {
         self.0.finish(end);

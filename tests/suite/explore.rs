@@ -406,10 +406,64 @@ fn the_evidence_counts_every_handover_and_warns_when_weak() {
     assert!(e["power"]["least_slack_ns"].as_i64().unwrap() < 0);
 }
 
+/// An exploration that finds nothing never calls the envelope safe: it says it found no
+/// violation in so many runs, then the evidence. On explore-two-sided-within-envelope guided
+/// search breeds its generations from the least slack, and most of its 2000 runs with a
+/// handover come back with one slack value (12.010003 ms in 1066 of 1959 when written, beside
+/// the nearest miss's 12.010001 ms): the evidence is flagged weak, with the same figures in
+/// explore.json. Swarm
+/// testing draws every run on its own, and no slack value takes more than half its runs (its
+/// most common, the 22 ms of a run whose faults miss the handover, took 942 of 2000 when
+/// written), so nothing is flagged.
+#[test]
+fn no_violation_found_is_never_called_safe_and_a_collapsed_search_is_flagged() {
+    for search in ["guided", "swarm"] {
+        let dir = workdir(&format!("explore-collapsed-{search}"));
+        let name = "explore-two-sided-within-envelope";
+        let args = [
+            "explore", name, "--runs", "2000", "--search", search, "--out", "out",
+        ];
+        let out = leasesim(&args, &dir);
+        assert_eq!(out.status.code(), Some(0), "{search}");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        let headline = printed.lines().nth(1).unwrap();
+        assert_eq!(
+            headline,
+            format!("no violation found in 2000 runs of {name} (a search, not a proof of safety)")
+        );
+        assert!(!printed.contains("SAFE"), "{printed}");
+        let p = &json(&dir.join("out").join(name).join("explore.json"))["power"];
+        let weak_lines: Vec<&str> = printed
+            .lines()
+            .filter(|l| l.starts_with("  weak evidence "))
+            .collect();
+        if search == "swarm" {
+            assert!(p["collapsed"].is_null(), "{p}");
+            assert!(weak_lines.is_empty(), "{printed}");
+            continue;
+        }
+        let c = &p["collapsed"];
+        let (runs, of) = (c["runs"].as_u64().unwrap(), c["of"].as_u64().unwrap());
+        assert_eq!(of, p["handovers"].as_u64().unwrap());
+        assert!(2 * runs > of, "{c}");
+        let slack = c["slack_ns"].as_i64().unwrap();
+        assert!((12 * MS..13 * MS).contains(&slack), "{slack}");
+        assert_eq!(
+            weak_lines,
+            [format!(
+                "  weak evidence {runs} of {of} runs with a handover share one slack value ({}): \
+                 the search mostly repeated one outcome",
+                leasesim::time::format_ns(slack)
+            )]
+        );
+    }
+}
+
 /// Guided search finds a needle that swarm testing misses for far longer: on
-/// needle-wall-clock-cut-then-step-back only a cut between a and the grantor then a backward step on a before its
-/// deadline overlaps (the scenario's comment). Guided finds it within 400 runs and shrinks it to
-/// those two faults, which replay; swarm's first 400 runs find nothing (it needs 1670).
+/// needle-wall-clock-cut-then-step-back only a cut between the holder and the grantor then a
+/// backward step on that holder before its deadline overlaps (the scenario's comment tells it of
+/// a, the first holder; once the lease moved, b is the same case). Guided finds it within 400
+/// runs and shrinks it to those faults, which replay; swarm's first 400 runs find nothing.
 #[test]
 fn guided_search_finds_a_needle_and_its_counterexample_replays() {
     let name = "needle-wall-clock-cut-then-step-back";
@@ -431,10 +485,11 @@ fn guided_search_finds_a_needle_and_its_counterexample_replays() {
         c.faults
     );
     assert!(
-        c.faults.iter().any(
-            |f| matches!(f, Fault::ClockStep { node, by, .. } if node == "a" && by.ns() < -52 * MS)
-        ),
-        "a step back of more than 52 ms on a: {:?}",
+        c.faults.iter().any(|f| matches!(
+            f,
+            Fault::ClockStep { by, .. } if by.ns() < -52 * MS
+        )),
+        "a step back of more than 52 ms on a holder: {:?}",
         c.faults
     );
     assert!(c.faults.len() >= 2, "{:?}", c.faults);

@@ -1,9 +1,11 @@
 //! The base protocol's figures, recorded from every bundled scenario before protocols became
-//! code (`tests/golden/base-protocol-summaries.jsonl`): overlaps, harm, availability, grants,
-//! messages and events must stay exactly what they were. A change to the engine, the oracle or
-//! the base protocol that moves any of them fails here, scenario by scenario. A scenario that
-//! moves to another protocol leaves the file (its own `expect` block pins it from then on), and
-//! the count at the end goes down by one.
+//! code (`tests/golden/base-protocol-summaries.jsonl`), and recorded again when harm came to be
+//! judged from the client history and the register to answer each write it applies (which
+//! added `WriteAck` messages and their events, and moved stale reads): overlaps, harm,
+//! availability, grants, messages and events must stay exactly what they are. A change to the
+//! engine, the oracle or the base protocol that moves any of them fails here, scenario by
+//! scenario. A scenario that moves to another protocol leaves the file (its own `expect` block
+//! pins it from then on), and the count at the end goes down by one.
 
 use leasesim::scenario::{library, load};
 use serde_json::Value;

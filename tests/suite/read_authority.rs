@@ -20,7 +20,7 @@ use leasesim::oracle::authority::Authority;
 use leasesim::oracle::{Overlap, Piece};
 use leasesim::scenario::{load, Role, Scenario};
 use leasesim::strategy::{
-    Authorities, Belief, Beliefs, Claim, Cx, LeaseParams, NodeLogic, Out, Protocol,
+    Authorities, Belief, Beliefs, Claim, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol,
     ProtocolMessage, Registry, Request, Settings, Strategy, TimerId,
 };
 use leasesim::time::{LocalTime, SimTime};
@@ -133,6 +133,10 @@ impl NodeLogic for Node {
     type Disk = ();
 
     fn on_start(&mut self, _cx: &mut Cx, out: &mut Out<NoMsg>) {
+        // a holds token 1 from its start (what it believes under before its switch).
+        if self.before != Beliefs::NONE {
+            out.report(Fact::Holding { token: 1 });
+        }
         out.set_timer(SWITCH, ClockKind::Monotonic, self.switch);
     }
     fn on_message(&mut self, _cx: &mut Cx, _from: NodeId, msg: NoMsg, _out: &mut Out<NoMsg>) {
@@ -143,6 +147,8 @@ impl NodeLogic for Node {
             SWITCH => {
                 self.switched = true;
                 if self.after != Beliefs::NONE {
+                    // b holds token 2 from its switch on.
+                    out.report(Fact::Holding { token: 2 });
                     // b: write authority from 6 s on; something stays pending while it believes.
                     out.set_timer(WRITE_AT, ClockKind::Monotonic, LocalTime::from_ns(6 * S));
                 }

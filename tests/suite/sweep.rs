@@ -155,6 +155,136 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
     assert!(ch[1].worst_p_unsafe > 0.0 && ch[2].worst_p_unsafe == 0.0);
 }
 
+/// The cut-off story above with its margin and lease left to the grid: h (-1000 ppm) renews
+/// every 3 s and is cut off from lock at 10 s, every message takes 1 ms, the run lasts 40 s.
+const CUT_OFF: &str = r#"Scenario(
+    duration: "40s",
+    lease: (duration: "10s", renew_every: "3s"),
+    strategy: TwoSided(holder_margin: "5ms"),
+    nodes: [
+        (name: "lock", role: Grantor, drift_ppm: 0.0),
+        (name: "h", role: Contender, drift_ppm: -1000.0),
+        (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
+    ],
+    network: (delay: Fixed("1ms")),
+    faults: [OneWay(from: "h", to: "lock", at: "10s", duration: "30s")],
+)"#;
+
+/// Sweeps [`CUT_OFF`] (as `cut.ron` in a fresh `test` directory) over `vary`, 3 seeds; what
+/// it printed, its results.csv rows as (T, epsilon, handover_runs) and its report.md.
+fn sweep_cut_off(test: &str, vary: &[&str]) -> (String, Vec<(String, String, String)>, String) {
+    let dir = workdir(test);
+    fs::write(dir.join("cut.ron"), CUT_OFF).unwrap();
+    let mut args = vec!["sweep", "cut.ron", "--seeds", "3", "--out", "out"];
+    for v in vary {
+        args.extend(["--vary", v]);
+    }
+    let printed = ok(&leasesim(&args, &dir));
+    let results = fs::read_to_string(dir.join("out/cut-sweep/results.csv")).unwrap();
+    let mut lines = results.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (t, eps, handovers) = (col("T"), col("epsilon"), col("handover_runs"));
+    assert_eq!(handovers, col("overlap_runs") + 1, "{head:?}");
+    let rows = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[t].into(), f[eps].into(), f[handovers].into())
+        })
+        .collect();
+    let report = fs::read_to_string(dir.join("out/cut-sweep/report.md")).unwrap();
+    (printed, rows, report)
+}
+
+/// A cell whose runs never hand the lease over has nothing to judge: it is untested, never safe
+/// and never the best safe setting, however available.
+///
+/// In [`CUT_OFF`] lock last receives the renewal h sent at 9 s (the one of 12 s is cut), at
+/// 9.001 s. With T = 10 s it frees the lease at 19.001 s and b believes from 19.002 s: a
+/// handover in each of the 3 runs; at epsilon = 5 ms h believes until 9 + 9.995 / 0.999 s, an
+/// overlap of 3.005 ms, and at 20 ms it stops 12.01 ms before b starts (safe). With T = 60 s
+/// lock would free it at 69.001 s, after the run's 40 s: b never holds, 0 handovers of 3, no
+/// overlap, no harm. Those cells are the most available (h holds all run long, 99.995 %
+/// against 99.965 % at T = 10 s), so a best safe that ignored the handovers would pick one.
+#[test]
+fn a_cell_without_a_handover_is_untested_and_never_the_best_safe() {
+    let (printed, rows, report) =
+        sweep_cut_off("sweep-untested", &["T=10s,60s", "epsilon=5ms,20ms"]);
+    let row = |t: &str, e: &str, h: &str| (t.to_string(), e.to_string(), h.to_string());
+    assert_eq!(
+        rows,
+        [
+            row("10s", "5ms", "3"),
+            row("10s", "20ms", "3"),
+            row("60s", "5ms", "0"),
+            row("60s", "20ms", "0"),
+        ]
+    );
+    let verdicts: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.starts_with("10s") || l.starts_with("60s"))
+        .map(|l| l.split("  ").last().unwrap().trim())
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            "overlap",
+            "safe",
+            "untested: no handover",
+            "untested: no handover"
+        ],
+        "{printed}"
+    );
+    assert!(
+        printed.contains(
+            "best safe: T=10s, epsilon=20ms (availability 99.9650% at worst, 0 of 3 runs with a \
+             handover overlapped or harmed, of 3 runs)\n"
+        ),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("untested: 2 settings (T=60s, epsilon=5ms; T=60s, epsilon=20ms)"),
+        "{printed}"
+    );
+    assert!(report.contains("1. **T=10s, epsilon=20ms**"), "{report}");
+    assert!(!report.contains("2. **"), "one safe setting only: {report}");
+    assert!(
+        report.contains("| 60s | 20ms | 3 | 0 | 0.000 [0.000, 0.561] |"),
+        "{report}"
+    );
+    assert!(report.contains("| untested: no handover |"), "{report}");
+}
+
+/// A sweep none of whose cells had a handover has no best safe setting, and says why; the
+/// bound is not tested where no run at an epsilon at or above it had a handover.
+///
+/// T = 60 s as above: no handover in any run. T * rho = 60 s x 1000 ppm (h's drift against
+/// lock's) = 60 ms, so epsilon = 70 ms lies above the bound but, without a handover, cannot
+/// show whether it holds.
+#[test]
+fn a_sweep_without_handovers_has_no_best_safe_and_does_not_test_the_bound() {
+    let (printed, rows, report) =
+        sweep_cut_off("sweep-all-untested", &["T=60s", "epsilon=5ms,70ms"]);
+    assert!(rows.iter().all(|r| r.2 == "0"), "{rows:?}");
+    assert!(
+        printed
+            .contains("best safe: none (2 settings untested: no run with a handover to judge)\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(
+            "bound epsilon >= T*rho: holds in 0 of 1 groups, violated in 0, untested in 1 (1 had \
+             no run with a handover at an epsilon at or above it)"
+        ),
+        "{printed}"
+    );
+    assert!(
+        report.contains("No setting was safe: 2 settings untested"),
+        "{report}"
+    );
+    assert!(!report.contains("The least unsafe cells"), "{report}");
+}
+
 #[test]
 fn results_do_not_depend_on_jobs() {
     let dir = workdir("sweep-jobs");
@@ -167,8 +297,8 @@ fn results_do_not_depend_on_jobs() {
     let report = |j: &str| dir.join(j).join("sweep-drift-boundary-sweep");
     let results = fs::read_to_string(report("1").join("results.csv")).unwrap();
     assert!(results.starts_with(
-        "T,epsilon,runs,overlap_runs,p_overlap,p_overlap_lo,p_overlap_hi,mean_overlap_ns,\
-         max_overlap_ns,mean_availability,zombie_actions,stale_reads,"
+        "T,epsilon,runs,overlap_runs,handover_runs,p_overlap,p_overlap_lo,p_overlap_hi,\
+         mean_overlap_ns,max_overlap_ns,mean_availability,zombie_actions,stale_reads,"
     ));
     assert_eq!(results.lines().count(), 1 + 6, "{results}");
     assert!(results.lines().nth(1).unwrap().starts_with("5s,2ms,3,"));

@@ -188,3 +188,57 @@ fn the_tradeoff_labels_of_a_real_sweep_never_overlap() {
     });
     assert_eq!(said, missing > 0);
 }
+
+/// Cells in which no run had a handover are drawn as untested in every chart, never as safe.
+/// In `sweep-drift-boundary` the holder is cut off at 10 s of a 40 s run: with T = 60 s its
+/// lease outlasts the run, so the lease never moves (no handover, nothing to judge), while with
+/// T = 5 s it moves in every run.
+#[test]
+fn cells_without_a_handover_are_drawn_untested_in_every_chart() {
+    let dir = sweep(
+        "sweep-charts-untested",
+        "sweep-drift-boundary",
+        &[
+            "--vary",
+            "T=5s,60s",
+            "--vary",
+            "rho=500,2000",
+            "--vary",
+            "epsilon=5ms,20ms",
+            "--seeds",
+            "2",
+        ],
+    );
+    // The heat map: the four T = 60 s cells (2 rho x 2 panels) say "untested", and the legend
+    // says what the grey means.
+    let h = svg_texts(&dir.join("p_overlap_heatmap.svg"));
+    assert_eq!(h.iter().filter(|t| *t == "untested").count(), 4, "{h:?}");
+    assert!(
+        h.iter()
+            .any(|t| t.starts_with("grey, hatched &quot;untested&quot;: no run had a handover")),
+        "{h:?}"
+    );
+    // The trade-off: the T = 60 s settings are untested points, never the best safe one.
+    let t = svg_texts(&dir.join("tradeoff.svg"));
+    assert!(
+        t.iter()
+            .any(|t| t.starts_with("untested: no overlap or harm")),
+        "{t:?}"
+    );
+    assert!(t.iter().any(|t| t == "T=60s, epsilon=20ms"), "{t:?}");
+    assert!(
+        !t.iter().any(|t| t.starts_with("best safe: T=60s")),
+        "{t:?}"
+    );
+    // The overlap chart: the T = 60 s panel names its lines untested, not overlap-free.
+    let o = svg_texts(&dir.join("overlap_vs_epsilon.svg"));
+    assert!(
+        o.iter().any(|t| t
+            == "rho = 500, 2000 ppm: no run with a handover at any ε: untested (lines coincide)"),
+        "{o:?}"
+    );
+    assert!(
+        !o.iter().any(|t| t.contains("no overlap at any ε")),
+        "{o:?}"
+    );
+}

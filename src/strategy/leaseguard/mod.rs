@@ -1083,6 +1083,35 @@ mod tests {
     }
 
     #[test]
+    fn quorum_reads_are_served_from_the_state_once_their_entry_commits() {
+        // b leads term 2 with a's entries 1 to 3 (writes of keys 7 and 8), knowing only 1 and 2
+        // committed: its state has key 7 (107), not key 8. A read of key 8 arrives at 1100 ms:
+        // in Quorum mode it waits for an entry appended after it (index 5) to commit. When the
+        // followers have written up to 5, b commits 3, 4 and 5: the write of key 8 commits with
+        // them, and the read is served from the state then, 108 (from the state when it arrived,
+        // 0, it would miss a write acknowledged before it was answered... and be stale).
+        let (mut b, _) = elected(LeaseGuardMode::Quorum);
+        let fx = call(&mut b, 1, 1100, |b, cx, out| {
+            b.on_request(cx, Request::Read { key: 8 }, 2, out)
+        });
+        assert_eq!(fx.facts(), [Fact::Waiting { token: 2 }]);
+        assert_eq!((b.core.last_index(), b.core.commit()), (5, 2));
+        for p in &mut b.core.peers {
+            p.matched = 5;
+        }
+        let fx = call(&mut b, 1, 1102, |b, cx, out| b.advance_commit(cx, out));
+        let served: Vec<_> = fx
+            .facts()
+            .iter()
+            .filter_map(|f| match *f {
+                Fact::ConfirmedRead { value, .. } => Some(value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!((b.core.commit(), served), (5, vec![108]));
+    }
+
+    #[test]
     fn deferred_commit_holds_the_commit_index_until_the_prior_term_expires() {
         let (mut b, _) = elected(LeaseGuardMode::DeferCommit);
         // Both followers have written the leader's entry (index 4).

@@ -1218,6 +1218,33 @@ mod tests {
         })
     }
 
+    /// A follower stores the writer an entry names, not the leader that relays it: r1's write of
+    /// term 1, relayed by r3 leading term 2, is still r1's (it is r1's client that wrote it, and
+    /// the oracle, the traces and the write gap name r1 when it commits).
+    #[test]
+    fn a_relayed_entry_keeps_its_writer() {
+        let mut b = replica(1);
+        let relayed = Message::Append(Append {
+            term: 2,
+            prev_index: 0,
+            prev_term: 0,
+            entry: Some(Entry {
+                term: 1,
+                writer: Some(0),
+                key: 3,
+                value: 7,
+            }),
+            commit: 0,
+            round: 1,
+        });
+        call(&mut b, S, |b, cx, out| b.on_message(cx, 2, relayed, out));
+        let stored = b.core.log.entry(1).expect("stored at index 1");
+        assert_eq!(
+            (stored.term, stored.writer, stored.key, stored.value),
+            (1, Some(0), 3, 7)
+        );
+    }
+
     /// A leader that compacted what a silent follower lacks sends it a snapshot when it
     /// speaks again; the follower takes it, and appends go on from the entry after it.
     #[test]

@@ -146,6 +146,18 @@ impl<X: Copy + Default> Log<X> {
         self.entries.truncate((keep - self.base) as usize);
     }
 
+    /// The state the entries up to `index` (at or after the base) leave.
+    pub fn state_through(&self, index: u64) -> Store {
+        debug_assert!(index >= self.base && index <= self.last_index());
+        let mut state = self.base_state.clone();
+        for e in self.after(self.base).take((index - self.base) as usize) {
+            if e.is_write() {
+                state.put(e.key, e.value);
+            }
+        }
+        state
+    }
+
     /// Discards the entries up to `index` (committed; at most the last index).
     pub fn compact(&mut self, index: u64) {
         debug_assert!(index <= self.last_index(), "compacting past the last entry");

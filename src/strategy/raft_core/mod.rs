@@ -465,13 +465,17 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
         debug_assert!(self.log.base() <= self.commit && self.commit <= self.last_index());
     }
 
-    /// Keeps the first `keep` entries (a leader said its log differs after them). Committed
-    /// entries are never among those dropped (Raft's log matching; the oracle checks that no
-    /// committed write is lost).
+    /// Keeps the first `keep` entries (a leader said its log differs after them, or a
+    /// follower rewrites what it holds from a new stream); a commit index past them moves back
+    /// to them, and the state machine with it (entries dropped that were committed come back the
+    /// same: a correct log never loses a committed entry, which the oracle checks).
     pub fn truncate(&mut self, keep: u64) {
         let keep = keep.min(self.last_index()).max(self.log.base());
-        debug_assert!(self.commit <= keep, "truncating committed entries");
-        self.log.truncate(keep.max(self.commit));
+        self.log.truncate(keep);
+        if self.commit > keep {
+            self.commit = keep;
+            self.applied = self.log.state_through(keep);
+        }
     }
 
     /// A snapshot of its committed prefix, for a peer that needs entries it compacted.

@@ -287,6 +287,20 @@ fn an_entry_of_an_earlier_term_commits_only_with_one_of_the_current_term() {
 }
 
 #[test]
+fn truncating_below_the_commit_index_takes_the_state_back_with_it() {
+    // Writes of terms 1, 2, 3 (keys 1, 2, 3: values 10, 20, 30), all committed; a truncation to
+    // the first entry leaves the commit index at 1 and the state with the first write only.
+    let mut c = core(0, 3, &[]);
+    c.log = Log::from_entries([e(1, true), e(2, true), e(3, true)]);
+    call(&mut c, 0, |c, _, out| c.commit_to(3, out, false));
+    assert_eq!((c.applied().get(2), c.applied().get(3)), (20, 30));
+    c.truncate(1);
+    assert_eq!((c.commit(), c.last_index()), (1, 1));
+    let s = c.applied();
+    assert_eq!((s.get(1), s.get(2), s.get(3)), (10, 0, 0));
+}
+
+#[test]
 fn a_higher_term_makes_a_leader_a_follower_with_no_vote() {
     let mut c = leader(2, &[e(1, false)]);
     assert_eq!((c.term, c.voted_for), (3, Some(0)));

@@ -1,11 +1,12 @@
 //! The P(overlap) heatmap over T x rho, one panel per epsilon: each cell coloured and numbered
 //! by its P(overlap), the analytic bound epsilon = T*rho drawn as a step between the cells on
-//! either side of it, and cells with harm but no overlap framed so they do not pass for clean.
+//! either side of it, cells with harm but no overlap framed so they do not pass for clean, and
+//! cells in which no run had a handover grey and hatched, so that they do not pass for safe.
 
 use super::axis::{draw_frame, Plot};
 use super::legend::{Legend, Mark};
 use super::page::Page;
-use super::{axis_name, sorted_order, Data, TEXT};
+use super::{axis_name, sorted_order, Data, TEXT, UNTESTED_FILL, UNTESTED_HATCH};
 use crate::report::chart::scene::{rgb, text_width, Anchor, Scene};
 use crate::sweep::path::Role;
 use crate::sweep::report::human_ns;
@@ -34,8 +35,20 @@ pub struct Heatmap {
 struct HeatPanel {
     title: String,
     eps_ns: Option<f64>,
-    /// (T position, rho position, P(overlap), harm without overlap in some run)
-    cells: Vec<(usize, usize, f64, bool)>,
+    cells: Vec<HeatCell>,
+}
+
+/// One cell of a panel: where it sits and what its runs showed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct HeatCell {
+    /// Its positions along T and rho (ascending).
+    t: usize,
+    rho: usize,
+    p_overlap: f64,
+    /// Harm without an overlap in some run.
+    harm_only: bool,
+    /// No overlap or harm, but no run had a handover: nothing tested.
+    untested: bool,
 }
 
 /// A cell's colour: pale green at 0, then yellow through orange to dark red at 1.
@@ -76,6 +89,32 @@ fn boundary_edges(t_vals: &[f64], rho_vals: &[f64], eps_ns: f64) -> Vec<[(f64, f
     edges
 }
 
+/// The legend: the heat scale, the boundary, the harm frame, and the untested cells' grey when
+/// some cell is untested.
+fn legend_of(untested: bool) -> Legend {
+    let mut legend = Legend::default();
+    legend.push(Mark::Box(heat_color(0.0)), "0: no run overlapped");
+    for p in [0.25, 0.5, 0.75] {
+        legend.push(Mark::Box(heat_color(p)), p.to_string());
+    }
+    legend.push(Mark::Box(heat_color(1.0)), "1: every run overlapped");
+    legend.push(
+        Mark::Dashed(BOUNDARY),
+        "analytic boundary ε = T·ρ between cells: below and left of it T·ρ ≤ ε, where the bound predicts no overlap",
+    );
+    legend.push(
+        Mark::Framed(HARM_FRAME),
+        "framed \"harm\": some run had a zombie action, stale read or unsafe write without an overlap",
+    );
+    if untested {
+        legend.push(
+            Mark::Hatched(UNTESTED_FILL, UNTESTED_HATCH),
+            "grey, hatched \"untested\": no run had a handover of the lease, so none could overlap; not a safe 0",
+        );
+    }
+    legend
+}
+
 pub fn heatmap(d: &Data) -> Result<Heatmap, String> {
     let (Some(tp), Some(rp)) = (d.t, d.rho) else {
         return Err("needs both T and rho varied, with two values or more each".into());
@@ -114,13 +153,13 @@ pub fn heatmap(d: &Data) -> Result<Heatmap, String> {
         let mut cells = Vec::new();
         let mut eps_ns = None;
         for g in groups.iter().filter(|g| e.is_none_or(|k| g.key[2] == k)) {
-            let harm_only = g.stats.unsafe_runs > g.stats.overlap_runs;
-            cells.push((
-                t_pos[g.key[0]],
-                r_pos[g.key[1]],
-                g.stats.p_overlap(),
-                harm_only,
-            ));
+            cells.push(HeatCell {
+                t: t_pos[g.key[0]],
+                rho: r_pos[g.key[1]],
+                p_overlap: g.stats.p_overlap(),
+                harm_only: g.stats.unsafe_runs > g.stats.overlap_runs,
+                untested: g.stats.untested(),
+            });
             eps_ns = g.facts.eps_ns.map(|x| x as f64);
         }
         let title = match (e, d.eps) {
@@ -151,20 +190,8 @@ pub fn heatmap(d: &Data) -> Result<Heatmap, String> {
         (150 + 95 * nt).clamp(420, 760),
         (130 + 62 * nr).clamp(340, 620),
     );
-    let mut legend = Legend::default();
-    legend.push(Mark::Box(heat_color(0.0)), "0: no run overlapped");
-    for p in [0.25, 0.5, 0.75] {
-        legend.push(Mark::Box(heat_color(p)), p.to_string());
-    }
-    legend.push(Mark::Box(heat_color(1.0)), "1: every run overlapped");
-    legend.push(
-        Mark::Dashed(BOUNDARY),
-        "analytic boundary ε = T·ρ between cells: below and left of it T·ρ ≤ ε, where the bound predicts no overlap",
-    );
-    legend.push(
-        Mark::Framed(HARM_FRAME),
-        "framed \"harm\": some run had a zombie action, stale read or unsafe write without an overlap",
-    );
+    let untested = panels.iter().flat_map(|p| &p.cells).any(|c| c.untested);
+    let legend = legend_of(untested);
     let pooled = d.pooled_note(&shown);
     Ok(Heatmap {
         page: Page {
@@ -194,6 +221,39 @@ pub fn heatmap(d: &Data) -> Result<Heatmap, String> {
         panel_size,
     })
 }
+
+/// Where a panel's cells lie: column i spans [x(i - 0.5), x(i + 0.5)], row j likewise upwards.
+#[derive(Clone, Copy)]
+struct Grid {
+    plot: Plot,
+    nt: i32,
+    nr: i32,
+}
+
+impl Grid {
+    fn x(&self, c: f64) -> i32 {
+        let w = self.plot.x1 - self.plot.x0;
+        self.plot.x0 + ((c + 0.5) * w as f64 / self.nt as f64).round() as i32
+    }
+
+    fn y(&self, c: f64) -> i32 {
+        let h = self.plot.y1 - self.plot.y0;
+        self.plot.y1 - ((c + 0.5) * h as f64 / self.nr as f64).round() as i32
+    }
+
+    /// The box of cell `c`: (x0, y0, x1, y1), top-left to bottom-right.
+    fn cell(&self, c: &HeatCell) -> (i32, i32, i32, i32) {
+        let (a, b) = (c.t as f64, c.rho as f64);
+        (
+            self.x(a - 0.5),
+            self.y(b + 0.5),
+            self.x(a + 0.5),
+            self.y(b - 0.5),
+        )
+    }
+}
+
+const WHITE: RGBAColor = rgb(255, 255, 255);
 
 impl Heatmap {
     pub fn scene(&self) -> Scene {
@@ -225,26 +285,26 @@ impl Heatmap {
             TEXT,
             Anchor::Center,
         );
-        let (nt, nr) = (self.t_vals.len() as i32, self.rho_vals.len() as i32);
-        let (w, h) = (plot.x1 - plot.x0, plot.y1 - plot.y0);
-        // Cell edges: column i spans [fx(i - 0.5), fx(i + 0.5)], row j likewise upwards.
-        let fx = |c: f64| plot.x0 + ((c + 0.5) * w as f64 / nt as f64).round() as i32;
-        let fy = |c: f64| plot.y1 - ((c + 0.5) * h as f64 / nr as f64).round() as i32;
-        let cell = |ti: usize, ri: usize| {
-            let (a, b) = (ti as f64, ri as f64);
-            (fx(a - 0.5), fy(b + 0.5), fx(a + 0.5), fy(b - 0.5))
+        let g = Grid {
+            plot,
+            nt: self.t_vals.len() as i32,
+            nr: self.rho_vals.len() as i32,
         };
-        let white = rgb(255, 255, 255);
-        for &(ti, ri, p, _) in &panel.cells {
-            let (x0, y0, x1, y1) = cell(ti, ri);
-            s.rect(x0, y0, x1, y1, heat_color(p));
-            s.frame(x0, y0, x1, y1, white, 2);
+        for c in &panel.cells {
+            let (x0, y0, x1, y1) = g.cell(c);
+            if c.untested {
+                s.rect(x0, y0, x1, y1, UNTESTED_FILL);
+                s.hatch(x0, y0, x1, y1, 9, UNTESTED_HATCH, 1);
+            } else {
+                s.rect(x0, y0, x1, y1, heat_color(c.p_overlap));
+            }
+            s.frame(x0, y0, x1, y1, WHITE, 2);
         }
-        let x_ticks: Vec<(i32, String)> = (0..nt as usize)
-            .map(|i| (fx(i as f64), self.t_labels[i].clone()))
+        let x_ticks: Vec<(i32, String)> = (0..g.nt as usize)
+            .map(|i| (g.x(i as f64), self.t_labels[i].clone()))
             .collect();
-        let y_ticks: Vec<(i32, String)> = (0..nr as usize)
-            .map(|j| (fy(j as f64), self.rho_labels[j].clone()))
+        let y_ticks: Vec<(i32, String)> = (0..g.nr as usize)
+            .map(|j| (g.y(j as f64), self.rho_labels[j].clone()))
             .collect();
         draw_frame(
             s,
@@ -254,77 +314,90 @@ impl Heatmap {
             (&self.t_desc, &self.rho_desc),
             false,
         );
-        // The analytic boundary, as the cells have it: an edge between two neighbouring cells
-        // of which one has T·ρ <= ε (the bound predicts no overlap) and the other not.
         if let Some(eps) = panel.eps_ns.filter(|&e| e > 0.0) {
-            let edges = boundary_edges(&self.t_vals, &self.rho_vals, eps);
-            if edges.is_empty() {
-                let safe = self.t_vals[0] * self.rho_vals[0] / 1e6 <= eps;
-                let where_ = if safe {
-                    "every cell has T·ρ ≤ ε"
-                } else {
-                    "every cell has T·ρ > ε"
-                };
-                s.text(
-                    plot.x0 + 4,
-                    plot.y0 + 10,
-                    format!("ε = T·ρ is off the grid: {where_}"),
-                    13.0,
-                    false,
-                    TEXT,
-                    Anchor::Left,
-                );
-            }
-            for [(ax, ay), (bx, by)] in edges {
-                s.dashed(vec![(fx(ax), fy(ay)), (fx(bx), fy(by))], BOUNDARY, 4, 10, 6);
-            }
+            self.boundary(s, g, eps);
         }
-        // Cells where harm was done without an overlap: framed, so they do not pass for clean.
-        for &(ti, ri, _, harm) in &panel.cells {
-            if harm {
-                let (x0, y0, x1, y1) = cell(ti, ri);
-                let (ix, iy) = ((x1 - x0) * 8 / 100, (y1 - y0) * 8 / 100);
-                s.frame(x0 + ix, y0 + iy, x1 - ix, y1 - iy, HARM_FRAME, 4);
-                s.text(
-                    (x0 + x1) / 2,
-                    y1 - (y1 - y0) / 4,
-                    "harm",
-                    13.0,
-                    false,
-                    TEXT,
-                    Anchor::Center,
-                );
-            }
+        for c in panel.cells.iter().filter(|c| c.harm_only) {
+            harm_mark(s, g.cell(c));
         }
-        // Each cell's P(overlap) on a patch of its colour, so the boundary never hides it.
-        for &(ti, ri, p, _) in &panel.cells {
-            let (x0, y0, x1, y1) = cell(ti, ri);
-            let (cx, cy) = ((x0 + x1) / 2, (y0 + y1) / 2);
-            let txt = if p == 0.0 || p == 1.0 {
-                format!("{p:.0}")
-            } else {
-                format!("{p:.2}")
-            };
-            let tw = text_width(&txt, 16.0, false);
-            if tw + 8 > x1 - x0 || 20 > y1 - y0 {
-                continue; // too small to read: the colour says it
-            }
-            s.rect(
-                cx - tw / 2 - 4,
-                cy - 10,
-                cx + tw / 2 + 4,
-                cy + 10,
-                heat_color(p),
-            );
-            let color = if p > 0.6 { white } else { rgb(0, 0, 0) };
-            s.text(cx, cy, txt, 16.0, false, color, Anchor::Center);
+        for c in &panel.cells {
+            cell_label(s, g.cell(c), c);
         }
     }
+
+    /// The analytic boundary, as the cells have it: an edge between two neighbouring cells of
+    /// which one has T·ρ <= ε (the bound predicts no overlap) and the other not.
+    fn boundary(&self, s: &mut Scene, g: Grid, eps: f64) {
+        let edges = boundary_edges(&self.t_vals, &self.rho_vals, eps);
+        if edges.is_empty() {
+            let safe = self.t_vals[0] * self.rho_vals[0] / 1e6 <= eps;
+            let where_ = if safe {
+                "every cell has T·ρ ≤ ε"
+            } else {
+                "every cell has T·ρ > ε"
+            };
+            s.text(
+                g.plot.x0 + 4,
+                g.plot.y0 + 10,
+                format!("ε = T·ρ is off the grid: {where_}"),
+                13.0,
+                false,
+                TEXT,
+                Anchor::Left,
+            );
+        }
+        for [(ax, ay), (bx, by)] in edges {
+            s.dashed(
+                vec![(g.x(ax), g.y(ay)), (g.x(bx), g.y(by))],
+                BOUNDARY,
+                4,
+                10,
+                6,
+            );
+        }
+    }
+}
+
+/// A frame and "harm" over a cell where harm was done without an overlap, so that it does not
+/// pass for clean.
+fn harm_mark(s: &mut Scene, (x0, y0, x1, y1): (i32, i32, i32, i32)) {
+    let (ix, iy) = ((x1 - x0) * 8 / 100, (y1 - y0) * 8 / 100);
+    s.frame(x0 + ix, y0 + iy, x1 - ix, y1 - iy, HARM_FRAME, 4);
+    s.text(
+        (x0 + x1) / 2,
+        y1 - (y1 - y0) / 4,
+        "harm",
+        13.0,
+        false,
+        TEXT,
+        Anchor::Center,
+    );
+}
+
+/// A cell's P(overlap), or "untested", on a patch of its colour, so the boundary never hides it.
+fn cell_label(s: &mut Scene, (x0, y0, x1, y1): (i32, i32, i32, i32), c: &HeatCell) {
+    let p = c.p_overlap;
+    let (txt, size, patch) = if c.untested {
+        ("untested".to_string(), 14.0, UNTESTED_FILL)
+    } else if p == 0.0 || p == 1.0 {
+        (format!("{p:.0}"), 16.0, heat_color(p))
+    } else {
+        (format!("{p:.2}"), 16.0, heat_color(p))
+    };
+    let (cx, cy) = ((x0 + x1) / 2, (y0 + y1) / 2);
+    let tw = text_width(&txt, size, false);
+    if tw + 8 > x1 - x0 || 20 > y1 - y0 {
+        return; // too small to read: the colour says it
+    }
+    s.rect(cx - tw / 2 - 4, cy - 10, cx + tw / 2 + 4, cy + 10, patch);
+    let color = if p > 0.6 { WHITE } else { rgb(0, 0, 0) };
+    s.text(cx, cy, txt, size, false, color, Anchor::Center);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::chart::scene::Shape;
 
     #[test]
     fn the_boundary_runs_between_cells_on_either_side_of_the_bound() {
@@ -345,6 +418,44 @@ mod tests {
         );
         // Every cell on one side: no edge.
         assert!(boundary_edges(&t, &rho, 1e9).is_empty());
+    }
+
+    #[test]
+    fn an_untested_cell_is_grey_and_says_so_and_the_legend_too() {
+        let cell = |untested| HeatCell {
+            t: 0,
+            rho: 0,
+            p_overlap: 0.0,
+            harm_only: false,
+            untested,
+        };
+        let label = |c: HeatCell| {
+            let mut s = Scene::new(200, 200);
+            cell_label(&mut s, (0, 0, 120, 80), &c);
+            s.shapes
+        };
+        let texts = |shapes: &[Shape]| -> Vec<String> {
+            shapes
+                .iter()
+                .filter_map(|sh| match sh {
+                    Shape::Text { text, .. } => Some(text.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let patch = |shapes: &[Shape]| match &shapes[0] {
+            Shape::Rect { color, .. } => *color,
+            other => panic!("{other:?}"),
+        };
+        let (tested, untested) = (label(cell(false)), label(cell(true)));
+        assert_eq!(texts(&tested), ["0"]);
+        assert_eq!(patch(&tested), heat_color(0.0));
+        assert_eq!(texts(&untested), ["untested"]);
+        assert_eq!(patch(&untested), UNTESTED_FILL);
+        assert_ne!(UNTESTED_FILL, heat_color(0.0));
+        let last = |l: Legend| l.entries.last().map(|e| e.1.clone()).unwrap();
+        assert!(last(legend_of(true)).starts_with("grey, hatched \"untested\""));
+        assert!(last(legend_of(false)).starts_with("framed \"harm\""));
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum Mark {
     Box(RGBAColor),
     /// A thick open frame.
     Framed(RGBAColor),
+    /// A filled box hatched with diagonal lines (fill, lines), with a thin dark frame.
+    Hatched(RGBAColor, RGBAColor),
 }
 
 pub const TEXT_SIZE: f64 = 15.0;
@@ -67,6 +69,11 @@ impl Mark {
             }
             Mark::Framed(c) => {
                 s.frame(x + 4, y - 8, x + 24, y + 8, *c, 3);
+            }
+            Mark::Hatched(fill, lines) => {
+                s.rect(x + 4, y - 8, x + 24, y + 8, *fill);
+                s.hatch(x + 4, y - 8, x + 24, y + 8, 6, *lines, 1);
+                s.frame(x + 4, y - 8, x + 24, y + 8, rgb(0, 0, 0), 1);
             }
         }
     }

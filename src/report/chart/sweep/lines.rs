@@ -7,14 +7,17 @@
 //! panel in which some series are equal at every point says so above its plot. Two neighbouring
 //! points are joined by a solid line only when both are 0 or both are above 0; between a point
 //! above 0 and a point at 0 the value reaches 0 somewhere the grid did not measure, so the two
-//! are joined by a faint dotted line and the legend says so. The x axis follows the one scale
-//! rule of [`super::axis::Scale`].
+//! are joined by a faint dotted line and the legend says so. A point of the overlap chart whose
+//! runs had no handover (none could overlap) is untested: ringed in grey, joined to no other,
+//! and named so. The x axis follows the one scale rule of [`super::axis::Scale`].
 
 use super::axis::{draw_break, draw_frame, NumAxis, Place, Plot, YAxis};
 use super::legend::{Legend, Mark};
 use super::marks::{self, Marker, MARKERS};
 use super::page::{wrap, Page};
-use super::{axis_name, fmt_num, sorted_order, time_unit, Data, Group, MUTED, PALETTE, TEXT};
+use super::{
+    axis_name, fmt_num, sorted_order, time_unit, Data, Group, MUTED, PALETTE, TEXT, UNTESTED_HATCH,
+};
 use crate::report::chart::scene::{rgba, text_width, Anchor, Scene};
 use crate::sweep::path::Role;
 use crate::sweep::report::human_ns;
@@ -39,6 +42,22 @@ pub struct Series {
     pub color: RGBAColor,
     pub marker: Marker,
     pub points: Vec<(f64, f64)>,
+    /// The x values of the points whose runs had no handover: their 0 is untested.
+    pub untested: Vec<f64>,
+}
+
+impl Series {
+    /// Whether the point at `x` is untested.
+    fn untested_at(&self, x: f64) -> bool {
+        self.untested.contains(&x)
+    }
+
+    /// The segments between neighbouring points that are drawn: both ends tested.
+    fn joined(&self) -> impl Iterator<Item = &[(f64, f64)]> {
+        self.points
+            .windows(2)
+            .filter(|w| !self.untested_at(w[0].0) && !self.untested_at(w[1].0))
+    }
 }
 
 /// A vertical dashed line at a raw x value, labelled at the top of the plot.
@@ -91,7 +110,9 @@ pub fn coinciding(series: &[Series]) -> Vec<Vec<usize>> {
             continue;
         }
         let group: Vec<usize> = (i..series.len())
-            .filter(|&j| series[j].points == series[i].points)
+            .filter(|&j| {
+                series[j].points == series[i].points && series[j].untested == series[i].untested
+            })
             .collect();
         if group.len() >= 2 {
             for &j in &group {
@@ -108,7 +129,15 @@ fn has_crossing(panels: &[LinePanel]) -> bool {
     panels
         .iter()
         .flat_map(|p| &p.series)
-        .any(|s| s.points.windows(2).any(|w| !solid(w[0].1, w[1].1)))
+        .any(|s| s.joined().any(|w| !solid(w[0].1, w[1].1)))
+}
+
+/// Whether some series has an untested point.
+fn has_untested(panels: &[LinePanel]) -> bool {
+    panels
+        .iter()
+        .flat_map(|p| &p.series)
+        .any(|s| !s.untested.is_empty())
 }
 
 impl LinePanel {
@@ -119,8 +148,16 @@ impl LinePanel {
             .map(|g| {
                 let names: Vec<&str> = g.iter().map(|&k| self.series[k].label.as_str()).collect();
                 let names = join_labels(&names);
-                let all_zero = self.series[g[0]].points.iter().all(|p| p.1 == 0.0);
-                let what = if all_zero {
+                let first = &self.series[g[0]];
+                let all_zero = first.points.iter().all(|p| p.1 == 0.0);
+                let what = if all_zero && first.untested.len() == first.points.len() {
+                    format!("no run with a handover at any {x_symbol}: untested")
+                } else if all_zero && !first.untested.is_empty() {
+                    format!(
+                        "{} at any {x_symbol} tested (ringed: untested)",
+                        self.zero_words
+                    )
+                } else if all_zero {
                     format!("{} at any {x_symbol}", self.zero_words)
                 } else {
                     format!("the same at every {x_symbol}")
@@ -255,7 +292,7 @@ impl LineChart {
         // Lines first, then every marker over them.
         for (k, sr) in panel.series.iter().enumerate() {
             let mut run: Vec<(i32, i32)> = Vec::new();
-            for w in sr.points.windows(2) {
+            for w in sr.joined() {
                 let (Some(a), Some(b)) = (px(w[0], k), px(w[1], k)) else {
                     continue;
                 };
@@ -277,6 +314,9 @@ impl LineChart {
             for &p in &sr.points {
                 if let Some((mx, my)) = px(p, k) {
                     marks::draw(s, sr.marker, mx, my, sr.color);
+                    if sr.untested_at(p.0) {
+                        s.circle(mx, my, 11, UNTESTED_HATCH, false);
+                    }
                 }
             }
         }
@@ -318,6 +358,16 @@ impl LineChart {
             s.rect(span.0, ty - 8, span.1, ty + 8, rgba(255, 255, 255, 0.85));
             s.text(x0, ty, text, NOTE_SIZE, false, b.color, Anchor::Left);
         }
+    }
+}
+
+/// The legend entry for the untested points, when some series has one.
+fn untested_entry(legend: &mut Legend, panels: &[LinePanel]) {
+    if has_untested(panels) {
+        legend.push(
+            Mark::Ring(UNTESTED_HATCH),
+            "ringed grey, no line to it: no run there had a handover of the lease, so none could overlap: its 0 is untested, not safe",
+        );
     }
 }
 
@@ -451,6 +501,7 @@ impl EpsLines {
             let (color, marker) = series_style(li);
             let mut pts_max = Vec::new();
             let mut pts_mean = Vec::new();
+            let mut untested = Vec::new();
             let mut bound = None;
             let mut facts = None;
             for &ek in &eps.order {
@@ -462,6 +513,9 @@ impl EpsLines {
                 if let Some(g) = g {
                     pts_max.push((eps.raw[ek], g.stats.max_overlap_ns as f64 / div));
                     pts_mean.push((eps.raw[ek], g.stats.mean_overlap_ns() as f64 / div));
+                    if g.stats.untested() {
+                        untested.push(eps.raw[ek]);
+                    }
                     bound = Some(g.facts.drift_margin_ns());
                     facts = Some(g.facts);
                 }
@@ -497,12 +551,14 @@ impl EpsLines {
                 color,
                 marker,
                 points: pts_max,
+                untested: untested.clone(),
             });
             lines.mean_series.push(Series {
                 label,
                 color,
                 marker,
                 points: pts_mean,
+                untested,
             });
         }
         lines
@@ -633,6 +689,7 @@ pub fn overlap_vs_epsilon(d: &Data) -> Result<LineChart, String> {
         cols = panels.len().min(2);
     }
     crossing_entry(&mut legend, &panels, "the overlap", "ε");
+    untested_entry(&mut legend, &panels);
     // One panel takes the width of two, so that the titles fit.
     let panel_size = if cols == 1 { (1280, 420) } else { (640, 400) };
     Ok(LineChart {
@@ -708,12 +765,14 @@ pub fn availability_vs_t(d: &Data) -> Result<LineChart, String> {
             color,
             marker,
             points: pa,
+            untested: Vec::new(),
         });
         unavail.push(Series {
             label,
             color,
             marker,
             points: pu,
+            untested: Vec::new(),
         });
     }
     let mut ya = YAxis::new(
@@ -792,6 +851,7 @@ mod tests {
                     color,
                     marker,
                     points: XS.iter().copied().zip(ys.iter().copied()).collect(),
+                    untested: Vec::new(),
                 }
             })
             .collect();
@@ -908,6 +968,71 @@ mod tests {
         );
         // Series that do not coincide get no note.
         assert_eq!(t.iter().filter(|t| t.contains("coincide")).count(), 1);
+    }
+
+    #[test]
+    fn untested_points_are_ringed_joined_to_nothing_and_named() {
+        // Two series at 0 everywhere: rho = 200 untested at every epsilon (no run had a
+        // handover), rho = 500 tested. They do not coincide: one was measured, one not.
+        let mut c = chart(&[[0.0; 4], [0.0; 4], [0.0; 4]]);
+        c.panels[0].series[0].untested = XS.to_vec();
+        c.panels[0].series[2].untested = vec![XS[3]];
+        let s = c.scene();
+        let t = texts(&s);
+        assert!(
+            !t.iter().any(|t| t.contains("coincide")),
+            "three different series: {t:?}"
+        );
+        let rings: Vec<(i32, i32)> = s
+            .shapes
+            .iter()
+            .filter_map(|sh| match sh {
+                Shape::Circle {
+                    x,
+                    y,
+                    filled: false,
+                    color,
+                    ..
+                } if *color == UNTESTED_HATCH => Some((*x, *y)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(rings.len(), 4 + 1, "{rings:?}");
+        // The untested series has no line at all; the third none into its last point.
+        let lines_of = |color: RGBAColor| -> usize {
+            s.shapes
+                .iter()
+                .filter_map(|sh| match sh {
+                    Shape::Line { pts, color: c, .. } if *c == color => Some(pts.len()),
+                    _ => None,
+                })
+                .filter(|&n| n >= 2)
+                .sum()
+        };
+        assert_eq!(lines_of(PALETTE[0]), 0);
+        assert_eq!(
+            lines_of(PALETTE[1]),
+            4,
+            "a solid line through the 4 tested points"
+        );
+        assert_eq!(
+            lines_of(PALETTE[2]),
+            3,
+            "a line through the first 3 points only"
+        );
+        // Two series untested everywhere coincide, and the note says untested, not "no overlap".
+        let mut c = chart(&[[0.0; 4], [0.0; 4]]);
+        for sr in &mut c.panels[0].series {
+            sr.untested = XS.to_vec();
+        }
+        let t = texts(&c.scene());
+        assert!(
+            t.iter().any(|t| {
+                t
+                == "rho = 200, 500 ppm: no run with a handover at any ε: untested (lines coincide)"
+            }),
+            "{t:?}"
+        );
     }
 
     #[test]

@@ -271,6 +271,10 @@ const PALETTE: [RGBAColor; 8] = [
     rgb(127, 127, 127),
 ];
 
+/// Cells and points with no run that had a handover: untested, drawn apart from the safe.
+const UNTESTED_FILL: RGBAColor = rgb(208, 208, 208);
+const UNTESTED_HATCH: RGBAColor = rgb(140, 140, 140);
+
 /// Text colours.
 const TEXT: RGBAColor = rgb(20, 20, 20);
 const MUTED: RGBAColor = rgb(90, 90, 90);

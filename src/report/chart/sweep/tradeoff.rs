@@ -1,7 +1,9 @@
 //! The safety/availability trade-off: one point per parameter set at (P(unsafe), mean
 //! availability), coloured by what went wrong, with the frontier (the best availability at or
 //! below each level of risk) drawn as a staircase across the whole x range whenever there are
-//! two distinct points, and the best safe setting ringed.
+//! two distinct points, and the best safe setting ringed. A set without a run that had a
+//! handover somewhere (untested: no run could overlap there) is grey, apart from the safe, and
+//! off the frontier.
 //!
 //! Every unsafe point is labelled with its parameter set when that stays legible
 //! ([`MAX_LABELS`]); past that the frontier's points are, and the subtitle counts the rest.
@@ -11,8 +13,9 @@
 use super::axis::{draw_frame, Plot, YAxis};
 use super::legend::{Legend, Mark};
 use super::page::Page;
-use super::{Data, MUTED, TEXT};
+use super::{Data, MUTED, TEXT, UNTESTED_HATCH};
 use crate::report::chart::scene::{rgb, rgba, text_width, Anchor, Scene};
+use crate::sweep::Judgement;
 use plotters::style::RGBAColor;
 
 /// The most unsafe points labelled one by one.
@@ -26,8 +29,21 @@ const FRONTIER: RGBAColor = rgb(60, 60, 60);
 const WIDTH: i32 = 1100;
 const BODY_H: i32 = 620;
 
-/// A point: (P(unsafe), availability %, class: 0 safe, 1 harm only, 2 overlap).
+/// A point: (P(unsafe), availability %, class: [`SAFE_CLASS`], [`HARM_CLASS`],
+/// [`OVERLAP_CLASS`] or [`UNTESTED_CLASS`]).
 type Point = (f64, f64, u8);
+
+/// Safe with runs that had a handover; harm without an overlap; an overlap; no overlap or harm,
+/// but no run with a handover to judge somewhere.
+const SAFE_CLASS: u8 = 0;
+const HARM_CLASS: u8 = 1;
+const OVERLAP_CLASS: u8 = 2;
+const UNTESTED_CLASS: u8 = 3;
+
+/// Whether a point's class is an overlap or harm.
+fn is_unsafe(class: u8) -> bool {
+    class == HARM_CLASS || class == OVERLAP_CLASS
+}
 
 pub struct Tradeoff {
     page: Page,
@@ -145,9 +161,12 @@ pub fn place_labels(
 }
 
 /// The frontier: the most available point at each P(unsafe), keeping only those more available
-/// than every safer one. Its first point is the safest of the most available.
+/// than every safer one. Its first point is the safest of the most available. Untested points
+/// are left out: their P(unsafe) of 0 was never put to the test.
 pub fn frontier_of(points: &[Point]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..points.len()).collect();
+    let mut order: Vec<usize> = (0..points.len())
+        .filter(|&c| points[c].2 != UNTESTED_CLASS)
+        .collect();
     order.sort_by(|&a, &b| {
         points[a]
             .0
@@ -223,12 +242,13 @@ pub fn x_range(xs: &[f64]) -> (f64, f64, f64) {
     (a.max(0.0), b.min(1.0), step)
 }
 
-/// Class of a point: 0 safe, 1 harm only, 2 overlap.
-fn class_of(safe: bool, overlapped: bool) -> u8 {
-    match (safe, overlapped) {
-        (true, _) => 0,
-        (false, false) => 1,
-        (false, true) => 2,
+/// Class of a point, from what its runs show and whether one overlapped.
+fn class_of(judgement: Judgement, overlapped: bool) -> u8 {
+    match (judgement, overlapped) {
+        (Judgement::Safe, _) => SAFE_CLASS,
+        (Judgement::Untested, _) => UNTESTED_CLASS,
+        (Judgement::Unsafe, false) => HARM_CLASS,
+        (Judgement::Unsafe, true) => OVERLAP_CLASS,
     }
 }
 
@@ -242,7 +262,7 @@ fn points_of(d: &Data) -> (Vec<Point>, Vec<String>, bool) {
         let pts = ch
             .iter()
             .map(|c| {
-                let class = class_of(c.safe(d.stats), c.overlapped);
+                let class = class_of(c.judgement(d.stats), c.overlapped);
                 (c.worst_p_unsafe, c.worst_availability * 100.0, class)
             })
             .collect();
@@ -256,24 +276,24 @@ fn points_of(d: &Data) -> (Vec<Point>, Vec<String>, bool) {
             (
                 s.p_unsafe(),
                 s.mean_availability() * 100.0,
-                class_of(s.safe(), s.overlap_runs > 0),
+                class_of(s.judgement(), s.overlap_runs > 0),
             )
         })
         .collect();
     (pts, (0..n).map(|c| d.grid.label(c)).collect(), false)
 }
 
-/// Which points carry a label: every safe one; every unsafe one when there are at most
-/// [`MAX_LABELS`], else the frontier's. Returns them, in point order, and how many unsafe points
-/// go unlabelled.
+/// Which points carry a label: every safe and every untested one; every unsafe one when there
+/// are at most [`MAX_LABELS`], else the frontier's. Returns them, in point order, and how many
+/// unsafe points go unlabelled.
 fn labelled(points: &[Point], frontier: &[usize]) -> (Vec<usize>, usize) {
-    let unsafe_count = points.iter().filter(|p| p.2 > 0).count();
+    let unsafe_count = points.iter().filter(|p| is_unsafe(p.2)).count();
     let all_unsafe = unsafe_count <= MAX_LABELS;
     let chosen: Vec<usize> = (0..points.len())
-        .filter(|&c| points[c].2 == 0 || all_unsafe || frontier.contains(&c))
+        .filter(|&c| !is_unsafe(points[c].2) || all_unsafe || frontier.contains(&c))
         .collect();
     let rest = (0..points.len())
-        .filter(|c| points[*c].2 > 0 && !chosen.contains(c))
+        .filter(|c| is_unsafe(points[*c].2) && !chosen.contains(c))
         .count();
     (chosen, rest)
 }
@@ -324,7 +344,17 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
     // Drawn when it is a line: two distinct points, and a staircase of two corners or more.
     let draw_frontier =
         by_choice && distinct.len() >= 2 && frontier_stair(&frontier_pts, x_max).len() >= 2;
-    let legend = legend_of(draw_frontier, best.first().map(|b| b.label.as_str()));
+    let untested = points.iter().any(|p| p.2 == UNTESTED_CLASS);
+    let legend = legend_of(
+        draw_frontier,
+        untested,
+        best.first().map(|b| b.label.as_str()),
+    );
+    let at_zero = if untested {
+        "a green point at x = 0 is safe in every run, a grey one untested"
+    } else {
+        "a point at x = 0 is safe in every run"
+    };
     let (what, note) = match (&env, by_choice) {
         (Some(e), true) => (
             "one point per setting you choose",
@@ -342,7 +372,7 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
             width: WIDTH,
             title: format!("Safety versus availability: {what}"),
             lines: vec![format!(
-                "{}; a point at x = 0 is safe in every run{note}{label_note}",
+                "{}; {at_zero}{note}{label_note}",
                 d.subtitle_base()
             )],
             legend,
@@ -360,8 +390,9 @@ pub fn tradeoff(d: &Data) -> Result<Tradeoff, String> {
     })
 }
 
-/// The legend: the three classes, the frontier when drawn, the ring of the best safe setting.
-fn legend_of(frontier: bool, best: Option<&str>) -> Legend {
+/// The legend: the three classes (and the untested, when some point is), the frontier when
+/// drawn, the ring of the best safe setting.
+fn legend_of(frontier: bool, untested: bool, best: Option<&str>) -> Legend {
     let mut legend = Legend::default();
     legend.push(Mark::Dot(SAFE), "safe: no overlap and no harm in any run");
     legend.push(
@@ -369,6 +400,12 @@ fn legend_of(frontier: bool, best: Option<&str>) -> Legend {
         "no overlap, but harm (zombie action, stale read, unsafe write)",
     );
     legend.push(Mark::Dot(OVER), "overlap in some run");
+    if untested {
+        legend.push(
+            Mark::Dot(UNTESTED_HATCH),
+            "untested: no overlap or harm, but no run with a handover to judge (in some environment): not safe",
+        );
+    }
     if frontier {
         legend.push(
             Mark::Line(FRONTIER),
@@ -459,8 +496,8 @@ impl Tradeoff {
             true,
         );
         s.line(self.stair_px(plot), FRONTIER, 2);
-        for class in 0..3u8 {
-            let c = [SAFE, HARM, OVER][class as usize];
+        for class in [SAFE_CLASS, HARM_CLASS, OVERLAP_CLASS, UNTESTED_CLASS] {
+            let c = [SAFE, HARM, OVER, UNTESTED_HATCH][class as usize];
             for p in self.points.iter().filter(|p| p.2 == class) {
                 let (x, y) = self.px((p.0, p.1), plot);
                 s.circle(x, y, 6, rgba(c.0, c.1, c.2, 0.75), true);
@@ -591,6 +628,29 @@ mod tests {
         let (chosen, rest) = labelled(&pts, &[0, 14, 15]);
         assert_eq!(chosen, [0, 14, 15]);
         assert_eq!(rest, MAX_LABELS + 3 - 2);
+    }
+
+    #[test]
+    fn untested_points_are_labelled_but_never_on_the_frontier() {
+        // An untested point at x = 0 more available than the safe one: the frontier starts at
+        // the safe point, as if the untested one were not there.
+        let pts = [
+            (0.0, 99.99, UNTESTED_CLASS),
+            (0.0, 99.9, SAFE_CLASS),
+            (0.5, 99.95, OVERLAP_CLASS),
+        ];
+        assert_eq!(frontier_of(&pts), [1, 2]);
+        // Labelled like a safe point, whatever the number of unsafe ones.
+        assert_eq!(labelled(&pts, &[1, 2]), (vec![0, 1, 2], 0));
+        assert_eq!(class_of(Judgement::Untested, false), UNTESTED_CLASS);
+        assert_eq!(class_of(Judgement::Unsafe, false), HARM_CLASS);
+        let words = |l: &Legend| l.entries.iter().map(|e| e.1.clone()).collect::<Vec<_>>();
+        assert!(words(&legend_of(true, true, None))
+            .iter()
+            .any(|w| w.starts_with("untested: no overlap or harm")));
+        assert!(!words(&legend_of(true, false, None))
+            .iter()
+            .any(|w| w.starts_with("untested")));
     }
 
     #[test]
