@@ -373,7 +373,12 @@ mod tests {
         let ops = h.operations();
         assert_eq!(ops.len(), 4);
         assert_eq!(
-            (ops[0].order, ops[0].effect_tick, ops[0].return_ns, ops[0].value),
+            (
+                ops[0].order,
+                ops[0].effect_tick,
+                ops[0].return_ns,
+                ops[0].value
+            ),
             (Some(0), Some(2), Some(30), Some(1))
         );
         assert_eq!((ops[1].value, ops[1].return_tick), (Some(1), Some(6)));
