@@ -31,7 +31,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 // ---------------------------------------------------------------------------------------------
 // Histories
@@ -134,9 +134,9 @@ impl Op {
 /// invoked before then.
 fn assert_valid(h: &[Op]) {
     let mut ticks = BTreeSet::new();
-    let mut writes: HashMap<(Key, Value), &Op> = HashMap::new();
+    let mut writes: BTreeMap<(Key, Value), &Op> = BTreeMap::new();
     // Per node and key, the invocations of its writes.
-    let mut own: HashMap<(NodeId, Key), Vec<Tick>> = HashMap::new();
+    let mut own: BTreeMap<(NodeId, Key), Vec<Tick>> = BTreeMap::new();
     for o in h {
         assert!(
             o.inv > 0 && ticks.insert(o.inv),
@@ -185,7 +185,7 @@ fn assert_valid(h: &[Op]) {
 /// effect, or when its writer first read it, if that came before (it keeps that place when it
 /// takes effect); `None` if neither happened.
 fn places(h: &[Op]) -> Vec<Option<Tick>> {
-    let mut first_read: HashMap<(NodeId, Key, Value), Tick> = HashMap::new();
+    let mut first_read: BTreeMap<(NodeId, Key, Value), Tick> = BTreeMap::new();
     for r in h {
         if let Some(res) = r.res() {
             let t = first_read.entry((r.node, r.key, r.value)).or_insert(res);
@@ -252,7 +252,7 @@ enum LinKind {
 fn linearizable(ops: &[LinOp], start: Value, mode: Mode) -> bool {
     let mut ops = ops.to_vec();
     ops.sort_by_key(|o| o.inv);
-    let mut reads_left: HashMap<Value, usize> = HashMap::new();
+    let mut reads_left: BTreeMap<Value, usize> = BTreeMap::new();
     for o in ops.iter().filter(|o| o.kind == LinKind::Read) {
         *reads_left.entry(o.value).or_default() += 1;
     }
@@ -266,7 +266,7 @@ fn linearizable(ops: &[LinOp], start: Value, mode: Mode) -> bool {
             .collect(),
         reads_left,
         done: BTreeSet::new(),
-        seen: HashSet::new(),
+        seen: BTreeSet::new(),
         ops,
         mode,
     };
@@ -282,12 +282,12 @@ struct Search {
     /// The responses of the operations not linearized yet.
     responses: BTreeSet<(Tick, usize)>,
     /// The reads not linearized yet, per value.
-    reads_left: HashMap<Value, usize>,
+    reads_left: BTreeMap<Value, usize>,
     /// The operations linearized.
     done: BTreeSet<usize>,
     /// States searched: (the first operation not linearized, those linearized after it,
     /// value).
-    seen: HashSet<(usize, Vec<usize>, Value)>,
+    seen: BTreeSet<(usize, Vec<usize>, Value)>,
 }
 
 impl Search {
@@ -389,12 +389,12 @@ fn known_at(
         .filter_map(|&i| places[i].filter(|&p| p < now).map(|p| (p, i)))
         .collect();
     ordered.sort_unstable();
-    let rank: HashMap<usize, usize> = ordered
+    let rank: BTreeMap<usize, usize> = ordered
         .iter()
         .enumerate()
         .map(|(k, &(_, i))| (i, k))
         .collect();
-    let read: HashSet<Value> = reads.iter().map(|&i| h[i].value).collect();
+    let read: BTreeSet<Value> = reads.iter().map(|&i| h[i].value).collect();
     let mut ops: Vec<LinOp> = part
         .iter()
         .filter(|&&i| h[i].is_write() && h[i].inv < now)
@@ -435,7 +435,7 @@ fn parts(h: &[Op], places: &[Option<Tick>], ops: &[usize]) -> Vec<(Value, Vec<us
         .filter_map(|&i| places[i].map(|p| (p, i)))
         .collect();
     ordered.sort_unstable();
-    let mut answered_after: HashMap<usize, Tick> = HashMap::new();
+    let mut answered_after: BTreeMap<usize, Tick> = BTreeMap::new();
     let mut first = Tick::MAX;
     for &(_, i) in ordered.iter().rev() {
         answered_after.insert(i, first);
