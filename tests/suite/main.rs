@@ -9,6 +9,7 @@ mod duplicates;
 mod explore;
 mod figures;
 mod golden;
+mod history_files;
 mod hostile;
 mod hostile_outputs;
 mod initial_leader;
