@@ -664,7 +664,82 @@ fn presets_take_overrides_and_refuse_contradictions() {
         .describe();
     assert_eq!(
         described,
-        r#"RaftLeaderLease(system: TiKV, election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, lease_rule: ProposalQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true, read_before_commit: Reject, pre_vote: true)"#
+        r#"RaftLeaderLease(system: TiKV, election_timeout: "10s", election_jitter: "10s", heartbeat: "2s", tick: "1s", reads: LeaseOrReadIndex, max_clock_skew: "0s", lease_rule: ProposalQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true, read_before_commit: Reject, pre_vote: true)"#
+    );
+    // A field equal to the base default, written beside a preset that sets another, wins.
+    for (strategy, shown) in [
+        (
+            "RaftLeaderLease(system: Etcd, pre_vote: false)",
+            "pre_vote: false",
+        ),
+        (
+            "RaftLeaderLease(system: TiKV, read_before_commit: Hold)",
+            "read_before_commit: Hold",
+        ),
+    ] {
+        let s = fine(strategy);
+        let line = leasesim::strategy::from_spec(&s.strategy)
+            .unwrap()
+            .describe();
+        assert!(line.contains(shown), "{strategy} -> {line}");
+    }
+}
+
+/// TiKV refuses a leader lease longer than the election timeout less one tick (raftstore
+/// `Config::validate`): with 10 ticks of 1 s, 9 s is the longest; 9.5 s and 10.5 s are
+/// refused, naming the rule. Without the preset, the same numbers are the user's to choose.
+#[test]
+fn the_tikv_preset_refuses_a_lease_longer_than_the_election_timeout_less_a_tick() {
+    let text = |lease: &str, system: &str| {
+        format!(
+            r#"Scenario(duration: "10s", lease: (duration: "{lease}"),
+               strategy: RaftLeaderLease({system}),
+               nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica),
+                       (name: "r3", role: Replica)])"#
+        )
+    };
+    assert!(load::from_text("t", &text("9s", "system: TiKV")).is_ok());
+    for lease in ["9.5s", "10.5s"] {
+        let err = load::from_text("t", &text(lease, "system: TiKV"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "lease.duration: TiKV refuses a leader lease ({lease}) greater than the \
+                 election timeout (10s) minus one tick (1s); at most 9s"
+            )),
+            "{err}"
+        );
+        let custom = r#"election_timeout: "10s", tick: "1s", lease_rule: ProposalQuorum"#;
+        assert!(
+            load::from_text("t", &text(lease, custom)).is_ok(),
+            "{lease}"
+        );
+    }
+}
+
+/// etcd refuses lease-based reads without CheckQuorum, and only those (etcd-io/raft
+/// `Config.validate`; `TestReadOnlyOptionSafe` runs ReadIndex reads without it).
+#[test]
+fn etcd_reads_by_read_index_without_check_quorum_and_by_lease_only_with_it() {
+    let text = |reads: &str| {
+        format!(
+            r#"Scenario(duration: "10s", lease: (duration: "1s"),
+               strategy: RaftLeaderLease(system: Etcd, reads: {reads}, check_quorum: false),
+               nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica),
+                       (name: "r3", role: Replica)])"#
+        )
+    };
+    assert!(load::from_text("t", &text("ReadIndex")).is_ok());
+    let err = load::from_text("t", &text("Lease"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(
+            "strategy.check_quorum: reads: Lease under a CheckQuorumOnly lease need \
+             check_quorum (etcd refuses ReadOnlyLeaseBased without CheckQuorum"
+        ),
+        "{err}"
     );
 }
 
@@ -694,6 +769,28 @@ fn reads_before_the_first_commit_are_held_or_refused() {
     assert_eq!((rejected.reads_served, rejected.reads_admitted), (149, 149));
     let w = rejected.confirmed_read_wait.unwrap();
     assert_eq!((w.max_ns, w.mean_ns), (2_000_000, 2_000_000));
+}
+
+/// The etcd preset's pre-vote turned off in the file runs without it: r1's one campaign asks
+/// r2 and r3 for a pre-vote and then for a vote (4 RequestVote; r2 answers both, r3 has not
+/// started: 2 Vote); without pre-vote it asks only for the vote (2 RequestVote, 1 Vote).
+#[test]
+fn the_etcd_preset_runs_without_pre_vote_when_the_file_says_so() {
+    let name = "raft-etcd-read-before-first-commit";
+    let text = library::text(name).unwrap();
+    let messages = |text: &str| {
+        let m = leasesim::run(name, &scenario(text))
+            .unwrap()
+            .summary
+            .messages;
+        (m["RequestVote"], m["Vote"])
+    };
+    assert_eq!(messages(text), (4, 2));
+    let off = text.replace(
+        "election_jitter: \"100ms\")",
+        "election_jitter: \"100ms\", pre_vote: false)",
+    );
+    assert_eq!(messages(&off), (2, 1));
 }
 
 /// What a transfer does, seen from the trace: when the leader sent TimeoutNow, and the true

@@ -204,12 +204,19 @@ impl Protocol for RaftLeaderLease {
                 c.max_clock_skew
             ));
         }
-        if c.lease_rule == RaftRule::CheckQuorumOnly && !c.check_quorum {
-            p.push(
-                "strategy.check_quorum: CheckQuorumOnly leases need check_quorum (etcd refuses \
-                 ReadOnlyLeaseBased without CheckQuorum: nothing would end the lease)"
-                    .into(),
-            );
+        // etcd-io/raft's `Config.validate` refuses `ReadOnlyLeaseBased` reads without
+        // CheckQuorum, and only those: ReadIndex reads (`ReadOnlySafe`) confirm each read with
+        // a round, whatever the leader believes.
+        if c.lease_rule == RaftRule::CheckQuorumOnly
+            && !c.check_quorum
+            && c.reads != RaftReads::ReadIndex
+        {
+            p.push(format!(
+                "strategy.check_quorum: reads: {:?} under a CheckQuorumOnly lease need \
+                 check_quorum (etcd refuses ReadOnlyLeaseBased without CheckQuorum: nothing \
+                 would end the lease); reads: ReadIndex runs without it",
+                c.reads
+            ));
         }
         if scenario.resource.fencing {
             p.push(

@@ -246,6 +246,13 @@ impl TryFrom<Written> for RaftLeaderLease {
 }
 
 impl RaftLeaderLease {
+    /// The settings `text` (a strategy's RON) reads as.
+    fn read_back(text: &str) -> Result<RaftLeaderLease, String> {
+        crate::scenario::ron_options()
+            .from_str(text)
+            .map_err(|e| e.to_string())
+    }
+
     /// The lease is renewed ahead every this long (zero: never), under a lease of `lease`.
     pub fn renew_ahead_for(&self, lease: LocalDur) -> LocalDur {
         super::renew_ahead(self.lease_rule, self.renew_ahead, lease)
@@ -256,9 +263,9 @@ impl Settings for RaftLeaderLease {
     const NAME: &'static str = "RaftLeaderLease";
     type Protocol = RaftProtocol;
 
-    /// Options left out when not set, the skew when zero, the system when `Custom`, reads
-    /// before the first commit when held and pre-vote when off; every other field written (so a
-    /// preset's text reads back as the same settings).
+    /// Every field written, but the system when `Custom` and the options not set (no system
+    /// sets them: left out, they read back unset). So the text reads back as the same settings
+    /// under any system, each field a value the system's default cannot replace.
     fn to_ron(&self) -> String {
         let mut f = Vec::new();
         if self.system != RaftSystem::Custom {
@@ -275,9 +282,7 @@ impl Settings for RaftLeaderLease {
             f.push(format!("tick: \"{t}\""));
         }
         f.push(format!("reads: {:?}", self.reads));
-        if self.max_clock_skew != LocalDur::ZERO {
-            f.push(format!("max_clock_skew: \"{}\"", self.max_clock_skew));
-        }
+        f.push(format!("max_clock_skew: \"{}\"", self.max_clock_skew));
         f.push(format!("lease_rule: {:?}", self.lease_rule));
         f.push(format!("lease_start: {:?}", self.lease_start));
         f.push(format!("check_quorum: {}", self.check_quorum));
@@ -285,13 +290,14 @@ impl Settings for RaftLeaderLease {
         if let Some(d) = self.renew_ahead {
             f.push(format!("renew_ahead: \"{d}\""));
         }
-        if self.read_before_commit != ReadBeforeCommit::Hold {
-            f.push(format!("read_before_commit: {:?}", self.read_before_commit));
-        }
-        if self.pre_vote {
-            f.push("pre_vote: true".into());
-        }
-        format!("RaftLeaderLease({})", f.join(", "))
+        f.push(format!("read_before_commit: {:?}", self.read_before_commit));
+        f.push(format!("pre_vote: {}", self.pre_vote));
+        let text = format!("RaftLeaderLease({})", f.join(", "));
+        debug_assert!(
+            Self::read_back(&text).as_ref() == Ok(self),
+            "{text} reads back as other settings"
+        );
+        text
     }
 
     fn build(&self) -> RaftProtocol {
@@ -429,9 +435,10 @@ impl RaftLeaderLease {
     /// lease (a leader would renew at every check, however fresh its lease) and only under
     /// `ProposalQuorum` (no other rule renews by proposals); under a preset, a lease rule and
     /// read path its system has, and leases counted from the send time (neither system counts
-    /// from the acknowledgement). A preset's numbers (timings, tick, skew, check-quorum,
-    /// pre-vote, renew_ahead, reads before the first commit, transfer_suspect) are overrides,
-    /// whatever their values.
+    /// from the acknowledgement); under TiKV, a lease no longer than the election timeout less
+    /// a tick, as TiKV's own check refuses. A preset's numbers (timings, tick, skew,
+    /// check-quorum, pre-vote, renew_ahead, reads before the first commit, transfer_suspect)
+    /// are overrides, whatever their values.
     fn validate_renewal_and_system(&self, p: &mut Vec<String>, lease: LocalDur) {
         if let Some(d) = self.renew_ahead {
             check::interval(p, "strategy.renew_ahead", d);
@@ -478,5 +485,87 @@ impl RaftLeaderLease {
                 self.lease_start
             ));
         }
+        // TiKV's raftstore `Config::validate`: "lease should not be greater than election
+        // timeout - 1 tick" (a follower's tick count may run out up to a tick early).
+        if let (RaftSystem::TiKV, Some(tick)) = (system, self.tick) {
+            let et = self.election_timeout;
+            if lease > et - tick {
+                p.push(format!(
+                    "lease.duration: TiKV refuses a leader lease ({lease}) greater than the \
+                     election timeout ({et}) minus one tick ({tick}); at most {}",
+                    et - tick
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each field with each value it may take (durations in the form they print).
+    const FIELDS: &[(&str, &[&str])] = &[
+        ("election_timeout", &["\"2s\"", "\"3s\""]),
+        ("election_jitter", &["\"0s\"", "\"500ms\""]),
+        ("heartbeat", &["\"100ms\"", "\"200ms\""]),
+        ("tick", &["\"100ms\"", "\"1s\""]),
+        ("reads", &["Lease", "ReadIndex", "LeaseOrReadIndex"]),
+        ("max_clock_skew", &["\"0s\"", "\"250ms\""]),
+        (
+            "lease_rule",
+            &["HeartbeatQuorum", "CheckQuorumOnly", "ProposalQuorum"],
+        ),
+        ("lease_start", &["OnSend", "OnAck"]),
+        ("check_quorum", &["true", "false"]),
+        ("transfer_suspect", &["true", "false"]),
+        ("renew_ahead", &["\"0s\"", "\"1s\""]),
+        ("read_before_commit", &["Hold", "Reject"]),
+        ("pre_vote", &["true", "false"]),
+    ];
+
+    /// Every field of every system, written beside the system with each value it may take
+    /// (the system's own default included), is that value in the settings, in the strategy
+    /// line, and in the settings that line reads back as. A preset that filled a field the
+    /// file wrote, or a line that left out a value the preset would replace, fails here.
+    #[test]
+    fn a_written_field_wins_over_every_preset_whatever_its_value() {
+        for system in ["Custom", "Etcd", "TiKV"] {
+            for &(field, values) in FIELDS {
+                for value in values {
+                    // `Custom` has no election timeout of its own.
+                    let timeout = match (system, field) {
+                        ("Custom", f) if f != "election_timeout" => ", election_timeout: \"2s\"",
+                        _ => "",
+                    };
+                    let text =
+                        format!("RaftLeaderLease(system: {system}{timeout}, {field}: {value})");
+                    let settings = RaftLeaderLease::read_back(&text).expect(&text);
+                    let line = Settings::to_ron(&settings);
+                    assert!(
+                        line.contains(&format!("{field}: {value}")),
+                        "{text} -> {line}"
+                    );
+                    assert_eq!(RaftLeaderLease::read_back(&line), Ok(settings), "{line}");
+                    let built = Settings::build(&settings);
+                    assert_eq!(crate::strategy::Protocol::describe(&built), line);
+                }
+            }
+        }
+    }
+
+    /// The fields a preset sets, left out, take the preset's values: the etcd preset has
+    /// pre-vote and holds reads before its first commit; TiKV's has pre-vote and refuses them.
+    #[test]
+    fn a_field_left_out_takes_the_preset_s_value() {
+        let read = |t: &str| RaftLeaderLease::read_back(t).unwrap();
+        let etcd = read("RaftLeaderLease(system: Etcd)");
+        assert!(etcd.pre_vote && etcd.read_before_commit == ReadBeforeCommit::Hold);
+        assert_eq!(etcd.election_timeout, LocalDur::from_ns(1_000_000_000));
+        let tikv = read("RaftLeaderLease(system: TiKV)");
+        assert!(tikv.pre_vote && tikv.read_before_commit == ReadBeforeCommit::Reject);
+        assert_eq!(tikv.tick, Some(LocalDur::from_ns(1_000_000_000)));
+        let custom = read("RaftLeaderLease(election_timeout: \"2s\")");
+        assert!(!custom.pre_vote && custom.read_before_commit == ReadBeforeCommit::Hold);
     }
 }
