@@ -378,8 +378,12 @@ mod tests {
                 r#"Redlock(drift_factor: 0.01, drift_allowance: "2ms", request_timeout: "50ms", expiry_clock: Wall, quorum: One)"#,
             ),
             (
+                r#"Redlock(wait: RemainingTtl, holder: Lapses(work: "3s"))"#,
+                r#"Redlock(drift_factor: 0.01, drift_allowance: "2ms", request_timeout: "50ms", expiry_clock: Wall, quorum: Majority, holder: Lapses(work: "3s"), wait: RemainingTtl)"#,
+            ),
+            (
                 r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms")"#,
-                r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms", reads: Lease, lease_rule: HeartbeatQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true)"#,
+                r#"RaftLeaderLease(election_timeout: "1s", tick: "100ms", reads: Lease, max_clock_skew: "0s", lease_rule: HeartbeatQuorum, lease_start: OnSend, check_quorum: true, transfer_suspect: true, read_before_commit: Hold, pre_vote: false)"#,
             ),
             (
                 r#"LeaseGuard(election_timeout: "1s", heartbeat: "100ms")"#,

@@ -156,12 +156,28 @@ impl Master {
                 if cx.duplicate => {}
             Message::Lock { value } => {
                 let ok = !self.refusing && self.live_key(cx).is_none();
+                // A live key of another value: how long it has left (Redisson's lock script
+                // answers a refusal with `pttl`).
+                let ttl = match self.key {
+                    Some((_, until)) if !ok && self.live_key(cx).is_some() => {
+                        Some(until - cx.read(self.expiry_clock))
+                    }
+                    _ => None,
+                };
                 if ok {
                     self.write(cx, Some((value, expiry)), out);
                 }
                 let values =
                     (self.hosts_resource == Some(true)).then(|| self.register.values().clone());
-                out.send(from, Message::LockReply { value, ok, values });
+                out.send(
+                    from,
+                    Message::LockReply {
+                        value,
+                        ok,
+                        values,
+                        ttl,
+                    },
+                );
             }
             Message::Extend { value, seq } => {
                 let ok = self.live_key(cx) == Some(value);

@@ -44,7 +44,7 @@ use crate::strategy::roles::{Grantors, LockServiceRoles};
 use crate::time::{LocalDur, LocalTime};
 pub use master::{Disk, Master};
 pub use msg::Message;
-pub use settings::{RedlockAcquire, RedlockPersistence, RedlockQuorum};
+pub use settings::{RedlockAcquire, RedlockHolder, RedlockPersistence, RedlockQuorum, RedlockWait};
 
 /// Redlock with its parameters, all durations in exact nanoseconds: its settings build it.
 #[derive(Clone, Debug)]
@@ -57,6 +57,8 @@ pub struct Redlock {
     quorum: RedlockQuorum,
     acquire: RedlockAcquire,
     persistence: RedlockPersistence,
+    holder: RedlockHolder,
+    wait: RedlockWait,
     /// The settings as RON text.
     description: String,
 }
@@ -119,15 +121,16 @@ impl Protocol for Redlock {
                 self.persistence,
                 disk,
             )),
-            _ => RedlockNode::Client(Client::new(self.clone(), *params)),
+            _ => RedlockNode::Client(Box::new(Client::new(self.clone(), *params))),
         }
     }
 }
 
-/// A Redlock node: a master or a client.
+/// A Redlock node: a master or a client (boxed: a client's rounds and settings make it the
+/// larger by far).
 pub enum RedlockNode {
     Master(Master),
-    Client(Client),
+    Client(Box<Client>),
 }
 
 impl NodeLogic for RedlockNode {
@@ -218,6 +221,8 @@ struct Round {
     answers: Vec<u8>,
     granted: usize,
     answered: usize,
+    /// The longest remaining time to live a refusal returned.
+    ttl: Option<LocalDur>,
 }
 
 impl Round {
@@ -227,6 +232,7 @@ impl Round {
             answers: vec![0; nodes],
             granted: 0,
             answered: 0,
+            ttl: None,
         }
     }
 
@@ -235,6 +241,7 @@ impl Round {
         self.answers.fill(0);
         self.granted = 0;
         self.answered = 0;
+        self.ttl = None;
     }
 
     /// Counts `master`'s answer once (a duplicated reply is not a second vote).
@@ -365,7 +372,12 @@ impl Client {
         let validity = self.p.lease - elapsed - self.drift;
         if round.granted >= self.needed() && validity.ns() > 0 {
             let token = cx.next_run_token();
-            let deadline = round.sent + self.p.lease - self.drift;
+            // Extending, it acts while the validity lasts; taking the key for T alone, for as
+            // long as its work takes, the key's lapse unseen.
+            let deadline = match self.r.holder {
+                RedlockHolder::Extends => round.sent + self.p.lease - self.drift,
+                RedlockHolder::Lapses { work } => cx.mono + work,
+            };
             self.held = Some((token, deadline));
             out.report(Fact::Issued {
                 token,
@@ -375,24 +387,30 @@ impl Client {
             self.copy = self.attempt_values.clone();
             out.report(Fact::Holding { token });
             out.set_timer(DEADLINE, ClockKind::Monotonic, deadline);
-            out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+            if self.r.holder == RedlockHolder::Extends {
+                out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.p.renew_every);
+            }
         } else {
+            let ttl = round.ttl;
             for m in cx.peers(Role::Grantor) {
                 out.send(m, Message::Unlock { value: self.value });
             }
-            self.retry_later(cx, out);
+            self.retry_later(cx, ttl, out);
         }
     }
 
-    fn retry_later(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+    /// Arms the next attempt: after the remaining time to live `ttl` a refusal returned, if
+    /// the client waits for it, else after a delay drawn from [retry_every/2, retry_every].
+    fn retry_later(&mut self, cx: &mut Cx, ttl: Option<LocalDur>, out: &mut Out<Message>) {
         use rand::RngExt;
-        let most = self.p.retry_every.ns().max(2);
-        let delay = cx.rng.random_range(most / 2..=most);
-        out.set_timer(
-            RETRY,
-            ClockKind::Monotonic,
-            cx.mono + LocalDur::from_ns(delay),
-        );
+        let delay = match (self.r.wait, ttl) {
+            (RedlockWait::RemainingTtl, Some(ttl)) => ttl,
+            _ => {
+                let most = self.p.retry_every.ns().max(2);
+                LocalDur::from_ns(cx.rng.random_range(most / 2..=most))
+            }
+        };
+        out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + delay);
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
@@ -405,11 +423,15 @@ impl Client {
                     value: ack.value,
                 });
             }
-            Message::LockReply { value, ok, values }
-                if self.acquiring && value == self.value && self.awaits(cx, from) =>
-            {
+            Message::LockReply {
+                value,
+                ok,
+                values,
+                ttl,
+            } if self.acquiring && value == self.value && self.awaits(cx, from) => {
                 let round = self.attempt.as_mut().expect("an attempt is open");
                 round.answer(from, ok);
+                round.ttl = round.ttl.max(ttl);
                 if let Some(values) = values {
                     self.attempt_values = values;
                 }
@@ -481,6 +503,13 @@ impl Client {
                     if cx.mono >= deadline {
                         self.held = None;
                         out.cancel_timer(RENEW);
+                        // Its work done, a client that never extends unlocks (a no-op on a
+                        // master whose key lapsed to another client).
+                        if let RedlockHolder::Lapses { .. } = self.r.holder {
+                            for m in cx.peers(Role::Grantor) {
+                                out.send(m, Message::Unlock { value: self.value });
+                            }
+                        }
                         self.acquire(cx, out);
                     }
                 }
@@ -523,6 +552,8 @@ mod tests {
             quorum: RedlockQuorum::Majority,
             acquire: RedlockAcquire::Parallel,
             persistence: RedlockPersistence::None,
+            holder: RedlockHolder::Extends,
+            wait: RedlockWait::Jittered,
             description: String::new(),
         }
     }
@@ -610,6 +641,149 @@ mod tests {
         assert_eq!(lock_reply(&call(&mut other, 2, 0, lock)), (true, None));
         // The resource survives the host's crash.
         assert_eq!(host.into_disk().register.applied(), 2);
+    }
+
+    /// The remaining time to live a refusal carries.
+    fn refusal_ttl(given: &Out<Message>) -> Option<LocalDur> {
+        given.actions().iter().find_map(|e| match e {
+            Action::Send {
+                msg: Message::LockReply { ttl, .. },
+                ..
+            } => *ttl,
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_refusal_carries_the_remaining_time_to_live_of_the_key() {
+        // Locked at 0 with T = 10 s (expiry 10 s): refused at 4 s with 6 s to live, at 10 s
+        // (alive at its expiry) with none left; granted at 10 s + 1 ns, with no time to live.
+        let mut m = master(1);
+        call(&mut m, 1, 0, |m, cx, out| m.on_start(cx, out));
+        let lock = |v| {
+            move |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
+                m.on_message(cx, 0, Message::Lock { value: v }, out)
+            }
+        };
+        let first = call(&mut m, 1, 0, lock(1));
+        assert_eq!((lock_reply(&first).0, refusal_ttl(&first)), (true, None));
+        let at_4s = call(&mut m, 1, 4 * S, lock(2));
+        assert_eq!(refusal_ttl(&at_4s), Some(LocalDur::from_secs(6)));
+        let at_expiry = call(&mut m, 1, 10 * S, lock(3));
+        assert_eq!(refusal_ttl(&at_expiry), Some(LocalDur::ZERO));
+        let after = call(&mut m, 1, 10 * S + 1, lock(4));
+        assert_eq!((lock_reply(&after).0, refusal_ttl(&after)), (true, None));
+    }
+
+    /// The client's next attempt, from what it armed.
+    fn retry_at(given: &Out<Message>) -> Option<i64> {
+        given.actions().iter().find_map(|e| match e {
+            Action::SetTimer {
+                timer: RETRY, at, ..
+            } => Some(at.ns()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_client_waiting_for_the_key_sleeps_the_longest_time_to_live_it_was_refused_with() {
+        // Both masters refuse the attempt begun at 0 (6 s and 4 s to live), the last answer at
+        // 2 ms: the next attempt is 6 s after it, at 6.002 s. Drawing a delay instead, it
+        // comes within [retry_every/2, retry_every] = [0.5 s, 1 s] of the answer.
+        let client = |wait| {
+            let r = Redlock { wait, ..redlock() };
+            r.node_logic(0, Role::Contender, &params(), Disk::default())
+        };
+        let refused = |ttl_s: i64| Message::LockReply {
+            value: 0,
+            ok: false,
+            values: None,
+            ttl: Some(LocalDur::from_secs(ttl_s)),
+        };
+        for wait in [RedlockWait::RemainingTtl, RedlockWait::Jittered] {
+            let mut c = client(wait);
+            let asked = call(&mut c, 0, 0, |c, cx, out| c.on_start(cx, out));
+            let value = asked
+                .actions()
+                .iter()
+                .find_map(|e| match e {
+                    Action::Send {
+                        msg: Message::Lock { value },
+                        ..
+                    } => Some(*value),
+                    _ => None,
+                })
+                .expect("a lock request");
+            let answer = |ttl_s| {
+                let Message::LockReply {
+                    ok, values, ttl, ..
+                } = refused(ttl_s)
+                else {
+                    unreachable!()
+                };
+                Message::LockReply {
+                    value,
+                    ok,
+                    values,
+                    ttl,
+                }
+            };
+            call(&mut c, 0, S / 1000, |c, cx, out| {
+                c.on_message(cx, 1, answer(6), out)
+            });
+            let decided = call(&mut c, 0, 2 * S / 1000, |c, cx, out| {
+                c.on_message(cx, 2, answer(4), out)
+            });
+            let at = retry_at(&decided).expect("a retry armed");
+            match wait {
+                RedlockWait::RemainingTtl => assert_eq!(at, 6 * S + 2 * S / 1000),
+                RedlockWait::Jittered => {
+                    assert!(
+                        (S / 2 + 2 * S / 1000..=S + 2 * S / 1000).contains(&at),
+                        "{at}"
+                    )
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_client_that_lets_the_key_lapse_never_extends_and_acts_for_its_work() {
+        // Both masters grant the attempt begun at 0, the last answer at 2 ms: the client holds
+        // until 2 ms + 3 s of work, and arms no extension (Extends would, 3 s after).
+        let r = Redlock {
+            holder: RedlockHolder::Lapses {
+                work: LocalDur::from_secs(3),
+            },
+            ..redlock()
+        };
+        let mut c = r.node_logic(0, Role::Contender, &params(), Disk::default());
+        call(&mut c, 0, 0, |c, cx, out| c.on_start(cx, out));
+        let granted = |value| Message::LockReply {
+            value,
+            ok: true,
+            values: None,
+            ttl: None,
+        };
+        let RedlockNode::Client(client) = &c else {
+            unreachable!()
+        };
+        let value = client.value;
+        call(&mut c, 0, S / 1000, |c, cx, out| {
+            c.on_message(cx, 1, granted(value), out)
+        });
+        let held = call(&mut c, 0, 2 * S / 1000, |c, cx, out| {
+            c.on_message(cx, 2, granted(value), out)
+        });
+        let timers: Vec<(TimerId, i64)> = held
+            .actions()
+            .iter()
+            .filter_map(|e| match e {
+                Action::SetTimer { timer, at, .. } => Some((*timer, at.ns())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(timers, vec![(DEADLINE, 3 * S + 2 * S / 1000)]);
     }
 
     #[test]

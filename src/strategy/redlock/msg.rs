@@ -3,6 +3,7 @@
 
 use crate::msg::{Key, Token, Value};
 use crate::strategy::{Ack, ProtocolMessage, Store};
+use crate::time::LocalDur;
 
 /// A Redlock message. `value` is the client's unique lock value for one attempt; `seq` numbers
 /// a client's extension rounds, so a late reply to an older round is not counted.
@@ -13,11 +14,14 @@ pub enum Message {
         value: u64,
     },
     /// The master's answer: `ok` when it set the key; `values` are the resource's values when
-    /// the master hosts the resource.
+    /// the master hosts the resource; refused because another value holds the key, that key's
+    /// remaining time to live on the master's expiry clock (`PTTL`; exact, where Redis rounds it
+    /// to milliseconds).
     LockReply {
         value: u64,
         ok: bool,
         values: Option<Store>,
+        ttl: Option<LocalDur>,
     },
     /// Extend the key if it still holds `value`.
     Extend {

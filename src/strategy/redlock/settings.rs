@@ -47,6 +47,32 @@ pub enum RedlockPersistence {
     Always,
 }
 
+/// What a client does with the lock it got.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum RedlockHolder {
+    /// Extends the key on every master every `lease.renew_every` (Redlock's extension,
+    /// Redisson's watchdog), and acts while the validity of its last successful round lasts.
+    #[default]
+    Extends,
+    /// Takes the key for T and never extends it (Redisson's `lock(leaseTime)`, a plain
+    /// `SET key value NX PX T`): works for `work` on its monotonic clock from the grant, whether
+    /// or not the key lapsed meanwhile, then unlocks and asks again.
+    Lapses { work: LocalDur },
+}
+
+/// How long a client whose attempt failed waits before the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RedlockWait {
+    /// A delay drawn from [retry_every/2, retry_every] (Redlock's random retry delay).
+    #[default]
+    Jittered,
+    /// The key's remaining time to live its refusal returned, from the answer (Redisson waits
+    /// for the unlock message at most that long): with several masters, the longest any of them
+    /// returned; with none returned (no answer), as `Jittered`.
+    RemainingTtl,
+}
+
 /// Redlock over every Grantor as an independent Redis master.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +98,12 @@ pub struct Redlock {
     /// Default `None`.
     #[serde(default)]
     pub persistence: RedlockPersistence,
+    /// Default `Extends`.
+    #[serde(default)]
+    pub holder: RedlockHolder,
+    /// Default `Jittered`.
+    #[serde(default)]
+    pub wait: RedlockWait,
 }
 
 fn drift_factor() -> f64 {
@@ -100,6 +132,8 @@ impl Settings for Redlock {
             quorum,
             acquire,
             persistence,
+            holder,
+            wait,
         } = self;
         // The fields added later are written only when they differ from their defaults, so
         // that the text of settings that do not use them stays what it was.
@@ -113,6 +147,12 @@ impl Settings for Redlock {
         }
         if *persistence != RedlockPersistence::None {
             later += &format!(", persistence: {persistence:?}");
+        }
+        if let RedlockHolder::Lapses { work } = holder {
+            later += &format!(", holder: Lapses(work: \"{work}\")");
+        }
+        if *wait != RedlockWait::Jittered {
+            later += &format!(", wait: {wait:?}");
         }
         format!(
             "Redlock(drift_factor: {drift_factor:?}, drift_allowance: \"{drift_allowance}\", \
@@ -130,6 +170,8 @@ impl Settings for Redlock {
             quorum: self.quorum,
             acquire: self.acquire,
             persistence: self.persistence,
+            holder: self.holder,
+            wait: self.wait,
             description: self.to_ron(),
         }
     }
@@ -154,6 +196,12 @@ impl Settings for Redlock {
                      does not answer would outlast every key the client set"
                 ));
             }
+        }
+        if let RedlockHolder::Lapses { work } = self.holder {
+            let at = "strategy.holder.work";
+            check::positive(&mut p, at, work);
+            check::interval(&mut p, at, work);
+            check::at_most_max(&mut p, at, work);
         }
         p
     }
