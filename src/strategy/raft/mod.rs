@@ -11,7 +11,8 @@
 //!
 //! Leadership transfer, as raft-rs has it: the leader sends the target TimeoutNow once the
 //! target stores its whole log (replicating to it first if it lags), takes no write while the
-//! transfer is under way, and abandons it after an election timeout, or at once when told to
+//! transfer is under way, and abandons it after an election timeout (with a `tick`, at its tick
+//! that completes the timeout's count since the transfer began), or at once when told to
 //! transfer to itself. The target campaigns at once, and its campaign is not refused for
 //! stickiness. With `transfer_suspect` (TiKV) the leader serves no lease read from the
 //! transfer's start until a round sent after the transfer ended renews its lease: no timer makes
@@ -845,7 +846,8 @@ impl Replica {
     /// same target already under way changes nothing; any other first abandons the one under
     /// way; one to the leader itself then stops there ("already leader"), so it ends a pending
     /// transfer at once (etcd-io/raft raft_test.go `TestLeaderTransferBack`). A transfer ends,
-    /// if no higher term ended it first, after an election timeout. The target gets
+    /// if no higher term ended it first, when an election timeout has run out since it began,
+    /// counted in ticks if the timers count ticks ([`Election::base_deadline`]). The target gets
     /// TimeoutNow at once if it stores the leader's whole log, else the entries it lacks first.
     fn transfer_leader(&mut self, cx: &mut Cx, to: NodeId, out: &mut Out<Message>) {
         let peer = self.core.peer(to);
@@ -868,7 +870,7 @@ impl Replica {
         if self.c.transfer_suspect {
             self.suspect = Suspect::Transferring;
         }
-        let until = cx.mono + self.c.election_timeout;
+        let until = self.core.election.base_deadline(cx.mono);
         out.set_timer(TRANSFER, ClockKind::Monotonic, until);
         if self.core.peers[i].matched == self.core.last_index() {
             self.send_timeout_now(to, out);
@@ -1578,5 +1580,34 @@ mod tests {
         call(&mut a, 2 * S, |a, cx, _| {
             assert_eq!(a.check(cx, write), Some(1))
         });
+    }
+
+    /// With a tick, a transfer is abandoned at the leader's tick that brings a count restarted
+    /// at its start to the election timeout's ticks, as etcd-io/raft's `tickHeartbeat` (raft.go)
+    /// and raft-rs's `tick_heartbeat` (src/raft.rs) count `electionElapsed`. Ticks of 1 s, an
+    /// election timeout of 10 (10 s), the node started at 0.3 s: its ticks fall at 1.3 s, 2.3 s,
+    /// and so on. A transfer at 1.5 s counts the ticks of 2.3 s, ..., 11.3 s: abandoned at the
+    /// 10th, 11.3 s (9.8 s later, where the clock without ticks gives 11.5 s). One that begins
+    /// on a tick, at 12.3 s, counts from the next: its 10th is 22.3 s, exactly 10 s later.
+    #[test]
+    fn with_a_tick_a_transfer_is_abandoned_at_the_leaders_tick() {
+        let mut a = elected_from(replica_with(0, |c| c.tick = Some(LocalDur::from_secs(1))));
+        a.core.election.start(at(300 * MS));
+        let to_2 = Command::TransferLeader { to: 2 };
+        let fx = call(&mut a, S + S / 2, |a, cx, out| a.on_command(cx, to_2, out));
+        let timer = |t| Action::SetTimer {
+            timer: TRANSFER,
+            clock: ClockKind::Monotonic,
+            at: at(t),
+        };
+        assert_eq!(transfer_timers(&fx), [timer(11 * S + 300 * MS)]);
+        call(&mut a, 11 * S + 300 * MS, |a, cx, out| {
+            a.on_timer(cx, TRANSFER, out)
+        });
+        assert_eq!(a.transfer, None);
+        let fx = call(&mut a, 12 * S + 300 * MS, |a, cx, out| {
+            a.on_command(cx, to_2, out)
+        });
+        assert_eq!(transfer_timers(&fx), [timer(22 * S + 300 * MS)]);
     }
 }
