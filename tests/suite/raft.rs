@@ -850,6 +850,46 @@ fn a_transfer_to_a_lagging_follower_waits_for_it_and_drops_writes_meanwhile() {
     assert_eq!(out.summary.min_slack_ns, Some(184_500_000));
 }
 
+/// Who led which term, from when: (term, [(node, true time)]).
+type LeadersByTerm = Vec<(u64, Vec<(NodeId, i64)>)>;
+
+/// Runs bundled scenario `name` with a [`Transfer`] observer: the TimeoutNows sent, the writes
+/// node 0 refused after its first second (the one of 0 s finds it a candidate), and the leaders.
+fn run_transfer(name: &str) -> (Vec<i64>, Vec<i64>, LeadersByTerm) {
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let mut t = Transfer::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    leasesim::run_with(name, &s, strategy, Some(&mut t)).unwrap();
+    let refused = t.refused_writes.into_iter().filter(|&w| w >= 1_000_000_000);
+    let leaders = t.leaders.by_term.into_iter().collect();
+    (t.timeout_now, refused.collect(), leaders)
+}
+
+/// `raft-transfer-back-to-leader` (derivation in the scenario): the transfer to the cut-off r3
+/// at 30.05 s is ended by the transfer back to r1 at 30.25 s, so r1 refuses only the writes of
+/// 30.1 and 30.2 s (waiting out the transfer's timeout it would refuse the hundred of 30.1 to
+/// 40.0 s). No TimeoutNow goes, and r1 leads term 1 from 0.002 s to the end.
+#[test]
+fn a_transfer_back_to_the_leader_ends_the_one_under_way_at_once() {
+    let (timeout_now, refused, leaders) = run_transfer("raft-transfer-back-to-leader");
+    assert!(timeout_now.is_empty(), "{timeout_now:?}");
+    assert_eq!(refused, vec![30_100_000_000, 30_200_000_000]);
+    assert_eq!(leaders, vec![(1, vec![(0, 2_000_000)])]);
+}
+
+/// `raft-transfer-timeout-in-ticks` (derivation in the scenario): with 1 s ticks on whole seconds
+/// of r1's clock, the transfer of 30.45 s is abandoned at its 10th tick after, 40 s, so r1
+/// refuses the 32 writes of 30.6, 30.9, ..., 39.9 s (0.3 i s for i = 102 to 133) and takes the
+/// one of 40.2 s (a monotonic timeout of 10 s, to 40.45 s, would refuse it too).
+#[test]
+fn with_a_tick_a_transfer_is_abandoned_at_the_leaders_tenth_tick() {
+    let (timeout_now, refused, leaders) = run_transfer("raft-transfer-timeout-in-ticks");
+    assert!(timeout_now.is_empty(), "{timeout_now:?}");
+    let want: Vec<i64> = (102..=133).map(|i| i * 300_000_000).collect();
+    assert_eq!(refused, want);
+    assert_eq!(leaders, vec![(1, vec![(0, 2_000_000)])]);
+}
+
 /// `raft-transfer-suspect-until-renewed` (derivation in the scenario): r1's read authority ends
 /// at the transfer, 30 s, and never comes back, though its lease runs to 41.002 s and the
 /// transfer is abandoned at 40 s; its write authority lasts to its check-quorum tick at

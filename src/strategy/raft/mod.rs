@@ -11,10 +11,12 @@
 //!
 //! Leadership transfer, as raft-rs has it: the leader sends the target TimeoutNow once the
 //! target stores its whole log (replicating to it first if it lags), takes no write while the
-//! transfer is under way, and abandons it after an election timeout. The target campaigns at
-//! once, and its campaign is not refused for stickiness. With `transfer_suspect` (TiKV) the
-//! leader serves no lease read from the transfer's start until a round sent after the transfer
-//! ended renews its lease: no timer makes the lease trusted again.
+//! transfer is under way, and abandons it after an election timeout (with a `tick`, at its tick
+//! that completes the timeout's count since the transfer began), or at once when told to
+//! transfer to itself. The target campaigns at once, and its campaign is not refused for
+//! stickiness. With `transfer_suspect` (TiKV) the leader serves no lease read from the
+//! transfer's start until a round sent after the transfer ended renews its lease: no timer makes
+//! the lease trusted again.
 //!
 //! Replication: the leader sends a follower its next entry (one entry per message) at every
 //! heartbeat round, when a write arrives while the follower is caught up, and after each
@@ -846,24 +848,36 @@ impl Replica {
         }
     }
 
-    /// Starts a leadership transfer to `to` (raft-rs's `handle_transfer_leader`): one to the
-    /// same target already under way changes nothing, one to another replaces it. The transfer
-    /// ends, if no higher term ended it first, after an election timeout. The target gets
+    /// Starts a leadership transfer to `to`, as etcd-io/raft (raft.go, `stepLeader` on
+    /// `MsgTransferLeader`) and raft-rs (src/raft.rs, `handle_transfer_leader`) do: one to the
+    /// same target already under way changes nothing; any other first abandons the one under
+    /// way; one to the leader itself then stops there ("already leader"), so it ends a pending
+    /// transfer at once (etcd-io/raft raft_test.go `TestLeaderTransferBack`). A transfer ends,
+    /// if no higher term ended it first, when an election timeout has run out since it began,
+    /// counted in ticks if the timers count ticks ([`Election::base_deadline`]). The target gets
     /// TimeoutNow at once if it stores the leader's whole log, else the entries it lacks first.
     fn transfer_leader(&mut self, cx: &mut Cx, to: NodeId, out: &mut Out<Message>) {
-        let Some(i) = self.core.peer(to) else {
+        let peer = self.core.peer(to);
+        if peer.is_none() && to != self.core.node {
+            // Not a member of the group (both systems: "no progress available").
             return;
-        };
+        }
         if self.transfer == Some(to) {
             return;
         }
+        if self.transfer.is_some() {
+            self.abort_transfer(out);
+        }
+        let Some(i) = peer else {
+            return;
+        };
         self.transfer = Some(to);
         // TiKV marks the lease suspect first: no lease reads until the transfer is over and a
         // round sent after it renewed the lease.
         if self.c.transfer_suspect {
             self.suspect = Suspect::Transferring;
         }
-        let until = cx.mono + self.c.election_timeout;
+        let until = self.core.election.base_deadline(cx.mono);
         out.set_timer(TRANSFER, ClockKind::Monotonic, until);
         if self.core.peers[i].matched == self.core.last_index() {
             self.send_timeout_now(to, out);
@@ -877,10 +891,12 @@ impl Replica {
         out.send(to, Message::TimeoutNow { term });
     }
 
-    /// The transfer was not done within an election timeout: abandoned (raft-rs's
-    /// `abort_leader_transfer`). The leader takes writes again; a suspect lease stays so until
-    /// a round sent from now on renews it.
-    fn abort_transfer(&mut self) {
+    /// The transfer under way is abandoned (raft-rs's `abort_leader_transfer`, etcd-io/raft's
+    /// `abortLeaderTransfer`): not done within an election timeout, or replaced by another
+    /// transfer (to the leader itself, too). The leader takes writes again; a suspect lease
+    /// stays so until a round sent from now on renews it.
+    fn abort_transfer(&mut self, out: &mut Out<Message>) {
+        out.cancel_timer(TRANSFER);
         self.transfer = None;
         if self.suspect == Suspect::Transferring {
             self.suspect = Suspect::Ended { after: self.round };
@@ -946,7 +962,7 @@ impl NodeLogic for Replica {
             raft_core::ELECTION => self.election_timeout(cx, out),
             HEARTBEAT => self.heartbeat_round(cx, out),
             CHECK_QUORUM => self.check_quorum(cx, out),
-            TRANSFER => self.abort_transfer(),
+            TRANSFER => self.abort_transfer(out),
             RENEW => self.renew_ahead_check(cx, out),
             _ => {}
         }
@@ -961,10 +977,7 @@ impl NodeLogic for Replica {
                 self.become_follower(self.core.term, out);
                 self.core.election.arm(cx, out);
             }
-            Command::TransferLeader { to } if to != self.core.node => {
-                self.transfer_leader(cx, to, out)
-            }
-            _ => {}
+            Command::TransferLeader { to } => self.transfer_leader(cx, to, out),
         }
     }
 
@@ -1114,7 +1127,12 @@ mod tests {
     /// Node `node` of three: election timeout 10 s (no jitter), a round every 1 s, lease reads
     /// under a lease of 9 s.
     fn replica(node: NodeId) -> Replica {
-        let c = RaftConfig {
+        replica_with(node, |_| {})
+    }
+
+    /// [`replica`] with its configuration changed by `change`.
+    fn replica_with(node: NodeId, change: impl FnOnce(&mut RaftConfig)) -> Replica {
+        let mut c = RaftConfig {
             election_timeout: LocalDur::from_secs(10),
             election_jitter: LocalDur::ZERO,
             heartbeat: LocalDur::from_secs(1),
@@ -1129,6 +1147,7 @@ mod tests {
             read_before_commit: ReadBeforeCommit::Hold,
             pre_vote: false,
         };
+        change(&mut c);
         let params = LeaseParams {
             lease: LocalDur::from_secs(9),
             renew_every: LocalDur::from_secs(3),
@@ -1369,7 +1388,11 @@ mod tests {
     /// Node 0 of three, elected at 0 with node 1's vote; node 1 stores the empty entry (index
     /// 1), so it commits and the lease runs to 9 s.
     fn elected() -> Replica {
-        let mut a = replica(0);
+        elected_from(replica(0))
+    }
+
+    /// [`elected`] from the replica `a` (node 0).
+    fn elected_from(mut a: Replica) -> Replica {
         let vote = Message::Vote {
             term: 1,
             granted: true,
@@ -1506,5 +1529,92 @@ mod tests {
         });
         assert!(holds(&mut a, 11 * S + 2 * MS));
         assert_eq!(a.lease_until, Some(at(20 * S)));
+    }
+
+    /// The TRANSFER timers among `fx`.
+    fn transfer_timers(fx: &[Action<Message>]) -> Vec<Action<Message>> {
+        let is = |e: &&Action<Message>| {
+            matches!(
+                e,
+                Action::SetTimer {
+                    timer: TRANSFER,
+                    ..
+                } | Action::CancelTimer { timer: TRANSFER }
+            )
+        };
+        fx.iter().filter(is).cloned().collect()
+    }
+
+    /// A transfer to the leader itself abandons the one under way at once, as etcd-io/raft's
+    /// `TestLeaderTransferBack` (raft_test.go) has it: the leader leads on and takes writes
+    /// again, with no wait for the transfer's timer. Node 2 has acknowledged nothing (it stores
+    /// 0 of 1), so the transfer to it at 1 s sends no TimeoutNow and holds until 11 s; the
+    /// transfer back at 2 s ends it then: writes admitted from 2 s, not from 11 s. With none
+    /// under way, a transfer to itself does nothing at all.
+    #[test]
+    fn a_transfer_to_the_leader_itself_abandons_the_one_under_way() {
+        let mut a = elected();
+        let write = Request::Write { key: 7, value: 1 };
+        let fx = call(&mut a, S / 2, |a, cx, out| {
+            a.on_command(cx, Command::TransferLeader { to: 0 }, out)
+        });
+        assert!(fx.is_empty(), "{fx:?}");
+        let fx = call(&mut a, S, |a, cx, out| {
+            a.on_command(cx, Command::TransferLeader { to: 2 }, out)
+        });
+        assert_eq!(timeout_now(&fx), 0, "{fx:?}");
+        let timer = Action::SetTimer {
+            timer: TRANSFER,
+            clock: ClockKind::Monotonic,
+            at: at(11 * S),
+        };
+        assert_eq!(transfer_timers(&fx), [timer]);
+        call(&mut a, 2 * S, |a, cx, _| {
+            assert_eq!(a.check(cx, write), None)
+        });
+        // Back to itself at 2 s: abandoned, its timer cancelled, writes admitted at once; the
+        // lease stays suspect until a round sent from now on (round 1 has gone out) renews it.
+        let fx = call(&mut a, 2 * S, |a, cx, out| {
+            a.on_command(cx, Command::TransferLeader { to: 0 }, out)
+        });
+        assert_eq!(timeout_now(&fx), 0, "{fx:?}");
+        assert_eq!(
+            transfer_timers(&fx),
+            [Action::CancelTimer { timer: TRANSFER }]
+        );
+        assert_eq!((a.core.state, a.transfer), (State::Leader, None));
+        assert_eq!(a.suspect, Suspect::Ended { after: 1 });
+        call(&mut a, 2 * S, |a, cx, _| {
+            assert_eq!(a.check(cx, write), Some(1))
+        });
+    }
+
+    /// With a tick, a transfer is abandoned at the leader's tick that brings a count restarted
+    /// at its start to the election timeout's ticks, as etcd-io/raft's `tickHeartbeat` (raft.go)
+    /// and raft-rs's `tick_heartbeat` (src/raft.rs) count `electionElapsed`. Ticks of 1 s, an
+    /// election timeout of 10 (10 s), the node started at 0.3 s: its ticks fall at 1.3 s, 2.3 s,
+    /// and so on. A transfer at 1.5 s counts the ticks of 2.3 s, ..., 11.3 s: abandoned at the
+    /// 10th, 11.3 s (9.8 s later, where the clock without ticks gives 11.5 s). One that begins
+    /// on a tick, at 12.3 s, counts from the next: its 10th is 22.3 s, exactly 10 s later.
+    #[test]
+    fn with_a_tick_a_transfer_is_abandoned_at_the_leaders_tick() {
+        let mut a = elected_from(replica_with(0, |c| c.tick = Some(LocalDur::from_secs(1))));
+        a.core.election.start(at(300 * MS));
+        let to_2 = Command::TransferLeader { to: 2 };
+        let fx = call(&mut a, S + S / 2, |a, cx, out| a.on_command(cx, to_2, out));
+        let timer = |t| Action::SetTimer {
+            timer: TRANSFER,
+            clock: ClockKind::Monotonic,
+            at: at(t),
+        };
+        assert_eq!(transfer_timers(&fx), [timer(11 * S + 300 * MS)]);
+        call(&mut a, 11 * S + 300 * MS, |a, cx, out| {
+            a.on_timer(cx, TRANSFER, out)
+        });
+        assert_eq!(a.transfer, None);
+        let fx = call(&mut a, 12 * S + 300 * MS, |a, cx, out| {
+            a.on_command(cx, to_2, out)
+        });
+        assert_eq!(transfer_timers(&fx), [timer(22 * S + 300 * MS)]);
     }
 }

@@ -8,7 +8,8 @@
 //! tick of the node's clock (ticks fall at the node's start reading plus whole ticks); the
 //! node campaigns at the tick that brings the count to n, drawn from `[timeout, timeout +
 //! jitter)` in ticks: a timeout of n ticks runs out between n - 1 and n ticks after the timer
-//! was armed.
+//! was armed. A leader counts the base timeout (no draw) the same way to know when to abandon a
+//! leadership transfer ([`Election::base_deadline`]).
 
 use super::ELECTION;
 use crate::clock::ClockKind;
@@ -62,12 +63,29 @@ impl Election {
         };
         match self.tick {
             None => now + self.timeout + LocalDur::from_ns(extra),
-            Some(tick) => {
-                // The first tick is the next one after now, less than a tick away.
-                let n = self.timeout.ns() / unit + extra;
-                LocalTime::from_ns(self.tick_at(now, tick) + (n - 1) * tick.ns())
-            }
+            Some(tick) => self.nth_tick(now, tick, self.timeout.ns() / unit + extra),
         }
+    }
+
+    /// When a count of the base timeout (no draw) started at `now` runs out: `now + timeout`
+    /// on the monotonic clock, or with a tick, at the tick that brings a count restarted at
+    /// `now` to the timeout's ticks, as the election timer counts. A leader times its transfers
+    /// so: etcd-io/raft (raft.go) resets `electionElapsed` when a transfer starts (`stepLeader`,
+    /// `MsgTransferLeader`) and `tickHeartbeat` abandons it once `electionElapsed` reaches
+    /// `electionTimeout`; raft-rs (src/raft.rs) does the same in `handle_transfer_leader` and
+    /// `tick_heartbeat`.
+    pub fn base_deadline(&self, now: LocalTime) -> LocalTime {
+        match self.tick {
+            None => now + self.timeout,
+            Some(tick) => self.nth_tick(now, tick, self.timeout.ns() / tick.ns()),
+        }
+    }
+
+    /// The reading of the node's `n`-th tick (n >= 1) after `now`: the first is the next one
+    /// after now, less than a tick away, so the n-th falls between n - 1 and n ticks after now.
+    fn nth_tick(&self, now: LocalTime, tick: LocalDur, n: i64) -> LocalTime {
+        debug_assert!(n >= 1);
+        LocalTime::from_ns(self.tick_at(now, tick) + (n - 1) * tick.ns())
     }
 
     /// Arms (or re-arms) the election timer from now.
