@@ -11,7 +11,7 @@
 //! every t/3 from there. From 21 s a is cut off from zk and b.
 
 use crate::common::{leasesim, run_text, workdir};
-use leasesim::strategy::zookeeper::server::{negotiate, round_to_next_interval};
+use leasesim::strategy::zookeeper::server::{round_to_next_interval, Bounds};
 use leasesim::time::{LocalDur, LocalTime};
 
 const S: i64 = 1_000_000_000;
@@ -51,8 +51,8 @@ fn zk(tick: &str, timeout: &str, act_while_disconnected: bool) -> String {
 /// 1 s -> 4 s, 30 s -> 30 s, 90 s -> 40 s (HBase's default asks for 90 s).
 #[test]
 fn the_server_clamps_the_timeout_into_2_to_20_ticks() {
-    let tick = LocalDur::from_secs(2);
-    let got = |s: i64| negotiate(LocalDur::from_secs(s), tick);
+    let bounds = Bounds::of(LocalDur::from_secs(2), None, None);
+    let got = |s: i64| bounds.negotiate(LocalDur::from_secs(s));
     assert_eq!(got(1), LocalDur::from_secs(4));
     assert_eq!(got(4), LocalDur::from_secs(4));
     assert_eq!(got(30), LocalDur::from_secs(30));
