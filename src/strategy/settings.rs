@@ -398,6 +398,14 @@ mod tests {
                 r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", act_while_disconnected: false)"#,
             ),
             (
+                r#"ZooKeeperSession(max_session_timeout: "240s", min_session_timeout: "20s", tick_time: "3s")"#,
+                r#"ZooKeeperSession(tick_time: "3s", session_timeout: "30s", min_session_timeout: "20s", max_session_timeout: "240s", act_while_disconnected: false)"#,
+            ),
+            (
+                r#"ZooKeeperSession(max_session_timeout: "1m")"#,
+                r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", max_session_timeout: "60s", act_while_disconnected: false)"#,
+            ),
+            (
                 "K8sLeaderElection(observed_clock: Wall)",
                 r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
             ),

@@ -11,7 +11,7 @@
 //! every t/3 from there. From 21 s a is cut off from zk and b.
 
 use crate::common::{leasesim, run_text, workdir};
-use leasesim::strategy::zookeeper::server::{negotiate, round_to_next_interval};
+use leasesim::strategy::zookeeper::server::{round_to_next_interval, Bounds};
 use leasesim::time::{LocalDur, LocalTime};
 
 const S: i64 = 1_000_000_000;
@@ -51,8 +51,8 @@ fn zk(tick: &str, timeout: &str, act_while_disconnected: bool) -> String {
 /// 1 s -> 4 s, 30 s -> 30 s, 90 s -> 40 s (HBase's default asks for 90 s).
 #[test]
 fn the_server_clamps_the_timeout_into_2_to_20_ticks() {
-    let tick = LocalDur::from_secs(2);
-    let got = |s: i64| negotiate(LocalDur::from_secs(s), tick);
+    let bounds = Bounds::of(LocalDur::from_secs(2), None, None);
+    let got = |s: i64| bounds.negotiate(LocalDur::from_secs(s));
     assert_eq!(got(1), LocalDur::from_secs(4));
     assert_eq!(got(4), LocalDur::from_secs(4));
     assert_eq!(got(30), LocalDur::from_secs(30));
@@ -83,6 +83,33 @@ fn the_negotiated_timeout_is_the_one_both_sides_use() {
     };
     assert_eq!(slack("1s"), Some(3_330_333_339));
     assert_eq!(slack("90s"), Some(13_997_000_001));
+}
+
+/// The server's own bounds (zoo.cfg `minSessionTimeout`, `maxSessionTimeout`; ZooKeeper's
+/// `SessionTest.testMinMaxSessionTimeout` sets both) replace the defaults of 2 and 20 ticks, and
+/// both sides time the session by what is granted. The world above, a cut off at 21 s:
+/// - asked 90 s, max 60 s: t = 60 s (not the 40 s of the default max, nor 90 s): readTimeout
+///   40 s, a ping every 20 s from 4 ms; the one of 20.004 s reaches zk at 20.005 s: expiry
+///   (floor(80.005 / 2) + 1) x 2 = 82 s, b holds from 82.003 s; a stopped at its Pong (20.006 s)
+///   + 40 s = 60.006 s: slack 21.997 s.
+/// - asked 1 s, min 10 s: t = 10 s (not 4 s): readTimeout 6.666666666 s, a ping every
+///   3.333333333 s; the 6th, at 0.004 + 6 x 3.333333333 = 20.003999998 s, reaches zk at
+///   20.004999998 s: expiry (floor(30.004999998 / 2) + 1) x 2 = 32 s, b from 32.003 s; a stopped
+///   at 20.005999998 + 6.666666666 = 26.672666664 s: slack 5.330333336 s.
+#[test]
+fn the_servers_bounds_set_the_timeout_both_sides_use() {
+    let slack = |timeout: &str, bounds: &str| {
+        let strategy =
+            format!(r#"ZooKeeperSession(tick_time: "2s", session_timeout: "{timeout}", {bounds})"#);
+        let s = run_text(&world(&strategy, B, CUT_A, "100s"));
+        assert_eq!(s.holders, ["a", "b"], "{timeout} {bounds}");
+        assert_eq!(s.overlap.count, 0);
+        s.min_slack_ns
+    };
+    let max = r#"max_session_timeout: "60s""#;
+    assert_eq!(slack("90s", max), Some(21_997 * MS));
+    let min = r#"min_session_timeout: "10s""#;
+    assert_eq!(slack("1s", min), Some(5_330_333_336));
 }
 
 /// `ExpiryQueue.roundToNextInterval`: (time / interval + 1) x interval, the next multiple
@@ -183,7 +210,8 @@ fn the_lock_passes_in_sequence_order_and_each_deletion_wakes_one_watcher() {
     assert_eq!(s.overlap.count, 0);
 }
 
-/// Zero or negative periods exit 2 and name the field; a timeout outside [2, 20] ticks is
+/// Zero or negative periods exit 2 and name the field, as do bounds with min above max (with a
+/// 2 s tick, a min of 50 s is above the default max of 40 s); a timeout outside the bounds is
 /// accepted (the server clamps it).
 #[test]
 fn bad_values_exit_2_naming_the_field() {
@@ -196,6 +224,24 @@ fn bad_values_exit_2_naming_the_field() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(
         said.contains("strategy.tick_time: must be positive"),
+        "{said}"
+    );
+    let crossed = world(
+        r#"ZooKeeperSession(tick_time: "2s", min_session_timeout: "50s")"#,
+        B,
+        "",
+        "10s",
+    );
+    std::fs::write(dir.join("crossed.ron"), crossed).unwrap();
+    let out = leasesim(&["check", "crossed.ron"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(
+            "strategy.min_session_timeout: 50s must not be larger than \
+             strategy.max_session_timeout (40s: 20 x tick_time, its default)"
+        ),
         "{said}"
     );
     let clamped = world(&zk("2s", "1h", false), B, "", "10s");

@@ -3,7 +3,8 @@
 //!
 //! The session is the lease, timed on both sides from messages, not from a term the holder is
 //! given: the server expires a session in the tick bucket after (its last message) + t, the
-//! negotiated timeout (the requested `session_timeout` clamped into [2, 20] x `tick_time`);
+//! negotiated timeout (the requested `session_timeout` clamped into the server's
+//! [`min_session_timeout`, `max_session_timeout`], by default [2, 20] x `tick_time`);
 //! the client turns Disconnected when it has received nothing for readTimeout = 2t/3, and it
 //! learns that its session expired only when a reconnect is answered Expired. The lock is the
 //! lowest ephemeral sequential node; its sequence number is the fencing token. A holder acts
@@ -28,15 +29,17 @@ use crate::strategy::service_node::ServiceNode;
 use crate::time::LocalDur;
 pub use client::Client;
 pub use msg::Message;
-pub use server::Server;
+pub use server::{Bounds, Server};
 
 /// `ZooKeeperSession`'s parameters (see [`settings::ZooKeeperSession`]).
 #[derive(Clone, Copy, Debug)]
 pub struct ZkConfig {
-    /// The server's tick: its expiry bucket width, and the unit of the timeout's bounds.
+    /// The server's tick: its expiry bucket width, and the unit of the default bounds.
     pub tick_time: LocalDur,
     /// The timeout a client asks for.
     pub session_timeout: LocalDur,
+    /// The server's bounds on the timeout, defaults resolved.
+    pub bounds: Bounds,
     /// HBase's behaviour: the holder acts until the Expired event, not until Disconnected.
     pub act_while_disconnected: bool,
 }
@@ -76,7 +79,10 @@ impl Protocol for ZooKeeperSession {
 
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
-            Role::Grantor => Node::Service(Server::new(*params, self.config.tick_time, disk)),
+            Role::Grantor => {
+                let (tick, bounds) = (self.config.tick_time, self.config.bounds);
+                Node::Service(Server::new(*params, tick, bounds, disk))
+            }
             _ => Node::Client(Client::new(self.config, *params)),
         }
     }

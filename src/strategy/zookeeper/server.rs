@@ -1,9 +1,9 @@
 //! The ZooKeeper ensemble, one server standing for it: sessions, their expiry in tick buckets,
 //! the lock's ephemeral sequential nodes and their watches, and the register.
 //!
-//! A connect request for a new session gets an id and the requested timeout clamped into
-//! [2, 20] x tick_time (`ZooKeeperServer.processConnectRequest`, with minSessionTimeout and
-//! maxSessionTimeout at their defaults). Every message of a live session touches it: its expiry
+//! A connect request for a new session gets an id and the requested timeout clamped into the
+//! server's bounds, [`min_session_timeout`, `max_session_timeout`], by default [2, 20] x
+//! tick_time ([`Bounds`]; `ZooKeeperServer.processConnectRequest`). Every message of a live session touches it: its expiry
 //! moves to `round_up(now + timeout)`, the next multiple of tick_time strictly after now +
 //! timeout, on the server's monotonic clock (`ExpiryQueue.update` and `roundToNextInterval`).
 //! The expirer (`SessionTrackerImpl.run`, `ExpiryQueue.poll`) runs at each bucket instant and
@@ -67,6 +67,7 @@ struct Watch {
 pub struct Server {
     p: LeaseParams,
     tick: LocalDur,
+    bounds: Bounds,
     /// Live sessions, in order of opening.
     pub(super) sessions: Vec<Session>,
     /// Live lock nodes, in sequence order.
@@ -85,19 +86,48 @@ pub fn round_to_next_interval(t: LocalTime, tick: LocalDur) -> LocalTime {
     LocalTime::from_ns((t.ns().div_euclid(tick.ns()) + 1) * tick.ns())
 }
 
-/// The requested timeout clamped into [2, 20] x tick (`ZooKeeperServer.processConnectRequest`).
-/// Saturating: validation asks for the event estimate of a tick it is about to refuse as too
-/// long, so the bounds must not overflow.
-pub fn negotiate(requested: LocalDur, tick: LocalDur) -> LocalDur {
-    let (min, max) = (tick.ns().saturating_mul(2), tick.ns().saturating_mul(20));
-    LocalDur::from_ns(requested.ns().clamp(min, max))
+/// The server's bounds on a session timeout: zoo.cfg's `minSessionTimeout` and
+/// `maxSessionTimeout`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    pub min: LocalDur,
+    pub max: LocalDur,
+}
+
+impl Bounds {
+    /// The bounds a server has with `min` and `max` as written, each by default 2 and 20 ticks
+    /// (`QuorumPeerConfig.parseProperties`: an unset bound, -1, becomes `tickTime * 2` and
+    /// `tickTime * 20`). Saturating: validation asks for the event estimate of a tick it is
+    /// about to refuse as too long, so the defaults must not overflow.
+    pub fn of(tick: LocalDur, min: Option<LocalDur>, max: Option<LocalDur>) -> Bounds {
+        Bounds {
+            min: min.unwrap_or(LocalDur::from_ns(tick.ns().saturating_mul(2))),
+            max: max.unwrap_or(LocalDur::from_ns(tick.ns().saturating_mul(20))),
+        }
+    }
+
+    /// The requested timeout moved into the bounds, in ZooKeeper's order
+    /// (`ZooKeeperServer.processConnectRequest`: raised to `minSessionTimeout`, then lowered to
+    /// `maxSessionTimeout`). Validation refuses min > max, as `QuorumPeerConfig` does; the
+    /// event estimate it makes on the way gets max then, and no panic.
+    pub fn negotiate(&self, requested: LocalDur) -> LocalDur {
+        let mut t = requested;
+        if t < self.min {
+            t = self.min;
+        }
+        if t > self.max {
+            t = self.max;
+        }
+        t
+    }
 }
 
 impl Server {
-    pub(super) fn new(p: LeaseParams, tick: LocalDur, disk: Disk) -> Server {
+    pub(super) fn new(p: LeaseParams, tick: LocalDur, bounds: Bounds, disk: Disk) -> Server {
         Server {
             p,
             tick,
+            bounds,
             sessions: disk.sessions,
             nodes: disk.nodes,
             watches: Vec::new(),
@@ -212,7 +242,7 @@ impl Server {
             self.sessions.push(Session {
                 id: self.last_session,
                 node: from,
-                timeout: negotiate(req, self.tick),
+                timeout: self.bounds.negotiate(req),
                 expiry: LocalTime::from_ns(i64::MIN),
             });
             self.sessions.len() - 1

@@ -1,12 +1,17 @@
-//! `ZooKeeperSession`'s settings as a scenario writes them: the server's tick, the session
-//! timeout a client asks for, and whether a holder acts while Disconnected.
+//! `ZooKeeperSession`'s settings as a scenario writes them: the server's tick and its bounds on
+//! a session timeout, the timeout a client asks for, and whether a holder acts while
+//! Disconnected.
 //!
-//! A `session_timeout` outside [2, 20] x `tick_time` is not an error: ZooKeeper clamps it (so
-//! does the server here, and the client works with what it is told). Zero or negative values
-//! are, as are values out of the limits for a period (1 us to 1000 h).
+//! A `session_timeout` outside [`min_session_timeout`, `max_session_timeout`] (by default
+//! [2, 20] x `tick_time`) is not an error: ZooKeeper clamps it (so does the server here, and
+//! the client works with what it is told). Bounds with min above max are, as in ZooKeeper's
+//! `QuorumPeerConfig.parseProperties` ("minSessionTimeout must not be larger than
+//! maxSessionTimeout"), the defaults resolved first. Zero or negative values are too (ZooKeeper
+//! reads -1 as "unset" and does not check further; a timeout of zero here would ping without
+//! end), as are values out of the limits for a period (1 us to 1000 h).
 
 use super::client::{ping_interval, read_timeout};
-use super::server::negotiate;
+use super::server::Bounds;
 use super::{ZkConfig, ZooKeeperSession as ZkProtocol};
 use crate::scenario::{LeaseFields, Role, Scenario};
 use crate::strategy::settings::check;
@@ -19,13 +24,21 @@ use serde::Deserialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ZooKeeperSession {
-    /// The server's tick: sessions expire in buckets this wide, and a timeout is clamped into
-    /// [2, 20] ticks. Default 2 s (ZooKeeper's sample configuration).
+    /// The server's tick: sessions expire in buckets this wide, and the default bounds are 2
+    /// and 20 ticks. Default 2 s (ZooKeeper's sample configuration).
     #[serde(default = "tick_time")]
     pub tick_time: LocalDur,
     /// The timeout a client asks for. Default 30 s.
     #[serde(default = "session_timeout")]
     pub session_timeout: LocalDur,
+    /// The shortest timeout the server grants (zoo.cfg `minSessionTimeout`). Default
+    /// 2 x `tick_time`.
+    #[serde(default)]
+    pub min_session_timeout: Option<LocalDur>,
+    /// The longest timeout the server grants (zoo.cfg `maxSessionTimeout`). Default
+    /// 20 x `tick_time`.
+    #[serde(default)]
+    pub max_session_timeout: Option<LocalDur>,
     /// HBase's behaviour: the holder acts until the Expired event arrives, not only until
     /// Disconnected (Curator's default).
     #[serde(default)]
@@ -40,9 +53,18 @@ fn session_timeout() -> LocalDur {
 }
 
 impl ZooKeeperSession {
+    /// The server's bounds, defaults resolved.
+    pub fn bounds(&self) -> Bounds {
+        Bounds::of(
+            self.tick_time,
+            self.min_session_timeout,
+            self.max_session_timeout,
+        )
+    }
+
     /// The timeout the server grants.
     pub fn negotiated(&self) -> LocalDur {
-        negotiate(self.session_timeout, self.tick_time)
+        self.bounds().negotiate(self.session_timeout)
     }
 }
 
@@ -54,11 +76,20 @@ impl Settings for ZooKeeperSession {
         let ZooKeeperSession {
             tick_time,
             session_timeout,
+            min_session_timeout,
+            max_session_timeout,
             act_while_disconnected,
         } = self;
+        // A bound left unset stays unset: its default follows `tick_time` (as `--vary
+        // tick_time=` varies it), which a written value would not.
+        let bound = |field: &str, d: &Option<LocalDur>| {
+            d.map(|d| format!(", {field}: \"{d}\"")).unwrap_or_default()
+        };
+        let min = bound("min_session_timeout", min_session_timeout);
+        let max = bound("max_session_timeout", max_session_timeout);
         format!(
             "ZooKeeperSession(tick_time: \"{tick_time}\", session_timeout: \
-             \"{session_timeout}\", act_while_disconnected: {act_while_disconnected})"
+             \"{session_timeout}\"{min}{max}, act_while_disconnected: {act_while_disconnected})"
         )
     }
 
@@ -66,6 +97,7 @@ impl Settings for ZooKeeperSession {
         let config = ZkConfig {
             tick_time: self.tick_time,
             session_timeout: self.session_timeout,
+            bounds: self.bounds(),
             act_while_disconnected: self.act_while_disconnected,
         };
         ZkProtocol::new(config, self.to_ron())
@@ -80,6 +112,33 @@ impl Settings for ZooKeeperSession {
             let at = format!("strategy.{field}");
             check::positive(&mut p, &at, d);
             check::interval(&mut p, &at, d);
+        }
+        for (field, d) in [
+            ("min_session_timeout", self.min_session_timeout),
+            ("max_session_timeout", self.max_session_timeout),
+        ] {
+            if let Some(d) = d {
+                let at = format!("strategy.{field}");
+                check::positive(&mut p, &at, d);
+                check::interval(&mut p, &at, d);
+            }
+        }
+        // `QuorumPeerConfig.parseProperties`: the defaults resolved, min must not be larger
+        // than max. Checked only when both are positive (else said above).
+        let Bounds { min, max } = self.bounds();
+        if min.ns() > 0 && max.ns() > 0 && min > max {
+            let min = match self.min_session_timeout {
+                Some(_) => format!("{min}"),
+                None => format!("{min} (2 x tick_time, its default)"),
+            };
+            let max = match self.max_session_timeout {
+                Some(_) => format!("{max}"),
+                None => format!("{max}: 20 x tick_time, its default"),
+            };
+            p.push(format!(
+                "strategy.min_session_timeout: {min} must not be larger than \
+                 strategy.max_session_timeout ({max})"
+            ));
         }
         p
     }
@@ -96,11 +155,8 @@ impl Settings for ZooKeeperSession {
     /// the answer: 3), and the server's expirer runs at most once a tick.
     fn events_per_second(&self, s: &Scenario) -> f64 {
         let clients = s.nodes.iter().filter(|n| n.role != Role::Grantor).count() as f64;
-        let pings = if self.tick_time.ns() > 0 {
-            check::per_second(3.0 * clients, ping_interval(self.negotiated()))
-        } else {
-            0.0
-        };
+        // `per_second` counts 0 for a timeout that is not positive (reported on its own).
+        let pings = check::per_second(3.0 * clients, ping_interval(self.negotiated()));
         pings + check::per_second(1.0, self.tick_time)
     }
 
@@ -108,10 +164,10 @@ impl Settings for ZooKeeperSession {
     /// least t after the message answered: t/3 apart, each on its own clock. Acting until
     /// Expired has no such margin.
     fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
-        if self.act_while_disconnected || self.tick_time.ns() <= 0 {
+        let t = self.negotiated();
+        if self.act_while_disconnected || t.ns() <= 0 {
             return None;
         }
-        let t = self.negotiated();
         Some((
             t - read_timeout(t),
             "session timeout / 3 (readTimeout = 2/3 of it)",
@@ -149,7 +205,10 @@ mod tests {
     }
 
     fn settings(s: &Scenario) -> ZooKeeperSession {
-        ron::from_str(&s.strategy.to_ron()).unwrap()
+        // Optional fields written bare, as a scenario file writes them.
+        crate::scenario::ron_options()
+            .from_str(&s.strategy.to_ron())
+            .unwrap()
     }
 
     /// Two clients; t = 30 s: readTimeout 20 s, a ping every 10 s with its timer and answer,
@@ -177,6 +236,74 @@ mod tests {
         let z = settings(&s);
         assert!(Settings::validate(&z, &s).is_empty());
         assert_eq!(z.negotiated(), LocalDur::from_secs(40));
+    }
+
+    /// `SessionTest.testMinMaxSessionTimeout` (ZooKeeper's tests): tickTime 3 s with
+    /// minSessionTimeout 20 s and maxSessionTimeout 240 s (neither a default: 2 and 20 ticks
+    /// would be 6 s and 60 s): asked 120 s, granted 120 s (inside); asked 10 s, granted 20 s
+    /// (raised to min); asked 480 s, granted 240 s (lowered to max). And its
+    /// `testSessionTimeoutAccess`, the defaults with the same tick: asked 12 s (4 ticks), 12 s;
+    /// asked 3 s (1 tick), 6 s (2 ticks); asked 90 s (30 ticks), 60 s (20 ticks).
+    #[test]
+    fn the_server_grants_a_timeout_inside_its_bounds() {
+        let granted = |bounds: &str, asked: &str| {
+            let s = scenario(&format!(
+                r#"ZooKeeperSession(tick_time: "3s", session_timeout: "{asked}"{bounds})"#
+            ));
+            let z = settings(&s);
+            assert!(Settings::validate(&z, &s).is_empty(), "{bounds} {asked}");
+            z.negotiated()
+        };
+        let set = r#", min_session_timeout: "20s", max_session_timeout: "240s""#;
+        assert_eq!(granted(set, "120s"), LocalDur::from_secs(120));
+        assert_eq!(granted(set, "10s"), LocalDur::from_secs(20));
+        assert_eq!(granted(set, "480s"), LocalDur::from_secs(240));
+        assert_eq!(granted("", "12s"), LocalDur::from_secs(12));
+        assert_eq!(granted("", "3s"), LocalDur::from_secs(6));
+        assert_eq!(granted("", "90s"), LocalDur::from_secs(60));
+        // One bound set, the other its default: with a 3 s tick, max 240 s lets 90 s through;
+        // min 20 s raises 3 s to 20 s.
+        let max = r#", max_session_timeout: "240s""#;
+        assert_eq!(granted(max, "90s"), LocalDur::from_secs(90));
+        let min = r#", min_session_timeout: "20s""#;
+        assert_eq!(granted(min, "3s"), LocalDur::from_secs(20));
+    }
+
+    /// The bound with its default resolved, min above max is refused as ZooKeeper refuses it
+    /// (`QuorumPeerConfig.parseProperties`); equal bounds are not (every timeout is that one).
+    /// With a 2 s tick the defaults are 4 s and 40 s: a min of 50 s is above the default max,
+    /// a max of 3 s below the default min. A bound of zero is refused as every period is.
+    #[test]
+    fn bounds_with_min_above_max_are_refused_naming_both() {
+        let problems = |bounds: &str| {
+            let s = scenario(&format!(r#"ZooKeeperSession(tick_time: "2s"{bounds})"#));
+            Settings::validate(&settings(&s), &s)
+        };
+        assert_eq!(
+            problems(r#", min_session_timeout: "50s""#),
+            ["strategy.min_session_timeout: 50s must not be larger than \
+                 strategy.max_session_timeout (40s: 20 x tick_time, its default)"]
+        );
+        assert_eq!(
+            problems(r#", max_session_timeout: "3s""#),
+            [
+                "strategy.min_session_timeout: 4s (2 x tick_time, its default) must not be \
+                 larger than strategy.max_session_timeout (3s)"
+            ]
+        );
+        assert_eq!(
+            problems(r#", min_session_timeout: "30s", max_session_timeout: "20s""#),
+            ["strategy.min_session_timeout: 30s must not be larger than \
+                 strategy.max_session_timeout (20s)"]
+        );
+        assert_eq!(
+            problems(r#", min_session_timeout: "0s", max_session_timeout: "-1s""#),
+            [
+                "strategy.min_session_timeout: must be positive (got 0s)",
+                "strategy.max_session_timeout: must be positive (got -1s)"
+            ]
+        );
+        assert!(problems(r#", min_session_timeout: "25s", max_session_timeout: "25s""#).is_empty());
     }
 
     /// A tick far past the longest run (2,000,000 h = 7.2e18 ns: twice it overflows an i64) is
