@@ -8,7 +8,7 @@
 //! the values its grant carried, and its own writes as their answers arrive. It reports the
 //! value it holds for each read.
 
-use super::Fact;
+use super::{Fact, Out};
 use crate::msg::{Key, NodeId, Token, Value, INITIAL};
 use std::sync::Arc;
 
@@ -135,6 +135,23 @@ impl Register {
             value,
         };
         (fact, Some(Ack { key, value, seq }))
+    }
+
+    /// [`Register::apply`], with what follows from it: the fact reported, and the writer
+    /// answered with `answer(ack)` if the write was applied.
+    pub fn serve<M>(
+        &mut self,
+        out: &mut Out<M>,
+        (writer, token, write): (NodeId, Token, (Key, Value)),
+        fencing: bool,
+        duplicate: bool,
+        answer: impl FnOnce(Ack) -> M,
+    ) {
+        let (fact, ack) = self.apply(writer, token, write, fencing, duplicate);
+        out.report(fact);
+        if let Some(ack) = ack {
+            out.send(writer, answer(ack));
+        }
     }
 }
 

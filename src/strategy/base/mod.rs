@@ -341,13 +341,9 @@ impl Grantor {
                 }
             }
             Message::Write { token, key, value } => {
-                let (fact, ack) =
-                    self.register
-                        .apply(from, token, (key, value), self.p.fencing, cx.duplicate);
-                out.report(fact);
-                if let Some(ack) = ack {
-                    out.send(from, Message::WriteAck(ack));
-                }
+                let write = (from, token, (key, value));
+                let (fencing, duplicate) = (self.p.fencing, cx.duplicate);
+                (self.register).serve(out, write, fencing, duplicate, Message::WriteAck);
             }
             _ => {}
         }

@@ -83,15 +83,9 @@ impl ApiServer {
                 out.send(from, reply);
             }
             Message::Write { token, key, value } => {
+                let write = (from, token, (key, value));
                 let (fencing, duplicate) = (self.p.fencing, cx.duplicate);
-                let (fact, ack) =
-                    self.disk
-                        .register
-                        .apply(from, token, (key, value), fencing, duplicate);
-                out.report(fact);
-                if let Some(ack) = ack {
-                    out.send(from, Message::WriteAck(ack));
-                }
+                (self.disk.register).serve(out, write, fencing, duplicate, Message::WriteAck);
             }
             Message::Record { .. } | Message::UpdateReply { .. } | Message::WriteAck(_) => {}
         }

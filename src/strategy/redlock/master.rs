@@ -190,12 +190,9 @@ impl Master {
                 self.write(cx, None, out);
             }
             Message::Write { token, key, value } if self.hosts_resource == Some(true) => {
-                let write = (key, value);
-                let (fact, ack) = self.register.apply(from, token, write, false, cx.duplicate);
-                out.report(fact);
-                if let Some(ack) = ack {
-                    out.send(from, Message::WriteAck(ack));
-                }
+                // No fencing: Redlock has no token for the resource to check.
+                let write = (from, token, (key, value));
+                (self.register).serve(out, write, false, cx.duplicate, Message::WriteAck);
             }
             _ => {}
         }

@@ -68,9 +68,11 @@ pub(super) fn apply(
     fencing: bool,
     duplicate: bool,
 ) {
-    let (fact, ack) = register.apply(writer, token, write, fencing, duplicate);
-    out.report(fact);
-    if let Some(ack) = ack {
-        out.send(writer, Message::WriteAck(ack));
-    }
+    register.serve(
+        out,
+        (writer, token, write),
+        fencing,
+        duplicate,
+        Message::WriteAck,
+    );
 }
