@@ -41,20 +41,7 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
     // positive iff T - eps > 0.999 * 10.002 s = 9.991998 s, i.e. eps < eps* = 8.002 ms.
     // (The analytic bound T * rho = 10 s * 1000 ppm = 10 ms is on the safe side by the two
     // message delays.) No randomness: every seed gives the same run, so P(overlap) is 1 or 0.
-    let s = scenario(
-        r#"Scenario(
-            duration: "40s",
-            lease: (duration: "10s", renew_every: "3s"),
-            strategy: TwoSided(holder_margin: "5ms"),
-            nodes: [
-                (name: "lock", role: Grantor, drift_ppm: 0.0),
-                (name: "h", role: Contender, drift_ppm: -1000.0),
-                (name: "b", role: Contender, start: "100ms", drift_ppm: 0.0),
-            ],
-            network: (delay: Fixed("1ms")),
-            faults: [OneWay(from: "h", to: "lock", at: "10s", duration: "30s")],
-        )"#,
-    );
+    let s = scenario(CUT_OFF);
     let below = ["1ms", "5ms", "8ms", "8.0015ms"];
     let above = ["8.0025ms", "9ms", "10ms", "20ms"];
     let values: Vec<String> = below.iter().chain(&above).map(|v| v.to_string()).collect();
@@ -155,7 +142,7 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
     assert!(ch[1].worst_p_unsafe > 0.0 && ch[2].worst_p_unsafe == 0.0);
 }
 
-/// The cut-off story above with its margin and lease left to the grid: h (-1000 ppm) renews
+/// The cut-off story (margin 5 ms, lease 10 s, each a grid may vary): h (-1000 ppm) renews
 /// every 3 s and is cut off from lock at 10 s, every message takes 1 ms, the run lasts 40 s.
 const CUT_OFF: &str = r#"Scenario(
     duration: "40s",

@@ -643,6 +643,11 @@ mod tests {
         assert_eq!(host.into_disk().register.applied(), 2);
     }
 
+    /// A `Lock` of `value` from the client, node 0.
+    fn lock(value: u64) -> impl FnOnce(&mut RedlockNode, &mut Cx, &mut Out<Message>) {
+        move |m, cx, out| m.on_message(cx, 0, Message::Lock { value }, out)
+    }
+
     /// The remaining time to live a refusal carries.
     fn refusal_ttl(given: &Out<Message>) -> Option<LocalDur> {
         given.actions().iter().find_map(|e| match e {
@@ -660,11 +665,6 @@ mod tests {
         // (alive at its expiry) with none left; granted at 10 s + 1 ns, with no time to live.
         let mut m = master(1);
         call(&mut m, 1, 0, |m, cx, out| m.on_start(cx, out));
-        let lock = |v| {
-            move |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
-                m.on_message(cx, 0, Message::Lock { value: v }, out)
-            }
-        };
         let first = call(&mut m, 1, 0, lock(1));
         assert_eq!((lock_reply(&first).0, refusal_ttl(&first)), (true, None));
         let at_4s = call(&mut m, 1, 4 * S, lock(2));
@@ -694,12 +694,6 @@ mod tests {
             let r = Redlock { wait, ..redlock() };
             r.node_logic(0, Role::Contender, &params(), Disk::default())
         };
-        let refused = |ttl_s: i64| Message::LockReply {
-            value: 0,
-            ok: false,
-            values: None,
-            ttl: Some(LocalDur::from_secs(ttl_s)),
-        };
         for wait in [RedlockWait::RemainingTtl, RedlockWait::Jittered] {
             let mut c = client(wait);
             let asked = call(&mut c, 0, 0, |c, cx, out| c.on_start(cx, out));
@@ -714,19 +708,11 @@ mod tests {
                     _ => None,
                 })
                 .expect("a lock request");
-            let answer = |ttl_s| {
-                let Message::LockReply {
-                    ok, values, ttl, ..
-                } = refused(ttl_s)
-                else {
-                    unreachable!()
-                };
-                Message::LockReply {
-                    value,
-                    ok,
-                    values,
-                    ttl,
-                }
+            let answer = |ttl_s| Message::LockReply {
+                value,
+                ok: false,
+                values: None,
+                ttl: Some(LocalDur::from_secs(ttl_s)),
             };
             call(&mut c, 0, S / 1000, |c, cx, out| {
                 c.on_message(cx, 1, answer(6), out)
@@ -792,11 +778,6 @@ mod tests {
         // At 10 s another lock fails, at 10 s + 1 ns it succeeds.
         let mut m = master(1);
         call(&mut m, 1, 0, |m, cx, out| m.on_start(cx, out));
-        let lock = |value| {
-            move |m: &mut RedlockNode, cx: &mut Cx, out: &mut Out<Message>| {
-                m.on_message(cx, 0, Message::Lock { value }, out)
-            }
-        };
         assert!(lock_reply(&call(&mut m, 1, 0, lock(1))).0);
         assert!(!lock_reply(&call(&mut m, 1, 10 * S, lock(2))).0);
         assert!(lock_reply(&call(&mut m, 1, 10 * S + 1, lock(3))).0);
