@@ -6,6 +6,14 @@
 //! apply; duplication sends a second copy with its own delay. At delivery time a `Partition` or
 //! `OneWay` cut that is active drops it.
 //!
+//! The protocol's [`Transport`] says how the messages between two nodes are ordered: as
+//! datagrams, each on its own (a later one may overtake an earlier), or as one stream per
+//! ordered pair of nodes (TCP, a gRPC stream), where a message never arrives before one sent
+//! earlier on the pair: it arrives at its drawn instant or with the one before it, whichever is
+//! later, so a delayed message holds up those behind it. Loss and cuts still take single
+//! messages on a stream (a connection that drops loses what was in flight; the next one carries
+//! on), and what arrives behind a message a cut drops is not held back by it.
+//!
 //! A run may hold any number of fault windows (random partitions make thousands), so they are
 //! indexed by time, not scanned, and forgotten once they end: a `Windows` index keeps those not
 //! yet started in a heap by start and those active at the last query in a list, and the engine
@@ -114,6 +122,17 @@ pub enum NetFault {
     },
 }
 
+/// How a protocol's transport orders the messages from one node to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Transport {
+    /// Each message on its own: a later message may arrive before an earlier one.
+    #[default]
+    Datagram,
+    /// One ordered stream per pair: no message arrives before one sent earlier from the same
+    /// sender to the same receiver.
+    Stream,
+}
+
 /// What happens to one message at send time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fate {
@@ -140,6 +159,9 @@ pub struct Network {
     kinds: usize,
     /// One stream per (sender, kind).
     rngs: Vec<Rng>,
+    /// With a [`Transport::Stream`]: `last[from * nodes + to]`, the latest instant a message
+    /// sent on that pair arrives (a message sent later arrives no earlier).
+    last: Option<Vec<SimTime>>,
 }
 
 impl Network {
@@ -179,11 +201,21 @@ impl Network {
             send_faults: Windows::default(),
             kinds,
             rngs,
+            last: None,
         };
         for (i, f) in faults.into_iter().enumerate() {
             net.add(f, i as u64);
         }
         net
+    }
+
+    /// The network with `transport`'s ordering (datagrams unless told).
+    pub fn with_transport(mut self, transport: Transport) -> Network {
+        self.last = match transport {
+            Transport::Datagram => None,
+            Transport::Stream => Some(vec![SimTime::ZERO; self.nodes * self.nodes]),
+        };
+        self
     }
 
     /// Adds fault `f`, `order` being its place in the list of every fault (visits of active
@@ -233,10 +265,19 @@ impl Network {
                 _ => {}
             }
         }
-        Fate {
+        let mut fate = Fate {
             first: first.map(|d| d + extra),
             copy: copy.map(|d| d + extra),
+        };
+        if let Some(last) = &mut self.last {
+            let last = &mut last[from * self.nodes + to];
+            for d in [&mut fate.first, &mut fate.copy].into_iter().flatten() {
+                let arrives = (now + *d).max(*last);
+                *last = arrives;
+                *d = arrives.since(now);
+            }
         }
+        fate
     }
 
     /// Whether the link from `from` to `to` is cut at `t` (a message arriving then is dropped).
@@ -470,6 +511,27 @@ mod tests {
         assert_eq!(delay(&mut net, 6), Some(Dur::from_ns(100 + 3 + 4)));
         assert_eq!(delay(&mut net, 10), Some(Dur::from_ns(100 + 4)));
         assert_eq!(delay(&mut net, 19), Some(Dur::from_ns(100 + 4)));
+        assert_eq!(delay(&mut net, 20), Some(Dur::from_ns(100)));
+    }
+
+    #[test]
+    fn on_a_stream_a_late_message_holds_up_those_behind_it_on_its_pair_only() {
+        // Delays 100 ns; a spike of +1000 ns on [10, 11). Sent at 10 (arrives 1110), then at
+        // 20, 30: due at 120 and 130, they arrive with it, at 1110 (delays 1090 and 1080).
+        let mut net = fixed(vec![spike(10, 11, 1_000)]).with_transport(Transport::Stream);
+        assert_eq!(delay(&mut net, 10), Some(Dur::from_ns(1_100)));
+        assert_eq!(delay(&mut net, 20), Some(Dur::from_ns(1_090)));
+        assert_eq!(delay(&mut net, 30), Some(Dur::from_ns(1_080)));
+        // The reverse pair and another receiver have streams of their own: on time.
+        assert_eq!(net.send(t(40), 1, 0, RENEW).first, Some(Dur::from_ns(100)));
+        assert_eq!(net.send(t(40), 0, 2, RENEW).first, Some(Dur::from_ns(100)));
+        // Sent at 1010, due at 1110 with the last one: it arrives then (after it, by the
+        // queue's order of pushes); at 1020, on time again.
+        assert_eq!(delay(&mut net, 1_010), Some(Dur::from_ns(100)));
+        assert_eq!(delay(&mut net, 1_020), Some(Dur::from_ns(100)));
+        // As datagrams, each message on its own: the ones behind overtake it.
+        let mut net = fixed(vec![spike(10, 11, 1_000)]);
+        assert_eq!(delay(&mut net, 10), Some(Dur::from_ns(1_100)));
         assert_eq!(delay(&mut net, 20), Some(Dur::from_ns(100)));
     }
 

@@ -41,7 +41,7 @@ pub fn build<'o, P: Protocol>(
     let ids = Ids::new(scenario, kind_names);
     let n = scenario.nodes.len();
     let fixed = compile_fixed(&ids, scenario);
-    let net = network(&ids, scenario, fixed.net_faults);
+    let net = network(&ids, scenario, fixed.net_faults).with_transport(P::TRANSPORT);
     let mut queue = EventQueue::default();
     let syncs = scenario.clocks.uncertainty.map(|u| {
         for node in 0..n {

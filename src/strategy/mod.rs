@@ -120,6 +120,7 @@ use crate::time::{LocalDur, LocalTime, SimTime};
 use crate::trace::Observer;
 use std::any::Any;
 
+pub use crate::net::Transport;
 pub use crate::oracle::belief::{Authorities, Belief, Beliefs, Claim};
 pub use crate::scenario::StrategyError;
 pub use register::{Ack, Register, Store};
@@ -541,6 +542,9 @@ pub trait Protocol: Send + Sync + 'static {
     type Logic: NodeLogic;
     /// The protocol as RON text (`TwoSided(holder_margin: "5ms", grantor_margin: "0s")`).
     fn describe(&self) -> String;
+    /// How its transport orders the messages between two nodes: datagrams unless it says
+    /// otherwise.
+    const TRANSPORT: Transport = Transport::Datagram;
     /// Which authorities it grants, and how.
     fn authorities(&self) -> Authorities {
         Authorities::ONE_LEASE

@@ -20,7 +20,7 @@ pub mod master;
 pub mod msg;
 pub mod settings;
 
-use super::{LeaseParams, Protocol, Register};
+use super::{LeaseParams, Protocol, Register, Transport};
 use crate::msg::{NodeId, Token};
 use crate::scenario::limits;
 use crate::scenario::{Role, Scenario};
@@ -87,6 +87,9 @@ impl ChubbySession {
 }
 
 impl Protocol for ChubbySession {
+    /// A client's KeepAlives, its events and its lock calls travel on one connection to the
+    /// master.
+    const TRANSPORT: Transport = Transport::Stream;
     type Logic = Node;
 
     fn describe(&self) -> String {

@@ -64,7 +64,9 @@ pub mod msg;
 pub mod server;
 pub mod settings;
 
-use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
+use super::{
+    Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId, Transport,
+};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
@@ -123,6 +125,8 @@ impl K8sLeaderElection {
 }
 
 impl Protocol for K8sLeaderElection {
+    /// client-go's requests share one HTTP/2 connection (TCP) to the API server.
+    const TRANSPORT: Transport = Transport::Stream;
     type Logic = K8sNode;
 
     fn describe(&self) -> String {

@@ -36,6 +36,7 @@ pub mod settings;
 
 use super::{
     Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, Store, TimerId,
+    Transport,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -72,6 +73,8 @@ impl Redlock {
 }
 
 impl Protocol for Redlock {
+    /// A client's commands to one Redis master travel on one TCP connection (RESP).
+    const TRANSPORT: Transport = Transport::Stream;
     type Logic = RedlockNode;
 
     fn describe(&self) -> String {

@@ -21,7 +21,7 @@ pub mod msg;
 pub mod server;
 pub mod settings;
 
-use super::{LeaseParams, Protocol, Register};
+use super::{LeaseParams, Protocol, Register, Transport};
 use crate::msg::NodeId;
 use crate::scenario::{Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
@@ -61,6 +61,9 @@ impl ZooKeeperSession {
 }
 
 impl Protocol for ZooKeeperSession {
+    /// A client's session runs over one TCP connection, which ZooKeeper's FIFO client order
+    /// rests on.
+    const TRANSPORT: Transport = Transport::Stream;
     type Logic = Node;
 
     fn describe(&self) -> String {
