@@ -54,7 +54,7 @@ use crate::strategy::raft_core::{
 };
 use crate::strategy::{
     Authorities, Belief, Beliefs, Claim, Command, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol,
-    Request, TimerId,
+    Request, TimerId, Transport,
 };
 use crate::time::{LocalDur, LocalTime};
 pub use msg::{Append, AppendAck, Entry, Message, RequestVote, Snapshot};
@@ -141,6 +141,9 @@ const ROUNDS: usize = 64;
 pub const MAX_INFLIGHT: u32 = 256;
 
 impl Protocol for RaftLeaderLease {
+    /// etcd (rafthttp's stream per peer) and TiKV (a gRPC stream per store) carry a replica's
+    /// messages to another in order.
+    const TRANSPORT: Transport = Transport::Stream;
     type Logic = Replica;
 
     fn describe(&self) -> String {
@@ -423,11 +426,8 @@ impl Replica {
             until: cx.mono + self.c.election_timeout,
         });
         if self.c.check_quorum {
-            out.set_timer(
-                CHECK_QUORUM,
-                ClockKind::Monotonic,
-                cx.mono + self.c.election_timeout,
-            );
+            let at = self.core.election.base_deadline(cx.mono);
+            out.set_timer(CHECK_QUORUM, ClockKind::Monotonic, at);
         }
         if self.renew_every > LocalDur::ZERO {
             out.set_timer(RENEW, ClockKind::Monotonic, cx.mono + self.renew_every);
@@ -808,18 +808,22 @@ impl Replica {
                 || (self.core.state == State::Follower
                     && self.core.leader.is_some()
                     && self.core.election.heard_leader_lately(cx.mono)));
-        let mut was_leader = false;
+        let mut moved = false;
         if m.term > self.core.term {
             if sticky {
                 return;
             }
             // A pre-vote request moves no one to its term.
             if !m.pre {
-                was_leader = self.become_follower(m.term, out);
+                self.become_follower(m.term, out);
+                moved = true;
             }
         }
         let granted = self.core.answer_vote(cx, from, m, out);
-        if was_leader && !granted {
+        // A node that became a follower of a higher term restarts its election timer, granted
+        // or not (etcd-io/raft `becomeFollower` -> `reset`; raft-rs `become_follower` ->
+        // `reset`); a grant has restarted it already.
+        if moved && !granted {
             self.core.election.arm(cx, out);
         }
     }
@@ -877,7 +881,12 @@ impl Replica {
         if self.c.transfer_suspect {
             self.suspect = Suspect::Transferring;
         }
+        // One count times both the transfer and the CheckQuorum round (`electionElapsed`),
+        // and the transfer restarts it: the next check falls an election timeout from now.
         let until = self.core.election.base_deadline(cx.mono);
+        if self.c.check_quorum {
+            out.set_timer(CHECK_QUORUM, ClockKind::Monotonic, until);
+        }
         out.set_timer(TRANSFER, ClockKind::Monotonic, until);
         if self.core.peers[i].matched == self.core.last_index() {
             self.send_timeout_now(to, out);
@@ -912,11 +921,8 @@ impl Replica {
             for p in &mut self.core.peers {
                 p.ext.heard = false;
             }
-            out.set_timer(
-                CHECK_QUORUM,
-                ClockKind::Monotonic,
-                cx.mono + self.c.election_timeout,
-            );
+            let at = self.core.election.base_deadline(cx.mono);
+            out.set_timer(CHECK_QUORUM, ClockKind::Monotonic, at);
         }
     }
 }
@@ -1486,6 +1492,69 @@ mod tests {
             },
         };
         assert!(fx.contains(&refused), "{fx:?}");
+    }
+
+    /// A follower moved to a higher term by a campaign it refuses (the candidate's log is
+    /// shorter) restarts its election timer all the same, as etcd-io/raft's `becomeFollower`
+    /// resets it: armed at 0 (timeout 10 s, no jitter), asked at 3 s, it now runs out at 13 s,
+    /// not 10 s. A request of its own, lower term afterwards is ignored: no answer, no timer.
+    #[test]
+    fn a_follower_moved_to_a_higher_term_restarts_its_timer_even_when_it_refuses() {
+        let mut b = replica(1);
+        call(&mut b, 0, |b, cx, out| b.on_start(cx, out));
+        call(&mut b, S, |b, _, _| {
+            b.core.log.push(raft_core::Entry {
+                term: 1,
+                ..Default::default()
+            });
+            b.core.term = 1;
+        });
+        let ask = |term| {
+            Message::RequestVote(RequestVote {
+                term,
+                last_index: 0,
+                last_term: 0,
+                transfer: false,
+                pre: false,
+            })
+        };
+        let fx = call(&mut b, 3 * S, |b, cx, out| b.on_message(cx, 2, ask(2), out));
+        assert_eq!((b.core.term, b.core.voted_for), (2, None));
+        let timer = Action::SetTimer {
+            timer: raft_core::ELECTION,
+            clock: ClockKind::Monotonic,
+            at: at(13 * S),
+        };
+        let refused = Action::Send {
+            to: 2,
+            msg: Message::Vote {
+                term: 2,
+                granted: false,
+                pre: false,
+            },
+        };
+        assert_eq!(fx, [refused, timer]);
+        let fx = call(&mut b, 4 * S, |b, cx, out| b.on_message(cx, 0, ask(1), out));
+        assert_eq!(fx, []);
+    }
+
+    /// A transfer restarts the count that times the CheckQuorum round, as etcd-io/raft resets
+    /// `electionElapsed` on `MsgTransferLeader`: elected at 0 with check_quorum, its check is
+    /// due at 10 s; a transfer at 4 s moves it to 14 s, with the transfer's own end.
+    #[test]
+    fn a_transfer_restarts_the_check_quorum_count() {
+        let a = replica_with(0, |c| c.check_quorum = true);
+        let mut a = elected_from(a);
+        let fx = call(&mut a, 4 * S, |a, cx, out| {
+            a.on_command(cx, Command::TransferLeader { to: 2 }, out)
+        });
+        let timer = |timer| Action::SetTimer {
+            timer,
+            clock: ClockKind::Monotonic,
+            at: at(14 * S),
+        };
+        assert!(fx.contains(&timer(CHECK_QUORUM)), "{fx:?}");
+        assert!(fx.contains(&timer(TRANSFER)), "{fx:?}");
     }
 
     /// A lease a transfer made suspect is trusted again only when a majority acknowledges a

@@ -300,13 +300,15 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
     }
 
     /// Answers `from`'s request for a vote, once the protocol has moved to a higher term it
-    /// carries (or refused it): granted to a candidate of its term whose log is at least as up
-    /// to date as its own, if it voted for no one else in the term and is a follower; a grant
-    /// re-arms the election timer. A pre-vote request (whose higher term it does not move to)
-    /// is granted, as etcd-io/raft's `canVote` has it, to a candidate of a higher term, or of
-    /// its own term if it voted for that candidate or for no one and knows no leader, whose log
-    /// is at least as up to date; a pre-vote casts no vote and leaves the timer alone. Returns
-    /// whether it granted.
+    /// carries (or refused it), as etcd-io/raft's `Step` (raft.go) and raft-rs's `step`
+    /// (src/raft.rs) do. A request of a lower term is ignored, not answered, unless it asks for
+    /// a pre-vote (refused in its own term then: a pre-candidate of an older term learns it is
+    /// behind). Otherwise it may vote (`canVote`) for the candidate it voted for in the term, or
+    /// for anyone if it voted for no one and knows no leader of the term, whatever its state (a
+    /// pre-candidate of the term grants a real vote so), and a pre-vote for a higher term; it
+    /// grants when it may and the candidate's log is at least as up to date as its own. A real
+    /// vote granted is cast and re-arms the election timer; a pre-vote casts nothing, moves no
+    /// one and leaves the timer alone. Returns whether it granted.
     pub fn answer_vote<M: VoteMessages>(
         &mut self,
         cx: &mut Cx,
@@ -318,23 +320,22 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
             request.pre || request.term <= self.term,
             "a higher term is taken first"
         );
+        if request.term < self.term && !request.pre {
+            return false;
+        }
         let ours = (self.log.last_term(), self.last_index());
         let up_to_date = (request.last_term, request.last_index) >= ours;
+        let may = self.voted_for == Some(from)
+            || (self.voted_for.is_none() && self.leader.is_none())
+            || (request.pre && request.term > self.term);
+        let granted = may && up_to_date && request.term >= self.term;
         if request.pre {
-            let may = request.term > self.term
-                || (request.term == self.term
-                    && (self.voted_for == Some(from)
-                        || (self.voted_for.is_none() && self.leader.is_none())));
-            let granted = may && up_to_date;
             let term = if granted { request.term } else { self.term };
             out.send(from, M::pre_vote(term, granted));
             return granted;
         }
-        let granted = request.term == self.term
-            && up_to_date
-            && self.voted_for.is_none_or(|v| v == from)
-            && self.state == State::Follower;
         if granted {
+            debug_assert!(self.state != State::Leader && self.state != State::Candidate);
             self.voted_for = Some(from);
             self.election.arm(cx, out);
         }

@@ -169,15 +169,12 @@ fn one_vote_per_term() {
     assert!(!granted(&mut c, 2));
     assert!(granted(&mut c, 0));
     assert_eq!(c.voted_for, Some(0));
-    // A request of an older term is refused with the current term.
+    // A request of an older term is ignored, not answered (etcd-io/raft `Step`, "ignore other
+    // cases"; raft-rs `step`).
     let fx = call(&mut c, 0, |c, cx, out| {
         c.answer_vote(cx, 2, request(2), out);
     });
-    let stale = Msg::Vote {
-        term: 3,
-        granted: false,
-    };
-    assert_eq!(fx, [Action::Send { to: 2, msg: stale }]);
+    assert_eq!(fx, []);
 }
 
 #[test]
@@ -222,6 +219,49 @@ fn with_ticks_the_election_timer_fires_at_the_tick_that_completes_the_count() {
     c.election.heard_leader_at = Some(at(5_700 * MS));
     assert!(c.election.heard_leader_lately(at(15_300 * MS - 1)));
     assert!(!c.election.heard_leader_lately(at(15_300 * MS)));
+}
+
+/// Whether node 1, in term 3 in state `state` with `voted_for` and `leader`, grants candidate
+/// 0's request of term 3 (a real vote, or a pre-vote when `pre`), both logs alike.
+fn grants_in_its_term(
+    state: State,
+    voted_for: Option<NodeId>,
+    leader: Option<NodeId>,
+    pre: bool,
+) -> bool {
+    let mut c = core(1, 3, &[1]);
+    (c.state, c.voted_for, c.leader) = (state, voted_for, leader);
+    let request = VoteRequest {
+        term: 3,
+        last_index: 1,
+        last_term: 1,
+        transfer: false,
+        pre,
+    };
+    let mut granted = false;
+    call(&mut c, 0, |c, cx, out| {
+        granted = c.answer_vote(cx, 0, request, out);
+    });
+    granted
+}
+
+#[test]
+fn a_vote_of_its_own_term_follows_can_vote_whatever_the_state() {
+    use State::*;
+    // etcd-io/raft raft.go `Step`, `canVote`: the candidate it voted for, or anyone if it voted
+    // for no one and knows no leader. The state does not matter: a pre-candidate of term 3
+    // that voted for no one grants a real vote of term 3 (raft_test.go `testRecvMsgVote`, its
+    // `StatePreCandidate` row refuses only because it voted for itself).
+    assert!(grants_in_its_term(PreCandidate, None, None, false));
+    assert!(!grants_in_its_term(PreCandidate, Some(1), None, false));
+    assert!(grants_in_its_term(Follower, Some(0), Some(2), false));
+    // A follower that knows the leader of its term and voted for no one refuses (it learned
+    // the term from the leader's append).
+    assert!(!grants_in_its_term(Follower, None, Some(2), false));
+    assert!(grants_in_its_term(Follower, None, None, false));
+    // A pre-vote of its own term takes the same rule.
+    assert!(!grants_in_its_term(Follower, None, Some(2), true));
+    assert!(grants_in_its_term(Follower, None, None, true));
 }
 
 /// Node 0 elected leader of term `term + 1` with node 1's vote at 1 s, from a log of `log`.
