@@ -443,4 +443,79 @@ mod tests {
             "{p:?}"
         );
     }
+
+    /// Curator's fields are printed when written, whatever their value (a default written stays
+    /// written), and not otherwise; what is printed reads back as the same settings.
+    #[test]
+    fn curator_fields_round_trip_when_written_and_only_then() {
+        let printed = |strategy: &str| Settings::to_ron(&settings(&scenario(strategy)));
+        assert!(!printed("ZooKeeperSession()").contains("error_policy"));
+        let text =
+            r#"ZooKeeperSession(error_policy: Standard, simulated_session_expiration_percent: 0)"#;
+        let z = settings(&scenario(text));
+        assert_eq!(z.error_policy, Some(ErrorPolicy::Standard));
+        assert_eq!(z.simulated_session_expiration_percent, Some(0));
+        let again: ZooKeeperSession = crate::scenario::ron_options()
+            .from_str(&Settings::to_ron(&z))
+            .unwrap();
+        assert_eq!(again, z);
+        assert!(printed(text).ends_with(
+            "act_while_disconnected: false, error_policy: Standard, \
+             simulated_session_expiration_percent: 0)"
+        ));
+    }
+
+    /// t = 30 s: the standard policy stops t/3 = 10 s before the server (readTimeout 20 s);
+    /// the session policy t x percent / 100 later: 10 - 3 = 7 s at 10%, none at 100% (30 s
+    /// after) nor at 0 (until Expired); the raw client none. The percent is 0 for the raw
+    /// client whatever the default.
+    #[test]
+    fn the_drift_margin_follows_the_policy_and_the_percent() {
+        let margin = |strategy: &str| {
+            let z = settings(&scenario(strategy));
+            Settings::drift_margin(&z).map(|(d, _)| d)
+        };
+        let s = LocalDur::from_secs;
+        assert_eq!(margin("ZooKeeperSession()"), Some(s(10)));
+        let session = |n: u32| {
+            margin(&format!(
+                "ZooKeeperSession(error_policy: Session, simulated_session_expiration_percent: {n})"
+            ))
+        };
+        assert_eq!(session(10), Some(s(7)));
+        assert_eq!(session(100), None);
+        assert_eq!(session(0), None);
+        assert_eq!(
+            margin("ZooKeeperSession(act_while_disconnected: true)"),
+            None
+        );
+        let raw = settings(&scenario("ZooKeeperSession(act_while_disconnected: true)"));
+        assert_eq!(
+            (raw.expiration_percent(), raw.acts_while_suspended()),
+            (0, true)
+        );
+    }
+
+    /// `compare` runs the raw client without Curator's fields (else it would be refused), and a
+    /// Curator client under the other policy as well.
+    #[test]
+    fn compare_flips_the_client_and_the_policy() {
+        let s = scenario(
+            r#"ZooKeeperSession(error_policy: Session, simulated_session_expiration_percent: 50)"#,
+        );
+        let rows = Settings::compare_variants(&settings(&s), &s).unwrap();
+        let raw = &rows[0].0;
+        assert!(raw.act_while_disconnected);
+        assert_eq!(
+            (raw.error_policy, raw.simulated_session_expiration_percent),
+            (None, None)
+        );
+        assert!(Settings::validate(raw, &s).is_empty());
+        assert_eq!(rows[1].0.error_policy, Some(ErrorPolicy::Standard));
+        assert_eq!(rows[1].0.simulated_session_expiration_percent, Some(50));
+        let s = scenario("ZooKeeperSession(act_while_disconnected: true)");
+        let rows = Settings::compare_variants(&settings(&s), &s).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert!(!rows[0].0.act_while_disconnected);
+    }
 }
