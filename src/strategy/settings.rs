@@ -406,6 +406,14 @@ mod tests {
                 r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", max_session_timeout: "60s", act_while_disconnected: false)"#,
             ),
             (
+                r#"ZooKeeperSession(simulated_session_expiration_percent: 100, error_policy: Standard)"#,
+                r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", act_while_disconnected: false, error_policy: Standard, simulated_session_expiration_percent: 100)"#,
+            ),
+            (
+                r#"ZooKeeperSession(error_policy: Session)"#,
+                r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", act_while_disconnected: false, error_policy: Session)"#,
+            ),
+            (
                 "K8sLeaderElection(observed_clock: Wall)",
                 r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
             ),

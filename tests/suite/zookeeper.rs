@@ -1,6 +1,7 @@
 //! ZooKeeperSession: timeout negotiation, expiry in tick buckets, the client's ping cadence and
-//! its Disconnected instant, Expired learnt only on reconnect, and the lock's handover in
-//! sequence order. The bundled hbase-gc-pause-zk-session, zk-curator-lock-suspended and
+//! its Disconnected instant, Expired learnt only on reconnect, the lock's handover in sequence
+//! order, and Curator's error policies with its simulated expiry. The bundled
+//! hbase-gc-pause-zk-session, zk-curator-lock-suspended, zk-curator-session-policy-partition and
 //! kafka-controller-gc-pause-zk pin the stories; these tests pin each rule on its own, with the
 //! arithmetic in each comment and the ZooKeeper or Curator code it follows.
 //!
@@ -249,5 +250,139 @@ fn bad_values_exit_2_naming_the_field() {
     assert_eq!(
         leasesim(&["check", "clamped.ron"], &dir).status.code(),
         Some(0)
+    );
+}
+
+/// Curator's settings after the base ones: `error_policy` and, if given, the percent.
+fn curator(policy: &str, percent: Option<u32>) -> String {
+    let percent = percent
+        .map(|n| format!(", simulated_session_expiration_percent: {n}"))
+        .unwrap_or_default();
+    format!(
+        r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", error_policy: {policy}{percent})"#
+    )
+}
+
+/// a cut off from 21 s to 120 s of a 150 s run, with `more` faults after it.
+fn cut_to_120(strategy: &str, more: &str) -> leasesim::outcome::Summary {
+    let faults =
+        format!(r#"Partition(at: "21s", duration: "99s", groups: [["a"], ["zk", "b"]]), {more}"#);
+    run_text(&world(strategy, B, &faults, "150s"))
+}
+
+/// The one overlap's [start, end) in ns, or None.
+fn overlap_of(s: &leasesim::outcome::Summary) -> Option<(i64, i64)> {
+    assert!(s.overlap.count <= 1, "{:?}", s.overlap);
+    let i = s.overlap.intervals.first()?;
+    Some((i.start_ns, i.end_ns))
+}
+
+/// The same partition under the three clients (zk-curator-session-policy-partition derives it):
+/// t = 30 s, a's last Pong at 20.006 s, SUSPENDED at 40.006 s; the session expires at 52 s and b
+/// holds from 52.003 s. `SessionConnectionStateErrorPolicy` (LOST only) acts on until
+/// `ConnectionStateManager.checkSessionExpiration` injects LOST at 40.006 + 30 = 70.006 s:
+/// overlap [52.003 s, 70.006 s) = 18.003 s, and no Expired is ever sent (a's new session after
+/// the heal never names session 1). The raw client acts until the Expired answering its
+/// Connect of 120.006 s, at 120.008 s: 68.005 s, one Expired. The standard policy stops at
+/// SUSPENDED: 52.003 - 40.006 = 11.997 s of slack.
+#[test]
+fn the_session_policy_acts_until_lost_one_timeout_after_suspended() {
+    let s = cut_to_120(&curator("Session", None), "");
+    assert_eq!(overlap_of(&s), Some((52_003 * MS, 70_006 * MS)));
+    assert_eq!(s.messages.get("Expired"), Some(&0));
+    assert_eq!(s.holders, ["a", "b"]);
+    let s = cut_to_120(&zk("2s", "30s", true), "");
+    assert_eq!(overlap_of(&s), Some((52_003 * MS, 120_008 * MS)));
+    assert_eq!(s.messages.get("Expired"), Some(&1));
+    let s = cut_to_120(&curator("Standard", None), "");
+    assert_eq!(overlap_of(&s), None);
+    assert_eq!(s.min_slack_ns, Some(11_997 * MS));
+}
+
+/// `getUseSessionTimeoutMs`: LOST comes t x percent / 100 after SUSPENDED (40.006 s):
+/// - 50%: 40.006 + 15 = 55.006 s: overlap [52.003 s, 55.006 s) = 3.003 s;
+/// - 30% (`TestConnectionStateManager.testSessionConnectionStateErrorPolicyWithExpirationPercent30`):
+///   40.006 + 9 = 49.006 s, before b: 52.003 - 49.006 = 2.997 s of slack;
+/// - 0: nothing simulated (`processEvents` checks only for a percent above 0): a acts until
+///   the Expired of 120.008 s, as the raw client: [52.003 s, 120.008 s), one Expired.
+#[test]
+fn lost_is_injected_at_suspended_plus_the_percent_of_the_timeout_and_0_turns_it_off() {
+    let s = cut_to_120(&curator("Session", Some(50)), "");
+    assert_eq!(overlap_of(&s), Some((52_003 * MS, 55_006 * MS)));
+    let s = cut_to_120(&curator("Session", Some(30)), "");
+    assert_eq!(overlap_of(&s), None);
+    assert_eq!(s.min_slack_ns, Some(2_997 * MS));
+    let s = cut_to_120(&curator("Session", Some(0)), "");
+    assert_eq!(overlap_of(&s), Some((52_003 * MS, 120_008 * MS)));
+    assert_eq!(s.messages.get("Expired"), Some(&1));
+}
+
+/// `checkSessionExpiration` measures the time since SUSPENDED by `System.currentTimeMillis`,
+/// while its poll waits on the monotonic clock. SUSPENDED at 40.006 s (wall 40.006 s); a's
+/// wall clock stepped at 45 s:
+/// - back 10 s: at the poll's end, 70.006 s, the wall clock reads 60.006 s, 20 s elapsed of
+///   30: it polls the 10 s left and injects at 80.006 s: overlap [52.003 s, 80.006 s) = 28.003 s;
+/// - forward 10 s: the poll still ends at 70.006 s (40 s elapsed by then, at least 30): LOST at
+///   70.006 s, as unstepped. A forward step never brings LOST earlier than the poll's end.
+#[test]
+fn a_wall_clock_step_back_delays_the_simulated_expiry_and_forward_does_not_advance_it() {
+    let step = |by: &str| format!(r#"ClockStep(node: "a", at: "45s", by: "{by}"),"#);
+    let s = cut_to_120(&curator("Session", None), &step("-10s"));
+    assert_eq!(overlap_of(&s), Some((52_003 * MS, 80_006 * MS)));
+    let s = cut_to_120(&curator("Session", None), &step("10s"));
+    assert_eq!(overlap_of(&s), Some((52_003 * MS, 70_006 * MS)));
+}
+
+/// RECONNECTED of its own session (`TestLeaderLatch.testSessionErrorPolicy`: under the session
+/// policy SUSPENDED then RECONNECTED, and the leadership is never given up). a cut off from
+/// 21 s to 45 s: SUSPENDED at 40.006 s, it retries every second; its Connect of 45.006 s reaches
+/// zk at 45.007 s, before the session's expiry at 52 s, and resumes it. Under the session policy
+/// a holds throughout: one grant, no gap longer than the 6 ms of its first acquisition. Under
+/// the standard policy it stops at 40.006 s and holds again once its Check after the reconnect
+/// is answered, 45.010 s: unavailable 5.004 s.
+#[test]
+fn the_session_policy_keeps_the_lock_through_a_reconnect_of_its_session() {
+    let cut = r#"Partition(at: "21s", duration: "24s", groups: [["a"], ["zk", "b"]]),"#;
+    let s = run_text(&world(&curator("Session", None), B, cut, "100s"));
+    assert_eq!((s.grants, s.overlap.count), (1, 0));
+    assert_eq!(s.holders, ["a"]);
+    assert_eq!(s.max_unavailable_ns, 6 * MS);
+    let s = run_text(&world(&curator("Standard", None), B, cut, "100s"));
+    assert_eq!(s.holders, ["a"]);
+    assert_eq!(s.max_unavailable_ns, 5_004 * MS);
+}
+
+/// Curator's fields with the raw client are refused, each by name; so is a percent above 100
+/// (`CuratorFrameworkFactory.Builder.simulatedSessionExpirationPercent`).
+#[test]
+fn curator_fields_with_the_raw_client_and_a_percent_above_100_exit_2() {
+    let dir = workdir("zookeeper-curator-fields");
+    let said = |name: &str, strategy: &str| {
+        let text = world(strategy, B, "", "10s");
+        std::fs::write(dir.join(name), text).unwrap();
+        let out = leasesim(&["check", name], &dir);
+        assert_eq!(out.status.code(), Some(2), "{strategy}");
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let raw = said(
+        "raw.ron",
+        r#"ZooKeeperSession(act_while_disconnected: true, error_policy: Session, simulated_session_expiration_percent: 50)"#,
+    );
+    for field in ["error_policy", "simulated_session_expiration_percent"] {
+        let line = format!(
+            "strategy.{field}: a Curator client's setting, but act_while_disconnected: true is \
+             the raw ZooKeeper client (HBase), which has no ConnectionStateManager"
+        );
+        assert!(raw.contains(&line), "{raw}");
+    }
+    let big = said(
+        "big.ron",
+        r#"ZooKeeperSession(simulated_session_expiration_percent: 101)"#,
+    );
+    assert!(
+        big.contains(
+            "strategy.simulated_session_expiration_percent: must be at most 100 (got 101)"
+        ),
+        "{big}"
     );
 }

@@ -16,11 +16,30 @@
 //! The lock (`InterProcessMutex`, `LockInternals.internalLockLoop`): once connected the client
 //! creates its ephemeral sequential node and asks for its predecessor; it holds the lock when
 //! it has none, and otherwise waits for the watch on the predecessor and asks again. The token
-//! is the node's sequence number. It acts on the lock from learning it is lowest until
-//! Disconnected, by its own clock the instant readTimeout after the last message it received
-//! (Curator's `StandardConnectionStateErrorPolicy` takes SUSPENDED as lost); with
-//! `act_while_disconnected` (HBase's behaviour) until the Expired event arrives. After a
-//! reconnect it asks again before it acts.
+//! is the node's sequence number. After a reconnect it asks again.
+//!
+//! Curator's connection states (`ConnectionState`, `CuratorFrameworkImpl.validateConnection`):
+//! CONNECTED at the first answer, SUSPENDED at Disconnected, RECONNECTED at every later answer
+//! (its own session resumed, or a new one), LOST at Expired. `ConnectionStateManager` also
+//! declares LOST by itself (`checkSessionExpiration`): its event thread waits, from SUSPENDED,
+//! the last negotiated timeout x `simulatedSessionExpirationPercent` / 100 (a timed poll of its
+//! queue, which waits on the monotonic clock), then compares that with the elapsed time by
+//! `System.currentTimeMillis`, the wall clock, both readings of it taken as Curator takes them:
+//! short (the wall clock was stepped back), it waits the rest; reached, it injects an expiry
+//! (`ZooKeeper.getTestable().injectSessionExpiration`: the handle closes itself and delivers
+//! Expired, telling the server nothing), and Curator's `ConnectionState.handleExpiredSession`
+//! opens a new session. The server keeps the old one, and its lock node, until it expires it.
+//! This runs under both error policies (0 turns it off); integer nanoseconds here, whole
+//! milliseconds in Curator.
+//!
+//! The mutex does not listen to connection states itself: the application does, as Curator's
+//! lock documentation asks, taking the lock as lost in the states its `ConnectionStateErrorPolicy`
+//! calls errors (as `LeaderLatch.handleStateChange` does). Under the standard policy (SUSPENDED
+//! and LOST) the holder acts from learning it is lowest until Disconnected, by its own clock
+//! the instant readTimeout after the last message it received; under the session policy (LOST
+//! only) until LOST, and a RECONNECTED of its own session keeps the lock (its node is still
+//! the lowest); with `act_while_disconnected`, the raw ZooKeeper client (HBase), until the
+//! Expired event, with no simulated expiry.
 
 use super::emit::{self, Sink};
 use super::msg::Message;
@@ -35,6 +54,23 @@ use crate::time::{LocalDur, LocalTime};
 pub(super) const PING: TimerId = 0;
 pub(super) const READ_TIMEOUT: TimerId = 1;
 pub(super) const RECONNECT: TimerId = 2;
+/// `ConnectionStateManager`'s timed poll while SUSPENDED.
+pub(super) const LOST_CHECK: TimerId = 3;
+
+/// Curator's connection state (`ConnectionState`), as its `ConnectionStateManager` keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conn {
+    /// Before the first answer.
+    Latent,
+    Connected,
+    /// Disconnected, since `since_wall` on the wall clock (`startOfSuspendedEpoch`).
+    Suspended {
+        since_wall: LocalTime,
+    },
+    Reconnected,
+    /// Expired, told by the server or simulated; a new session is on its way.
+    Lost,
+}
 
 /// A client.
 pub struct Client {
@@ -45,6 +81,10 @@ pub struct Client {
     /// The negotiated timeout, from the last connect answer.
     pub(super) timeout: LocalDur,
     pub(super) connected: bool,
+    /// The connection state as Curator tells it to listeners.
+    pub(super) state: Conn,
+    /// The session a simulated expiry abandoned: a late answer for it is not taken up.
+    abandoned: u64,
     last_send: LocalTime,
     last_recv: LocalTime,
     /// The session's lock node (0 before it is created).
@@ -63,6 +103,13 @@ pub fn read_timeout(t: LocalDur) -> LocalDur {
     LocalDur::from_ns(i64::try_from(ns).expect("2/3 of an i64 fits an i64"))
 }
 
+/// How long after SUSPENDED `ConnectionStateManager` declares LOST for a negotiated timeout `t`:
+/// t x `percent` / 100 (`getUseSessionTimeoutMs`; exact, and without overflow).
+pub fn simulated_expiry(t: LocalDur, percent: u32) -> LocalDur {
+    let ns = i128::from(t.ns()) * i128::from(percent) / 100;
+    LocalDur::from_ns(i64::try_from(ns).expect("at most 100% of an i64 fits an i64"))
+}
+
 /// The ping interval for a negotiated timeout `t`: readTimeout / 2.
 pub fn ping_interval(t: LocalDur) -> LocalDur {
     LocalDur::from_ns(read_timeout(t).ns() / 2)
@@ -76,6 +123,8 @@ impl Client {
             session: 0,
             timeout: LocalDur::ZERO,
             connected: false,
+            state: Conn::Latent,
+            abandoned: 0,
             last_send: LocalTime::from_ns(0),
             last_recv: LocalTime::from_ns(0),
             seq: 0,
@@ -112,16 +161,51 @@ impl Client {
         emit::arm(out, RECONNECT, cx.mono + self.p.retry_every);
     }
 
-    /// Disconnected: stops acting unless `act_while_disconnected`, and reconnects.
+    /// Disconnected, SUSPENDED: stops acting unless it acts while suspended, reconnects, and
+    /// times the simulated expiry.
     fn disconnect(&mut self, cx: &Cx, out: &mut Sink) {
         debug_assert!(self.connected);
         self.connected = false;
+        self.state = Conn::Suspended {
+            since_wall: cx.wall,
+        };
         emit::cancel(out, PING);
         emit::cancel(out, READ_TIMEOUT);
-        if !self.c.act_while_disconnected {
+        if !self.c.acts_while_suspended {
             self.held = None;
         }
+        if self.c.expiration_percent > 0 {
+            let after = simulated_expiry(self.timeout, self.c.expiration_percent);
+            emit::arm(out, LOST_CHECK, cx.mono + after);
+        }
         self.connect(cx, out);
+    }
+
+    /// LOST: the session is gone (Expired, or given up by the manager); the lock with it. A new
+    /// session is asked for.
+    fn lose(&mut self, cx: &Cx, out: &mut Sink) {
+        self.state = Conn::Lost;
+        self.session = 0;
+        self.seq = 0;
+        self.held = None;
+        emit::cancel(out, LOST_CHECK);
+        self.connect(cx, out);
+    }
+
+    /// `ConnectionStateManager.checkSessionExpiration` when its poll times out: LOST once the
+    /// wall clock says the simulated expiry has passed since SUSPENDED, else a poll for the rest.
+    fn check_expiry(&mut self, cx: &Cx, out: &mut Sink) {
+        let Conn::Suspended { since_wall } = self.state else {
+            return;
+        };
+        let after = simulated_expiry(self.timeout, self.c.expiration_percent);
+        let elapsed = cx.wall - since_wall;
+        if elapsed >= after {
+            self.abandoned = self.session;
+            self.lose(cx, out);
+        } else {
+            emit::arm(out, LOST_CHECK, cx.mono + (after - elapsed));
+        }
     }
 
     /// Turns Disconnected first if readTimeout has run out (its timer has not run yet, as
@@ -193,20 +277,24 @@ impl service_node::Client for Client {
                 emit::write_acked(out, ack);
             }
             Message::Connected { session, timeout }
-                if !self.connected && (self.session == 0 || self.session == session) =>
+                if !self.connected
+                    && session != self.abandoned
+                    && (self.session == 0 || self.session == session) =>
             {
                 self.session = session;
                 self.timeout = timeout;
                 self.connected = true;
+                self.state = match self.state {
+                    Conn::Latent => Conn::Connected,
+                    _ => Conn::Reconnected,
+                };
                 emit::cancel(out, RECONNECT);
+                emit::cancel(out, LOST_CHECK);
                 self.received(cx, out);
                 self.ask(cx, out);
             }
             Message::Expired { session } if session == self.session && !self.connected => {
-                self.session = 0;
-                self.seq = 0;
-                self.held = None;
-                self.connect(cx, out);
+                self.lose(cx, out);
             }
             Message::Closed { session } if session == self.session && self.connected => {
                 self.disconnect(cx, out);
@@ -229,14 +317,16 @@ impl service_node::Client for Client {
                 self.send(cx, msg, out);
             }
             RECONNECT if !self.connected => self.connect(cx, out),
+            LOST_CHECK => self.check_expiry(cx, out),
             _ => {}
         }
     }
 
     fn check(&self, cx: &Cx) -> Option<Token> {
         let token = self.held?;
-        let acts = self.c.act_while_disconnected || cx.mono < self.disconnect_at();
-        (acts && (self.connected || self.c.act_while_disconnected)).then_some(token)
+        let through = self.c.acts_while_suspended;
+        let acts = through || cx.mono < self.disconnect_at();
+        (acts && (self.connected || through)).then_some(token)
     }
 
     /// A read is served from the local copy; a write goes to the register at the server.
@@ -251,7 +341,7 @@ impl service_node::Client for Client {
 
     fn belief(&self) -> Belief {
         match self.held {
-            Some(token) if self.c.act_while_disconnected => Belief::Bool { token },
+            Some(token) if self.c.acts_while_suspended => Belief::Bool { token },
             Some(token) if self.connected => Belief::Until {
                 token,
                 clock: ClockKind::Monotonic,

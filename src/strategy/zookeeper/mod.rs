@@ -6,10 +6,12 @@
 //! negotiated timeout (the requested `session_timeout` clamped into the server's
 //! [`min_session_timeout`, `max_session_timeout`], by default [2, 20] x `tick_time`);
 //! the client turns Disconnected when it has received nothing for readTimeout = 2t/3, and it
-//! learns that its session expired only when a reconnect is answered Expired. The lock is the
-//! lowest ephemeral sequential node; its sequence number is the fencing token. A holder acts
-//! until Disconnected (Curator's default policy), or with `act_while_disconnected` until the
-//! Expired event (HBase). `lease.duration` is not read: the session timeout is the term (a
+//! learns that its session expired only when a reconnect is answered Expired, unless Curator's
+//! `ConnectionStateManager` declares it LOST first (a simulated expiry, t after SUSPENDED by
+//! default). The lock is the lowest ephemeral sequential node; its sequence number is the
+//! fencing token. A holder acts until SUSPENDED (Curator's default error policy), until LOST
+//! (its session policy), or with `act_while_disconnected`, the raw client, until the Expired
+//! event (HBase). `lease.duration` is not read: the session timeout is the term (a
 //! scenario writes the negotiated timeout there for what reads T, such as `advise`), and
 //! `lease.retry_every` is the period of reconnect tries. [`server`] and [`client`] give the
 //! details, [`emit`] every effect they hand the engine; this module checks scenarios and
@@ -40,8 +42,11 @@ pub struct ZkConfig {
     pub session_timeout: LocalDur,
     /// The server's bounds on the timeout, defaults resolved.
     pub bounds: Bounds,
-    /// HBase's behaviour: the holder acts until the Expired event, not until Disconnected.
-    pub act_while_disconnected: bool,
+    /// The holder acts through SUSPENDED: the raw client (HBase's behaviour, acting until the
+    /// Expired event), or Curator's session policy (until LOST).
+    pub acts_while_suspended: bool,
+    /// Curator's `simulatedSessionExpirationPercent` (0: none, as for the raw client).
+    pub expiration_percent: u32,
 }
 
 /// ZooKeeper sessions with their parameters.

@@ -1,6 +1,7 @@
 //! `ZooKeeperSession`'s settings as a scenario writes them: the server's tick and its bounds on
-//! a session timeout, the timeout a client asks for, and whether a holder acts while
-//! Disconnected.
+//! a session timeout, the timeout a client asks for, and what the client is: a Curator client
+//! with its connection-state error policy and simulated expiry (the default), or the raw
+//! ZooKeeper client that acts while Disconnected (`act_while_disconnected`, HBase).
 //!
 //! A `session_timeout` outside [`min_session_timeout`, `max_session_timeout`] (by default
 //! [2, 20] x `tick_time`) is not an error: ZooKeeper clamps it (so does the server here, and
@@ -9,8 +10,15 @@
 //! maxSessionTimeout"), the defaults resolved first. Zero or negative values are too (ZooKeeper
 //! reads -1 as "unset" and does not check further; a timeout of zero here would ping without
 //! end), as are values out of the limits for a period (1 us to 1000 h).
+//!
+//! `error_policy` and `simulated_session_expiration_percent` are Curator's
+//! (`CuratorFrameworkFactory.Builder`): written with `act_while_disconnected: true`, the raw
+//! client, they are refused, since that client has no `ConnectionStateManager`. A percent above
+//! 100 is refused as the builder refuses it; 0 is accepted and read as `ConnectionStateManager`
+//! reads it, no simulated expiry (the builder itself refuses 0, so only a manager built by hand
+//! has it). Like the bounds, both are printed only when written.
 
-use super::client::{ping_interval, read_timeout};
+use super::client::{ping_interval, read_timeout, simulated_expiry};
 use super::server::Bounds;
 use super::{ZkConfig, ZooKeeperSession as ZkProtocol};
 use crate::scenario::{LeaseFields, Role, Scenario};
@@ -39,11 +47,33 @@ pub struct ZooKeeperSession {
     /// 20 x `tick_time`.
     #[serde(default)]
     pub max_session_timeout: Option<LocalDur>,
-    /// HBase's behaviour: the holder acts until the Expired event arrives, not only until
-    /// Disconnected (Curator's default).
+    /// The raw ZooKeeper client (HBase, Kafka's controller): the holder acts until the Expired
+    /// event arrives, and nothing simulates an expiry. `false` (the default): a Curator client.
     #[serde(default)]
     pub act_while_disconnected: bool,
+    /// A Curator client's `ConnectionStateErrorPolicy`: which states count as losing the lock.
+    /// Default `Standard` (Curator's).
+    #[serde(default)]
+    pub error_policy: Option<ErrorPolicy>,
+    /// Curator's `simulatedSessionExpirationPercent`: LOST is injected once the negotiated
+    /// timeout x this / 100 has passed on the wall clock since SUSPENDED. Default 100; 0: never.
+    #[serde(default)]
+    pub simulated_session_expiration_percent: Option<u32>,
 }
+
+/// Curator's `ConnectionStateErrorPolicy`: the connection states in which a recipe (and an
+/// application following it) takes its lock as lost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum ErrorPolicy {
+    /// `StandardConnectionStateErrorPolicy`: SUSPENDED and LOST.
+    #[default]
+    Standard,
+    /// `SessionConnectionStateErrorPolicy`: LOST only.
+    Session,
+}
+
+/// Curator's default `simulatedSessionExpirationPercent` (`CuratorFrameworkFactory.Builder`).
+pub const EXPIRATION_PERCENT: u32 = 100;
 
 fn tick_time() -> LocalDur {
     LocalDur::from_secs(2)
@@ -66,6 +96,56 @@ impl ZooKeeperSession {
     pub fn negotiated(&self) -> LocalDur {
         self.bounds().negotiate(self.session_timeout)
     }
+
+    /// The error policy, Curator's default resolved.
+    pub fn policy(&self) -> ErrorPolicy {
+        self.error_policy.unwrap_or_default()
+    }
+
+    /// The simulated expiry's percent as the client uses it: 0 for the raw client, which has
+    /// no `ConnectionStateManager`.
+    pub fn expiration_percent(&self) -> u32 {
+        match self.act_while_disconnected {
+            true => 0,
+            false => self
+                .simulated_session_expiration_percent
+                .unwrap_or(EXPIRATION_PERCENT),
+        }
+    }
+
+    /// Whether the holder acts through SUSPENDED: the raw client, or Curator's session policy.
+    pub fn acts_while_suspended(&self) -> bool {
+        self.act_while_disconnected || self.policy() == ErrorPolicy::Session
+    }
+
+    /// The Curator fields written along with the raw client, refused; and a percent above 100.
+    fn curator_problems(&self, p: &mut Vec<String>) {
+        if self.act_while_disconnected {
+            for (field, written) in [
+                ("error_policy", self.error_policy.is_some()),
+                (
+                    "simulated_session_expiration_percent",
+                    self.simulated_session_expiration_percent.is_some(),
+                ),
+            ] {
+                if written {
+                    p.push(format!(
+                        "strategy.{field}: a Curator client's setting, but \
+                         act_while_disconnected: true is the raw ZooKeeper client (HBase), \
+                         which has no ConnectionStateManager: remove one of the two"
+                    ));
+                }
+            }
+        }
+        if let Some(percent) = self.simulated_session_expiration_percent {
+            if percent > 100 {
+                p.push(format!(
+                    "strategy.simulated_session_expiration_percent: must be at most 100 (got \
+                     {percent}), as CuratorFrameworkFactory.Builder requires"
+                ));
+            }
+        }
+    }
 }
 
 impl Settings for ZooKeeperSession {
@@ -79,6 +159,8 @@ impl Settings for ZooKeeperSession {
             min_session_timeout,
             max_session_timeout,
             act_while_disconnected,
+            error_policy,
+            simulated_session_expiration_percent,
         } = self;
         // A bound left unset stays unset: its default follows `tick_time` (as `--vary
         // tick_time=` varies it), which a written value would not.
@@ -87,9 +169,18 @@ impl Settings for ZooKeeperSession {
         };
         let min = bound("min_session_timeout", min_session_timeout);
         let max = bound("max_session_timeout", max_session_timeout);
+        // Curator's fields too are printed only when written, so that a raw client's line and
+        // every line written before they existed read as they did.
+        let policy = error_policy
+            .map(|e| format!(", error_policy: {e:?}"))
+            .unwrap_or_default();
+        let percent = simulated_session_expiration_percent
+            .map(|n| format!(", simulated_session_expiration_percent: {n}"))
+            .unwrap_or_default();
         format!(
             "ZooKeeperSession(tick_time: \"{tick_time}\", session_timeout: \
-             \"{session_timeout}\"{min}{max}, act_while_disconnected: {act_while_disconnected})"
+             \"{session_timeout}\"{min}{max}, act_while_disconnected: \
+             {act_while_disconnected}{policy}{percent})"
         )
     }
 
@@ -98,7 +189,8 @@ impl Settings for ZooKeeperSession {
             tick_time: self.tick_time,
             session_timeout: self.session_timeout,
             bounds: self.bounds(),
-            act_while_disconnected: self.act_while_disconnected,
+            acts_while_suspended: self.acts_while_suspended(),
+            expiration_percent: self.expiration_percent(),
         };
         ZkProtocol::new(config, self.to_ron())
     }
@@ -140,6 +232,7 @@ impl Settings for ZooKeeperSession {
                  strategy.max_session_timeout ({max})"
             ));
         }
+        self.curator_problems(&mut p);
         p
     }
 
@@ -161,33 +254,63 @@ impl Settings for ZooKeeperSession {
     }
 
     /// The holder stops readTimeout = 2t/3 after its last answer, the server expires it at
-    /// least t after the message answered: t/3 apart, each on its own clock. Acting until
-    /// Expired has no such margin.
+    /// least t after the message answered: t/3 apart, each on its own clock. Under the session
+    /// policy it stops at LOST, t x percent / 100 later still: a margin only for a percent
+    /// under 33 (and none at 0, acting until Expired). Acting until Expired has no margin.
     fn drift_margin(&self) -> Option<(LocalDur, &'static str)> {
         let t = self.negotiated();
         if self.act_while_disconnected || t.ns() <= 0 {
             return None;
         }
-        Some((
-            t - read_timeout(t),
-            "session timeout / 3 (readTimeout = 2/3 of it)",
+        let standard = t - read_timeout(t);
+        if self.policy() == ErrorPolicy::Standard {
+            return Some((standard, "session timeout / 3 (readTimeout = 2/3 of it)"));
+        }
+        let percent = self.expiration_percent();
+        let margin = standard - simulated_expiry(t, percent);
+        (percent > 0 && margin.ns() > 0).then_some((
+            margin,
+            "session timeout / 3 less the simulated expiry (percent of the timeout)",
         ))
     }
 
     // No `epsilon`: no field is a margin. The client's t/3 before the server's t comes with
     // the timeout (see `drift_margin`), so `--vary epsilon=` has nothing to vary here.
 
-    /// The scenario's settings with `act_while_disconnected` the other way.
+    /// The scenario's settings with `act_while_disconnected` the other way (Curator's fields
+    /// dropped for the raw client), and for a Curator client the other error policy.
     fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
-        let flipped = ZooKeeperSession {
-            act_while_disconnected: !self.act_while_disconnected,
-            ..*self
+        let raw = !self.act_while_disconnected;
+        let flipped = match raw {
+            // The raw client has none of Curator's fields.
+            true => ZooKeeperSession {
+                act_while_disconnected: true,
+                error_policy: None,
+                simulated_session_expiration_percent: None,
+                ..*self
+            },
+            false => ZooKeeperSession {
+                act_while_disconnected: false,
+                ..*self
+            },
         };
-        let what = format!(
-            "the scenario's settings, act_while_disconnected: {}",
-            flipped.act_while_disconnected
-        );
-        Some(vec![(flipped, what)])
+        let what = format!("the scenario's settings, act_while_disconnected: {raw}");
+        let mut rows = vec![(flipped, what)];
+        if !self.act_while_disconnected {
+            let other = match self.policy() {
+                ErrorPolicy::Standard => ErrorPolicy::Session,
+                ErrorPolicy::Session => ErrorPolicy::Standard,
+            };
+            let settings = ZooKeeperSession {
+                error_policy: Some(other),
+                ..*self
+            };
+            rows.push((
+                settings,
+                format!("the scenario's settings, error_policy: {other:?}"),
+            ));
+        }
+        Some(rows)
     }
 }
 
@@ -319,5 +442,80 @@ mod tests {
                 .any(|p| p.starts_with("strategy.tick_time: ") && p.contains("above the limit")),
             "{p:?}"
         );
+    }
+
+    /// Curator's fields are printed when written, whatever their value (a default written stays
+    /// written), and not otherwise; what is printed reads back as the same settings.
+    #[test]
+    fn curator_fields_round_trip_when_written_and_only_then() {
+        let printed = |strategy: &str| Settings::to_ron(&settings(&scenario(strategy)));
+        assert!(!printed("ZooKeeperSession()").contains("error_policy"));
+        let text =
+            r#"ZooKeeperSession(error_policy: Standard, simulated_session_expiration_percent: 0)"#;
+        let z = settings(&scenario(text));
+        assert_eq!(z.error_policy, Some(ErrorPolicy::Standard));
+        assert_eq!(z.simulated_session_expiration_percent, Some(0));
+        let again: ZooKeeperSession = crate::scenario::ron_options()
+            .from_str(&Settings::to_ron(&z))
+            .unwrap();
+        assert_eq!(again, z);
+        assert!(printed(text).ends_with(
+            "act_while_disconnected: false, error_policy: Standard, \
+             simulated_session_expiration_percent: 0)"
+        ));
+    }
+
+    /// t = 30 s: the standard policy stops t/3 = 10 s before the server (readTimeout 20 s);
+    /// the session policy t x percent / 100 later: 10 - 3 = 7 s at 10%, none at 100% (30 s
+    /// after) nor at 0 (until Expired); the raw client none. The percent is 0 for the raw
+    /// client whatever the default.
+    #[test]
+    fn the_drift_margin_follows_the_policy_and_the_percent() {
+        let margin = |strategy: &str| {
+            let z = settings(&scenario(strategy));
+            Settings::drift_margin(&z).map(|(d, _)| d)
+        };
+        let s = LocalDur::from_secs;
+        assert_eq!(margin("ZooKeeperSession()"), Some(s(10)));
+        let session = |n: u32| {
+            margin(&format!(
+                "ZooKeeperSession(error_policy: Session, simulated_session_expiration_percent: {n})"
+            ))
+        };
+        assert_eq!(session(10), Some(s(7)));
+        assert_eq!(session(100), None);
+        assert_eq!(session(0), None);
+        assert_eq!(
+            margin("ZooKeeperSession(act_while_disconnected: true)"),
+            None
+        );
+        let raw = settings(&scenario("ZooKeeperSession(act_while_disconnected: true)"));
+        assert_eq!(
+            (raw.expiration_percent(), raw.acts_while_suspended()),
+            (0, true)
+        );
+    }
+
+    /// `compare` runs the raw client without Curator's fields (else it would be refused), and a
+    /// Curator client under the other policy as well.
+    #[test]
+    fn compare_flips_the_client_and_the_policy() {
+        let s = scenario(
+            r#"ZooKeeperSession(error_policy: Session, simulated_session_expiration_percent: 50)"#,
+        );
+        let rows = Settings::compare_variants(&settings(&s), &s).unwrap();
+        let raw = &rows[0].0;
+        assert!(raw.act_while_disconnected);
+        assert_eq!(
+            (raw.error_policy, raw.simulated_session_expiration_percent),
+            (None, None)
+        );
+        assert!(Settings::validate(raw, &s).is_empty());
+        assert_eq!(rows[1].0.error_policy, Some(ErrorPolicy::Standard));
+        assert_eq!(rows[1].0.simulated_session_expiration_percent, Some(50));
+        let s = scenario("ZooKeeperSession(act_while_disconnected: true)");
+        let rows = Settings::compare_variants(&settings(&s), &s).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert!(!rows[0].0.act_while_disconnected);
     }
 }
