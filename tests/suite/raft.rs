@@ -990,3 +990,45 @@ fn pre_vote_elects_groups_of_one_and_two() {
         vec![(1, vec![(0, 10_004_000_000)])]
     );
 }
+
+/// The true times (ns) of the reads each node served.
+#[derive(Default)]
+struct ReadsServed(BTreeMap<NodeId, Vec<i64>>);
+
+impl Observer for ReadsServed {
+    fn event(&mut self, e: &TraceEvent) {
+        if let TraceKind::Read { stale, .. } = e.kind {
+            assert!(!stale, "a stale read at {e:?}");
+            self.0.entry(e.node).or_default().push(e.t.ns());
+        }
+    }
+}
+
+/// `raft-follower-read-partitioned` (derivation in the scenario): r3, cut off from 2 s to 5 s,
+/// serves its reads of 0.25 to 1.75 s and of 5.25 to 7.75 s, and none in between; r2 serves all
+/// 16 of its own. Each forwarded read is served when the leader's answer arrives: sent at t,
+/// it reaches r1 at t + 1 ms, while the round r1 started at t for its own read is out; the next
+/// round goes at t + 2 ms and is acknowledged at t + 4 ms; the answer arrives at t + 5 ms. With
+/// `follower_reads` off the followers reject every read: 16 admitted, r1's.
+#[test]
+fn a_follower_serves_reads_its_leader_confirms_and_none_while_cut_off() {
+    let name = "raft-follower-read-partitioned";
+    let s = load::from_text(name, library::text(name).unwrap()).unwrap();
+    let mut served = ReadsServed::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with(name, &s, strategy, Some(&mut served)).unwrap();
+    let ms = 1_000_000;
+    let reads = |ks: std::ops::Range<i64>| ks.map(|k| 250 * ms + 500 * ms * k + 5 * ms);
+    let at_r3: Vec<i64> = reads(0..4).chain(reads(10..16)).collect();
+    assert_eq!(served.0[&2], at_r3);
+    assert_eq!(served.0[&1], reads(0..16).collect::<Vec<_>>());
+    assert_eq!(out.summary.stale_reads, 0);
+
+    let off = library::text(name)
+        .unwrap()
+        .replace("follower_reads: true", "follower_reads: false");
+    let s = scenario(&off);
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let out = leasesim::run_with(name, &s, strategy, None).unwrap();
+    assert_eq!(out.summary.requests.reads_admitted, 16);
+}

@@ -43,6 +43,7 @@
 //! local part of `LeaseOrReadIndex`. Writes take effect when committed ([`Fact::Committed`]),
 //! so a read by a deposed leader after its successor committed is a stale read.
 
+mod follower_reads;
 mod msg;
 pub mod settings;
 
@@ -80,6 +81,8 @@ pub struct RaftConfig {
     pub read_before_commit: ReadBeforeCommit,
     /// Elections start with a pre-vote (see [`raft_core`]).
     pub pre_vote: bool,
+    /// Followers serve reads the leader confirms ([`follower_reads`]).
+    pub follower_reads: bool,
 }
 
 /// How often a leader renews its lease ahead under `rule`, with `written` the setting as
@@ -260,6 +263,8 @@ impl Protocol for RaftLeaderLease {
             proposed: VecDeque::new(),
             held_reads: PendingReads::default(),
             leads_first: params.initial_leader == Some(node),
+            forwarded: Default::default(),
+            relayed: Default::default(),
         }
     }
 }
@@ -362,6 +367,10 @@ pub struct Replica {
     held_reads: PendingReads,
     /// The scenario's `lease.initial_leader`: it campaigns at its first start (term 0).
     leads_first: bool,
+    /// As follower: the reads it forwarded to its leader (`follower_reads`).
+    forwarded: follower_reads::FollowerReads,
+    /// As leader: the reads followers forwarded, waiting for a round to confirm them.
+    relayed: follower_reads::Relayed,
 }
 
 impl Replica {
@@ -371,6 +380,8 @@ impl Replica {
     fn become_follower(&mut self, term: u64, out: &mut Out<Message>) -> bool {
         self.pending_reads.refuse_all(self.core.term, out);
         self.held_reads.refuse_all(self.core.term, out);
+        self.refuse_forwarded(out);
+        self.relayed.clear();
         self.proposed.clear();
         let was_leader = self.core.become_follower(term);
         if was_leader {
@@ -390,6 +401,7 @@ impl Replica {
 
     /// The election timer ran out: a campaign, or with `pre_vote` a pre-campaign first.
     fn election_timeout(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        self.refuse_forwarded(out);
         if !self.core.pre_vote || self.core.pre_campaign(cx, out) {
             self.campaign(cx, false, out);
         }
@@ -610,9 +622,10 @@ impl Replica {
                 value,
             });
         }
+        self.answer_relayed(q, out);
         if self.read_round_open && q >= self.round {
             self.read_round_open = false;
-            if !self.pending_reads.is_empty() {
+            if !self.pending_reads.is_empty() || !self.relayed.is_empty() {
                 self.read_round(cx, out);
             }
         }
@@ -730,6 +743,7 @@ impl Replica {
         }
         // Only what is known to match the leader's log may be committed.
         self.core.commit_to(m.commit.min(matched), out, false);
+        self.serve_forwarded(out);
         self.ack(from, true, matched, m.round, out);
     }
 
@@ -747,6 +761,7 @@ impl Replica {
             entry,
             state: m.state,
         });
+        self.serve_forwarded(out);
         let index = self.core.commit();
         self.ack(from, true, index, m.round, out);
     }
@@ -960,6 +975,10 @@ impl NodeLogic for Replica {
                     self.campaign(cx, true, out);
                 }
             }
+            Message::ReadIndex { term, id } => self.on_read_index(cx, from, (term, id), out),
+            Message::ReadIndexResp { term, id, index } => {
+                self.on_read_index_resp((term, id), index, out)
+            }
         }
     }
 
@@ -989,7 +1008,7 @@ impl NodeLogic for Replica {
 
     fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
         if !self.core.is_leader() {
-            return None;
+            return self.admits_forwarded(request).then_some(self.core.term);
         }
         if !self.serving {
             // Before the first commit only a read that would be confirmed by a round, held.
@@ -1014,6 +1033,10 @@ impl NodeLogic for Replica {
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         let since = cx.stamp;
+        if self.c.follower_reads && !request.is_write() && !self.core.is_leader() {
+            self.forward_read(request, (since, token), out);
+            return;
+        }
         if !self.core.is_leader() || token != self.core.term {
             // Deposed between the check and now: the client times out.
             out.report(Fact::Refused { token, since });
@@ -1152,6 +1175,7 @@ mod tests {
             renew_ahead: None,
             read_before_commit: ReadBeforeCommit::Hold,
             pre_vote: false,
+            follower_reads: false,
         };
         change(&mut c);
         let params = LeaseParams {

@@ -1,6 +1,6 @@
 //! Raft's messages, reduced to what leases need: votes, log appends (one entry at most: a small
-//! message), snapshots (whose state is shared, not copied), their acknowledgements, and
-//! leadership transfer.
+//! message), snapshots (whose state is shared, not copied), their acknowledgements, leadership
+//! transfer, and reads a follower forwards to its leader.
 
 use crate::msg::{Key, NodeId, Token, Value};
 use crate::strategy::raft_core::VoteMessages;
@@ -77,11 +77,32 @@ pub enum Message {
     TimeoutNow {
         term: u64,
     },
+    /// A follower forwards a client's read to its leader (etcd-io/raft's `MsgReadIndex`): read
+    /// `id` of the follower's, in its term.
+    ReadIndex {
+        term: u64,
+        id: u64,
+    },
+    /// The leader's answer to `ReadIndex` `id` (`MsgReadIndexResp`): the commit index as of a
+    /// moment it was confirmed leader after the read arrived, which the follower serves the
+    /// read at once it has committed that far; `None`: refused.
+    ReadIndexResp {
+        term: u64,
+        id: u64,
+        index: Option<u64>,
+    },
 }
 
 impl ProtocolMessage for Message {
-    const KINDS: &'static [&'static str] =
-        &["RequestVote", "Vote", "Append", "AppendAck", "TimeoutNow"];
+    const KINDS: &'static [&'static str] = &[
+        "RequestVote",
+        "Vote",
+        "Append",
+        "AppendAck",
+        "TimeoutNow",
+        "ReadIndex",
+        "ReadIndexResp",
+    ];
 
     fn kind(&self) -> usize {
         match self {
@@ -90,6 +111,8 @@ impl ProtocolMessage for Message {
             Message::Append(_) | Message::Snapshot(_) => 2,
             Message::AppendAck(_) => 3,
             Message::TimeoutNow { .. } => 4,
+            Message::ReadIndex { .. } => 5,
+            Message::ReadIndexResp { .. } => 6,
         }
     }
 
@@ -101,7 +124,9 @@ impl ProtocolMessage for Message {
             | Message::Append(Append { term, .. })
             | Message::Snapshot(Snapshot { term, .. })
             | Message::AppendAck(AppendAck { term, .. })
-            | Message::TimeoutNow { term } => term,
+            | Message::TimeoutNow { term }
+            | Message::ReadIndex { term, .. }
+            | Message::ReadIndexResp { term, .. } => term,
         })
     }
 }

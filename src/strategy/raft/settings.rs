@@ -120,6 +120,12 @@ pub struct RaftLeaderLease {
     /// once a majority would vote for it. A group of any size may use it: one replica wins its
     /// own pre-vote, two need each other's as for the vote itself. Default false.
     pub pre_vote: bool,
+    /// Followers serve reads too, each confirmed by the leader: a follower forwards the read
+    /// (`ReadIndex`), the leader answers with its commit index once its read path confirms it
+    /// still leads, and the follower serves the read when it has committed that far (etcd
+    /// serves linearizable reads at every member so; TiKV's follower read). Default false:
+    /// followers reject reads.
+    pub follower_reads: bool,
 }
 
 /// The fields as a scenario writes them: any left out takes the `system`'s default.
@@ -141,6 +147,7 @@ pub struct Written {
     renew_ahead: Option<LocalDur>,
     read_before_commit: Option<ReadBeforeCommit>,
     pre_vote: Option<bool>,
+    follower_reads: Option<bool>,
 }
 
 impl RaftSystem {
@@ -169,6 +176,7 @@ impl RaftSystem {
             renew_ahead: None,
             read_before_commit: ReadBeforeCommit::Hold,
             pre_vote: false,
+            follower_reads: false,
         };
         match self {
             RaftSystem::Custom => (None, custom),
@@ -241,6 +249,7 @@ impl TryFrom<Written> for RaftLeaderLease {
             renew_ahead: w.renew_ahead.or(d.renew_ahead),
             read_before_commit: w.read_before_commit.unwrap_or(d.read_before_commit),
             pre_vote: w.pre_vote.unwrap_or(d.pre_vote),
+            follower_reads: w.follower_reads.unwrap_or(d.follower_reads),
         })
     }
 }
@@ -292,6 +301,10 @@ impl Settings for RaftLeaderLease {
         }
         f.push(format!("read_before_commit: {:?}", self.read_before_commit));
         f.push(format!("pre_vote: {}", self.pre_vote));
+        // No system turns it on: left out, it reads back off.
+        if self.follower_reads {
+            f.push("follower_reads: true".into());
+        }
         let text = format!("RaftLeaderLease({})", f.join(", "));
         debug_assert!(
             Self::read_back(&text).as_ref() == Ok(self),
@@ -317,6 +330,7 @@ impl Settings for RaftLeaderLease {
                 renew_ahead: self.renew_ahead,
                 read_before_commit: self.read_before_commit,
                 pre_vote: self.pre_vote,
+                follower_reads: self.follower_reads,
             },
             self.to_ron(),
         )
@@ -522,6 +536,8 @@ mod tests {
         ("renew_ahead", &["\"0s\"", "\"1s\""]),
         ("read_before_commit", &["Hold", "Reject"]),
         ("pre_vote", &["true", "false"]),
+        // Off in every system, and left out of the line when off (it reads back off).
+        ("follower_reads", &["true"]),
     ];
 
     /// Every field of every system, written beside the system with each value it may take
@@ -567,5 +583,13 @@ mod tests {
         assert_eq!(tikv.tick, Some(LocalDur::from_ns(1_000_000_000)));
         let custom = read("RaftLeaderLease(election_timeout: \"2s\")");
         assert!(!custom.pre_vote && custom.read_before_commit == ReadBeforeCommit::Hold);
+        for s in [etcd, tikv, custom] {
+            assert!(!s.follower_reads);
+            let off = format!(
+                "{}, follower_reads: false)",
+                Settings::to_ron(&s).trim_end_matches(')')
+            );
+            assert_eq!(read(&off), s, "{off}");
+        }
     }
 }
