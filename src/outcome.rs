@@ -161,6 +161,9 @@ pub struct FailoverOut {
 pub struct Summary {
     pub scenario: String,
     pub strategy: String,
+    /// The nodes that run settings of their own (`nodes[i].settings`), each as `name: text`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_settings: Vec<String>,
     pub seed: u64,
     pub duration_ns: i64,
     /// The verdict, derived from the figures below ([`Verdict::of`]).
@@ -292,6 +295,11 @@ impl Outcome {
         let mut summary = Summary {
             scenario: name.to_string(),
             strategy,
+            node_settings: s
+                .nodes
+                .iter()
+                .filter_map(|n| Some(format!("{}: {}", n.name, n.settings.as_ref()?.to_ron())))
+                .collect(),
             seed: s.seed,
             duration_ns,
             verdict: Verdict::Safe, // set below, from the figures

@@ -99,6 +99,9 @@ fn head_section(m: &mut String, s: &Summary, scenario: &Scenario) {
         }
     );
     let _ = writeln!(m, "| strategy | `{}` |", s.strategy);
+    for own in &s.node_settings {
+        let _ = writeln!(m, "| a node's own settings | `{own}` |");
+    }
     let _ = writeln!(m, "| seed | {} |", s.seed);
     let _ = writeln!(m, "| simulated | {} |", format_ns(s.duration_ns));
     let l = &scenario.lease;

@@ -100,9 +100,11 @@ pub fn why_lines(s: &Summary) -> Vec<String> {
     lines
 }
 
-/// A run's figures as labelled rows: strategy, run, overlap, slack, harm, availability and
-/// cost, then confirmed reads and clock error when the run has them.
+/// A run's figures as labelled rows: strategy (with the settings of each node that runs its
+/// own), run, overlap, slack, harm, availability and cost, then confirmed reads and clock error
+/// when the run has them.
 fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
+    let own = s.node_settings.iter().map(|n| ("own", n.clone()));
     let rows = [
         ("strategy", s.strategy.clone()),
         (
@@ -178,7 +180,15 @@ fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
         .clock_error
         .as_ref()
         .map(|c| ("clocks", clock_error_words(c)));
-    rows.into_iter().chain(reads).chain(clocks).collect()
+    let (first, rest) = rows.split_at(1);
+    let first = first.iter().cloned();
+    let rest = rest.iter().cloned();
+    first
+        .chain(own)
+        .chain(rest)
+        .chain(reads)
+        .chain(clocks)
+        .collect()
 }
 
 /// The first `SHOWN_INTERVALS` overlap intervals of `s`, one a line, and how many more, onto `t`.

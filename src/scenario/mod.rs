@@ -225,6 +225,12 @@ pub struct NodeConfig {
     /// True time at which the node starts. Default 0.
     #[serde(default)]
     pub start: Dur,
+    /// Its own settings of the scenario's protocol, for a fleet that runs mixed
+    /// configurations: the strategy's name with the fields this node runs otherwise
+    /// (`RaftLeaderLease(pre_vote: false)`); every field it leaves out is the strategy's. Only
+    /// protocols that say so take them. Default: none (the strategy's settings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<StrategySpec>,
 }
 
 /// The network between nodes.

@@ -60,6 +60,21 @@ pub trait StrategyChecks {
     /// Every reason `scenario` does not fit the protocol (roles and their counts, options it
     /// does not support), each prefixed with the field at fault: checked with the nodes.
     fn check(&self, scenario: &Scenario) -> Vec<String>;
+    /// Every problem with the nodes' own settings (`nodes[i].settings`), each node's settings
+    /// checked as the strategy's are. By default the protocol takes none: each node that
+    /// writes some is a problem.
+    fn check_node_settings(&self, scenario: &Scenario) -> Vec<String> {
+        let nodes = scenario.nodes.iter().enumerate();
+        nodes
+            .filter(|(_, n)| n.settings.is_some())
+            .map(|(i, _)| {
+                format!(
+                    "nodes[{i}].settings: {} takes no settings of a node's own",
+                    self.describe()
+                )
+            })
+            .collect()
+    }
     /// The lease periods it reads. All of them by default.
     fn lease_fields(&self) -> LeaseFields {
         LeaseFields::ALL

@@ -170,6 +170,19 @@ pub(crate) fn with_field(ron: &str, field: &str, value: &str) -> Result<String, 
     Ok(spec_text(&name, &fields))
 }
 
+/// The strategy `base` with every field `over` writes set to what `over` says (a node's own
+/// settings over the scenario's strategy); both name the same strategy.
+pub(crate) fn overridden(base: &StrategySpec, over: &StrategySpec) -> Result<StrategySpec, String> {
+    let (_, fields) = super::ron_options()
+        .from_str_seed(&over.ron, Parts)
+        .map_err(|e| format!("cannot read {}: {e}", over.ron))?;
+    let mut ron = base.ron.clone();
+    for (field, value) in fields {
+        ron = with_field(&ron, &field, &value)?;
+    }
+    StrategySpec::from_ron(&ron).map_err(|e| e.to_string())
+}
+
 /// A strategy as its name and its fields (each as raw RON).
 struct Parts;
 

@@ -210,14 +210,18 @@ impl Protocols for Builtin {
 
 /// Reads `text`, `S::NAME(fields...)` or `S::NAME`, as `S`.
 fn read<S: Settings>(text: &str) -> Result<Box<dyn Resolved>, SpannedError> {
-    let settings: S = ron_options().from_str_seed(
+    Ok(Box::new(read_settings::<S>(text)?))
+}
+
+/// Reads `text`, `S::NAME(fields...)` or `S::NAME`, as the settings `S`.
+pub(crate) fn read_settings<S: Settings>(text: &str) -> Result<S, SpannedError> {
+    ron_options().from_str_seed(
         text,
         Fields {
             name: S::NAME,
             params: PhantomData,
         },
-    )?;
-    Ok(Box::new(settings))
+    )
 }
 
 /// `S`'s part of the common lineup, as strategies.

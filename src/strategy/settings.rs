@@ -10,9 +10,11 @@
 //! settings ([`StrategyChecks::check_settings`]).
 
 use super::{MsgOf, Protocol, ProtocolMessage, Strategy};
+use crate::msg::NodeId;
 use crate::oracle::Authorities;
 use crate::scenario::limits;
-use crate::scenario::{LeaseFields, Scenario, StrategyChecks, StrategySpec};
+use crate::scenario::spec_serde::overridden;
+use crate::scenario::{LeaseFields, Role, Scenario, StrategyChecks, StrategySpec};
 use crate::time::LocalDur;
 use crate::trace::Observer;
 use serde::de::DeserializeOwned;
@@ -37,6 +39,24 @@ pub trait Settings: DeserializeOwned + Clone + Send + Sync + 'static {
 
     /// The protocol with these settings.
     fn build(&self) -> Self::Protocol;
+
+    /// The protocol with these settings, where each of `nodes` runs its own settings instead
+    /// (a scenario's `nodes[i].settings` over these, checked as these are): for a fleet that
+    /// runs mixed configurations. `None` (the default): the protocol takes no settings of a
+    /// node's own, and a scenario that writes some is refused.
+    fn build_nodes(&self, nodes: &[(NodeId, Self)]) -> Option<Self::Protocol> {
+        let _ = nodes;
+        None
+    }
+
+    /// Every problem of `own`, a node's own settings read over these, for a node of `role`
+    /// (beyond [`Settings::validate`] and the protocol's checks, which it passes too): a field
+    /// that is the whole system's, not a node's, written otherwise. Each is said as
+    /// `field: ...`. None by default.
+    fn check_own(&self, own: &Self, role: Role) -> Vec<String> {
+        let _ = (own, role);
+        Vec::new()
+    }
 
     /// Every problem of these settings in `scenario`, each prefixed with its field path
     /// (`strategy.holder_margin: ...`). Checked right after the lease; the protocol's own
@@ -219,6 +239,32 @@ impl<S: Settings> StrategyChecks for Built<S> {
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         Protocol::check(&self.protocol, scenario)
     }
+    /// Each node's own settings read over the strategy's, checked as the strategy's are
+    /// (their problems said at `nodes[i].settings`), and taken by the protocol.
+    fn check_node_settings(&self, scenario: &Scenario) -> Vec<String> {
+        let (nodes, mut problems) = node_settings(&self.settings, scenario);
+        for &(n, ref settings) in &nodes {
+            let at = |p: String| match p.strip_prefix("strategy.") {
+                Some(rest) => format!("nodes[{n}].settings.{rest}"),
+                None => format!("nodes[{n}].settings: {p}"),
+            };
+            let role = scenario.nodes[n].role;
+            let own = self.settings.check_own(settings, role);
+            problems.extend(own.into_iter().map(|p| format!("nodes[{n}].settings.{p}")));
+            problems.extend(Settings::validate(settings, scenario).into_iter().map(at));
+            let protocol = Settings::build(settings);
+            problems.extend(Protocol::check(&protocol, scenario).into_iter().map(at));
+        }
+        if !nodes.is_empty() && problems.is_empty() && self.settings.build_nodes(&nodes).is_none() {
+            for &(n, _) in &nodes {
+                problems.push(format!(
+                    "nodes[{n}].settings: {} takes no settings of a node's own",
+                    S::NAME
+                ));
+            }
+        }
+        problems
+    }
     fn lease_fields(&self) -> LeaseFields {
         Settings::lease_fields(&self.settings)
     }
@@ -239,9 +285,46 @@ impl<S: Settings> Strategy for Built<S> {
         scenario: &Scenario,
         observer: Option<&mut (dyn Observer + 'static)>,
     ) -> super::Ran {
-        // The protocol's own run, monomorphised by the engine.
-        Strategy::simulate(&self.protocol, scenario, observer)
+        // The protocol's own run, monomorphised by the engine; with the nodes' own settings
+        // (validated) if the scenario gives any.
+        let (nodes, problems) = node_settings(&self.settings, scenario);
+        debug_assert!(problems.is_empty(), "{problems:?}");
+        match self.settings.build_nodes(&nodes) {
+            Some(protocol) if !nodes.is_empty() => {
+                Strategy::simulate(&protocol, scenario, observer)
+            }
+            _ => Strategy::simulate(&self.protocol, scenario, observer),
+        }
     }
+}
+
+/// The settings of each node of `scenario` that writes its own (`nodes[i].settings`, read over
+/// `base`), by node, and the problems of those that do not read: another strategy's name, or
+/// fields these settings do not have.
+fn node_settings<S: Settings>(base: &S, scenario: &Scenario) -> (Vec<(NodeId, S)>, Vec<String>) {
+    let (mut nodes, mut problems) = (Vec::new(), Vec::new());
+    let Some(base_spec) = spec_of(base) else {
+        return (nodes, problems);
+    };
+    for (i, node) in scenario.nodes.iter().enumerate() {
+        let Some(own) = &node.settings else { continue };
+        if own.name() != S::NAME {
+            problems.push(format!(
+                "nodes[{i}].settings: a node's own settings are the strategy's fields, written                  {}(field: value, ...) (got {})",
+                S::NAME,
+                own.name()
+            ));
+            continue;
+        }
+        let read = overridden(&base_spec, own).and_then(|spec| {
+            super::registry::read_settings::<S>(&spec.to_ron()).map_err(|e| e.code.to_string())
+        });
+        match read {
+            Ok(settings) => nodes.push((i, settings)),
+            Err(e) => problems.push(format!("nodes[{i}].settings: {e}")),
+        }
+    }
+    (nodes, problems)
 }
 
 pub mod check {

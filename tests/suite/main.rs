@@ -21,6 +21,7 @@ mod linearizability;
 mod metamorphic;
 mod moments;
 mod newcomer;
+mod node_settings;
 mod pins;
 mod properties;
 mod protocol_limits;

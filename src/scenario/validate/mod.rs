@@ -146,6 +146,9 @@ fn checks(s: &Scenario, strategy: Result<&dyn StrategyChecks, String>) -> Vec<St
     }
     clocks::check(&mut p);
     nodes::check(&mut p, protocol);
+    if let Some(strategy) = protocol {
+        p.list.extend(strategy.check_node_settings(s));
+    }
     network::check(&mut p);
     workload::check(&mut p);
     faults::check(&mut p, protocol);

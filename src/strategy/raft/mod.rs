@@ -95,16 +95,40 @@ pub fn renew_ahead(rule: RaftRule, written: Option<LocalDur>, lease: LocalDur) -
     }
 }
 
-/// `RaftLeaderLease` with its configuration.
+/// `RaftLeaderLease` with its configuration, and the replicas that run their own.
 #[derive(Clone, Debug)]
 pub struct RaftLeaderLease {
     c: RaftConfig,
     description: String,
+    /// Replicas with a configuration of their own (a rolling upgrade's mixed fleet).
+    own: Vec<(NodeId, RaftConfig)>,
 }
 
 impl RaftLeaderLease {
     pub fn new(c: RaftConfig, description: String) -> RaftLeaderLease {
-        RaftLeaderLease { c, description }
+        let own = Vec::new();
+        RaftLeaderLease {
+            c,
+            description,
+            own,
+        }
+    }
+
+    /// The protocol where each of `own` runs its own configuration.
+    pub fn with_own(mut self, own: Vec<(NodeId, RaftConfig)>) -> RaftLeaderLease {
+        self.own = own;
+        self
+    }
+
+    /// Its configuration (every replica's but those with their own).
+    pub fn config(&self) -> RaftConfig {
+        self.c
+    }
+
+    /// The configuration replica `node` runs.
+    fn config_of(&self, node: NodeId) -> RaftConfig {
+        let own = self.own.iter().find(|&&(n, _)| n == node);
+        own.map_or(self.c, |&(_, c)| c)
     }
 }
 
@@ -241,7 +265,7 @@ impl Protocol for RaftLeaderLease {
     }
 
     fn node_logic(&self, node: NodeId, _role: Role, params: &LeaseParams, disk: Disk) -> Replica {
-        let c = self.c;
+        let c = self.config_of(node);
         let election = Election::new(c.election_timeout, c.election_jitter, c.tick);
         let mut core = RaftCore::new(node, disk, election);
         core.pre_vote = c.pre_vote;

@@ -4,6 +4,7 @@
 //! ([`Protocol::check`](crate::strategy::Protocol::check) of [`super::RaftLeaderLease`]).
 
 use super::{RaftConfig, RaftLeaderLease as RaftProtocol};
+use crate::msg::NodeId;
 use crate::scenario::{LeaseFields, Scenario};
 use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
@@ -334,6 +335,13 @@ impl Settings for RaftLeaderLease {
             },
             self.to_ron(),
         )
+    }
+
+    /// Each replica may run settings of its own: a rolling upgrade's mixed fleet (etcd-io/raft's
+    /// `TestPreVoteMigration*`: some replicas with pre-vote, some without).
+    fn build_nodes(&self, nodes: &[(NodeId, Self)]) -> Option<RaftProtocol> {
+        let own = nodes.iter().map(|(n, s)| (*n, s.build().config()));
+        Some(self.build().with_own(own.collect()))
     }
 
     /// Its periods at least the shortest interval (1 us: heartbeat, election timeout, the

@@ -49,11 +49,13 @@ pub struct ZkConfig {
     pub expiration_percent: u32,
 }
 
-/// ZooKeeper sessions with their parameters.
+/// ZooKeeper sessions with their parameters, and the clients that run their own.
 #[derive(Clone, Debug)]
 pub struct ZooKeeperSession {
     config: ZkConfig,
     description: String,
+    /// Clients with parameters of their own (the server's fields are the ensemble's).
+    own: Vec<(NodeId, ZkConfig)>,
 }
 
 impl ZooKeeperSession {
@@ -61,7 +63,19 @@ impl ZooKeeperSession {
         ZooKeeperSession {
             config,
             description,
+            own: Vec::new(),
         }
+    }
+
+    /// Its parameters (every client's but those with their own).
+    pub fn config(&self) -> ZkConfig {
+        self.config
+    }
+
+    /// The protocol where each client of `own` runs its own parameters.
+    pub fn with_own(mut self, own: Vec<(NodeId, ZkConfig)>) -> ZooKeeperSession {
+        self.own = own;
+        self
     }
 }
 
@@ -85,13 +99,17 @@ impl Protocol for ZooKeeperSession {
         .check(scenario)
     }
 
-    fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
+    fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
             Role::Grantor => {
                 let (tick, bounds) = (self.config.tick_time, self.config.bounds);
                 Node::Service(Server::new(*params, tick, bounds, disk))
             }
-            _ => Node::Client(Client::new(self.config, *params)),
+            _ => {
+                let own = self.own.iter().find(|&&(n, _)| n == node);
+                let config = own.map_or(self.config, |&(_, c)| c);
+                Node::Client(Client::new(config, *params))
+            }
         }
     }
 }

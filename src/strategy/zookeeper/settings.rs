@@ -195,6 +195,31 @@ impl Settings for ZooKeeperSession {
         ZkProtocol::new(config, self.to_ron())
     }
 
+    /// Each client may ask its own timeout and be its own kind of client (raw or Curator, its
+    /// policy): ZooKeeper clients of one ensemble often differ so.
+    fn build_nodes(&self, nodes: &[(usize, Self)]) -> Option<ZkProtocol> {
+        let own = nodes.iter().map(|(n, s)| (*n, s.build().config()));
+        Some(self.build().with_own(own.collect()))
+    }
+
+    /// The server's fields (its tick and bounds) are the ensemble's: a client cannot have its
+    /// own, and the ensemble takes none of a node's own.
+    fn check_own(&self, own: &Self, role: Role) -> Vec<String> {
+        if role == Role::Grantor {
+            return vec![
+                "tick_time: the ensemble runs the strategy's settings; write them there".into(),
+            ];
+        }
+        let server = |s: &Self| (s.tick_time, s.bounds());
+        if server(own) == server(self) {
+            return Vec::new();
+        }
+        vec![
+            "tick_time: the server's tick and its bounds on a session timeout are the              ensemble's: write them in the strategy, not in a client's own settings"
+                .into(),
+        ]
+    }
+
     fn validate(&self, _: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
         for (field, d) in [
