@@ -180,3 +180,31 @@ fn a_replica_s_own_raft_settings_are_checked_at_its_field() {
     );
     assert_eq!(problems(&text("pre_vote: true")), Vec::<String>::new());
 }
+
+/// `k8s-mixed-lease-durations` (derivation in the scenario): under client-go's old rule b,
+/// with its own 10 s, takes a's lease at 11.013 s and both lead until a's renew deadline at
+/// 34.004 s; under the rule of client-go 1.27 (the record's 30 s) b never does. An API server
+/// with settings of its own is refused.
+#[test]
+fn a_candidate_with_a_shorter_lease_duration_takes_the_lease_under_the_old_rule_only() {
+    let name = "k8s-mixed-lease-durations";
+    let old = leasesim::run(name, &story(name)).unwrap().summary;
+    assert_eq!(old.overlap.max_ns, 22_990_000_000);
+    assert_eq!(old.grants, 2);
+    let text = library::text(name)
+        .unwrap()
+        .replace(", expiry_from: Own", "");
+    let new = leasesim::run(name, &scenario(&text)).unwrap().summary;
+    assert_eq!((new.overlap.count, new.grants), (0, 1));
+
+    let api_own = text.replace(
+        r#"(name: "api", role: Grantor)"#,
+        r#"(name: "api", role: Grantor, settings: K8sLeaderElection(retry_period: "1s"))"#,
+    );
+    let p = problems(&api_own);
+    assert!(
+        p.iter()
+            .any(|p| p.starts_with("nodes[0].settings.renew_deadline: ")),
+        "{p:?}"
+    );
+}

@@ -6,6 +6,7 @@
 //! renewTime.
 
 use super::msg::{Identity, Lease, Message};
+use super::settings::ExpiryFrom;
 use super::{K8sConfig, OnLost};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -300,7 +301,13 @@ impl Candidate {
                 ..l
             },
             Some(l) => {
-                if l.holder.is_some() && self.observed_at + l.duration > t.began_observing {
+                // Whose LeaseDuration it waits out: the record's, or (before client-go 1.27)
+                // its own.
+                let wait = match self.c.expiry_from {
+                    ExpiryFrom::Record => l.duration,
+                    ExpiryFrom::Own => self.p.lease,
+                };
+                if l.holder.is_some() && self.observed_at + wait > t.began_observing {
                     // Held by another, and not seen unchanged for its duration yet.
                     return self.try_failed(cx, out);
                 }

@@ -94,6 +94,10 @@ pub struct K8sConfig {
     pub fast_path: bool,
     /// ReleaseOnCancel: the leader writes an empty holder when it stops leading.
     pub release_on_cancel: bool,
+    /// LeaseDuration, when not `lease.duration`.
+    pub lease_duration: Option<LocalDur>,
+    /// Whose LeaseDuration a candidate waits out before taking another's lease.
+    pub expiry_from: settings::ExpiryFrom,
 }
 
 /// What a candidate's process does when it stops leading (its renew loop gave up, or a
@@ -108,11 +112,12 @@ pub enum OnLost {
     Rerun,
 }
 
-/// Kubernetes leader election with its parameters.
+/// Kubernetes leader election with its parameters, and the candidates that run their own.
 #[derive(Clone, Debug)]
 pub struct K8sLeaderElection {
     config: K8sConfig,
     description: String,
+    own: Vec<(NodeId, K8sConfig)>,
 }
 
 impl K8sLeaderElection {
@@ -120,7 +125,19 @@ impl K8sLeaderElection {
         K8sLeaderElection {
             config,
             description,
+            own: Vec::new(),
         }
+    }
+
+    /// Its parameters (every candidate's but those with their own).
+    pub fn config(&self) -> K8sConfig {
+        self.config
+    }
+
+    /// The protocol where each candidate of `own` runs its own parameters.
+    pub fn with_own(mut self, own: Vec<(NodeId, K8sConfig)>) -> K8sLeaderElection {
+        self.own = own;
+        self
     }
 }
 
@@ -152,7 +169,14 @@ impl Protocol for K8sLeaderElection {
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> K8sNode {
         match role {
             Role::Grantor => K8sNode::Server(ApiServer { p: *params, disk }),
-            _ => K8sNode::Candidate(Box::new(Candidate::new(self.config, *params, node))),
+            _ => {
+                let own = self.own.iter().find(|&&(n, _)| n == node);
+                let c = own.map_or(self.config, |&(_, c)| c);
+                // Its LeaseDuration is the term it writes and, under `ExpiryFrom::Own`, waits.
+                let lease = c.lease_duration.unwrap_or(params.lease);
+                let p = LeaseParams { lease, ..*params };
+                K8sNode::Candidate(Box::new(Candidate::new(c, p, node)))
+            }
         }
     }
 }
@@ -246,6 +270,8 @@ mod tests {
                 on_lost: OnLost::Rerun,
                 fast_path: false,
                 release_on_cancel: false,
+                lease_duration: None,
+                expiry_from: settings::ExpiryFrom::Record,
             },
             String::new(),
         )

@@ -44,6 +44,26 @@ pub struct K8sLeaderElection {
     /// The leader writes an empty holder when it stops leading (ReleaseOnCancel). Default false.
     #[serde(default)]
     pub release_on_cancel: bool,
+    /// client-go's LeaseDuration: what a leader writes in the record (LeaseDurationSeconds).
+    /// Default: `lease.duration`. A candidate's own settings may give it another.
+    #[serde(default)]
+    pub lease_duration: Option<LocalDur>,
+    /// How long a candidate waits out another's record: `Record` (its LeaseDurationSeconds,
+    /// client-go since 1.27, kubernetes PR 114872; the default) or `Own` (its own
+    /// LeaseDuration, as client-go did before: a candidate with a shorter one takes the lease
+    /// from a leader with a longer one).
+    #[serde(default)]
+    pub expiry_from: ExpiryFrom,
+}
+
+/// Whose LeaseDuration a candidate waits out before it takes another's lease.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum ExpiryFrom {
+    /// The record's LeaseDurationSeconds, which its holder wrote (client-go since 1.27).
+    #[default]
+    Record,
+    /// The candidate's own LeaseDuration (client-go before 1.27).
+    Own,
 }
 
 fn renew_deadline() -> LocalDur {
@@ -96,6 +116,12 @@ impl Settings for K8sLeaderElection {
         if self.release_on_cancel {
             rest += ", release_on_cancel: true";
         }
+        if let Some(d) = self.lease_duration {
+            rest += &format!(", lease_duration: \"{d}\"");
+        }
+        if self.expiry_from != ExpiryFrom::Record {
+            rest += &format!(", expiry_from: {:?}", self.expiry_from);
+        }
         format!(
             "K8sLeaderElection(renew_deadline: \"{}\", retry_period: \"{}\", jitter_factor: \
              {:?}{rest})",
@@ -113,16 +139,39 @@ impl Settings for K8sLeaderElection {
                 on_lost: self.on_lost,
                 fast_path: self.fast_path,
                 release_on_cancel: self.release_on_cancel,
+                lease_duration: self.lease_duration,
+                expiry_from: self.expiry_from,
             },
             self.to_ron(),
         )
+    }
+
+    /// Each candidate may run its own settings (client-go's LeaderElectionConfig is each
+    /// process's: replicas of different versions or flags differ); the API server runs none.
+    fn build_nodes(&self, nodes: &[(usize, Self)]) -> Option<K8sProtocol> {
+        let own = nodes.iter().map(|(n, s)| (*n, s.build().config()));
+        Some(self.build().with_own(own.collect()))
+    }
+
+    fn check_own(&self, _own: &Self, role: Role) -> Vec<String> {
+        if role != Role::Grantor {
+            return Vec::new();
+        }
+        vec![
+            "renew_deadline: the API server runs no elector: settings of its own are for \
+              candidates"
+                .into(),
+        ]
     }
 
     /// client-go's NewLeaderElector: every duration positive, LeaseDuration > RenewDeadline >
     /// JitterFactor * RetryPeriod.
     fn validate(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
-        let t = scenario.lease.duration;
+        let t = self.lease_duration.unwrap_or(scenario.lease.duration);
+        if let Some(d) = self.lease_duration {
+            check::interval(&mut p, "strategy.lease_duration", d);
+        }
         for (field, d) in [
             ("renew_deadline", self.renew_deadline),
             ("retry_period", self.retry_period),
@@ -136,8 +185,9 @@ impl Settings for K8sLeaderElection {
         }
         if self.renew_deadline >= t {
             p.push(format!(
-                "strategy.renew_deadline: must be shorter than the lease (lease.duration, \
-                 client-go's LeaseDuration: {t}), as client-go requires (got {})",
+                "strategy.renew_deadline: must be shorter than the lease (client-go's \
+                 LeaseDuration: lease_duration, or lease.duration: {t}), as client-go requires \
+                 (got {})",
                 self.renew_deadline
             ));
         }
@@ -194,6 +244,8 @@ impl Settings for K8sLeaderElection {
             on_lost: exit(),
             fast_path: true,
             release_on_cancel: false,
+            lease_duration: None,
+            expiry_from: ExpiryFrom::Record,
         };
         vec![(
             scaled,
