@@ -170,6 +170,7 @@ fn reason(r: DropReason) -> &'static str {
         DropReason::Cut => "cut",
         DropReason::Down => "down",
         DropReason::Backlog => "backlog",
+        DropReason::Refused => "refused",
     }
 }
 
@@ -235,6 +236,13 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
                 from: Some(name(from)),
                 to: Some(name(to)),
                 reason: Some(reason(r)),
+                ..Msg::of(kind, id)
+            }),
+        ),
+        TraceKind::Refused { to, kind, id } => (
+            "Refused",
+            Fields::Msg(Msg {
+                to: Some(name(to)),
                 ..Msg::of(kind, id)
             }),
         ),
