@@ -343,7 +343,11 @@ impl<P: Protocol> Sim<'_, P> {
                 });
             }
             Ev::Refused {
-                from, msg, id, life, ..
+                from,
+                msg,
+                id,
+                life,
+                ..
             } => {
                 if life != self.nodes[n].life {
                     return; // the connection died with the life that sent it

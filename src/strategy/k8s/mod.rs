@@ -94,6 +94,9 @@ pub struct K8sConfig {
     pub fast_path: bool,
     /// ReleaseOnCancel: the leader writes an empty holder when it stops leading.
     pub release_on_cancel: bool,
+    /// The HTTP client's timeout of every Get and Update (`NewFromKubeconfig`: RenewDeadline / 2,
+    /// at least 1 s).
+    pub http_timeout: LocalDur,
 }
 
 /// What a candidate's process does when it stops leading (its renew loop gave up, or a
@@ -184,6 +187,12 @@ impl NodeLogic for K8sNode {
         }
     }
 
+    fn on_refused(&mut self, cx: &mut Cx, _to: NodeId, msg: Message, out: &mut Out<Message>) {
+        if let K8sNode::Candidate(c) = self {
+            c.on_refused(cx, msg, out);
+        }
+    }
+
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         if let K8sNode::Candidate(c) = self {
             c.on_timer(cx, timer, out);
@@ -246,6 +255,7 @@ mod tests {
                 on_lost: OnLost::Rerun,
                 fast_path: false,
                 release_on_cancel: false,
+                http_timeout: LocalDur::from_secs(5),
             },
             String::new(),
         )
