@@ -530,3 +530,21 @@ fn a_request_to_a_crashed_api_server_is_refused_at_once() {
     assert_eq!(cut.messages["Get"], 10);
     assert_eq!((cut.grants, cut.renewals), (1, 7));
 }
+
+/// `http_timeout` is a setting: left out of the printed strategy when it is client-go's default
+/// (RenewDeadline / 2, at least 1 s), written when given, and read back the same.
+#[test]
+fn the_http_timeout_round_trips_through_the_printed_strategy() {
+    let text = leasesim::scenario::library::text("k8s-delayed-renew-reply").unwrap();
+    let printed = run_text(text).strategy;
+    assert_eq!(
+        printed,
+        r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 0.0, http_timeout: "6s")"#
+    );
+    let start = text.find("strategy: K8sLeaderElection(").unwrap() + "strategy: ".len();
+    let end = start + text[start..].find('\n').unwrap() - 1;
+    let again = text.replace(&text[start..end], &printed);
+    assert_eq!(run_text(&again).strategy, printed);
+    let default = run_text(&text.replace(r#", http_timeout: "6s""#, "")).strategy;
+    assert!(!default.contains("http_timeout"), "{default}");
+}

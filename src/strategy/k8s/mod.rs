@@ -16,10 +16,14 @@
 //! Timing, on the candidate's monotonic clock:
 //! - Not leading, it tries at start and then every retry_period * (1 + U[0, jitter_factor)) (a
 //!   fresh draw from its own stream, whole nanoseconds), counted from the end of the previous
-//!   try (JitterUntil is sliding). API requests have no timeout of their own; a try still
-//!   unanswered one period after it began is given up then and the next begins (client-go would
-//!   wait for its HTTP client to give up; without this a candidate whose Get was lost would never
-//!   try again). A late answer to a try given up is ignored.
+//!   try (JitterUntil is sliding).
+//! - Every Get and Update has the HTTP client's timeout, `http_timeout` (by default RenewDeadline
+//!   / 2, at least 1 s, as `resourcelock.NewFromKubeconfig` sets it): a request with no answer
+//!   by then fails, and so, at once, does one the API server's host refuses (its process is
+//!   down: the protocol talks over streams, and [`NodeLogic::on_refused`] hears it). A failed
+//!   fast-path Update falls back to the slow path's Get (tryAcquireOrRenew does on any error); a
+//!   failed Get or Update fails the try; a failed request of `release()` ends it. A late answer
+//!   to a request given up is ignored.
 //! - After each success (the acquiring Update included) the leader sleeps retry_period, then
 //!   opens a renew cycle: a try at once and one at every open + k * retry_period (a tick that
 //!   falls while a try is outstanding starts the next try as soon as that one fails, as Go's
