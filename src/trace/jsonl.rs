@@ -175,7 +175,8 @@ fn reason(r: DropReason) -> &'static str {
 }
 
 /// A trace kind's name and its own fields, with nodes named by `name`: one arm per kind, so
-/// that the match reads as the schema of a line.
+/// that the match reads as the schema of a line (long because it is that whole schema, one
+/// short arm per kind: split, it would no longer read as one).
 fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static str, Fields<'a>) {
     match kind {
         TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
