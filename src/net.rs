@@ -162,6 +162,8 @@ pub struct Network {
     /// With a [`Transport::Stream`]: `last[from * nodes + to]`, the latest instant a message
     /// sent on that pair arrives (a message sent later arrives no earlier).
     last: Option<Vec<SimTime>>,
+    /// One stream per refusing node, for the delays of refusals ([`Network::refusal_delay`]).
+    refusal_rngs: Vec<Rng>,
 }
 
 impl Network {
@@ -190,6 +192,9 @@ impl Network {
         let rngs = (0..nodes * kinds)
             .map(|i| rng::stream(seed, Component::Network, i as u64))
             .collect();
+        let refusal_rngs = (0..nodes)
+            .map(|i| rng::stream(seed, Component::Refusal, i as u64))
+            .collect();
         let mut net = Network {
             nodes,
             default,
@@ -202,6 +207,7 @@ impl Network {
             kinds,
             rngs,
             last: None,
+            refusal_rngs,
         };
         for (i, f) in faults.into_iter().enumerate() {
             net.add(f, i as u64);
@@ -278,6 +284,19 @@ impl Network {
             }
         }
         fate
+    }
+
+    /// The delay of a refusal that node `from` (whose process is down) sends back to `to`: one
+    /// draw of the link from `from` to `to` (its override or the default distribution), as a
+    /// message on it would take, from `from`'s own refusal stream. Loss, drops, spikes and
+    /// duplication do not apply (a reset is one segment, sent once); a cut active when it
+    /// arrives still loses it. The stream is its own, so runs without refusals draw as before.
+    pub fn refusal_delay(&mut self, from: NodeId, to: NodeId) -> Dur {
+        let sampler = match self.link[from * self.nodes + to] {
+            Some(i) => &self.overrides[i as usize],
+            None => &self.default,
+        };
+        sampler.sample(&mut self.refusal_rngs[from])
     }
 
     /// Whether the link from `from` to `to` is cut at `t` (a message arriving then is dropped).

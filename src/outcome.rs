@@ -216,6 +216,10 @@ pub struct Summary {
     /// Messages sent, by kind.
     pub messages: BTreeMap<String, u64>,
     pub messages_dropped: u64,
+    /// Of those, the messages refused back to their sender (a stream to a process that was
+    /// down). Left out when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub messages_refused: u64,
     pub requests: RequestsOut,
     /// With `clocks.uncertainty`: whether the clocks kept within their error bounds.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -333,6 +337,7 @@ impl Outcome {
                 .map(|(k, &sent)| (k.to_string(), sent))
                 .collect(),
             messages_dropped: st.messages_dropped,
+            messages_refused: st.messages_refused,
             requests: RequestsOut::of(&r),
             clock_error: ClockErrorOut::of(&r, &names),
             drift_ppm: names

@@ -36,6 +36,9 @@ pub enum Component {
     Explore = 9,
     /// `explore`'s guided search (`explore::guided`): index = the run bred.
     Guided = 10,
+    /// The delays of refusals (a stream's reset coming back from a crashed process); index =
+    /// the refusing node.
+    Refusal = 11,
 }
 
 /// The stream of `component` for `index` under `seed`.

@@ -395,12 +395,14 @@ impl<P: Protocol> Sim<'_, P> {
             );
         }
         let twin = fate.first.is_some() && fate.copy.is_some();
+        let life = self.nodes[from].life;
         let deliver = |msg| Ev::Deliver {
             to: to as u32,
             from: from as u32,
             msg,
             id,
             twin,
+            life,
         };
         match (fate.first, fate.copy) {
             (Some(d), None) => self.queue.push(self.now + d, deliver(msg)),

@@ -20,7 +20,12 @@
 //! `Sim::after_call` hands it to `send`, which asks the [`Network`] its fate and queues an
 //! [`Ev::Deliver`]; at that instant `dispatch` checks for a cut, `route` hands it to the node (or
 //! its deferred list while paused), and `handle` calls the recipient's
-//! [`NodeLogic::on_message`](crate::strategy::NodeLogic::on_message). After every call into node logic, `after_call` tells the oracle
+//! [`NodeLogic::on_message`](crate::strategy::NodeLogic::on_message). A message that reaches a
+//! node whose process is down is lost on a datagram transport; on a stream
+//! ([`crate::net::Transport::Stream`]) its host refuses it, and an [`Ev::Refused`] goes back to
+//! the sender one network delay later (drawn by [`Network::refusal_delay`]), which
+//! [`NodeLogic::on_refused`](crate::strategy::NodeLogic::on_refused) hears if the sender is still
+//! the life that sent it. A cut loses messages and refusals alike without a word. After every call into node logic, `after_call` tells the oracle
 //! what the node now believes.
 //!
 //! Invariants (asserted, in release builds too): time never goes backward; pause and stall
@@ -88,6 +93,17 @@ pub enum Ev<M> {
         id: u64,
         /// The network made two copies of this message and both are on their way.
         twin: bool,
+        /// The sender's life when it sent the message (a refusal reaches only that life).
+        life: u32,
+    },
+    /// On a stream transport, the host of `from` refused message `id` that `to` sent in its life
+    /// `life` (`from`'s process was down when it arrived): `to` learns it now.
+    Refused {
+        to: u32,
+        from: u32,
+        msg: M,
+        id: u64,
+        life: u32,
     },
     Timer {
         node: u32,

@@ -1,11 +1,13 @@
 //! The run loop: events come out of the queue in (time, sequence) order, `dispatch` sends each
 //! where it belongs, `route` hands node-bound ones to their node (now, into its deferred list
-//! while it is paused, or nowhere while it is down), and `handle` calls into node logic.
+//! while it is paused, or nowhere while it is down: a message on a stream is then refused back
+//! to its sender), and `handle` calls into node logic.
 
 use super::effects::kind_name;
 use super::{Ev, NodeFault, RunResult, Sim};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
+use crate::net::Transport;
 use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
@@ -141,6 +143,7 @@ impl<P: Protocol> Sim<'_, P> {
                 ref msg,
                 id,
                 twin,
+                ..
             } => {
                 if self.net.is_cut(self.now, from as NodeId, to as NodeId) {
                     self.stats.messages_dropped += 1;
@@ -149,6 +152,12 @@ impl<P: Protocol> Sim<'_, P> {
                     return;
                 }
                 self.route(to as NodeId, ev);
+            }
+            Ev::Refused { to, from, .. } => {
+                if self.net.is_cut(self.now, from as NodeId, to as NodeId) {
+                    return; // the refusal is lost: the sender's own timeout decides
+                }
+                self.route(to as NodeId, ev)
             }
             Ev::Timer { node, .. } | Ev::Effect { node, .. } | Ev::Command { node, .. } => {
                 self.route(node as NodeId, ev)
@@ -160,17 +169,8 @@ impl<P: Protocol> Sim<'_, P> {
     pub(super) fn route(&mut self, n: NodeId, ev: Ev<MsgOf<P>>) {
         let node = &mut self.nodes[n];
         if !node.up() {
-            if let Ev::Deliver {
-                from,
-                to,
-                ref msg,
-                id,
-                twin,
-            } = ev
-            {
-                self.stats.messages_dropped += 1;
-                self.twin_consumed(twin, id, false);
-                self.emit_drop(from, to, msg, id, DropReason::Down);
+            if let Ev::Deliver { .. } = ev {
+                self.refuse(ev);
             }
             return;
         }
@@ -187,6 +187,7 @@ impl<P: Protocol> Sim<'_, P> {
                         ref msg,
                         id,
                         twin,
+                        ..
                     } => {
                         self.stats.messages_dropped += 1;
                         self.twin_consumed(twin, id, false);
@@ -216,6 +217,41 @@ impl<P: Protocol> Sim<'_, P> {
             return;
         }
         self.handle(n, ev);
+    }
+
+    /// A message (`ev`, an [`Ev::Deliver`]) reached a node whose process is down. On datagrams
+    /// it is lost. On a stream the node's host refuses it: a reset goes back to the sender, one
+    /// network delay later (a draw of the reverse link from the refusing node's own stream, so
+    /// that runs with no refusal draw as before), and is lost if a cut is active when it arrives.
+    fn refuse(&mut self, ev: Ev<MsgOf<P>>) {
+        let Ev::Deliver {
+            from,
+            to,
+            msg,
+            id,
+            twin,
+            life,
+        } = ev
+        else {
+            unreachable!("only messages are refused")
+        };
+        self.stats.messages_dropped += 1;
+        self.twin_consumed(twin, id, false);
+        if P::TRANSPORT == Transport::Datagram {
+            self.emit_drop(from, to, &msg, id, DropReason::Down);
+            return;
+        }
+        self.stats.messages_refused += 1;
+        self.emit_drop(from, to, &msg, id, DropReason::Refused);
+        let delay = self.net.refusal_delay(to as NodeId, from as NodeId);
+        let back = Ev::Refused {
+            to: from,
+            from: to,
+            msg,
+            id,
+            life,
+        };
+        self.queue.push(self.now + delay, back);
     }
 
     /// Node `n` (running) handles node-bound event `ev`.
@@ -304,6 +340,25 @@ impl<P: Protocol> Sim<'_, P> {
             Ev::Command { command, .. } => {
                 self.call(n, false, false, |logic, cx, out| {
                     logic.on_command(cx, command, out)
+                });
+            }
+            Ev::Refused {
+                from,
+                msg,
+                id,
+                life,
+                ..
+            } => {
+                if life != self.nodes[n].life {
+                    return; // the connection died with the life that sent it
+                }
+                if self.observer.is_some() {
+                    let kind = kind_name(&msg);
+                    let to = from as NodeId;
+                    self.emit(n, TraceKind::Refused { to, kind, id });
+                }
+                self.call(n, false, false, |logic, cx, out| {
+                    logic.on_refused(cx, from as NodeId, msg, out)
                 });
             }
             Ev::PauseEnd { .. } | Ev::Generate { .. } | Ev::Sync { .. } => {

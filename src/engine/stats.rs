@@ -12,6 +12,9 @@ pub struct Stats {
     /// Messages sent, by kind (indexed as the protocol's `KINDS`).
     pub messages_sent: Vec<u64>,
     pub messages_dropped: u64,
+    /// Of those, the messages a stream refused back to their sender (their destination's
+    /// process was down).
+    pub messages_refused: u64,
     pub grants: u64,
     pub renewals: u64,
     pub reads_arrived: u64,

@@ -516,6 +516,19 @@ pub trait NodeLogic: Send {
     /// An operator's instruction arrives (see [`Command`]); only those the protocol names in
     /// [`Protocol::commands`] are ever given.
     fn on_command(&mut self, _cx: &mut Cx, _command: Command, _out: &mut Out<Self::Msg>) {}
+    /// On a [`Transport::Stream`]: `msg`, sent to `to` by this process, reached `to`'s host while
+    /// `to`'s process was down (crashed or not started), and the host refused it (a connection
+    /// refused or reset). Called one network delay after it arrived there, unless a cut loses the
+    /// refusal or this process has crashed since it sent `msg`. Ignored by default: the sender's
+    /// own timeout decides, as for a message lost on the way.
+    fn on_refused(
+        &mut self,
+        _cx: &mut Cx,
+        _to: NodeId,
+        _msg: Self::Msg,
+        _out: &mut Out<Self::Msg>,
+    ) {
+    }
     /// What the node believes now.
     fn beliefs(&self) -> Beliefs;
     /// The node crashed: what it keeps.

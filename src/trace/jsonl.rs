@@ -170,11 +170,13 @@ fn reason(r: DropReason) -> &'static str {
         DropReason::Cut => "cut",
         DropReason::Down => "down",
         DropReason::Backlog => "backlog",
+        DropReason::Refused => "refused",
     }
 }
 
 /// A trace kind's name and its own fields, with nodes named by `name`: one arm per kind, so
-/// that the match reads as the schema of a line.
+/// that the match reads as the schema of a line (long because it is that whole schema, one
+/// short arm per kind: split, it would no longer read as one).
 fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static str, Fields<'a>) {
     match kind {
         TraceKind::Start { restarted } => ("Start", Fields::Start { restarted }),
@@ -235,6 +237,13 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
                 from: Some(name(from)),
                 to: Some(name(to)),
                 reason: Some(reason(r)),
+                ..Msg::of(kind, id)
+            }),
+        ),
+        TraceKind::Refused { to, kind, id } => (
+            "Refused",
+            Fields::Msg(Msg {
+                to: Some(name(to)),
                 ..Msg::of(kind, id)
             }),
         ),

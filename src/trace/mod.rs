@@ -30,8 +30,12 @@ pub enum DropReason {
     Lost,
     /// A partition or one-way cut was active when it would have been delivered.
     Cut,
-    /// The destination was crashed or not started.
+    /// The destination was crashed or not started (datagrams: lost without a word).
     Down,
+    /// The destination's process was crashed or not started on a stream transport: its host
+    /// refuses the connection, and the sender learns it one network delay later
+    /// ([`TraceKind::Refused`]).
+    Refused,
     /// The destination was paused with its backlog full ([`crate::engine::MAX_DEFERRED`]).
     Backlog,
 }
@@ -79,6 +83,14 @@ pub enum TraceKind {
         kind: &'static str,
         id: u64,
         reason: DropReason,
+    },
+    /// The sender learns that its message `id` to `to` was refused (`to`'s process was down when
+    /// it arrived: a connection refused or reset).
+    Refused {
+        to: NodeId,
+        /// The message kind, as the protocol names it.
+        kind: &'static str,
+        id: u64,
     },
     /// The grantor issued a lease; `until` is its expiry on the grantor's clock mapped to true time.
     Grant {

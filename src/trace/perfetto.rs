@@ -342,6 +342,10 @@ impl Observer for PerfettoWriter {
                 let name = format!("{} from {} dropped ({reason:?})", kind, self.names[from]);
                 self.instant(n, MESSAGES, &name, e.t, json!({"msg_id": id}));
             }
+            TraceKind::Refused { to, kind, id } => {
+                let name = format!("{} to {} refused", kind, self.names[to]);
+                self.instant(n, MESSAGES, &name, e.t, json!({"msg_id": id}));
+            }
             TraceKind::Grant { token, to, until } => {
                 self.close_grant(n, e.t);
                 self.open_grant[n] = Some((token, to, e.t, until));

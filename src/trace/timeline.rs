@@ -332,6 +332,7 @@ impl Observer for Recorder {
             TraceKind::Send { .. }
             | TraceKind::Deliver { .. }
             | TraceKind::Drop { .. }
+            | TraceKind::Refused { .. }
             | TraceKind::WriteSent { .. } => {}
         }
     }

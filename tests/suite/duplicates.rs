@@ -8,6 +8,7 @@
 //! second copy (the replicated ones as the TCP streams Raft runs over would), so every belief
 //! and every figure must be the same but two, which count copies and not messages:
 //! - `messages_dropped` counts each copy a cut or a down node drops: twice as many;
+//! - `messages_refused` counts each copy a stream refuses back: twice as many;
 //! - `events` counts each copy delivered: more.
 //!
 //! (`messages`, per kind, counts sends, and a copy is no send: it stays the same.)
@@ -96,7 +97,20 @@ fn same_either_way(text: impl Fn(f64) -> String) -> Result<Copies, TestCaseError
         writes_applied: once["requests"]["writes_applied"].as_u64().unwrap(),
         duplicate_writes: count(&twice, "duplicate_writes"),
     };
-    for key in ["messages_dropped", "events", "scenario", "duplicate_writes"] {
+    // A refused copy is refused back on its own, and counted so.
+    let refused = |v: &Value| {
+        v.get("messages_refused")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    prop_assert_eq!(refused(&twice), 2 * refused(&once));
+    for key in [
+        "messages_dropped",
+        "messages_refused",
+        "events",
+        "scenario",
+        "duplicate_writes",
+    ] {
         once[key] = Value::Null;
         twice[key] = Value::Null;
     }

@@ -104,7 +104,12 @@ fn observed_time_is_the_candidates_own_clock_not_the_record() {
 /// its first try at or after 25.112 s, j = 13 at 26.126 s, plus 4 ms: 26.130 s. Overlap iff
 /// extra > 4.116 s: LD - RD - RP = 3 s, plus kcm-2's lag of 1.116 s (it saw the record 99 ms
 /// after the Update, its first try after 25.112 s began 1.014 s later, its acquisition took
-/// 4 ms against the 1 ms of kcm-1's answer). 4 s: 116 ms of slack; 5 s: 0.884 s of overlap.
+/// 4 ms against the 1 ms of kcm-1's answer). 4 s: 116 ms of slack; 4.5 s: 0.384 s of overlap
+/// (kcm-1 stops at 26.514 s). An answer counts only within the request's HTTP timeout
+/// (RenewDeadline / 2 = 5 s, `resourcelock.NewFromKubeconfig`): delayed 5 s, it would arrive at
+/// 15.014 s, 2 ms after the Update of 10.012 s was given up; the slow path's Get that follows is
+/// dropped, and the cycle ends at 20.012 s: 6.118 s of slack. With a 6 s timeout
+/// (k8s-delayed-renew-reply) the 5 s delay counts: 0.884 s of overlap.
 #[test]
 fn a_delayed_renewal_answer_overlaps_iff_it_exceeds_the_margin_and_the_lag() {
     let faults = |extra: &str| {
@@ -117,32 +122,42 @@ fn a_delayed_renewal_answer_overlaps_iff_it_exceeds_the_margin_and_the_lag() {
     assert_eq!(below.overlap.count, 0);
     assert_eq!(below.min_slack_ns, Some(116 * MS));
     assert_eq!(below.holders, ["kcm-1", "kcm-2"]);
-    let above = run_text(&pair(NO_JITTER, "", &faults("5s"), "30s"));
+    let above = run_text(&pair(NO_JITTER, "", &faults("4.5s"), "30s"));
     let i = &above.overlap.intervals[0];
-    assert_eq!((i.start_ns, i.end_ns), (26_130 * MS, 27_014 * MS));
-    assert_eq!(above.min_slack_ns, Some(-884 * MS));
+    assert_eq!((i.start_ns, i.end_ns), (26_130 * MS, 26_514 * MS));
+    assert_eq!(above.min_slack_ns, Some(-384 * MS));
+    let timed_out = run_text(&pair(NO_JITTER, "", &faults("5s"), "30s"));
+    assert_eq!(timed_out.overlap.count, 0);
+    assert_eq!(timed_out.min_slack_ns, Some(6_118 * MS));
+    let longer = format!(r#"{NO_JITTER}, http_timeout: "6s""#);
+    let counted = run_text(&pair(&longer, "", &faults("5s"), "30s"));
+    assert_eq!(counted.min_slack_ns, Some(-884 * MS));
     // At the threshold itself (4.116 s) kcm-1 stops at the instant kcm-2 starts: no overlap.
     let at = run_text(&pair(NO_JITTER, "", &faults("4.116s"), "30s"));
     assert_eq!(at.overlap.count, 0);
     assert_eq!(at.min_slack_ns, Some(0));
 }
 
-/// An Update whose answer never comes is no success, and a fast-path Update that conflicts
-/// falls back to the slow path (client-go's leaderelection_test.go TestFastPathLeaderElection,
-/// "Fallback to slow path after fast path fails"). From 5 s every UpdateReply to kcm-1 is
-/// dropped (kcm-1 runs alone, under `on_lost: Rerun`). The cycle that opens at 6.008 s has its
-/// fast-path Update applied at 6.009 s and no answer: its ticks at 8.008, ..., 14.008 s find
-/// the try outstanding, and at 16.008 s the cycle ends: kcm-1 stops leading. As a candidate it
-/// tries at once and every 2 s after (a try unanswered for a period is given up). At 16.008 and
-/// 18.008 s the record it observed (its own, answered at 4.008 s) is still valid (until
-/// 19.008 s): fast-path Updates on the resourceVersion of 4.007 s, which the Update of 6.009 s
-/// replaced: Conflicts, whose answers are dropped. At 20.008 s it is not: a Get (its Record is
-/// not dropped, seen at 20.010 s, a change), an Update applied at 20.011 s, the answer dropped.
-/// At 22.008 and 24.008 s the record seen at 20.010 s is valid: fast-path Updates on its
-/// resourceVersion, replaced at 20.011 s: Conflicts, dropped. At 26.008 s the same Conflict is
-/// answered (at 26.010 s, the drop over): it falls back to a Get (record at 26.012 s) and an
-/// Update applied at 26.013 s and answered at 26.014 s: it leads again, under the same token
-/// (no new grant). Unavailable [16.008, 26.014) s = 10.006 s.
+/// An Update whose answer never comes is no success, and a fast-path Update that fails falls
+/// back to the slow path (client-go's leaderelection_test.go TestFastPathLeaderElection,
+/// "Fallback to slow path after fast path fails"; tryAcquireOrRenew falls back on any error, a
+/// timeout too). Every request has the HTTP timeout `resourcelock.NewFromKubeconfig` gives it,
+/// RenewDeadline / 2 = 5 s. From 5 s every UpdateReply to kcm-1 is dropped (kcm-1 runs alone,
+/// under `on_lost: Rerun`). The cycle that opens at 6.008 s has its fast-path Update applied at
+/// 6.009 s and no answer: given up at 11.008 s, the try falls back to a Get (Record at 11.010 s:
+/// the record of 6.009 s, a change, observed then) and an Update applied at 11.011 s with the
+/// try's `now` (6.008 s) as renewTime, so the same content; no answer, and the cycle ends at
+/// 16.008 s, before that request's own timeout (16.010 s): kcm-1 stops leading (the ticks at
+/// 8.008, ..., 14.008 s found a request outstanding). It runs the elector again at once: the
+/// record observed at 11.010 s is valid until 26.010 s, so a fast-path Update on the
+/// resourceVersion of 11.009 s, replaced at 11.011 s: a Conflict, its answer dropped; given up
+/// at 21.008 s: a Get (the record of 11.011 s, unchanged in content: no new observedTime) and
+/// an Update applied at 21.011 s, its answer dropped; given up at 26.010 s, the try fails and the
+/// next begins 2 s after it ended (JitterUntil is sliding), at 28.010 s: the record observed at
+/// 11.010 s has expired, so a Get (Record at 28.012 s) and an Update applied at 28.013 s and
+/// answered at 28.014 s (the drop over): it leads again, under the same token (no new grant).
+/// Unavailable [16.008, 28.014) s = 12.006 s. (A try given up one period after it began, as
+/// before the HTTP timeout was modelled, gave 10.006 s.)
 #[test]
 fn an_unanswered_update_never_counts_as_a_success() {
     let s = run_text(&alone(&pair(
@@ -151,7 +166,7 @@ fn an_unanswered_update_never_counts_as_a_success() {
         r#"Drop(at: "5s", duration: "20s", to: ["kcm-1"], kinds: [UpdateReply])"#,
         "30s",
     )));
-    assert_eq!(s.max_unavailable_ns, 10_006 * MS);
+    assert_eq!(s.max_unavailable_ns, 12_006 * MS);
     assert_eq!(s.grants, 1);
     assert_eq!(s.holders, ["kcm-1"]);
 }
@@ -327,13 +342,14 @@ fn validation_lists_every_problem_with_its_field() {
 
 /// The API server's record survives its crash (etcd keeps it): a leader cut off by the crash
 /// for less than what others wait keeps its lease, under the same token. kcm-1 runs alone,
-/// under `on_lost: Rerun`. The API server is down over [5 s, 8 s): the cycle that opens at
-/// 6.008 s loses its Update, and ends at 16.008 s; kcm-1 tries again at once, by the fast path
-/// (its record, seen at 4.008 s, is valid until 19.008 s), on the resourceVersion it last wrote,
-/// still current: applied at 16.009 s, it leads again from 16.010 s: one grant, 2 ms without a
-/// leader (the start's 4 ms is the longest). With `grantor_restart: Forget` the record is gone
-/// (resourceVersion 0): the fast-path Update conflicts, the Get finds nothing, and kcm-1
-/// creates the record again: a second grant, to kcm-1.
+/// under `on_lost: Rerun`. The API server's process is down over [5 s, 8 s): the cycle that
+/// opens at 6.008 s has its Update refused (learned at 6.010 s) and the Get it falls back to
+/// refused too (6.012 s): the try fails; at the tick of 8.008 s the API server is back, and the
+/// fast-path Update on the resourceVersion kcm-1 last wrote, still current, is applied at
+/// 8.009 s: kcm-1 never stops leading, one grant (the start's 4 ms is the longest gap). With
+/// `grantor_restart: Forget` the record is gone (resourceVersion 0): the fast-path Update of
+/// 8.008 s conflicts, the Get finds nothing, and kcm-1 creates the record again: a second
+/// grant, to kcm-1.
 #[test]
 fn the_record_survives_an_api_server_crash_unless_etcd_forgets() {
     let faults = r#"Crash(node: "apiserver", at: "5s"), Restart(node: "apiserver", at: "8s")"#;
@@ -365,8 +381,9 @@ fn a_wall_clock_step_moves_nothing_for_a_monotonic_observer() {
     assert_eq!(monotonic.min_slack_ns, Some(4_116_000_000));
 }
 
-/// Exit against Rerun (k8s-lost-lease-exit, k8s-lost-lease-rerun). A 5 s partition at 10 s
-/// loses the Update of kcm-1's cycle that opens at 10.012 s; the cycle ends at 20.012 s.
+/// Exit against Rerun (k8s-lost-lease-exit, k8s-lost-lease-rerun). A 10 s partition at 10 s
+/// loses the Update of kcm-1's cycle that opens at 10.012 s and, after its HTTP timeout, the
+/// slow path's Get of 15.012 s; the cycle ends at 20.012 s.
 /// - Exit (the default, restart 10 s): kcm-2, which saw the record change at 8.110 s, leads
 ///   from its try of 24.124 s plus 4 ms: 24.128 s; unavailable 24.128 - 20.012 = 4.116 s.
 /// - Rerun: kcm-1 takes its own record back by the fast path at once (valid until 8.012 + 15
@@ -386,7 +403,7 @@ fn a_leader_that_exits_hands_over_and_one_that_reruns_takes_its_record_back() {
     assert_eq!(exit.holders, ["kcm-1", "kcm-2"]);
     let rerun = run_text(library("k8s-lost-lease-rerun"));
     assert_eq!((rerun.grants, rerun.max_unavailable_ns), (1, 4 * MS));
-    let partition = r#"Partition(at: "10s", duration: "5s", groups: [["kcm-1"], ["apiserver"]])"#;
+    let partition = r#"Partition(at: "10s", duration: "10s", groups: [["kcm-1"], ["apiserver"]])"#;
     let lone = alone(&pair(NO_JITTER, "", partition, "60s"));
     let s = run_text(&lone);
     assert_eq!(s.max_unavailable_ns, 26_020 * MS);
@@ -464,4 +481,70 @@ fn a_restart_of_zero_is_refused() {
     let o = leasesim(&["check", "bad.ron"], &dir);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("strategy.on_lost"));
+}
+
+/// One lost Update no longer ends leadership (k8s-lost-update-retried): a 5 s partition loses
+/// kcm-1's renewal of 10.012 s, its HTTP client gives it up at 15.012 s (RenewDeadline / 2,
+/// `resourcelock.NewFromKubeconfig`), and the slow path's retry renews at 15.016 s, inside the
+/// cycle's deadline (20.012 s): one grant, 17 renewals. With an HTTP timeout as long as the
+/// renew deadline (10 s: the request waits to the cycle's end, as before client-go's timeout
+/// was modelled) the same partition ends the cycle at 20.012 s and the lease moves to kcm-2 at
+/// 24.128 s (k8s-lost-lease-exit's 4.116 s).
+#[test]
+fn a_lost_update_is_retried_within_the_renew_deadline() {
+    let text = leasesim::scenario::library::text("k8s-lost-update-retried").unwrap();
+    let retried = run_text(text);
+    assert_eq!((retried.grants, retried.renewals), (1, 17));
+    assert_eq!(retried.holders, ["kcm-1"]);
+    let waited = run_text(&text.replace(
+        "jitter_factor: 0.0)",
+        r#"jitter_factor: 0.0, http_timeout: "10s")"#,
+    ));
+    assert_eq!(waited.holders, ["kcm-1", "kcm-2"]);
+    assert_eq!(waited.max_unavailable_ns, 4_116 * MS);
+}
+
+/// A request to an API server whose process is down is refused at once and retried at the next
+/// tick (k8s-apiserver-down-refused): kcm-1's Update and Get of 10.012 s and of 12.012 s and
+/// kcm-2's Gets of 10.110 and 12.112 s are refused, 6 in all, and kcm-1 renews at 14.013 s.
+/// Cut off instead (a partition of the API server over the same [10 s, 13 s)), nothing is
+/// refused: kcm-1's Update of 10.012 s is given up at 15.012 s and the retry renews at 15.015 s
+/// (Gets at 0 and 15.012 s); kcm-2's Get of 10.110 s is given up at 15.110 s and its next tries
+/// fall 2 s after, at 17.110 and 19.112 s: 5 + 3 Gets. Renewals 7 either way (4, the retry, and
+/// 2 after it).
+#[test]
+fn a_request_to_a_crashed_api_server_is_refused_at_once() {
+    let text = leasesim::scenario::library::text("k8s-apiserver-down-refused").unwrap();
+    let refused = run_text(text);
+    assert_eq!(refused.messages_refused, 6);
+    assert_eq!(
+        (refused.messages["Get"], refused.messages["Update"]),
+        (13, 10)
+    );
+    assert_eq!((refused.grants, refused.renewals), (1, 7));
+    let cut = run_text(&text.replace(
+        r#"faults: [Crash(node: "apiserver", at: "10s"), Restart(node: "apiserver", at: "13s")]"#,
+        r#"faults: [Partition(at: "10s", duration: "3s", groups: [["apiserver"], ["kcm-1", "kcm-2"]])]"#,
+    ));
+    assert_eq!(cut.messages_refused, 0);
+    assert_eq!(cut.messages["Get"], 10);
+    assert_eq!((cut.grants, cut.renewals), (1, 7));
+}
+
+/// `http_timeout` is a setting: left out of the printed strategy when it is client-go's default
+/// (RenewDeadline / 2, at least 1 s), written when given, and read back the same.
+#[test]
+fn the_http_timeout_round_trips_through_the_printed_strategy() {
+    let text = leasesim::scenario::library::text("k8s-delayed-renew-reply").unwrap();
+    let printed = run_text(text).strategy;
+    assert_eq!(
+        printed,
+        r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 0.0, http_timeout: "6s")"#
+    );
+    let start = text.find("strategy: K8sLeaderElection(").unwrap() + "strategy: ".len();
+    let end = start + text[start..].find('\n').unwrap() - 1;
+    let again = text.replace(&text[start..end], &printed);
+    assert_eq!(run_text(&again).strategy, printed);
+    let default = run_text(&text.replace(r#", http_timeout: "6s""#, "")).strategy;
+    assert!(!default.contains("http_timeout"), "{default}");
 }

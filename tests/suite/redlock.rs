@@ -491,3 +491,33 @@ fn persistence_and_grantor_restart_combine() {
         assert!((11_501.0..=12_503.0).contains(&s), "{persistence}: {s}");
     }
 }
+
+/// A `SET NX` to a master whose Redis process is down is refused at once and counts as a failure
+/// (redlock-master-down-refused): asked one at a time, m1 and m2 cost 2 ms each instead of the
+/// 50 ms per-instance timeout, so a holds from 10 ms (106 ms when they are cut off); 2 Locks
+/// and 3 rounds x 2 Extends are refused. Asked all at once, the attempt decides when the last
+/// answer comes, at 2 ms (m1's and m2's refusals and m3-m5's grants all arrive then), instead of
+/// at the 50 ms request timeout.
+#[test]
+fn a_refused_master_fails_the_attempt_at_once() {
+    let text = leasesim::scenario::library::text("redlock-master-down-refused").unwrap();
+    let s = run_text(text);
+    assert_eq!(s.messages_refused, 8);
+    assert_eq!(
+        (s.grants, s.renewals, s.max_unavailable_ns),
+        (1, 3, 10_000_000)
+    );
+    let parallel = run_text(&text.replace(
+        r#"Redlock(acquire: Sequential(per_instance_timeout: "50ms"))"#,
+        "Redlock",
+    ));
+    assert_eq!(parallel.max_unavailable_ns, 2_000_000);
+    let cut = run_text(&text.replace(
+        r#"faults: [Crash(node: "m1", at: "0s"), Crash(node: "m2", at: "0s")]"#,
+        r#"faults: [Partition(at: "0s", duration: "12s", groups: [["a"], ["m1", "m2"]])]"#,
+    ));
+    assert_eq!(
+        (cut.messages_refused, cut.max_unavailable_ns),
+        (0, 106_000_000)
+    );
+}

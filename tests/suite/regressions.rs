@@ -191,17 +191,21 @@ fn a_grantor_that_forgets_repeats_a_token_and_the_copy_counts_only_its_own_lease
 }
 
 /// What "newer" means once tokens repeat. The story above with a second candidate, `kcm-2`
-/// (from 100 ms, operations at 0.1, 1.1, ... s), and the API server down over [5 s, 11 s).
+/// (from 100 ms, operations at 0.1, 1.1, ... s), and the API server's process down over [5 s,
+/// 11 s), while kcm-1's Gets and Updates are lost over [5 s, 17 s) (so that kcm-1 does not
+/// learn of the crash from refusals and take the forgotten record back itself at 12.012 s).
 /// kcm-1 leads token 1 from 4 ms (renewals at 2.007 and 4.011 s). Its renew cycle of 6.012 s
-/// sends a Get that is lost, so it gives up only at the cycle's end, 16.012 s. kcm-2 finds the
-/// record held at 0.102, 2.104 and 4.106 s; its tries of 6.106, 8.106 and 10.106 s are lost;
-/// the one of 12.106 s finds no record (the server forgot it at 11 s) and creates it at
-/// 12.109 s: token 1 again, of the new epoch, with the register holding kcm-1's write of 12 s.
-/// kcm-2 leads from 12.110 s and renews at 14.113, 16.117 and 18.121 s.
+/// sends a Get that is lost; its HTTP client gives it up at 11.012 s (5 s), the tick it missed
+/// starts a try at once, whose Get is lost too, and the cycle ends at 16.012 s. kcm-2 finds the
+/// record held at 0.102, 2.104 and 4.106 s; its tries of 6.106, 8.108 and 10.110 s reach the
+/// host of the crashed server and are refused (each learned 2 ms after it began, the next try
+/// 2 s after that); the one of 12.112 s finds no record (the server forgot it at 11 s) and
+/// creates it at 12.115 s: token 1 again, of the new epoch, with the register holding kcm-1's
+/// write of 12 s. kcm-2 leads from 12.116 s and renews at 14.119, 16.123 and 18.127 s.
 ///
 /// Judged by the numbers, the two token-1 leases would be one: no zombie action, no unsafe
 /// write, no failover. Token 1 of the new epoch is newer than kcm-1's:
-/// - overlap [12.110 s, 16.012 s): 3.902 s, and the slack -3.902 s;
+/// - overlap [12.116 s, 16.012 s): 3.896 s, and the slack -3.896 s;
 /// - zombie actions: kcm-1's read of 13 s, write of 14 s, read of 15 s and write of 16 s;
 /// - writes applied, in the register's order: kcm-1's at 2.001, 4.001, 12.001 and 14.001 s,
 ///   kcm-2's at 14.101 s, kcm-1's at 16.001 s, kcm-2's at 16.101 and 18.101 s, each answered
@@ -213,11 +217,12 @@ fn a_grantor_that_forgets_repeats_a_token_and_the_copy_counts_only_its_own_lease
 ///   its write of 12 s (the next, 14 s, answered at 14.002 s); kcm-2's of 13.1, 15.1, 17.1 and
 ///   19.1 s return the register's value at its grant (12 s) and its own writes of 14.1, 16.1
 ///   and 18.1 s as their answers arrive, each the latest answered by then: not stale;
-/// - one failover, kcm-1 to kcm-2 at 12.109 s: kcm-1 last read at 15 s and last wrote at
+/// - one failover, kcm-1 to kcm-2 at 12.115 s: kcm-1 last read at 15 s and last wrote at
 ///   16.001 s, kcm-2 first read at 13.1 s and first wrote at 14.101 s.
 ///
 /// Reads served: kcm-1 8 (1 to 15 s), kcm-2 4 (13.1 to 19.1 s); writes applied 8 of 11 admitted.
-/// Lost: those 3 writes, kcm-1's Get of 6.012 s and kcm-2's 3: 7 messages. A believer runs
+/// Dropped: those 3 writes and kcm-2's 3 Gets, refused (6), and kcm-1's Gets of 6.012, 11.012
+/// and 16.012 s, lost: 9 messages. A believer runs
 /// throughout [4 ms, 20 s): the only stretch without one is the first 4 ms.
 #[test]
 fn a_token_repeated_after_a_grantor_forgot_is_newer_than_the_old_one() {
@@ -234,15 +239,18 @@ fn a_token_repeated_after_a_grantor_forgot_is_newer_than_the_old_one() {
             ],
             network: (delay: Fixed("1ms")),
             workload: (periodic: (every: "1s", write_every: 2)),
-            faults: [Crash(node: "apiserver", at: "5s"), Restart(node: "apiserver", at: "11s")],
+            faults: [
+                Crash(node: "apiserver", at: "5s"), Restart(node: "apiserver", at: "11s"),
+                Drop(at: "5s", duration: "12s", from: ["kcm-1"], kinds: [Get, Update]),
+            ],
         )"#,
     );
     assert_eq!((s.grants, s.renewals, s.crashes), (2, 5, 1), "{s:?}");
     assert_eq!(s.holders, ["kcm-1", "kcm-2"]);
     assert_eq!(s.overlap.count, 1);
     let o = &s.overlap.intervals[0];
-    assert_eq!((o.start_ns, o.end_ns), (12_110_000_000, 16_012_000_000));
-    assert_eq!(s.min_slack_ns, Some(-3_902_000_000));
+    assert_eq!((o.start_ns, o.end_ns), (12_116_000_000, 16_012_000_000));
+    assert_eq!(s.min_slack_ns, Some(-3_896_000_000));
     assert_eq!(
         (s.zombie_actions, s.unsafe_writes, s.stale_reads),
         (4, 1, 1),
@@ -254,12 +262,12 @@ fn a_token_repeated_after_a_grantor_forgot_is_newer_than_the_old_one() {
         (r.writes_arrived, r.writes_admitted, r.writes_applied),
         (20, 11, 8)
     );
-    assert_eq!(s.messages_dropped, 7);
+    assert_eq!((s.messages_dropped, s.messages_refused), (9, 6));
     assert_eq!(s.failovers.len(), 1);
     let f = &s.failovers[0];
     assert_eq!(
         (f.from.as_str(), f.to.as_str(), f.at_ns),
-        ("kcm-1", "kcm-2", 12_109_000_000)
+        ("kcm-1", "kcm-2", 12_115_000_000)
     );
     assert_eq!(
         (f.old_last_read_ns, f.old_last_write_ns),

@@ -276,3 +276,58 @@ fn rejected_requests_are_traced_with_their_kind() {
     assert!(seen.reads > 0 && seen.writes > 0);
     assert!(seen.reads != seen.writes);
 }
+
+/// A refusal in the trace (k8s-apiserver-down-refused: 1 ms messages, the API server's process
+/// down over [10 s, 13 s)): each of the 6 requests that reach it then is a `Drop` with reason
+/// "refused" at the API server, and its sender learns it 1 ms later (one draw of the 1 ms link
+/// back): a `Refused` event at the sender naming the message. The first is kcm-1's Update of
+/// 10.012 s, refused at 10.013 s and learned at 10.014 s. A datagram protocol's message to a
+/// node that is down stays a silent `Drop` with reason "down".
+#[test]
+fn a_refusal_is_a_drop_at_the_host_and_an_event_at_the_sender() {
+    let dir = crate::common::workdir("trace-refused");
+    let out = crate::common::leasesim(
+        &[
+            "run",
+            "k8s-apiserver-down-refused",
+            "--trace",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = fs::read_to_string(dir.join("out/k8s-apiserver-down-refused/trace.jsonl")).unwrap();
+    let events: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let drops: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["kind"] == "Drop" && e["reason"] == "refused")
+        .collect();
+    let refusals: Vec<&Value> = events.iter().filter(|e| e["kind"] == "Refused").collect();
+    assert_eq!((drops.len(), refusals.len()), (6, 6));
+    for (d, r) in drops.iter().zip(&refusals) {
+        assert_eq!(d["msg_id"], r["msg_id"]);
+        assert_eq!(r["node"], d["from"]);
+        assert_eq!(r["to"], "apiserver");
+        let (t_drop, t_back) = (d["t_ns"].as_i64().unwrap(), r["t_ns"].as_i64().unwrap());
+        assert_eq!(t_back - t_drop, 1_000_000);
+    }
+    assert_eq!(drops[0]["t_ns"], 10_013_000_000i64);
+    assert_eq!(
+        (&refusals[0]["node"], &refusals[0]["msg"]),
+        (&Value::from("kcm-1"), &Value::from("Update"))
+    );
+    assert!(!events.iter().any(|e| e["reason"] == "down"));
+    // The base protocol's datagrams to its crashed grantor are lost without a word.
+    let out = crate::common::leasesim(
+        &["run", "grantor-restart-waits", "--trace", "--out", "out"],
+        &dir,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let text = fs::read_to_string(dir.join("out/grantor-restart-waits/trace.jsonl")).unwrap();
+    assert!(text.contains(r#""reason":"down""#));
+    assert!(!text.contains("refused") && !text.contains(r#""kind":"Refused""#));
+}

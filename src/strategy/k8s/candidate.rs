@@ -14,7 +14,8 @@ use crate::scenario::Role;
 use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
-/// Not leading: the next try of the acquire loop falls due (and gives up one still unanswered).
+/// Not leading: the next try of the acquire loop falls due, a jittered period after the last
+/// one ended.
 const RETRY: TimerId = 0;
 /// Leading, a renew cycle open: the poll ticker (every retry_period from the cycle's opening).
 const TICK: TimerId = 1;
@@ -26,6 +27,8 @@ const SLEEP: TimerId = 3;
 const RESTART: TimerId = 4;
 /// Releasing: `release()` gives up renew_deadline after it began.
 const RELEASE_TIMEOUT: TimerId = 5;
+/// A Get or Update is outstanding: its HTTP client gives up on it (sent + http_timeout).
+const HTTP: TimerId = 6;
 
 /// ReleaseOnCancel's record: LeaseDurationSeconds 1, as client-go writes it.
 const RELEASED_DURATION: LocalDur = LocalDur::from_secs(1);
@@ -185,11 +188,11 @@ impl Candidate {
                     ..own
                 };
                 let rv = self.cached_rv;
-                out.send(Self::server(cx), Message::Update { req, rv, lease });
+                self.request(cx, Message::Update { req, rv, lease }, out);
                 Stage::FastUpdate(lease)
             }
             None => {
-                out.send(Self::server(cx), Message::Get { req });
+                self.request(cx, Message::Get { req }, out);
                 Stage::Get
             }
         };
@@ -201,12 +204,53 @@ impl Candidate {
         });
     }
 
-    /// A try of the acquire loop: the next one falls due a fresh jittered period later, and
-    /// gives this one up if it is still unanswered then.
+    /// Sends request `msg` (a Get or an Update) to the API server, to fail if no answer comes
+    /// within the HTTP client's timeout.
+    fn request(&self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
+        out.send(Self::server(cx), msg);
+        out.set_timer(HTTP, ClockKind::Monotonic, cx.mono + self.c.http_timeout);
+    }
+
+    /// A try of the acquire loop: the next one falls due a fresh jittered period (drawn now)
+    /// after this one ends (JitterUntil is sliding).
     fn acquire_try(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.period = self.jittered(cx);
-        out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.period);
         self.begin_try(cx, out);
+    }
+
+    /// The outstanding request of the current try failed: its HTTP client gave up, or the API
+    /// server's host refused it. The fast path's Update falls back to the slow path's Get (as on
+    /// any error); a Get or Update of the slow path fails the try; `release()` gives up.
+    fn request_failed(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        let Some(t) = self.current else { return };
+        match t.stage {
+            Stage::FastUpdate(_) => {
+                self.current = Some(Try {
+                    stage: Stage::Get,
+                    ..t
+                });
+                self.request(cx, Message::Get { req: t.req }, out);
+            }
+            Stage::Get | Stage::Update(_) => self.try_failed(cx, out),
+            Stage::ReleaseGet | Stage::ReleaseUpdate(_) => self.released(cx, out),
+        }
+    }
+
+    /// The API server's host refused `msg` (its process was down): the request fails at once,
+    /// if it is the current try's outstanding one.
+    pub fn on_refused(&mut self, cx: &mut Cx, msg: Message, out: &mut Out<Message>) {
+        let Some(t) = self.current else { return };
+        let outstanding = match (msg, t.stage) {
+            (Message::Get { req }, Stage::Get | Stage::ReleaseGet) => req == t.req,
+            (
+                Message::Update { req, .. },
+                Stage::FastUpdate(_) | Stage::Update(_) | Stage::ReleaseUpdate(_),
+            ) => req == t.req,
+            _ => false,
+        };
+        if outstanding {
+            self.request_failed(cx, out);
+        }
     }
 
     pub fn on_message(&mut self, cx: &mut Cx, msg: Message, out: &mut Out<Message>) {
@@ -250,7 +294,7 @@ impl Candidate {
                         stage: Stage::Get,
                         ..t
                     });
-                    out.send(Self::server(cx), Message::Get { req });
+                    self.request(cx, Message::Get { req }, out);
                 }
                 Stage::Update(_) => self.try_failed(cx, out),
                 Stage::ReleaseUpdate(released) if ok => {
@@ -265,7 +309,7 @@ impl Candidate {
                         stage: Stage::ReleaseGet,
                         ..t
                     });
-                    out.send(Self::server(cx), Message::Get { req });
+                    self.request(cx, Message::Get { req }, out);
                 }
                 Stage::Get | Stage::ReleaseGet => {}
             },
@@ -322,6 +366,7 @@ impl Candidate {
     /// retry_period before the next cycle.
     fn succeeded(&mut self, cx: &mut Cx, new: Lease, values: Store, out: &mut Out<Message>) {
         self.current = None;
+        out.cancel_timer(HTTP);
         self.observed = Some(new);
         self.observed_at = cx.read(self.c.observed_clock);
         let token = new.token();
@@ -346,11 +391,14 @@ impl Candidate {
     /// The current try failed (another holds the lease, or a Conflict).
     fn try_failed(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.current = None;
+        out.cancel_timer(HTTP);
         if self.leading.is_none() {
             // JitterUntil is sliding: the period counts from the end of the try.
             out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.period);
         } else if let Some(cycle) = &mut self.cycle {
-            if cycle.tick_missed {
+            // No try at or after the deadline (the poll checks its context before each).
+            let open = (cx.mono - cycle.open).ns() < self.c.renew_deadline.ns();
+            if cycle.tick_missed && open {
                 cycle.tick_missed = false;
                 self.begin_try(cx, out);
             }
@@ -371,7 +419,7 @@ impl Candidate {
         self.cycle = None;
         self.leading = None;
         self.current = None;
-        for timer in [TICK, DEADLINE, SLEEP] {
+        for timer in [TICK, DEADLINE, SLEEP, HTTP] {
             out.cancel_timer(timer);
         }
         if self.c.release_on_cancel {
@@ -385,7 +433,7 @@ impl Candidate {
                 began_wall: cx.wall,
                 stage: Stage::ReleaseGet,
             });
-            out.send(Self::server(cx), Message::Get { req: self.next_req });
+            self.request(cx, Message::Get { req: self.next_req }, out);
         } else {
             self.after_stop(cx, out);
         }
@@ -429,13 +477,14 @@ impl Candidate {
     ) {
         self.current = Some(Try { stage, ..t });
         let req = t.req;
-        out.send(Self::server(cx), Message::Update { req, rv, lease });
+        self.request(cx, Message::Update { req, rv, lease }, out);
     }
 
     /// `release()` returned (done, nothing to do, or given up).
     fn released(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.current = None;
         out.cancel_timer(RELEASE_TIMEOUT);
+        out.cancel_timer(HTTP);
         self.after_stop(cx, out);
     }
 
@@ -503,6 +552,7 @@ impl Candidate {
             // The renew loop gives up.
             DEADLINE if self.cycle.is_some() => self.stop_leading(cx, out),
             RELEASE_TIMEOUT if self.life == Life::Releasing => self.released(cx, out),
+            HTTP => self.request_failed(cx, out),
             RESTART if self.life == Life::Exited => self.restart(cx, out),
             _ => {}
         }

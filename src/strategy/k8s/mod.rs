@@ -16,10 +16,14 @@
 //! Timing, on the candidate's monotonic clock:
 //! - Not leading, it tries at start and then every retry_period * (1 + U[0, jitter_factor)) (a
 //!   fresh draw from its own stream, whole nanoseconds), counted from the end of the previous
-//!   try (JitterUntil is sliding). API requests have no timeout of their own; a try still
-//!   unanswered one period after it began is given up then and the next begins (client-go would
-//!   wait for its HTTP client to give up; without this a candidate whose Get was lost would never
-//!   try again). A late answer to a try given up is ignored.
+//!   try (JitterUntil is sliding).
+//! - Every Get and Update has the HTTP client's timeout, `http_timeout` (by default RenewDeadline
+//!   / 2, at least 1 s, as `resourcelock.NewFromKubeconfig` sets it): a request with no answer
+//!   by then fails, and so, at once, does one the API server's host refuses (its process is
+//!   down: the protocol talks over streams, and [`NodeLogic::on_refused`] hears it). A failed
+//!   fast-path Update falls back to the slow path's Get (tryAcquireOrRenew does on any error); a
+//!   failed Get or Update fails the try; a failed request of `release()` ends it. A late answer
+//!   to a request given up is ignored.
 //! - After each success (the acquiring Update included) the leader sleeps retry_period, then
 //!   opens a renew cycle: a try at once and one at every open + k * retry_period (a tick that
 //!   falls while a try is outstanding starts the next try as soon as that one fails, as Go's
@@ -98,6 +102,9 @@ pub struct K8sConfig {
     pub lease_duration: Option<LocalDur>,
     /// Whose LeaseDuration a candidate waits out before taking another's lease.
     pub expiry_from: settings::ExpiryFrom,
+    /// The HTTP client's timeout of every Get and Update (`NewFromKubeconfig`: RenewDeadline / 2,
+    /// at least 1 s).
+    pub http_timeout: LocalDur,
 }
 
 /// What a candidate's process does when it stops leading (its renew loop gave up, or a
@@ -208,6 +215,12 @@ impl NodeLogic for K8sNode {
         }
     }
 
+    fn on_refused(&mut self, cx: &mut Cx, _to: NodeId, msg: Message, out: &mut Out<Message>) {
+        if let K8sNode::Candidate(c) = self {
+            c.on_refused(cx, msg, out);
+        }
+    }
+
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         if let K8sNode::Candidate(c) = self {
             c.on_timer(cx, timer, out);
@@ -272,6 +285,7 @@ mod tests {
                 release_on_cancel: false,
                 lease_duration: None,
                 expiry_from: settings::ExpiryFrom::Record,
+                http_timeout: LocalDur::from_secs(5),
             },
             String::new(),
         )

@@ -1,5 +1,5 @@
 //! `K8sLeaderElection`'s settings as a scenario writes them: client-go's RenewDeadline,
-//! RetryPeriod, JitterFactor and ReleaseOnCancel, its fast path, what the process does when it
+//! RetryPeriod, JitterFactor and ReleaseOnCancel, its HTTP timeout, its fast path, what the process does when it
 //! stops leading, and the clock candidates time the record by; checked as client-go's
 //! `NewLeaderElector` checks them.
 
@@ -44,6 +44,12 @@ pub struct K8sLeaderElection {
     /// The leader writes an empty holder when it stops leading (ReleaseOnCancel). Default false.
     #[serde(default)]
     pub release_on_cancel: bool,
+    /// The HTTP client's timeout of each Get and Update: a request with no answer by then fails.
+    /// Default RenewDeadline / 2, at least 1 s, as client-go's
+    /// `resourcelock.NewFromKubeconfig` sets it (the client kube-controller-manager and
+    /// kube-scheduler elect with).
+    #[serde(default)]
+    pub http_timeout: Option<LocalDur>,
     /// client-go's LeaseDuration: what a leader writes in the record (LeaseDurationSeconds).
     /// Default: `lease.duration`. A candidate's own settings may give it another.
     #[serde(default)]
@@ -88,6 +94,13 @@ fn yes() -> bool {
 }
 
 impl K8sLeaderElection {
+    /// The HTTP timeout as run: the one given, or client-go's max(RenewDeadline / 2, 1 s).
+    pub fn http_timeout(&self) -> LocalDur {
+        self.http_timeout.unwrap_or_else(|| {
+            LocalDur::from_ns(self.renew_deadline.ns() / 2).max(LocalDur::from_secs(1))
+        })
+    }
+
     /// jitter_factor in parts per million.
     fn jitter_ppm(&self) -> i64 {
         (self.jitter_factor * 1e6).round() as i64
@@ -122,6 +135,9 @@ impl Settings for K8sLeaderElection {
         if self.expiry_from != ExpiryFrom::Record {
             rest += &format!(", expiry_from: {:?}", self.expiry_from);
         }
+        if let Some(d) = self.http_timeout {
+            rest += &format!(", http_timeout: \"{d}\"");
+        }
         format!(
             "K8sLeaderElection(renew_deadline: \"{}\", retry_period: \"{}\", jitter_factor: \
              {:?}{rest})",
@@ -141,6 +157,7 @@ impl Settings for K8sLeaderElection {
                 release_on_cancel: self.release_on_cancel,
                 lease_duration: self.lease_duration,
                 expiry_from: self.expiry_from,
+                http_timeout: self.http_timeout(),
             },
             self.to_ron(),
         )
@@ -190,6 +207,14 @@ impl Settings for K8sLeaderElection {
                  (got {})",
                 self.renew_deadline
             ));
+        }
+        if let Some(d) = self.http_timeout {
+            if d <= LocalDur::ZERO {
+                p.push(format!(
+                    "strategy.http_timeout: must be greater than zero (got {d})"
+                ));
+            }
+            check::interval(&mut p, "strategy.http_timeout", d);
         }
         if let OnLost::Exit { restart } = self.on_lost {
             if restart <= LocalDur::ZERO {
@@ -246,6 +271,7 @@ impl Settings for K8sLeaderElection {
             release_on_cancel: false,
             lease_duration: None,
             expiry_from: ExpiryFrom::Record,
+            http_timeout: None,
         };
         vec![(
             scaled,

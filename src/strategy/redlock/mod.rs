@@ -25,6 +25,11 @@
 //! the oracle, each successful acquisition takes the next token of the run (see
 //! [`Cx::next_run_token`]), so a later acquisition supersedes an earlier one.
 //!
+//! Redis speaks over TCP ([`Transport::Stream`]): a `Lock` to a master whose process is down is
+//! refused, and the client counts that master as failed for the attempt at once (asking one by
+//! one, it moves on); a command lost on the way waits for `request_timeout` or
+//! `per_instance_timeout`. A refused `Extend` or `Unlock` changes nothing.
+//!
 //! Duplicates change nothing. Redis speaks over TCP, so a master never sees a copy of a
 //! command the network duplicated (it ignores one: a second `SET NX` would be refused, and its
 //! answer is a message more); the resource applies a duplicated write once; a client counts
@@ -153,6 +158,14 @@ impl NodeLogic for RedlockNode {
         match self {
             RedlockNode::Master(m) => m.on_message(cx, from, msg, out),
             RedlockNode::Client(c) => c.on_message(cx, from, msg, out),
+        }
+    }
+
+    /// A command to a master whose process is down is refused (connection refused): the
+    /// client counts that master as failed for this attempt at once.
+    fn on_refused(&mut self, cx: &mut Cx, to: NodeId, msg: Message, out: &mut Out<Message>) {
+        if let RedlockNode::Client(c) = self {
+            c.on_refused(cx, to, msg, out);
         }
     }
 
@@ -432,19 +445,10 @@ impl Client {
                 values,
                 ttl,
             } if self.acquiring && value == self.value && self.awaits(cx, from) => {
-                let round = self.attempt.as_mut().expect("an attempt is open");
-                round.answer(from, ok);
-                round.ttl = round.ttl.max(ttl);
                 if let Some(values) = values {
                     self.attempt_values = values;
                 }
-                let quorum_one = self.r.quorum == RedlockQuorum::One && round.granted >= 1;
-                match self.asking {
-                    _ if quorum_one => self.decide(cx, out),
-                    Some(index) => self.ask(cx, index + 1, out),
-                    None if round.answered == self.masters => self.decide(cx, out),
-                    None => {}
-                }
+                self.lock_answered(cx, from, (ok, ttl), out);
             }
             Message::ExtendReply { value, seq, ok }
                 if self.held.is_some() && value == self.value && seq == self.extension_seq =>
@@ -467,6 +471,38 @@ impl Client {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Master `from` answered the current attempt (`ok`: granted; `ttl`: a refusal's remaining
+    /// time to live), or failed it: decide, or ask the next master, as the answers so far allow.
+    fn lock_answered(
+        &mut self,
+        cx: &mut Cx,
+        from: NodeId,
+        (ok, ttl): (bool, Option<LocalDur>),
+        out: &mut Out<Message>,
+    ) {
+        let round = self.attempt.as_mut().expect("an attempt is open");
+        round.answer(from, ok);
+        round.ttl = round.ttl.max(ttl);
+        let quorum_one = self.r.quorum == RedlockQuorum::One && round.granted >= 1;
+        match self.asking {
+            _ if quorum_one => self.decide(cx, out),
+            Some(index) => self.ask(cx, index + 1, out),
+            None if round.answered == self.masters => self.decide(cx, out),
+            None => {}
+        }
+    }
+
+    /// The `Lock` of the current attempt to master `to` was refused (its process is down): that
+    /// master has failed this attempt, at once rather than at the timeout. A refused `Extend`
+    /// changes nothing (a round moves the deadline only on enough grants), nor does an `Unlock`.
+    fn on_refused(&mut self, cx: &mut Cx, to: NodeId, msg: Message, out: &mut Out<Message>) {
+        if let Message::Lock { value } = msg {
+            if self.acquiring && value == self.value && self.awaits(cx, to) {
+                self.lock_answered(cx, to, (false, None), out);
+            }
         }
     }
 

@@ -84,7 +84,8 @@ pub struct Redlock {
     /// Default 2 ms.
     #[serde(default = "drift_allowance")]
     pub drift_allowance: LocalDur,
-    /// How long a client waits for the masters' answers. Default 50 ms.
+    /// How long a client waits for the masters' answers. Default 50 ms: the distlock page's
+    /// figure for a 10 s TTL (redis-py has no socket timeout by default; Redisson waits 3 s).
     #[serde(default = "request_timeout")]
     pub request_timeout: LocalDur,
     /// The clock on which masters expire keys (Redis: the wall clock, the default).
