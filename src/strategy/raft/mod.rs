@@ -1506,6 +1506,25 @@ mod tests {
         });
     }
 
+    /// The election timer set for `ns`.
+    fn election_timer(ns: i64) -> Action<Message> {
+        Action::SetTimer {
+            timer: raft_core::ELECTION,
+            clock: ClockKind::Monotonic,
+            at: at(ns),
+        }
+    }
+
+    /// A vote of `term` refused to `to`.
+    fn refused_vote(to: NodeId, term: u64) -> Action<Message> {
+        let msg = Message::Vote {
+            term,
+            granted: false,
+            pre: false,
+        };
+        Action::Send { to, msg }
+    }
+
     /// A leader deposed by a transfer's campaign it refuses (the candidate's log is shorter)
     /// arms its election timer: 10 s (no jitter) after the request, at 12 s.
     #[test]
@@ -1525,21 +1544,8 @@ mod tests {
             a.on_message(cx, 2, request, out)
         });
         assert_eq!((a.core.state, a.core.term), (State::Follower, 2));
-        let timer = Action::SetTimer {
-            timer: raft_core::ELECTION,
-            clock: ClockKind::Monotonic,
-            at: at(12 * S),
-        };
-        assert!(fx.contains(&timer), "{fx:?}");
-        let refused = Action::Send {
-            to: 2,
-            msg: Message::Vote {
-                term: 2,
-                granted: false,
-                pre: false,
-            },
-        };
-        assert!(fx.contains(&refused), "{fx:?}");
+        assert!(fx.contains(&election_timer(12 * S)), "{fx:?}");
+        assert!(fx.contains(&refused_vote(2, 2)), "{fx:?}");
     }
 
     /// A follower moved to a higher term by a campaign it refuses (the candidate's log is
@@ -1568,20 +1574,7 @@ mod tests {
         };
         let fx = call(&mut b, 3 * S, |b, cx, out| b.on_message(cx, 2, ask(2), out));
         assert_eq!((b.core.term, b.core.voted_for), (2, None));
-        let timer = Action::SetTimer {
-            timer: raft_core::ELECTION,
-            clock: ClockKind::Monotonic,
-            at: at(13 * S),
-        };
-        let refused = Action::Send {
-            to: 2,
-            msg: Message::Vote {
-                term: 2,
-                granted: false,
-                pre: false,
-            },
-        };
-        assert_eq!(fx, [refused, timer]);
+        assert_eq!(fx, [refused_vote(2, 2), election_timer(13 * S)]);
         let fx = call(&mut b, 4 * S, |b, cx, out| b.on_message(cx, 0, ask(1), out));
         assert_eq!(fx, []);
     }
