@@ -116,9 +116,8 @@ impl<P: Protocol> Sim<'_, P> {
         }
         let node = &mut self.nodes[n];
         for slot in node.timers.iter_mut() {
-            slot.gen = slot.gen.wrapping_add(1);
+            slot.forget_entries();
             slot.armed = false;
-            slot.fell_due = false;
         }
         self.harm.crashed(n);
         if cfg!(debug_assertions) {

@@ -6,8 +6,8 @@
 //! a crashed node loses them. Timers are set on a node's monotonic or wall clock at a local
 //! deadline and mapped to true time; when a mapping changes (wall step, drift change, stalled
 //! freeze) the node's pending timers are re-mapped, except those that already fell due during a
-//! pause (they wait in the deferred list, in their place). A timer's stale queue entries are
-//! skipped by generation number. A paused node's backlog is capped at [`MAX_DEFERRED`].
+//! pause (they wait in the deferred list, in their place). A timer holds at most one live queue entry,
+//! which carries it to a later deadline when re-armed; stale entries are skipped by generation. A paused node's backlog is capped at [`MAX_DEFERRED`].
 //!
 //! The engine is generic over the [`Protocol`] (monomorphised: messages are never boxed). It knows
 //! no protocol's rules: it calls [`NodeLogic`](crate::strategy::NodeLogic), carries out the actions it gives (sends,
@@ -105,10 +105,13 @@ pub enum Ev<M> {
         id: u64,
         life: u32,
     },
+    /// A timer's queue entry: the timer falls due, or the entry carries it forward
+    /// (`node::TimerSlot`).
     Timer {
         node: u32,
         timer: TimerId,
         gen: u32,
+        seq: u64,
     },
     /// A client request arrives at a node: from a Poisson stream (which then draws its next
     /// arrival) or from the fixed-rate one. `op` names it in the history: the tick of its

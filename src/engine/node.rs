@@ -12,17 +12,53 @@ use crate::scenario::Role;
 use crate::strategy::{NodeLogic, Protocol, TimerId, MAX_TIMERS};
 use crate::time::{LocalTime, SimTime};
 
-#[derive(Clone, Copy, Debug, Default)]
+/// One timer of a node. The slot has at most one live entry in the queue (its carrier, of
+/// generation `gen`, due at `carrier`): a timer re-armed to a later deadline keeps its carrier,
+/// which, when it comes out, puts the timer back in the queue at the deadline now wanted, under
+/// the sequence number reserved when it was re-armed (so it takes the place a fresh entry
+/// would have taken). A timer re-armed every microsecond to a deadline seconds ahead holds one
+/// queue entry, not millions. A timer moved earlier than its carrier gets a new carrier, and the
+/// old entry goes stale (skipped by generation).
+#[derive(Clone, Copy, Debug)]
 pub(super) struct TimerSlot {
+    /// The generation of the carrier; an entry of another generation is stale.
     pub(super) gen: u32,
+    /// When the carrier is due ([`SimTime::NEVER`]: the slot has no entry in the queue).
+    pub(super) carrier: SimTime,
     pub(super) armed: bool,
     /// The timer fell due while its node was paused and waits in the deferred list: it has fired
     /// as far as the clock is concerned, so a later change of the mapping must not move it.
     pub(super) fell_due: bool,
     pub(super) clock: Option<ClockKind>,
     pub(super) at: crate::time::LocalTime,
-    /// The true instant its queue entry is due ([`SimTime::NEVER`]: a stalled clock).
+    /// The true instant the timer is wanted due ([`SimTime::NEVER`]: a stalled clock).
     pub(super) due: SimTime,
+    /// The sequence number reserved for it at `due`.
+    pub(super) seq: u64,
+}
+
+impl Default for TimerSlot {
+    fn default() -> Self {
+        TimerSlot {
+            gen: 0,
+            carrier: SimTime::NEVER,
+            armed: false,
+            fell_due: false,
+            clock: None,
+            at: LocalTime::default(),
+            due: SimTime::NEVER,
+            seq: 0,
+        }
+    }
+}
+
+impl TimerSlot {
+    /// Makes the slot's entries stale (its carrier and any entry in the deferred list).
+    pub(super) fn forget_entries(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        self.carrier = SimTime::NEVER;
+        self.fell_due = false;
+    }
 }
 
 pub(super) struct Node<L: NodeLogic> {
@@ -57,23 +93,25 @@ impl<L: NodeLogic> Node<L> {
 
 impl<P: Protocol> Sim<'_, P> {
     /// Node `n`'s logic set timer `timer` on `clock` at local deadline `at` (re-arming it if it
-    /// was armed): a new generation, queued where the clock reaches `at`.
+    /// was armed), queued where the clock reaches `at`.
     pub(super) fn set_timer(&mut self, n: NodeId, timer: TimerId, clock: ClockKind, at: LocalTime) {
         let slot = &mut self.nodes[n].timers[timer as usize];
-        slot.gen = slot.gen.wrapping_add(1);
+        if slot.fell_due {
+            slot.forget_entries(); // the deferred firing is superseded
+        }
         slot.armed = true;
-        slot.fell_due = false;
         slot.clock = Some(clock);
         slot.at = at;
         self.schedule_timer(n, timer);
     }
 
-    /// Node `n`'s logic cancelled timer `timer`: its queue entry, if any, is now stale.
+    /// Node `n`'s logic cancelled timer `timer`: its carrier, if any, will find it disarmed.
     pub(super) fn cancel_timer(&mut self, n: NodeId, timer: TimerId) {
         let slot = &mut self.nodes[n].timers[timer as usize];
-        slot.gen = slot.gen.wrapping_add(1);
+        if slot.fell_due {
+            slot.forget_entries();
+        }
         slot.armed = false;
-        slot.fell_due = false;
     }
 
     /// Maps timer `timer` of node `n` to true time and queues it (if its clock can reach it).
@@ -89,19 +127,60 @@ impl<P: Protocol> Sim<'_, P> {
         self.clocks[n].reaches(clock, slot.at, self.now)
     }
 
-    /// Queues timer `timer` of node `n` at `due` under its current generation (never, if a
-    /// stalled clock cannot reach it).
+    /// Wants timer `timer` of node `n` due at `due` (never, if a stalled clock cannot reach it)
+    /// under a fresh sequence number: a carrier due no later takes it there when it comes out,
+    /// else a new carrier is queued.
     pub(super) fn queue_timer(&mut self, n: NodeId, timer: TimerId, due: SimTime) {
         let slot = &mut self.nodes[n].timers[timer as usize];
         slot.due = due;
-        if due != SimTime::NEVER {
-            let ev = Ev::Timer {
-                node: n as u32,
-                timer,
-                gen: slot.gen,
-            };
-            self.queue.push(due, ev);
+        if due == SimTime::NEVER {
+            return;
         }
+        slot.seq = self.queue.reserve_seq();
+        if slot.carrier <= due {
+            return;
+        }
+        slot.gen = slot.gen.wrapping_add(1);
+        slot.carrier = due;
+        let ev = Ev::Timer {
+            node: n as u32,
+            timer,
+            gen: slot.gen,
+            seq: slot.seq,
+        };
+        self.queue.push_at_seq(due, slot.seq, ev);
+    }
+
+    /// Timer `timer`'s queue entry of generation `gen` and sequence number `seq` came out now:
+    /// whether it is the timer falling due. A carrier of a timer wanted later goes back into
+    /// the queue at that instant; a stale entry, or the carrier of a disarmed or stalled timer,
+    /// is dropped.
+    pub(super) fn timer_came_out(&mut self, n: NodeId, timer: TimerId, gen: u32, seq: u64) -> bool {
+        let now = self.now;
+        let slot = &mut self.nodes[n].timers[timer as usize];
+        if slot.gen != gen {
+            return false;
+        }
+        slot.carrier = SimTime::NEVER;
+        if !slot.armed || slot.due == SimTime::NEVER {
+            return false;
+        }
+        if slot.due == now && slot.seq == seq {
+            return true;
+        }
+        debug_assert!(
+            slot.due >= now,
+            "a timer is never wanted before its carrier"
+        );
+        slot.carrier = slot.due;
+        let ev = Ev::Timer {
+            node: n as u32,
+            timer,
+            gen,
+            seq: slot.seq,
+        };
+        self.queue.push_at_seq(slot.due, slot.seq, ev);
+        false
     }
 
     /// The mapping of node `n`'s clocks changed: re-map its pending timers (`wall_only`: those
@@ -120,8 +199,6 @@ impl<P: Protocol> Sim<'_, P> {
             if due == slot.due {
                 continue;
             }
-            let slot = &mut self.nodes[n].timers[timer];
-            slot.gen = slot.gen.wrapping_add(1);
             self.queue_timer(n, timer as TimerId, due);
         }
     }

@@ -75,6 +75,8 @@ pub struct EventQueue<M> {
     next_seq: u64,
     /// The time of the last event taken out.
     popped_to: SimTime,
+    /// The key order of the last event taken out (for the order's assertion).
+    popped_order: Option<u128>,
 }
 
 impl<M> Default for EventQueue<M> {
@@ -88,6 +90,7 @@ impl<M> Default for EventQueue<M> {
             free: Vec::new(),
             next_seq: 0,
             popped_to: SimTime::ZERO,
+            popped_order: None,
         }
     }
 }
@@ -95,14 +98,33 @@ impl<M> Default for EventQueue<M> {
 impl<M> EventQueue<M> {
     /// Schedules `ev` at `at` (never before the last event taken out).
     pub fn push(&mut self, at: SimTime, ev: Ev<M>) {
+        let seq = self.reserve_seq();
+        self.push_at_seq(at, seq, ev);
+    }
+
+    /// Takes the next sequence number without queueing anything: an event pushed later with
+    /// [`EventQueue::push_at_seq`] and this number takes the place among events of its instant
+    /// that it would have taken if pushed now (a timer re-armed while an earlier entry of its
+    /// own is still queued: that entry carries it forward).
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `ev` at `at` under sequence number `seq`, reserved earlier (never before the
+    /// last event taken out; a key never taken out before).
+    pub fn push_at_seq(&mut self, at: SimTime, seq: u64, ev: Ev<M>) {
         assert!(
             at >= self.popped_to,
             "event scheduled in the past: {at:?} < {:?}",
             self.popped_to
         );
         debug_assert!(at >= SimTime::ZERO, "times are never negative");
-        let seq = self.next_seq;
-        self.next_seq += 1;
+        debug_assert!(
+            seq < self.next_seq,
+            "a sequence number is reserved before use"
+        );
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(ev);
@@ -117,6 +139,10 @@ impl<M> EventQueue<M> {
             order: (u128::from(at.ns() as u64) << 64) | u128::from(seq),
             slot,
         };
+        debug_assert!(
+            self.popped_order.is_none_or(|o| key.order > o),
+            "an event keyed before the last one taken out"
+        );
         if !self.running {
             self.scheduled.push(key);
         } else if self.top_taken {
@@ -163,6 +189,7 @@ impl<M> EventQueue<M> {
         let at = key.time();
         debug_assert!(at >= self.popped_to, "the queue gave an event out of order");
         self.popped_to = at;
+        self.popped_order = Some(key.order);
         self.free.push(key.slot);
         let ev = self.slots[key.slot as usize].take();
         Some((at, ev.expect("a queued key names a full slot")))

@@ -174,6 +174,15 @@ impl<P: Protocol> Sim<'_, P> {
             }
             return;
         }
+        if let Ev::Timer {
+            timer, gen, seq, ..
+        } = ev
+        {
+            if !self.timer_came_out(n, timer, gen, seq) {
+                return; // stale, disarmed, or carried forward
+            }
+        }
+        let node = &mut self.nodes[n];
         if node.pause_depth > 0 {
             if node.deferred.len() >= self.max_deferred {
                 match ev {
@@ -207,11 +216,8 @@ impl<P: Protocol> Sim<'_, P> {
                 self.harm.open_read(n, op, key);
             }
             let node = &mut self.nodes[n];
-            if let Ev::Timer { timer, gen, .. } = ev {
-                let slot = &mut node.timers[timer as usize];
-                if slot.armed && slot.gen == gen {
-                    slot.fell_due = true;
-                }
+            if let Ev::Timer { timer, .. } = ev {
+                node.timers[timer as usize].fell_due = true;
             }
             node.deferred.push(ev);
             return;

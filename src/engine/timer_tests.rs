@@ -191,3 +191,81 @@ fn a_drift_change_moves_every_timer_to_the_instant_the_new_rate_reaches_it() {
     );
     assert_eq!(faster, [(1, 9_993_606_394, 10_000_000_000, 10_000_000_000)]);
 }
+
+/// Re-arms timer 0 ten seconds ahead on every tick of timer 1 (every millisecond until 5 s),
+/// as a lease holder re-arms its expiry on every renewal.
+#[derive(Clone)]
+struct Rearm;
+
+const MS: i64 = 1_000_000;
+
+impl NodeLogic for Rearm {
+    type Msg = Rang;
+    type Disk = ();
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Rang>) {
+        out.set_timer(
+            0,
+            MONO,
+            cx.mono + crate::time::LocalDur::from_ns(10_000 * MS),
+        );
+        out.set_timer(1, MONO, cx.mono + crate::time::LocalDur::from_ns(MS));
+    }
+    fn on_message(&mut self, _cx: &mut Cx, _from: NodeId, _msg: Rang, _out: &mut Out<Rang>) {}
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Rang>) {
+        if timer == 0 {
+            out.send(cx.node, Rang(0));
+            return;
+        }
+        out.set_timer(
+            0,
+            MONO,
+            cx.mono + crate::time::LocalDur::from_ns(10_000 * MS),
+        );
+        if cx.mono.ns() < 5_000 * MS {
+            out.set_timer(1, MONO, cx.mono + crate::time::LocalDur::from_ns(MS));
+        }
+    }
+    fn check(&self, _cx: &Cx, _request: Request) -> Option<Token> {
+        None
+    }
+    fn on_request(&mut self, _: &mut Cx, _: Request, _: Token, _: &mut Out<Rang>) {}
+    fn beliefs(&self) -> Beliefs {
+        Beliefs::NONE
+    }
+    fn into_disk(self) {}
+}
+
+impl Protocol for Rearm {
+    type Logic = Rearm;
+    fn describe(&self) -> String {
+        "Rearm".into()
+    }
+    fn check(&self, _scenario: &Scenario) -> Vec<String> {
+        Vec::new()
+    }
+    fn node_logic(&self, _: NodeId, _: Role, _: &LeaseParams, _disk: ()) -> Rearm {
+        Rearm
+    }
+}
+
+#[test]
+fn a_timer_re_armed_later_holds_one_queue_entry_and_fires_at_its_last_deadline() {
+    let s = Scenario::from_ron(
+        r#"Scenario(
+            duration: "20s",
+            lease: (duration: "10s"),
+            strategy: CachedBool,
+            nodes: [(name: "a", role: Contender)],
+            network: (delay: Fixed("1ms")),
+        )"#,
+    )
+    .expect("a scenario");
+    let mut seen = Fired::default();
+    let result = super::build(&s, &Rearm, Some(&mut seen)).run();
+    // The node starts at 0 (1 event). Timer 1 ticks at 1, 2, ..., 5000 ms (5000) and last re-arms timer 0 at 5 s, to
+    // 15 s: it fires then. Timer 0's one entry, queued at 0 for 10 s, comes out at 10 s and
+    // carries the timer to 15 s (2 events); the message it sends arrives at 15.001 s (1). Had
+    // every re-arm queued an entry of its own, 5000 stale ones would come out too.
+    assert_eq!(seen.0, [(0, 15_000 * MS, 15_000 * MS, 15_000 * MS)]);
+    assert_eq!(result.stats.events, 1 + 5000 + 2 + 1);
+}

@@ -34,8 +34,9 @@ fn same(a: &Value, b: &Value) -> bool {
 fn the_base_protocols_figures_are_unchanged() {
     let mut checked = 0;
     for line in GOLDEN.lines() {
-        let want: Value = serde_json::from_str(line).unwrap();
-        let name = want["scenario"].as_str().unwrap();
+        let mut want: Value = serde_json::from_str(line).unwrap();
+        let name = want["scenario"].as_str().unwrap().to_owned();
+        let name = name.as_str();
         let scenario = load::from_text(name, library::text(name).unwrap()).unwrap();
         let summary = leasesim::run(name, &scenario).unwrap().summary;
         let mut got = serde_json::to_value(&summary).unwrap();
@@ -71,6 +72,10 @@ fn the_base_protocols_figures_are_unchanged() {
         ] {
             requests.remove(k);
         }
+        // The count of queue entries the engine took out is how it works, not what happened:
+        // it fell when a re-armed timer stopped leaving a stale entry behind (the scenario
+        // summaries pin today's count).
+        want.as_object_mut().unwrap().remove("events");
         let got: serde_json::Map<String, Value> = want
             .as_object()
             .unwrap()
