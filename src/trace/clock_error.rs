@@ -1,7 +1,8 @@
 //! A node's clock error over true time as polylines, from the breakpoints a [`Timeline`] keeps.
 //!
 //! Error is local minus true time, in nanoseconds, for the monotonic and the wall clock. Between
-//! breakpoints it changes linearly (constant drift), so the polylines are exact. Nothing here
+//! breakpoints it changes linearly (constant drift), so the polylines are exact (unless the
+//! timeline thinned a node's breakpoints, past thousands of them). Nothing here
 //! knows pixels; the charts scale what these functions return.
 
 use super::timeline::Timeline;

@@ -4,6 +4,12 @@
 //! Memory is bounded by the run's faults, grants, belief intervals and a fixed number of bins,
 //! never by its event count: client reads and writes are counted into [`BINS`] bins per node and
 //! kind, and only the first [`EXACT_MARKS`] marks of each kind are kept exactly (for the zoom).
+//! Clock steps are kept exactly up to [`EXACT_MARKS`] too (the rest counted), and each node's
+//! clock-error breakpoints up to [`MAX_CLOCK_POINTS`]: past that every other one is dropped and
+//! only every second new one kept, and so on, so that a clock synced every microsecond still
+//! draws its error from thousands of evenly spread points. Grants, belief intervals and
+//! overlaps are kept up to [`MAX_SPANS`] each (per node for beliefs); the first instant one was
+//! left out is `Timeline::spans_cut_at`, which the chart states.
 
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
@@ -16,6 +22,13 @@ use crate::time::{DriftRate, LocalDur, SimTime};
 pub const BINS: usize = 1000;
 /// Exact marks kept per kind before only bins are.
 pub const EXACT_MARKS: usize = 5000;
+
+/// Clock-error breakpoints kept per node (a chart lane is narrower than this in pixels).
+pub const MAX_CLOCK_POINTS: usize = 4096;
+
+/// Grants, overlaps, and belief intervals per node and authority, kept each (more than a chart
+/// can show one by one; a run of microsecond leases makes millions).
+pub const MAX_SPANS: usize = 20_000;
 
 /// A span of true time on one node's row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,9 +139,16 @@ pub struct Timeline {
     /// Restarts after a crash: (time, node).
     pub restarts: Vec<(SimTime, NodeId)>,
     pub cuts: Vec<CutSpan>,
+    /// The first [`EXACT_MARKS`] wall-clock steps, in time order.
     pub clock_steps: Vec<(SimTime, NodeId, LocalDur)>,
+    /// Steps past those.
+    pub clock_steps_beyond: u64,
     pub drift_changes: Vec<(SimTime, NodeId, DriftRate)>,
-    /// Per node, clock-error breakpoints in time order (first at the node's start).
+    /// The first instant at which a grant, belief interval or overlap was left out (more than
+    /// [`MAX_SPANS`]); those before it are all kept.
+    pub spans_cut_at: Option<SimTime>,
+    /// Per node, clock-error breakpoints in time order (first at the node's start), thinned
+    /// evenly past [`MAX_CLOCK_POINTS`].
     pub clock_error: Vec<Vec<ClockPoint>>,
     /// The first [`EXACT_MARKS`] marks of each kind, in time order.
     pub marks: Vec<Mark>,
@@ -153,6 +173,9 @@ pub struct Recorder {
     open_pause: Vec<Vec<(SimTime, PauseKind, bool)>>,
     crashed_at: Vec<Option<SimTime>>,
     exact_counts: [usize; 7],
+    /// Per node: keep one clock-error breakpoint in this many (a power of two), and how many
+    /// were offered since the last one kept.
+    clock_stride: Vec<(u64, u64)>,
 }
 
 impl Recorder {
@@ -181,6 +204,7 @@ impl Recorder {
             open_pause: vec![Vec::new(); n],
             crashed_at: vec![None; n],
             exact_counts: [0; 7],
+            clock_stride: vec![(1, 0); n],
         }
     }
 
@@ -219,11 +243,36 @@ impl Recorder {
     }
 
     fn clock_point(&mut self, e: &TraceEvent) {
-        self.tl.clock_error[e.node].push(ClockPoint {
+        let (stride, skipped) = &mut self.clock_stride[e.node];
+        if *skipped + 1 < *stride {
+            *skipped += 1;
+            return;
+        }
+        *skipped = 0;
+        let points = &mut self.tl.clock_error[e.node];
+        points.push(ClockPoint {
             t: e.t,
             mono_err_ns: e.mono.ns() - e.t.ns(),
             wall_err_ns: e.wall.ns() - e.t.ns(),
         });
+        if points.len() == MAX_CLOCK_POINTS {
+            // Keep the even-numbered ones (the first among them) and from now on one in twice
+            // as many: the kept points stay evenly spread over the offered ones.
+            let mut i = 0;
+            points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            // The last point pushed was dropped: the next offered is the next to keep.
+            *skipped = *stride;
+            *stride *= 2;
+        }
+    }
+
+    /// A span starting at `at` was left out.
+    fn cut_spans(&mut self, at: SimTime) {
+        let cut = self.tl.spans_cut_at.get_or_insert(at);
+        *cut = (*cut).min(at);
     }
 
     /// The timeline, once the run has finished.
@@ -276,20 +325,30 @@ impl Observer for Recorder {
                 }
             }
             TraceKind::ClockStep { by } => {
-                self.tl.clock_steps.push((e.t, n, by));
+                if self.tl.clock_steps.len() < EXACT_MARKS {
+                    self.tl.clock_steps.push((e.t, n, by));
+                } else {
+                    self.tl.clock_steps_beyond += 1;
+                }
                 self.clock_point(e);
             }
             TraceKind::DriftChange { drift } => {
                 self.tl.drift_changes.push((e.t, n, drift));
                 self.clock_point(e);
             }
-            TraceKind::Grant { token, to, until } => self.tl.grants.push(GrantSpan {
-                grantor: n,
-                to,
-                token,
-                start: e.t,
-                until,
-            }),
+            TraceKind::Grant { token, to, until } => {
+                if self.tl.grants.len() < MAX_SPANS {
+                    self.tl.grants.push(GrantSpan {
+                        grantor: n,
+                        to,
+                        token,
+                        start: e.t,
+                        until,
+                    });
+                } else {
+                    self.cut_spans(e.t);
+                }
+            }
             TraceKind::Renewed { token, until } => {
                 if let Some(g) = self
                     .tl
@@ -342,18 +401,24 @@ impl Observer for Recorder {
             Authority::Write => &mut self.tl.beliefs[node],
             Authority::Read => &mut self.tl.read_beliefs[node],
         };
+        let room = v.len() < MAX_SPANS;
         match v.last_mut() {
             Some(l)
                 if l.end == piece.start && l.token == piece.token && l.running == piece.running =>
             {
                 l.end = piece.end
             }
-            _ => v.push(*piece),
+            _ if room => v.push(*piece),
+            _ => self.cut_spans(piece.start),
         }
     }
 
     fn overlap(&mut self, _authority: Authority, o: &Overlap) {
-        self.tl.overlaps.push(o.clone());
+        if self.tl.overlaps.len() < MAX_SPANS {
+            self.tl.overlaps.push(o.clone());
+        } else {
+            self.cut_spans(o.start);
+        }
     }
 
     fn finish(&mut self, end: SimTime) {

@@ -18,10 +18,11 @@
 //! transfer's start until a round sent after the transfer ended renews its lease: no timer makes
 //! the lease trusted again.
 //!
-//! Replication: the leader sends a follower its next entry (one entry per message) at every
-//! heartbeat round, when a write arrives while the follower is caught up, and after each
-//! acknowledgement while the follower lacks entries; one that lacks entries the leader has
-//! compacted gets a snapshot of the committed prefix instead. An acknowledgement or a write sends
+//! Replication: the leader sends a follower its next unsent entry (one entry per message) at
+//! every heartbeat round, when a write arrives while the follower is caught up, and after each
+//! acknowledgement while entries remain unsent; each entry goes once, the follower's next index
+//! moving on as it is sent, and back to what the follower stores when it rejects an append. One
+//! that lacks entries the leader has compacted gets a snapshot of the committed prefix instead. An acknowledgement or a write sends
 //! nothing while [`MAX_INFLIGHT`] appends to the follower await theirs; a round's always goes.
 //!
 //! The lease: the leader sends a heartbeat round every `heartbeat`; when a majority (itself
@@ -298,6 +299,10 @@ impl Protocol for RaftLeaderLease {
 struct Peer {
     /// The next index to send.
     next: u64,
+    /// It acknowledged an append since it last rejected one (or since this leader's election):
+    /// etcd-io/raft's `StateReplicate`, in which the next index moves on as entries are sent.
+    /// Until then (`StateProbe`) each append offers the same entry again.
+    replicating: bool,
     /// The highest heartbeat round it acknowledged.
     acked_round: u64,
     /// Heard from since the last check-quorum tick.
@@ -562,7 +567,23 @@ impl Replica {
                 })
             }
         };
-        self.core.peers[i].ext.inflight.sent(round);
+        let ext = &mut self.core.peers[i].ext;
+        if let Message::Snapshot(_) = msg {
+            // etcd-io/raft's `BecomeSnapshot` resets the progress: appends sent before it
+            // (into a partition, say) no longer hold the window shut.
+            ext.inflight = Inflight::default();
+            ext.replicating = false;
+        }
+        ext.inflight.sent(round);
+        // Replicating, the next append carries the entry after this one, as etcd-io/raft's and
+        // raft-rs's progress does in its replicate state (`UpdateOnEntriesSend`: Next moves on as
+        // entries go out; a rejection moves it back): each entry goes once, not once per
+        // acknowledgement that arrives while the follower lacks it.
+        if let Message::Append(Append { entry: Some(_), .. }) = msg {
+            if ext.replicating {
+                ext.next += 1;
+            }
+        }
         out.send(node, msg);
     }
 
@@ -816,13 +837,22 @@ impl Replica {
         } = &mut self.core.peers[i];
         p.heard = true;
         p.inflight.acked(m.round, self.round);
+        if m.success && !p.replicating {
+            // `BecomeReplicate`: the progress starts afresh.
+            p.inflight = Inflight::default();
+        }
+        p.replicating = m.success;
         if m.success {
             p.next = p.next.max(m.index + 1);
             p.acked_round = p.acked_round.max(m.round);
         } else {
             // Back off towards the follower's log, but never to what it is known to store (a
-            // late rejection of an older append says nothing new).
+            // late rejection of an older append says nothing new). What was in flight is
+            // forgotten, as etcd-io/raft's `BecomeProbe` resets its inflights: appends sent into
+            // a partition that has healed would otherwise hold the window shut until their
+            // rounds came round again.
             p.next = (m.index + 1).min(p.next - 1).max(*matched + 1);
+            p.inflight = Inflight::default();
         }
         if self.may_send_more(i) {
             self.send_append(i, out);
@@ -1327,6 +1357,62 @@ mod tests {
 
     /// A leader that compacted what a silent follower lacks sends it a snapshot when it
     /// speaks again; the follower takes it, and appends go on from the entry after it.
+    /// The entries (by index) of the appends to `to` among `fx`.
+    fn entries_to(fx: &[Action<Message>], to: NodeId) -> Vec<u64> {
+        fx.iter()
+            .filter_map(|a| match a {
+                Action::Send {
+                    to: t,
+                    msg: Message::Append(m),
+                } if *t == to => m.entry.map(|_| m.prev_index + 1),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Replicating, each entry goes once: writes 2, 3 and 4 each go to r1 as they arrive, and
+    /// r1's acknowledgement of 2 sends nothing (3 and 4 are on their way; resending 3 on every
+    /// acknowledgement while r1 lacked it made appends multiply with the read rate). A
+    /// rejection sends r1 back to what it stores and reopens a window full of lost appends.
+    #[test]
+    fn a_replicating_follower_gets_each_entry_once_and_a_rejection_moves_back() {
+        let mut a = replica(0);
+        let vote = Message::Vote {
+            term: 1,
+            granted: true,
+            pre: false,
+        };
+        call(&mut a, 0, |a, cx, out| {
+            a.campaign(cx, false, out);
+            a.on_message(cx, 1, vote, out);
+            a.on_message(cx, 1, ack(1, 1), out);
+        });
+        let fx = call(&mut a, S, |a, cx, out| {
+            for value in 2..=4 {
+                a.on_request(cx, Request::Write { key: 7, value }, 1, out);
+            }
+        });
+        assert_eq!(entries_to(&fx, 1), [2, 3, 4]);
+        let fx = call(&mut a, S, |a, cx, out| a.on_message(cx, 1, ack(2, 1), out));
+        assert_eq!(entries_to(&fx, 1), Vec::<u64>::new());
+        // Fill the window with appends that will never be answered (a partition).
+        for value in 5..(5 + u64::from(MAX_INFLIGHT)) {
+            call(&mut a, S, |a, cx, out| {
+                a.on_request(cx, Request::Write { key: 7, value }, 1, out)
+            });
+        }
+        assert_eq!(a.core.peers[0].ext.inflight.total, MAX_INFLIGHT);
+        // r1 rejects an append after 4 (it stores 4): the leader sends 5 at once.
+        let reject = Message::AppendAck(AppendAck {
+            term: 1,
+            success: false,
+            index: 4,
+            round: 1,
+        });
+        let fx = call(&mut a, S, |a, cx, out| a.on_message(cx, 1, reject, out));
+        assert_eq!(entries_to(&fx, 1), [5]);
+    }
+
     #[test]
     fn a_follower_behind_the_compacted_log_gets_a_snapshot_then_appends() {
         let mut a = replica(0);

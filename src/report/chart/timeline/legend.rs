@@ -89,7 +89,26 @@ pub(crate) fn legend_items(runs: &[&RunView], clock: bool) -> Vec<(Swatch, Strin
         ));
     }
     if any(&|tl| !tl.clock_steps.is_empty()) {
-        items.push((Swatch::Marker(STEP_RGB), "wall clock step".into()));
+        let beyond: u64 = runs.iter().map(|r| r.tl.clock_steps_beyond).sum();
+        let label = if beyond == 0 {
+            "wall clock step".into()
+        } else {
+            format!(
+                "wall clock step (the first {} drawn, {beyond} more not)",
+                crate::trace::timeline::EXACT_MARKS
+            )
+        };
+        items.push((Swatch::Marker(STEP_RGB), label));
+    }
+    if let Some(cut) = runs.iter().filter_map(|r| r.tl.spans_cut_at).min() {
+        items.push((
+            Swatch::Marker(STEP_RGB),
+            format!(
+                "more than {} grants, beliefs or overlaps: those from {} on not drawn",
+                crate::trace::timeline::MAX_SPANS,
+                crate::time::Dur::from_ns(cut.ns())
+            ),
+        ));
     }
     if any(&|tl| !tl.drift_changes.is_empty()) {
         items.push((Swatch::Marker(DRIFT_RGB), "drift change".into()));
