@@ -152,13 +152,13 @@ pub(crate) fn advise(
             return ExitCode::from(2);
         }
     };
-    print!("{}", advise::explain(&env, &a, args.qps));
-    print!("{}", ran.unwrap_or_default());
+    out!("{}", advise::explain(&env, &a, args.qps));
+    out!("{}", ran.unwrap_or_default());
     let (stats, _) = match sweep::run_all(&grid, None, true, std::io::sink()) {
         Ok(r) => r,
         Err(e) => return super::bad_input(e),
     };
     let (text, advised_safe) = advise::check_report(&grid, &stats, &a);
-    print!("{text}");
+    out!("{text}");
     ExitCode::from(if advised_safe { 0 } else { 1 })
 }

@@ -29,7 +29,8 @@ use std::process::ExitCode;
 pub(crate) struct ExploreArgs {
     /// A scenario file (.ron) or the name of a bundled scenario.
     pub(crate) scenario: String,
-    /// How many runs; run i has seed (the scenario's seed + i).
+    /// How many runs, at most 1000000; run i has seed (the scenario's seed + i), and the last
+    /// may not pass 18446744073709551615 (seeds never wrap around to 0).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) runs: u64,
     /// A named envelope instead of the scenario's `nemesis` block: pauses, clocks, network,
@@ -133,6 +134,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
                 .to_string(),
         );
     }
+    problems.extend(runs_problem(loaded.scenario.seed, args.runs));
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
         Err(e) => problems.push(e),
@@ -237,6 +239,31 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
     // Every run is done and the files are written (or said why not): nothing to resume.
     file.remove();
     code
+}
+
+/// The most runs an exploration may have: each run's record is kept in memory, in the
+/// in-progress file and in `runs.csv` (about 100 bytes each).
+pub(crate) const MAX_RUNS: u64 = 1_000_000;
+
+/// Why `runs` runs from seed `first` cannot be explored: more than [`MAX_RUNS`], or seeds past
+/// the largest (run i has seed `first + i`, which never wraps around to 0).
+fn runs_problem(first: u64, runs: u64) -> Option<String> {
+    if runs > MAX_RUNS {
+        return Some(format!(
+            "--runs {runs}: above the limit of {MAX_RUNS} runs an exploration may have; \
+             explore more in several explorations of other seeds (the scenario's `seed`)"
+        ));
+    }
+    if first.checked_add(runs.saturating_sub(1)).is_none() {
+        return Some(format!(
+            "--runs {runs}: the scenario's seed is {first}, so the last run's seed would pass \
+             {}, the largest (seeds never wrap around to 0); give at most --runs {}, or a \
+             smaller `seed` in the scenario",
+            u64::MAX,
+            u64::MAX - first + 1
+        ));
+    }
+    None
 }
 
 /// The in-progress file of the exploration `e` of `name` (`shard`, or all of it): its runs
@@ -345,6 +372,13 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
             ));
         }
     }
+    if let Some(seed) = load::from_text_in(&first.name, &first.scenario, registry)
+        .ok()
+        .map(|s| s.seed)
+    {
+        problems
+            .extend(runs_problem(seed, first.runs).map(|p| format!("{}: {p}", names[0].display())));
+    }
     // The name becomes the report directory's: a partial's must be one a scenario can have.
     if let Some(why) = crate::scenario::names::problem(&first.name) {
         problems.push(format!("{}: name: {why}", names[0].display()));
@@ -451,6 +485,9 @@ fn runner<'a>(
     registry: &'a Registry,
 ) -> impl Fn(&Scenario) -> Result<Summary, Vec<String>> + Sync + 'a {
     move |s: &Scenario| {
+        // Every run of the search and of the shrink starts here: an interrupt ends the process
+        // here at the latest (its handler's thread does it at once).
+        staging::exit_if_interrupted();
         let strategy = registry
             .build(&s.strategy)
             .map_err(|e| vec![format!("strategy: {e}")])?;
@@ -508,7 +545,7 @@ fn write_partial(
     if let Err(err) = staging::write_file(&path, &json, Existing::Replace) {
         return cannot_write(&path, err);
     }
-    println!(
+    outln!(
         "shard {}/{}: {} runs{}, {}\npartial: {}\nwhen every shard is done: {program} explore-merge {}",
         shard.index,
         shard.of,
@@ -661,12 +698,12 @@ fn finish(
         return cannot_write(&dir, err);
     }
     if let Some(t) = timing {
-        println!("{} runs, {}", t.runs, rate(t));
+        outln!("{} runs, {}", t.runs, rate(t));
     }
     for l in lines {
-        println!("{l}");
+        outln!("{l}");
     }
-    println!("  report     {}", dir.display());
+    outln!("  report     {}", dir.display());
     if matches!(answer, Answer::Violation(_)) {
         ExitCode::from(1)
     } else {

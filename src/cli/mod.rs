@@ -1,5 +1,10 @@
 //! The command line: parse, turn flags into validated inputs, run, map to an exit code.
 //!
+//! Standard output is written through `out!` and `outln!` ([`print_out`]), never `print!`: a
+//! reader that closed the pipe (`leasesim list | head -3`) is the reader's choice, not an error,
+//! so every command goes on to its end (its files written, its in-progress file removed) and
+//! exits with the code it would have had, as Unix tools do.
+//!
 //! Exit codes: 0 success and every expectation held; 1 an expectation failed; 2 bad input or
 //! usage. All input is loaded and checked before anything runs or is written, so bad input
 //! leaves no file behind.
@@ -32,6 +37,21 @@
 //!     leasesim::cli::Cli::new().protocol::<MyProtocol>().main()
 //! }
 //! ```
+
+/// `print!` for every command: a closed stdout (a reader such as `head` that stopped reading)
+/// ends nothing and panics nothing, see [`print_out`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for every command, as [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 mod advise;
 mod compare;
@@ -280,10 +300,15 @@ impl Cli {
     }
 
     /// Runs the command line on the process's arguments; the exit code. Staging left by an
-    /// interrupt is removed on SIGINT, SIGTERM and SIGHUP (exit code 128 + the signal).
+    /// interrupt is removed on SIGINT, SIGTERM and SIGHUP, and the exit code is then 128 + the
+    /// signal, even when the signal came as the command finished.
     pub fn main(self) -> ExitCode {
         crate::report::staging::install_signal_handler();
-        self.run_args(std::env::args_os())
+        let code = self.run_args(std::env::args_os());
+        // A signal that arrived while the last files were put in place, or just after: the
+        // exit code says it (128 + the signal), whatever was written.
+        crate::report::staging::exit_if_interrupted();
+        code
     }
 
     /// Runs the command line on `args` (the program's name first, as in `std::env::args_os`),
@@ -346,7 +371,7 @@ fn dispatch(command: Command, registry: &Registry, program: &str) -> ExitCode {
                     .unwrap_or_else(|e| format!("(invalid: {e})"));
                 rows.push(vec![name.to_string(), d]);
             }
-            print!("{}", text::table(&["scenario", "description"], &rows));
+            out!("{}", text::table(&["scenario", "description"], &rows));
             ExitCode::SUCCESS
         }
     }
@@ -360,7 +385,7 @@ fn show(name: &str, out: Option<&Path>, program: &str) -> ExitCode {
         return bad_input(unknown_name(name, program));
     };
     let Some(path) = out else {
-        print!("{text}");
+        out!("{text}");
         return ExitCode::SUCCESS;
     };
     if path.exists() {
@@ -503,6 +528,14 @@ pub(crate) fn per_second(count: f64, secs: f64) -> String {
     }
 }
 
+/// Writes `args` to stdout. A write that fails (a closed pipe: the reader stopped reading; a full
+/// disk under a redirection) is dropped, never a panic: what the command writes to files and its
+/// exit code do not depend on who reads its stdout.
+pub(crate) fn print_out(args: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_fmt(args);
+}
+
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(2)
@@ -554,7 +587,7 @@ fn check(args: &[String], registry: &Registry, program: &str) -> ExitCode {
         Ok(loaded) => {
             warn(&loaded, registry);
             for l in loaded {
-                println!("ok  {}", l.source);
+                outln!("ok  {}", l.source);
             }
             ExitCode::SUCCESS
         }

@@ -170,7 +170,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
             return failed_midway_note(true, &shown);
         }
         staging::on_interrupt_say(None);
-        println!(
+        outln!(
             "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
              ({rate} runs/s)\n\
              partial: {}\n\
@@ -278,13 +278,13 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry, program: &str) -> Exit
     if let Err(e) = written {
         return cannot_write(&dir, e);
     }
-    println!(
+    outln!(
         "merged {} partials: {} runs of {} cells",
         names.len(),
         grid.run_count(),
         grid.cell_count()
     );
-    print!("{}", summary(&grid, &stats, &dir));
+    out!("{}", summary(&grid, &stats, &dir));
     ExitCode::SUCCESS
 }
 

@@ -72,6 +72,10 @@ impl ReportDir {
         let dir = self.dir;
         // Under the registry's lock: an interrupt waits until the old report is gone.
         self.staging.commit(|staged| {
+            #[cfg(feature = "cli")]
+            if std::env::var_os(SIGNAL_IN_COMMIT).is_some() {
+                let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTERM);
+            }
             let had_old = dir.exists();
             if had_old {
                 fs::rename(&dir, &old)?;
@@ -89,6 +93,12 @@ impl ReportDir {
         })
     }
 }
+
+/// Set in the environment, a report's commit sends the process SIGTERM while it holds the
+/// registry's lock (the moment a signal is the hardest to honour: the report goes in place
+/// whole, then the process must still exit 143). For the tests; nothing else sets it.
+#[cfg(feature = "cli")]
+pub const SIGNAL_IN_COMMIT: &str = "LEASESIM_TEST_SIGNAL_IN_COMMIT";
 
 fn leaf_of(dir: &Path) -> String {
     dir.file_name()

@@ -502,7 +502,7 @@ fn write_header(m: &mut String, grid: &Grid) {
         spec.seeds,
         grid.run_count(),
         s.seed,
-        s.seed.wrapping_add(spec.seeds - 1),
+        s.seed.saturating_add(spec.seeds - 1),
         s.strategy.to_ron(),
         s.duration
     );
