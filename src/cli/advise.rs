@@ -138,7 +138,14 @@ pub(crate) fn advise(
         }
         None => match advise::check_scenario(&env, &a) {
             Ok(s) => (s, "advise-check".to_string(), "advise-check".to_string()),
-            Err(e) => return super::bad_input(format!("the check scenario does not build: {e}")),
+            Err(e) => {
+                return super::bad_input(format!(
+                    "the advice (T = {}, epsilon = {}) cannot be checked in the built-in \
+                     cut-off-holder scenario ({e}); check it on a scenario of your own with \
+                     --scenario FILE",
+                    a.t, a.eps
+                ))
+            }
         },
     };
     let spec = advise::check_spec(name, source, base, &a, args.seeds);

@@ -56,6 +56,9 @@ fn throughput_bin(given: Option<&str>, duration: Dur) -> Result<Dur, String> {
 /// fault schedule; the report written, the table (or JSON lines) printed. `program`: the name
 /// the command line goes by, in the report's rerun line.
 pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut base = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,

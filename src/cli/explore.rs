@@ -121,6 +121,9 @@ struct Timing {
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
@@ -288,7 +291,13 @@ fn in_progress(
     let path = resume::in_progress_path(&args.out, name, shard);
     let run_of = |k: u64| here.index + k * here.of;
     let file = InProgress::open(&path, &manifest, args.resume, &run_of)?;
-    if args.resume {
+    if args.resume && file.resumed.is_empty() {
+        eprintln!(
+            "nothing to resume in {} (no run of an interrupted `{command}` there): running \
+             the whole exploration",
+            path.display()
+        );
+    } else if args.resume {
         eprintln!(
             "resuming from {}: {} runs kept",
             path.display(),
@@ -322,6 +331,9 @@ const STOPPED: &str = "stopped as asked";
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return bad_input(format!("{}: cannot read: {e}", args.dir.display())),

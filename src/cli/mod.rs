@@ -388,9 +388,15 @@ fn show(name: &str, out: Option<&Path>, program: &str) -> ExitCode {
         out!("{text}");
         return ExitCode::SUCCESS;
     };
-    if path.exists() {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        let what = if meta.file_type().is_symlink() && !path.exists() {
+            " (a symbolic link to nothing)"
+        } else {
+            ""
+        };
         return bad_input(format_args!(
-            "{} exists; {program} show never replaces a file (remove it, or choose another name)",
+            "{} exists{what}; {program} show never replaces a file (remove it, or choose \
+             another name)",
             path.display()
         ));
     }
@@ -534,6 +540,49 @@ pub(crate) fn per_second(count: f64, secs: f64) -> String {
 pub(crate) fn print_out(args: std::fmt::Arguments) {
     use std::io::Write as _;
     let _ = std::io::stdout().lock().write_fmt(args);
+}
+
+/// Why `--out DIR` cannot hold reports, if it cannot: it, or the nearest of its ancestors that
+/// exists, is not a directory (a regular file, or a symbolic link to one or to nothing). Said
+/// before anything runs, instead of the system's "File exists" once a report is due.
+pub(crate) fn out_dir_problem(out: &Path) -> Option<String> {
+    let mut at = out;
+    loop {
+        if let Ok(meta) = std::fs::symlink_metadata(at) {
+            let what = match std::fs::metadata(at) {
+                Ok(m) if m.is_dir() => return None,
+                Ok(_) if meta.file_type().is_symlink() => "a symbolic link to a file",
+                Ok(_) => "a file",
+                Err(_) if meta.file_type().is_symlink() => {
+                    "a symbolic link to nothing (its target does not exist)"
+                }
+                Err(_) => "not readable",
+            };
+            let whose = if at == out {
+                String::new()
+            } else {
+                format!(": {} is {what}", at.display())
+            };
+            let what = if at == out { what } else { "inside a file" };
+            return Some(format!(
+                "--out {}: is {what}{whose}; give a directory (it is created when missing), or \
+                 remove what is there",
+                out.display()
+            ));
+        }
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p,
+            _ => return None,
+        }
+    }
+}
+
+/// [`out_dir_problem`] as an exit: 2 with the message, or `Ok`.
+pub(crate) fn check_out_dir(out: &Path) -> Result<(), ExitCode> {
+    match out_dir_problem(out) {
+        Some(why) => Err(bad_input(why)),
+        None => Ok(()),
+    }
 }
 
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {

@@ -29,6 +29,9 @@ pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode
         args.scenarios.clone()
     };
     let names = without_repeats(names);
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut loaded = match load_all(&names, registry, program) {
         Ok(l) => l,
         Err(code) => return code,

@@ -86,6 +86,9 @@ fn parse_vary(texts: &[String], problems: &mut Vec<String>) -> Vec<(String, Vec<
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
@@ -208,6 +211,9 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn merge(args: MergeArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return super::bad_input(format!("{}: cannot read: {e}", args.dir.display())),

@@ -285,6 +285,11 @@ fn good_values(
                 // The strategy's fields are its protocol's to read.
                 registry.resolve(&s.strategy).map_err(|e| e.to_string())
             });
+        // A field the schema does not know: said as the path's missing step.
+        let applied = applied.map_err(|e| match path::missing(base_json, path) {
+            Some(why) if e.contains("unknown field") => why,
+            _ => e,
+        });
         match applied {
             Ok(_) => good.push(v.trim().to_string()),
             Err(e) => {

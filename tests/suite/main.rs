@@ -20,6 +20,7 @@ mod layers;
 mod leaseguard;
 mod library;
 mod linearizability;
+mod messages;
 mod metamorphic;
 mod moments;
 mod newcomer;
