@@ -75,6 +75,7 @@ pub mod compare;
 pub mod dist;
 pub mod engine;
 pub mod explore;
+pub mod markdown;
 pub mod msg;
 pub mod net;
 pub mod oracle;

@@ -164,30 +164,20 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
         runs: args.runs,
     };
 
+    if shard.is_none() {
+        let dir = report::run_dir(&args.out, &loaded.name);
+        let owner = report::Owner::new("explore", &loaded.name);
+        if let Err(code) = super::claim_reports(&[(dir, owner)], true) {
+            return code;
+        }
+    }
     let runner = runner(&loaded.name, registry);
     let here = shard.unwrap_or(Shard::ALL);
     let todo = here.run_count(args.runs);
     let threads = args
         .jobs
         .map_or_else(rayon::current_num_threads, usize::from);
-    eprintln!(
-        "explore {}: {} runs{}, {}, nemesis: {}, {threads} thread{}",
-        loaded.name,
-        args.runs,
-        shard.map_or(String::new(), |s| format!(
-            " (shard {}/{}: {todo} of them)",
-            s.index, s.of
-        )),
-        match (e.guided, e.swarm) {
-            (true, true) => "guided (swarm runs, then generations bred from the least slack)",
-            (true, false) =>
-                "guided (runs of every kind, then generations bred from the least slack)",
-            (false, true) => "swarm (each run a random subset of the kinds)",
-            (false, false) => "every kind in every run",
-        },
-        kinds_of(&nemesis).join(", "),
-        if threads == 1 { "" } else { "s" },
-    );
+    say_start(&loaded.name, &e, (shard, todo), threads);
     let mut file = match in_progress(&args, &loaded.name, &command, &e, shard) {
         Ok(f) => f,
         Err(err) => return bad_input(err),
@@ -267,6 +257,28 @@ fn runs_problem(first: u64, runs: u64) -> Option<String> {
         ));
     }
     None
+}
+
+/// Says what the exploration `e` of `name` runs (of them `todo` in `shard`, if one) and on how
+/// many threads.
+fn say_start(name: &str, e: &Exploration, (shard, todo): (Option<Shard>, u64), threads: usize) {
+    eprintln!(
+        "explore {name}: {} runs{}, {}, nemesis: {}, {threads} thread{}",
+        e.runs,
+        shard.map_or(String::new(), |s| format!(
+            " (shard {}/{}: {todo} of them)",
+            s.index, s.of
+        )),
+        match (e.guided, e.swarm) {
+            (true, true) => "guided (swarm runs, then generations bred from the least slack)",
+            (true, false) =>
+                "guided (runs of every kind, then generations bred from the least slack)",
+            (false, true) => "swarm (each run a random subset of the kinds)",
+            (false, false) => "every kind in every run",
+        },
+        kinds_of(e.nemesis).join(", "),
+        if threads == 1 { "" } else { "s" },
+    );
 }
 
 /// The in-progress file of the exploration `e` of `name` (`shard`, or all of it): its runs
@@ -392,7 +404,9 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
             .extend(runs_problem(seed, first.runs).map(|p| format!("{}: {p}", names[0].display())));
     }
     // The name becomes the report directory's: a partial's must be one a scenario can have.
-    if let Some(why) = crate::scenario::names::problem(&first.name) {
+    if let Some(why) = crate::scenario::names::problem(&first.name)
+        .or_else(|| crate::scenario::names::reserved(&first.name))
+    {
         problems.push(format!("{}: name: {why}", names[0].display()));
     }
     let mut seen: Vec<u64> = partials.iter().map(|p| p.shard.0).collect();
@@ -424,6 +438,11 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
         Ok(r) => r,
         Err(e) => return super::report_problems("exploration", &[e]),
     };
+    let owner = report::Owner::new("explore", &first.name);
+    let claim = [(report::run_dir(&args.out, &first.name), owner)];
+    if let Err(code) = super::claim_reports(&claim, true) {
+        return code;
+    }
     eprintln!("merged {} partials of {}", partials.len(), first.name);
     let ran = explore::Ran {
         records,
@@ -706,7 +725,8 @@ fn finish(
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
     json.push(b'\n');
     files.push(("explore.json", json));
-    if let Err(err) = report::write_dir_atomically(&dir, &files) {
+    let owner = report::Owner::new("explore", name);
+    if let Err(err) = report::write_dir_atomically(&dir, &owner, &files) {
         return cannot_write(&dir, err);
     }
     if let Some(t) = timing {

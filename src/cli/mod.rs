@@ -60,7 +60,7 @@ mod run;
 mod sweep;
 mod tables;
 
-use crate::report::{staging, text};
+use crate::report::{self, staging, text};
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{library, Scenario, StrategySpec};
 use crate::strategy::{Registry, Settings};
@@ -575,6 +575,46 @@ pub(crate) fn out_dir_problem(out: &Path) -> Option<String> {
             _ => return None,
         }
     }
+}
+
+/// Claims the report directories `claims` (each with its [`report::Owner`]) before anything
+/// runs: a place holding what is not the owner's earlier report is refused, every one said
+/// (exit 2); with `say`, the earlier reports that will be replaced are noted on stderr.
+pub(crate) fn claim_reports(
+    claims: &[(PathBuf, report::Owner)],
+    say: bool,
+) -> Result<(), ExitCode> {
+    let mut problems = Vec::new();
+    let mut replaced = Vec::new();
+    for (dir, owner) in claims {
+        match report::claim(dir, owner) {
+            Ok(report::Claim::Replaces(theirs)) => replaced.push((dir, theirs)),
+            Ok(report::Claim::New) => {}
+            Err(why) => problems.push(why),
+        }
+    }
+    if !problems.is_empty() {
+        for p in problems {
+            eprintln!("error: {p}");
+        }
+        return Err(ExitCode::from(2));
+    }
+    match replaced.as_slice() {
+        _ if !say => {}
+        [] => {}
+        [(dir, theirs)] => eprintln!(
+            "note: {} holds {}, written earlier; this {} report replaces it",
+            dir.display(),
+            theirs.words(),
+            claims[0].1.command
+        ),
+        [(dir, _), ..] => eprintln!(
+            "note: {} earlier reports (under {}) are replaced by these",
+            replaced.len(),
+            dir.parent().unwrap_or(Path::new(".")).display()
+        ),
+    }
+    Ok(())
 }
 
 /// [`out_dir_problem`] as an exit: 2 with the message, or `Ok`.

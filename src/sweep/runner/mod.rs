@@ -208,8 +208,6 @@ fn drive(
 }
 
 fn run_one(grid: &Grid, index: u64) -> Result<RunRow, String> {
-    // An interrupt ends the process here at the latest (its handler's thread does it at once).
-    crate::report::staging::exit_if_interrupted();
     let scenario = grid.scenario(index);
     let built = grid
         .registry
