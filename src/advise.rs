@@ -348,7 +348,7 @@ pub fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
             nodes: [
                 (name: "lock", role: Grantor),
                 (name: "h", role: Contender),
-                (name: "b", role: Contender, start: "100ms"),
+                (name: "b", role: Contender, start: "{b_start}"),
             ],
             network: (delay: {delay}),
             workload: (reads_per_second: {reads:.0}, service_time: "{service}"),
@@ -364,6 +364,8 @@ pub fn check_scenario(env: &Env, a: &Advice) -> Result<Scenario, String> {
         eps = a.eps,
         service = env.delay,
         faults = faults.join(", "),
+        // b asks after h has the lease (a delay is under T/3) and well inside the run (3.5 T).
+        b_start = Dur::from_ns((t / 2).min(100 * MS)),
     );
     load::from_text("advise check", &text).map_err(|e| e.to_string())
 }

@@ -64,6 +64,8 @@
 //! ```
 
 #![forbid(unsafe_code)]
+// Standard output goes through `cli::print_out`, which a closed pipe cannot make panic.
+#![deny(clippy::print_stdout)]
 
 pub mod advise;
 #[cfg(feature = "cli")]
@@ -73,6 +75,7 @@ pub mod compare;
 pub mod dist;
 pub mod engine;
 pub mod explore;
+pub mod markdown;
 pub mod msg;
 pub mod net;
 pub mod oracle;

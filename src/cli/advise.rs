@@ -138,7 +138,14 @@ pub(crate) fn advise(
         }
         None => match advise::check_scenario(&env, &a) {
             Ok(s) => (s, "advise-check".to_string(), "advise-check".to_string()),
-            Err(e) => return super::bad_input(format!("the check scenario does not build: {e}")),
+            Err(e) => {
+                return super::bad_input(format!(
+                    "the advice (T = {}, epsilon = {}) cannot be checked in the built-in \
+                     cut-off-holder scenario ({e}); check it on a scenario of your own with \
+                     --scenario FILE",
+                    a.t, a.eps
+                ))
+            }
         },
     };
     let spec = advise::check_spec(name, source, base, &a, args.seeds);
@@ -152,13 +159,13 @@ pub(crate) fn advise(
             return ExitCode::from(2);
         }
     };
-    print!("{}", advise::explain(&env, &a, args.qps));
-    print!("{}", ran.unwrap_or_default());
+    out!("{}", advise::explain(&env, &a, args.qps));
+    out!("{}", ran.unwrap_or_default());
     let (stats, _) = match sweep::run_all(&grid, None, true, std::io::sink()) {
         Ok(r) => r,
         Err(e) => return super::bad_input(e),
     };
     let (text, advised_safe) = advise::check_report(&grid, &stats, &a);
-    print!("{text}");
+    out!("{text}");
     ExitCode::from(if advised_safe { 0 } else { 1 })
 }

@@ -56,12 +56,20 @@ fn throughput_bin(given: Option<&str>, duration: Dur) -> Result<Dur, String> {
 /// fault schedule; the report written, the table (or JSON lines) printed. `program`: the name
 /// the command line goes by, in the report's rerun line.
 pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut base = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
     };
     if let Some(seed) = args.seed {
         base.scenario.seed = seed;
+    }
+    let dir = args.out.join(format!("{}-compare", base.name));
+    let owner = report::Owner::new("compare", &base.name);
+    if let Err(code) = super::claim_reports(&[(dir.clone(), owner.clone())], true) {
+        return code;
     }
     let bin = match throughput_bin(args.bin.as_deref(), base.scenario.duration) {
         Ok(b) => b,
@@ -112,9 +120,9 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> 
     let md = compare_md(&base, &args.strategies, &table, program);
     let mut json = serde_json::to_vec_pretty(&json_rows).expect("summaries serialize");
     json.push(b'\n');
-    let dir = args.out.join(format!("{}-compare", base.name));
     if let Err(e) = report::write_dir_atomically(
         &dir,
+        &owner,
         &[
             ("compare.json", json),
             ("compare.md", md.into_bytes()),
@@ -239,14 +247,19 @@ fn run_each(
 /// `compare.md`: the table of the runs, the charts, and the command that reruns them
 /// (`strategies` as given, under the name `program`).
 fn compare_md(base: &Loaded, strategies: &str, table: &str, program: &str) -> String {
+    use crate::report::markdown::{code, escape, fence};
+    let fence = fence(table);
     let mut md = format!(
-        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n```\n{table}```\n\n![strategies compared](compare.png)\n\n![reads and writes per ms](throughput.png)\n",
-        base.name, base.scenario.description, base.scenario.seed
+        "# {}: strategies compared\n\n{}\n\nSeed {}, the same fault schedule for every row.\n\n{fence}\n{table}{fence}\n\n![strategies compared](compare.png)\n\n![reads and writes per ms](throughput.png)\n",
+        escape(&base.name),
+        escape(&base.scenario.description),
+        base.scenario.seed
     );
-    md.push_str(&format!(
-        "\nRerun: `{program} compare {} --seed {} --strategies '{}'`\n",
+    let rerun = format!(
+        "{program} compare {} --seed {} --strategies '{}'",
         base.source, base.scenario.seed, strategies
-    ));
+    );
+    md.push_str(&format!("\nRerun: {}\n", code(&rerun)));
     md
 }
 

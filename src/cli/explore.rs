@@ -29,7 +29,8 @@ use std::process::ExitCode;
 pub(crate) struct ExploreArgs {
     /// A scenario file (.ron) or the name of a bundled scenario.
     pub(crate) scenario: String,
-    /// How many runs; run i has seed (the scenario's seed + i).
+    /// How many runs, at most 1000000; run i has seed (the scenario's seed + i), and the last
+    /// may not pass 18446744073709551615 (seeds never wrap around to 0).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) runs: u64,
     /// A named envelope instead of the scenario's `nemesis` block: pauses, clocks, network,
@@ -120,6 +121,9 @@ struct Timing {
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
@@ -133,6 +137,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
                 .to_string(),
         );
     }
+    problems.extend(runs_problem(loaded.scenario.seed, args.runs));
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
         Err(e) => problems.push(e),
@@ -159,30 +164,20 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
         runs: args.runs,
     };
 
+    if shard.is_none() {
+        let dir = report::run_dir(&args.out, &loaded.name);
+        let owner = report::Owner::new("explore", &loaded.name);
+        if let Err(code) = super::claim_reports(&[(dir, owner)], true) {
+            return code;
+        }
+    }
     let runner = runner(&loaded.name, registry);
     let here = shard.unwrap_or(Shard::ALL);
     let todo = here.run_count(args.runs);
     let threads = args
         .jobs
         .map_or_else(rayon::current_num_threads, usize::from);
-    eprintln!(
-        "explore {}: {} runs{}, {}, nemesis: {}, {threads} thread{}",
-        loaded.name,
-        args.runs,
-        shard.map_or(String::new(), |s| format!(
-            " (shard {}/{}: {todo} of them)",
-            s.index, s.of
-        )),
-        match (e.guided, e.swarm) {
-            (true, true) => "guided (swarm runs, then generations bred from the least slack)",
-            (true, false) =>
-                "guided (runs of every kind, then generations bred from the least slack)",
-            (false, true) => "swarm (each run a random subset of the kinds)",
-            (false, false) => "every kind in every run",
-        },
-        kinds_of(&nemesis).join(", "),
-        if threads == 1 { "" } else { "s" },
-    );
+    say_start(&loaded.name, &e, (shard, todo), threads);
     let mut file = match in_progress(&args, &loaded.name, &command, &e, shard) {
         Ok(f) => f,
         Err(err) => return bad_input(err),
@@ -239,6 +234,53 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
     code
 }
 
+/// The most runs an exploration may have: each run's record is kept in memory, in the
+/// in-progress file and in `runs.csv` (about 100 bytes each).
+pub(crate) const MAX_RUNS: u64 = 1_000_000;
+
+/// Why `runs` runs from seed `first` cannot be explored: more than [`MAX_RUNS`], or seeds past
+/// the largest (run i has seed `first + i`, which never wraps around to 0).
+fn runs_problem(first: u64, runs: u64) -> Option<String> {
+    if runs > MAX_RUNS {
+        return Some(format!(
+            "--runs {runs}: above the limit of {MAX_RUNS} runs an exploration may have; \
+             explore more in several explorations of other seeds (the scenario's `seed`)"
+        ));
+    }
+    if first.checked_add(runs.saturating_sub(1)).is_none() {
+        return Some(format!(
+            "--runs {runs}: the scenario's seed is {first}, so the last run's seed would pass \
+             {}, the largest (seeds never wrap around to 0); give at most --runs {}, or a \
+             smaller `seed` in the scenario",
+            u64::MAX,
+            u64::MAX - first + 1
+        ));
+    }
+    None
+}
+
+/// Says what the exploration `e` of `name` runs (of them `todo` in `shard`, if one) and on how
+/// many threads.
+fn say_start(name: &str, e: &Exploration, (shard, todo): (Option<Shard>, u64), threads: usize) {
+    eprintln!(
+        "explore {name}: {} runs{}, {}, nemesis: {}, {threads} thread{}",
+        e.runs,
+        shard.map_or(String::new(), |s| format!(
+            " (shard {}/{}: {todo} of them)",
+            s.index, s.of
+        )),
+        match (e.guided, e.swarm) {
+            (true, true) => "guided (swarm runs, then generations bred from the least slack)",
+            (true, false) =>
+                "guided (runs of every kind, then generations bred from the least slack)",
+            (false, true) => "swarm (each run a random subset of the kinds)",
+            (false, false) => "every kind in every run",
+        },
+        kinds_of(e.nemesis).join(", "),
+        if threads == 1 { "" } else { "s" },
+    );
+}
+
 /// The in-progress file of the exploration `e` of `name` (`shard`, or all of it): its runs
 /// kept with `--resume`, or a fresh one; says which.
 fn in_progress(
@@ -261,7 +303,13 @@ fn in_progress(
     let path = resume::in_progress_path(&args.out, name, shard);
     let run_of = |k: u64| here.index + k * here.of;
     let file = InProgress::open(&path, &manifest, args.resume, &run_of)?;
-    if args.resume {
+    if args.resume && file.resumed.is_empty() {
+        eprintln!(
+            "nothing to resume in {} (no run of an interrupted `{command}` there): running \
+             the whole exploration",
+            path.display()
+        );
+    } else if args.resume {
         eprintln!(
             "resuming from {}: {} runs kept",
             path.display(),
@@ -295,6 +343,9 @@ const STOPPED: &str = "stopped as asked";
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return bad_input(format!("{}: cannot read: {e}", args.dir.display())),
@@ -345,8 +396,17 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
             ));
         }
     }
+    if let Some(seed) = load::from_text_in(&first.name, &first.scenario, registry)
+        .ok()
+        .map(|s| s.seed)
+    {
+        problems
+            .extend(runs_problem(seed, first.runs).map(|p| format!("{}: {p}", names[0].display())));
+    }
     // The name becomes the report directory's: a partial's must be one a scenario can have.
-    if let Some(why) = crate::scenario::names::problem(&first.name) {
+    if let Some(why) = crate::scenario::names::problem(&first.name)
+        .or_else(|| crate::scenario::names::reserved(&first.name))
+    {
         problems.push(format!("{}: name: {why}", names[0].display()));
     }
     let mut seen: Vec<u64> = partials.iter().map(|p| p.shard.0).collect();
@@ -378,6 +438,11 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
         Ok(r) => r,
         Err(e) => return super::report_problems("exploration", &[e]),
     };
+    let owner = report::Owner::new("explore", &first.name);
+    let claim = [(report::run_dir(&args.out, &first.name), owner)];
+    if let Err(code) = super::claim_reports(&claim, true) {
+        return code;
+    }
     eprintln!("merged {} partials of {}", partials.len(), first.name);
     let ran = explore::Ran {
         records,
@@ -451,6 +516,9 @@ fn runner<'a>(
     registry: &'a Registry,
 ) -> impl Fn(&Scenario) -> Result<Summary, Vec<String>> + Sync + 'a {
     move |s: &Scenario| {
+        // Every run of the search and of the shrink starts here: an interrupt ends the process
+        // here at the latest (its handler's thread does it at once).
+        staging::exit_if_interrupted();
         let strategy = registry
             .build(&s.strategy)
             .map_err(|e| vec![format!("strategy: {e}")])?;
@@ -508,7 +576,7 @@ fn write_partial(
     if let Err(err) = staging::write_file(&path, &json, Existing::Replace) {
         return cannot_write(&path, err);
     }
-    println!(
+    outln!(
         "shard {}/{}: {} runs{}, {}\npartial: {}\nwhen every shard is done: {program} explore-merge {}",
         shard.index,
         shard.of,
@@ -657,16 +725,17 @@ fn finish(
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
     json.push(b'\n');
     files.push(("explore.json", json));
-    if let Err(err) = report::write_dir_atomically(&dir, &files) {
+    let owner = report::Owner::new("explore", name);
+    if let Err(err) = report::write_dir_atomically(&dir, &owner, &files) {
         return cannot_write(&dir, err);
     }
     if let Some(t) = timing {
-        println!("{} runs, {}", t.runs, rate(t));
+        outln!("{} runs, {}", t.runs, rate(t));
     }
     for l in lines {
-        println!("{l}");
+        outln!("{l}");
     }
-    println!("  report     {}", dir.display());
+    outln!("  report     {}", dir.display());
     if matches!(answer, Answer::Violation(_)) {
         ExitCode::from(1)
     } else {

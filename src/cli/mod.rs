@@ -1,5 +1,10 @@
 //! The command line: parse, turn flags into validated inputs, run, map to an exit code.
 //!
+//! Standard output is written through `out!` and `outln!` ([`print_out`]), never `print!`: a
+//! reader that closed the pipe (`leasesim list | head -3`) is the reader's choice, not an error,
+//! so every command goes on to its end (its files written, its in-progress file removed) and
+//! exits with the code it would have had, as Unix tools do.
+//!
 //! Exit codes: 0 success and every expectation held; 1 an expectation failed; 2 bad input or
 //! usage. All input is loaded and checked before anything runs or is written, so bad input
 //! leaves no file behind.
@@ -33,6 +38,21 @@
 //! }
 //! ```
 
+/// `print!` for every command: a closed stdout (a reader such as `head` that stopped reading)
+/// ends nothing and panics nothing, see [`print_out`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for every command, as [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::print_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod advise;
 mod compare;
 mod explore;
@@ -40,7 +60,7 @@ mod run;
 mod sweep;
 mod tables;
 
-use crate::report::{staging, text};
+use crate::report::{self, staging, text};
 use crate::scenario::load::{self, LoadError};
 use crate::scenario::{library, Scenario, StrategySpec};
 use crate::strategy::{Registry, Settings};
@@ -280,10 +300,15 @@ impl Cli {
     }
 
     /// Runs the command line on the process's arguments; the exit code. Staging left by an
-    /// interrupt is removed on SIGINT, SIGTERM and SIGHUP (exit code 128 + the signal).
+    /// interrupt is removed on SIGINT, SIGTERM and SIGHUP, and the exit code is then 128 + the
+    /// signal, even when the signal came as the command finished.
     pub fn main(self) -> ExitCode {
         crate::report::staging::install_signal_handler();
-        self.run_args(std::env::args_os())
+        let code = self.run_args(std::env::args_os());
+        // A signal that arrived while the last files were put in place, or just after: the
+        // exit code says it (128 + the signal), whatever was written.
+        crate::report::staging::exit_if_interrupted();
+        code
     }
 
     /// Runs the command line on `args` (the program's name first, as in `std::env::args_os`),
@@ -346,7 +371,7 @@ fn dispatch(command: Command, registry: &Registry, program: &str) -> ExitCode {
                     .unwrap_or_else(|e| format!("(invalid: {e})"));
                 rows.push(vec![name.to_string(), d]);
             }
-            print!("{}", text::table(&["scenario", "description"], &rows));
+            out!("{}", text::table(&["scenario", "description"], &rows));
             ExitCode::SUCCESS
         }
     }
@@ -360,12 +385,18 @@ fn show(name: &str, out: Option<&Path>, program: &str) -> ExitCode {
         return bad_input(unknown_name(name, program));
     };
     let Some(path) = out else {
-        print!("{text}");
+        out!("{text}");
         return ExitCode::SUCCESS;
     };
-    if path.exists() {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        let what = if meta.file_type().is_symlink() && !path.exists() {
+            " (a symbolic link to nothing)"
+        } else {
+            ""
+        };
         return bad_input(format_args!(
-            "{} exists; {program} show never replaces a file (remove it, or choose another name)",
+            "{} exists{what}; {program} show never replaces a file (remove it, or choose \
+             another name)",
             path.display()
         ));
     }
@@ -503,6 +534,97 @@ pub(crate) fn per_second(count: f64, secs: f64) -> String {
     }
 }
 
+/// Writes `args` to stdout. A write that fails (a closed pipe: the reader stopped reading; a full
+/// disk under a redirection) is dropped, never a panic: what the command writes to files and its
+/// exit code do not depend on who reads its stdout.
+pub(crate) fn print_out(args: std::fmt::Arguments) {
+    use std::io::Write as _;
+    let _ = std::io::stdout().lock().write_fmt(args);
+}
+
+/// Why `--out DIR` cannot hold reports, if it cannot: it, or the nearest of its ancestors that
+/// exists, is not a directory (a regular file, or a symbolic link to one or to nothing). Said
+/// before anything runs, instead of the system's "File exists" once a report is due.
+pub(crate) fn out_dir_problem(out: &Path) -> Option<String> {
+    let mut at = out;
+    loop {
+        if let Ok(meta) = std::fs::symlink_metadata(at) {
+            let what = match std::fs::metadata(at) {
+                Ok(m) if m.is_dir() => return None,
+                Ok(_) if meta.file_type().is_symlink() => "a symbolic link to a file",
+                Ok(_) => "a file",
+                Err(_) if meta.file_type().is_symlink() => {
+                    "a symbolic link to nothing (its target does not exist)"
+                }
+                Err(_) => "not readable",
+            };
+            let whose = if at == out {
+                String::new()
+            } else {
+                format!(": {} is {what}", at.display())
+            };
+            let what = if at == out { what } else { "inside a file" };
+            return Some(format!(
+                "--out {}: is {what}{whose}; give a directory (it is created when missing), or \
+                 remove what is there",
+                out.display()
+            ));
+        }
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p,
+            _ => return None,
+        }
+    }
+}
+
+/// Claims the report directories `claims` (each with its [`report::Owner`]) before anything
+/// runs: a place holding what is not the owner's earlier report is refused, every one said
+/// (exit 2); with `say`, the earlier reports that will be replaced are noted on stderr.
+pub(crate) fn claim_reports(
+    claims: &[(PathBuf, report::Owner)],
+    say: bool,
+) -> Result<(), ExitCode> {
+    let mut problems = Vec::new();
+    let mut replaced = Vec::new();
+    for (dir, owner) in claims {
+        match report::claim(dir, owner) {
+            Ok(report::Claim::Replaces(theirs)) => replaced.push((dir, theirs)),
+            Ok(report::Claim::New) => {}
+            Err(why) => problems.push(why),
+        }
+    }
+    if !problems.is_empty() {
+        for p in problems {
+            eprintln!("error: {p}");
+        }
+        return Err(ExitCode::from(2));
+    }
+    match replaced.as_slice() {
+        _ if !say => {}
+        [] => {}
+        [(dir, theirs)] => eprintln!(
+            "note: {} holds {}, written earlier; this {} report replaces it",
+            dir.display(),
+            theirs.words(),
+            claims[0].1.command
+        ),
+        [(dir, _), ..] => eprintln!(
+            "note: {} earlier reports (under {}) are replaced by these",
+            replaced.len(),
+            dir.parent().unwrap_or(Path::new(".")).display()
+        ),
+    }
+    Ok(())
+}
+
+/// [`out_dir_problem`] as an exit: 2 with the message, or `Ok`.
+pub(crate) fn check_out_dir(out: &Path) -> Result<(), ExitCode> {
+    match out_dir_problem(out) {
+        Some(why) => Err(bad_input(why)),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn bad_input(e: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {e}");
     ExitCode::from(2)
@@ -554,7 +676,7 @@ fn check(args: &[String], registry: &Registry, program: &str) -> ExitCode {
         Ok(loaded) => {
             warn(&loaded, registry);
             for l in loaded {
-                println!("ok  {}", l.source);
+                outln!("ok  {}", l.source);
             }
             ExitCode::SUCCESS
         }

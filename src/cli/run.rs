@@ -29,11 +29,24 @@ pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode
         args.scenarios.clone()
     };
     let names = without_repeats(names);
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut loaded = match load_all(&names, registry, program) {
         Ok(l) => l,
         Err(code) => return code,
     };
     if let Err(code) = refuse_name_clashes(&loaded) {
+        return code;
+    }
+    let claims: Vec<_> = loaded
+        .iter()
+        .map(|l| {
+            let owner = report::Owner::new("run", &l.name);
+            (report::run_dir(&args.out, &l.name), owner)
+        })
+        .collect();
+    if let Err(code) = super::claim_reports(&claims, true) {
         return code;
     }
     if let Some(text) = &args.strategy {
@@ -329,7 +342,7 @@ fn run_one(
 ) -> Result<(Summary, f64), String> {
     let dir = report::run_dir(&args.out, &l.name);
     let io = |e: std::io::Error| format!("cannot write the report of {}: {e}", l.name);
-    let staging = ReportDir::begin(&dir).map_err(io)?;
+    let staging = ReportDir::begin(&dir, &report::Owner::new("run", &l.name)).map_err(io)?;
     if std::env::var_os(ABORT_AFTER_STAGING).is_some() {
         std::process::abort();
     }

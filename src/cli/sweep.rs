@@ -86,6 +86,9 @@ fn parse_vary(texts: &[String], problems: &mut Vec<String>) -> Vec<(String, Vec<
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let mut loaded = match load_all(std::slice::from_ref(&args.scenario), registry, program) {
         Ok(mut l) => l.remove(0),
         Err(code) => return code,
@@ -111,21 +114,15 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
         Err(problems) => return super::report_problems("sweep", &problems),
     };
     let dir = args.out.join(format!("{}-sweep", grid.spec.name));
+    let owner = crate::report::Owner::new("sweep", &grid.spec.name);
+    // A shard adds its partial file: it replaces no report.
+    if let Err(code) = super::claim_reports(&[(dir.clone(), owner.clone())], shard.is_none()) {
+        return code;
+    }
     let jobs = args.jobs.map(usize::from);
     let threads = jobs.unwrap_or_else(rayon::current_num_threads);
     let runs_here = shard.unwrap_or(Shard::ALL).run_count(grid.run_count());
-    eprintln!(
-        "sweep {}: {} cells x {} seeds = {} runs{}, {threads} thread{}",
-        grid.spec.name,
-        grid.cell_count(),
-        grid.spec.seeds,
-        grid.run_count(),
-        shard.map_or(String::new(), |s| format!(
-            " (shard {}/{}: {runs_here} of them)",
-            s.index, s.of
-        )),
-        if threads == 1 { "" } else { "s" }
-    );
+    say_start(&grid, shard, runs_here, threads);
 
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
@@ -170,7 +167,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
             return failed_midway_note(true, &shown);
         }
         staging::on_interrupt_say(None);
-        println!(
+        outln!(
             "shard {}/{}: {runs_here} runs{resumed_note}, {events} events in {secs:.2} s \
              ({rate} runs/s)\n\
              partial: {}\n\
@@ -182,7 +179,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
         );
         return ExitCode::SUCCESS;
     }
-    let written = ReportDir::begin(&dir).and_then(|staging| {
+    let written = ReportDir::begin(&dir, &owner).and_then(|staging| {
         file.copy_runs_to(&staging.path("runs.csv"))?;
         write_outputs(&grid, &stats, staging, Vec::new(), program)
     });
@@ -206,8 +203,27 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
     ExitCode::SUCCESS
 }
 
+/// Says what the sweep runs (`runs_here` of its runs in `shard`, if one), on how many threads.
+fn say_start(grid: &Grid, shard: Option<Shard>, runs_here: u64, threads: usize) {
+    eprintln!(
+        "sweep {}: {} cells x {} seeds = {} runs{}, {threads} thread{}",
+        grid.spec.name,
+        grid.cell_count(),
+        grid.spec.seeds,
+        grid.run_count(),
+        shard.map_or(String::new(), |s| format!(
+            " (shard {}/{}: {runs_here} of them)",
+            s.index, s.of
+        )),
+        if threads == 1 { "" } else { "s" }
+    );
+}
+
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn merge(args: MergeArgs, registry: &Registry, program: &str) -> ExitCode {
+    if let Err(code) = super::check_out_dir(&args.out) {
+        return code;
+    }
     let entries = match std::fs::read_dir(&args.dir) {
         Ok(e) => e,
         Err(e) => return super::bad_input(format!("{}: cannot read: {e}", args.dir.display())),
@@ -243,11 +259,17 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry, program: &str) -> Exit
         Err(problems) => return super::report_problems("sweep", &problems),
     };
     // The name becomes the report directory's: the partials' must be one a scenario can have.
-    if let Some(why) = crate::scenario::names::problem(&grid.spec.name) {
+    if let Some(why) = crate::scenario::names::problem(&grid.spec.name)
+        .or_else(|| crate::scenario::names::reserved(&grid.spec.name))
+    {
         let first = &partials[0].0;
         return super::report_problems("sweep", &[format!("{first}: name: {why}")]);
     }
     let dir = args.out.join(format!("{}-sweep", grid.spec.name));
+    let owner = crate::report::Owner::new("sweep", &grid.spec.name);
+    if let Err(code) = super::claim_reports(&[(dir.clone(), owner.clone())], true) {
+        return code;
+    }
     // Merging in place keeps the partials: the new directory replaces the old one whole.
     let same = match (dir.canonicalize(), args.dir.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
@@ -273,18 +295,18 @@ pub(crate) fn merge(args: MergeArgs, registry: &Registry, program: &str) -> Exit
     let Collected { stats, runs_csv } = collected;
     let mut extra = vec![("runs.csv".to_string(), runs_csv)];
     extra.extend(keep);
-    let written = ReportDir::begin(&dir)
+    let written = ReportDir::begin(&dir, &owner)
         .and_then(|staging| write_outputs(&grid, &stats, staging, extra, program));
     if let Err(e) = written {
         return cannot_write(&dir, e);
     }
-    println!(
+    outln!(
         "merged {} partials: {} runs of {} cells",
         names.len(),
         grid.run_count(),
         grid.cell_count()
     );
-    print!("{}", summary(&grid, &stats, &dir));
+    out!("{}", summary(&grid, &stats, &dir));
     ExitCode::SUCCESS
 }
 

@@ -132,6 +132,6 @@ pub(crate) fn tables(args: TablesArgs, program: &str) -> ExitCode {
             Format::Md => tables::to_markdown(t),
         })
         .collect();
-    print!("{}", rendered.join("\n"));
+    out!("{}", rendered.join("\n"));
     ExitCode::SUCCESS
 }

@@ -1,6 +1,8 @@
-//! `report.md`: one run, readable on its own by a reviewer.
+//! `report.md`: one run, readable on its own by a reviewer. Every user string in it goes through
+//! [`crate::markdown`]'s escaping.
 
 use super::{text, Verdict};
+pub use crate::markdown::{code, escape, fence};
 use crate::outcome::Summary;
 use crate::scenario::{Fault, Scenario};
 use crate::time::format_ns;
@@ -54,7 +56,7 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
             m,
             "| {} | {until} | {} | {source} |",
             f.start(),
-            f.describe().replace('|', "\\|")
+            escape(&f.describe())
         );
     }
     if all.len() > LISTED_FAULTS {
@@ -70,7 +72,8 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
     faults_section(&mut m, scenario);
     harm_section(&mut m, s);
     availability_section(&mut m, s);
-    let _ = writeln!(m, "\n## Rerun\n\n```\n{rerun}\n```");
+    let fence = fence(rerun);
+    let _ = writeln!(m, "\n## Rerun\n\n{fence}\n{rerun}\n{fence}");
     m
 }
 
@@ -78,9 +81,9 @@ pub fn run_report(s: &Summary, scenario: &Scenario, rerun: &str) -> String {
 /// expectations that failed.
 fn head_section(m: &mut String, s: &Summary, scenario: &Scenario) {
     let verdict = Verdict::of(s);
-    let _ = writeln!(m, "# {}: {}\n", s.scenario, verdict.word());
+    let _ = writeln!(m, "# {}: {}\n", escape(&s.scenario), verdict.word());
     if !scenario.description.is_empty() {
-        let _ = writeln!(m, "{}\n", scenario.description);
+        let _ = writeln!(m, "{}\n", escape(&scenario.description));
     }
     let expect = match s.expect.passed {
         None => "none stated".to_string(),
@@ -98,9 +101,9 @@ fn head_section(m: &mut String, s: &Summary, scenario: &Scenario) {
             Some(ns) => format_ns(ns),
         }
     );
-    let _ = writeln!(m, "| strategy | `{}` |", s.strategy);
+    let _ = writeln!(m, "| strategy | {} |", code(&s.strategy));
     for own in &s.node_settings {
-        let _ = writeln!(m, "| a node's own settings | `{own}` |");
+        let _ = writeln!(m, "| a node's own settings | {} |", code(own));
     }
     let _ = writeln!(m, "| seed | {} |", s.seed);
     let _ = writeln!(m, "| simulated | {} |", format_ns(s.duration_ns));
@@ -116,7 +119,7 @@ fn head_section(m: &mut String, s: &Summary, scenario: &Scenario) {
     let drifts: Vec<String> = s
         .drift_ppm
         .iter()
-        .map(|(n, d)| format!("{n} {d:+} ppm"))
+        .map(|(n, d)| format!("{} {d:+} ppm", escape(n)))
         .collect();
     let _ = writeln!(m, "| clock drift | {} |", drifts.join(", "));
     if let Some(c) = &s.clock_error {
@@ -131,7 +134,7 @@ fn head_section(m: &mut String, s: &Summary, scenario: &Scenario) {
         let _ = writeln!(m, "| **truncated** | the run hit `limits.max_events` |");
     }
     for f in &s.expect.failures {
-        let _ = writeln!(m, "\n- expectation failed: {f}");
+        let _ = writeln!(m, "\n- expectation failed: {}", escape(f));
     }
 }
 
@@ -162,7 +165,7 @@ fn overlap_section(m: &mut String, s: &Summary) {
                 format_ns(i.start_ns),
                 format_ns(i.end_ns),
                 format_ns(i.end_ns - i.start_ns),
-                i.nodes.join(", ")
+                escape(&i.nodes.join(", "))
             );
         }
     }
@@ -261,7 +264,11 @@ fn availability_section(m: &mut String, s: &Summary) {
         r.writes_admitted, r.writes_applied, r.writes_arrived
     );
     let _ = writeln!(m, "| grants / renewals | {} / {} |", s.grants, s.renewals);
-    let msgs: Vec<String> = s.messages.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let msgs: Vec<String> = s
+        .messages
+        .iter()
+        .map(|(k, v)| format!("{} {v}", escape(k)))
+        .collect();
     let _ = writeln!(
         m,
         "| messages sent (dropped {}) | {} |",

@@ -1,6 +1,7 @@
 //! Durations as scenario files write them: a decimal number with a unit and an optional sign.
 //!
-//! `"1.5s"`, `"-200ms"`, `"3333333333ns"`, `"2m"`, `"1h"`, `"250us"`. Parsing is exact decimal
+//! `"1.5s"`, `"-200ms"`, `"3333333333ns"`, `"2m"`, `"1h"`, `"250us"`; microseconds also as `µs`
+//! (U+00B5, the micro sign) or `μs` (U+03BC, the Greek mu that keyboards give). Parsing is exact decimal
 //! arithmetic on the digits (no floating point): a value that is not a whole number of
 //! nanoseconds is an error, as is one that does not fit in an i64.
 
@@ -8,6 +9,9 @@ use crate::time::{format_ns, Dur, LocalDur};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+/// The units, as an error lists them.
+const UNITS: &str = "ns, us (or \u{b5}s, \u{3bc}s), ms, s, m (or min), h";
 
 /// Parses a duration string; the error says what was expected.
 pub fn parse_duration(text: &str) -> Result<Dur, String> {
@@ -20,19 +24,19 @@ pub fn parse_duration(text: &str) -> Result<Dur, String> {
     let split = body
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .ok_or_else(|| {
-            format!("duration {text:?} has no unit; expected one of ns, us, ms, s, m, h (e.g. \"1.5s\")")
+            format!("duration {text:?} has no unit; expected one of {UNITS} (e.g. \"1.5s\")")
         })?;
     let (number, unit) = body.split_at(split);
     let scale: i128 = match unit {
         "ns" => 1,
-        "us" | "µs" => 1_000,
+        "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
         "ms" => 1_000_000,
         "s" => 1_000_000_000,
         "m" | "min" => 60_000_000_000,
         "h" => 3_600_000_000_000,
         _ => {
             return Err(format!(
-                "duration {text:?} has unknown unit {unit:?}; expected one of ns, us, ms, s, m, h"
+                "duration {text:?} has unknown unit {unit:?}; expected one of {UNITS}"
             ))
         }
     };
@@ -139,12 +143,19 @@ mod tests {
         assert_eq!(parse_duration("0.000000001s").unwrap().ns(), 1);
         assert_eq!(parse_duration("1.50ms").unwrap().ns(), 1_500_000);
         assert_eq!(parse_duration(".5s").unwrap().ns(), 500_000_000);
+        // Microseconds: us, the micro sign (U+00B5) and the Greek mu (U+03BC) alike.
+        for us in ["250us", "250\u{b5}s", "250\u{3bc}s"] {
+            assert_eq!(parse_duration(us).unwrap().ns(), 250_000, "{us}");
+        }
     }
 
     #[test]
     fn rejects_what_is_not_a_duration() {
         assert!(parse_duration("10").unwrap_err().contains("no unit"));
         assert!(parse_duration("10 parsecs").is_err());
+        // A unit it does not know: the message lists the micro units.
+        let e = parse_duration("3xs").unwrap_err();
+        assert!(e.contains("us (or \u{b5}s, \u{3bc}s)"), "{e}");
         assert!(parse_duration("1.5ns").unwrap_err().contains("finer"));
         assert!(parse_duration("s").is_err());
         assert!(parse_duration("1.2.3s").is_err());

@@ -315,6 +315,7 @@ pub fn named_from_file_in(
 ) -> Result<(String, Scenario), LoadError> {
     let name = name_of(path);
     let bad = super::names::problem(&name)
+        .or_else(|| super::names::reserved(&name))
         .map(|why| format!("name (the file name without .ron): {why}; rename the file"));
     match (from_file_in(path, protocols), bad) {
         (Ok(s), None) => Ok((name, s)),

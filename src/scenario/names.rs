@@ -49,6 +49,28 @@ pub fn problem(name: &str) -> Option<String> {
     None
 }
 
+/// Why `name` cannot be a scenario's own name although it can be a file's, if so: it has the
+/// form of the names leasesim gives what it writes beside a report directory `DIR/NAME/` (a
+/// staging directory `.NAME.tmp-PID`, a replaced report `.NAME.old-PID`, an in-progress file
+/// `.NAME.in-progress` or `.NAME.explore-in-progress`), which a later command that writes `NAME`
+/// removes as its own leftovers once that PID has ended. Checked where a file's name becomes a
+/// scenario's ([`super::load::named_from_file_in`]).
+pub fn reserved(name: &str) -> Option<String> {
+    let rest = name.strip_prefix('.')?;
+    let aside = |kind: &str| {
+        rest.rsplit_once(kind)
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if aside(".tmp-") || aside(".old-") || rest.ends_with("in-progress") {
+        return Some(format!(
+            "{name:?} has the form of the names leasesim gives the files it writes beside a \
+             report (.NAME.tmp-PID, .NAME.old-PID, .NAME.in-progress), which a later run into \
+             the same directory removes as its own leftovers"
+        ));
+    }
+    None
+}
+
 /// The problems of the names in `s`, each with its field: its nodes' names and the message
 /// kinds its faults filter on. An empty node name is left to validation's own check of it.
 pub fn problems(s: &Scenario) -> Vec<String> {
@@ -100,6 +122,29 @@ mod tests {
         assert!(problem(&"x".repeat(201)).is_some());
         assert!(problem(&"é".repeat(101)).is_some());
         assert_eq!(problem(&"é".repeat(100)), None);
+    }
+
+    #[test]
+    fn the_forms_of_staging_names_are_reserved_for_a_scenario() {
+        for bad in [
+            ".q4.old-999999",
+            ".q4.tmp-999998",
+            ".q4-sweep.in-progress",
+            ".q4.explore-in-progress",
+            "..tmp-1",
+        ] {
+            assert!(reserved(bad).is_some(), "{bad:?} accepted");
+        }
+        for good in [
+            "q4",
+            ".hidden",
+            "q4.tmp-1",
+            ".q4.tmp-",
+            ".q4.tmp-1x",
+            ".q4.old",
+        ] {
+            assert_eq!(reserved(good), None, "{good:?} refused");
+        }
     }
 
     #[test]

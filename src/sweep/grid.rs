@@ -107,6 +107,10 @@ pub struct Grid {
 /// The most cells a grid may have (each is a scenario held in memory).
 pub const MAX_CELLS: usize = 1_000_000;
 
+/// The most runs a sweep may have, cells x seeds, every shard together: each is a line of
+/// `runs.csv` and of the in-progress file (about 100 bytes), so both stay near a gigabyte.
+pub const MAX_RUNS: u64 = 10_000_000;
+
 impl Grid {
     /// Resolves every parameter, applies every value, builds and validates every cell, whose
     /// strategy must be a built-in one. On failure, every problem found (each on its own line
@@ -129,6 +133,10 @@ impl Grid {
         let params = vary_params(&spec, &base_json, registry, &mut problems);
         // The combinations of the good values are checked even when some values were bad, so
         // that every problem is reported at once.
+        if let Some(e) = seeds_problem(spec.scenario.seed, spec.seeds) {
+            problems.push(e);
+            return Err(problems);
+        }
         let count = match grid_size(&params, spec.seeds) {
             Ok(count) => count,
             Err(e) => {
@@ -188,12 +196,13 @@ impl Grid {
         self.spec
             .scenario
             .seed
-            .wrapping_add(index % self.spec.seeds)
+            .checked_add(index % self.spec.seeds)
+            .expect("a grid's seeds are checked not to pass u64::MAX")
     }
 
     /// The run index of `cell` with seed `seed`, if that seed belongs to the cell's runs.
     pub fn index_of(&self, cell: usize, seed: u64) -> Option<u64> {
-        let i = seed.wrapping_sub(self.spec.scenario.seed);
+        let i = seed.checked_sub(self.spec.scenario.seed)?;
         (cell < self.cells.len() && i < self.spec.seeds).then(|| cell as u64 * self.spec.seeds + i)
     }
 
@@ -276,6 +285,11 @@ fn good_values(
                 // The strategy's fields are its protocol's to read.
                 registry.resolve(&s.strategy).map_err(|e| e.to_string())
             });
+        // A field the schema does not know: said as the path's missing step.
+        let applied = applied.map_err(|e| match path::missing(base_json, path) {
+            Some(why) if e.contains("unknown field") => why,
+            _ => e,
+        });
         match applied {
             Ok(_) => good.push(v.trim().to_string()),
             Err(e) => {
@@ -308,10 +322,33 @@ fn grid_size(params: &[Param], seeds: u64) -> Result<usize, String> {
             "the grid has more than {MAX_CELLS} cells; split it into several sweeps"
         ));
     };
-    if (count as u64).checked_mul(seeds.max(1)).is_none() {
-        return Err("--seeds: cells x seeds does not fit in 64 bits".into());
+    match (count as u64).checked_mul(seeds.max(1)) {
+        Some(runs) if runs <= MAX_RUNS => Ok(count),
+        _ => Err(format!(
+            "--seeds {seeds}: {count} cell{} x {seeds} seeds is more than the {MAX_RUNS} runs a \
+             sweep may have; give fewer seeds or values, or split it into several sweeps",
+            if count == 1 { "" } else { "s" }
+        )),
     }
-    Ok(count)
+}
+
+/// Why the seeds `first, first + 1, ..., first + seeds - 1` cannot be a sweep's: more than
+/// [`MAX_RUNS`] of them, or past the largest seed (they never wrap around to 0).
+fn seeds_problem(first: u64, seeds: u64) -> Option<String> {
+    if seeds > MAX_RUNS {
+        return Some(format!(
+            "--seeds {seeds}: above the limit of {MAX_RUNS} runs a sweep may have"
+        ));
+    }
+    if first.checked_add(seeds.saturating_sub(1)).is_none() {
+        return Some(format!(
+            "--seed {first} with --seeds {seeds}: the last seed would pass {}, the largest \
+             (seeds never wrap around to 0); start at most at --seed {}",
+            u64::MAX,
+            u64::MAX - (seeds - 1)
+        ));
+    }
+    None
 }
 
 /// Every one of the `count` combinations of `params` set on the base scenario (`base_json`),

@@ -332,10 +332,42 @@ pub fn set(root: &mut Value, path: &FieldPath, text: &str) -> Result<(), String>
             }
         }
     }
-    let target = locate(root, path)?;
+    let target = match locate(root, path) {
+        Ok(target) => target,
+        Err(missing) => absent_last_field(root, path).ok_or(missing)?,
+    };
     let v = parse_value(text, target)?;
     *target = v;
     Ok(())
+}
+
+/// The last field of `path`, added (unset) to its record when that record leaves it out, as a
+/// scenario leaves out an optional field it does not set (`lease.initial_leader`); `None`
+/// when the path fails before its last step. Whether the record has such a field at all is
+/// for the scenario's schema to say, when the JSON is read back (an unknown field is refused
+/// there; the caller says so with [`locate`]'s words).
+fn absent_last_field<'v>(root: &'v mut Value, path: &FieldPath) -> Option<&'v mut Value> {
+    let (Seg::Field(name), parent) = path.segs.split_last()? else {
+        return None;
+    };
+    let parent = FieldPath {
+        segs: parent.to_vec(),
+    };
+    let record = if parent.segs.is_empty() {
+        root
+    } else {
+        locate(root, &parent).ok()?
+    };
+    match through_variant(record, Some(name)) {
+        Value::Object(m) if !m.contains_key(name) => Some(m.entry(name).or_insert(Value::Null)),
+        _ => None,
+    }
+}
+
+/// Why `path` does not lead to a field of `root` as it is, if it does not (a field the record
+/// leaves out included): the words for a path whose field the schema does not know.
+pub fn missing(root: &Value, path: &FieldPath) -> Option<String> {
+    locate(&mut root.clone(), path).err()
 }
 
 #[cfg(test)]
@@ -385,9 +417,15 @@ mod tests {
     #[test]
     fn says_which_step_is_missing() {
         let mut v = json!({"lease": {"duration": "10s"}, "strategy": "CachedBool", "faults": []});
-        let e = set(&mut v, &p("lease.durration"), "1s").unwrap_err();
+        // An absent last field is added (the schema, read afterwards, refuses an unknown
+        // one); `missing` has the words for it.
+        let e = missing(&v, &p("lease.durration")).unwrap();
         assert!(e.contains("`lease` has no field `durration`"), "{e}");
         assert!(e.contains("duration"), "{e}");
+        set(&mut v, &p("lease.initial_leader"), "a").unwrap();
+        assert_eq!(v["lease"]["initial_leader"], "a");
+        let e = set(&mut v, &p("leese.duration"), "1s").unwrap_err();
+        assert!(e.contains("the scenario has no field `leese`"), "{e}");
         let e = set(&mut v, &p("faults[0].duration"), "1s").unwrap_err();
         assert!(e.contains("0 entries"), "{e}");
     }

@@ -7,6 +7,7 @@
 use super::aggregate::{CellStats, Judgement};
 use super::grid::Grid;
 use super::path::Role;
+use crate::markdown::{code, escape};
 use std::fmt::Write;
 
 /// A duration in ns, short and readable (`4.998 ms`, `10 s`, `0`).
@@ -490,30 +491,30 @@ pub fn render(
 fn write_header(m: &mut String, grid: &Grid) {
     let spec = &grid.spec;
     let s = &spec.scenario;
-    let _ = writeln!(m, "# {}: sweep\n", spec.name);
+    let _ = writeln!(m, "# {}: sweep\n", escape(&spec.name));
     if !s.description.is_empty() {
-        let _ = writeln!(m, "{}\n", s.description);
+        let _ = writeln!(m, "{}\n", escape(&s.description));
     }
     let _ = writeln!(
         m,
-        "{} cells x {} seeds = {} runs (seeds {}..={} in every cell), strategy `{}`, {} simulated per run. \
+        "{} cells x {} seeds = {} runs (seeds {}..={} in every cell), strategy {}, {} simulated per run. \
          Expectations of the scenario are not checked in a sweep.\n",
         grid.cell_count(),
         spec.seeds,
         grid.run_count(),
         s.seed,
-        s.seed.wrapping_add(spec.seeds - 1),
-        s.strategy.to_ron(),
+        s.seed.saturating_add(spec.seeds - 1),
+        code(&s.strategy.to_ron()),
         s.duration
     );
     let _ = writeln!(m, "| parameter | field | values |\n|---|---|---|");
     for p in &grid.params {
         let _ = writeln!(
             m,
-            "| `{}` | `{}` | {} |",
-            p.name,
-            p.path,
-            p.values.join(", ")
+            "| {} | {} | {} |",
+            code(&p.name),
+            code(&p.path.to_string()),
+            escape(&p.values.join(", "))
         );
     }
 }
@@ -549,7 +550,7 @@ fn write_best(m: &mut String, grid: &Grid, stats: &[CellStats]) {
                 "{}. **{}**: mean availability {:.4}% at worst, longest unavailable window {} \
                  (mean, at worst), {} (P(overlap) of a run with a handover <= {:.3} at 95%)",
                 k + 1,
-                ch.label,
+                escape(&ch.label),
                 ch.worst_availability * 100.0,
                 human_ns(worst_unavailable as f64),
                 ch.evidence_words(),
@@ -593,7 +594,7 @@ fn write_none_safe(m: &mut String, grid: &Grid, stats: &[CellStats], t: &Tally, 
         let _ = writeln!(
             m,
             "- {}: P(overlap) {:.3}, max overlap {}, mean availability {:.4}%",
-            grid.label(c),
+            escape(&grid.label(c)),
             stats[c].p_overlap(),
             human_ns(stats[c].max_overlap_ns as f64),
             stats[c].mean_availability() * 100.0
@@ -692,7 +693,7 @@ fn write_bound_tally(m: &mut String, bs: &[Boundary]) {
 /// Writes the table of every cell's results (the first rows of it).
 fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     let _ = writeln!(m, "\n## Results\n");
-    let mut header: Vec<String> = grid.params.iter().map(|p| p.name.clone()).collect();
+    let mut header: Vec<String> = grid.params.iter().map(|p| escape(&p.name)).collect();
     header.extend(
         [
             "runs",
@@ -714,7 +715,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     const ROWS: usize = 200;
     for (cell, st) in stats.iter().enumerate().take(ROWS) {
         let (lo, hi) = st.wilson();
-        let mut row: Vec<String> = grid.values(cell).iter().map(|v| v.to_string()).collect();
+        let mut row: Vec<String> = grid.values(cell).iter().map(|v| escape(v)).collect();
         row.extend([
             st.runs.to_string(),
             st.handover_runs.to_string(),
@@ -770,11 +771,11 @@ fn write_files(m: &mut String, grid: &Grid, program: &str) {
         m,
         "- `results.csv`: one row per cell, in grid order (the first parameter varies slowest).\n\
          - `runs.csv`: one row per run (`run = cell * seeds + seed - first seed`).\n\n\
-         Rerun: `{}`\n\n\
+         Rerun: {}\n\n\
          Split over K machines: add `--shard I/K` (I = 0..K-1) to each, gather the \
          `partial-I-of-K.csv` files in one directory and run `{program} sweep-merge DIR`: the \
          result is byte-identical to this one.",
-        rerun_command(program, grid)
+        code(&rerun_command(program, grid))
     );
 }
 

@@ -484,13 +484,15 @@ fn names_in(dir: &Path) -> Vec<String> {
 
 #[test]
 fn a_report_that_fails_midway_leaves_nothing_behind() {
-    use leasesim::report::ReportDir;
+    use leasesim::report::{Owner, ReportDir, MARKER};
     let dir = workdir("report-fails");
     let target = dir.join("x");
     fs::create_dir_all(&target).unwrap();
     fs::write(target.join("summary.json"), "old").unwrap();
+    let owner = Owner::new("run", "x");
+    fs::write(target.join(MARKER), serde_json::to_string(&owner).unwrap()).unwrap();
     // An I/O error midway: the staging directory goes, the old report stays whole.
-    let report = ReportDir::begin(&target).unwrap();
+    let report = ReportDir::begin(&target, &owner).unwrap();
     report.write("summary.json", b"new").unwrap();
     assert!(report.write("no/such/dir/report.md", b"x").is_err());
     drop(report);
@@ -502,7 +504,7 @@ fn a_report_that_fails_midway_leaves_nothing_behind() {
     // A panic midway: the same.
     let t = target.clone();
     let panicked = std::panic::catch_unwind(move || {
-        let report = ReportDir::begin(&t).unwrap();
+        let report = ReportDir::begin(&t, &Owner::new("run", "x")).unwrap();
         report.write("summary.json", b"new").unwrap();
         panic!("a report failing midway (expected by this test)");
     });

@@ -520,3 +520,102 @@ fn a_limit_message_never_prints_minus_zero() {
         assert!(!err.contains("-0"), "{generators}: {err}");
     }
 }
+
+/// The unescaped `|` of a Markdown table row: those not preceded by a backslash (an escaped
+/// backslash, `\\`, counted as one pair).
+fn cell_separators(row: &str) -> usize {
+    let (mut n, mut chars) = (0, row.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '|' => n += 1,
+            _ => {}
+        }
+    }
+    n
+}
+
+#[test]
+fn hostile_node_names_cannot_become_html_or_split_a_table_row_in_report_md() {
+    let dir = workdir("hostile-out-markdown");
+    let (a, b) = ("<script>alert(1)", "b|c<img src=x onload=alert(2)>`x|");
+    fs::write(dir.join("md.ron"), with_nodes("lock", a, b)).unwrap();
+    let o = leasesim(&["run", "md.ron", "--out", "out"], &dir);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let md = fs::read_to_string(dir.join("out/md/report.md")).unwrap();
+    assert!(!md.contains("<script") && !md.contains("<img"), "{md}");
+    assert!(md.contains("&lt;script>alert(1)"), "{md}");
+    let drift = md
+        .lines()
+        .find(|l| l.starts_with("| clock drift |"))
+        .unwrap();
+    // `| clock drift | ... |`: three separators, however many the names hold.
+    assert_eq!(cell_separators(drift), 3, "{drift}");
+}
+
+#[test]
+fn a_scenario_named_like_staging_is_refused_by_check() {
+    let dir = workdir("hostile-out-staging-names");
+    for name in [".q4.old-999999", ".q4.tmp-999998", ".q4-sweep.in-progress"] {
+        let file = format!("{name}.ron");
+        fs::write(dir.join(&file), with_nodes("lock", "a", "b")).unwrap();
+        let o = leasesim(&["check", &file], &dir);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(
+            stderr(&o).contains("name (the file name without .ron)")
+                && stderr(&o).contains("has the form of the names leasesim gives"),
+            "{}",
+            stderr(&o)
+        );
+        fs::remove_file(dir.join(&file)).unwrap();
+    }
+}
+
+#[test]
+fn a_report_of_another_command_or_scenario_is_never_replaced() {
+    let dir = workdir("hostile-out-clash");
+    fs::write(dir.join("q4.ron"), with_nodes("lock", "a", "b")).unwrap();
+    fs::write(dir.join("q4-sweep.ron"), with_nodes("lock", "a", "b")).unwrap();
+    let o = leasesim(&["run", "q4-sweep.ron", "--out", "out"], &dir);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let summary = fs::read(dir.join("out/q4-sweep/summary.json")).unwrap();
+    let sweep = [
+        "sweep", "q4.ron", "--vary", "T=5s", "--seeds", "1", "--out", "out",
+    ];
+    let o = leasesim(&sweep, &dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds the run report of q4-sweep, which the sweep report of q4"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        fs::read(dir.join("out/q4-sweep/summary.json")).unwrap(),
+        summary
+    );
+    // A second sweep of the same scenario replaces the first's report, and says so.
+    let first = leasesim(&[&sweep[..7], &["other"]].concat(), &dir);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let again = leasesim(&[&sweep[..7], &["other"]].concat(), &dir);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains(
+            "holds the sweep report of q4, written earlier; this sweep report replaces it"
+        ),
+        "{}",
+        stderr(&again)
+    );
+    // A directory of the user's where a report would go is left alone.
+    fs::create_dir_all(dir.join("mine/q4")).unwrap();
+    fs::write(dir.join("mine/q4/notes.txt"), "mine").unwrap();
+    let o = leasesim(&["run", "q4.ron", "--out", "mine"], &dir);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is not a leasesim report"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(names_in(&dir.join("mine/q4")), ["notes.txt"]);
+}

@@ -1,9 +1,11 @@
 //! The integration suite: one test binary, a module per behaviour.
 
 mod batch;
+mod bounds;
 mod charts;
 mod chubby;
 mod cli;
+mod closed_stdout;
 mod common;
 mod duplicates;
 mod explore;
@@ -18,6 +20,7 @@ mod layers;
 mod leaseguard;
 mod library;
 mod linearizability;
+mod messages;
 mod metamorphic;
 mod moments;
 mod newcomer;

@@ -24,14 +24,65 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 #[cfg(feature = "cli")]
 mod signals;
 #[cfg(feature = "cli")]
-pub use signals::{install_signal_handler, on_interrupt_say};
+pub use signals::install_signal_handler;
 
 static REGISTRY: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// The signal that interrupted the process, set in the signal handler itself (so before any
+/// thread wakes up to act on it), 0 while none did. Only the command line's handler sets it.
+static SIGNAL: AtomicUsize = AtomicUsize::new(0);
+
+/// What to tell the user if interrupted now (how to resume), printed when a signal ends the
+/// process.
+static ON_INTERRUPT: Mutex<Option<String>> = Mutex::new(None);
+
+/// Sets (or clears) the line printed on stderr if a signal interrupts the process.
+pub fn on_interrupt_say(note: Option<String>) {
+    *ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()) = note;
+}
+
+/// The signal (SIGINT, SIGTERM, SIGHUP) that arrived, if one did: the process is ending with
+/// 128 + it. Always `None` without the command line's signal handler.
+pub fn interrupted() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => i32::try_from(s).ok(),
+    }
+}
+
+/// If a signal arrived, ends the process as the signal handler does (every path being written
+/// removed, the note said, exit 128 + the signal); else returns at once. Long loops call it
+/// between their steps, and the command line once more after its last write, so that an
+/// interrupt always gives 128 + the signal, even one that arrived while a report was put in place.
+pub fn exit_if_interrupted() {
+    if let Some(signal) = interrupted() {
+        end_interrupted(signal);
+    }
+}
+
+/// Removes every registered path, says the note, and exits 128 + `signal`. The registry's lock
+/// is held until the process is gone, so no commit or new staging can start, and a second
+/// caller (the handler's thread and a loop at once) waits for the first's exit.
+fn end_interrupted(signal: i32) -> ! {
+    let held = registry();
+    for path in held.iter() {
+        remove_any(path);
+    }
+    if let Some(note) = ON_INTERRUPT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+    {
+        eprintln!("\n{note}");
+    }
+    std::process::exit(128 + signal);
+}
 
 /// The registry of paths being written, locked (a panic elsewhere does not poison it for us).
 pub(crate) fn registry() -> MutexGuard<'static, BTreeSet<PathBuf>> {
