@@ -18,6 +18,13 @@
 //! drawn (a state that grew with the run would show a ratio near 4 and thousands of bytes per
 //! fault).
 //!
+//! A second table judges by events rather than simulated time: each protocol with its periods at
+//! the floor the checker accepts (1 us renewals, heartbeats, retries, no-ops or clock syncs),
+//! run to [`FINE_SHORT_EVENTS`] and to ten times as many events (`limits.max_events`), with the
+//! timeline recorder the charts use attached. Its peak may grow by at most
+//! [`MAX_BYTES_PER_EVENT`] per extra event: a queue entry, a chart point or a record kept per
+//! renewal or sync (about 40 to 200 bytes each) would show at once.
+//!
 //! `cargo bench --bench memory` (a protocol's name as an argument runs only the protocols whose
 //! names contain it)
 
@@ -87,14 +94,17 @@ static ALLOCATOR: Counting = Counting;
 /// The seeds each protocol runs under: the figures are those of the median ratio, since one
 /// seed's peak hangs on the rarest coincidence of faults it happens to draw.
 const SEEDS: [u64; 3] = [7, 8, 9];
-#[allow(dead_code)]
-const DBG: () = ();
 const SHORT_S: u64 = 600;
 const LONG_S: u64 = 2400;
 /// The most the longer run's peak may exceed the shorter's...
 const MAX_RATIO: f64 = 1.3;
 /// ... unless it is no more than this per extra fault drawn.
 const MAX_BYTES_PER_FAULT: usize = 512;
+
+/// Events in the shorter of the two runs at 1 us periods; the longer runs ten times as many.
+const FINE_SHORT_EVENTS: u64 = 1_000_000;
+/// The most the longer 1 us run may hold more, per extra event.
+const MAX_BYTES_PER_EVENT: f64 = 0.5;
 
 /// Random faults every protocol below runs under: GC pauses, partitions and crashes (grantors
 /// and replicas included), so that leaders and holders change, logs grow and terms pass. Every
@@ -215,6 +225,106 @@ fn cases() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// Each protocol with its periods at the checker's floor of 1 us, by name.
+fn fine_cases() -> Vec<(&'static str, String)> {
+    let drifting = "(drift_spread_ppm: 200.0, placement: Random)";
+    let renew = r#"(duration: "5s", renew_every: "1us", retry_every: "1us", grantor_restart: Wait)"#;
+    vec![
+        (
+            "base TwoSided, renew_every 1us",
+            lock_service(r#"TwoSided(holder_margin: "10ms")"#, 1, renew, drifting),
+        ),
+        (
+            "Redlock, renew_every 1us",
+            lock_service("Redlock()", 3, renew, drifting),
+        ),
+        (
+            "ChubbySession, renew_every 1us",
+            lock_service(
+                r#"ChubbySession(grace: "10s", lock_delay: "5s")"#,
+                1,
+                r#"(duration: "12s", renew_every: "1us", retry_every: "1us")"#,
+                drifting,
+            ),
+        ),
+        (
+            "K8sLeaderElection, retry_period 1us",
+            lock_service(
+                r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "1us")"#,
+                1,
+                r#"(duration: "15s")"#,
+                drifting,
+            ),
+        ),
+        (
+            "RaftLeaderLease, heartbeat 1us",
+            replicas(
+                r#"RaftLeaderLease(election_timeout: "10s", election_jitter: "10s",
+                    heartbeat: "1us", reads: LeaseOrReadIndex, max_clock_skew: "500ms")"#,
+                r#"(duration: "9s")"#,
+                "(reads_per_second: 200.0, writes_per_second: 200.0)",
+            ),
+        ),
+        (
+            "LeaseGuard, heartbeat and noop_every 1us",
+            replicas(
+                r#"LeaseGuard(mode: LeaseGuard, max_clock_error: "200us", noop_every: "1us",
+                    election_timeout: "1s", heartbeat: "1us", log_write: "250us")"#,
+                r#"(duration: "1s")"#,
+                "(reads_per_second: 200.0, writes_per_second: 100.0)",
+            ),
+        ),
+        (
+            "TrueTime, sync_every 1us",
+            lock_service(
+                "TrueTime",
+                1,
+                r#"(duration: "5s", grantor_restart: Wait)"#,
+                r#"(drift_spread_ppm: 100.0, placement: Random,
+                    uncertainty: (base: "1ms", growth_ppm: 200.0, sync_every: "1us"))"#,
+            ),
+        ),
+    ]
+}
+
+/// Runs `text` to `events` events (or its end), timeline recorder attached: the peak of live
+/// bytes above those before it, and the events run.
+fn measure_fine(name: &str, text: &str, events: u64) -> (usize, u64) {
+    let mut s = Scenario::from_ron(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    s.limits.max_events = events;
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let (out, timeline) = leasesim::run_recorded(name, &s).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    drop(timeline);
+    (peak, out.summary.events)
+}
+
+/// The 1 us table; the names of the protocols whose memory grew with events.
+fn fine_table(filter: &[String]) -> Vec<&'static str> {
+    println!();
+    println!(
+        "| protocol at 1 us periods | peak bytes at {FINE_SHORT_EVENTS} events | at {} |          bytes more per extra event |",
+        FINE_SHORT_EVENTS * 10
+    );
+    println!("|---|---:|---:|---:|");
+    let mut failed = Vec::new();
+    for (name, text) in fine_cases() {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let (short, short_events) = measure_fine(name, &text, FINE_SHORT_EVENTS);
+        let (long, long_events) = measure_fine(name, &text, FINE_SHORT_EVENTS * 10);
+        let extra = long_events.saturating_sub(short_events).max(1);
+        let per_event = long.saturating_sub(short) as f64 / extra as f64;
+        println!("| {name} | {short} | {long} | {per_event:.3} |");
+        if per_event > MAX_BYTES_PER_EVENT {
+            failed.push(name);
+        }
+    }
+    failed
+}
+
 /// What one run held and did.
 struct Run {
     /// The peak of live bytes while it ran, above what was live before it started.
@@ -283,7 +393,14 @@ fn main() -> ExitCode {
             failed.push(name);
         }
     }
-    if failed.is_empty() {
+    let fine_failed = fine_table(&filter);
+    if !fine_failed.is_empty() {
+        eprintln!(
+            "memory grows with events at 1 us periods (more than {MAX_BYTES_PER_EVENT} bytes \
+             per extra event): {fine_failed:?}"
+        );
+    }
+    if failed.is_empty() && fine_failed.is_empty() {
         ExitCode::SUCCESS
     } else {
         eprintln!(

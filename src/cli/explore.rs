@@ -97,6 +97,15 @@ pub(crate) struct ShrinkArgs {
         value_parser = clap::value_parser!(u64).range(0..=shrink::MAX_RUNS)
     )]
     pub(crate) shrink_runs: u64,
+    /// The most simulated events the shrink's runs may take in all (at least 1, at most
+    /// 10^12): a heavy scenario's runs cost more. Deterministic, as runs are.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = shrink::DEFAULT_BUDGET_EVENTS,
+        value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000)
+    )]
+    pub(crate) shrink_events: u64,
     /// The most wall time the shrink may take, e.g. 30s or 5m (default: no limit). Not
     /// deterministic: how far the shrink gets depends on the machine.
     #[arg(long, value_name = "D", value_parser = parse_shrink_time)]
@@ -659,12 +668,19 @@ fn finish(
     let deadline = shrink_args.shrink_time.map(|d| progress.started + d);
     #[allow(clippy::disallowed_types)] // wall time for the shrink's deadline only
     let out_of_time = move || deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let spent = std::sync::atomic::AtomicU64::new(0);
+    let events_spent = || spent.load(std::sync::atomic::Ordering::Relaxed);
     let budget = shrink::Budget {
         runs: shrink_args.shrink_runs,
+        events: shrink_args.shrink_events,
+        events_spent: Some(&events_spent),
         out_of_time: deadline.map(|_| &out_of_time as &(dyn Fn() -> bool + Sync)),
     };
     let counted = |s: &Scenario| {
         let r = runner(s);
+        if let Ok(summary) = &r {
+            spent.fetch_add(summary.events, std::sync::atomic::Ordering::Relaxed);
+        }
         progress.ran();
         r
     };
@@ -827,6 +843,9 @@ fn violation_lines(
     if let Some(why) = f.shrink_stopped {
         let flag = match why {
             shrink::Stopped::Runs => format!("--shrink-runs {}", shrink_args.shrink_runs),
+            shrink::Stopped::Events => {
+                format!("--shrink-events {}", shrink_args.shrink_events)
+            }
             shrink::Stopped::Time => match shrink_args.shrink_time {
                 Some(d) => format!(
                     "--shrink-time {}",

@@ -68,10 +68,12 @@
 //! # Budget
 //!
 //! [`shrink_within`] spends at most a [`Budget`]: a number of runs (`explore --shrink-runs`,
-//! [`DEFAULT_BUDGET_RUNS`] by default), and optionally a deadline the caller checks
-//! (`--shrink-time`). When it is spent the shrink ends as at the cap, with the smallest failing
-//! scenario so far, and says why ([`Shrunk::stopped`]). A budget of runs keeps the shrink
-//! deterministic; a deadline does not (how far it gets depends on the machine).
+//! [`DEFAULT_BUDGET_RUNS`] by default), a number of simulated events over all its runs
+//! (`--shrink-events`, [`DEFAULT_BUDGET_EVENTS`] by default: runs of a heavy scenario cost far
+//! more than those of a light one, and events are what take the time), and optionally a
+//! deadline the caller checks (`--shrink-time`). When it is spent the shrink ends as at the cap, with the smallest failing
+//! scenario so far, and says why ([`Shrunk::stopped`]). A budget of runs or of events keeps the
+//! shrink deterministic; a deadline does not (how far it gets depends on the machine).
 //! For 50 faults, 5 nodes and a 60 s run (every span under a minute) a round is at most
 //! 8001 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 452, so the cap (10 000 runs: 10 s at 1 ms a
 //! run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
@@ -97,6 +99,8 @@ pub struct Shrunk {
 pub enum Stopped {
     /// Its runs (at most [`MAX_RUNS`]).
     Runs,
+    /// Its simulated events.
+    Events,
     /// Its time.
     Time,
 }
@@ -106,6 +110,7 @@ impl Stopped {
     pub fn words(self) -> &'static str {
         match self {
             Stopped::Runs => "its budget of runs ran out",
+            Stopped::Events => "its budget of simulated events ran out",
             Stopped::Time => "its time ran out",
         }
     }
@@ -114,11 +119,21 @@ impl Stopped {
 /// The default of [`Budget::runs`] (`explore --shrink-runs`).
 pub const DEFAULT_BUDGET_RUNS: u64 = 200;
 
+/// The default of [`Budget::events`] (`explore --shrink-events`): 20 to 60 s of simulation on
+/// one core, whatever a run costs.
+pub const DEFAULT_BUDGET_EVENTS: u64 = 1_000_000_000;
+
 /// What a shrink may spend.
 #[derive(Clone, Copy)]
 pub struct Budget<'a> {
     /// The most calls of `still_fails` (never more than [`MAX_RUNS`]).
     pub runs: u64,
+    /// The most simulated events over all its runs, as `events_spent` tells them; no run starts
+    /// once they are spent.
+    pub events: u64,
+    /// Asked before each run: the events the shrink's runs have taken so far (the caller runs
+    /// them). Without it, events are not counted.
+    pub events_spent: Option<&'a (dyn Fn() -> u64 + Sync)>,
     /// Asked before each run: whether the shrink's time is up. The caller holds the clock, so
     /// the shrink stays free of one; with a deadline its result depends on the machine.
     pub out_of_time: Option<&'a (dyn Fn() -> bool + Sync)>,
@@ -129,6 +144,8 @@ impl Budget<'_> {
     pub fn runs(runs: u64) -> Budget<'static> {
         Budget {
             runs,
+            events: u64::MAX,
+            events_spent: None,
             out_of_time: None,
         }
     }
@@ -144,6 +161,7 @@ impl std::fmt::Debug for Budget<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Budget")
             .field("runs", &self.runs)
+            .field("events", &self.events)
             .field("deadline", &self.out_of_time.is_some())
             .finish()
     }
@@ -228,8 +246,10 @@ pub fn worst_case(s: &Scenario) -> u64 {
 struct Shrinker<'a> {
     cur: Scenario,
     runs: u64,
-    /// The budget's runs, at most [`MAX_RUNS`], and its deadline.
+    /// The budget's runs, at most [`MAX_RUNS`], its events, and its deadline.
     max_runs: u64,
+    max_events: u64,
+    events_spent: Option<&'a (dyn Fn() -> u64 + Sync)>,
     out_of_time: Option<&'a (dyn Fn() -> bool + Sync)>,
     /// Set when a candidate went unrun for want of budget; nothing new runs after it.
     stopped: Option<Stopped>,
@@ -249,6 +269,8 @@ impl<'a> Shrinker<'a> {
             cur: s,
             runs: 0,
             max_runs: budget.runs.min(MAX_RUNS),
+            max_events: budget.events,
+            events_spent: budget.events_spent,
             out_of_time: budget.out_of_time,
             stopped: None,
             still_fails,
@@ -271,6 +293,10 @@ impl<'a> Shrinker<'a> {
         }
         if self.runs >= self.max_runs {
             self.stopped = Some(Stopped::Runs);
+            return false;
+        }
+        if self.events_spent.is_some_and(|spent| spent() >= self.max_events) {
+            self.stopped = Some(Stopped::Events);
             return false;
         }
         if self.out_of_time.is_some_and(|up| up()) {
@@ -947,13 +973,42 @@ mod tests {
     }
 
     #[test]
+    fn a_budget_of_events_stops_before_the_run_that_would_pass_it() {
+        // Each run costs its scenario's faults x 1000 events: the first (no fault) 0, the two
+        // halves of `forty`'s 36 units (see the test above) 20 000 each (the halves split the
+        // faults 20 / 20), so 40 000 after three runs. A budget of 40 000 events lets three runs
+        // go and stops the fourth; one of 40 001 lets the fourth go too.
+        let spent = std::sync::atomic::AtomicU64::new(0);
+        let costly = |c: &Scenario| {
+            let cost = c.faults.len() as u64 * 1000;
+            spent.fetch_add(cost, std::sync::atomic::Ordering::Relaxed);
+            pause_and_step(c)
+        };
+        let events_spent = || spent.load(std::sync::atomic::Ordering::Relaxed);
+        let within = |events: u64| {
+            spent.store(0, std::sync::atomic::Ordering::Relaxed);
+            let budget = Budget {
+                events,
+                events_spent: Some(&events_spent),
+                ..Budget::runs(MAX_RUNS)
+            };
+            let out = shrink_within(forty(), &costly, &budget);
+            (out.runs, out.stopped, events_spent())
+        };
+        assert_eq!(within(40_000), (3, Some(Stopped::Events), 40_000));
+        let (runs, stopped, _) = within(40_001);
+        assert!(runs > 3, "{runs}");
+        assert_eq!(stopped, Some(Stopped::Events));
+    }
+
+    #[test]
     fn a_deadline_stops_the_shrink_when_it_says_the_time_is_up() {
         // A deadline that is up from its fourth question on: 3 runs, then a stop for time.
         let asked = std::sync::atomic::AtomicU64::new(0);
         let up = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 3;
         let budget = Budget {
-            runs: MAX_RUNS,
             out_of_time: Some(&up),
+            ..Budget::runs(MAX_RUNS)
         };
         let out = shrink_within(forty(), &pause_and_step, &budget);
         assert_eq!((out.runs, out.stopped), (3, Some(Stopped::Time)));
