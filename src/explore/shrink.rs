@@ -295,7 +295,10 @@ impl<'a> Shrinker<'a> {
             self.stopped = Some(Stopped::Runs);
             return false;
         }
-        if self.events_spent.is_some_and(|spent| spent() >= self.max_events) {
+        if self
+            .events_spent
+            .is_some_and(|spent| spent() >= self.max_events)
+        {
             self.stopped = Some(Stopped::Events);
             return false;
         }

@@ -49,9 +49,10 @@
 //!   generators whose expected count (rate x duration x nodes; a drawn partition lists every
 //!   node and counts once per node) is at most 100,000. Drawing stops at twice that whatever the
 //!   draws, which a Poisson count of mean 100,000 reaches with probability below 1e-1000.
-//! - [`MAX_EVENTS`], [`DEFAULT_MAX_EVENTS`]: the engine processes about 10 million events per
-//!   second. `limits.max_events` defaults to 10^8 (about ten seconds; a run that reaches it
-//!   stops and says TRUNCATED) and may be raised to 10^10 (about a quarter of an hour). A
+//! - [`MAX_EVENTS`], [`DEFAULT_MAX_EVENTS`]: the engine processes 1.5 to 7 million events a
+//!   second on one core, by protocol and workload. `limits.max_events` defaults to 10^8 (15 to
+//!   60 s; a run that reaches it stops and says TRUNCATED) and may be raised to 10^10 (half an
+//!   hour to two hours). A
 //!   scenario whose estimated event count ([`estimated_events`], plus the protocol's own timers
 //!   and messages: heartbeats, elections, no-ops, KeepAlives, tries, each protocol's
 //!   `events_per_second` times the run) is above 10^10 could never finish and is rejected.
