@@ -479,4 +479,58 @@ mod tests {
             assert!(materialize(&s).len() > 50, "seed {seed}");
         }
     }
+
+    /// Faults at one instant are taken in the order the scenario lists them, however many
+    /// there are: the schedule is sorted by time alone, stably, as the whole schedule was
+    /// compiled and sorted at once (the module doc). 60 clock steps, listed at 2 s, 1 s, 3 s in
+    /// turn, step c1 and c2 by 1, 2, ..., 60 ms, so each is told apart by its `by`. After the
+    /// three starts at 0 (g, c1, c2 in list order) come the 20 steps at 1 s, by 2, 5, ..., 59
+    /// ms (list positions 1, 4, ..., 58), then the 20 at 2 s, by 1, 4, ..., 58 ms, then the 20
+    /// at 3 s, by 3, 6, ..., 60 ms. Simultaneous faults whose order changes an outcome (two
+    /// steps of one node's clock, a crash and a restart) rest on this; a sort that reorders
+    /// equal keys keeps a list of 20 or fewer in order, which small scenarios cannot tell apart.
+    #[test]
+    fn more_than_twenty_faults_at_one_instant_keep_their_list_order() {
+        let faults: String = (0..60)
+            .map(|i| {
+                let at = ["2s", "1s", "3s"][i % 3];
+                let node = ["c1", "c2"][i % 2];
+                let by = i + 1;
+                format!(r#"ClockStep(node: "{node}", at: "{at}", by: "{by}ms"),"#)
+            })
+            .collect();
+        let s = Scenario::from_ron(&format!(
+            r#"Scenario(
+                duration: "10s",
+                lease: (duration: "2s"),
+                strategy: TwoSided(holder_margin: "10ms"),
+                nodes: [
+                    (name: "g", role: Grantor),
+                    (name: "c1", role: Contender),
+                    (name: "c2", role: Contender),
+                ],
+                faults: [{faults}],
+            )"#
+        ))
+        .expect("a valid scenario");
+        let ids = Ids::new(&s, &[]);
+        let fixed = compile_fixed(&ids, &s).node_faults;
+        let mut feed = Feed::new(Ids::new(&s, &[]), &s, fixed);
+        let mut got = Vec::new();
+        while let Some(f) = feed.pop_node() {
+            got.push(f);
+        }
+        let mut want: Vec<(SimTime, NodeId, NodeFault)> = (0..3)
+            .map(|n| (SimTime::ZERO, n, NodeFault::Start))
+            .collect();
+        for (secs, first) in [(1, 1), (2, 0), (3, 2)] {
+            for i in (first..60).step_by(3) {
+                let by = crate::time::LocalDur::from_ms(i as i64 + 1);
+                let at = SimTime::from_ns(secs * 1_000_000_000);
+                want.push((at, 1 + i % 2, NodeFault::ClockStep { by }));
+            }
+        }
+        assert_eq!(got.len(), 63);
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    }
 }

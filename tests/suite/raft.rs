@@ -1031,3 +1031,49 @@ fn a_follower_serves_reads_its_leader_confirms_and_none_while_cut_off() {
     let out = leasesim::run_with(name, &s, strategy, None).unwrap();
     assert_eq!(out.summary.requests.reads_admitted, 16);
 }
+
+/// With CheckQuorum, a follower that heard from its leader within the election timeout ignores
+/// a pre-vote of a higher term as it ignores a vote: etcd-io/raft, raft.go, `Step`: `inLease`
+/// (checkQuorum, a known leader, electionElapsed < electionTimeout) applies to `MsgPreVote` as
+/// to `MsgVote`, and the message is dropped ("ignored ... lease is not expired"). The pre-vote
+/// alone would not stop a node cut off from its leader only from winning its other peers over.
+///
+/// By hand: perfect clocks, 1 ms messages, election timeout 10 s with no jitter, heartbeat 1 s,
+/// PreVote. r1's timer runs out at 10 s (r2 and r3 started at 2 s, theirs at 12 s): its
+/// pre-vote is granted at 10.001 s, its vote at 10.003 s, and it leads term 1 from 10.004 s,
+/// sending heartbeats every second from then. From 20 s r1 and r3 cannot reach each other;
+/// r2 reaches both. r3 last heard r1 at 19.005 s (the round of 19.004 s) and pre-votes for
+/// term 2 at 29.005 s; r2 has it at 29.006 s, 1 ms after r1's round of 29.004 s: it heard its
+/// leader lately and ignores it. r3 hears no answer at all (none of r1's, cut, nor r2's): it
+/// stays in term 1, and its next pre-vote, at 39.005 s, is never sent: the cut heals at 35 s
+/// and r1's round of 35.004 s reaches r3 at 35.005 s, a leader of its own term, which it
+/// follows again. r1 leads term 1 to the end. Were pre-votes not sticky, r2's grant would reach
+/// r3 at 29.007 s; r3 would campaign for term 2 (its vote ignored by r2, sticky for votes),
+/// refuse r1's round of term 1 at 35.005 s with term 2, deposing r1, and, its pre-vote of term
+/// 3 at 39.007 s granted by both (answers at 39.009 s) and r1's vote (no leader now) back at
+/// 39.011 s, lead term 3 from then.
+#[test]
+fn a_follower_that_heard_its_leader_lately_ignores_a_pre_vote() {
+    let text = r#"Scenario(
+        duration: "50s",
+        lease: (duration: "9s"),
+        strategy: RaftLeaderLease(election_timeout: "10s", election_jitter: "0s",
+            heartbeat: "1s", pre_vote: true, check_quorum: true),
+        nodes: [(name: "r1", role: Replica), (name: "r2", role: Replica, start: "2s"),
+                (name: "r3", role: Replica, start: "2s")],
+        network: (delay: Fixed("1ms")),
+        faults: [
+            Partition(at: "20s", duration: "15s", groups: [["r1"], ["r3"]]),
+        ],
+    )"#;
+    let s = scenario(text);
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let mut votes = Votes {
+        to: 2,
+        ..Votes::default()
+    };
+    leasesim::run_with("pre-vote-in-lease", &s, strategy, Some(&mut votes)).unwrap();
+    let leaders: Vec<(u64, Vec<(NodeId, i64)>)> = votes.leaders.by_term.into_iter().collect();
+    assert_eq!(leaders, vec![(1, vec![(0, 10_004_000_000)])]);
+    assert_eq!(votes.answers, Vec::<i64>::new(), "answers to r3");
+}

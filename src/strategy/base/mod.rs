@@ -710,6 +710,101 @@ mod tests {
         h
     }
 
+    /// Hands `f` the grantor's context (node 0 of a grantor and two contenders) when TT.now()
+    /// reads [`earliest_ns`, `latest_ns`] (its wall clock in the middle).
+    fn at_tt<R>(earliest_ns: i64, latest_ns: i64, f: impl FnOnce(&Cx) -> R) -> R {
+        const THREE: &[Role] = &[Role::Grantor, Role::Contender, Role::Contender];
+        let mid = LocalTime::from_ns((earliest_ns + latest_ns) / 2);
+        crate::strategy::with_test_cx(0, THREE, mid, |cx| {
+            cx.tt = crate::strategy::TtNow {
+                earliest: LocalTime::from_ns(earliest_ns),
+                latest: LocalTime::from_ns(latest_ns),
+            };
+            f(cx)
+        })
+    }
+
+    /// The timers `out` arms: (timer, clock, at).
+    fn armed(out: &Out<Message>) -> Vec<(TimerId, ClockKind, i64)> {
+        out.actions()
+            .iter()
+            .filter_map(|a| match *a {
+                Action::SetTimer { timer, clock, at } => Some((timer, clock, at.ns())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A TrueTime grantor treats a term as over only once TT.now().earliest has passed its end
+    /// E: Spanner's leader waits until TT.after(E), which the paper defines as
+    /// TT.now().earliest > E (Corbett et al., "Spanner", OSDI 2012, sections 3 and 4.1.1: "before
+    /// abdicating, a leader must wait until TT.after(smax)"). TT.now().latest past E only says
+    /// E may have passed.
+    ///
+    /// By hand (T = 10 s, e = 5 ms): node 1's Acquire reaches the grantor when TT.now() =
+    /// [0.995, 1.005] s: token 1 until E = latest + T = 11.005 s, the EXPIRY timer armed on
+    /// TT.earliest at E + 1 ns = 11.005000001 s. Node 2's Acquire queues behind it. The timer
+    /// is handled when (after a sync moved the bounds) TT.now() = [10.998, 11.008] s: latest
+    /// is past E, earliest is not, so no grant, and the timer waits again for earliest >
+    /// 11.005 s. At [11.005000001, 11.015000001] s the lease is free: token 2 goes to node 2
+    /// until 11.015000001 + 10 = 21.015000001 s.
+    #[test]
+    fn a_truetime_grantor_frees_the_lease_once_earliest_passes_the_expiry() {
+        let rules = Rules {
+            expiry: Expiry::TrueTime,
+            ..Rules::default()
+        };
+        let mut g = Grantor::new(rules, holder().p, Disk::default());
+        let e = 5 * MS;
+        let s = 1_000 * MS;
+        let mut out = Out::default();
+        at_tt(s - e, s + e, |cx| {
+            let acquire = Message::Acquire {
+                req: 1,
+                sent: LocalTime::from_ns(s),
+            };
+            g.on_message(cx, 1, acquire, &mut out)
+        });
+        let end = 11_005 * MS;
+        assert_eq!(armed(&out), [(EXPIRY, ClockKind::TtEarliest, end + 1)]);
+        let issued = Fact::IssuedOn {
+            token: 1,
+            to: 1,
+            clock: ClockKind::TtEarliest,
+            until: LocalTime::from_ns(end + 1),
+        };
+        assert_eq!(out.facts(), [issued]);
+        assert!(matches!(
+            sends(&mut out)[..],
+            [(1, Message::Grant { token: 1, expiry, .. })] if expiry.ns() == end
+        ));
+        at_tt(1_500 * MS - e, 1_500 * MS + e, |cx| {
+            let acquire = Message::Acquire {
+                req: 1,
+                sent: LocalTime::from_ns(1_500 * MS),
+            };
+            g.on_message(cx, 2, acquire, &mut out)
+        });
+        assert!(sends(&mut out).is_empty());
+
+        // Latest past E, earliest not: still held.
+        at_tt(10_998 * MS, 11_008 * MS, |cx| {
+            g.on_timer(cx, EXPIRY, &mut out)
+        });
+        assert_eq!(armed(&out), [(EXPIRY, ClockKind::TtEarliest, end + 1)]);
+        assert!(sends(&mut out).is_empty());
+        assert_eq!(g.holder, Some((1, 1)));
+
+        // Earliest past E: free, and node 2 is granted.
+        let (earliest, latest) = (end + 1, end + 1 + 2 * e);
+        at_tt(earliest, latest, |cx| g.on_timer(cx, EXPIRY, &mut out));
+        assert!(matches!(
+            sends(&mut out)[..],
+            [(2, Message::Grant { token: 2, expiry, .. })] if expiry.ns() == 21_015_000_001
+        ));
+        assert_eq!(g.holder, Some((2, 2)));
+    }
+
     #[test]
     fn a_grant_with_exactly_renew_every_left_renews_halfway() {
         // Received at 7 s for an Acquire sent at 50 ms: deadline 0.05 + 9.95 = 10 s, 3 s ahead,

@@ -266,7 +266,7 @@ mod tests {
     use super::msg::{Identity, Lease};
     use super::*;
     use crate::scenario::GrantorRestart;
-    use crate::strategy::{call_for_test, Action, Fact};
+    use crate::strategy::{call_for_test, Action, Fact, Store};
     use crate::time::LocalTime;
 
     const S: i64 = 1_000_000_000;
@@ -443,6 +443,236 @@ mod tests {
         };
         assert!(updates(&try_at(&mut c, 16 * S - 1, 2)).is_empty());
         assert_eq!(updates(&try_at(&mut c, 16 * S, 3)), [(5, 1)]);
+    }
+
+    const MS: i64 = 1_000_000;
+
+    /// A candidate `n` of [`protocol`] with `release_on_cancel` on (on_lost: Rerun).
+    fn releasing_candidate(n: NodeId) -> K8sNode {
+        let mut config = protocol().config();
+        config.release_on_cancel = true;
+        K8sLeaderElection::new(config, String::new()).node_logic(
+            n,
+            ROLES[n],
+            &params(),
+            Disk::default(),
+        )
+    }
+
+    /// The messages `given` sends, in order.
+    fn sent(given: &Out<Message>) -> Vec<Message> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { msg, .. } => Some(msg.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// When `given` arms timer `id`, if it does.
+    fn armed(given: &Out<Message>, id: TimerId) -> Option<i64> {
+        given.actions().iter().find_map(|a| match a {
+            Action::SetTimer { timer, at, .. } if *timer == id => Some(at.ns()),
+            _ => None,
+        })
+    }
+
+    /// Candidate 1 starts at 0 and takes the empty record: Get (req 1), the Record (no holder,
+    /// resourceVersion 0) at 1 ms, its Update (req 1, transitions 0), applied at 2 ms as
+    /// resourceVersion 1. It leads under token 1 and sleeps retry_period (SLEEP, timer 3).
+    fn leading_candidate() -> K8sNode {
+        let mut c = releasing_candidate(1);
+        call(&mut c, 1, 0, |k, cx, out| k.on_start(cx, out));
+        let none = Message::Record {
+            req: 1,
+            rv: 0,
+            lease: None,
+        };
+        let e = call(&mut c, 1, MS, |k, cx, out| k.on_message(cx, 0, none, out));
+        assert!(matches!(
+            sent(&e)[..],
+            [Message::Update { req: 1, rv: 0, .. }]
+        ));
+        let ok = Message::UpdateReply {
+            req: 1,
+            ok: true,
+            rv: 1,
+            values: Store::default(),
+        };
+        let e = call(&mut c, 1, 2 * MS, |k, cx, out| k.on_message(cx, 0, ok, out));
+        assert!(e.facts().contains(&Fact::Holding { token: 1 }));
+        assert_eq!(leads(&c), Some(1));
+        c
+    }
+
+    /// The token candidate 1 admits requests under (at 0: candidates do not read the clock).
+    fn leads(k: &K8sNode) -> Option<Token> {
+        let at = LocalTime::from_ns(0);
+        crate::strategy::with_test_cx(1, ROLES, at, |cx| k.check(cx, Request::Read { key: 0 }))
+    }
+
+    /// `release()` clears the record only if the record this candidate last observed is its
+    /// own: client-go's `LeaderElector.release` (k8s.io/client-go,
+    /// tools/leaderelection/leaderelection.go) returns at once when `!le.IsLeader()`, and
+    /// `IsLeader` compares the observed record's HolderIdentity with its own identity.
+    ///
+    /// By hand (T = 15 s, retry_period 2 s): candidate 1 leads under token 1 from 2 ms and sleeps
+    /// until 2.002 s, when a renew cycle opens with a Get (req 2). Its Record at 2.003 s says
+    /// node 2 holds (transitions 1: node 2 took over while 1 was cut off), which 1 observes (a
+    /// change) and, not having seen it unchanged for 15 s, fails the try. At 3 s an operator's
+    /// StepDown cancels it: release() Gets (req 3); the Record at 3.001 s is still node 2's. The
+    /// observed record is not its own, so there is nothing to release: no Update at all (one with
+    /// no holder on resourceVersion 5 would apply and throw node 2 out). With on_lost: Rerun it
+    /// goes straight back to the acquire loop: a Get (req 4) and nothing else.
+    #[test]
+    fn release_on_cancel_leaves_a_record_it_observed_as_anothers_alone() {
+        let mut c = leading_candidate();
+        let e = call(&mut c, 1, 2_002 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        let theirs = Message::Record {
+            req: 2,
+            rv: 5,
+            lease: Some(lease(2, 1)),
+        };
+        let e = call(&mut c, 1, 2_003 * MS, |k, cx, out| {
+            k.on_message(cx, 0, theirs, out)
+        });
+        assert!(sent(&e).is_empty());
+        let e = call(&mut c, 1, 3 * S, |k, cx, out| {
+            k.on_command(cx, Command::StepDown, out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 3 }]);
+        assert_eq!(leads(&c), None);
+        let theirs = Message::Record {
+            req: 3,
+            rv: 5,
+            lease: Some(lease(2, 1)),
+        };
+        let e = call(&mut c, 1, 3_001 * MS, |k, cx, out| {
+            k.on_message(cx, 0, theirs, out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 4 }]);
+    }
+
+    /// With on_lost: Rerun, a candidate that released runs the elector again as an ordinary
+    /// candidate, not as one still releasing: its acquire loop keeps trying every jittered
+    /// period until it takes the lease, and then it renews. client-go: `release()` returns and
+    /// `Run` returns; the application calls `LeaderElector.Run` again, which starts `acquire`'s
+    /// `wait.JitterUntil` afresh (k8s.io/client-go, tools/leaderelection/leaderelection.go).
+    ///
+    /// By hand (T = 15 s, retry_period 2 s, jitter 1.2): candidate 1 leads under token 1 from
+    /// 2 ms; StepDown at 1 s: release() Gets (req 2), its own record comes at 1.001 s, the
+    /// Update with no holder (transitions 0) is applied at 1.002 s. Rerun: a Get (req 3) at
+    /// once, answered at 1.003 s with node 2's record (transitions 1, taken in between): a
+    /// change, observed at 1.003 s, so the try fails and the next one is due a period in
+    /// [2, 4.4) s later. Each try (req 4, 5, ...) fires at its timer and is answered 1 ms later
+    /// with the same record, until a try that began at or after 1.003 + 15 = 16.003 s finds it
+    /// expired and Updates with transitions 2 (token 3). Applied, 1 leads under token 3; after
+    /// retry_period's sleep it renews (Get, its own record, an Update keeping transitions 2)
+    /// and still leads under token 3.
+    #[test]
+    fn a_rerun_after_release_acquires_and_renews_like_any_candidate() {
+        let mut c = leading_candidate();
+        let e = call(&mut c, 1, S, |k, cx, out| {
+            k.on_command(cx, Command::StepDown, out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        let own = lease(1, 0);
+        let e = call(&mut c, 1, 1_001 * MS, |k, cx, out| {
+            let record = Message::Record {
+                req: 2,
+                rv: 1,
+                lease: Some(own),
+            };
+            k.on_message(cx, 0, record, out)
+        });
+        let [Message::Update {
+            req: 2,
+            rv: 1,
+            lease: released,
+        }] = sent(&e)[..]
+        else {
+            panic!("expected the releasing Update: {:?}", sent(&e));
+        };
+        assert_eq!((released.holder, released.transitions), (None, 0));
+        let ok = |req, rv| Message::UpdateReply {
+            req,
+            ok: true,
+            rv,
+            values: Store::default(),
+        };
+        let e = call(&mut c, 1, 1_002 * MS, |k, cx, out| {
+            k.on_message(cx, 0, ok(2, 2), out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 3 }]);
+        // Node 2 took the lease at resourceVersion 3.
+        let theirs = |req| Message::Record {
+            req,
+            rv: 3,
+            lease: Some(lease(2, 1)),
+        };
+        let mut e = call(&mut c, 1, 1_003 * MS, |k, cx, out| {
+            k.on_message(cx, 0, theirs(3), out)
+        });
+        let mut req = 3;
+        let update = loop {
+            assert!(sent(&e).is_empty(), "{:?}", sent(&e));
+            let at = armed(&e, 0).expect("the next try of the acquire loop is timed");
+            assert!(at < 16_003 * MS + 4_400 * MS, "{at}");
+            req += 1;
+            let tried = call(&mut c, 1, at, |k, cx, out| k.on_timer(cx, 0, out));
+            assert_eq!(
+                sent(&tried),
+                [Message::Get { req }],
+                "the try due at {at} ns"
+            );
+            e = call(&mut c, 1, at + MS, |k, cx, out| {
+                k.on_message(cx, 0, theirs(req), out)
+            });
+            if let [Message::Update { rv: 3, lease, .. }] = sent(&e)[..] {
+                assert!(at >= 16_003 * MS);
+                break lease;
+            }
+            assert!(at < 16_003 * MS);
+        };
+        assert_eq!(
+            (update.holder.map(|h| h.node), update.token()),
+            (Some(1), 3)
+        );
+        let e = call(&mut c, 1, 20 * S, |k, cx, out| {
+            k.on_message(cx, 0, ok(req, 4), out)
+        });
+        assert!(e.facts().contains(&Fact::Holding { token: 3 }));
+        assert_eq!(leads(&c), Some(3));
+        // The renewal: SLEEP ends at 22 s, a Get, its own record, an Update, applied.
+        let sleep_end = armed(&e, 3).expect("sleeps retry_period");
+        assert_eq!(sleep_end, 22 * S);
+        let e = call(&mut c, 1, sleep_end, |k, cx, out| k.on_timer(cx, 3, out));
+        req += 1;
+        assert_eq!(sent(&e), [Message::Get { req }]);
+        let e = call(&mut c, 1, sleep_end + MS, |k, cx, out| {
+            let record = Message::Record {
+                req,
+                rv: 4,
+                lease: Some(update),
+            };
+            k.on_message(cx, 0, record, out)
+        });
+        let [Message::Update {
+            rv: 4,
+            lease: renewed,
+            ..
+        }] = sent(&e)[..]
+        else {
+            panic!("expected the renewing Update: {:?}", sent(&e));
+        };
+        assert_eq!(renewed.token(), 3);
+        call(&mut c, 1, sleep_end + 2 * MS, |k, cx, out| {
+            k.on_message(cx, 0, ok(req, 5), out)
+        });
+        assert_eq!(leads(&c), Some(3));
     }
 
     /// Candidates' periods lie in [retry_period, retry_period x (1 + jitter_factor)).

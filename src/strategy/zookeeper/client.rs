@@ -351,3 +351,110 @@ impl service_node::Client for Client {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::GrantorRestart;
+    use crate::strategy::service_node::Client as _;
+    use crate::strategy::{with_test_cx, Action, Out};
+
+    const MS: i64 = 1_000_000;
+    /// Node 0 is the server, node 1 the client.
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
+
+    fn client() -> Client {
+        let config = ZkConfig {
+            tick_time: LocalDur::from_secs(1),
+            session_timeout: LocalDur::from_secs(3),
+            bounds: super::super::server::Bounds::of(LocalDur::from_secs(1), None, None),
+            acts_while_suspended: false,
+            expiration_percent: 100,
+        };
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(3),
+            renew_every: LocalDur::from_secs(1),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: None,
+        };
+        Client::new(config, params)
+    }
+
+    /// Hands `msg` to the client at `ms` on its clocks; what it did.
+    fn deliver(c: &mut Client, ms: i64, msg: Message) -> Sink {
+        let mut out = Out::default();
+        with_test_cx(1, ROLES, LocalTime::from_ns(ms * MS), |cx| {
+            c.on_message(cx, msg, &mut out)
+        });
+        out
+    }
+
+    /// A message that arrives after readTimeout ran out but before the READ_TIMEOUT timer ran
+    /// (the two are due at the same instant, or the client was paused) does not keep the
+    /// connection: the client first turns Disconnected as of that instant, then looks at the
+    /// message, which no longer belongs to a connected session. ZooKeeper's
+    /// `ClientCnxn.SendThread.run` computes `to = readTimeout - clientCnxnSocket.getIdleRecv()`
+    /// and throws `SessionTimeoutException` when it is <= 0 *before* `doTransport` reads
+    /// anything; Curator then reports SUSPENDED and the lock holder stops.
+    ///
+    /// By hand: the session is negotiated at t = 3 s, so readTimeout = 2t/3 = 2 s. The client
+    /// hears Connected at 1 ms, Created at 2 ms and Checked (lowest, holds token 1) at 3 ms: its
+    /// last receive is 3 ms, so it turns Disconnected at 3 ms + 2 s = 2.003 s. A Pong arrives at
+    /// 2.5 s, past that instant, with the timer not yet run. Caught up first, the client is
+    /// Suspended, holds nothing, admits nothing (check: None), sends a reconnect (Connect of
+    /// session 1), and the Pong is dropped. Handled before catching up, the Pong would move its
+    /// last receive to 2.5 s and keep it holding token 1 until 4.5 s.
+    #[test]
+    fn a_message_after_the_read_timeout_finds_the_client_disconnected_first() {
+        let mut c = client();
+        with_test_cx(1, ROLES, LocalTime::from_ns(0), |cx| {
+            c.on_start(cx, &mut Out::default())
+        });
+        let t = LocalDur::from_secs(3);
+        deliver(
+            &mut c,
+            1,
+            Message::Connected {
+                session: 1,
+                timeout: t,
+            },
+        );
+        deliver(&mut c, 2, Message::Created { session: 1, seq: 1 });
+        let values = Store::default();
+        let m = Message::Checked {
+            session: 1,
+            seq: 1,
+            pred: 0,
+            values,
+        };
+        deliver(&mut c, 3, m);
+        assert_eq!(c.held, Some(1));
+        assert_eq!(c.disconnect_at(), LocalTime::from_ns(2_003 * MS));
+        // Still holding just before the instant.
+        let before = LocalTime::from_ns(2_002 * MS);
+        assert_eq!(with_test_cx(1, ROLES, before, |cx| c.check(cx)), Some(1));
+
+        let out = deliver(&mut c, 2_500, Message::Pong { session: 1 });
+        assert!(!c.connected);
+        assert!(matches!(c.state, Conn::Suspended { .. }));
+        assert_eq!(c.held, None);
+        let at = LocalTime::from_ns(2_500 * MS);
+        assert_eq!(with_test_cx(1, ROLES, at, |cx| c.check(cx)), None);
+        let reconnect = Message::Connect {
+            session: 1,
+            timeout: t,
+        };
+        let sent: Vec<&Message> = out
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { msg, .. } => Some(msg),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, [&reconnect]);
+        assert_eq!(c.belief(), Belief::None);
+    }
+}
