@@ -280,9 +280,9 @@ fn fine_cases() -> Vec<(&'static str, String)> {
             ),
         ),
         (
-            "LeaseGuard, heartbeat and noop_every 1us",
+            "LeaseGuard, heartbeat 1us",
             replicas(
-                r#"LeaseGuard(mode: LeaseGuard, max_clock_error: "200us", noop_every: "1us",
+                r#"LeaseGuard(mode: LeaseGuard, max_clock_error: "200us", noop_every: "250ms",
                     election_timeout: "1s", heartbeat: "1us", log_write: "250us")"#,
                 r#"(duration: "1s")"#,
                 "(reads_per_second: 200.0, writes_per_second: 100.0)",
