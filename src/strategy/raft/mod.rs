@@ -1376,17 +1376,7 @@ mod tests {
     /// rejection sends r1 back to what it stores and reopens a window full of lost appends.
     #[test]
     fn a_replicating_follower_gets_each_entry_once_and_a_rejection_moves_back() {
-        let mut a = replica(0);
-        let vote = Message::Vote {
-            term: 1,
-            granted: true,
-            pre: false,
-        };
-        call(&mut a, 0, |a, cx, out| {
-            a.campaign(cx, false, out);
-            a.on_message(cx, 1, vote, out);
-            a.on_message(cx, 1, ack(1, 1), out);
-        });
+        let mut a = elected();
         let fx = call(&mut a, S, |a, cx, out| {
             for value in 2..=4 {
                 a.on_request(cx, Request::Write { key: 7, value }, 1, out);
@@ -1417,17 +1407,8 @@ mod tests {
     fn a_follower_behind_the_compacted_log_gets_a_snapshot_then_appends() {
         let mut a = replica(0);
         a.core.set_retain(4);
-        let vote = Message::Vote {
-            term: 1,
-            granted: true,
-            pre: false,
-        };
         // Elected at 0 (round 1 carries the empty entry, index 1); r1 stores it: committed.
-        call(&mut a, 0, |a, cx, out| {
-            a.campaign(cx, false, out);
-            a.on_message(cx, 1, vote, out);
-            a.on_message(cx, 1, ack(1, 1), out);
-        });
+        let mut a = elected_from(a);
         assert_eq!(a.core.commit(), 1);
         // Ten writes, indices 2 to 11, each stored by r1 at once and committed; r2 is silent.
         // The leader keeps the last 4 committed entries: its base is the commit index - 4.
