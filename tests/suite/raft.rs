@@ -496,6 +496,18 @@ impl Observer for Votes {
     }
 }
 
+/// Runs scenario `text` (named `name`) watching the votes and pre-votes node `to` is answered.
+fn votes_to(to: NodeId, name: &str, text: &str) -> Votes {
+    let s = scenario(text);
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let mut votes = Votes {
+        to,
+        ..Votes::default()
+    };
+    leasesim::run_with(name, &s, strategy, Some(&mut votes)).unwrap();
+    votes
+}
+
 /// Raft's vote rule in a run: a candidate whose log ends in an older term is refused, and the
 /// replica that has the newer entry is elected once another as up to date is back.
 #[test]
@@ -539,13 +551,7 @@ fn a_lagging_replica_campaigns_in_vain_and_the_up_to_date_one_leads() {
             Restart(node: "r2", at: "48s"),
         ],
     )"#;
-    let s = scenario(text);
-    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
-    let mut votes = Votes {
-        to: 2,
-        ..Votes::default()
-    };
-    leasesim::run_with("lagging", &s, strategy, Some(&mut votes)).unwrap();
+    let votes = votes_to(2, "lagging", text);
     let leaders: Vec<(u64, Vec<(NodeId, i64)>)> = votes.leaders.by_term.into_iter().collect();
     assert_eq!(
         leaders,
@@ -1066,13 +1072,7 @@ fn a_follower_that_heard_its_leader_lately_ignores_a_pre_vote() {
             Partition(at: "20s", duration: "15s", groups: [["r1"], ["r3"]]),
         ],
     )"#;
-    let s = scenario(text);
-    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
-    let mut votes = Votes {
-        to: 2,
-        ..Votes::default()
-    };
-    leasesim::run_with("pre-vote-in-lease", &s, strategy, Some(&mut votes)).unwrap();
+    let votes = votes_to(2, "pre-vote-in-lease", text);
     let leaders: Vec<(u64, Vec<(NodeId, i64)>)> = votes.leaders.by_term.into_iter().collect();
     assert_eq!(leaders, vec![(1, vec![(0, 10_004_000_000)])]);
     assert_eq!(votes.answers, Vec::<i64>::new(), "answers to r3");
