@@ -83,6 +83,7 @@ pub mod outcome;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod shell;
 pub mod strategy;
 pub mod sweep;
 pub mod tables;

@@ -255,9 +255,13 @@ fn compare_md(base: &Loaded, strategies: &str, table: &str, program: &str) -> St
         escape(&base.scenario.description),
         base.scenario.seed
     );
+    use crate::shell::word;
     let rerun = format!(
-        "{program} compare {} --seed {} --strategies '{}'",
-        base.source, base.scenario.seed, strategies
+        "{} compare {} --seed {} --strategies {}",
+        word(program),
+        word(&base.source),
+        base.scenario.seed,
+        word(strategies)
     );
     md.push_str(&format!("\nRerun: {}\n", code(&rerun)));
     md

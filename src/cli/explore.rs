@@ -506,9 +506,15 @@ fn kinds_of(n: &Nemesis) -> Vec<&'static str> {
 
 /// The command that runs this exploration on one machine, as `program` runs it.
 fn command_line(program: &str, source: &str, args: &ExploreArgs) -> String {
-    let mut c = format!("{program} explore {source} --runs {}", args.runs);
+    use crate::shell::word;
+    let mut c = format!(
+        "{} explore {} --runs {}",
+        word(program),
+        word(source),
+        args.runs
+    );
     if let Some(p) = &args.nemesis {
-        c.push_str(&format!(" --nemesis {p}"));
+        c.push_str(&format!(" --nemesis {}", word(p)));
     }
     if args.no_swarm {
         c.push_str(" --no-swarm");
@@ -788,7 +794,7 @@ fn violation_report(
     match crate::run_recorded_with(name, &f.counterexample, strategy) {
         Ok((o, timeline)) => {
             // Relative to the report, so that its bytes do not depend on --out.
-            let rerun = format!("{program} run counterexample.ron");
+            let rerun = format!("{} run counterexample.ron", crate::shell::word(program));
             let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
             files.extend(report::run_files(&o.summary, md));
             let chart = timeline_chart(&timeline, &o.summary);

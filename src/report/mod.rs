@@ -26,9 +26,10 @@ pub fn rerun_command(
     source: &str,
     strategy_overridden: bool,
 ) -> String {
-    let mut cmd = format!("{program} run {source} --seed {}", s.seed);
+    use crate::shell::word;
+    let mut cmd = format!("{} run {} --seed {}", word(program), word(source), s.seed);
     if strategy_overridden {
-        cmd.push_str(&format!(" --strategy '{}'", s.strategy));
+        cmd.push_str(&format!(" --strategy {}", word(&s.strategy)));
     }
     cmd
 }

@@ -445,11 +445,15 @@ pub struct ChartNote {
 /// The shell command that reproduces the sweep (without `--jobs` or `--shard`, which do not
 /// change the results), as `program` (the command line's name, such as `leasesim`) runs it.
 pub fn rerun_command(program: &str, grid: &Grid) -> String {
-    let mut cmd = format!("{program} sweep {}", shell(&grid.spec.source));
+    let mut cmd = format!(
+        "{} sweep {}",
+        crate::shell::word(program),
+        crate::shell::word(&grid.spec.source)
+    );
     for (name, values) in &grid.spec.vary {
         cmd.push_str(&format!(
             " --vary {}",
-            shell(&format!("{name}={}", values.join(",")))
+            crate::shell::word(&format!("{name}={}", values.join(",")))
         ));
     }
     cmd.push_str(&format!(
@@ -457,16 +461,6 @@ pub fn rerun_command(program: &str, grid: &Grid) -> String {
         grid.spec.seeds, grid.spec.scenario.seed
     ));
     cmd
-}
-
-fn shell(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "._-/=,:+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 /// Renders `report.md`; its commands to rerun or shard the sweep name `program`.

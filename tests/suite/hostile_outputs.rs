@@ -619,3 +619,45 @@ fn a_report_of_another_command_or_scenario_is_never_replaced() {
     );
     assert_eq!(names_in(&dir.join("mine/q4")), ["notes.txt"]);
 }
+
+/// A path with a line break in a directory name (a file name cannot hold one; a directory can):
+/// the command cited in the counterexample's comment and description stays on one line,
+/// quoted as the shell reads it back, so the written file is one scenario that replays, and
+/// the reports' rerun commands quote it too.
+#[test]
+fn a_line_break_in_the_path_stays_quoted_in_what_explore_writes() {
+    let dir = workdir("explore_path_with_line_break");
+    let sub = dir.join("dir\n)//x");
+    fs::create_dir_all(&sub).unwrap();
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/explore-cached-bool-pauses.ron"),
+        sub.join("e.ron"),
+    )
+    .unwrap();
+    let o = leasesim(
+        &[
+            "explore",
+            "dir\n)//x/e.ron",
+            "--runs",
+            "200",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = fs::read_to_string(dir.join("out/e/counterexample.ron")).unwrap();
+    let header: Vec<&str> = text.lines().take_while(|l| !l.starts_with('(')).collect();
+    assert_eq!(header.len(), 3, "{text}");
+    assert!(header.iter().all(|l| l.starts_with("// ")), "{text}");
+    assert!(
+        header[0].contains(r"explore $'dir\n)//x/e.ron' --runs 200"),
+        "{}",
+        header[0]
+    );
+    fs::write(dir.join("counterexample.ron"), &text).unwrap();
+    let replay = leasesim(&["run", "counterexample.ron", "--out", "replay"], &dir);
+    assert_eq!(replay.status.code(), Some(0), "{}", stderr(&replay));
+    let md = fs::read_to_string(dir.join("out/e/report.md")).unwrap();
+    assert!(!md.contains("dir\n)"), "{md}");
+}
