@@ -284,6 +284,9 @@ impl FirstHarmOut {
 pub struct Outcome {
     pub summary: Summary,
     pub node_names: Vec<String>,
+    /// The mean number of events pending in the engine's queue as each event was taken out (a
+    /// figure of the engine's work, for `--stats` and the benchmarks; not in `summary.json`).
+    pub mean_in_flight: f64,
 }
 
 impl Outcome {
@@ -365,6 +368,7 @@ impl Outcome {
         Outcome {
             summary,
             node_names: names,
+            mean_in_flight: r.stats.in_flight_sum as f64 / r.stats.events.max(1) as f64,
         }
     }
 }

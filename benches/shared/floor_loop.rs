@@ -7,19 +7,18 @@ use rand_distr::{Distribution, Exp};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Events pending at any time.
-pub const PENDING: u64 = 200;
 /// Simulated time the events span, in ns (the canonical hour).
 pub const HOUR_NS: f64 = 3600e9;
 
-/// Pops `events` events, pushing one new event per pop; returns a checksum of the times.
-pub fn floor(events: u64) -> i64 {
+/// Pops `events` events, pushing one new event per pop, with `pending` events pending at any
+/// time; returns a checksum of the times.
+pub fn floor(events: u64, pending: u64) -> i64 {
     let mut rng = ChaCha8Rng::seed_from_u64(42);
-    // Mean gap such that PENDING events at a time cover the hour in `events` pops.
-    let gap = Exp::new(events as f64 / (PENDING as f64 * HOUR_NS)).expect("positive rate");
+    // Mean gap such that `pending` events at a time cover the hour in `events` pops.
+    let gap = Exp::new(events as f64 / (pending as f64 * HOUR_NS)).expect("positive rate");
     let mut heap: BinaryHeap<Reverse<(i64, u64, u32)>> = BinaryHeap::new();
     let mut seq = 0;
-    for slot in 0..PENDING {
+    for slot in 0..pending {
         heap.push(Reverse((gap.sample(&mut rng) as i64, seq, slot as u32)));
         seq += 1;
     }

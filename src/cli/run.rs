@@ -77,7 +77,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode
         }
     }
 
-    let results: Vec<Result<(Summary, f64), String>> = loaded
+    let results: Vec<Result<(Summary, Timing), String>> = loaded
         .par_iter()
         .map(|l| run_one(l, &args, registry, program))
         .collect();
@@ -103,7 +103,7 @@ pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode
 
 /// Prints the runs' summaries: JSON lines, one run's block, or the verdict table; then, on
 /// stderr, a note for each run whose adversarially slowed replica never led.
-fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs, program: &str) {
+fn print_results(results: &[(Summary, Timing)], loaded: &[Loaded], args: &RunArgs, program: &str) {
     print_summaries(results, loaded, args, program);
     for ((s, _), l) in results.iter().zip(loaded) {
         if let Some(note) = crate::outcome::slowed_replica_never_led(&l.scenario, s) {
@@ -112,7 +112,12 @@ fn print_results(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs, 
     }
 }
 
-fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs, program: &str) {
+fn print_summaries(
+    results: &[(Summary, Timing)],
+    loaded: &[Loaded],
+    args: &RunArgs,
+    program: &str,
+) {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -120,8 +125,9 @@ fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs
             let line = if args.stats {
                 serde_json::to_string(&WithStats {
                     summary: s,
-                    wall_seconds: *secs,
-                    events_per_second: s.events as f64 / secs.max(1e-9),
+                    wall_seconds: secs.wall_seconds,
+                    events_per_second: s.events as f64 / secs.wall_seconds.max(1e-9),
+                    mean_in_flight: secs.mean_in_flight,
                 })
             } else {
                 serde_json::to_string(s)
@@ -139,7 +145,7 @@ fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs
             text::run_block(s, &rerun, Some(&dir.display().to_string()))
         );
         if args.stats {
-            let _ = writeln!(out, "  {:<12} {}", "stats", stats_line(s.events, *secs));
+            let _ = writeln!(out, "  {:<12} {}", "stats", stats_line(s.events, secs));
         }
     } else {
         let rows: Vec<Vec<String>> = results.iter().map(|(s, _)| text::verdict_row(s)).collect();
@@ -149,7 +155,7 @@ fn print_summaries(results: &[(Summary, f64)], loaded: &[Loaded], args: &RunArgs
                 let _ = writeln!(out, "FAILED {}: {f}", s.scenario);
             }
             if args.stats {
-                let _ = writeln!(out, "{}: {}", s.scenario, stats_line(s.events, *secs));
+                let _ = writeln!(out, "{}: {}", s.scenario, stats_line(s.events, secs));
             }
         }
         let overlaps = results.iter().filter(|(s, _)| s.overlap.count > 0).count();
@@ -339,7 +345,7 @@ fn run_one(
     args: &RunArgs,
     registry: &Registry,
     program: &str,
-) -> Result<(Summary, f64), String> {
+) -> Result<(Summary, Timing), String> {
     let dir = report::run_dir(&args.out, &l.name);
     let io = |e: std::io::Error| format!("cannot write the report of {}: {e}", l.name);
     let staging = ReportDir::begin(&dir, &report::Owner::new("run", &l.name)).map_err(io)?;
@@ -386,7 +392,10 @@ fn run_one(
             Err(other) => std::panic::resume_unwind(other),
         },
     };
-    let secs = started.elapsed().as_secs_f64();
+    let secs = Timing {
+        wall_seconds: started.elapsed().as_secs_f64(),
+        mean_in_flight: outcome.mean_in_flight,
+    };
     if let Some((jsonl, perfetto)) = observers.traces {
         jsonl.close().map_err(io)?;
         perfetto.close().map_err(io)?;
@@ -424,11 +433,22 @@ struct WithStats<'a> {
     summary: &'a Summary,
     wall_seconds: f64,
     events_per_second: f64,
+    mean_in_flight: f64,
 }
 
-fn stats_line(events: u64, secs: f64) -> String {
+/// What `--stats` shows of a run beside its summary.
+pub(crate) struct Timing {
+    wall_seconds: f64,
+    /// The mean number of events pending in the engine's queue.
+    mean_in_flight: f64,
+}
+
+fn stats_line(events: u64, t: &Timing) -> String {
     format!(
-        "{events} events in {secs:.3} s of wall time: {:.0} events/s",
-        events as f64 / secs.max(1e-9)
+        "{events} events in {:.3} s of wall time: {:.0} events/s, {:.1} events in flight on \
+         average",
+        t.wall_seconds,
+        events as f64 / t.wall_seconds.max(1e-9),
+        t.mean_in_flight
     )
 }

@@ -39,6 +39,9 @@ pub(super) struct Feed {
     /// Node faults placed at protocol moments, by (time, order placed), and the faults.
     placed: BinaryHeap<Reverse<(SimTime, usize)>>,
     placed_faults: Vec<(NodeId, NodeFault)>,
+    /// When the next node fault is due (of `fixed`, `node_heads` and `placed`), kept as they
+    /// change: the run asks before every event.
+    next_node: Option<SimTime>,
 }
 
 /// A drawn fault, compiled.
@@ -68,11 +71,26 @@ impl Feed {
             given: vec![0; n],
             placed: BinaryHeap::new(),
             placed_faults: Vec::new(),
+            next_node: None,
         };
         for k in 0..n {
             feed.draw(k);
         }
+        feed.refresh();
         feed
+    }
+
+    /// Sets `next_node` after a change of the fixed list or of either heap.
+    fn refresh(&mut self) {
+        self.next_node = self.first_due();
+    }
+
+    /// The earliest of the fixed list's next, the drawn streams' and the placed faults'.
+    fn first_due(&self) -> Option<SimTime> {
+        let fixed = self.fixed.last().map(|f| f.0);
+        let drawn = self.node_heads.peek().map(|h| h.0 .0);
+        let placed = self.placed.peek().map(|h| h.0 .0);
+        [fixed, drawn, placed].into_iter().flatten().min()
     }
 
     /// Draws stream `k`'s next fault, if it has one.
@@ -97,6 +115,7 @@ impl Feed {
             }
         };
         self.next[k] = Some(compiled);
+        self.refresh();
     }
 
     /// Places node fault `fault` of `node` at `at`, no earlier than the run's time (a fault
@@ -104,19 +123,29 @@ impl Feed {
     pub(super) fn place(&mut self, at: SimTime, node: NodeId, fault: NodeFault) {
         self.placed.push(Reverse((at, self.placed_faults.len())));
         self.placed_faults.push((node, fault));
+        self.refresh();
     }
 
     /// When the next node fault is due.
+    #[inline]
     pub(super) fn next_node_at(&self) -> Option<SimTime> {
-        let fixed = self.fixed.last().map(|f| f.0);
-        let drawn = self.node_heads.peek().map(|h| h.0 .0);
-        let placed = self.placed.peek().map(|h| h.0 .0);
-        [fixed, drawn, placed].into_iter().flatten().min()
+        debug_assert_eq!(
+            self.next_node,
+            self.first_due(),
+            "the cached next fault is current"
+        );
+        self.next_node
     }
 
     /// Takes out the next node fault (at a tie, a fixed one first, then the drawn ones by
     /// stream, then those placed at moments in the order placed).
     pub(super) fn pop_node(&mut self) -> Option<(SimTime, NodeId, NodeFault)> {
+        let next = self.take_node();
+        self.refresh();
+        next
+    }
+
+    fn take_node(&mut self) -> Option<(SimTime, NodeId, NodeFault)> {
         let first = self.next_node_at()?;
         if self.fixed.last().is_some_and(|f| f.0 == first) {
             return self.fixed.pop();

@@ -153,6 +153,11 @@ impl<M> EventQueue<M> {
         }
     }
 
+    /// Events pending (scheduled and not yet taken out).
+    pub fn len(&self) -> usize {
+        self.heap.len() - usize::from(self.top_taken) + self.scheduled.len()
+    }
+
     /// When the next event is due, if there is one.
     pub fn next_at(&mut self) -> Option<SimTime> {
         self.settle();

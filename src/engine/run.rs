@@ -33,6 +33,7 @@ impl<P: Protocol> Sim<'_, P> {
                 break;
             }
             self.stats.events += 1;
+            self.stats.in_flight_sum += self.queue.len() as u64;
             assert!(
                 at >= self.now,
                 "time went backward: {at:?} < {:?}",

@@ -9,6 +9,9 @@ use crate::time::SimTime;
 pub struct Stats {
     pub events: u64,
     pub truncated: bool,
+    /// The events pending in the queue as each event was taken out, summed (over `events`,
+    /// the queue's mean length: what a bare event heap would hold for this run).
+    pub in_flight_sum: u64,
     /// Messages sent, by kind (indexed as the protocol's `KINDS`).
     pub messages_sent: Vec<u64>,
     pub messages_dropped: u64,

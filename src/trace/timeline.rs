@@ -178,6 +178,18 @@ pub struct Recorder {
     clock_stride: Vec<(u64, u64)>,
 }
 
+/// The bin of `t_ns` among [`BINS`] equal bins of a run `width_ns` long (clamped to the first
+/// and the last): floor(t * BINS / width), in 64 bits when the product fits (every run shorter
+/// than 106 days), else in 128; both exact, so the bin is the same either way.
+fn bin_of(t_ns: i64, width_ns: i64) -> usize {
+    let bins = BINS as i64;
+    let q = match t_ns.checked_mul(bins) {
+        Some(p) => i128::from(p / width_ns),
+        None => i128::from(t_ns) * i128::from(bins) / i128::from(width_ns),
+    };
+    q.clamp(0, i128::from(bins - 1)) as usize
+}
+
 impl Recorder {
     /// A recorder for a run of `node_names` with `roles`, lasting until `end`. `cuts` are the
     /// scenario's network cuts (they are not events of the run).
@@ -214,8 +226,7 @@ impl Recorder {
             self.exact_counts[k] += 1;
             self.tl.marks.push(Mark { t, node, kind });
         }
-        let w = self.end_hint.ns().max(1) as i128;
-        let bin = ((t.ns() as i128 * BINS as i128) / w).clamp(0, BINS as i128 - 1) as usize;
+        let bin = bin_of(t.ns(), self.end_hint.ns().max(1));
         self.tl.bins[node][k][bin] += 1;
     }
 
@@ -492,5 +503,25 @@ impl Recorder {
             SimTime::from_ns(s.duration.ns()),
             cuts,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bins split the run evenly, the last instant falls in the last bin, and a product past
+    /// 64 bits takes the 128-bit path to the same floor.
+    #[test]
+    fn bins_split_the_run_evenly_in_64_or_128_bits() {
+        let w = 3_600_000_000_000; // an hour: 3.6 s a bin
+        assert_eq!(bin_of(0, w), 0);
+        assert_eq!(bin_of(3_599_999_999, w), 0); // 3.599999999 s * 1000 / 3600 s = 0.99...
+        assert_eq!(bin_of(3_600_000_000, w), 1);
+        assert_eq!(bin_of(w - 1, w), BINS - 1);
+        assert_eq!(bin_of(w, w), BINS - 1); // clamped
+                                            // t * 1000 overflows i64: (2^62 - 1) * 1000 / (2^63 - 1) = 499.99..., so 499.
+        assert_eq!(bin_of(i64::MAX / 2, i64::MAX), 499);
+        assert_eq!(bin_of(i64::MAX, i64::MAX), BINS - 1);
     }
 }
