@@ -551,3 +551,43 @@ fn a_paused_node_keeps_a_bounded_backlog() {
         "backlog {backlog}: {s:?}"
     );
 }
+
+/// The fuzz corpus's reproducers of past bugs (`fuzz/reproducers`), replayed as the fuzz target
+/// runs them: each loads and validates, and runs capped at 20,000 events with the chart
+/// recorder, the reports and the timeline's layout; written minimal, it reads back as itself.
+/// Each file is named in the directory's README, so none is added without saying what it was.
+#[test]
+fn every_fuzz_reproducer_loads_runs_and_reads_back() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/reproducers");
+    let readme = fs::read_to_string(dir.join("README.md")).unwrap();
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 9, "{files:?}");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let stem = name.trim_end_matches(".ron");
+        let listed = readme.contains(&format!("`{name}`"))
+            || (stem.ends_with("-1us") && readme.contains("`*-1us.ron`"));
+        assert!(
+            listed,
+            "{name} is not described in fuzz/reproducers/README.md"
+        );
+        let text = fs::read_to_string(&path).unwrap();
+        let mut s = load::from_text(&name, &text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        s.limits.max_events = 20_000;
+        let (outcome, timeline) = leasesim::run_recorded(stem, &s).expect("it builds");
+        assert_eq!(outcome.summary.events, 20_000, "{name}: the cap is reached");
+        let md = leasesim::report::markdown::run_report(&outcome.summary, &s, "rerun");
+        assert!(
+            !md.contains("<b onload"),
+            "{name}: markup escaped in report.md"
+        );
+        let _ = timeline_scene(&timeline, &outcome.summary);
+        let back = leasesim::Scenario::from_ron(&s.to_ron_minimal()).expect("reads back");
+        assert_eq!(back.to_ron(), s.to_ron(), "{name}");
+    }
+}
