@@ -1082,6 +1082,23 @@ mod tests {
         assert!(!check(&d, 2000, read(8)));
     }
 
+    /// Reads stop two clock errors before the newest committed entry's lease ends, to the
+    /// nanosecond: key 7's write at 100 ms, T = 1 s, e = 200 us, so the last read is served
+    /// at 100 + 1000 - 2 * 0.2 = 1099.6 ms less 1 ns (one error would give 1099.8 ms, none
+    /// 1100 ms).
+    #[test]
+    fn reads_stop_two_clock_errors_before_the_newest_committed_lease_ends() {
+        let (b, _) = elected(LeaseGuardMode::LeaseGuard);
+        let read_at = |ns| {
+            let at = LocalTime::from_ns(ns);
+            crate::strategy::with_test_cx(1, ROLES, at, |cx| {
+                b.check(cx, Request::Read { key: 7 }).is_some()
+            })
+        };
+        assert!(read_at(1_099_599_999));
+        assert!(!read_at(1_099_600_000));
+    }
+
     #[test]
     fn quorum_reads_are_served_from_the_state_once_their_entry_commits() {
         // b leads term 2 with a's entries 1 to 3 (writes of keys 7 and 8), knowing only 1 and 2

@@ -1403,6 +1403,43 @@ mod tests {
         assert_eq!(entries_to(&fx, 1), [5]);
     }
 
+    /// TiKV's proposal lease (`ProposalQuorum`): an entry's commit renews the lease from the
+    /// time the leader proposed it, not from the commit; an acknowledgement that commits
+    /// nothing new renews nothing, heartbeats included.
+    #[test]
+    fn a_committed_proposal_renews_the_lease_from_its_proposal_time() {
+        let mut a = elected_from(replica_with(0, |c| c.lease_rule = RaftRule::ProposalQuorum));
+        // The empty entry, proposed at 0, committed at 0: the lease runs to 0 + 9 s.
+        assert_eq!(a.lease_until, Some(at(9 * S)));
+        // A write proposed at 2 s (index 2), then the heartbeat round 2 at 3 s.
+        call(&mut a, 2 * S, |a, cx, out| {
+            a.on_request(cx, Request::Write { key: 7, value: 1 }, 1, out)
+        });
+        call(&mut a, 3 * S, |a, cx, out| a.heartbeat_round(cx, out));
+        // At 4 s node 1 answers round 2 storing only index 1: nothing new commits, and a
+        // heartbeat round does not renew a proposal lease.
+        call(&mut a, 4 * S, |a, cx, out| {
+            a.on_message(cx, 1, ack(1, 2), out)
+        });
+        assert_eq!((a.core.commit(), a.lease_until), (1, Some(at(9 * S))));
+        // At 5 s it stores index 2: the write commits, the lease runs to its proposal at 2 s
+        // + 9 s = 11 s (from the commit it would be 14 s).
+        call(&mut a, 5 * S, |a, cx, out| {
+            a.on_message(cx, 1, ack(2, 2), out)
+        });
+        assert_eq!((a.core.commit(), a.lease_until), (2, Some(at(11 * S))));
+        // Under the heartbeat rule the same acknowledgements renew from round 2's send at 3 s.
+        let mut h = elected();
+        call(&mut h, 2 * S, |a, cx, out| {
+            a.on_request(cx, Request::Write { key: 7, value: 1 }, 1, out)
+        });
+        call(&mut h, 3 * S, |a, cx, out| a.heartbeat_round(cx, out));
+        call(&mut h, 4 * S, |a, cx, out| {
+            a.on_message(cx, 1, ack(1, 2), out)
+        });
+        assert_eq!(h.lease_until, Some(at(12 * S)));
+    }
+
     #[test]
     fn a_follower_behind_the_compacted_log_gets_a_snapshot_then_appends() {
         let mut a = replica(0);
