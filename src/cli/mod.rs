@@ -142,7 +142,8 @@ pub(crate) struct RunArgs {
     /// Print each summary as one JSON object per line instead of text.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Also print events processed and events per second of wall time.
+    /// Also print events processed, events per second of wall time and the mean number of
+    /// events in flight in the engine's queue.
     #[arg(long)]
     pub(crate) stats: bool,
     /// Also write trace.jsonl (every event) and trace.perfetto.json (for ui.perfetto.dev).

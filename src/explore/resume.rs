@@ -137,3 +137,110 @@ impl InProgress {
         let _ = fs::remove_file(&self.path);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(run: u64) -> RunRecord {
+        RunRecord {
+            run,
+            seed: 100 + run,
+            kinds: vec!["pauses".into()],
+            violation: None,
+            min_slack_ns: Some(run as i64),
+            closest_call_ns: None,
+            events: 10 * run,
+        }
+    }
+
+    /// A fresh directory for one test's file.
+    fn file(test: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("leasesim-resume-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir.join("sub").join(".e.explore-in-progress")
+    }
+
+    /// Shard runs: the k-th run of shard 2 of 3 is 3k + 1.
+    fn shard_run(k: u64) -> u64 {
+        3 * k + 1
+    }
+
+    /// Written, cut in the middle of a line, and resumed: the whole records come back in order,
+    /// the cut line is dropped, and appending goes on after the last whole one.
+    #[test]
+    fn a_resume_keeps_the_whole_records_and_appends_after_them() {
+        let path = file("keeps");
+        let mut p = InProgress::open(&path, "M", false, &shard_run).unwrap();
+        assert!(p.resumed.is_empty() && !p.discarded);
+        p.append(&[record(1), record(4)]).unwrap();
+        p.append(&[record(7)]).unwrap();
+        drop(p);
+        let written = fs::read_to_string(&path).unwrap();
+        assert_eq!(written.lines().count(), 4, "{written}");
+        assert!(written.starts_with("M\n"));
+        // A kill cuts the last record short.
+        let cut = written.len() - 5;
+        fs::write(&path, &written[..cut]).unwrap();
+        let mut p = InProgress::open(&path, "M", true, &shard_run).unwrap();
+        assert_eq!(p.resumed, vec![record(1), record(4)]);
+        assert!(!p.discarded);
+        p.append(&[record(7)]).unwrap();
+        drop(p);
+        assert_eq!(fs::read_to_string(&path).unwrap(), written);
+        let p = InProgress::open(&path, "M", true, &shard_run).unwrap();
+        assert_eq!(p.resumed, vec![record(1), record(4), record(7)]);
+        p.remove();
+        assert!(!path.exists());
+    }
+
+    /// Records stop being kept at the first that is not the shard's next run (or not a record);
+    /// the file is cut there.
+    #[test]
+    fn a_resume_stops_at_the_first_record_out_of_order() {
+        let path = file("order");
+        let mut p = InProgress::open(&path, "M", false, &shard_run).unwrap();
+        p.append(&[record(1), record(7), record(4)]).unwrap();
+        drop(p);
+        let p = InProgress::open(&path, "M", true, &shard_run).unwrap();
+        assert_eq!(p.resumed, vec![record(1)]);
+        drop(p);
+        let kept = fs::read_to_string(&path).unwrap();
+        assert_eq!(kept.lines().count(), 2, "{kept}");
+        let mut text = kept.clone();
+        text.push_str("not a record\n");
+        fs::write(&path, &text).unwrap();
+        let p = InProgress::open(&path, "M", true, &shard_run).unwrap();
+        assert_eq!(p.resumed, vec![record(1)]);
+    }
+
+    /// Another exploration's file is refused with `--resume`; without it, any file is started
+    /// over (and said to be), and a file with only its first line resumes nothing.
+    #[test]
+    fn another_explorations_file_is_refused_and_without_resume_started_over() {
+        let path = file("other");
+        let mut p = InProgress::open(&path, "M", false, &shard_run).unwrap();
+        p.append(&[record(1)]).unwrap();
+        drop(p);
+        let err = InProgress::open(&path, "N", true, &shard_run).unwrap_err();
+        assert!(
+            err.contains("an interrupted exploration of another"),
+            "{err}"
+        );
+        let p = InProgress::open(&path, "N", false, &shard_run).unwrap();
+        assert!(p.resumed.is_empty() && p.discarded);
+        drop(p);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "N\n");
+        let p = InProgress::open(&path, "N", true, &shard_run).unwrap();
+        assert!(p.resumed.is_empty() && !p.discarded);
+        drop(p);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "N\n");
+        // A first line cut short is no manifest: started over.
+        fs::write(&path, "N").unwrap();
+        let p = InProgress::open(&path, "N", true, &shard_run).unwrap();
+        assert!(p.resumed.is_empty());
+        drop(p);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "N\n");
+    }
+}

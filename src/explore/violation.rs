@@ -89,3 +89,84 @@ impl Violation {
         e
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::IntervalOut;
+
+    /// A SAFE run's summary (the bundled two-sided Q4 story), to change one figure at a time.
+    fn safe() -> Summary {
+        let text = crate::scenario::library::text("q4-gc-pause-two-sided").expect("bundled");
+        let s = crate::Scenario::from_ron(text).expect("parses");
+        let summary = crate::run("q4", &s).expect("builds").summary;
+        assert_eq!(Violation::of(&summary), None);
+        summary
+    }
+
+    fn with(f: impl FnOnce(&mut Summary)) -> Summary {
+        let mut s = safe();
+        f(&mut s);
+        s
+    }
+
+    fn overlap(authority: Authority) -> IntervalOut {
+        IntervalOut {
+            start_ns: 1,
+            end_ns: 2,
+            nodes: vec!["a".into(), "b".into()],
+            authority,
+        }
+    }
+
+    /// An overlap comes first, of its first interval's authority; then unsafe writes, then
+    /// stale reads; one harm alone is enough.
+    #[test]
+    fn a_run_is_judged_overlap_first_then_unsafe_writes_then_stale_reads() {
+        let stale = with(|s| s.stale_reads = 1);
+        assert_eq!(Violation::of(&stale), Some(Violation::StaleReads));
+        let unsafe_write = with(|s| s.unsafe_writes = 1);
+        assert_eq!(Violation::of(&unsafe_write), Some(Violation::UnsafeWrites));
+        let both = with(|s| (s.unsafe_writes, s.stale_reads) = (1, 1));
+        assert_eq!(Violation::of(&both), Some(Violation::UnsafeWrites));
+        let read_first = with(|s| {
+            s.overlap.intervals = vec![overlap(Authority::Read), overlap(Authority::Write)];
+            s.unsafe_writes = 1;
+        });
+        assert_eq!(Violation::of(&read_first), Some(Violation::ReadOverlap));
+        let write = with(|s| s.overlap.intervals = vec![overlap(Authority::Write)]);
+        assert_eq!(Violation::of(&write), Some(Violation::WriteOverlap));
+        let zombie = with(|s| s.zombie_actions = 5);
+        assert_eq!(
+            Violation::of(&zombie),
+            None,
+            "a zombie action is not a violation"
+        );
+    }
+
+    /// A shrink keeps a run while it shows the same kind: the same authority overlapping, or
+    /// the same harm with or without an overlap.
+    #[test]
+    fn a_violation_is_shown_by_the_same_authority_or_the_same_harm() {
+        let safe = safe();
+        let stale = with(|s| s.stale_reads = 2);
+        let unsafe_write = with(|s| s.unsafe_writes = 2);
+        let read = with(|s| s.overlap.intervals = vec![overlap(Authority::Read)]);
+        let write = with(|s| s.overlap.intervals = vec![overlap(Authority::Write)]);
+        let cases = [
+            (Violation::StaleReads, [false, true, false, false, false]),
+            (Violation::UnsafeWrites, [false, false, true, false, false]),
+            (Violation::ReadOverlap, [false, false, false, true, false]),
+            (Violation::WriteOverlap, [false, false, false, false, true]),
+        ];
+        for (v, shown) in cases {
+            let got = [&safe, &stale, &unsafe_write, &read, &write].map(|s| v.shown_by(s));
+            assert_eq!(got, shown, "{v:?}");
+        }
+        let stale_and_overlap = with(|s| {
+            s.stale_reads = 1;
+            s.overlap.intervals = vec![overlap(Authority::Write)];
+        });
+        assert!(Violation::StaleReads.shown_by(&stale_and_overlap));
+    }
+}

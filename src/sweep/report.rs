@@ -747,14 +747,18 @@ fn write_charts(m: &mut String, charts: &[ChartNote], skipped: &[String]) {
         let _ = writeln!(
             m,
             "### {}\n\n![{}]({}.png)\n\n(also `{}.svg`)\n",
-            c.caption, c.caption, c.file, c.file
+            escape(&c.caption),
+            escape(&c.caption).replace('[', "\\[").replace(']', "\\]"),
+            c.file,
+            c.file
         );
     }
     if charts.is_empty() {
         let _ = writeln!(m, "No chart applies to this grid.\n");
     }
     for s in skipped {
-        let _ = writeln!(m, "- skipped: {s}");
+        // Why a chart was skipped may name the sweep's parameters and values.
+        let _ = writeln!(m, "- skipped: {}", escape(s));
     }
 }
 
