@@ -169,4 +169,34 @@ mod tests {
         });
         assert!(Violation::StaleReads.shown_by(&stale_and_overlap));
     }
+
+    /// The pin of a harm says whether the run also overlapped; the pin of an overlap gives its
+    /// count and its longest interval exactly.
+    #[test]
+    fn a_pin_holds_what_the_run_showed() {
+        let stale = with(|s| s.stale_reads = 1);
+        let e = Violation::StaleReads.pin(&stale);
+        assert_eq!(
+            (e.overlap, e.stale_reads, e.unsafe_writes),
+            (Some(false), Some(true), None)
+        );
+        let both = with(|s| {
+            (s.unsafe_writes, s.overlap.count) = (1, 1);
+        });
+        let e = Violation::UnsafeWrites.pin(&both);
+        assert_eq!(
+            (e.overlap, e.unsafe_writes, e.stale_reads),
+            (Some(true), Some(true), None)
+        );
+        let e = Violation::StaleReads.pin(&with(|s| (s.stale_reads, s.overlap.count) = (1, 2)));
+        assert_eq!(e.overlap, Some(true));
+        let overlap = with(|s| (s.overlap.count, s.overlap.max_ns) = (3, 42));
+        let e = Violation::WriteOverlap.pin(&overlap);
+        assert_eq!((e.overlap, e.overlap_count), (Some(true), Some(3)));
+        let exact = Some(Dur::from_ns(42));
+        assert_eq!(
+            (e.max_overlap_at_least, e.max_overlap_at_most),
+            (exact, exact)
+        );
+    }
 }
