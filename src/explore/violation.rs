@@ -183,6 +183,8 @@ mod tests {
         let both = with(|s| {
             (s.unsafe_writes, s.overlap.count) = (1, 1);
         });
+        let e = Violation::UnsafeWrites.pin(&with(|s| s.unsafe_writes = 1));
+        assert_eq!((e.overlap, e.unsafe_writes), (Some(false), Some(true)));
         let e = Violation::UnsafeWrites.pin(&both);
         assert_eq!(
             (e.overlap, e.unsafe_writes, e.stale_reads),
