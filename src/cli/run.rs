@@ -121,13 +121,13 @@ fn print_summaries(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        for (s, secs) in results {
+        for (s, timing) in results {
             let line = if args.stats {
                 serde_json::to_string(&WithStats {
                     summary: s,
-                    wall_seconds: secs.wall_seconds,
-                    events_per_second: s.events as f64 / secs.wall_seconds.max(1e-9),
-                    mean_in_flight: secs.mean_in_flight,
+                    wall_seconds: timing.wall_seconds,
+                    events_per_second: s.events as f64 / timing.wall_seconds.max(1e-9),
+                    mean_in_flight: timing.mean_in_flight,
                 })
             } else {
                 serde_json::to_string(s)
@@ -135,7 +135,7 @@ fn print_summaries(
             let _ = writeln!(out, "{}", line.expect("a summary serializes"));
         }
     } else if results.len() == 1 {
-        let (s, secs) = &results[0];
+        let (s, timing) = &results[0];
         let l = &loaded[0];
         let rerun = report::rerun_command(program, s, &l.source, args.strategy.is_some());
         let dir = report::run_dir(&args.out, &l.name);
@@ -145,17 +145,17 @@ fn print_summaries(
             text::run_block(s, &rerun, Some(&dir.display().to_string()))
         );
         if args.stats {
-            let _ = writeln!(out, "  {:<12} {}", "stats", stats_line(s.events, secs));
+            let _ = writeln!(out, "  {:<12} {}", "stats", stats_line(s.events, timing));
         }
     } else {
         let rows: Vec<Vec<String>> = results.iter().map(|(s, _)| text::verdict_row(s)).collect();
         let _ = write!(out, "{}", text::table(&text::VERDICT_HEADER, &rows));
-        for (s, secs) in results {
+        for (s, timing) in results {
             for f in &s.expect.failures {
                 let _ = writeln!(out, "FAILED {}: {f}", s.scenario);
             }
             if args.stats {
-                let _ = writeln!(out, "{}: {}", s.scenario, stats_line(s.events, secs));
+                let _ = writeln!(out, "{}: {}", s.scenario, stats_line(s.events, timing));
             }
         }
         let overlaps = results.iter().filter(|(s, _)| s.overlap.count > 0).count();
@@ -392,7 +392,7 @@ fn run_one(
             Err(other) => std::panic::resume_unwind(other),
         },
     };
-    let secs = Timing {
+    let timing = Timing {
         wall_seconds: started.elapsed().as_secs_f64(),
         mean_in_flight: outcome.mean_in_flight,
     };
@@ -418,7 +418,7 @@ fn run_one(
         .and_then(|()| staging.write("timeline.png", &chart.png))
         .and_then(|()| staging.commit());
     written.map_err(io)?;
-    Ok((s, secs))
+    Ok((s, timing))
 }
 
 /// Set in the environment, `run` aborts (as an allocator that ran out of memory does: no

@@ -600,3 +600,44 @@ fn sigterm_during_a_run_leaves_no_staging_directory() {
     assert_eq!(status.code(), Some(143), "{status:?}");
     assert_eq!(names_in(&out), Vec::<String>::new());
 }
+
+/// `--stats` adds the wall time, events/s and the mean queue length, in text and in JSON. In
+/// q4-gc-pause-two-sided each contender (a, and b from 100 ms) always has its next read and its
+/// next write arrival queued, paused or not (arrivals keep coming), so the queue holds at least
+/// 4 events from 100 ms of the 40 s on; with messages, timers and reads in service on top, the
+/// mean lies between 3.9 and 16 (it is 7.1).
+#[test]
+fn stats_show_the_wall_time_and_the_mean_queue_length() {
+    let dir = workdir("stats_fields");
+    let o = leasesim(
+        &[
+            "run",
+            "q4-gc-pause-two-sided",
+            "--json",
+            "--stats",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let wall = v["wall_seconds"].as_f64().unwrap();
+    let events = v["events"].as_f64().unwrap();
+    let rate = v["events_per_second"].as_f64().unwrap();
+    assert!(
+        wall > 0.0 && (rate * wall - events).abs() <= events * 1e-9,
+        "{v}"
+    );
+    let in_flight = v["mean_in_flight"].as_f64().unwrap();
+    assert!((3.9..16.0).contains(&in_flight), "{in_flight}");
+    let o = leasesim(
+        &["run", "q4-gc-pause-two-sided", "--stats", "--out", "out"],
+        &dir,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains(&format!("{in_flight:.1} events in flight on average")),
+        "{text}"
+    );
+}
