@@ -408,6 +408,14 @@ mod tests {
     }
 
     #[test]
+    fn the_mode_is_the_most_frequent_value_and_the_least_on_a_tie() {
+        // 3 twice, 1 twice, 7 once: a tie between 1 and 3, resolved to the least.
+        assert_eq!(mode(vec![3, 7, 1, 3, 1]), Some((1, 2)));
+        assert_eq!(mode(vec![5, 2, 5]), Some((5, 2)));
+        assert_eq!(mode(Vec::<i64>::new()), None);
+    }
+
+    #[test]
     fn power_counts_handovers_and_ranks_the_slack() {
         // Slacks 40, 10, 30, 20 ns and two runs without a handover: 4 handovers of 6 runs.
         // Sorted 10 20 30 40: p10 = rank ceil(0.4) = 1 (10), median = rank 2 (20), p90 = rank

@@ -3,6 +3,7 @@
 //! `--jobs` or shards.
 
 use crate::common::{leasesim, same_reports, workdir};
+use leasesim::scenario::nemesis::Nemesis;
 use leasesim::scenario::{Fault, FreezeClock, PauseKind, Scenario};
 use std::fs;
 use std::path::Path;
@@ -23,6 +24,18 @@ fn explore(test: &str, args: &[&str]) -> (i32, std::path::PathBuf) {
         String::from_utf8_lossy(&out.stderr)
     );
     (code, dir)
+}
+
+/// [`explore`], and what it printed.
+fn explore_printing(test: &str, args: &[&str]) -> (i32, std::path::PathBuf, String) {
+    let dir = workdir(test);
+    let mut all = vec!["explore"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", "out"]);
+    let out = leasesim(&all, &dir);
+    let code = out.status.code().expect("an exit code");
+    assert!(code == 0 || code == 1, "explore {args:?}: exit {code}");
+    (code, dir, String::from_utf8(out.stdout).unwrap())
 }
 
 fn json(path: &Path) -> serde_json::Value {
@@ -60,7 +73,7 @@ fn figures(s: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn a_cached_bool_holder_under_pauses_shrinks_to_one_pause() {
-    let (code, dir) = explore(
+    let (code, dir, stdout) = explore_printing(
         "explore-cached-bool",
         &["explore-cached-bool-pauses", "--runs", "200"],
     );
@@ -100,6 +113,30 @@ fn a_cached_bool_holder_under_pauses_shrinks_to_one_pause() {
     assert_eq!(e["violation"]["kind"], "write_overlap");
     assert_eq!(e["violation"]["after"]["faults"], 1);
     assert!(e["violation"]["before"]["faults"].as_u64().unwrap() >= 1);
+    // The envelope, as RON, is the scenario's `nemesis` block: GC pauses up to 20 s, 1 a minute.
+    let nemesis: Nemesis = leasesim::scenario::ron_options()
+        .from_str(e["nemesis"].as_str().expect("RON text"))
+        .unwrap();
+    let pauses = nemesis.pauses.expect("pauses");
+    assert_eq!((pauses.max.ns(), pauses.per_minute), (20_000 * MS, 1.0));
+    assert_eq!(nemesis.freezes, None);
+    // The printed figures are the counterexample's: one overlap of `overlap` ns. The cached
+    // bool acts (and reads) while it overlaps, so the harm counts are the summary's.
+    let found = stdout
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("found"))
+        .expect("a `found` line")
+        .trim_start();
+    assert_eq!(
+        found,
+        format!(
+            "1 overlap(s), max {}; zombie actions {}, stale reads {}, unsafe writes {}",
+            leasesim::time::format_ns(overlap),
+            summary["zombie_actions"],
+            summary["stale_reads"],
+            summary["unsafe_writes"]
+        )
+    );
 }
 
 #[test]

@@ -483,7 +483,23 @@ mod tests {
     /// resourceVersion 0) at 1 ms, its Update (req 1, transitions 0), applied at 2 ms as
     /// resourceVersion 1. It leads under token 1 and sleeps retry_period (SLEEP, timer 3).
     fn leading_candidate() -> K8sNode {
-        let mut c = releasing_candidate(1);
+        lead(releasing_candidate(1))
+    }
+
+    /// Candidate 1 of `config` (on_lost: Rerun unless it says otherwise).
+    fn candidate_with(change: impl FnOnce(&mut K8sConfig)) -> K8sNode {
+        let mut config = protocol().config();
+        change(&mut config);
+        K8sLeaderElection::new(config, String::new()).node_logic(
+            1,
+            ROLES[1],
+            &params(),
+            Disk::default(),
+        )
+    }
+
+    /// Candidate `c` (node 1) taken to lead as [`leading_candidate`] describes.
+    fn lead(mut c: K8sNode) -> K8sNode {
         call(&mut c, 1, 0, |k, cx, out| k.on_start(cx, out));
         let none = Message::Record {
             req: 1,
@@ -675,6 +691,119 @@ mod tests {
         assert_eq!(leads(&c), Some(3));
     }
 
+    /// The fast path (client-go since 1.28): a leader whose own record is still valid by its
+    /// clock renews with one Update on the resourceVersion it last wrote, no Get.
+    ///
+    /// By hand: candidate 1 leads from 2 ms (its record, resourceVersion 1, observed then) and
+    /// sleeps until 2.002 s; its record is valid while 2 ms + 15 s > now, so until
+    /// 15.002 s - 1 ns. A renewal at 2.002 s or at 15.002 s - 1 ns (a process paused past its
+    /// sleep) is an Update (req 2, resourceVersion 1) of its record with renewTime its wall
+    /// reading and LeaseDurationSeconds 15 s; one at 15.002 s is a Get.
+    #[test]
+    fn a_valid_leader_renews_with_one_update_and_an_expired_one_reads_first() {
+        let fast = || lead(candidate_with(|c| c.fast_path = true));
+        for at in [2_002 * MS, 15_002 * MS - 1] {
+            let mut c = fast();
+            let e = call(&mut c, 1, at, |k, cx, out| k.on_timer(cx, 3, out));
+            let [Message::Update {
+                req: 2,
+                rv: 1,
+                lease,
+            }] = sent(&e)[..]
+            else {
+                panic!("at {at}: expected the fast path's Update: {:?}", sent(&e));
+            };
+            assert_eq!(lease.holder.map(|h| h.node), Some(1));
+            assert_eq!(
+                (lease.renew_wall.ns(), lease.duration),
+                (at, LocalDur::from_secs(15))
+            );
+            assert_eq!((lease.acquire_wall.ns(), lease.transitions), (0, 0));
+            assert_eq!(armed(&e, 6), Some(at + 5 * S), "the HTTP timeout");
+        }
+        let mut c = fast();
+        let e = call(&mut c, 1, 15_002 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        // Without the fast path, a valid leader reads first too.
+        let mut c = lead(candidate_with(|_| {}));
+        let e = call(&mut c, 1, 2_002 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+    }
+
+    /// The fast path's Update that fails falls back to the slow path's Get under the same
+    /// request, whether the API server answered Conflict or the HTTP client gave up (timer 6);
+    /// the record that Get brings is then handled as a Get's.
+    ///
+    /// By hand: the leader's fast Update (req 2) goes at 2.002 s. Conflict at 2.003 s: a Get
+    /// (req 2). Or no answer by 2.002 + 5 = 7.002 s: a Get (req 2); its record at 7.003 s,
+    /// the leader's own at resourceVersion 1, makes the slow path's Update on resourceVersion 1.
+    #[test]
+    fn a_failed_fast_update_falls_back_to_a_get_of_the_same_try() {
+        let fast = || {
+            let mut c = lead(candidate_with(|c| c.fast_path = true));
+            call(&mut c, 1, 2_002 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+            c
+        };
+        let mut c = fast();
+        let conflict = |req| Message::UpdateReply {
+            req,
+            ok: false,
+            rv: 7,
+            values: Store::default(),
+        };
+        // A copy of an older try's answer (req 1), which the network duplicated, is no answer.
+        let e = call(&mut c, 1, 2_003 * MS, |k, cx, out| {
+            k.on_message(cx, 0, conflict(1), out)
+        });
+        assert!(sent(&e).is_empty(), "{:?}", sent(&e));
+        let e = call(&mut c, 1, 2_003 * MS, |k, cx, out| {
+            k.on_message(cx, 0, conflict(2), out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        let mut c = fast();
+        let e = call(&mut c, 1, 7_002 * MS, |k, cx, out| k.on_timer(cx, 6, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        let own = Message::Record {
+            req: 2,
+            rv: 1,
+            lease: Some(lease(1, 0)),
+        };
+        let e = call(&mut c, 1, 7_003 * MS, |k, cx, out| {
+            k.on_message(cx, 0, own, out)
+        });
+        assert!(
+            matches!(sent(&e)[..], [Message::Update { req: 2, rv: 1, .. }]),
+            "{:?}",
+            sent(&e)
+        );
+    }
+
+    /// A request the API server's host refused (its process down) fails at once if it is the
+    /// try's outstanding one, and a refusal of an older request changes nothing.
+    ///
+    /// By hand: candidate 1 starts at 0 with a Get (req 1) and draws its period p in
+    /// [2, 4.4) s. Refused at 1 ms: the try fails, the next falls due at 1 ms + p. A refused
+    /// Get of req 0 (none outstanding under that number) or an Update of req 1 (a Get is
+    /// outstanding) arms nothing.
+    #[test]
+    fn a_refused_request_fails_the_try_it_belongs_to_and_no_other() {
+        let refused = |msg: Message| {
+            let mut c = candidate_with(|_| {});
+            call(&mut c, 1, 0, |k, cx, out| k.on_start(cx, out));
+            call(&mut c, 1, MS, |k, cx, out| k.on_refused(cx, 0, msg, out))
+        };
+        let e = refused(Message::Get { req: 1 });
+        let retry = armed(&e, 0).expect("the next try is timed");
+        assert!((2_001 * MS..4_401 * MS).contains(&retry), "{retry}");
+        assert_eq!(armed(&refused(Message::Get { req: 0 }), 0), None);
+        let update = Message::Update {
+            req: 1,
+            rv: 0,
+            lease: lease(1, 0),
+        };
+        assert_eq!(armed(&refused(update), 0), None);
+    }
+
     /// Candidates' periods lie in [retry_period, retry_period x (1 + jitter_factor)).
     #[test]
     fn jittered_periods_stay_in_their_range() {
@@ -684,9 +813,17 @@ mod tests {
         crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(0), |cx| {
             let periods: Vec<i64> = (0..1000).map(|_| c.jittered(cx).ns()).collect();
             assert!(periods.iter().all(|&p| (2 * S..4_400_000_000).contains(&p)));
-            // Spread over the range, not stuck at one end.
+            // Spread over the range, not stuck at one end: 1 in 12 draws lies in the top
+            // 200 ms (of 2.4 s), past 2 s x 2, so a jitter of retry_period alone fails.
             assert!(periods.iter().any(|&p| p < 2_500_000_000));
-            assert!(periods.iter().any(|&p| p > 3_900_000_000));
+            assert!(periods.iter().any(|&p| p > 4_200_000_000));
+        });
+        // With no jitter, every period is retry_period exactly.
+        let K8sNode::Candidate(c) = candidate_with(|c| c.jitter_ppm = 0) else {
+            unreachable!()
+        };
+        crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(0), |cx| {
+            assert!((0..10).all(|_| c.jittered(cx) == LocalDur::from_secs(2)));
         });
     }
 }

@@ -279,3 +279,202 @@ impl Settings for K8sLeaderElection {
         )]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(strategy: &str) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(duration: "60s", lease: (duration: "15s"), strategy: {strategy},
+                nodes: [(name: "api", role: Grantor), (name: "a", role: Contender),
+                (name: "b", role: Contender), (name: "c", role: Contender)])"#
+        ))
+        .unwrap()
+    }
+
+    fn settings(text: &str) -> K8sLeaderElection {
+        crate::scenario::ron_options().from_str(text).unwrap()
+    }
+
+    fn problems(strategy: &str) -> Vec<String> {
+        let s = scenario(strategy);
+        Settings::validate(&settings(&s.strategy.to_ron()), &s)
+    }
+
+    #[test]
+    fn client_go_s_defaults_are_valid_and_written_bare() {
+        let k = settings("K8sLeaderElection()");
+        assert!(problems("K8sLeaderElection()").is_empty());
+        assert_eq!(
+            Settings::to_ron(&k),
+            r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2)"#
+        );
+        // NewFromKubeconfig: max(10 s / 2, 1 s) = 5 s; 1.2 is 1,200,000 ppm.
+        assert_eq!(k.http_timeout(), LocalDur::from_secs(5));
+        assert_eq!(k.jitter_ppm(), 1_200_000);
+        let c = Settings::build(&k).config();
+        assert_eq!(
+            (c.http_timeout, c.jitter_ppm),
+            (LocalDur::from_secs(5), 1_200_000)
+        );
+        assert_eq!(
+            (c.renew_deadline, c.retry_period),
+            (k.renew_deadline, k.retry_period)
+        );
+        assert!(c.fast_path && !c.release_on_cancel);
+        assert_eq!(c.on_lost, exit());
+    }
+
+    #[test]
+    fn every_setting_off_its_default_is_written_and_reads_back() {
+        let text = r#"K8sLeaderElection(renew_deadline: "8s", retry_period: "1s", jitter_factor: 0.5, observed_clock: Wall, on_lost: Exit(restart: "3s"), fast_path: false, release_on_cancel: true, lease_duration: "12s", expiry_from: Own, http_timeout: "700ms")"#;
+        let k = settings(text);
+        assert_eq!(Settings::to_ron(&k), text);
+        assert_eq!(settings(&Settings::to_ron(&k)), k);
+        let rerun = settings(r#"K8sLeaderElection(on_lost: Rerun)"#);
+        assert!(Settings::to_ron(&rerun).ends_with(", on_lost: Rerun)"));
+        // A timeout given is run as given, even under 1 s; the config carries every field.
+        assert_eq!(k.http_timeout(), LocalDur::from_ms(700));
+        let c = Settings::build(&k).config();
+        assert_eq!(c.observed_clock, ClockKind::Wall);
+        assert_eq!(
+            c.on_lost,
+            OnLost::Exit {
+                restart: LocalDur::from_secs(3)
+            }
+        );
+        assert!(!c.fast_path && c.release_on_cancel);
+        assert_eq!(c.lease_duration, Some(LocalDur::from_secs(12)));
+        assert_eq!(c.expiry_from, ExpiryFrom::Own);
+        assert_eq!(c.jitter_ppm, 500_000);
+    }
+
+    #[test]
+    fn the_http_timeout_is_half_the_renew_deadline_and_at_least_one_second() {
+        // 1.5 s / 2 = 750 ms, raised to 1 s; 3 s / 2 = 1.5 s as it is.
+        let short = settings(r#"K8sLeaderElection(renew_deadline: "1500ms")"#);
+        assert_eq!(short.http_timeout(), LocalDur::from_secs(1));
+        let long = settings(r#"K8sLeaderElection(renew_deadline: "3s")"#);
+        assert_eq!(long.http_timeout(), LocalDur::from_ms(1_500));
+        // 0.0000015 is 1.5 ppm, rounded to 2.
+        let fine = settings(r#"K8sLeaderElection(jitter_factor: 0.0000015)"#);
+        assert_eq!(fine.jitter_ppm(), 2);
+    }
+
+    /// Each rule names its field. (0 s is above 1.2 x -1 s, so the jitter rule holds here.)
+    #[test]
+    fn new_leader_elector_s_rules_are_checked_field_by_field() {
+        assert_eq!(
+            problems(r#"K8sLeaderElection(renew_deadline: "0s", retry_period: "-1s")"#),
+            [
+                "strategy.renew_deadline: must be greater than zero, as client-go requires (got \
+                 0s)",
+                "strategy.retry_period: must be greater than zero, as client-go requires (got \
+                 -1s)",
+            ]
+        );
+        // The lease: 15 s, or the strategy's own LeaseDuration.
+        assert_eq!(
+            problems(r#"K8sLeaderElection(renew_deadline: "15s")"#),
+            [
+                "strategy.renew_deadline: must be shorter than the lease (client-go's \
+                 LeaseDuration: lease_duration, or lease.duration: 15s), as client-go requires \
+                 (got 15s)"
+            ]
+        );
+        assert!(problems(r#"K8sLeaderElection(renew_deadline: "14999999999ns")"#).is_empty());
+        assert_eq!(
+            problems(r#"K8sLeaderElection(lease_duration: "9s")"#).len(),
+            1,
+            "10 s is not shorter than a LeaseDuration of 9 s"
+        );
+        assert_eq!(
+            problems(r#"K8sLeaderElection(http_timeout: "0s", on_lost: Exit(restart: "0s"))"#),
+            [
+                "strategy.http_timeout: must be greater than zero (got 0s)",
+                "strategy.on_lost: Exit(restart: 0s): the restart delay must be greater than \
+                 zero (a process that exits comes back no sooner than it left)",
+            ]
+        );
+        assert!(problems(r#"K8sLeaderElection(on_lost: Rerun)"#).is_empty());
+    }
+
+    #[test]
+    fn the_renew_deadline_must_exceed_the_jittered_retry_period() {
+        // 1.2 x 2 s = 2.4 s: a renew deadline of exactly 2.4 s is refused, 1 ns more is not.
+        assert_eq!(
+            problems(r#"K8sLeaderElection(renew_deadline: "2400ms")"#),
+            [
+                "strategy.renew_deadline: must be greater than jitter_factor x retry_period = 1.2 \
+                 x 2s, as client-go requires (got 2.4s)"
+            ]
+        );
+        assert!(problems(r#"K8sLeaderElection(renew_deadline: "2400000001ns")"#).is_empty());
+        // Jitter 0 asks only that the deadline exceed the period; a negative factor is refused.
+        assert!(
+            problems(r#"K8sLeaderElection(renew_deadline: "2001ms", jitter_factor: 0.0)"#)
+                .is_empty()
+        );
+        assert_eq!(
+            problems(r#"K8sLeaderElection(jitter_factor: -0.5)"#),
+            ["strategy.jitter_factor: must be a number at least 0 (got -0.5)"]
+        );
+    }
+
+    #[test]
+    fn periods_below_the_floor_are_refused_with_the_limit_named() {
+        let p = problems(
+            r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "1ns", http_timeout: "1ns", lease_duration: "1ns", on_lost: Exit(restart: "1ns"))"#,
+        );
+        for field in [
+            "strategy.retry_period",
+            "strategy.http_timeout",
+            "strategy.lease_duration",
+            "strategy.on_lost.restart",
+        ] {
+            assert!(
+                p.iter()
+                    .any(|m| m.starts_with(&format!("{field}: 1ns is below the limit"))),
+                "{field}: {p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_candidates_run_settings_of_their_own() {
+        let k = settings("K8sLeaderElection()");
+        assert_eq!(Settings::check_own(&k, &k, Role::Grantor).len(), 1);
+        assert!(Settings::check_own(&k, &k, Role::Contender).is_empty());
+    }
+
+    /// Three candidates, a try every 2 s of 5 events: 3 x 5 / 2 = 7.5 a second.
+    #[test]
+    fn every_candidate_s_tries_are_counted() {
+        let s = scenario("K8sLeaderElection()");
+        assert_eq!(
+            Settings::events_per_second(&settings("K8sLeaderElection()"), &s),
+            7.5
+        );
+    }
+
+    /// T = 15 s gives client-go's own 10 s and 2 s; T = 10 s gives 10 / 3 x 2 = 6.666 s and
+    /// 10 / 15 x 2 = 1.333 s, cut to whole milliseconds.
+    #[test]
+    fn the_lineup_scales_client_go_s_defaults_to_the_lease() {
+        let s = scenario("K8sLeaderElection()");
+        let (k, _) = &K8sLeaderElection::lineup(&s, LocalDur::ZERO, "")[0];
+        assert_eq!(
+            (k.renew_deadline, k.retry_period),
+            (renew_deadline(), retry_period())
+        );
+        assert_eq!(*k, settings("K8sLeaderElection()"));
+        let mut s = s;
+        s.lease.duration = LocalDur::from_secs(10);
+        let (k, _) = &K8sLeaderElection::lineup(&s, LocalDur::ZERO, "")[0];
+        assert_eq!(
+            (k.renew_deadline, k.retry_period),
+            (LocalDur::from_ms(6_666), LocalDur::from_ms(1_333))
+        );
+    }
+}
