@@ -691,6 +691,106 @@ mod tests {
         assert_eq!(leads(&c), Some(3));
     }
 
+    /// A release whose Update meets a Conflict tries again from the Get, as client-go's
+    /// `tryRelease` does: StepDown at 1 s, the Get (req 2), its own record at 1.001 s, the
+    /// Update with no holder, a Conflict at 1.002 s: a Get of the same release (req 2), not
+    /// the acquire loop's next try (req 3).
+    #[test]
+    fn a_release_that_meets_a_conflict_reads_again() {
+        let mut c = leading_candidate();
+        let e = call(&mut c, 1, S, |k, cx, out| {
+            k.on_command(cx, Command::StepDown, out)
+        });
+        // release() gives up renew_deadline after it began: at 11 s.
+        assert_eq!(armed(&e, 5), Some(11 * S));
+        let e = call(&mut c, 1, 1_001 * MS, |k, cx, out| {
+            let record = Message::Record {
+                req: 2,
+                rv: 1,
+                lease: Some(lease(1, 0)),
+            };
+            k.on_message(cx, 0, record, out)
+        });
+        assert!(matches!(sent(&e)[..], [Message::Update { req: 2, .. }]));
+        let conflict = Message::UpdateReply {
+            req: 2,
+            ok: false,
+            rv: 2,
+            values: Store::default(),
+        };
+        let e = call(&mut c, 1, 1_002 * MS, |k, cx, out| {
+            k.on_message(cx, 0, conflict, out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+    }
+
+    /// A process that exits when it stops leading comes back `restart` later as a new
+    /// identity (client-go's holder identity is new in every process).
+    ///
+    /// By hand: candidate 1 leads from 2 ms under process 0 (req 1); StepDown at 1 s (no
+    /// ReleaseOnCancel): it exits, sends nothing, and is started again at 1 + 10 = 11 s. A
+    /// stale RETRY at 3 s finds it exited: nothing. At 11 s it Gets (req 2); the empty record
+    /// at 11.001 s makes it Update as process 1.
+    #[test]
+    fn an_exited_process_comes_back_as_a_new_identity() {
+        let mut c = lead(candidate_with(|c| {
+            c.on_lost = OnLost::Exit {
+                restart: LocalDur::from_secs(10),
+            }
+        }));
+        let e = call(&mut c, 1, S, |k, cx, out| {
+            k.on_command(cx, Command::StepDown, out)
+        });
+        assert!(sent(&e).is_empty());
+        assert_eq!(armed(&e, 4), Some(11 * S));
+        assert_eq!(leads(&c), None);
+        let e = call(&mut c, 1, 3 * S, |k, cx, out| k.on_timer(cx, 0, out));
+        assert!(sent(&e).is_empty(), "{:?}", sent(&e));
+        let e = call(&mut c, 1, 11 * S, |k, cx, out| k.on_timer(cx, 4, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        let none = Message::Record {
+            req: 2,
+            rv: 3,
+            lease: None,
+        };
+        let e = call(&mut c, 1, 11_001 * MS, |k, cx, out| {
+            k.on_message(cx, 0, none, out)
+        });
+        let [Message::Update {
+            req: 2,
+            rv: 3,
+            lease,
+        }] = sent(&e)[..]
+        else {
+            panic!("expected an Update: {:?}", sent(&e));
+        };
+        let me = lease.holder.expect("a holder");
+        assert_eq!((me.node, me.incarnation, me.process), (1, 0, 1));
+    }
+
+    /// A timer that is not the state's own (left armed, or due at the instant the state
+    /// changed) changes nothing: RETRY, DEADLINE, RELEASE_TIMEOUT and RESTART to a leader
+    /// between cycles; SLEEP to a leader in a cycle and to a candidate that does not lead.
+    #[test]
+    fn timers_of_another_state_change_nothing() {
+        let mut c = leading_candidate();
+        for timer in [0, 2, 4, 5] {
+            let e = call(&mut c, 1, S, |k, cx, out| k.on_timer(cx, timer, out));
+            assert!(e.actions().is_empty(), "timer {timer}: {:?}", e.actions());
+            assert_eq!(leads(&c), Some(1), "timer {timer}");
+        }
+        // SLEEP ends at 2.002 s: a cycle opens with a Get (req 2); a second SLEEP in it is
+        // stale.
+        let e = call(&mut c, 1, 2_002 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        let e = call(&mut c, 1, 2_003 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert!(e.actions().is_empty(), "{:?}", e.actions());
+        let mut c = candidate_with(|_| {});
+        call(&mut c, 1, 0, |k, cx, out| k.on_start(cx, out));
+        let e = call(&mut c, 1, MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert!(e.actions().is_empty(), "{:?}", e.actions());
+    }
+
     /// The fast path (client-go since 1.28): a leader whose own record is still valid by its
     /// clock renews with one Update on the resourceVersion it last wrote, no Get.
     ///
@@ -760,6 +860,20 @@ mod tests {
             k.on_message(cx, 0, conflict(2), out)
         });
         assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        // That Get's record (another's, resourceVersion 7, seen changed now) fails the try.
+        let theirs = Message::Record {
+            req: 2,
+            rv: 7,
+            lease: Some(lease(2, 1)),
+        };
+        let e = call(&mut c, 1, 2_004 * MS, |k, cx, out| {
+            k.on_message(cx, 0, theirs, out)
+        });
+        assert!(sent(&e).is_empty(), "{:?}", sent(&e));
+        assert!(e
+            .actions()
+            .iter()
+            .any(|a| matches!(a, Action::CancelTimer { timer: 6 })));
         let mut c = fast();
         let e = call(&mut c, 1, 7_002 * MS, |k, cx, out| k.on_timer(cx, 6, out));
         assert_eq!(sent(&e), [Message::Get { req: 2 }]);
@@ -771,11 +885,17 @@ mod tests {
         let e = call(&mut c, 1, 7_003 * MS, |k, cx, out| {
             k.on_message(cx, 0, own, out)
         });
-        assert!(
-            matches!(sent(&e)[..], [Message::Update { req: 2, rv: 1, .. }]),
-            "{:?}",
-            sent(&e)
-        );
+        let [Message::Update {
+            req: 2,
+            rv: 1,
+            lease: renewed,
+        }] = sent(&e)[..]
+        else {
+            panic!("expected the slow path's Update: {:?}", sent(&e));
+        };
+        // renewTime is the try's own `now` (its wall reading when it began), not the record's.
+        assert_eq!(renewed.renew_wall.ns(), 2_002 * MS);
+        assert_eq!((renewed.acquire_wall.ns(), renewed.transitions), (0, 0));
     }
 
     /// A request the API server's host refused (its process down) fails at once if it is the
