@@ -791,6 +791,66 @@ mod tests {
         assert!(e.actions().is_empty(), "{:?}", e.actions());
     }
 
+    /// A renew cycle polls every retry_period from its opening until renew_deadline: a tick
+    /// that finds a try outstanding is kept, and the try, once failed, is followed at once by
+    /// the next. A late tick re-arms on the cycle's own grid, and none falls at the deadline.
+    ///
+    /// By hand: the cycle opens at 2.002 s (SLEEP) with a Get (req 2): ticks at 4.002 s,
+    /// 6.002 s, ..., the deadline at 12.002 s. A tick run late at 9.5 s (7.498 s into the
+    /// cycle) re-arms at 2.002 + (3 + 1) x 2 = 10.002 s and, the Get still out, sends nothing.
+    /// The Get's record, another's, fails the try; the kept tick starts the next try (req 3) at
+    /// once. A tick at exactly 12.002 s does nothing, and the deadline then stops the leader.
+    #[test]
+    fn a_renew_cycle_polls_on_its_grid_until_its_deadline() {
+        let mut c = leading_candidate();
+        let e = call(&mut c, 1, 2_002 * MS, |k, cx, out| k.on_timer(cx, 3, out));
+        assert_eq!(sent(&e), [Message::Get { req: 2 }]);
+        assert_eq!(
+            (armed(&e, 1), armed(&e, 2)),
+            (Some(4_002 * MS), Some(12_002 * MS))
+        );
+        let e = call(&mut c, 1, 9_500 * MS, |k, cx, out| k.on_timer(cx, 1, out));
+        assert!(sent(&e).is_empty());
+        assert_eq!(armed(&e, 1), Some(10_002 * MS));
+        let theirs = Message::Record {
+            req: 2,
+            rv: 5,
+            lease: Some(lease(2, 1)),
+        };
+        let e = call(&mut c, 1, 9_501 * MS, |k, cx, out| {
+            k.on_message(cx, 0, theirs, out)
+        });
+        assert_eq!(sent(&e), [Message::Get { req: 3 }]);
+        let e = call(&mut c, 1, 12_002 * MS, |k, cx, out| k.on_timer(cx, 1, out));
+        assert!(e.actions().is_empty(), "{:?}", e.actions());
+        assert_eq!(leads(&c), Some(1));
+        call(&mut c, 1, 12_002 * MS, |k, cx, out| k.on_timer(cx, 2, out));
+        assert_eq!(leads(&c), None);
+    }
+
+    /// A leader serves a read from its copy and sends a write, under its token, to the
+    /// resource at the API server.
+    #[test]
+    fn a_leader_reads_its_copy_and_sends_its_writes_to_the_api_server() {
+        let mut c = leading_candidate();
+        let e = call(&mut c, 1, S, |k, cx, out| {
+            k.on_request(cx, Request::Read { key: 0 }, 1, out)
+        });
+        assert_eq!(e.facts(), [Fact::Read { token: 1, value: 0 }]);
+        let e = call(&mut c, 1, S, |k, cx, out| {
+            k.on_request(cx, Request::Write { key: 0, value: 7 }, 1, out)
+        });
+        assert_eq!(e.facts(), [Fact::WriteSent { token: 1 }]);
+        assert_eq!(
+            sent(&e),
+            [Message::Write {
+                token: 1,
+                key: 0,
+                value: 7
+            }]
+        );
+    }
+
     /// The fast path (client-go since 1.28): a leader whose own record is still valid by its
     /// clock renews with one Update on the resourceVersion it last wrote, no Get.
     ///

@@ -105,3 +105,55 @@ impl ProtocolMessage for Message {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_has_its_own_kind_in_order() {
+        let lease = Lease {
+            holder: None,
+            acquire_wall: LocalTime::from_ns(0),
+            renew_wall: LocalTime::from_ns(0),
+            duration: LocalDur::from_secs(15),
+            transitions: 4,
+        };
+        let all = [
+            Message::Get { req: 1 },
+            Message::Record {
+                req: 1,
+                rv: 2,
+                lease: Some(lease),
+            },
+            Message::Update {
+                req: 1,
+                rv: 2,
+                lease,
+            },
+            Message::UpdateReply {
+                req: 1,
+                ok: true,
+                rv: 3,
+                values: Store::default(),
+            },
+            Message::Write {
+                token: 5,
+                key: 0,
+                value: 9,
+            },
+            Message::WriteAck(Ack {
+                key: 0,
+                value: 9,
+                seq: 1,
+            }),
+        ];
+        let kinds: Vec<usize> = all.iter().map(|m| m.kind()).collect();
+        assert_eq!(kinds, [0, 1, 2, 3, 4, 5]);
+        assert_eq!(Message::KINDS.len(), all.len());
+        // The token (leaseTransitions + 1 = 5) travels with an Update and a write; a Record
+        // carries the same lease but is an answer, not a claim.
+        let tokens: Vec<Option<Token>> = all.iter().map(|m| m.token()).collect();
+        assert_eq!(tokens, [None, None, Some(5), None, Some(5), None]);
+    }
+}
