@@ -400,6 +400,49 @@ mod tests {
         assert_eq!((disk.rv, disk.lease), (3, Some(lease(2, 1))));
     }
 
+    /// An API server restarted with `grantor_restart: Forget` (etcd's data lost) has no Lease;
+    /// the revision counter goes on, so the next create is resourceVersion 2. Restarted with
+    /// `Wait` (the default) it keeps the record, and so does a first start with `Forget`.
+    #[test]
+    fn a_restarted_api_server_forgets_the_lease_only_when_told_to() {
+        let get = |s: &mut K8sNode| {
+            let e = call(s, 0, S, |k, cx, out| {
+                k.on_message(cx, 1, Message::Get { req: 9 }, out)
+            });
+            sent(&e)
+        };
+        let start = |restart, restarted| {
+            let params = LeaseParams {
+                grantor_restart: restart,
+                ..params()
+            };
+            let mut s = protocol().node_logic(0, ROLES[0], &params, Disk::default());
+            update(&mut s, 1, 0, lease(1, 0));
+            call(&mut s, 0, S, |k, cx, out| {
+                cx.restarted = restarted;
+                k.on_start(cx, out)
+            });
+            s
+        };
+        let kept = Message::Record {
+            req: 9,
+            rv: 1,
+            lease: Some(lease(1, 0)),
+        };
+        assert_eq!(get(&mut start(GrantorRestart::Wait, true)), [kept.clone()]);
+        assert_eq!(get(&mut start(GrantorRestart::Forget, false)), [kept]);
+        let mut s = start(GrantorRestart::Forget, true);
+        let none = Message::Record {
+            req: 9,
+            rv: 0,
+            lease: None,
+        };
+        assert_eq!(get(&mut s), [none]);
+        let e = update(&mut s, 2, 0, lease(2, 0));
+        assert!(reply_ok(&e));
+        assert_eq!(s.into_disk().rv, 2);
+    }
+
     /// A candidate that finds another holder gives up the try until it has seen the record
     /// unchanged for T on its own clock, whatever the record's renewTime says.
     #[test]
