@@ -364,16 +364,17 @@ mod tests {
     fn the_api_server_compares_resource_versions_and_nothing_else() {
         let mut s = node(0);
         // Create (resourceVersion 0): a grant of token 1 to node 1.
+        // Its nominal end (traces only): the server's clock at 0 plus LeaseDurationSeconds.
         let e = update(&mut s, 1, 0, lease(1, 0));
         assert!(reply_ok(&e));
-        assert!(e.facts().iter().any(|e| matches!(
-            e,
-            Fact::Issued {
+        assert_eq!(
+            e.facts(),
+            [Fact::Issued {
                 token: 1,
                 to: 1,
-                ..
-            }
-        )));
+                until: LocalTime::from_ns(15 * S)
+            }]
+        );
         // A second Create with resourceVersion 0: Conflict, nothing applied.
         let e = update(&mut s, 2, 0, lease(2, 0));
         assert!(!reply_ok(&e));
