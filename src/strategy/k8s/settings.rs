@@ -444,8 +444,22 @@ mod tests {
     #[test]
     fn only_candidates_run_settings_of_their_own() {
         let k = settings("K8sLeaderElection()");
-        assert_eq!(Settings::check_own(&k, &k, Role::Grantor).len(), 1);
+        assert_eq!(
+            Settings::check_own(&k, &k, Role::Grantor),
+            [
+                "renew_deadline: the API server runs no elector: settings of its own are for \
+              candidates"
+            ]
+        );
         assert!(Settings::check_own(&k, &k, Role::Contender).is_empty());
+        // Candidate 2 runs a 5 s renew deadline of its own; the others the strategy's 10 s.
+        let own = settings(r#"K8sLeaderElection(renew_deadline: "5s")"#);
+        let p = Settings::build_nodes(&k, &[(2, own)]).expect("a protocol");
+        assert_eq!(p.config.renew_deadline, LocalDur::from_secs(10));
+        let [(2, c)] = p.own[..] else {
+            panic!("one candidate with its own settings")
+        };
+        assert_eq!(c.renew_deadline, LocalDur::from_secs(5));
     }
 
     /// Three candidates, a try every 2 s of 5 events: 3 x 5 / 2 = 7.5 a second.
