@@ -131,6 +131,66 @@ impl Settings for ChubbySession {
 mod tests {
     use super::*;
 
+    fn settings(text: &str) -> ChubbySession {
+        crate::scenario::ron_options().from_str(text).unwrap()
+    }
+
+    /// Every field is written, and what is written reads back; the defaults are Chubby's 45 s
+    /// grace, held-open KeepAlives with a 1 s hold margin, no lock-delay and no margin.
+    #[test]
+    fn the_settings_are_written_whole_and_read_back() {
+        let d = settings("ChubbySession()");
+        assert_eq!(
+            Settings::to_ron(&d),
+            r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "0s", keepalive: HeldOpen, hold_margin: "1s")"#
+        );
+        let text = r#"ChubbySession(grace: "5s", lock_delay: "60s", act_in_jeopardy: true, holder_margin: "200ms", keepalive: Immediate, hold_margin: "2s", extend_under_load: "20s")"#;
+        let c = settings(text);
+        assert_eq!(Settings::to_ron(&c), text);
+        let config = Settings::build(&c).config;
+        assert_eq!((config.grace, config.lock_delay), (c.grace, c.lock_delay));
+        assert!(config.act_in_jeopardy);
+        assert_eq!(
+            (config.holder_margin, config.hold_margin),
+            (c.holder_margin, c.hold_margin)
+        );
+        assert_eq!(config.keepalive, KeepAliveMode::Immediate);
+        assert_eq!(config.extend_under_load, Some(LocalDur::from_secs(20)));
+    }
+
+    /// The holder margin is the epsilon a sweep varies; it is not a grantor's drift bound.
+    #[test]
+    fn the_holder_margin_is_epsilon() {
+        let c = settings(r#"ChubbySession(holder_margin: "300ms")"#);
+        let m = Settings::epsilon(&c).expect("a margin");
+        assert_eq!(
+            (m.field, m.value, m.bounds_drift),
+            ("holder_margin", LocalDur::from_ms(300), false)
+        );
+    }
+
+    /// T = 12 s: the hold margin is 1 s (under T/4 = 3 s); T = 2 s: T/4 = 500 ms.
+    #[test]
+    fn the_lineup_holds_keepalives_open_with_a_margin_of_at_most_a_quarter_of_t() {
+        let at = |t: &str| {
+            let s = Scenario::from_ron(&format!(
+                r#"Scenario(duration: "10s", lease: (duration: "{t}"), strategy: ChubbySession,
+                    nodes: [(name: "m", role: Grantor), (name: "a", role: Contender)])"#
+            ))
+            .unwrap();
+            ChubbySession::lineup(&s, LocalDur::from_ms(7), "from")[0].clone()
+        };
+        let (c, words) = at("12s");
+        assert_eq!(c.hold_margin, LocalDur::from_secs(1));
+        assert_eq!(
+            (c.holder_margin, c.grace),
+            (LocalDur::from_ms(7), LocalDur::from_secs(45))
+        );
+        assert_eq!(c.keepalive, KeepAliveMode::HeldOpen);
+        assert_eq!(words, "from; Chubby's 45 s grace");
+        assert_eq!(at("2s").0.hold_margin, LocalDur::from_ms(500));
+    }
+
     /// Two clients, a KeepAlive each every 1 s with its timer and reply: 2 x 3 = 6 a second
     /// (the master is not a client).
     #[test]
