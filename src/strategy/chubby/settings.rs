@@ -147,6 +147,9 @@ mod tests {
         let text = r#"ChubbySession(grace: "5s", lock_delay: "60s", act_in_jeopardy: true, holder_margin: "200ms", keepalive: Immediate, hold_margin: "2s", extend_under_load: "20s")"#;
         let c = settings(text);
         assert_eq!(Settings::to_ron(&c), text);
+        // The protocol describes itself by its settings.
+        use crate::strategy::Protocol;
+        assert_eq!(Settings::build(&c).describe(), text);
         let config = Settings::build(&c).config;
         assert_eq!((config.grace, config.lock_delay), (c.grace, c.lock_delay));
         assert!(config.act_in_jeopardy);
