@@ -211,3 +211,132 @@ pub struct Disk {
 
 /// A node of a Chubby cell: the master or a client.
 pub type Node = ServiceNode<Master, Client>;
+
+#[cfg(test)]
+mod tests {
+    use super::settings::ChubbySession as Settings;
+    use super::*;
+    use crate::strategy::Settings as _;
+
+    /// The protocol's own problems with a master and a client, T = `t`, renewing every
+    /// `renew`.
+    fn problems(t: &str, renew: &str, strategy: &str) -> Vec<String> {
+        let s = Scenario::from_ron(&format!(
+            r#"Scenario(duration: "60s", lease: (duration: "{t}", renew_every: "{renew}"),
+                strategy: {strategy},
+                nodes: [(name: "m", role: Grantor), (name: "a", role: Contender)])"#
+        ))
+        .unwrap();
+        let settings: Settings = crate::scenario::ron_options()
+            .from_str(&s.strategy.to_ron())
+            .unwrap();
+        settings.build().check(&s)
+    }
+
+    fn chubby(fields: &str) -> Vec<String> {
+        problems("12s", "4s", &format!("ChubbySession({fields})"))
+    }
+
+    const MAX: i64 = limits::MAX_DURATION_NS;
+
+    #[test]
+    fn grace_and_lock_delay_are_at_least_zero_and_at_most_the_limit() {
+        assert!(chubby(r#"grace: "0s", lock_delay: "0s""#).is_empty());
+        assert_eq!(
+            chubby(r#"grace: "-1ns""#),
+            ["strategy.grace: must not be negative (got -1ns)"]
+        );
+        assert!(chubby(&format!(r#"lock_delay: "{MAX}ns""#)).is_empty());
+        let p = chubby(&format!(r#"lock_delay: "{}ns""#, MAX + 1));
+        assert_eq!(p.len(), 1);
+        assert!(p[0].starts_with("strategy.lock_delay: ") && p[0].contains("above the limit"));
+    }
+
+    /// T = 12 s: a holder margin of 0 to 12 s - 1 ns leaves a local lease; 12 s does not.
+    #[test]
+    fn the_holder_margin_is_shorter_than_the_lease_and_not_negative() {
+        assert!(chubby(r#"holder_margin: "11999999999ns""#).is_empty());
+        assert_eq!(
+            chubby(r#"holder_margin: "12s""#),
+            ["strategy.holder_margin: 12s must be shorter than the lease (12s), or the client's \
+              local lease is empty"]
+        );
+        assert_eq!(
+            chubby(r#"holder_margin: "-1ns""#),
+            ["strategy.holder_margin: must not be negative (got -1ns)"]
+        );
+    }
+
+    /// Answered at once, a client renews every 4 s; with T = 12 s and a holder margin of 8 s
+    /// its local lease is 4 s: refused (every session would fall into jeopardy); with 8 s - 1 ns
+    /// it is 4 s + 1 ns: accepted. Held open, renew_every paces only unanswered KeepAlives:
+    /// no problem. A renewal of T or more is the scenario's own problem, not this one.
+    #[test]
+    fn answered_at_once_a_client_renews_within_its_local_lease() {
+        assert_eq!(
+            chubby(r#"holder_margin: "8s", keepalive: Immediate"#),
+            [
+                "lease.renew_every: 4s must be shorter than the client's local lease, T - \
+              holder_margin (4s), or every session falls into jeopardy between KeepAlives"
+            ]
+        );
+        assert!(chubby(r#"holder_margin: "7999999999ns", keepalive: Immediate"#).is_empty());
+        assert!(chubby(r#"holder_margin: "8s""#).is_empty());
+        let at_t = problems(
+            "12s",
+            "12s",
+            r#"ChubbySession(holder_margin: "8s", keepalive: Immediate)"#,
+        );
+        assert!(at_t.is_empty(), "{at_t:?}");
+    }
+
+    /// T = 12 s: a hold margin in (0, 12 s) holds KeepAlives open; an extension under load
+    /// from T to the limit.
+    #[test]
+    fn the_hold_margin_and_the_extension_under_load_are_bounded_by_t() {
+        assert!(chubby(r#"hold_margin: "1ns""#).is_empty());
+        assert!(chubby(r#"hold_margin: "11999999999ns""#).is_empty());
+        assert_eq!(
+            chubby(r#"hold_margin: "0s""#),
+            [
+                "strategy.hold_margin: must be positive (got 0s), or the master answers a held \
+              KeepAlive only as the session expires"
+            ]
+        );
+        assert_eq!(chubby(r#"hold_margin: "12s""#).len(), 1);
+        // Answered at once, the hold margin is not read.
+        assert!(chubby(r#"hold_margin: "0s", keepalive: Immediate"#).is_empty());
+        assert!(chubby(r#"extend_under_load: "12s""#).is_empty());
+        assert_eq!(
+            chubby(r#"extend_under_load: "11999999999ns""#),
+            [
+                "strategy.extend_under_load: 11.999999999s is below the lease (12s): a master \
+              under load extends sessions by T or more"
+            ]
+        );
+        assert!(chubby(&format!(r#"extend_under_load: "{MAX}ns""#)).is_empty());
+        let p = chubby(&format!(r#"extend_under_load: "{}ns""#, MAX + 1));
+        assert_eq!(p.len(), 1);
+        assert!(p[0].starts_with("strategy.extend_under_load: ") && p[0].contains("above the"));
+    }
+
+    /// Exactly one master and at least one client.
+    #[test]
+    fn the_roles_are_checked_with_the_settings() {
+        let s = Scenario::from_ron(
+            r#"Scenario(duration: "60s", lease: (duration: "12s", renew_every: "4s"),
+                strategy: ChubbySession(grace: "-1s"), nodes: [(name: "m", role: Grantor)])"#,
+        )
+        .unwrap();
+        let settings: Settings = crate::scenario::ron_options()
+            .from_str(&s.strategy.to_ron())
+            .unwrap();
+        assert_eq!(
+            settings.build().check(&s),
+            [
+                "nodes: ChubbySession needs at least one Contender (a client)",
+                "strategy.grace: must not be negative (got -1s)"
+            ]
+        );
+    }
+}
