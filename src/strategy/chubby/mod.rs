@@ -320,6 +320,29 @@ mod tests {
         assert!(p[0].starts_with("strategy.extend_under_load: ") && p[0].contains("above the"));
     }
 
+    /// The master is the service node, every other node a client; an operator may step a
+    /// client down.
+    #[test]
+    fn the_master_serves_and_clients_take_step_downs() {
+        let p = Settings::build(
+            &crate::scenario::ron_options()
+                .from_str("ChubbySession()")
+                .unwrap(),
+        );
+        assert_eq!(p.commands(), ["StepDown"]);
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(12),
+            renew_every: LocalDur::from_secs(4),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: crate::scenario::GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: None,
+        };
+        let logic = |role| p.node_logic(0, role, &params, Disk::default());
+        assert!(matches!(logic(Role::Grantor), Node::Service(_)));
+        assert!(matches!(logic(Role::Contender), Node::Client(_)));
+    }
+
     /// Exactly one master and at least one client.
     #[test]
     fn the_roles_are_checked_with_the_settings() {
