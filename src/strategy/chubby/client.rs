@@ -263,7 +263,7 @@ mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
     use crate::strategy::service_node::Client as _;
-    use crate::strategy::Action;
+    use crate::strategy::{Action, ProtocolMessage};
 
     const S: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
@@ -345,6 +345,31 @@ mod tests {
             c.on_message(cx, grant(1, 1), out)
         });
         c
+    }
+
+    /// A client in its third life (incarnation 2) opens session 2 << 32 | 1 = 8,589,934,593,
+    /// larger than any id of its earlier lives (at most 1 << 32 | n), and sends its KeepAlive
+    /// and Acquire to the master wherever it is listed: here node 1, the client node 0.
+    #[test]
+    fn a_session_id_carries_the_life_and_goes_to_the_listed_master() {
+        let mut c = client(false);
+        let roles = [Role::Contender, Role::Grantor];
+        let out = crate::strategy::with_test_cx(0, &roles, LocalTime::from_ns(0), |cx| {
+            cx.incarnation = 2;
+            let mut out = Out::default();
+            c.open_session(cx, &mut out);
+            out
+        });
+        assert_eq!(c.session, 8_589_934_593);
+        let to: Vec<(NodeId, &'static str)> = out
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to, msg } => Some((*to, Message::KINDS[msg.kind()])),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(to, [(1, "KeepAlive"), (1, "Acquire")]);
     }
 
     fn check_at(c: &Client, at_ns: i64) -> Option<Token> {

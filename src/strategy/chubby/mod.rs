@@ -343,6 +343,18 @@ mod tests {
         assert!(matches!(logic(Role::Contender), Node::Client(_)));
     }
 
+    /// With no lease (T = 0, which the scenario's own check refuses) the margins are not
+    /// measured against it: the protocol adds nothing of its own.
+    #[test]
+    fn a_zero_lease_adds_no_margin_problem() {
+        let p = problems(
+            "0s",
+            "4s",
+            r#"ChubbySession(hold_margin: "1s", holder_margin: "0s")"#,
+        );
+        assert!(p.is_empty(), "{p:?}");
+    }
+
     /// Exactly one master and at least one client.
     #[test]
     fn the_roles_are_checked_with_the_settings() {
