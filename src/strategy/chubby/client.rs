@@ -263,7 +263,7 @@ mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
     use crate::strategy::service_node::Client as _;
-    use crate::strategy::{Action, ProtocolMessage};
+    use crate::strategy::{Ack, Action, ProtocolMessage};
 
     const S: i64 = 1_000_000_000;
     const MS: i64 = 1_000_000;
@@ -370,6 +370,45 @@ mod tests {
             })
             .collect();
         assert_eq!(to, [(1, "KeepAlive"), (1, "Acquire")]);
+    }
+
+    /// When `given` arms `timer`, if it does.
+    fn armed(given: &Out<Message>, timer: TimerId) -> Option<i64> {
+        given.actions().iter().find_map(|a| match a {
+            Action::SetTimer { timer: t, at, .. } if *t == timer => Some(at.ns()),
+            _ => None,
+        })
+    }
+
+    /// By hand (T = 12 s, margin 50 ms, grace 45 s, retry_every 1 s, renew_every 4 s): started
+    /// at 0, the client opens session 1 with a KeepAlive (the next due at 4 s) and an Acquire
+    /// (retried at 1 s). The answer to KeepAlive 1 (sent at 0, not held) gives a local lease to
+    /// 12 s - 50 ms = 11.95 s, so grace ends at 56.95 s. The same answer again (a duplicate)
+    /// ends it no later: nothing is re-armed. A write's acknowledgement is reported and kept.
+    #[test]
+    fn a_started_client_opens_a_session_and_an_answer_arms_its_grace() {
+        let mut c = client(false);
+        let e = call(&mut c, 0, |c, cx, out| c.on_start(cx, out));
+        assert_eq!(c.session, 1);
+        assert_eq!(
+            (armed(&e, KEEPALIVE), armed(&e, RETRY)),
+            (Some(4 * S), Some(S))
+        );
+        let e = call(&mut c, 2 * MS, |c, cx, out| {
+            c.on_message(cx, ack(1, 0), out)
+        });
+        assert_eq!(armed(&e, GRACE_END), Some(56_950 * MS));
+        let e = call(&mut c, 3 * MS, |c, cx, out| {
+            c.on_message(cx, ack(1, 0), out)
+        });
+        assert_eq!(armed(&e, GRACE_END), None);
+        let write = Message::WriteAck(Ack {
+            key: 0,
+            value: 9,
+            seq: 1,
+        });
+        let e = call(&mut c, 4 * MS, |c, cx, out| c.on_message(cx, write, out));
+        assert_eq!(e.facts(), [Fact::WriteAcked { key: 0, value: 9 }]);
     }
 
     fn check_at(c: &Client, at_ns: i64) -> Option<Token> {
