@@ -411,6 +411,47 @@ mod tests {
         assert_eq!(e.facts(), [Fact::WriteAcked { key: 0, value: 9 }]);
     }
 
+    /// A client without the lock asks again every retry_every; one holding it does not. A
+    /// holder reads its copy and sends its writes, under its generation, to the master.
+    #[test]
+    fn only_a_client_without_the_lock_asks_again_and_a_holder_serves() {
+        let mut waiting = client(false);
+        call(&mut waiting, 0, |c, cx, out| c.open_session(cx, out));
+        let e = call(&mut waiting, S, |c, cx, out| c.on_timer(cx, RETRY, out));
+        let sent: Vec<Message> = e
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to: 0, msg } => Some(msg.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sent, [Message::Acquire { session: 1 }]);
+        assert_eq!(armed(&e, RETRY), Some(2 * S));
+        let mut h = holding();
+        let e = call(&mut h, 6 * S, |c, cx, out| c.on_timer(cx, RETRY, out));
+        assert!(e.actions().is_empty(), "{:?}", e.actions());
+        let e = call(&mut h, 6 * S, |c, cx, out| {
+            c.on_request(cx, Request::Read { key: 0 }, 1, out)
+        });
+        assert_eq!(e.facts(), [Fact::Read { token: 1, value: 0 }]);
+        let e = call(&mut h, 6 * S, |c, cx, out| {
+            c.on_request(cx, Request::Write { key: 0, value: 4 }, 1, out)
+        });
+        assert_eq!(e.facts(), [Fact::WriteSent { token: 1 }]);
+        assert!(matches!(
+            e.actions(),
+            [Action::Send {
+                to: 0,
+                msg: Message::Write {
+                    token: 1,
+                    key: 0,
+                    value: 4
+                }
+            }]
+        ));
+    }
+
     fn check_at(c: &Client, at_ns: i64) -> Option<Token> {
         crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(at_ns), |cx| c.check(cx))
     }
