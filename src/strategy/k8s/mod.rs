@@ -430,8 +430,15 @@ mod tests {
             rv: 1,
             lease: Some(lease(1, 0)),
         };
-        assert_eq!(get(&mut start(GrantorRestart::Wait, true)), [kept.clone()]);
-        assert_eq!(get(&mut start(GrantorRestart::Forget, false)), [kept]);
+        for (restart, restarted) in [
+            (GrantorRestart::Wait, true),
+            (GrantorRestart::Forget, false),
+        ] {
+            assert_eq!(
+                get(&mut start(restart, restarted)),
+                std::slice::from_ref(&kept)
+            );
+        }
         let mut s = start(GrantorRestart::Forget, true);
         let none = Message::Record {
             req: 9,
