@@ -12,17 +12,7 @@ const MS: i64 = 1_000_000;
 
 /// Runs `leasesim explore` with `args` in a fresh directory; the exit code and the directory.
 fn explore(test: &str, args: &[&str]) -> (i32, std::path::PathBuf) {
-    let dir = workdir(test);
-    let mut all = vec!["explore"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--out", "out"]);
-    let out = leasesim(&all, &dir);
-    let code = out.status.code().expect("an exit code");
-    assert!(
-        code == 0 || code == 1,
-        "explore {args:?}: exit {code}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, dir, _) = explore_printing(test, args);
     (code, dir)
 }
 
@@ -34,7 +24,11 @@ fn explore_printing(test: &str, args: &[&str]) -> (i32, std::path::PathBuf, Stri
     all.extend_from_slice(&["--out", "out"]);
     let out = leasesim(&all, &dir);
     let code = out.status.code().expect("an exit code");
-    assert!(code == 0 || code == 1, "explore {args:?}: exit {code}");
+    assert!(
+        code == 0 || code == 1,
+        "explore {args:?}: exit {code}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (code, dir, String::from_utf8(out.stdout).unwrap())
 }
 

@@ -227,10 +227,15 @@ mod tests {
                 nodes: [(name: "m", role: Grantor), (name: "a", role: Contender)])"#
         ))
         .unwrap();
+        check(&s)
+    }
+
+    /// The protocol's own problems with scenario `s`.
+    fn check(s: &Scenario) -> Vec<String> {
         let settings: Settings = crate::scenario::ron_options()
             .from_str(&s.strategy.to_ron())
             .unwrap();
-        settings.build().check(&s)
+        settings.build().check(s)
     }
 
     fn chubby(fields: &str) -> Vec<String> {
@@ -363,11 +368,8 @@ mod tests {
                 strategy: ChubbySession(grace: "-1s"), nodes: [(name: "m", role: Grantor)])"#,
         )
         .unwrap();
-        let settings: Settings = crate::scenario::ron_options()
-            .from_str(&s.strategy.to_ron())
-            .unwrap();
         assert_eq!(
-            settings.build().check(&s),
+            check(&s),
             [
                 "nodes: ChubbySession needs at least one Contender (a client)",
                 "strategy.grace: must not be negative (got -1s)"
