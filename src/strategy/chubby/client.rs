@@ -372,6 +372,18 @@ mod tests {
         assert_eq!(to, [(1, "KeepAlive"), (1, "Acquire")]);
     }
 
+    /// The messages `given` sends to the master (node 0), in order.
+    fn sent_to_master(given: &Out<Message>) -> Vec<Message> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to: 0, msg } => Some(msg.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// When `given` arms `timer`, if it does.
     fn armed(given: &Out<Message>, timer: TimerId) -> Option<i64> {
         given.actions().iter().find_map(|a| match a {
@@ -418,15 +430,7 @@ mod tests {
         let mut waiting = client(false);
         call(&mut waiting, 0, |c, cx, out| c.open_session(cx, out));
         let e = call(&mut waiting, S, |c, cx, out| c.on_timer(cx, RETRY, out));
-        let sent: Vec<Message> = e
-            .actions()
-            .iter()
-            .filter_map(|a| match a {
-                Action::Send { to: 0, msg } => Some(msg.clone()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(sent, [Message::Acquire { session: 1 }]);
+        assert_eq!(sent_to_master(&e), [Message::Acquire { session: 1 }]);
         assert_eq!(armed(&e, RETRY), Some(2 * S));
         let mut h = holding();
         let e = call(&mut h, 6 * S, |c, cx, out| c.on_timer(cx, RETRY, out));
@@ -555,14 +559,7 @@ mod tests {
     fn a_step_down_releases_the_lock_and_asks_again() {
         let mut c = holding();
         let effects = call(&mut c, 6 * S, |c, cx, out| c.step_down(cx, out));
-        let sent: Vec<Message> = effects
-            .actions()
-            .iter()
-            .filter_map(|e| match e {
-                Action::Send { to: 0, msg } => Some(msg.clone()),
-                _ => None,
-            })
-            .collect();
+        let sent = sent_to_master(&effects);
         assert_eq!(
             sent,
             [

@@ -244,6 +244,21 @@ mod tests {
 
     const MAX: i64 = limits::MAX_DURATION_NS;
 
+    /// `field` at the longest duration the checker accepts passes; 1 ns more is refused, alone.
+    fn at_most_the_limit(field: &str) {
+        assert!(
+            chubby(&format!(r#"{field}: "{MAX}ns""#)).is_empty(),
+            "{field}"
+        );
+        let p = chubby(&format!(r#"{field}: "{}ns""#, MAX + 1));
+        assert_eq!(p.len(), 1, "{field}: {p:?}");
+        let head = format!("strategy.{field}: ");
+        assert!(
+            p[0].starts_with(&head) && p[0].contains("is above the limit of"),
+            "{p:?}"
+        );
+    }
+
     #[test]
     fn grace_and_lock_delay_are_at_least_zero_and_at_most_the_limit() {
         assert!(chubby(r#"grace: "0s", lock_delay: "0s""#).is_empty());
@@ -251,10 +266,7 @@ mod tests {
             chubby(r#"grace: "-1ns""#),
             ["strategy.grace: must not be negative (got -1ns)"]
         );
-        assert!(chubby(&format!(r#"lock_delay: "{MAX}ns""#)).is_empty());
-        let p = chubby(&format!(r#"lock_delay: "{}ns""#, MAX + 1));
-        assert_eq!(p.len(), 1);
-        assert!(p[0].starts_with("strategy.lock_delay: ") && p[0].contains("above the limit"));
+        at_most_the_limit("lock_delay");
     }
 
     /// T = 12 s: a holder margin of 0 to 12 s - 1 ns leaves a local lease; 12 s does not.
@@ -319,10 +331,7 @@ mod tests {
               under load extends sessions by T or more"
             ]
         );
-        assert!(chubby(&format!(r#"extend_under_load: "{MAX}ns""#)).is_empty());
-        let p = chubby(&format!(r#"extend_under_load: "{}ns""#, MAX + 1));
-        assert_eq!(p.len(), 1);
-        assert!(p[0].starts_with("strategy.extend_under_load: ") && p[0].contains("above the"));
+        at_most_the_limit("extend_under_load");
     }
 
     /// The master is the service node, every other node a client; an operator may step a
