@@ -812,4 +812,123 @@ mod tests {
         // Then held again: KeepAlive 4 (acked 3) waits until 112 - 1 = 111 s.
         assert!(sent(&from(&mut m, 100 * S, 1, keep_alive_acked(1, 4, 3))).is_empty());
     }
+
+    /// Grants with their nominal ends, as (node, generation, until in ns).
+    fn issued(given: &Out<Message>) -> Vec<(NodeId, Token, i64)> {
+        given
+            .facts()
+            .iter()
+            .filter_map(|e| match *e {
+                Fact::Issued { token, to, until } => Some((to, token, until.ns())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_acquire_opens_its_session_for_one_extension_and_the_grant_ends_with_it() {
+        // No KeepAlive first: the Acquire at 5 s opens session 1 to 5 + 12 = 17 s, and the
+        // grant's nominal end is that expiry.
+        let mut m = master(0);
+        let grant = from(&mut m, 5 * S, 1, Message::Acquire { session: 1 });
+        assert_eq!(issued(&grant), [(1, 1, 17 * S)]);
+    }
+
+    #[test]
+    fn a_grant_ends_with_the_session_of_its_own_client() {
+        // Every client's session is number 1: node 1's ends at 12 s, node 2's (opened at 1 s)
+        // at 13 s. Node 1 releases at 5 s; node 2's grant ends at 13 s, not 12 s.
+        let mut m = held_by_1_with_2_and_3_queued(0);
+        let release = Message::Release {
+            session: 1,
+            token: 1,
+        };
+        assert_eq!(issued(&from(&mut m, 5 * S, 1, release)), [(2, 2, 13 * S)]);
+    }
+
+    #[test]
+    fn only_the_owners_keepalive_renews_the_lock() {
+        // At 4 s node 1's KeepAlive moves its session and the lock to 4 + 12 = 16 s; node 2's
+        // moves its session only.
+        let mut m = held_by_1_with_2_and_3_queued(0);
+        let renewed = |given: &Out<Message>| -> Vec<(Token, i64)> {
+            given
+                .facts()
+                .iter()
+                .filter_map(|e| match *e {
+                    Fact::Renewed { token, until } => Some((token, until.ns())),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            renewed(&from(&mut m, 4 * S, 1, keep_alive(1, 2))),
+            [(1, 16 * S)]
+        );
+        let other = from(&mut m, 4 * S, 2, keep_alive(1, 2));
+        assert_eq!(answers(&other), [(2, 0, 12 * S)]);
+        assert!(renewed(&other).is_empty());
+    }
+
+    #[test]
+    fn a_keepalive_arriving_when_its_answer_is_due_is_answered_at_once() {
+        // Answered at 0 to 12 s, so a held KeepAlive would be due at 12 - 1 = 11 s: one that
+        // arrives at 11 s exactly is not held.
+        let mut m = held_open(None);
+        from(&mut m, 0, 1, keep_alive(1, 1));
+        let at_due = from(&mut m, 11 * S, 1, keep_alive_acked(1, 2, 1));
+        assert_eq!(answers(&at_due), [(2, 0, 12 * S)]);
+    }
+
+    #[test]
+    fn only_the_holders_expiry_starts_the_lock_delay() {
+        // Lock-delay 60 s. Node 3's session (opened at 2 s, to 14 s) expires while node 1's
+        // was kept alive at 10 s (to 22 s): no lock-delay, so node 1's release at 15 s hands
+        // the lock to node 2 (kept alive to 22 s) at once.
+        let mut m = held_by_1_with_2_and_3_queued(60);
+        from(&mut m, 10 * S, 1, keep_alive(1, 2));
+        from(&mut m, 10 * S, 2, keep_alive(1, 2));
+        call(&mut m, 14 * S, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert_eq!(m.sessions.len(), 2, "node 3's session expired");
+        assert_eq!(m.delay_until, None);
+        let release = Message::Release {
+            session: 1,
+            token: 1,
+        };
+        assert_eq!(granted(&from(&mut m, 15 * S, 1, release)), [(2, 2)]);
+    }
+
+    #[test]
+    fn without_a_lock_delay_an_expired_holder_sets_no_delay_timer() {
+        // Lock-delay 0: node 1's session expires at 12 s and node 2 has the lock at once, with
+        // no lock-delay timer armed.
+        let mut m = held_by_1_with_2_and_3_queued(0);
+        from(&mut m, 10 * S, 2, keep_alive(1, 2));
+        let expiry = call(&mut m, 12 * S, |m, cx, out| m.on_timer(cx, EXPIRY, out));
+        assert_eq!(granted(&expiry), [(2, 2)]);
+        assert_eq!(m.delay_until, None);
+        assert!(!expiry
+            .actions()
+            .iter()
+            .any(|a| matches!(a, Action::SetTimer { timer, .. } if *timer == LOCK_DELAY)));
+    }
+
+    #[test]
+    fn a_request_the_network_duplicated_is_not_seen() {
+        // The owner's duplicated Acquire is not answered with its grant again, a duplicated
+        // KeepAlive not answered, and a duplicated Acquire of a new client not queued.
+        let mut m = held_by_1_with_2_and_3_queued(0);
+        let dup = |m: &mut Master, node, msg| {
+            call(m, 3 * S, |m, cx, out| {
+                cx.duplicate = true;
+                m.on_message(cx, node, msg, out)
+            })
+        };
+        assert!(sent(&dup(&mut m, 1, Message::Acquire { session: 1 })).is_empty());
+        assert!(sent(&dup(&mut m, 1, keep_alive(1, 2))).is_empty());
+        assert!(dup(&mut m, 4, Message::Acquire { session: 1 })
+            .actions()
+            .is_empty());
+        assert_eq!(m.pending, [(2, 1), (3, 1)]);
+    }
 }
