@@ -357,19 +357,24 @@ mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
     use crate::strategy::service_node::Client as _;
-    use crate::strategy::{with_test_cx, Action, Out};
+    use crate::strategy::{with_test_cx, Ack, Action, Fact, Out};
 
     const MS: i64 = 1_000_000;
     /// Node 0 is the server, node 1 the client.
     const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
 
     fn client() -> Client {
+        client_with(false, 100)
+    }
+
+    /// A client asking for 3 s, retrying every second.
+    fn client_with(acts_while_suspended: bool, expiration_percent: u32) -> Client {
         let config = ZkConfig {
             tick_time: LocalDur::from_secs(1),
             session_timeout: LocalDur::from_secs(3),
             bounds: super::super::server::Bounds::of(LocalDur::from_secs(1), None, None),
-            acts_while_suspended: false,
-            expiration_percent: 100,
+            acts_while_suspended,
+            expiration_percent,
         };
         let params = LeaseParams {
             lease: LocalDur::from_secs(3),
@@ -456,5 +461,369 @@ mod tests {
             .collect();
         assert_eq!(sent, [&reconnect]);
         assert_eq!(c.belief(), Belief::None);
+    }
+
+    fn at_ms(ms: i64) -> LocalTime {
+        LocalTime::from_ns(ms * MS)
+    }
+
+    /// Runs `timer` at `ms` on the client's clocks; what it did.
+    fn timer(c: &mut Client, ms: i64, timer: TimerId) -> Sink {
+        let mut out = Out::default();
+        with_test_cx(1, ROLES, at_ms(ms), |cx| c.on_timer(cx, timer, &mut out));
+        out
+    }
+
+    /// The messages sent (all go to the server, node 0).
+    fn sends(given: &Sink) -> Vec<Message> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to, msg } => {
+                    assert_eq!(*to, 0);
+                    Some(msg.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn set(timer: TimerId, ms: i64) -> Action<Message> {
+        Action::SetTimer {
+            timer,
+            clock: ClockKind::Monotonic,
+            at: at_ms(ms),
+        }
+    }
+
+    fn checked(seq: u64, pred: u64) -> Message {
+        Message::Checked {
+            session: 1,
+            seq,
+            pred,
+            values: Store::default(),
+        }
+    }
+
+    const T: LocalDur = LocalDur::from_secs(3);
+
+    /// Started at 0, connected to session 1 (t = 3 s) at 1 ms, node 1 created at 2 ms, the
+    /// lowest at 3 ms: holds token 1, Disconnected at 3 ms + 2 s unless it hears more.
+    fn holding(c: &mut Client) {
+        with_test_cx(1, ROLES, at_ms(0), |cx| c.on_start(cx, &mut Out::default()));
+        let connected = Message::Connected {
+            session: 1,
+            timeout: T,
+        };
+        deliver(c, 1, connected);
+        deliver(c, 2, Message::Created { session: 1, seq: 1 });
+        deliver(c, 3, checked(1, 0));
+        assert_eq!(c.held, Some(1));
+    }
+
+    #[test]
+    fn the_timeouts_are_exact_fractions_of_the_negotiated_one() {
+        let ns = LocalDur::from_ns;
+        assert_eq!(read_timeout(T), LocalDur::from_secs(2));
+        // 2 x 10 / 3 = 6.67: 6 ns; the ping every 3 ns; 10 x 33 / 100 = 3.3: 3 ns.
+        assert_eq!(read_timeout(ns(10)), ns(6));
+        assert_eq!(ping_interval(ns(10)), ns(3));
+        assert_eq!(simulated_expiry(ns(10), 33), ns(3));
+        assert_eq!(simulated_expiry(T, 50), LocalDur::from_ns(1_500 * MS));
+        // The longest timeout does not overflow: 2 x (2^63 - 1) / 3.
+        assert_eq!(read_timeout(ns(i64::MAX)), ns(6_148_914_691_236_517_204));
+        assert_eq!(simulated_expiry(ns(i64::MAX), 100), ns(i64::MAX));
+    }
+
+    #[test]
+    fn the_first_answer_connects_and_creates_a_later_one_reconnects_and_checks() {
+        let mut c = client();
+        let mut start = Out::default();
+        with_test_cx(1, ROLES, at_ms(0), |cx| c.on_start(cx, &mut start));
+        let ask = Message::Connect {
+            session: 0,
+            timeout: T,
+        };
+        // Not connected yet: no ping timer, a reconnect a second later.
+        assert_eq!(
+            start.actions(),
+            [
+                Action::Send {
+                    to: 0,
+                    msg: ask.clone()
+                },
+                set(RECONNECT, 1_000)
+            ]
+        );
+        let connected = Message::Connected {
+            session: 1,
+            timeout: T,
+        };
+        let first = deliver(&mut c, 1, connected.clone());
+        assert_eq!(c.state, Conn::Connected);
+        // readTimeout 2 s from 1 ms; a ping t/3 = 1 s after the Create.
+        assert_eq!(
+            first.actions(),
+            [
+                Action::CancelTimer { timer: RECONNECT },
+                Action::CancelTimer { timer: LOST_CHECK },
+                set(READ_TIMEOUT, 2_001),
+                Action::Send {
+                    to: 0,
+                    msg: Message::Create { session: 1 }
+                },
+                set(PING, 1_001)
+            ]
+        );
+        // A copy of the answer while connected changes nothing.
+        assert!(deliver(&mut c, 1, connected.clone()).actions().is_empty());
+        let created = deliver(&mut c, 2, Message::Created { session: 1, seq: 5 });
+        assert_eq!(sends(&created), [Message::Check { session: 1, seq: 5 }]);
+        // Node 4 is before it: wait for its deletion, then ask again.
+        assert!(deliver(&mut c, 3, checked(5, 4)).facts().is_empty());
+        assert_eq!(c.held, None);
+        let deleted = deliver(
+            &mut c,
+            4,
+            Message::NodeDeleted {
+                session: 1,
+                pred: 4,
+            },
+        );
+        assert_eq!(sends(&deleted), [Message::Check { session: 1, seq: 5 }]);
+        // Another node's answer is not its own; its own makes it the holder, once.
+        deliver(&mut c, 5, checked(6, 0));
+        assert_eq!(c.held, None);
+        assert_eq!(
+            deliver(&mut c, 5, checked(5, 0)).facts(),
+            [Fact::Holding { token: 5 }]
+        );
+        assert!(deliver(&mut c, 6, checked(5, 0)).facts().is_empty());
+        // The server closes the connection at 10 ms: SUSPENDED, the lock dropped, a reconnect
+        // of session 1 and the simulated expiry timed t x 100 % later.
+        let closed = deliver(&mut c, 10, Message::Closed { session: 1 });
+        assert_eq!(
+            c.state,
+            Conn::Suspended {
+                since_wall: at_ms(10)
+            }
+        );
+        assert_eq!(c.held, None);
+        let reconnect = Message::Connect {
+            session: 1,
+            timeout: T,
+        };
+        assert_eq!(
+            closed.actions(),
+            [
+                Action::CancelTimer { timer: PING },
+                Action::CancelTimer {
+                    timer: READ_TIMEOUT
+                },
+                set(LOST_CHECK, 3_010),
+                Action::Send {
+                    to: 0,
+                    msg: reconnect
+                },
+                set(RECONNECT, 1_010)
+            ]
+        );
+        // Answered: RECONNECTED, and the node it has is checked again.
+        let again = deliver(&mut c, 20, connected);
+        assert_eq!(c.state, Conn::Reconnected);
+        assert_eq!(sends(&again), [Message::Check { session: 1, seq: 5 }]);
+    }
+
+    #[test]
+    fn an_expired_session_is_lost_with_its_lock_and_a_new_one_asked_for() {
+        let mut c = client();
+        holding(&mut c);
+        // Expired of a connected session, or of another, is not taken up.
+        assert!(deliver(&mut c, 4, Message::Expired { session: 1 })
+            .actions()
+            .is_empty());
+        deliver(&mut c, 5, Message::Closed { session: 1 });
+        assert!(deliver(&mut c, 6, Message::Expired { session: 2 })
+            .actions()
+            .is_empty());
+        let expired = deliver(&mut c, 7, Message::Expired { session: 1 });
+        assert_eq!(c.state, Conn::Lost);
+        assert_eq!((c.session, c.seq, c.held), (0, 0, None));
+        let ask = Message::Connect {
+            session: 0,
+            timeout: T,
+        };
+        assert_eq!(
+            expired.actions(),
+            [
+                Action::CancelTimer { timer: LOST_CHECK },
+                Action::Send { to: 0, msg: ask },
+                set(RECONNECT, 1_007)
+            ]
+        );
+        // A new session is taken, and its node created anew.
+        let fresh = Message::Connected {
+            session: 2,
+            timeout: T,
+        };
+        let created = deliver(&mut c, 8, fresh);
+        assert_eq!(sends(&created), [Message::Create { session: 2 }]);
+    }
+
+    #[test]
+    fn the_simulated_expiry_waits_by_the_wall_clock_then_abandons_the_session() {
+        // SUSPENDED at 5 ms; LOST is due 3 s later by the wall clock.
+        let mut c = client();
+        holding(&mut c);
+        deliver(&mut c, 5, Message::Closed { session: 1 });
+        let check = |c: &mut Client, mono_ms: i64, wall_ns: i64| {
+            let mut out = Out::default();
+            with_test_cx(1, ROLES, at_ms(mono_ms), |cx| {
+                cx.wall = LocalTime::from_ns(wall_ns);
+                c.on_timer(cx, LOST_CHECK, &mut out)
+            });
+            out
+        };
+        // The poll returns at 3.005 s, but the wall clock was stepped back 1 ns: 1 ns short,
+        // so it polls 1 ns more.
+        let short = check(&mut c, 3_005, 3_005 * MS - 1);
+        assert_eq!(
+            short.actions(),
+            [Action::SetTimer {
+                timer: LOST_CHECK,
+                clock: ClockKind::Monotonic,
+                at: LocalTime::from_ns(3_005 * MS + 1),
+            }]
+        );
+        assert!(matches!(c.state, Conn::Suspended { .. }));
+        // Exactly 3 s by the wall clock: LOST; session 1 abandoned, a new one asked for.
+        let lost = check(&mut c, 3_006, 3_005 * MS);
+        assert_eq!(c.state, Conn::Lost);
+        let ask = Message::Connect {
+            session: 0,
+            timeout: T,
+        };
+        assert_eq!(sends(&lost), [ask]);
+        // The late answer for session 1 is not taken up; one for a new session is.
+        let late = Message::Connected {
+            session: 1,
+            timeout: T,
+        };
+        assert!(deliver(&mut c, 3_100, late).actions().is_empty());
+        assert!(!c.connected);
+        let fresh = Message::Connected {
+            session: 2,
+            timeout: T,
+        };
+        deliver(&mut c, 3_200, fresh);
+        assert_eq!((c.session, c.state), (2, Conn::Reconnected));
+        // Once connected, a stray poll changes nothing.
+        assert!(timer(&mut c, 3_300, LOST_CHECK).actions().is_empty());
+    }
+
+    #[test]
+    fn without_a_simulated_expiry_no_poll_is_timed() {
+        let mut c = client_with(false, 0);
+        holding(&mut c);
+        let closed = deliver(&mut c, 5, Message::Closed { session: 1 });
+        assert!(closed
+            .actions()
+            .iter()
+            .all(|a| !matches!(a, Action::SetTimer { timer, .. } if *timer == LOST_CHECK)));
+    }
+
+    #[test]
+    fn a_ping_waits_for_an_idle_interval_and_a_reconnect_for_a_disconnection() {
+        let mut c = client();
+        holding(&mut c);
+        // The Check left at 2 ms: the ping is due at 1.002 s, not before.
+        assert!(timer(&mut c, 1_001, PING).actions().is_empty());
+        let ping = timer(&mut c, 1_002, PING);
+        assert_eq!(
+            ping.actions(),
+            [
+                Action::Send {
+                    to: 0,
+                    msg: Message::Ping { session: 1 }
+                },
+                set(PING, 2_002)
+            ]
+        );
+        // Connected: the reconnect timer does nothing.
+        assert!(timer(&mut c, 1_003, RECONNECT).actions().is_empty());
+        // A Pong at 1.5 s moves readTimeout to 3.5 s.
+        let pong = deliver(&mut c, 1_500, Message::Pong { session: 1 });
+        assert_eq!(pong.actions(), [set(READ_TIMEOUT, 3_500)]);
+        // The read timeout fires: Disconnected; then the reconnect timer asks again.
+        timer(&mut c, 3_500, READ_TIMEOUT);
+        assert!(!c.connected);
+        let retry = timer(&mut c, 4_500, RECONNECT);
+        let ask = Message::Connect {
+            session: 1,
+            timeout: T,
+        };
+        assert_eq!(sends(&retry), [ask]);
+    }
+
+    #[test]
+    fn the_holder_acts_until_its_read_timeout_or_through_it_when_told() {
+        let mut c = client();
+        holding(&mut c);
+        let check =
+            |c: &Client, ns: i64| with_test_cx(1, ROLES, LocalTime::from_ns(ns), |cx| c.check(cx));
+        // Last receive 3 ms: acts until 2.003 s, not at it.
+        assert_eq!(check(&c, 2_003 * MS - 1), Some(1));
+        assert_eq!(check(&c, 2_003 * MS), None);
+        assert_eq!(
+            c.belief(),
+            Belief::Until {
+                token: 1,
+                clock: ClockKind::Monotonic,
+                deadline: at_ms(2_003)
+            }
+        );
+        // The raw client acts through the disconnection and after readTimeout.
+        let mut raw = client_with(true, 0);
+        holding(&mut raw);
+        deliver(&mut raw, 5, Message::Closed { session: 1 });
+        assert_eq!(raw.held, Some(1));
+        assert_eq!(check(&raw, 10_000 * MS), Some(1));
+        assert_eq!(raw.belief(), Belief::Bool { token: 1 });
+        // One that does not hold believes nothing.
+        assert_eq!(check(&client(), 0), None);
+        assert_eq!(client().belief(), Belief::None);
+    }
+
+    #[test]
+    fn reads_come_from_the_copy_and_writes_go_to_the_server() {
+        let mut c = client();
+        holding(&mut c);
+        // Its own write of 9 to key 2 answered: the copy has it.
+        let ack = Ack {
+            key: 2,
+            value: 9,
+            seq: 1,
+        };
+        let acked = deliver(&mut c, 10, Message::WriteAck(ack));
+        assert_eq!(acked.facts(), [Fact::WriteAcked { key: 2, value: 9 }]);
+        let mut out = Out::default();
+        with_test_cx(1, ROLES, at_ms(11), |cx| {
+            c.on_request(cx, Request::Read { key: 2 }, 1, &mut out);
+            c.on_request(cx, Request::Write { key: 3, value: 4 }, 1, &mut out);
+        });
+        assert_eq!(
+            out.facts(),
+            [
+                Fact::Read { token: 1, value: 9 },
+                Fact::WriteSent { token: 1 }
+            ]
+        );
+        let write = Message::Write {
+            token: 1,
+            key: 3,
+            value: 4,
+        };
+        assert_eq!(sends(&out), [write]);
     }
 }

@@ -377,3 +377,339 @@ impl Service for Server {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ClockKind;
+    use crate::scenario::Role;
+    use crate::strategy::{Action, Fact, Out, Store};
+
+    const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
+    /// Node 0 is the server, nodes 1 to 3 clients.
+    const ROLES: &[Role] = &[
+        Role::Grantor,
+        Role::Contender,
+        Role::Contender,
+        Role::Contender,
+    ];
+
+    fn at(ns: i64) -> LocalTime {
+        LocalTime::from_ns(ns)
+    }
+
+    fn secs(s: i64) -> LocalDur {
+        LocalDur::from_secs(s)
+    }
+
+    fn params(restart: GrantorRestart) -> LeaseParams {
+        LeaseParams {
+            lease: secs(3),
+            renew_every: secs(1),
+            retry_every: secs(1),
+            grantor_restart: restart,
+            fencing: false,
+            initial_leader: None,
+        }
+    }
+
+    /// A 1 s tick and the default bounds, [2 s, 20 s].
+    fn server_from(restart: GrantorRestart, disk: Disk) -> Server {
+        let tick = secs(1);
+        Server::new(params(restart), tick, Bounds::of(tick, None, None), disk)
+    }
+
+    fn server() -> Server {
+        server_from(GrantorRestart::Wait, Disk::default())
+    }
+
+    fn call(s: &mut Server, at_ns: i64, f: impl FnOnce(&mut Server, &mut Cx, &mut Sink)) -> Sink {
+        crate::strategy::with_test_cx(0, ROLES, at(at_ns), |cx| {
+            let mut out = Out::default();
+            f(s, cx, &mut out);
+            out
+        })
+    }
+
+    fn from(s: &mut Server, at_ns: i64, node: NodeId, msg: Message) -> Sink {
+        call(s, at_ns, |s, cx, out| s.on_message(cx, node, msg, out))
+    }
+
+    fn expirer(s: &mut Server, at_ns: i64) -> Sink {
+        call(s, at_ns, |s, cx, out| s.on_timer(cx, EXPIRER, out))
+    }
+
+    fn sent(given: &Sink) -> Vec<(NodeId, Message)> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to, msg } => Some((*to, msg.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn armed(given: &Sink) -> Vec<LocalTime> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match *a {
+                Action::SetTimer { timer, at, .. } if timer == EXPIRER => Some(at),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn connect(timeout_s: i64) -> Message {
+        Message::Connect {
+            session: 0,
+            timeout: secs(timeout_s),
+        }
+    }
+
+    /// Clients 1 and 2 connect at 0 asking 3 s (sessions 1 and 2, expiring in the bucket after
+    /// 0 + 3 s, at 4 s) and create nodes 1 and 2: client 1 holds the lock.
+    fn two_nodes() -> Server {
+        let mut s = server();
+        for node in [1, 2] {
+            from(&mut s, 0, node, connect(3));
+            let session = node as u64;
+            let created = from(&mut s, 0, node, Message::Create { session });
+            let seq = session;
+            assert_eq!(sent(&created), [(node, Message::Created { session, seq })]);
+        }
+        s
+    }
+
+    #[test]
+    fn the_next_interval_is_strictly_after_and_floors_below_zero() {
+        let tick = secs(1);
+        for (t, next) in [
+            (0, S),
+            (3 * S, 4 * S),
+            (3 * S + 1, 4 * S),
+            (4 * S - 1, 4 * S),
+        ] {
+            assert_eq!(round_to_next_interval(at(t), tick), at(next), "{t}");
+        }
+        // -0.5 s lies in the bucket [-1 s, 0): the next multiple is 0, as is -1 s's.
+        assert_eq!(round_to_next_interval(at(-S / 2), tick), at(0));
+        assert_eq!(round_to_next_interval(at(-S), tick), at(0));
+    }
+
+    #[test]
+    fn a_timeout_is_raised_to_the_minimum_then_lowered_to_the_maximum() {
+        let b = Bounds::of(secs(1), None, None);
+        assert_eq!(
+            b,
+            Bounds {
+                min: secs(2),
+                max: secs(20)
+            }
+        );
+        let written = Bounds::of(secs(1), Some(secs(5)), Some(secs(7)));
+        assert_eq!(
+            written,
+            Bounds {
+                min: secs(5),
+                max: secs(7)
+            }
+        );
+        for (asked, got) in [(1, 2), (2, 2), (3, 3), (20, 20), (25, 20)] {
+            assert_eq!(b.negotiate(secs(asked)), secs(got), "asked {asked} s");
+        }
+        // Bounds the checker refuses (min above max) give the maximum, in that order.
+        let crossed = Bounds {
+            min: secs(10),
+            max: secs(5),
+        };
+        assert_eq!(crossed.negotiate(secs(1)), secs(5));
+        // A tick too long to double saturates.
+        let huge = Bounds::of(LocalDur::from_ns(i64::MAX), None, None);
+        assert_eq!(huge.min, LocalDur::from_ns(i64::MAX));
+    }
+
+    #[test]
+    fn a_new_session_gets_the_next_id_the_negotiated_timeout_and_its_bucket() {
+        // Connect at 0.5 s asking 1 s: timeout 2 s, expiry after 2.5 s: bucket 3 s.
+        let mut s = server();
+        let first = from(&mut s, S / 2, 1, connect(1));
+        let connected = Message::Connected {
+            session: 1,
+            timeout: secs(2),
+        };
+        assert_eq!(
+            first.actions(),
+            [
+                Action::SetTimer {
+                    timer: EXPIRER,
+                    clock: ClockKind::Monotonic,
+                    at: at(3 * S)
+                },
+                Action::Send {
+                    to: 1,
+                    msg: connected
+                }
+            ]
+        );
+        // Asking 25 s at 0.6 s: session 2 with 20 s, to 21 s; the expirer stays at 3 s.
+        let second = from(&mut s, 600 * MS, 2, connect(25));
+        let connected = Message::Connected {
+            session: 2,
+            timeout: secs(20),
+        };
+        assert_eq!(sent(&second), [(2, connected)]);
+        assert!(armed(&second).is_empty());
+        assert_eq!(s.sessions[1].expiry, at(21 * S));
+    }
+
+    #[test]
+    fn a_message_moves_its_sessions_bucket_and_the_holders_move_is_a_renewal() {
+        let mut s = two_nodes();
+        // A ping at 1.5 s: bucket after 4.5 s, 5 s; node 1 holds, so the lock goes to 5 s.
+        let ping = from(&mut s, 1_500 * MS, 1, Message::Ping { session: 1 });
+        assert_eq!(sent(&ping), [(1, Message::Pong { session: 1 })]);
+        assert_eq!(
+            ping.facts(),
+            [Fact::Renewed {
+                token: 1,
+                until: at(5 * S)
+            }]
+        );
+        // A ping at 1.7 s lands in the same bucket: nothing moves.
+        let same = from(&mut s, 1_700 * MS, 1, Message::Ping { session: 1 });
+        assert!(same.facts().is_empty() && armed(&same).is_empty());
+        // Node 2's ping moves its own session only: no renewal; the expirer stays at 4 s.
+        let other = from(&mut s, 1_500 * MS, 2, Message::Ping { session: 2 });
+        assert!(other.facts().is_empty());
+        assert_eq!(s.sessions[1].expiry, at(5 * S));
+        // Both now end at 5 s: the expirer moves there.
+        assert_eq!(armed(&other), [at(5 * S)]);
+    }
+
+    #[test]
+    fn an_expired_holder_loses_its_node_its_watcher_is_told_once_and_granted() {
+        let mut s = two_nodes();
+        // Node 2 asks twice whether node 2 is lowest: its predecessor is node 1, watched once.
+        for _ in 0..2 {
+            let checked = from(&mut s, 0, 2, Message::Check { session: 2, seq: 2 });
+            let answer = Message::Checked {
+                session: 2,
+                seq: 2,
+                pred: 1,
+                values: Store::default(),
+            };
+            assert_eq!(sent(&checked), [(2, answer)]);
+        }
+        // Node 2 pings at 2 s: to the bucket after 5 s, 6 s. Node 1 stays at 4 s.
+        from(&mut s, 2 * S, 2, Message::Ping { session: 2 });
+        let early = expirer(&mut s, 4 * S - 1);
+        assert!(sent(&early).is_empty() && early.facts().is_empty());
+        assert_eq!(s.sessions.len(), 2);
+        let due = expirer(&mut s, 4 * S);
+        let deleted = Message::NodeDeleted {
+            session: 2,
+            pred: 1,
+        };
+        assert_eq!(
+            sent(&due),
+            [(1, Message::Closed { session: 1 }), (2, deleted)]
+        );
+        let grant = Fact::Issued {
+            token: 2,
+            to: 2,
+            until: at(6 * S),
+        };
+        assert_eq!(due.facts(), [grant]);
+        assert_eq!(armed(&due), [at(6 * S)]);
+        // Session 1 is gone: a reconnect hears Expired, a request Closed and makes no node.
+        let reconnect = Message::Connect {
+            session: 1,
+            timeout: secs(3),
+        };
+        let expired = from(&mut s, 5 * S, 1, reconnect);
+        assert_eq!(sent(&expired), [(1, Message::Expired { session: 1 })]);
+        for msg in [Message::Ping { session: 1 }, Message::Create { session: 1 }] {
+            let closed = from(&mut s, 5 * S, 1, msg);
+            assert_eq!(sent(&closed), [(1, Message::Closed { session: 1 })]);
+        }
+        assert_eq!(s.nodes, [LockNode { seq: 2, session: 2 }]);
+    }
+
+    #[test]
+    fn a_check_names_the_highest_node_below_and_a_create_is_made_once() {
+        let mut s = two_nodes();
+        from(&mut s, 0, 3, connect(3));
+        from(&mut s, 0, 3, Message::Create { session: 3 });
+        let pred = |s: &mut Server, node: NodeId, seq: u64| {
+            let session = node as u64;
+            match &sent(&from(s, 0, node, Message::Check { session, seq }))[..] {
+                [(_, Message::Checked { pred, .. })] => *pred,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(pred(&mut s, 3, 3), 2);
+        assert_eq!(pred(&mut s, 1, 1), 0);
+        // Node 1 asks to create again: its node, no new one, no new grant.
+        let again = from(&mut s, 0, 1, Message::Create { session: 1 });
+        assert_eq!(sent(&again), [(1, Message::Created { session: 1, seq: 1 })]);
+        assert!(again.facts().is_empty());
+        assert_eq!(s.nodes.len(), 3);
+    }
+
+    #[test]
+    fn a_restart_touches_every_session_or_forgets_them_and_keeps_the_counters() {
+        let disk = two_nodes().into_disk();
+        // Not a restart: nothing.
+        let mut s = server_from(GrantorRestart::Wait, disk.clone());
+        let start = call(&mut s, 100 * S, |s, cx, out| s.on_start(cx, out));
+        assert!(start.actions().is_empty());
+        // Wait, up at 100 s: both sessions to the bucket after 103 s, 104 s; the holder's lock
+        // with them.
+        let restart = |how| {
+            let mut s = server_from(how, disk.clone());
+            let out = call(&mut s, 100 * S, |s, cx, out| {
+                cx.restarted = true;
+                s.on_start(cx, out)
+            });
+            (s, out)
+        };
+        let (s, out) = restart(GrantorRestart::Wait);
+        assert!(s.sessions.iter().all(|s| s.expiry == at(104 * S)));
+        assert_eq!(
+            out.facts(),
+            [Fact::Renewed {
+                token: 1,
+                until: at(104 * S)
+            }]
+        );
+        assert!(sent(&out).is_empty());
+        // Forget: both expire at once; the next session and node are numbered on from 2.
+        let (mut s, out) = restart(GrantorRestart::Forget);
+        let closed: Vec<NodeId> = sent(&out).iter().map(|&(to, _)| to).collect();
+        assert_eq!(closed, [1, 2]);
+        assert!(s.sessions.is_empty() && s.nodes.is_empty());
+        let connected = from(&mut s, 101 * S, 3, connect(3));
+        assert!(matches!(
+            sent(&connected)[..],
+            [(3, Message::Connected { session: 3, .. })]
+        ));
+        let created = from(&mut s, 101 * S, 3, Message::Create { session: 3 });
+        assert_eq!(
+            sent(&created),
+            [(3, Message::Created { session: 3, seq: 3 })]
+        );
+    }
+
+    #[test]
+    fn only_the_expirer_timer_expires() {
+        let mut s = two_nodes();
+        let other = call(&mut s, 10 * S, |s, cx, out| {
+            s.on_timer(cx, EXPIRER + 1, out)
+        });
+        assert!(other.actions().is_empty());
+        assert_eq!(s.sessions.len(), 2);
+    }
+}
