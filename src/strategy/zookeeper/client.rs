@@ -826,4 +826,37 @@ mod tests {
         };
         assert_eq!(sends(&out), [write]);
     }
+
+    #[test]
+    fn a_close_of_another_session_or_while_disconnected_changes_nothing() {
+        let mut c = client();
+        holding(&mut c);
+        assert!(deliver(&mut c, 4, Message::Closed { session: 2 })
+            .actions()
+            .is_empty());
+        assert!(c.connected && c.held == Some(1));
+        deliver(&mut c, 5, Message::Closed { session: 1 });
+        assert!(deliver(&mut c, 6, Message::Closed { session: 1 })
+            .actions()
+            .is_empty());
+    }
+
+    #[test]
+    fn the_server_is_found_wherever_it_is_listed() {
+        // The ensemble listed second: the client's Connect goes to node 1.
+        let roles = [Role::Contender, Role::Grantor];
+        let mut c = client();
+        let mut out = Out::default();
+        with_test_cx(0, &roles, at_ms(0), |cx| c.on_start(cx, &mut out));
+        assert!(matches!(
+            out.actions(),
+            [
+                Action::Send {
+                    to: 1,
+                    msg: Message::Connect { .. }
+                },
+                _
+            ]
+        ));
+    }
 }

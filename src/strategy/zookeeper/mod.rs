@@ -126,3 +126,75 @@ pub struct Disk {
 
 /// A node: the server or a client.
 pub type Node = ServiceNode<Server, Client>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::GrantorRestart;
+    use crate::strategy::{call_for_test, Action, NodeLogic};
+
+    fn config(session_timeout_s: i64) -> ZkConfig {
+        let tick = LocalDur::from_secs(1);
+        ZkConfig {
+            tick_time: tick,
+            session_timeout: LocalDur::from_secs(session_timeout_s),
+            bounds: Bounds::of(tick, None, None),
+            acts_while_suspended: false,
+            expiration_percent: 100,
+        }
+    }
+
+    fn scenario(nodes: &str) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(duration: "10s", lease: (duration: "3s"), strategy: ZooKeeperSession(),
+                nodes: [{nodes}])"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn it_describes_itself_and_takes_one_ensemble_and_clients() {
+        let z = ZooKeeperSession::new(config(3), "ZooKeeperSession(...)".into());
+        assert_eq!(z.describe(), "ZooKeeperSession(...)");
+        let ok = r#"(name: "zk", role: Grantor), (name: "a", role: Contender)"#;
+        assert!(z.check(&scenario(ok)).is_empty());
+        let two = r#"(name: "zk", role: Grantor), (name: "zk2", role: Grantor),
+            (name: "a", role: Contender)"#;
+        assert_eq!(
+            z.check(&scenario(two)),
+            ["nodes: ZooKeeperSession needs exactly one Grantor, the ZooKeeper ensemble (found 2)"]
+        );
+    }
+
+    /// The ensemble is the server; a client with its own settings asks its own timeout in its
+    /// first Connect, the others the protocol's.
+    #[test]
+    fn the_ensemble_is_the_server_and_a_client_runs_its_own_settings() {
+        let z = ZooKeeperSession::new(config(3), String::new()).with_own(vec![(2, config(7))]);
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(3),
+            renew_every: LocalDur::from_secs(1),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: None,
+        };
+        let logic = |node, role| z.node_logic(node, role, &params, Disk::default());
+        assert!(matches!(logic(0, Role::Grantor), Node::Service(_)));
+        let roles = [Role::Grantor, Role::Contender, Role::Contender];
+        let asked = |node| {
+            let mut n = logic(node, Role::Contender);
+            let at = crate::time::LocalTime::from_ns(0);
+            let out = call_for_test(&mut n, node, &roles, at, |n, cx, out| n.on_start(cx, out));
+            out.actions().iter().find_map(|a| match a {
+                Action::Send {
+                    msg: Message::Connect { timeout, .. },
+                    ..
+                } => Some(timeout.ns()),
+                _ => None,
+            })
+        };
+        assert_eq!(asked(1), Some(3_000_000_000));
+        assert_eq!(asked(2), Some(7_000_000_000));
+    }
+}

@@ -712,4 +712,54 @@ mod tests {
         assert!(other.actions().is_empty());
         assert_eq!(s.sessions.len(), 2);
     }
+
+    #[test]
+    fn a_fired_watch_is_gone_and_the_next_in_line_still_watches() {
+        // Node 3 watches node 2, node 2 watches node 1. Node 1's session ends at 4 s; nodes 2
+        // and 3, pinged at 2 s, at 6 s; node 3, pinged again at 5 s, at 9 s.
+        let mut s = two_nodes();
+        from(&mut s, 0, 3, connect(3));
+        from(&mut s, 0, 3, Message::Create { session: 3 });
+        from(&mut s, 0, 2, Message::Check { session: 2, seq: 2 });
+        from(&mut s, 0, 3, Message::Check { session: 3, seq: 3 });
+        for node in [2, 3] {
+            let session = node as u64;
+            from(&mut s, 2 * S, node, Message::Ping { session });
+        }
+        let first = expirer(&mut s, 4 * S);
+        let told: Vec<NodeId> = sent(&first).iter().map(|&(to, _)| to).collect();
+        assert_eq!(told, [1, 2]);
+        from(&mut s, 5 * S, 3, Message::Ping { session: 3 });
+        let second = expirer(&mut s, 6 * S);
+        let deleted = Message::NodeDeleted {
+            session: 3,
+            pred: 2,
+        };
+        assert_eq!(
+            sent(&second),
+            [(2, Message::Closed { session: 2 }), (3, deleted)]
+        );
+    }
+
+    #[test]
+    fn a_write_reaches_the_register_and_is_answered() {
+        let mut s = server();
+        let write = Message::Write {
+            token: 1,
+            key: 4,
+            value: 9,
+        };
+        let answer = from(&mut s, 0, 2, write);
+        assert!(matches!(
+            sent(&answer)[..],
+            [(
+                2,
+                Message::WriteAck(crate::strategy::Ack {
+                    key: 4,
+                    value: 9,
+                    ..
+                })
+            )]
+        ));
+    }
 }

@@ -543,4 +543,95 @@ mod tests {
         assert_eq!(rows.len(), 1);
         assert!(!rows[0].0.act_while_disconnected);
     }
+
+    fn problems(strategy: &str) -> Vec<String> {
+        let s = scenario(strategy);
+        Settings::validate(&settings(&s), &s)
+    }
+
+    #[test]
+    fn the_holder_acts_while_suspended_as_the_raw_client_or_under_the_session_policy() {
+        let acts = |strategy: &str| settings(&scenario(strategy)).acts_while_suspended();
+        assert!(acts("ZooKeeperSession(act_while_disconnected: true)"));
+        assert!(acts("ZooKeeperSession(error_policy: Session)"));
+        assert!(!acts("ZooKeeperSession(error_policy: Standard)"));
+        assert!(!acts("ZooKeeperSession()"));
+    }
+
+    #[test]
+    fn curators_fields_are_refused_for_the_raw_client_and_the_percent_is_at_most_100() {
+        let raw = problems("ZooKeeperSession(act_while_disconnected: true, error_policy: Session)");
+        assert_eq!(raw.len(), 1, "{raw:?}");
+        assert!(raw[0].starts_with("strategy.error_policy: a Curator client's setting"));
+        for percent in [0, 50, 100] {
+            let written =
+                format!("ZooKeeperSession(simulated_session_expiration_percent: {percent})");
+            assert!(problems(&written).is_empty(), "{percent}");
+        }
+        assert_eq!(
+            problems("ZooKeeperSession(simulated_session_expiration_percent: 101)"),
+            [
+                "strategy.simulated_session_expiration_percent: must be at most 100 (got 101), \
+                 as CuratorFrameworkFactory.Builder requires"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_zero_maximum_is_refused_once_not_also_as_below_the_minimum() {
+        let p = problems(r#"ZooKeeperSession(max_session_timeout: "0s")"#);
+        assert_eq!(
+            p,
+            ["strategy.max_session_timeout: must be positive (got 0s)"]
+        );
+    }
+
+    #[test]
+    fn a_client_may_have_its_own_timeout_and_kind_but_not_the_ensembles_fields() {
+        let z = settings(&scenario("ZooKeeperSession()"));
+        let own = |fields: &str| settings(&scenario(&format!("ZooKeeperSession({fields})")));
+        let timeout = own(r#"session_timeout: "7s", act_while_disconnected: true"#);
+        assert!(Settings::check_own(&z, &timeout, Role::Contender).is_empty());
+        let tick = Settings::check_own(&z, &own(r#"tick_time: "1s""#), Role::Contender);
+        assert_eq!(tick.len(), 1, "{tick:?}");
+        assert!(tick[0].starts_with("tick_time: the server's tick and its bounds"));
+        let server = Settings::check_own(&z, &timeout, Role::Grantor);
+        assert_eq!(
+            server,
+            ["tick_time: the ensemble runs the strategy's settings; write them there"]
+        );
+        // The client's own settings reach its config.
+        let built = Settings::build_nodes(&z, &[(2, timeout)]).expect("own settings");
+        let config = |node| built.own.iter().find(|(n, _)| *n == node).map(|(_, c)| *c);
+        let c = config(2).expect("node 2's own");
+        assert_eq!(c.session_timeout, LocalDur::from_secs(7));
+        assert!(c.acts_while_suspended && config(1).is_none());
+    }
+
+    #[test]
+    fn a_reconnect_period_is_read_from_the_lease() {
+        let z = settings(&scenario("ZooKeeperSession()"));
+        let fields = Settings::lease_fields(&z);
+        assert!(fields.retry_every && !fields.renew_every);
+    }
+
+    /// t = 100 ns under the session policy: readTimeout 66 ns leaves 34 ns, and a simulated
+    /// expiry of 34 % is 34 ns: no margin is left.
+    #[test]
+    fn a_simulated_expiry_that_uses_up_the_margin_leaves_none() {
+        let z = settings(&scenario(
+            r#"ZooKeeperSession(tick_time: "10ns", session_timeout: "100ns", error_policy: Session,
+                simulated_session_expiration_percent: 34)"#,
+        ));
+        assert_eq!(z.negotiated(), LocalDur::from_ns(100));
+        assert_eq!(Settings::drift_margin(&z), None);
+        let z = ZooKeeperSession {
+            simulated_session_expiration_percent: Some(33),
+            ..z
+        };
+        assert_eq!(
+            Settings::drift_margin(&z).map(|m| m.0),
+            Some(LocalDur::from_ns(1))
+        );
+    }
 }
