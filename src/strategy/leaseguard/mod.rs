@@ -513,9 +513,13 @@ impl Replica {
         let Some((index, e)) = self.queue.pop_front() else {
             return;
         };
-        if index <= self.core.last_index() {
-            self.core.truncate(index - 1);
-        }
+        // Queued only at the index after the last (`expected`), and the log moves only here
+        // while a queue waits (a mismatch, a snapshot or a new leader drops it).
+        debug_assert_eq!(
+            index,
+            self.core.last_index() + 1,
+            "the queue follows the log"
+        );
         self.core.log.push(e.into());
         // The leader checked, when it accepted the subscription, that the logs agree up to
         // where it began: so they agree up to here, and so far the leader's commit index holds.
@@ -1374,5 +1378,626 @@ mod tests {
             .actions()
             .iter()
             .any(|e| matches!(e, Action::Send { .. })));
+    }
+
+    /// The messages sent, with their destinations.
+    fn sends(fx: &Out<Message>) -> Vec<(NodeId, Message)> {
+        fx.actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to, msg } => Some((*to, msg.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn set(timer: TimerId, clock: ClockKind, ns: i64) -> Action<Message> {
+        Action::SetTimer {
+            timer,
+            clock,
+            at: LocalTime::from_ns(ns),
+        }
+    }
+
+    fn scenario(nodes: &str, fencing: bool) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(duration: "10s", lease: (duration: "1s"),
+                strategy: LeaseGuard(election_timeout: "10s", heartbeat: "500ms"),
+                resource: (fencing: {fencing}), nodes: [{nodes}])"#
+        ))
+        .unwrap()
+    }
+
+    const THREE: &str = r#"(name: "a", role: Replica), (name: "b", role: Replica),
+        (name: "c", role: Replica)"#;
+
+    #[test]
+    fn it_describes_itself_and_shares_reads_in_leaseguard_mode_alone() {
+        let lg = |mode| LeaseGuard::new(config(mode), "LeaseGuard(...)".into());
+        assert_eq!(lg(LeaseGuardMode::LeaseGuard).describe(), "LeaseGuard(...)");
+        assert_eq!(
+            lg(LeaseGuardMode::LeaseGuard).commands(),
+            ["StepDown", "TransferLeader"]
+        );
+        let shared = Authorities {
+            read: Claim::Shared,
+            write: Claim::Shared,
+        };
+        assert_eq!(lg(LeaseGuardMode::LeaseGuard).authorities(), shared);
+        for mode in [LeaseGuardMode::LogLease, LeaseGuardMode::Quorum] {
+            let exclusive = Authorities {
+                read: Claim::Exclusive,
+                ..shared
+            };
+            assert_eq!(lg(mode).authorities(), exclusive, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn its_check_takes_replicas_only_and_each_field_at_its_boundary() {
+        let check = |c: LeaseGuardConfig, s: &Scenario| LeaseGuard::new(c, String::new()).check(s);
+        let base = config(LeaseGuardMode::LeaseGuard);
+        let three = scenario(THREE, false);
+        assert!(check(base, &three).is_empty());
+        let only = ["nodes: LeaseGuard has Replicas only, at least one"];
+        let grantor = r#"(name: "g", role: Grantor), (name: "a", role: Replica)"#;
+        assert_eq!(check(base, &scenario(grantor, false)), only);
+        assert_eq!(check(base, &scenario("", false)), only);
+        assert_eq!(
+            check(base, &scenario(THREE, true)),
+            [
+                "resource.fencing: a LeaseGuard group fences by term in its log; the resource is \
+              the log, so there is no separate fencing check to turn on"
+            ]
+        );
+        let ns = LocalDur::from_ns;
+        let zero = LeaseGuardConfig {
+            election_timeout: LocalDur::ZERO,
+            noop_every: LocalDur::ZERO,
+            heartbeat: ns(9),
+            max_clock_error: ns(-1),
+            log_write: ns(-1),
+            ..base
+        };
+        assert_eq!(
+            check(zero, &three),
+            [
+                "strategy.election_timeout: must be positive (got 0s)",
+                "strategy.noop_every: must be positive (got 0s)",
+                "strategy.heartbeat: must be at least 10ns (a tenth of it is the leaderless \
+                 heartbeat) (got 9ns)",
+                "strategy.max_clock_error: must not be negative (got -1ns)",
+                "strategy.log_write: must not be negative (got -1ns)"
+            ]
+        );
+        for heartbeat in [10, 11] {
+            let least = LeaseGuardConfig {
+                election_timeout: ns(1),
+                noop_every: ns(1),
+                heartbeat: ns(heartbeat),
+                max_clock_error: LocalDur::ZERO,
+                log_write: LocalDur::ZERO,
+                ..base
+            };
+            assert!(check(least, &three).is_empty(), "{heartbeat}");
+        }
+    }
+
+    fn replica_led_by(mode: LeaseGuardMode, node: NodeId, leader: Option<NodeId>) -> Replica {
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(1),
+            renew_every: LocalDur::from_ms(300),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: leader,
+        };
+        LeaseGuard::new(config(mode), String::new()).node_logic(
+            node,
+            Role::Replica,
+            &params,
+            Disk::default(),
+        )
+    }
+
+    /// Started at 1000 ms with no leader known: pings to the two others, the next heartbeat a
+    /// tenth of 500 ms later, the first no-op 250 ms later; the initial leader campaigns.
+    #[test]
+    fn a_start_pings_the_others_and_only_the_initial_leader_campaigns_at_once() {
+        let start = |node, leader| {
+            let mut r = replica_led_by(LeaseGuardMode::LeaseGuard, node, leader);
+            call(&mut r, node, 1000, |r, cx, out| r.on_start(cx, out))
+        };
+        let fx = start(1, Some(2));
+        let ping = Message::Ping {
+            term: 0,
+            leader: false,
+            last: 0,
+        };
+        assert_eq!(sends(&fx), [(0, ping.clone()), (2, ping)]);
+        for timer in [
+            set(HEARTBEAT, ClockKind::Monotonic, 1050 * MS),
+            set(NOOP, ClockKind::Monotonic, 1250 * MS),
+        ] {
+            assert!(fx.actions().contains(&timer), "{timer:?}");
+        }
+        let votes = |fx: &Out<Message>| {
+            sends(fx)
+                .iter()
+                .filter(|(_, m)| matches!(m, Message::RequestVote { term: 1, .. }))
+                .count()
+        };
+        assert_eq!(votes(&fx), 0);
+        assert_eq!(votes(&start(2, Some(2))), 2);
+        // Restarted in a later term, it does not.
+        let mut r = replica_led_by(LeaseGuardMode::LeaseGuard, 2, Some(2));
+        r.core.term = 1;
+        assert_eq!(
+            votes(&call(&mut r, 2, 0, |r, cx, out| r.on_start(cx, out))),
+            0
+        );
+    }
+
+    #[test]
+    fn a_leader_heartbeats_every_heartbeat_saying_it_leads() {
+        let (mut b, _) = elected(LeaseGuardMode::LeaseGuard);
+        let fx = call(&mut b, 1, 2000, |b, cx, out| b.on_timer(cx, HEARTBEAT, out));
+        let ping = Message::Ping {
+            term: 2,
+            leader: true,
+            last: 4,
+        };
+        assert_eq!(sends(&fx), [(0, ping.clone()), (2, ping)]);
+        assert!(fx
+            .actions()
+            .contains(&set(HEARTBEAT, ClockKind::Monotonic, 2500 * MS)));
+    }
+
+    #[test]
+    fn nothing_committed_is_no_lease_and_an_empty_log_leader_takes_authority_at_once() {
+        let fresh = replica(LeaseGuardMode::LogLease, 1);
+        assert_eq!(fresh.read_deadline(), None);
+        assert_eq!(fresh.beliefs(), Beliefs::NONE);
+        // With an empty log there is no prior term: issued at election (1000 ms), to the
+        // election timeout later, 11 s; no expiry timer.
+        let mut b = replica(LeaseGuardMode::LogLease, 1);
+        let fx = call(&mut b, 1, 1000, |b, cx, out| {
+            b.on_timer(cx, raft_core::ELECTION, out);
+            let vote = Message::Vote {
+                term: 1,
+                granted: true,
+            };
+            b.on_message(cx, 2, vote, out);
+        });
+        assert!(b.core.is_leader() && b.expired);
+        let issued = Fact::Issued {
+            token: 1,
+            to: 1,
+            until: LocalTime::from_ns(11_000 * MS),
+        };
+        assert_eq!(fx.facts(), [issued]);
+        assert_eq!(expiry_timer(&fx), None);
+    }
+
+    /// DeferCommit's own lease runs while the wall clock reads less than its entry's 1000 ms
+    /// + 1 s - 0.4 ms = 1999.6 ms.
+    #[test]
+    fn its_own_lease_ends_at_the_deadline_to_the_nanosecond() {
+        let (mut d, _) = elected(LeaseGuardMode::DeferCommit);
+        d.expired = true;
+        commit(&mut d, 4);
+        let read = |ns| {
+            let at = LocalTime::from_ns(ns);
+            crate::strategy::with_test_cx(1, ROLES, at, |cx| {
+                d.check(cx, Request::Read { key: 1 }).is_some()
+            })
+        };
+        assert!(read(1_999_599_999));
+        assert!(!read(1_999_600_000));
+    }
+
+    #[test]
+    fn beliefs_follow_the_mode_and_the_lease() {
+        let until = |ns| Belief::Until {
+            token: 2,
+            clock: ClockKind::Wall,
+            deadline: LocalTime::from_ns(ns),
+        };
+        let write = Belief::Bool { token: 2 };
+        let beliefs = |read| Beliefs { write, read };
+        // Before the prior term expires: LeaseGuard reads under the inherited lease (key 7's
+        // entry of 100 ms, committed: to 100 + 1000 - 0.4 = 1099.6 ms), LogLease not at all.
+        let (b, _) = elected(LeaseGuardMode::LeaseGuard);
+        assert_eq!(b.beliefs(), beliefs(until(1_099_600_000)));
+        let (mut l, _) = elected(LeaseGuardMode::LogLease);
+        assert_eq!(l.beliefs(), beliefs(Belief::None));
+        // Expired but its own entry (4) not committed: still none; committed: to 1999.6 ms.
+        l.expired = true;
+        commit(&mut l, 3);
+        assert_eq!(l.beliefs(), beliefs(Belief::None));
+        commit(&mut l, 4);
+        assert_eq!(l.beliefs(), beliefs(until(1_999_600_000)));
+        // Committed but not expired: none.
+        let (mut l, _) = elected(LeaseGuardMode::LogLease);
+        commit(&mut l, 4);
+        assert_eq!(l.beliefs(), beliefs(Belief::None));
+        let (i, _) = elected(LeaseGuardMode::Inconsistent);
+        assert_eq!(i.beliefs(), beliefs(write));
+        let (q, _) = elected(LeaseGuardMode::Quorum);
+        assert_eq!(q.beliefs(), beliefs(Belief::None));
+    }
+
+    fn msg(r: &mut Replica, node: NodeId, ms: i64, from: NodeId, m: Message) -> Out<Message> {
+        call(r, node, ms, |r, cx, out| r.on_message(cx, from, m, out))
+    }
+
+    #[test]
+    fn votes_and_acknowledgements_move_terms_only_upward() {
+        // The leader of term 2 asked for a vote of its own term: it stays, and refuses.
+        let (mut b, _) = elected(LeaseGuardMode::LeaseGuard);
+        let ask = |term, last_index, last_term| Message::RequestVote {
+            term,
+            last_index,
+            last_term,
+        };
+        let fx = msg(&mut b, 1, 1001, 0, ask(2, 4, 2));
+        assert!(b.core.is_leader());
+        let refused = Message::Vote {
+            term: 2,
+            granted: false,
+        };
+        assert_eq!(sends(&fx), [(0, refused)]);
+        // An acknowledgement of an older term moves no progress; one of a newer term deposes.
+        msg(&mut b, 1, 1001, 0, Message::Progress { term: 1, index: 4 });
+        assert_eq!(b.core.peers[0].matched, 0);
+        msg(&mut b, 1, 1001, 0, Message::Progress { term: 3, index: 4 });
+        assert_eq!((b.core.state, b.core.term), (State::Follower, 3));
+        // A follower of term 1 asked for term 2 moves to it and grants.
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        c.core.term = 1;
+        let fx = msg(&mut c, 2, 10, 0, ask(2, 0, 0));
+        let granted = Message::Vote {
+            term: 2,
+            granted: true,
+        };
+        assert_eq!(sends(&fx), [(0, granted)]);
+        assert_eq!(c.core.term, 2);
+        // A candidate that hears a vote of a later term follows in it.
+        let mut d = replica(LeaseGuardMode::LeaseGuard, 0);
+        let fx = call(&mut d, 0, 10, |d, cx, out| {
+            d.on_timer(cx, raft_core::ELECTION, out)
+        });
+        assert_eq!((d.core.state, d.core.term), (State::Candidate, 1));
+        assert_eq!(sends(&fx).len(), 2);
+        let late = Message::Vote {
+            term: 3,
+            granted: false,
+        };
+        msg(&mut d, 0, 11, 1, late);
+        assert_eq!((d.core.state, d.core.term), (State::Follower, 3));
+    }
+
+    /// The indices of the entries streamed, by destination.
+    fn appended(fx: &Out<Message>) -> Vec<(NodeId, u64)> {
+        sends(fx)
+            .into_iter()
+            .filter_map(|(to, m)| match m {
+                Message::Append { index, .. } => Some((to, index)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The leader's log: entries 1 to 3 of term 1, its own (4) of term 2.
+    #[test]
+    fn a_pull_is_answered_from_the_entry_before_it_and_new_entries_go_to_subscribers() {
+        let (mut b, _) = elected(LeaseGuardMode::LeaseGuard);
+        let pull = |term, from, prev_term| Message::Pull {
+            term,
+            from,
+            prev_term,
+        };
+        // From 4 after an entry of term 2: entry 3 is of term 1, so keep up to 2.
+        let fx = msg(&mut b, 1, 1001, 0, pull(2, 4, 2));
+        assert_eq!(sends(&fx), [(0, Message::Mismatch { term: 2, keep: 2 })]);
+        // From 1 (after entry 0, of term 0): everything, and no snapshot.
+        let fx = msg(&mut b, 1, 1001, 0, pull(2, 1, 0));
+        assert_eq!(appended(&fx), [(0, 1), (0, 2), (0, 3), (0, 4)]);
+        assert_eq!(sends(&fx).len(), 4);
+        // From 4 after an entry of term 1: entry 4 alone.
+        let fx = msg(&mut b, 1, 1001, 2, pull(2, 4, 1));
+        assert_eq!(appended(&fx), [(2, 4)]);
+        // A write is streamed at once to both subscribers, as entry 5.
+        let fx = call(&mut b, 1, 1002, |b, cx, out| {
+            b.on_request(cx, Request::Write { key: 5, value: 6 }, 2, out)
+        });
+        assert_eq!(appended(&fx), [(0, 5), (2, 5)]);
+        // A pull of an older term is not answered; one of a newer term deposes.
+        assert!(msg(&mut b, 1, 1003, 0, pull(1, 1, 0)).actions().is_empty());
+        msg(&mut b, 1, 1003, 0, pull(3, 1, 0));
+        assert_eq!((b.core.state, b.core.term), (State::Follower, 3));
+    }
+
+    #[test]
+    fn commands_step_a_leader_down_and_transfer_to_the_named_node() {
+        let (mut b, _) = elected(LeaseGuardMode::LeaseGuard);
+        let fx = call(&mut b, 1, 1001, |b, cx, out| {
+            b.on_command(cx, Command::StepDown, out)
+        });
+        assert_eq!((b.core.state, b.core.term), (State::Follower, 2));
+        assert!(fx.actions().iter().any(|a| matches!(
+            a,
+            Action::SetTimer {
+                timer: raft_core::ELECTION,
+                ..
+            }
+        )));
+        // A follower ignores a step-down and a transfer to another; one to itself campaigns.
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        for command in [Command::StepDown, Command::TransferLeader { to: 0 }] {
+            let fx = call(&mut c, 2, 10, |c, cx, out| c.on_command(cx, command, out));
+            assert!(fx.actions().is_empty(), "{command:?}");
+        }
+        let to_self = Command::TransferLeader { to: 2 };
+        call(&mut c, 2, 10, |c, cx, out| c.on_command(cx, to_self, out));
+        assert_eq!((c.core.state, c.core.term), (State::Candidate, 1));
+    }
+
+    /// A leader whose uncommitted tail is full: commit 2, last 2 + 16,384.
+    fn full(mode: LeaseGuardMode) -> Replica {
+        let (mut b, _) = elected(mode);
+        while !b.core.tail_full() {
+            b.core.log.push(entry(2, None, 0, 1000));
+        }
+        assert_eq!(b.core.last_index(), 2 + raft_core::MAX_UNCOMMITTED);
+        b
+    }
+
+    #[test]
+    fn a_full_tail_refuses_what_would_append_and_skips_the_noop() {
+        let admits = |b: &Replica, req| {
+            let at = LocalTime::from_ns(1001 * MS);
+            crate::strategy::with_test_cx(1, ROLES, at, |cx| b.check(cx, req).is_some())
+        };
+        let (read, write) = (
+            Request::Read { key: 1 },
+            Request::Write { key: 1, value: 1 },
+        );
+        let i = full(LeaseGuardMode::Inconsistent);
+        assert!(admits(&i, read) && !admits(&i, write));
+        assert!(!admits(&full(LeaseGuardMode::Quorum), read));
+        // The no-op is skipped, and asked again 250 ms later.
+        let mut f = full(LeaseGuardMode::LeaseGuard);
+        let last = f.core.last_index();
+        let fx = call(&mut f, 1, 1100, |f, cx, out| f.on_timer(cx, NOOP, out));
+        assert_eq!(f.core.last_index(), last);
+        assert_eq!(fx.actions(), [set(NOOP, ClockKind::Monotonic, 1350 * MS)]);
+        // Not full: appended.
+        let (mut b, _) = elected(LeaseGuardMode::LeaseGuard);
+        call(&mut b, 1, 1100, |b, cx, out| b.on_timer(cx, NOOP, out));
+        assert_eq!(b.core.last_index(), 5);
+        // A follower appends nothing.
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        let fx = call(&mut c, 2, 1100, |c, cx, out| c.on_timer(cx, NOOP, out));
+        assert_eq!(c.core.last_index(), 0);
+        assert_eq!(fx.actions(), [set(NOOP, ClockKind::Monotonic, 1350 * MS)]);
+    }
+
+    #[test]
+    fn a_request_of_an_old_term_is_refused_and_reads_follow_the_mode() {
+        let (mut i, _) = elected(LeaseGuardMode::Inconsistent);
+        let read = |r: &mut Replica, token| {
+            call(r, 1, 1001, |r, cx, out| {
+                r.on_request(cx, Request::Read { key: 7 }, token, out)
+            })
+        };
+        assert!(matches!(
+            read(&mut i, 1).facts(),
+            [Fact::Refused { token: 1, .. }]
+        ));
+        assert_eq!(
+            read(&mut i, 2).facts(),
+            [Fact::Read {
+                token: 2,
+                value: 107
+            }]
+        );
+        // In Quorum mode a read needs the entry appended after it, 5: with 4 committed it
+        // waits; with 5, served.
+        let (mut q, _) = elected(LeaseGuardMode::Quorum);
+        read(&mut q, 2);
+        let acked = |q: &mut Replica, index| {
+            let progress = Message::Progress { term: 2, index };
+            msg(q, 1, 1002, 0, progress)
+                .facts()
+                .iter()
+                .filter(|f| matches!(f, Fact::ConfirmedRead { .. }))
+                .count()
+        };
+        assert_eq!(acked(&mut q, 4), 0);
+        assert_eq!(q.core.commit(), 4);
+        assert_eq!(acked(&mut q, 5), 1);
+    }
+
+    #[test]
+    fn a_restart_keeps_the_term_and_the_log() {
+        let (b, _) = elected(LeaseGuardMode::LeaseGuard);
+        let disk = b.into_disk();
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(1),
+            renew_every: LocalDur::from_ms(300),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: None,
+        };
+        let lg = LeaseGuard::new(config(LeaseGuardMode::LeaseGuard), String::new());
+        let r = lg.node_logic(1, Role::Replica, &params, disk);
+        assert_eq!((r.core.term, r.core.last_index()), (2, 4));
+    }
+
+    fn ping(term: u64, leader: bool, last: u64) -> Message {
+        Message::Ping { term, leader, last }
+    }
+
+    /// An entry of term 1 written by node 0: key `key` to 100 + key.
+    fn streamed(key: Key) -> Entry {
+        Entry {
+            term: 1,
+            writer: Some(0),
+            key,
+            value: 100 + u64::from(key),
+            wall: LocalTime::from_ns(0),
+        }
+    }
+
+    fn append(index: u64, commit: u64) -> Message {
+        Message::Append {
+            term: 1,
+            index,
+            entry: streamed(index as Key),
+            commit,
+        }
+    }
+
+    /// Node 2, a follower of node 0 in term 1 from 10 ms, subscribed from index 1.
+    fn follower() -> Replica {
+        let mut c = replica(LeaseGuardMode::LeaseGuard, 2);
+        let fx = msg(&mut c, 2, 10, 0, ping(1, true, 0));
+        let pull = Message::Pull {
+            term: 1,
+            from: 1,
+            prev_term: 0,
+        };
+        assert!(sends(&fx).contains(&(0, pull)));
+        assert_eq!(c.core.leader, Some(0));
+        c
+    }
+
+    fn pulls(fx: &Out<Message>) -> usize {
+        let sent = sends(fx);
+        sent.iter()
+            .filter(|(_, m)| matches!(m, Message::Pull { .. }))
+            .count()
+    }
+
+    #[test]
+    fn a_follower_forgets_only_its_own_leader_stepping_down() {
+        let mut c = follower();
+        msg(&mut c, 2, 11, 1, ping(1, false, 0));
+        assert_eq!(c.core.leader, Some(0));
+        msg(&mut c, 2, 12, 0, ping(1, false, 0));
+        assert_eq!(c.core.leader, None);
+    }
+
+    #[test]
+    fn a_follower_subscribes_again_when_its_leader_is_ahead_and_nothing_is_on_its_way() {
+        let mut c = follower();
+        // Its leader has 3 entries, it has none and none is coming: it asks again.
+        assert_eq!(pulls(&msg(&mut c, 2, 11, 0, ping(1, true, 3))), 1);
+        // Its leader has none it lacks: no pull.
+        let mut c = follower();
+        assert_eq!(pulls(&msg(&mut c, 2, 11, 0, ping(1, true, 0))), 0);
+        // Another node says it is ahead: no pull.
+        assert_eq!(pulls(&msg(&mut c, 2, 11, 1, ping(1, false, 3))), 0);
+        // Entry 1 is being written: the stream is alive, no pull.
+        msg(&mut c, 2, 12, 0, append(1, 0));
+        assert_eq!(c.queue.len(), 1);
+        assert_eq!(pulls(&msg(&mut c, 2, 12, 0, ping(1, true, 3))), 0);
+        // Hearing its leader again drops nothing it is writing.
+        assert_eq!(c.queue.len(), 1);
+    }
+
+    #[test]
+    fn a_follower_writes_each_entry_in_log_write_or_at_once_without_one() {
+        // 250 us per write: entry 1, arriving at 12 ms, is written at 12.25 ms.
+        let mut c = follower();
+        let fx = msg(&mut c, 2, 12, 0, append(1, 0));
+        let write = set(LOG_WRITE, ClockKind::Monotonic, 12 * MS + 250_000);
+        assert!(fx.actions().contains(&write));
+        assert_eq!(c.core.last_index(), 0);
+        // Without a write time it is written and acknowledged at once.
+        let params = LeaseParams {
+            lease: LocalDur::from_secs(1),
+            renew_every: LocalDur::from_ms(300),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: None,
+        };
+        let instant = LeaseGuardConfig {
+            log_write: LocalDur::ZERO,
+            ..config(LeaseGuardMode::LeaseGuard)
+        };
+        let lg = LeaseGuard::new(instant, String::new());
+        let mut d = lg.node_logic(2, Role::Replica, &params, Disk::default());
+        msg(&mut d, 2, 10, 0, ping(1, true, 0));
+        let fx = msg(&mut d, 2, 12, 0, append(1, 0));
+        assert_eq!(d.core.last_index(), 1);
+        let progress = Message::Progress { term: 1, index: 1 };
+        assert_eq!(sends(&fx), [(0, progress)]);
+    }
+
+    #[test]
+    fn entries_ahead_are_kept_up_to_the_bound_and_dropped_once_passed() {
+        let mut c = follower();
+        // Entry 1 and entry 3 arrive, 2 is missing: 3 waits.
+        msg(&mut c, 2, 12, 0, append(1, 0));
+        msg(&mut c, 2, 12, 0, append(3, 0));
+        assert_eq!(c.early.keys().copied().collect::<Vec<_>>(), [3]);
+        // A snapshot through 5 passes it: dropped.
+        let snapshot = Message::Snapshot {
+            term: 1,
+            index: 5,
+            entry: streamed(5),
+            state: Store::default(),
+        };
+        msg(&mut c, 2, 13, 0, snapshot);
+        assert!(c.early.is_empty() && c.queue.is_empty());
+        // The bound: MAX_EARLY entries ahead are kept, one more is not.
+        let mut c = follower();
+        call(&mut c, 2, 14, |c, cx, out| {
+            for index in 3..3 + MAX_EARLY as u64 {
+                c.on_append(cx, 0, index, streamed(1), 0, out);
+            }
+            c.on_append(cx, 0, 10_000, streamed(1), 0, out);
+        });
+        assert_eq!(c.early.len(), MAX_EARLY);
+        assert!(!c.early.contains_key(&10_000));
+    }
+
+    #[test]
+    fn a_follower_takes_entries_only_from_its_leader_and_its_term() {
+        let mut c = follower();
+        // Straight from node 1, not its leader: nothing queued.
+        call(&mut c, 2, 12, |c, cx, out| {
+            c.on_append(cx, 1, 1, streamed(1), 0, out)
+        });
+        assert!(c.queue.is_empty());
+        // Entries 1 and 2 written; its leader says 2 committed.
+        for (index, ms) in [(1, 12), (2, 13)] {
+            msg(&mut c, 2, ms, 0, append(index, 0));
+            call(&mut c, 2, ms, |c, cx, out| c.on_timer(cx, LOG_WRITE, out));
+        }
+        assert_eq!((c.core.last_index(), c.core.commit()), (2, 0));
+        // A Commit of an older term, from its leader, is not taken.
+        c.core.term = 2;
+        c.core.leader = Some(0);
+        msg(&mut c, 2, 14, 0, Message::Commit { term: 1, commit: 2 });
+        assert_eq!(c.core.commit(), 0);
+        let mismatch = Message::Mismatch { term: 1, keep: 0 };
+        msg(&mut c, 2, 14, 0, mismatch);
+        assert_eq!(c.core.last_index(), 2);
+        let snapshot = Message::Snapshot {
+            term: 1,
+            index: 5,
+            entry: streamed(5),
+            state: Store::default(),
+        };
+        msg(&mut c, 2, 14, 0, snapshot);
+        assert_eq!(c.core.commit(), 0);
+        // Its term's Commit is.
+        msg(&mut c, 2, 15, 0, Message::Commit { term: 2, commit: 2 });
+        assert_eq!(c.core.commit(), 2);
     }
 }

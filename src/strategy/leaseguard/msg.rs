@@ -147,3 +147,92 @@ impl VoteMessages for Message {
         unreachable!("LeaseGuard asks for no pre-votes, so it is asked to answer none")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_has_its_kind_and_its_term_as_token() {
+        let entry = Entry {
+            term: 3,
+            writer: None,
+            key: 0,
+            value: 0,
+            wall: LocalTime::from_ns(0),
+        };
+        // (message, its kind's name), each of term 10 + its position.
+        let all = [
+            (
+                Message::RequestVote {
+                    term: 10,
+                    last_index: 1,
+                    last_term: 1,
+                },
+                "RequestVote",
+            ),
+            (
+                Message::Vote {
+                    term: 11,
+                    granted: true,
+                },
+                "Vote",
+            ),
+            (
+                Message::Ping {
+                    term: 12,
+                    leader: true,
+                    last: 1,
+                },
+                "Ping",
+            ),
+            (
+                Message::Pong {
+                    term: 13,
+                    leader: false,
+                    last: 1,
+                },
+                "Pong",
+            ),
+            (
+                Message::Pull {
+                    term: 14,
+                    from: 1,
+                    prev_term: 0,
+                },
+                "Pull",
+            ),
+            (Message::Mismatch { term: 15, keep: 0 }, "Mismatch"),
+            (
+                Message::Append {
+                    term: 16,
+                    index: 1,
+                    entry,
+                    commit: 0,
+                },
+                "Append",
+            ),
+            (
+                Message::Snapshot {
+                    term: 17,
+                    index: 1,
+                    entry,
+                    state: Store::default(),
+                },
+                "Append",
+            ),
+            (Message::Progress { term: 18, index: 1 }, "Progress"),
+            (
+                Message::Commit {
+                    term: 19,
+                    commit: 1,
+                },
+                "Commit",
+            ),
+        ];
+        for (i, (m, kind)) in all.iter().enumerate() {
+            assert_eq!(Message::KINDS[m.kind()], *kind, "{m:?}");
+            assert_eq!(m.token(), Some(10 + i as u64), "{m:?}");
+        }
+    }
+}

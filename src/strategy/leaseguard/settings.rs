@@ -180,4 +180,55 @@ mod tests {
             ron::from_str(r#"(election_timeout: "1s", heartbeat: "100ms")"#).unwrap();
         assert_eq!(Settings::events_per_second(&g, &s), 1543.0);
     }
+
+    fn scenario(fields: &str) -> (Scenario, LeaseGuard) {
+        let s = Scenario::from_ron(&format!(
+            r#"Scenario(duration: "10s", lease: (duration: "3s"),
+                strategy: LeaseGuard(election_timeout: "1s", heartbeat: "100ms"{fields}),
+                nodes: [(name: "r1", role: Replica)])"#
+        ))
+        .unwrap();
+        let g = crate::scenario::ron_options()
+            .from_str(&s.strategy.to_ron())
+            .unwrap();
+        (s, g)
+    }
+
+    fn problems(fields: &str) -> Vec<String> {
+        let (s, g) = scenario(fields);
+        Settings::validate(&g, &s)
+    }
+
+    #[test]
+    fn the_defaults_are_leaseguard_200us_250ms_and_an_instant_write_and_round_trip() {
+        let (_, g) = scenario("");
+        let written = "LeaseGuard(mode: LeaseGuard, max_clock_error: \"200us\", noop_every: \
+                       \"250ms\", election_timeout: \"1s\", heartbeat: \"100ms\", log_write: \
+                       \"0s\")";
+        assert_eq!(g.to_ron(), written);
+        let (_, back) = scenario(r#", mode: Quorum, log_write: "1ms""#);
+        let again: LeaseGuard = crate::scenario::ron_options()
+            .from_str(&back.to_ron())
+            .unwrap();
+        assert_eq!(again, back);
+        assert_eq!(back.log_write, LocalDur::from_ms(1));
+    }
+
+    #[test]
+    fn the_clock_error_is_shorter_than_the_lease_and_the_periods_at_least_the_floor() {
+        assert!(problems("").is_empty());
+        assert!(problems(r#", max_clock_error: "2999999999ns""#).is_empty());
+        assert_eq!(
+            problems(r#", max_clock_error: "3s""#),
+            [
+                "strategy.max_clock_error: 3s must be shorter than the lease (3s), or the holder \
+              never holds"
+            ]
+        );
+        // A negative error is the protocol's check to report, once.
+        assert!(problems(r#", max_clock_error: "-1ns""#).is_empty());
+        let p = problems(r#", noop_every: "999ns""#);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("strategy.noop_every: "), "{p:?}");
+    }
 }
