@@ -231,4 +231,35 @@ mod tests {
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].starts_with("strategy.noop_every: "), "{p:?}");
     }
+
+    #[test]
+    fn an_initial_leader_is_read_epsilon_is_the_clock_error_and_compare_runs_every_mode() {
+        let (s, g) = scenario(r#", mode: LogLease, max_clock_error: "1ms""#);
+        let fields = Settings::lease_fields(&g);
+        assert!(fields.initial_leader && !fields.renew_every && !fields.retry_every);
+        let epsilon = Margin {
+            field: "max_clock_error",
+            value: LocalDur::from_ms(1),
+            bounds_drift: false,
+        };
+        assert_eq!(Settings::epsilon(&g), Some(epsilon));
+        let rows = Settings::compare_variants(&g, &s).expect("a row per mode");
+        let modes: Vec<(LeaseGuardMode, LocalDur)> = rows
+            .iter()
+            .map(|(v, _)| (v.mode, v.max_clock_error))
+            .collect();
+        use LeaseGuardMode as M;
+        let ms = LocalDur::from_ms(1);
+        assert_eq!(
+            modes,
+            [
+                (M::Inconsistent, ms),
+                (M::Quorum, ms),
+                (M::LogLease, ms),
+                (M::DeferCommit, ms),
+                (M::LeaseGuard, ms)
+            ]
+        );
+        assert_eq!(rows[1].1, "the scenario's settings, mode Quorum");
+    }
 }
