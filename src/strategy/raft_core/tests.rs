@@ -531,3 +531,211 @@ fn a_pre_candidate_stays_in_its_term_and_campaigns_only_with_a_majority_of_pre_v
     assert!(!c.count_vote(1, 3, true, 2));
     assert!(c.count_pre_vote(2, 3, true, 2));
 }
+
+#[test]
+fn a_duplicate_is_not_a_first_copy_and_majorities_count_replicas_alone() {
+    crate::strategy::with_test_cx(0, ROLES, at(0), |cx| {
+        assert!(first_copy(cx));
+        cx.duplicate = true;
+        assert!(!first_copy(cx));
+    });
+    // Four replicas and a contender: a majority is 3 (of 3 replicas, 2).
+    let roles = [
+        Role::Replica,
+        Role::Contender,
+        Role::Replica,
+        Role::Replica,
+        Role::Replica,
+    ];
+    crate::strategy::with_test_cx(0, &roles, at(0), |cx| assert_eq!(majority(cx), 3));
+    crate::strategy::with_test_cx(0, ROLES, at(0), |cx| assert_eq!(majority(cx), 2));
+    let s = Scenario::from_ron(
+        r#"Scenario(duration: "1s", lease: (duration: "1s"), strategy: Base(),
+            nodes: [(name: "g", role: Grantor), (name: "a", role: Replica),
+            (name: "b", role: Replica), (name: "c", role: Contender), (name: "d", role: Replica)])"#,
+    )
+    .unwrap();
+    assert_eq!(replicas(&s), 3);
+}
+
+#[test]
+fn a_restart_keeps_the_term_the_vote_and_the_log() {
+    let mut c = core(1, 3, &[1, 2]);
+    c.voted_for = Some(2);
+    assert!(!c.is_leader());
+    let election = Election::new(LocalDur::from_secs(1), LocalDur::ZERO, None);
+    let back = Core::new(1, c.into_disk(), election);
+    assert_eq!(
+        (
+            back.term,
+            back.voted_for,
+            back.last_index(),
+            back.log.last_term()
+        ),
+        (3, Some(2), 2, 2)
+    );
+}
+
+#[test]
+fn a_leaders_tail_is_full_at_the_bound_of_uncommitted_entries() {
+    let mut l = leader(1, &[]);
+    assert!(l.is_leader());
+    for _ in 1..MAX_UNCOMMITTED {
+        l.log.push(e(2, false));
+    }
+    // Commit 0, last 16,383: one short.
+    assert!(!l.tail_full());
+    l.log.push(e(2, false));
+    assert!(l.tail_full());
+    // One committed: short again.
+    call(&mut l, S, |c, _, out| c.commit_to(1, out, false));
+    assert!(!l.tail_full());
+}
+
+#[test]
+fn only_a_granted_vote_of_its_term_counts_and_each_voter_once() {
+    // Node 0 campaigns into term 1 among five (its own vote first); a majority is 3.
+    let roles = [Role::Replica; 5];
+    let mut c = core(0, 0, &[]);
+    crate::strategy::with_test_cx(0, &roles, at(0), |cx| {
+        assert!(!c.campaign(cx, false, &mut Out::<Msg>::default()));
+    });
+    assert!(!c.count_vote(1, 1, false, 3), "refused");
+    assert!(!c.count_vote(1, 0, true, 3), "of another term");
+    assert!(!c.count_vote(1, 1, true, 3), "two of three");
+    assert!(!c.count_vote(1, 1, true, 3), "the same voter again");
+    assert!(c.count_vote(2, 1, true, 3));
+    // A follower counts nothing.
+    let mut f = core(1, 1, &[]);
+    assert!(!f.count_vote(2, 1, true, 1));
+}
+
+#[test]
+fn a_leader_finds_its_peers_and_their_progress_only_rises() {
+    // Node 0 leads: its peers are nodes 1 and 2, in that order.
+    let mut l = leader(1, &[e(1, false); 4]);
+    assert_eq!((l.peer(1), l.peer(2), l.peer(0)), (Some(0), Some(1), None));
+    assert!(l.matched(1, 3));
+    assert!(!l.matched(1, 3), "the same index again");
+    assert!(!l.matched(1, 2), "a late one");
+    assert_eq!(l.peers[1].matched, 3);
+}
+
+/// Twenty draws of `c`'s election timer armed at `now_ns`, from one random stream.
+fn twenty_draws(c: &mut Core, now_ns: i64) -> Vec<i64> {
+    let fx = call(c, now_ns, |c, cx, out| {
+        for _ in 0..20 {
+            c.election.arm(cx, out);
+        }
+    });
+    fx.iter()
+        .map(|a| match a {
+            Action::SetTimer { at, .. } => at.ns(),
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_drawn_timeout_falls_within_its_jitter_and_varies() {
+    // Timeout 10 s with 5 s of jitter, armed at 2 s: in [12 s, 17 s), not always the same.
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::from_secs(5), None);
+    let drawn = twenty_draws(&mut Core::new(0, Disk::default(), el), 2 * S);
+    assert!(
+        drawn.iter().all(|&t| (12 * S..17 * S).contains(&t)),
+        "{drawn:?}"
+    );
+    assert!(drawn.iter().any(|&t| t != drawn[0]), "{drawn:?}");
+    // In ticks of 1 s from 0, a timeout of 10 ticks with 5 of jitter armed at 2.5 s: the
+    // n-th tick after it for n in [10, 15): 12 s to 16 s, whole seconds.
+    let tick = Some(LocalDur::from_secs(1));
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::from_secs(5), tick);
+    let ticks = twenty_draws(&mut Core::new(0, Disk::default(), el), 2_500 * MS);
+    assert!(
+        ticks
+            .iter()
+            .all(|&t| (12 * S..=16 * S).contains(&t) && t % S == 0),
+        "{ticks:?}"
+    );
+    assert!(ticks.iter().any(|&t| t != ticks[0]), "{ticks:?}");
+}
+
+#[test]
+fn the_base_deadline_counts_the_timeout_without_a_draw() {
+    // No ticks: 10 s after 2.5 s, whatever the jitter.
+    let el = Election::new(LocalDur::from_secs(10), LocalDur::from_secs(5), None);
+    assert_eq!(el.base_deadline(at(2_500 * MS)), at(12_500 * MS));
+    // Ticks of 1 s from 0.3 s, 10 ticks from 5.7 s: the first at 6.3 s, the tenth 15.3 s.
+    let mut el = Election::new(
+        LocalDur::from_secs(10),
+        LocalDur::from_secs(5),
+        Some(LocalDur::from_secs(1)),
+    );
+    el.start(at(300 * MS));
+    assert_eq!(el.base_deadline(at(5_700 * MS)), at(15_300 * MS));
+}
+
+/// Entries 1 to 5 of term 1, writes of keys 1 to 5 (values 10), compacted through 2.
+fn compacted() -> Log<()> {
+    let mut log = Log::from_entries((1..=5).map(|key| Entry {
+        term: 1,
+        writer: Some(0),
+        key,
+        value: 10,
+        extra: (),
+    }));
+    log.compact(2);
+    assert_eq!((log.base(), log.last_index()), (2, 5));
+    log
+}
+
+#[test]
+fn a_compacted_log_counts_from_its_base() {
+    let log = compacted();
+    let keys = |index| log.after(index).map(|e| e.key).collect::<Vec<_>>();
+    assert_eq!(keys(2), [3, 4, 5]);
+    assert_eq!(keys(3), [4, 5]);
+    // Through 3: the base's keys 1 and 2 and entry 3's key, not 4.
+    let state = log.state_through(3);
+    assert_eq!(
+        [1, 2, 3, 4].map(|k| state.get(k)),
+        [10, 10, 10, crate::strategy::Store::default().get(4)]
+    );
+    let mut cut = log.clone();
+    cut.truncate(3);
+    assert_eq!(cut.last_index(), 3);
+    // The last entry stored again, of its own term: the same entry, not a second.
+    let mut again = log;
+    let last = again.last();
+    assert!(!again.store(5, last));
+    assert_eq!(again.last_index(), 5);
+}
+
+#[test]
+fn pending_reads_are_bounded_and_refused_together() {
+    let read = |op| KeptRead {
+        since: crate::strategy::Stamp::new(crate::time::SimTime::ZERO, op),
+        key: 1,
+    };
+    let mut reads = PendingReads::default();
+    for op in 0..MAX_PENDING_READS as u64 - 1 {
+        reads.push(1, read(op));
+    }
+    assert!(!reads.is_full());
+    reads.push(1, read(MAX_PENDING_READS as u64));
+    assert!(reads.is_full());
+    // A leader stepping down under token 4 refuses each, and holds none after.
+    let mut small = PendingReads::default();
+    small.push(1, read(7));
+    small.push(2, read(8));
+    let mut out = Out::<Msg>::default();
+    small.refuse_all(4, &mut out);
+    let refused: Vec<Fact> = [7, 8]
+        .map(|op| Fact::Refused {
+            token: 4,
+            since: read(op).since,
+        })
+        .into();
+    assert_eq!(out.facts(), refused);
+    assert!(small.is_empty());
+}
