@@ -612,6 +612,24 @@ mod truetime_tests {
     }
 
     #[test]
+    fn the_bounds_follow_the_mapping_after_a_drift_change() {
+        // +200 ppm to 10 s (monotonic 10.002 s), then 0 ppm: at 20 s it reads 20.002 s. The
+        // bound, synced at 0, keeps growing: e = 1 ms + 20 s x 200 ppm = 5 ms, so the node
+        // reads [19.997 s, 20.007 s].
+        let mut c = bounded(200, 1, 200);
+        assert!(c.has_bound());
+        assert!(!NodeClock::new(DriftRate::ZERO, LocalDur::ZERO).has_bound());
+        c.set_drift(SimTime::from_ns(10 * NS), DriftRate::ZERO);
+        let t = SimTime::from_ns(20 * NS);
+        assert_eq!(c.mono(t).ns(), 20_002 * MS);
+        assert_eq!(c.read(ClockKind::TtEarliest, t).ns(), 19_997 * MS);
+        assert_eq!(c.read(ClockKind::TtLatest, t).ns(), 20_007 * MS);
+        // A step or a sync moves every clock but the monotonic one.
+        assert!(!ClockKind::Monotonic.follows_wall());
+        assert!(ClockKind::Wall.follows_wall() && ClockKind::TtEarliest.follows_wall());
+    }
+
+    #[test]
     fn a_sync_resets_the_wall_clock_and_the_bound() {
         // +600 ppm with e = 0 + 200 ppm: 0.0004 t outside its interval; at 10 s, 4 ms. A sync
         // with no residual brings it back inside; 5 s later it is 2 ms out again, and the most
