@@ -624,6 +624,10 @@ mod truetime_tests {
         assert_eq!(c.mono(t).ns(), 20_002 * MS);
         assert_eq!(c.read(ClockKind::TtEarliest, t).ns(), 19_997 * MS);
         assert_eq!(c.read(ClockKind::TtLatest, t).ns(), 20_007 * MS);
+        // A sync that leaves 3 ms of residual: the wall clock reads 20.003 s, e back to 1 ms.
+        c.sync(t, LocalDur::from_ms(3));
+        assert_eq!(c.wall(t).ns(), 20_003 * MS);
+        assert_eq!(c.read(ClockKind::TtEarliest, t).ns(), 20_002 * MS);
         // A step or a sync moves every clock but the monotonic one.
         assert!(!ClockKind::Monotonic.follows_wall());
         assert!(ClockKind::Wall.follows_wall() && ClockKind::TtEarliest.follows_wall());
