@@ -600,9 +600,10 @@ fn only_a_granted_vote_of_its_term_counts_and_each_voter_once() {
     crate::strategy::with_test_cx(0, &roles, at(0), |cx| {
         assert!(!c.campaign(cx, false, &mut Out::<Msg>::default()));
     });
-    assert!(!c.count_vote(1, 1, false, 3), "refused");
-    assert!(!c.count_vote(1, 0, true, 3), "of another term");
     assert!(!c.count_vote(1, 1, true, 3), "two of three");
+    // Each of these would be the third.
+    assert!(!c.count_vote(2, 1, false, 3), "refused");
+    assert!(!c.count_vote(2, 0, true, 3), "of another term");
     assert!(!c.count_vote(1, 1, true, 3), "the same voter again");
     assert!(c.count_vote(2, 1, true, 3));
     // A follower counts nothing.
