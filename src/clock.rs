@@ -634,6 +634,18 @@ mod truetime_tests {
     }
 
     #[test]
+    fn the_bounds_keep_the_fraction_a_drift_change_leaves() {
+        // +200 ppm to 10 s + 1 ns: 10_000_000_001 x 1.0002 = 10_002_000_001.0002 ns, then
+        // 0 ppm: at 20 s the monotonic clock is 20_002_000_000.0002 ns. With e = 1 ms exactly,
+        // the node reads [floor, ceil] = [20_001_000_000, 20_003_000_001].
+        let mut c = bounded(200, 1, 0);
+        c.set_drift(SimTime::from_ns(10 * NS + 1), DriftRate::ZERO);
+        let t = SimTime::from_ns(20 * NS);
+        assert_eq!(c.read(ClockKind::TtEarliest, t).ns(), 20_001_000_000);
+        assert_eq!(c.read(ClockKind::TtLatest, t).ns(), 20_003_000_001);
+    }
+
+    #[test]
     fn a_sync_resets_the_wall_clock_and_the_bound() {
         // +600 ppm with e = 0 + 200 ppm: 0.0004 t outside its interval; at 10 s, 4 ms. A sync
         // with no residual brings it back inside; 5 s later it is 2 ms out again, and the most
