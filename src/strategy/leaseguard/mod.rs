@@ -926,20 +926,25 @@ mod tests {
     }
 
     fn replica(mode: LeaseGuardMode, node: NodeId) -> Replica {
+        replica_of(config(mode), node, None, Disk::default())
+    }
+
+    /// Node `node` running `c` with T = 1 s, `leader` the scenario's initial leader, from `disk`.
+    fn replica_of(
+        c: LeaseGuardConfig,
+        node: NodeId,
+        leader: Option<NodeId>,
+        disk: Disk,
+    ) -> Replica {
         let params = LeaseParams {
             lease: LocalDur::from_secs(1),
             renew_every: LocalDur::from_ms(300),
             retry_every: LocalDur::from_secs(1),
             grantor_restart: GrantorRestart::Wait,
             fencing: false,
-            initial_leader: None,
+            initial_leader: leader,
         };
-        LeaseGuard::new(config(mode), String::new()).node_logic(
-            node,
-            Role::Replica,
-            &params,
-            Disk::default(),
-        )
+        LeaseGuard::new(c, String::new()).node_logic(node, Role::Replica, &params, disk)
     }
 
     /// Calls `f` on `r` (node `node`) with both clocks reading `ms`; what it gave.
@@ -1483,29 +1488,17 @@ mod tests {
         }
     }
 
-    fn replica_led_by(mode: LeaseGuardMode, node: NodeId, leader: Option<NodeId>) -> Replica {
-        let params = LeaseParams {
-            lease: LocalDur::from_secs(1),
-            renew_every: LocalDur::from_ms(300),
-            retry_every: LocalDur::from_secs(1),
-            grantor_restart: GrantorRestart::Wait,
-            fencing: false,
-            initial_leader: leader,
-        };
-        LeaseGuard::new(config(mode), String::new()).node_logic(
-            node,
-            Role::Replica,
-            &params,
-            Disk::default(),
-        )
-    }
-
     /// Started at 1000 ms with no leader known: pings to the two others, the next heartbeat a
     /// tenth of 500 ms later, the first no-op 250 ms later; the initial leader campaigns.
     #[test]
     fn a_start_pings_the_others_and_only_the_initial_leader_campaigns_at_once() {
         let start = |node, leader| {
-            let mut r = replica_led_by(LeaseGuardMode::LeaseGuard, node, leader);
+            let mut r = replica_of(
+                config(LeaseGuardMode::LeaseGuard),
+                node,
+                leader,
+                Disk::default(),
+            );
             call(&mut r, node, 1000, |r, cx, out| r.on_start(cx, out))
         };
         let fx = start(1, Some(2));
@@ -1530,7 +1523,12 @@ mod tests {
         assert_eq!(votes(&fx), 0);
         assert_eq!(votes(&start(2, Some(2))), 2);
         // Restarted in a later term, it does not.
-        let mut r = replica_led_by(LeaseGuardMode::LeaseGuard, 2, Some(2));
+        let mut r = replica_of(
+            config(LeaseGuardMode::LeaseGuard),
+            2,
+            Some(2),
+            Disk::default(),
+        );
         r.core.term = 1;
         assert_eq!(
             votes(&call(&mut r, 2, 0, |r, cx, out| r.on_start(cx, out))),
@@ -1822,17 +1820,7 @@ mod tests {
     #[test]
     fn a_restart_keeps_the_term_and_the_log() {
         let (b, _) = elected(LeaseGuardMode::LeaseGuard);
-        let disk = b.into_disk();
-        let params = LeaseParams {
-            lease: LocalDur::from_secs(1),
-            renew_every: LocalDur::from_ms(300),
-            retry_every: LocalDur::from_secs(1),
-            grantor_restart: GrantorRestart::Wait,
-            fencing: false,
-            initial_leader: None,
-        };
-        let lg = LeaseGuard::new(config(LeaseGuardMode::LeaseGuard), String::new());
-        let r = lg.node_logic(1, Role::Replica, &params, disk);
+        let r = replica_of(config(LeaseGuardMode::LeaseGuard), 1, None, b.into_disk());
         assert_eq!((r.core.term, r.core.last_index()), (2, 4));
     }
 
@@ -1917,20 +1905,11 @@ mod tests {
         assert!(fx.actions().contains(&write));
         assert_eq!(c.core.last_index(), 0);
         // Without a write time it is written and acknowledged at once.
-        let params = LeaseParams {
-            lease: LocalDur::from_secs(1),
-            renew_every: LocalDur::from_ms(300),
-            retry_every: LocalDur::from_secs(1),
-            grantor_restart: GrantorRestart::Wait,
-            fencing: false,
-            initial_leader: None,
-        };
         let instant = LeaseGuardConfig {
             log_write: LocalDur::ZERO,
             ..config(LeaseGuardMode::LeaseGuard)
         };
-        let lg = LeaseGuard::new(instant, String::new());
-        let mut d = lg.node_logic(2, Role::Replica, &params, Disk::default());
+        let mut d = replica_of(instant, 2, None, Disk::default());
         msg(&mut d, 2, 10, 0, ping(1, true, 0));
         let fx = msg(&mut d, 2, 12, 0, append(1, 0));
         assert_eq!(d.core.last_index(), 1);
