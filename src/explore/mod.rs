@@ -27,6 +27,9 @@ pub mod resume;
 pub mod shrink;
 pub mod violation;
 
+#[cfg(test)]
+mod tests;
+
 use crate::outcome::Summary;
 use crate::scenario::nemesis::Nemesis;
 use crate::scenario::Scenario;
