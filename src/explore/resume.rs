@@ -154,12 +154,22 @@ mod tests {
         }
     }
 
-    /// A fresh directory for one test's file.
-    fn file(test: &str) -> PathBuf {
+    /// A test's directory, removed when the test ends, passed or failed.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A fresh directory for one test's file (in a folder not made yet), and the file's path.
+    fn file(test: &str) -> (Scratch, PathBuf) {
         let dir =
             std::env::temp_dir().join(format!("leasesim-resume-{test}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        dir.join("sub").join(".e.explore-in-progress")
+        let path = dir.join("sub").join(".e.explore-in-progress");
+        (Scratch(dir), path)
     }
 
     /// Shard runs: the k-th run of shard 2 of 3 is 3k + 1.
@@ -171,7 +181,7 @@ mod tests {
     /// the cut line is dropped, and appending goes on after the last whole one.
     #[test]
     fn a_resume_keeps_the_whole_records_and_appends_after_them() {
-        let path = file("keeps");
+        let (_dir, path) = file("keeps");
         let mut p = InProgress::open(&path, "M", false, &shard_run).unwrap();
         assert!(p.resumed.is_empty() && !p.discarded);
         p.append(&[record(1), record(4)]).unwrap();
@@ -199,7 +209,7 @@ mod tests {
     /// the file is cut there.
     #[test]
     fn a_resume_stops_at_the_first_record_out_of_order() {
-        let path = file("order");
+        let (_dir, path) = file("order");
         let mut p = InProgress::open(&path, "M", false, &shard_run).unwrap();
         p.append(&[record(1), record(7), record(4)]).unwrap();
         drop(p);
@@ -219,7 +229,7 @@ mod tests {
     /// over (and said to be), and a file with only its first line resumes nothing.
     #[test]
     fn another_explorations_file_is_refused_and_without_resume_started_over() {
-        let path = file("other");
+        let (_dir, path) = file("other");
         let mut p = InProgress::open(&path, "M", false, &shard_run).unwrap();
         p.append(&[record(1)]).unwrap();
         drop(p);

@@ -131,7 +131,7 @@ fn a_shard_runs_its_runs_in_order_and_stops_at_its_first_violation() {
     let records = e
         .run_shard(
             shard,
-            Some(1),
+            Some(2),
             &|k| {
                 done.fetch_add(k, Ordering::Relaxed);
             },
@@ -140,13 +140,18 @@ fn a_shard_runs_its_runs_in_order_and_stops_at_its_first_violation() {
         .unwrap();
     let want: Vec<u64> = (0..=13).map(|k| 1 + 3 * k).collect();
     assert_eq!(runs(&records), want);
-    assert_eq!(records.last().unwrap().violation, Some(Violation::UnsafeWrites));
+    assert_eq!(
+        records.last().unwrap().violation,
+        Some(Violation::UnsafeWrites)
+    );
     assert!(records[..13].iter().all(|r| r.violation.is_none()));
     // Each run's seed is the base's plus its number.
     assert!(records.iter().all(|r| r.seed == 100 + r.run));
-    // One chunk of 16 (one thread): its 16 runs are done, 14 of them kept.
-    assert_eq!(by.calls(), 16);
-    assert_eq!(done.load(Ordering::Relaxed), 16);
+    // One chunk of 16 runs a thread (two threads, with a pool): every run of it is done, 14
+    // of them kept.
+    let chunk = if cfg!(feature = "parallel") { 32 } else { 16 };
+    assert_eq!(by.calls(), chunk);
+    assert_eq!(done.load(Ordering::Relaxed), chunk);
     // Without a violation every run of the shard runs, and `done` hears all of them.
     let clean = BySeed::new(&[], |_| None);
     let done = AtomicU64::new(0);
@@ -172,7 +177,9 @@ fn a_resumed_exploration_runs_only_what_is_new_and_keeps_every_new_record() {
     for guided in [false, true] {
         let e = exploration(&s, &n, guided, 80);
         let clean = BySeed::new(&[], |seed| Some(seed as i64));
-        let whole = e.run_all(Shard::ALL, Some(1), &|_| {}, &|s| clean.run(s)).unwrap();
+        let whole = e
+            .run_all(Shard::ALL, Some(1), &|_| {}, &|s| clean.run(s))
+            .unwrap();
         assert_eq!(runs(&whole.records), (0..80).collect::<Vec<_>>());
         // Resumed after 20 runs: those 20 are not run again, the other 60 are, and `keep`
         // hears exactly them; the records are the whole exploration's.
@@ -240,11 +247,21 @@ fn resumed_records_must_be_the_shards_first_runs() {
     let by = BySeed::new(&[], |_| None);
     let shard = Shard { index: 2, of: 4 };
     let resume = |resumed: &[RunRecord]| {
-        e.resume(shard, Some(1), &|_| {}, &|s| by.run(s), resumed, &mut |_| Ok(()))
-            .map(|r| r.records.len())
+        e.resume(
+            shard,
+            Some(1),
+            &|_| {},
+            &|s| by.run(s),
+            resumed,
+            &mut |_| Ok(()),
+        )
+        .map(|r| r.records.len())
     };
     // Shard 2 of 4: runs 2, 6, 10, ...
-    assert_eq!(resume(&[record(2, None, None), record(6, None, None)]), Ok(25));
+    assert_eq!(
+        resume(&[record(2, None, None), record(6, None, None)]),
+        Ok(25)
+    );
     assert_eq!(
         resume(&[record(2, None, None), record(7, None, None)]),
         Err("the interrupted exploration's record 1 is of run 7, not run 6".into())
@@ -264,7 +281,10 @@ fn resumed_records_must_be_the_shards_first_runs() {
 fn merged_partials_are_one_machines_records() {
     let recs = |v: &[u64]| -> Vec<RunRecord> { v.iter().map(|&r| record(r, None, None)).collect() };
     // Sorted by run.
-    assert_eq!(runs(&complete(recs(&[2, 0, 3, 1]), 4).unwrap()), [0, 1, 2, 3]);
+    assert_eq!(
+        runs(&complete(recs(&[2, 0, 3, 1]), 4).unwrap()),
+        [0, 1, 2, 3]
+    );
     // Runs after the first violation (another shard went on) are dropped.
     let mut v = recs(&[0, 1, 3, 4, 5]);
     v.push(record(2, Some(Violation::StaleReads), None));
@@ -306,7 +326,9 @@ fn without_a_violation_the_answer_is_the_nearest_miss_as_drawn() {
     let n = profile("pauses", &s).unwrap();
     let e = exploration(&s, &n, false, 10);
     let by = BySeed::new(&[], |seed| Some(1000 - seed as i64));
-    let ran = e.run_all(Shard::ALL, Some(1), &|_| {}, &|s| by.run(s)).unwrap();
+    let ran = e
+        .run_all(Shard::ALL, Some(1), &|_| {}, &|s| by.run(s))
+        .unwrap();
     let Answer::Nothing(Some(miss)) = e.answer(&ran, "explore", &|s| by.run(s)).unwrap() else {
         panic!("expected the nearest miss");
     };
@@ -315,11 +337,18 @@ fn without_a_violation_the_answer_is_the_nearest_miss_as_drawn() {
     assert_eq!(miss.drawn.seed, 109);
     // Its drawn faults, and no drift of 0 written out (the scenario places none).
     assert_eq!(miss.drawn.faults, e.draw(9).scenario.faults);
-    assert!(e.draw(9).scenario.nodes.iter().all(|n| n.drift_ppm == Some(0.0)));
+    assert!(e
+        .draw(9)
+        .scenario
+        .nodes
+        .iter()
+        .all(|n| n.drift_ppm == Some(0.0)));
     assert!(miss.drawn.nodes.iter().all(|n| n.drift_ppm.is_none()));
     // No handover in any run: no nearest miss.
     let none = BySeed::new(&[], |_| None);
-    let ran = e.run_all(Shard::ALL, Some(1), &|_| {}, &|s| none.run(s)).unwrap();
+    let ran = e
+        .run_all(Shard::ALL, Some(1), &|_| {}, &|s| none.run(s))
+        .unwrap();
     assert!(matches!(
         e.answer(&ran, "explore", &|s| none.run(s)),
         Ok(Answer::Nothing(None))
@@ -348,7 +377,9 @@ fn the_first_violation_is_shrunk_described_and_pinned() {
     let e = exploration(&s, &n, false, 10);
     // Run 6 writes unsafely whatever its faults: the shrink takes every fault away.
     let by = BySeed::new(&[6], |_| Some(1));
-    let ran = e.run_all(Shard::ALL, Some(1), &|_| {}, &|s| by.run(s)).unwrap();
+    let ran = e
+        .run_all(Shard::ALL, Some(1), &|_| {}, &|s| by.run(s))
+        .unwrap();
     assert_eq!(runs(&ran.records), (0..=6).collect::<Vec<_>>());
     let Answer::Violation(f) = e.answer(&ran, "explore x", &|s| by.run(s)).unwrap() else {
         panic!("expected a violation");
@@ -372,7 +403,10 @@ fn the_first_violation_is_shrunk_described_and_pinned() {
             c.duration
         )
     );
-    assert_eq!(f.counterexample.expect, Some(Violation::UnsafeWrites.pin(&f.summary)));
+    assert_eq!(
+        f.counterexample.expect,
+        Some(Violation::UnsafeWrites.pin(&f.summary))
+    );
     assert_eq!(f.summary.unsafe_writes, 1);
 
     // With no run to spend, the drawn run is the answer, and says why.
@@ -405,7 +439,10 @@ fn the_first_violation_is_shrunk_described_and_pinned() {
         .answer_within(&ran, "explore x", &once, &none)
         .err()
         .unwrap();
-    assert_eq!(err, "run 6: the shrunk scenario no longer shows unsafe writes");
+    assert_eq!(
+        err,
+        "run 6: the shrunk scenario no longer shows unsafe writes"
+    );
 }
 
 #[test]
