@@ -610,3 +610,463 @@ fn step_to(f: &Fault, by: i64) -> Fault {
     }
     f
 }
+
+/// A fault's length (its `duration`), in ns.
+fn length(f: &Fault) -> i64 {
+    match f {
+        Fault::Pause { duration, .. }
+        | Fault::Partition { duration, .. }
+        | Fault::OneWay { duration, .. }
+        | Fault::DelaySpike { duration, .. }
+        | Fault::Drop { duration, .. } => duration.ns(),
+        _ => panic!("no length: {f:?}"),
+    }
+}
+
+#[test]
+fn a_resize_moves_a_length_by_one_shift_within_its_kinds_cap() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let caps = [
+        (0, n.pauses.as_ref().unwrap().max.ns()),
+        (1, n.freezes.as_ref().unwrap().max.ns()),
+        (4, n.partitions.as_ref().unwrap().max.ns()),
+        (5, n.one_way.as_ref().unwrap().max.ns()),
+        (7, n.drops.as_ref().unwrap().max.ns()),
+    ];
+    // From 1 ms and from 1 ms below the cap, so that both ends of the clamp are met.
+    for (i, cap) in caps {
+        for from in [1_000_000, cap - 1_000_000] {
+            let mut each = one_of_each(&n);
+            match &mut each[i] {
+                Fault::Pause { duration, .. }
+                | Fault::Partition { duration, .. }
+                | Fault::OneWay { duration, .. }
+                | Fault::Drop { duration, .. } => *duration = Dur::from_ns(from),
+                _ => unreachable!(),
+            }
+            let (mut low, mut high) = (false, false);
+            for k in 0..60 {
+                let mut r = stream(100 + k);
+                let d = m.delta(&mut r.clone());
+                let mut own = each.clone();
+                m.resize(&mut own, i, &mut r);
+                let want = from.saturating_add(d).clamp(1, cap);
+                assert_eq!(length(&own[i]), want, "kind {i} from {from} by {d}");
+                (low, high) = (low || want == 1, high || want == cap);
+                assert_eq!(own[..i], each[..i]);
+                assert_eq!(own[i + 1..], each[i + 1..]);
+            }
+            assert!(low || high, "kind {i}: the clamp was never met");
+        }
+    }
+}
+
+#[test]
+fn a_resize_keeps_a_steps_sign_redraws_a_drift_and_moves_a_restart() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let each = one_of_each(&n);
+    let step_max = n.steps.as_ref().unwrap().max.ns();
+    let half = half_ppt(n.drift_ppm.unwrap());
+    let max_down = n.crashes.as_ref().unwrap().max_down.ns();
+    let spike = n.delay_spikes.as_ref().unwrap();
+    let (mut lengths, mut extras) = (0, 0);
+    for k in 0..60 {
+        let mut r = stream(200 + k);
+        let mut after = r.clone();
+        let d = m.delta(&mut after);
+        // A step of -1 s: still negative, its size moved by d within [1, max].
+        let mut own = each.clone();
+        m.resize(&mut own, 2, &mut r.clone());
+        let want = -(1_000_000_000 + d).clamp(1, step_max);
+        assert!(matches!(&own[2], Fault::ClockStep { by, .. } if by.ns() == want));
+        // A drift change: drawn afresh within rho/2 after the shift.
+        let mut own = each.clone();
+        m.resize(&mut own, 3, &mut r.clone());
+        let drawn = ppm(after.clone().random_range(-half..=half));
+        assert!(matches!(&own[3], Fault::DriftChange { drift_ppm, .. } if *drift_ppm == drawn));
+        // A delay spike: its length or its extra delay, by a coin after the shift.
+        let mut own = each.clone();
+        m.resize(&mut own, 6, &mut r.clone());
+        let Fault::DelaySpike {
+            duration, extra, ..
+        } = &own[6]
+        else {
+            unreachable!()
+        };
+        let moved = (1_000_000_000 + d).clamp(1, spike.max.ns());
+        if after.clone().random_bool(0.5) {
+            assert_eq!((duration.ns(), extra.ns()), (moved, 1_000_000_000));
+            lengths += 1;
+        } else {
+            let moved = (1_000_000_000 + d).clamp(1, spike.max_extra.ns());
+            assert_eq!((duration.ns(), extra.ns()), (1_000_000_000, moved));
+            extras += 1;
+        }
+        // A crash (30 s, back at 31 s): it stays, its restart moves by d, down within
+        // [1 ns, max_down].
+        let mut own = each.clone();
+        m.resize(&mut own, 8, &mut r.clone());
+        assert_eq!(own[8], each[8]);
+        let down = (1_000_000_000 + d).clamp(1, max_down);
+        assert_eq!(own[9].at().ns(), 30_000_000_000 + down);
+        // A restart alone is not resized.
+        let mut own = each.clone();
+        m.resize(&mut own, 9, &mut r);
+        assert_eq!(own, each);
+    }
+    assert!(lengths > 10 && extras > 10, "{lengths} {extras}");
+}
+
+#[test]
+fn a_renode_moves_a_fault_to_any_node_and_a_cut_to_any_pair() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let each = one_of_each(&n);
+    let names = ["lock", "a", "b"];
+    let mut nodes = BTreeMap::new();
+    let mut cut_off = BTreeMap::new();
+    let mut pairs = BTreeMap::new();
+    for k in 0..90 {
+        let r = stream(300 + k);
+        let want = names[r.clone().random_range(0..3)];
+        for i in [0, 2, 3] {
+            let mut f = each[i].clone();
+            m.renode(&mut f, &mut r.clone());
+            let (Fault::Pause { node, .. }
+            | Fault::ClockStep { node, .. }
+            | Fault::DriftChange { node, .. }) = &f
+            else {
+                unreachable!()
+            };
+            assert_eq!(node, want);
+            *nodes.entry(node.clone()).or_insert(0) += 1;
+        }
+        let mut f = each[4].clone();
+        m.renode(&mut f, &mut r.clone());
+        let Fault::Partition { groups, .. } = &f else {
+            unreachable!()
+        };
+        let rest: Vec<String> = names
+            .iter()
+            .filter(|&&x| x != want)
+            .map(|x| x.to_string())
+            .collect();
+        assert_eq!(groups, &vec![vec![want.to_string()], rest]);
+        *cut_off.entry(want).or_insert(0) += 1;
+        let mut f = each[5].clone();
+        m.renode(&mut f, &mut r.clone());
+        let (a, b) = pair(&mut r.clone(), 3);
+        let Fault::OneWay { from, to, .. } = &f else {
+            unreachable!()
+        };
+        assert_eq!((from.as_str(), to.as_str()), (names[a], names[b]));
+        *pairs.entry((a, b)).or_insert(0) += 1;
+        // A crash, a spike and a drop stay where they are.
+        for i in [6, 7, 8] {
+            let mut f = each[i].clone();
+            m.renode(&mut f, &mut r.clone());
+            assert_eq!(f, each[i]);
+        }
+    }
+    assert_eq!((nodes.len(), cut_off.len(), pairs.len()), (3, 3, 6));
+    // With one node there is no other side to cut off.
+    let mut one = s.clone();
+    one.nodes.truncate(1);
+    let m1 = Mutator::new(&one, &n);
+    for i in [4, 5] {
+        let mut f = each[i].clone();
+        m1.renode(&mut f, &mut stream(1));
+        assert_eq!(f, each[i]);
+    }
+}
+
+#[test]
+fn an_anchor_places_a_fault_at_a_moment_and_back_at_a_time() {
+    let mut s = base();
+    s.duration = Dur::from_secs(6); // shorter than T: a delay is at most the run
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let end = s.duration.ns();
+    let mut moments = BTreeMap::new();
+    let (mut on_any, mut on_one, mut nths) = (0, 0, [0; 4]);
+    let mut longest = 0;
+    for k in 0..300 {
+        let mut r = stream(400 + k);
+        let mut f = one_of_each(&n)[0].clone();
+        m.anchor(&mut f, &mut r);
+        let a = f.after().cloned().expect("placed at a moment");
+        *moments.entry(format!("{:?}", a.moment)).or_insert(0) += 1;
+        match &a.node {
+            None => on_any += 1,
+            Some(node) => {
+                assert!(s.node_index(node).is_some());
+                on_one += 1;
+            }
+        }
+        assert!((1..=3).contains(&a.nth));
+        nths[a.nth as usize] += 1;
+        let delay = a.delay.ns();
+        if a.moment == Moment::Expiry {
+            assert!((1 - end..=0).contains(&delay), "{delay}");
+        } else {
+            assert!((0..end).contains(&delay), "{delay}");
+        }
+        longest = longest.max(delay.abs());
+        // And back: a time in the run, no moment.
+        m.anchor(&mut f, &mut r);
+        assert!(f.after().is_none() && (0..end).contains(&f.at().ns()));
+    }
+    assert_eq!(moments.len(), MOMENTS.len(), "{moments:?}");
+    assert!(on_any > 100 && on_one > 100, "{on_any} {on_one}");
+    assert!(nths[1..].iter().all(|&c| c > 60), "{nths:?}");
+    // Delays spread over the run: some beyond nine tenths of it.
+    assert!(longest > end / 10 * 9, "{longest}");
+}
+
+/// An envelope of one kind of `all`'s: the kind at `KINDS` index `k` (and rho with drift
+/// changes).
+fn only(all: &Nemesis, k: usize) -> Nemesis {
+    let mut n = Nemesis::default();
+    match k {
+        0 => n.pauses = all.pauses.clone(),
+        1 => n.freezes = all.freezes.clone(),
+        2 => n.steps = all.steps.clone(),
+        4 => {
+            n.drift_ppm = all.drift_ppm;
+            n.drift_changes = all.drift_changes.clone();
+        }
+        5 => n.partitions = all.partitions.clone(),
+        6 => n.one_way = all.one_way.clone(),
+        7 => n.delay_spikes = all.delay_spikes.clone(),
+        8 => n.drops = all.drops.clone(),
+        _ => n.crashes = all.crashes.clone(),
+    }
+    n
+}
+
+#[test]
+fn an_added_fault_is_of_the_envelopes_kind_near_its_time_and_named_among_the_kinds() {
+    let s = base();
+    let all = profile("all", &s).unwrap();
+    let end = s.duration.ns();
+    for k in [0, 1, 2, 4, 5, 6, 7, 8, 9] {
+        let n = only(&all, k);
+        let m = Mutator::new(&s, &n);
+        assert!(m.kinds == [k] || (k == 4 && m.kinds == [4]));
+        let mut nodes = BTreeMap::new();
+        for (j, near) in [-5, 0, 7_000_000_000, end - 1, end, end + 9]
+            .iter()
+            .enumerate()
+        {
+            for t in 0..20 {
+                let mut r = stream(500 + 100 * j as u64 + t);
+                let mut c = Child {
+                    scenario: s.clone(),
+                    kinds: vec!["steps".into()],
+                };
+                let mut own = Vec::new();
+                m.add(&mut own, *near, &mut c, &mut r);
+                let f = own.iter().find(|f| !matches!(f, Fault::Restart { .. }));
+                let f = f.expect("one fault added");
+                assert_eq!(f.at().ns(), (*near).clamp(0, end - 1), "kind {k}");
+                assert!(m.bounded(f), "kind {k}: {f:?}");
+                if let Some(node) = node_of(f) {
+                    *nodes.entry(node).or_insert(0) += 1;
+                }
+                // Its kind named once, in the envelope's order.
+                let mut want = vec!["steps".to_string()];
+                if k != 2 {
+                    want.push(KINDS[k].to_string());
+                    want.sort_by_key(|x| KINDS.iter().position(|y| y == x));
+                }
+                assert_eq!(c.kinds, want, "kind {k}");
+                // A crash comes back within the run, or not at all.
+                if let Fault::Crash { at, .. } = f {
+                    let restart = own.iter().find(|f| matches!(f, Fault::Restart { .. }));
+                    match restart {
+                        Some(back) => {
+                            assert!(back.at() > at.offset() && back.at().ns() < end);
+                            assert!(m.downtimes_within(&[f.clone(), back.clone()]));
+                        }
+                        None => assert!(at.ns() >= end - n.crashes.as_ref().unwrap().max_down.ns()),
+                    }
+                    assert_eq!(own.len(), 1 + usize::from(restart.is_some()));
+                } else {
+                    assert_eq!(own.len(), 1);
+                }
+            }
+        }
+        if ![7, 8].contains(&k) {
+            assert_eq!(nodes.len(), 3, "kind {k}: every node in turn");
+        }
+    }
+    // An envelope with no kind to add adds nothing.
+    let empty = Nemesis::default();
+    let m = Mutator::new(&s, &empty);
+    let mut c = Child {
+        scenario: s.clone(),
+        kinds: vec![],
+    };
+    let mut own = Vec::new();
+    m.add(&mut own, 0, &mut c, &mut stream(1));
+    assert!(own.is_empty() && c.kinds.is_empty());
+}
+
+/// The node a fault is on, or the node a cut isolates or starts from.
+fn node_of(f: &Fault) -> Option<String> {
+    match f {
+        Fault::Pause { node, .. }
+        | Fault::ClockStep { node, .. }
+        | Fault::DriftChange { node, .. }
+        | Fault::Crash { node, .. } => Some(node.clone()),
+        Fault::Partition { groups, .. } => Some(groups[0][0].clone()),
+        Fault::OneWay { from, .. } => Some(from.clone()),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_drift_redraws_one_node_or_places_all_adversarially() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let half = half_ppt(n.drift_ppm.unwrap());
+    let mut drawn = e_drawn(&s, &n);
+    for node in &mut drawn.scenario.nodes {
+        node.drift_ppm = Some(0.5);
+    }
+    let (mut one, mut adversarial) = (0, 0);
+    for k in 0..60 {
+        let mut c = drawn.clone();
+        c.kinds = vec!["pauses".into(), "crashes".into()];
+        m.drift(&mut c, &mut stream(600 + k));
+        let d: Vec<f64> = c
+            .scenario
+            .nodes
+            .iter()
+            .map(|n| n.drift_ppm.unwrap())
+            .collect();
+        let changed = d.iter().filter(|&&x| x != 0.5).count();
+        if changed == 3 {
+            adversarial += 1;
+            for (i, x) in d.iter().enumerate() {
+                let want = if s.runs_fast_adversarially(i) {
+                    half
+                } else {
+                    -half
+                };
+                assert_eq!(*x, ppm(want));
+            }
+        } else {
+            one += 1;
+            assert!(changed <= 1);
+            assert!(d.iter().all(|x| x.abs() <= ppm(half)));
+        }
+        assert_eq!(c.kinds, ["pauses", "drift_ppm", "crashes"]);
+        // Named once.
+        m.drift(&mut c, &mut stream(700 + k));
+        assert_eq!(c.kinds, ["pauses", "drift_ppm", "crashes"]);
+    }
+    assert!(one > 15 && adversarial > 15, "{one} {adversarial}");
+}
+
+/// Run 0 of `s` under `n`, as a child.
+fn e_drawn(s: &Scenario, n: &Nemesis) -> Child {
+    let d = super::super::draw::draw_run(s, n, 0, false);
+    Child {
+        scenario: d.scenario,
+        kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_splice_takes_the_first_parents_faults_before_a_cut_and_the_seconds_after() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let e = Exploration {
+        base: &s,
+        nemesis: &n,
+        swarm: true,
+        guided: true,
+        runs: 10,
+    };
+    let child = |run: u64| {
+        let d = e.draw(run);
+        Child {
+            scenario: d.scenario,
+            kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
+        }
+    };
+    let mut cuts = 0;
+    for (x, y) in [(0, 1), (2, 3), (4, 5), (6, 7)] {
+        let (a, b) = (child(x), child(y));
+        let mut r = stream(800 + x);
+        let cut = r.clone().random_range(0..s.duration.ns());
+        let mut c = a.clone();
+        m.splice(&mut c, &b, &mut r);
+        // The scenario's own pause, then a's before the cut and b's from it, by time.
+        assert_eq!(c.scenario.faults[0], s.faults[0]);
+        let mut want: Vec<Fault> = a.scenario.faults[1..]
+            .iter()
+            .filter(|f| f.at().ns() < cut)
+            .chain(b.scenario.faults[1..].iter().filter(|f| f.at().ns() >= cut))
+            .cloned()
+            .collect();
+        want.sort_by_key(Fault::at);
+        assert_eq!(c.scenario.faults[1..], want[..]);
+        cuts += usize::from(want.len() < a.scenario.faults.len() - 1 + b.scenario.faults.len() - 1);
+        // a's seed and drifts; both kinds, in order, but b's drift only by a's own.
+        assert_eq!(c.scenario.seed, a.scenario.seed);
+        assert_eq!(drifts(&c.scenario), drifts(&a.scenario));
+        let mut kinds: Vec<String> = a.kinds.clone();
+        for k in &b.kinds {
+            if !kinds.contains(k) && k != "drift_ppm" {
+                kinds.push(k.clone());
+            }
+        }
+        kinds.sort_by_key(|k| KINDS.iter().position(|x| x == k));
+        assert_eq!(c.kinds, kinds);
+    }
+    assert!(cuts > 0);
+}
+
+#[test]
+fn each_mutation_happens() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let start = e_drawn(&s, &n);
+    let faults = start.scenario.faults.len();
+    assert!(faults > 3, "{faults}");
+    let (mut more, mut fewer, mut anchored, mut drifted, mut changed) = (0, 0, 0, 0, 0);
+    for k in 0..400 {
+        let mut c = start.clone();
+        m.mutate(&mut c, &mut stream(900 + k));
+        let f = &c.scenario.faults;
+        // The scenario's own fault first, the rest by time.
+        assert_eq!(f[0], s.faults[0]);
+        assert!(f[1..].windows(2).all(|w| w[0].at() <= w[1].at()));
+        more += usize::from(f.len() > faults);
+        fewer += usize::from(f.len() < faults);
+        anchored += usize::from(f.iter().any(|f| f.after().is_some()));
+        drifted += usize::from(drifts(&c.scenario) != drifts(&start.scenario));
+        changed += usize::from(f.len() == faults && *f != start.scenario.faults);
+    }
+    // Seven mutations, one each time: adds (2 and every op without its fault) and the rest.
+    assert!(more > 40 && fewer > 30, "{more} {fewer}");
+    assert!(
+        anchored > 30 && drifted > 30 && changed > 100,
+        "{anchored} {drifted} {changed}"
+    );
+}
+
+/// Every node's drift, in node order.
+fn drifts(s: &Scenario) -> Vec<Option<f64>> {
+    s.nodes.iter().map(|n| n.drift_ppm).collect()
+}
