@@ -173,10 +173,9 @@ fn breed(e: &super::Exploration, archive: &[Member], run: u64) -> Child {
     let mut r = rng::stream(e.base.seed, Component::Guided, run);
     let m = Mutator::new(e.base, e.nemesis);
     for _ in 0..TRIES {
-        let a = tournament(archive, &mut r);
+        let (a, b) = parents(archive, &mut r);
         let mut c = a.child.clone();
-        if archive.len() >= 2 && r.random_bool(0.25) {
-            let b = tournament(archive, &mut r);
+        if let Some(b) = b {
             m.splice(&mut c, &b.child, &mut r);
         }
         for _ in 0..r.random_range(1..=3) {
@@ -187,6 +186,14 @@ fn breed(e: &super::Exploration, archive: &[Member], run: u64) -> Child {
         }
     }
     swarm()
+}
+
+/// A child's first parent, and with probability 1/4 (when there are two to choose from) a
+/// second to splice with, each by a tournament.
+fn parents<'a>(archive: &'a [Member], r: &mut Rng) -> (&'a Member, Option<&'a Member>) {
+    let a = tournament(archive, r);
+    let b = (archive.len() >= 2 && r.random_bool(0.25)).then(|| tournament(archive, r));
+    (a, b)
 }
 
 fn tournament<'a>(archive: &'a [Member], r: &mut Rng) -> &'a Member {

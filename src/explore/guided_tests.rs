@@ -1070,3 +1070,54 @@ fn each_mutation_happens() {
 fn drifts(s: &Scenario) -> Vec<Option<f64>> {
     s.nodes.iter().map(|n| n.drift_ppm).collect()
 }
+
+#[test]
+fn a_quarter_of_the_children_have_a_second_parent() {
+    let s = base();
+    let member = |run: u64| Member {
+        rank: (0, run as i64, run),
+        child: Child {
+            scenario: s.clone(),
+            kinds: vec![],
+        },
+    };
+    let two = [member(0), member(1)];
+    let mut r = stream(3);
+    let spliced = (0..800)
+        .filter(|_| parents(&two, &mut r).1.is_some())
+        .count();
+    assert!((150..=250).contains(&spliced), "{spliced} of 800");
+    // One member: nothing to splice with.
+    let one = [member(0)];
+    assert!((0..100).all(|_| parents(&one, &mut r).1.is_none()));
+}
+
+#[test]
+fn the_first_bred_run_of_a_generation_follows_its_immigrants() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let e = Exploration {
+        base: &s,
+        nemesis: &n,
+        swarm: true,
+        guided: true,
+        runs: 1000,
+    };
+    let archive = archive(&e);
+    for g in 0..3 {
+        let first = FIRST + g * GENERATION;
+        let last_immigrant = first + IMMIGRANTS - 1;
+        let swarm = |run: u64| e.draw(run).scenario.to_ron();
+        assert_eq!(
+            breed(&e, &archive, last_immigrant).scenario.to_ron(),
+            swarm(last_immigrant)
+        );
+        let bred = last_immigrant + 1;
+        assert_ne!(breed(&e, &archive, bred).scenario.to_ron(), swarm(bred));
+    }
+    // Without an archive, every run is swarm's.
+    assert_eq!(
+        breed(&e, &[], FIRST + IMMIGRANTS).scenario.to_ron(),
+        e.draw(FIRST + IMMIGRANTS).scenario.to_ron()
+    );
+}

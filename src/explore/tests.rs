@@ -459,3 +459,53 @@ fn a_description_counts_its_faults_and_names_its_kinds() {
          and 120s."
     );
 }
+
+#[test]
+fn guided_search_runs_in_generations_and_keeps_its_best_runs() {
+    let s = base();
+    let n = profile("pauses", &s).unwrap();
+    let e = exploration(&s, &n, true, 100);
+    // Slack 1000 - seed: a child keeps its first parent's seed, so ties are many.
+    let by = BySeed::new(&[], |seed| Some(1000 - seed as i64));
+    let sizes = Mutex::new(Vec::new());
+    let ran = e
+        .run_all(
+            Shard::ALL,
+            Some(1),
+            &|k| sizes.lock().expect("not poisoned").push(k),
+            &|s| by.run(s),
+        )
+        .unwrap();
+    // 64 swarm runs, then generations of 32 (the last cut to what is left).
+    assert_eq!(*sizes.lock().expect("not poisoned"), [64, 32, 4]);
+    assert_eq!(runs(&ran.records), (0..100).collect::<Vec<_>>());
+    // Kept: the archive after the last generation, the 16 least (slack, run), with their
+    // schedules.
+    let mut best: Vec<&RunRecord> = ran.records.iter().collect();
+    best.sort_by_key(|r| (r.min_slack_ns, r.run));
+    let want: Vec<u64> = best[..guided::ARCHIVE].iter().map(|r| r.run).collect();
+    let mut want_sorted = want.clone();
+    want_sorted.sort_unstable();
+    assert_eq!(ran.kept.keys().copied().collect::<Vec<_>>(), want_sorted);
+    for r in &ran.records {
+        if let Some(k) = ran.kept.get(&r.run) {
+            assert_eq!(k.seed, r.seed);
+        }
+    }
+    // A violation ends the search with its run kept beside the archive: seed 164 is run 64's,
+    // the first immigrant's (a bred run has its parent's seed, one of runs 0 to 63's).
+    let bad = BySeed::new(&[64], |seed| Some(1000 - seed as i64));
+    let ran = e
+        .run_all(Shard::ALL, Some(1), &|_| {}, &|s| bad.run(s))
+        .unwrap();
+    let last = ran.records.last().unwrap();
+    assert_eq!(
+        (last.run, last.violation),
+        (64, Some(Violation::UnsafeWrites))
+    );
+    assert!(ran.records[..ran.records.len() - 1]
+        .iter()
+        .all(|r| r.violation.is_none()));
+    assert_eq!(ran.kept.get(&64).map(|k| k.seed), Some(164));
+    assert_eq!(ran.kept.len(), guided::ARCHIVE + 1);
+}
