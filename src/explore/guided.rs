@@ -260,26 +260,31 @@ impl<'a> Mutator<'a> {
         let fixed = self.fixed(&c.scenario);
         let mut own: Vec<Fault> = c.scenario.faults.split_off(fixed);
         let op = r.random_range(0..MUTATIONS);
-        let pick = |r: &mut Rng, own: &[Fault]| {
-            // A restart moves with its crash: pick among the others.
-            let movable: Vec<usize> = (0..own.len())
-                .filter(|&i| !matches!(own[i], Fault::Restart { .. }))
-                .collect();
-            (!movable.is_empty()).then(|| movable[r.random_range(0..movable.len())])
-        };
-        match (op, pick(r, &own)) {
+        let i = pick(&own, r);
+        self.apply(op, i, &mut own, c, r);
+        own.sort_by_key(Fault::at);
+        c.scenario.faults.extend(own);
+    }
+
+    /// Mutation `op` (see [`MUTATIONS`]) of the envelope's faults `own` of `c`, on fault `i` if
+    /// one was picked: 0 moves it (a crash with its restart), 1 resizes it, 3 moves it to another
+    /// node, 4 removes it (a crash with its restart), 5 redraws a drift (with `drift_ppm` in the
+    /// envelope), 6 places it at a moment or back at a time (not a crash); any other, or one
+    /// that does not apply, adds a fault near a picked one (anywhere without one).
+    fn apply(&self, op: u64, i: Option<usize>, own: &mut Vec<Fault>, c: &mut Child, r: &mut Rng) {
+        match (op, i) {
             (0, Some(i)) => {
                 let d = self.delta(r);
-                let restart = restart_of(&own, i);
+                let restart = restart_of(own, i);
                 shift(&mut own[i], d, self.end_ns());
                 if let Some(j) = restart {
                     shift(&mut own[j], d, i64::MAX);
                 }
             }
-            (1, Some(i)) => self.resize(&mut own, i, r),
+            (1, Some(i)) => self.resize(own, i, r),
             (3, Some(i)) => self.renode(&mut own[i], r),
             (4, Some(i)) => {
-                if let Some(j) = restart_of(&own, i) {
+                if let Some(j) = restart_of(own, i) {
                     own.remove(j);
                 }
                 own.remove(i);
@@ -287,15 +292,13 @@ impl<'a> Mutator<'a> {
             (5, _) if self.nemesis.drift_ppm.is_some() => self.drift(c, r),
             (6, Some(i)) if !matches!(own[i], Fault::Crash { .. }) => self.anchor(&mut own[i], r),
             _ => {
-                let near = match pick(r, &own) {
+                let near = match pick(own, r) {
                     Some(i) => own[i].at().ns() + self.delta(r),
                     None => r.random_range(0..self.end_ns().max(1)),
                 };
-                self.add(&mut own, near, c, r);
+                self.add(own, near, c, r);
             }
         }
-        own.sort_by_key(Fault::at);
-        c.scenario.faults.extend(own);
     }
 
     /// Places fault `f` at a protocol moment (a random kind, on its node or any, the first to
@@ -684,6 +687,15 @@ impl<'a> Mutator<'a> {
         }
         true
     }
+}
+
+/// A fault of `own` to mutate, uniform among all but restarts (a restart moves with its
+/// crash); `None` when there is none.
+fn pick(own: &[Fault], r: &mut Rng) -> Option<usize> {
+    let movable: Vec<usize> = (0..own.len())
+        .filter(|&i| !matches!(own[i], Fault::Restart { .. }))
+        .collect();
+    (!movable.is_empty()).then(|| movable[r.random_range(0..movable.len())])
 }
 
 /// Whether no two pauses of a node meet (closed intervals), as drawn schedules keep them.

@@ -1121,3 +1121,236 @@ fn the_first_bred_run_of_a_generation_follows_its_immigrants() {
         e.draw(FIRST + IMMIGRANTS).scenario.to_ron()
     );
 }
+
+#[test]
+fn a_pick_is_any_fault_but_a_restart() {
+    let n = profile("all", &base()).unwrap();
+    let each = one_of_each(&n);
+    let mut r = stream(4);
+    let mut seen = BTreeMap::new();
+    for _ in 0..500 {
+        let i = pick(&each, &mut r).expect("faults to pick from");
+        assert!(!matches!(each[i], Fault::Restart { .. }));
+        *seen.entry(i).or_insert(0) += 1;
+    }
+    // Nine of the ten (all but the restart), about 55 times each.
+    assert_eq!(seen.len(), 9);
+    assert!(seen.values().all(|&c| c > 25), "{seen:?}");
+    assert_eq!(pick(&[], &mut r), None);
+    assert_eq!(pick(&each[9..], &mut r), None);
+}
+
+#[test]
+fn each_mutation_does_what_its_number_says() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let each = one_of_each(&n);
+    let child = || Child {
+        scenario: s.clone(),
+        kinds: vec![],
+    };
+    let (crash, pause) = (8, 0);
+    for k in 0..40 {
+        let r = stream(1000 + k);
+        let apply = |op: u64, i: Option<usize>| {
+            let (mut own, mut c) = (each.clone(), child());
+            m.apply(op, i, &mut own, &mut c, &mut r.clone());
+            (own, c)
+        };
+        // 0: the crash and its restart move by one shift, together.
+        let d = m.delta(&mut r.clone());
+        let (own, _) = apply(0, Some(crash));
+        assert_eq!(
+            own[crash].at().ns(),
+            (30_000_000_000 + d).clamp(0, s.duration.ns() - 1)
+        );
+        assert_eq!(own[9].at().ns() - own[crash].at().ns(), 1_000_000_000);
+        // 1: a resize, 3: a renode, with the same draws.
+        let mut want = each.clone();
+        m.resize(&mut want, pause, &mut r.clone());
+        assert_eq!(apply(1, Some(pause)).0, want);
+        let mut want = each.clone();
+        m.renode(&mut want[2], &mut r.clone());
+        assert_eq!(apply(3, Some(2)).0, want);
+        // 4: the crash goes with its restart; a pause alone.
+        let (own, _) = apply(4, Some(crash));
+        assert_eq!(own[..], each[..crash]);
+        let (own, _) = apply(4, Some(pause));
+        assert_eq!(own[..], each[1..]);
+        // 5: a drift (with rho in the envelope), nothing else.
+        let (own, c) = apply(5, None);
+        assert_eq!(own, each);
+        assert_eq!(c.kinds, ["drift_ppm"]);
+        // 6: a pause at a moment; a crash stays at its time (a fault is added instead).
+        let (own, _) = apply(6, Some(pause));
+        assert!(own[pause].after().is_some() && own.len() == each.len());
+        let (own, _) = apply(6, Some(crash));
+        assert!(own.iter().all(|f| f.after().is_none()));
+        assert!(own.len() > each.len());
+        // 2: a fault added near a picked one, one shift away.
+        let mut after = r.clone();
+        let near = each[pick(&each, &mut after).unwrap()].at().ns() + m.delta(&mut after);
+        let (own, c) = apply(2, Some(pause));
+        assert_eq!(own[..each.len()], each[..]);
+        // The fault added comes last (after a crash's restart).
+        let added = own.last().expect("a fault added");
+        assert_eq!(added.at().ns(), near.clamp(0, s.duration.ns() - 1));
+        assert_eq!(c.kinds.len(), 1);
+        // Without a fault to pick, one is added anywhere in the run.
+        let (mut own, mut c) = (Vec::new(), child());
+        m.apply(0, None, &mut own, &mut c, &mut r.clone());
+        assert!(!own.is_empty());
+    }
+    // Without rho, 5 adds a fault and leaves the drifts.
+    let mut no_rho = n.clone();
+    no_rho.drift_ppm = None;
+    no_rho.drift_changes = None;
+    let m = Mutator::new(&s, &no_rho);
+    let (mut own, mut c) = (each[..2].to_vec(), child());
+    m.apply(5, None, &mut own, &mut c, &mut stream(5));
+    assert_eq!(own.len(), 3);
+    assert_eq!(drifts(&c.scenario), drifts(&s));
+    assert!(!c.kinds.iter().any(|k| k == "drift_ppm"));
+}
+
+#[test]
+fn a_freeze_is_resized_by_the_freezes_max() {
+    let s = base();
+    let mut n = profile("all", &s).unwrap();
+    let pause_max = n.pauses.as_ref().unwrap().max.ns();
+    n.freezes.as_mut().unwrap().max = Dur::from_ns(pause_max / 4);
+    let m = Mutator::new(&s, &n);
+    let mut each = one_of_each(&n);
+    if let Fault::Pause { duration, .. } = &mut each[1] {
+        *duration = Dur::from_ns(pause_max / 4);
+    }
+    let mut grew = 0;
+    for k in 0..40 {
+        let mut own = each.clone();
+        m.resize(&mut own, 1, &mut stream(1100 + k));
+        assert!(length(&own[1]) <= pause_max / 4);
+        grew += usize::from(length(&own[1]) == pause_max / 4);
+    }
+    // Half the shifts are upward: the cap holds them.
+    assert!(grew > 10, "{grew}");
+}
+
+#[test]
+fn added_steps_and_drift_changes_go_either_way() {
+    let s = base();
+    let all = profile("all", &s).unwrap();
+    for k in [2, 4] {
+        let envelope = only(&all, k);
+        let m = Mutator::new(&s, &envelope);
+        let (mut neg, mut pos) = (0, 0);
+        for t in 0..100 {
+            let mut own = Vec::new();
+            let mut c = Child {
+                scenario: s.clone(),
+                kinds: vec![],
+            };
+            m.add(&mut own, 1_000, &mut c, &mut stream(1200 + t));
+            let x = match &own[0] {
+                Fault::ClockStep { by, .. } => by.ns() as f64,
+                Fault::DriftChange { drift_ppm, .. } => *drift_ppm,
+                f => panic!("{f:?}"),
+            };
+            neg += usize::from(x < 0.0);
+            pos += usize::from(x > 0.0);
+        }
+        assert!(neg > 30 && pos > 30, "kind {k}: {neg} {pos}");
+    }
+}
+
+#[test]
+fn a_crash_added_a_nanosecond_before_the_end_stays_down() {
+    // max_down 1 ns: the restart would be at the run's end, which is not in the run.
+    let s = base();
+    let mut n = only(&profile("all", &s).unwrap(), 9);
+    n.crashes.as_mut().unwrap().max_down = Dur::from_ns(1);
+    let m = Mutator::new(&s, &n);
+    let end = s.duration.ns();
+    for (near, restarts) in [(end, 0), (end - 2, 1)] {
+        let mut own = Vec::new();
+        let mut c = Child {
+            scenario: s.clone(),
+            kinds: vec![],
+        };
+        m.add(&mut own, near, &mut c, &mut stream(6));
+        let back: Vec<i64> = own
+            .iter()
+            .filter(|f| matches!(f, Fault::Restart { .. }))
+            .map(|f| f.at().ns())
+            .collect();
+        assert_eq!(back.len(), restarts, "near {near}");
+        assert!(back.iter().all(|&b| b == near.min(end - 1) + 1));
+    }
+}
+
+#[test]
+fn a_fault_at_the_cut_comes_from_the_second_parent() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let r = stream(7);
+    let cut = r.clone().random_range(0..s.duration.ns());
+    let pause = |node: &str, at: i64| Fault::Pause {
+        node: node.into(),
+        at: At::Time(Dur::from_ns(at)),
+        duration: Dur::from_ns(1),
+        kind: PauseKind::Gc,
+        clock: None,
+    };
+    let child = |faults: Vec<Fault>| {
+        let mut c = s.clone();
+        c.faults.extend(faults);
+        Child {
+            scenario: c,
+            kinds: vec!["pauses".into()],
+        }
+    };
+    let mut a = child(vec![pause("a", cut - 1), pause("a", cut)]);
+    let b = child(vec![pause("b", cut - 1), pause("b", cut)]);
+    m.splice(&mut a, &b, &mut r.clone());
+    assert_eq!(
+        a.scenario.faults[1..],
+        [pause("a", cut - 1), pause("b", cut)]
+    );
+}
+
+#[test]
+fn an_anchor_draws_its_moment_node_delay_and_nth_in_turn() {
+    let mut s = base();
+    s.duration = Dur::from_secs(6);
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let names = ["lock", "a", "b"];
+    for k in 0..50 {
+        let r = stream(1300 + k);
+        let mut f = one_of_each(&n)[0].clone();
+        m.anchor(&mut f, &mut r.clone());
+        // The draws, in the order the mutation makes them.
+        let mut d = r.clone();
+        let moment = MOMENTS[d.random_range(0..MOMENTS.len())];
+        let node = d
+            .random_bool(0.5)
+            .then(|| names[d.random_range(0..3)].to_string());
+        let span = d.random_range(0..=s.duration.ns() - 1); // the run is shorter than T
+        let nth = d.random_range(1..=3);
+        let delay = if moment == Moment::Expiry {
+            -span
+        } else {
+            span
+        };
+        assert_eq!(
+            f.after(),
+            Some(&AfterMoment {
+                moment,
+                node,
+                nth,
+                delay: Dur::from_ns(delay),
+            })
+        );
+    }
+}
