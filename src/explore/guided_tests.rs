@@ -1354,3 +1354,45 @@ fn an_anchor_draws_its_moment_node_delay_and_nth_in_turn() {
         );
     }
 }
+
+#[test]
+fn the_envelope_holds_at_its_edges() {
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let m = Mutator::new(&s, &n);
+    let with = |own: Vec<Fault>| {
+        let mut c = s.clone();
+        c.faults.extend(own);
+        c
+    };
+    // The scenario's own fault and nothing of the envelope's: inside; without its own: not.
+    assert!(m.inside(&with(vec![])));
+    let mut bare = s.clone();
+    bare.faults.clear();
+    assert!(!m.inside(&bare));
+    // A crash of b (which starts at 1 s) at its start, or 1 ns before it.
+    let crash = |at: i64| {
+        vec![Fault::Crash {
+            node: "b".into(),
+            at: At::Time(Dur::from_ns(at)),
+        }]
+    };
+    assert!(m.inside(&with(crash(1_000_000_000))));
+    assert!(!m.inside(&with(crash(999_999_999))));
+    // A drift change in the run's last nanosecond, or at its end.
+    let change = |at: i64| Fault::DriftChange {
+        node: "a".into(),
+        at: At::Time(Dur::from_ns(at)),
+        drift_ppm: 1.0,
+    };
+    let end = s.duration.ns();
+    assert!(m.inside(&with(vec![change(end - 1)])));
+    assert!(!m.inside(&with(vec![change(end)])));
+    // As many faults as a scenario may list, and one more.
+    let most = limits::MAX_FAULTS - s.faults.len();
+    let many: Vec<Fault> = (0..most as i64).map(|i| change(1000 * i)).collect();
+    assert!(m.inside(&with(many.clone())));
+    let mut more = many;
+    more.push(change(end - 1));
+    assert!(!m.inside(&with(more)));
+}
