@@ -1221,4 +1221,47 @@ mod tests {
         // The same again: deterministic even so.
         assert_eq!(shrink(s, &chaos).scenario.to_ron(), out.scenario.to_ron());
     }
+
+    #[test]
+    fn the_worst_case_counts_every_search_by_hand() {
+        let mut s = Scenario::from_ron(
+            r#"Scenario(
+                duration: "10s",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                clocks: (drift_spread_ppm: 100.0),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender, drift_ppm: -5.0),
+                    (name: "b", role: Contender),
+                ],
+                faults: [
+                    Pause(node: "a", at: "5s", duration: "1s"),
+                    Crash(node: "b", at: "6s"),
+                    Restart(node: "b", at: "7s"),
+                    DriftChange(node: "a", at: "2s", drift_ppm: 7.5),
+                    ClockStep(node: "a", at: "3s", by: "-250ms"),
+                    DelaySpike(at: "4s", duration: "300ms", extra: "3us"),
+                ],
+            )"#,
+        )
+        .unwrap();
+        // A search of K grains costs 1 + bits(K) + 2. Six faults in five units (the crash
+        // with its restart): ddmin 1 + 3 x 25 + 9 x 5 + 6 = 127; the pause, 1000 ms: 1 + 10 + 2
+        // = 13; the drift change, 8 ppm: 7; the step, 250 ms: 11; the spike, 300 ms: 12, and
+        // its extra, 3 us: 5; round times, 8 a fault: 48. The spread, 100 ppm: 10; a's drift,
+        // 5 ppm: 6. Nodes: 3. The run, 10,000 ms: 17, and its whole seconds: 1.
+        // 127 + 13 + 7 + 11 + 12 + 5 + 48 + 10 + 6 + 3 + 17 + 1 = 260 a round, six rounds.
+        assert_eq!(worst_case(&s), 6 * 260);
+        // Fifty units: 1 + 3 x 2500 + ... is more than the cap.
+        let pause = s.faults[0].clone();
+        s.faults = (0..50)
+            .map(|i| {
+                let mut p = pause.clone();
+                *p.at_mut() = Dur::from_secs(i);
+                p
+            })
+            .collect();
+        assert_eq!(worst_case(&s), MAX_RUNS);
+    }
 }
