@@ -1264,4 +1264,57 @@ mod tests {
             .collect();
         assert_eq!(worst_case(&s), MAX_RUNS);
     }
+
+    #[test]
+    fn a_round_that_changed_something_is_followed_by_another() {
+        // Fails with two faults in a run over 20 s, with one in a shorter run. Round 1 keeps
+        // two faults (the run is 60 s) and then shortens the run to just past the later one
+        // (2.001 s); only round 2 can then take one more fault away.
+        let s = Scenario::from_ron(
+            r#"Scenario(
+                duration: "60s",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+                faults: [
+                    Pause(node: "a", at: "1s", duration: "1ms"),
+                    Pause(node: "a", at: "2s", duration: "1ms"),
+                    Pause(node: "a", at: "3s", duration: "1ms"),
+                ],
+            )"#,
+        )
+        .unwrap();
+        let needs = |c: &Scenario| {
+            let want = if c.duration > Dur::from_secs(20) {
+                2
+            } else {
+                1
+            };
+            c.faults.len() >= want
+        };
+        let out = shrink(s, &needs);
+        assert_eq!(out.scenario.faults.len(), 1);
+        assert!(out.scenario.duration <= Dur::from_secs(20));
+        assert_eq!(out.stopped, None);
+    }
+
+    #[test]
+    fn a_budget_says_what_it_holds() {
+        assert_eq!(
+            format!("{:?}", Budget::runs(5)),
+            "Budget { runs: 5, events: 18446744073709551615, deadline: false }"
+        );
+        let up = || true;
+        let b = Budget {
+            out_of_time: Some(&up),
+            ..Budget::default()
+        };
+        assert_eq!(
+            format!("{b:?}"),
+            format!(
+                "Budget {{ runs: {DEFAULT_BUDGET_RUNS}, events: {}, deadline: true }}",
+                u64::MAX
+            )
+        );
+    }
 }
