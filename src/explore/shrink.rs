@@ -1317,4 +1317,87 @@ mod tests {
             )
         );
     }
+
+    /// `lock` and `a`, 60 s, with `faults` (RON).
+    fn two_nodes(faults: &str) -> Scenario {
+        Scenario::from_ron(&format!(
+            r#"Scenario(
+                duration: "60s",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender, drift_ppm: -73.0),
+                ],
+                faults: [{faults}],
+            )"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn ddmin_tries_complements_first_and_keeps_what_is_left() {
+        // Four pauses at 1 s to 4 s; the run fails while the pause at 2 s is in it.
+        let s = two_nodes(
+            r#"Pause(node: "a", at: "1s", duration: "1ms"),
+               Pause(node: "a", at: "2s", duration: "1ms"),
+               Pause(node: "a", at: "3s", duration: "1ms"),
+               Pause(node: "a", at: "4s", duration: "1ms")"#,
+        );
+        let tried = std::sync::Mutex::new(Vec::new());
+        let needs = |c: &Scenario| {
+            let at: Vec<i64> = c
+                .faults
+                .iter()
+                .map(|f| f.at().ns() / 1_000_000_000)
+                .collect();
+            let fails = at.contains(&2);
+            tried.lock().expect("not poisoned").push(at);
+            fails
+        };
+        let out = shrink(s, &needs);
+        // No fault; then at n = 2 the complement of each half (the halves are each other's
+        // complements, tried once): without the first half (3 s, 4 s) passes, without the
+        // second (1 s, 2 s) fails and is kept; then n = 2 again over those two: without 1 s
+        // (2 s alone) fails. Removing that last one alone is no fault at all, seen before.
+        let tried = tried.lock().expect("not poisoned");
+        assert_eq!(tried[..4], [vec![], vec![3, 4], vec![1, 2], vec![2]]);
+        assert_eq!(out.scenario.faults.len(), 1);
+        assert_eq!(out.scenario.faults[0].at(), Dur::from_secs(2));
+    }
+
+    #[test]
+    fn a_search_never_rounds_above_where_it_started() {
+        // The pause must stay at least 101 ms, from 105 ms: the search finds 101, and the
+        // readable 110 (two digits) is above 105, so 101 it stays.
+        let s = two_nodes(r#"Pause(node: "a", at: "1s", duration: "105ms")"#);
+        let long = |c: &Scenario| {
+            c.faults
+                .iter()
+                .any(|f| get_ns(f, Field::Length).is_some_and(|ns| ns >= 101_000_000))
+        };
+        let out = shrink(s, &long);
+        assert_eq!(
+            get_ns(&out.scenario.faults[0], Field::Length),
+            Some(101_000_000)
+        );
+        // From 180 ms the same search finds 101 and rounds it to 110 (at most a tenth more).
+        let s = two_nodes(r#"Pause(node: "a", at: "1s", duration: "180ms")"#);
+        let out = shrink(s, &long);
+        assert_eq!(
+            get_ns(&out.scenario.faults[0], Field::Length),
+            Some(110_000_000)
+        );
+    }
+
+    #[test]
+    fn a_drift_goes_to_the_least_whole_ppm_that_still_fails_its_sign_kept() {
+        // a's drift of -73 ppm must stay at least 7 ppm fast or slow: it becomes -7 ppm (0
+        // first, then a binary search of whole ppm).
+        let s = two_nodes(r#"Pause(node: "a", at: "1s", duration: "1ms")"#);
+        let drifting = |c: &Scenario| c.nodes[1].drift_ppm.is_some_and(|d| d.abs() >= 7.0);
+        let out = shrink(s, &drifting);
+        assert_eq!(out.scenario.nodes[1].drift_ppm, Some(-7.0));
+        assert!(out.scenario.faults.is_empty());
+    }
 }
