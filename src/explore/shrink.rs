@@ -1400,4 +1400,96 @@ mod tests {
         assert_eq!(out.scenario.nodes[1].drift_ppm, Some(-7.0));
         assert!(out.scenario.faults.is_empty());
     }
+
+    /// The fault sets (by start, in seconds) a shrink of eight pauses at 1 s to 8 s asks
+    /// about, in order, while the run fails with every pause of `needed` in it.
+    fn asked(needed: &'static [i64]) -> Vec<Vec<i64>> {
+        let faults: Vec<String> = (1..=8)
+            .map(|s| format!(r#"Pause(node: "a", at: "{s}s", duration: "1ms")"#))
+            .collect();
+        let tried = std::sync::Mutex::new(Vec::new());
+        let needs = |c: &Scenario| {
+            let at: Vec<i64> = c
+                .faults
+                .iter()
+                .map(|f| f.at().ns() / 1_000_000_000)
+                .collect();
+            let fails = needed.iter().all(|n| at.contains(n));
+            tried.lock().expect("not poisoned").push(at);
+            fails
+        };
+        shrink(two_nodes(&faults.join(", ")), &needs);
+        tried.into_inner().expect("not poisoned")
+    }
+
+    #[test]
+    fn ddmin_after_a_complement_goes_down_one_granularity() {
+        // Needs 1 s and 8 s. n = 2: neither half. n = 4: no quarter alone; without the
+        // second quarter (3 s, 4 s) fails: six left, n = 3. Alone each third was asked before;
+        // without the second (5 s, 6 s) fails: four left, n = 2: both halves asked before, so
+        // n = 4: no single alone; without 2 s fails, n = 3: without 7 s fails. 17 questions.
+        let v = |x: &[i64]| x.to_vec();
+        assert_eq!(
+            asked(&[1, 8])[..17],
+            [
+                v(&[]),
+                v(&[5, 6, 7, 8]),
+                v(&[1, 2, 3, 4]),
+                v(&[1, 2]),
+                v(&[3, 4]),
+                v(&[5, 6]),
+                v(&[7, 8]),
+                v(&[3, 4, 5, 6, 7, 8]),
+                v(&[1, 2, 5, 6, 7, 8]),
+                v(&[1, 2, 7, 8]),
+                v(&[1]),
+                v(&[2]),
+                v(&[7]),
+                v(&[8]),
+                v(&[2, 7, 8]),
+                v(&[1, 7, 8]),
+                v(&[1, 8]),
+            ]
+        );
+    }
+
+    #[test]
+    fn ddmin_doubles_its_granularity_when_nothing_goes() {
+        // Needs 1 s, 3 s, 5 s and 7 s: one in each quarter, so n goes 2, 4, 8; at 8 every
+        // single alone fails to fail, and without 2 s is the first reduction (question 21).
+        let v = |x: &[i64]| x.to_vec();
+        let asked = asked(&[1, 3, 5, 7]);
+        let mut want = vec![
+            v(&[]),
+            v(&[5, 6, 7, 8]),
+            v(&[1, 2, 3, 4]),
+            v(&[1, 2]),
+            v(&[3, 4]),
+            v(&[5, 6]),
+            v(&[7, 8]),
+            v(&[3, 4, 5, 6, 7, 8]),
+            v(&[1, 2, 5, 6, 7, 8]),
+            v(&[1, 2, 3, 4, 7, 8]),
+            v(&[1, 2, 3, 4, 5, 6]),
+        ];
+        want.extend((1..=8).map(|s| vec![s]));
+        want.push(v(&[2, 3, 4, 5, 6, 7, 8]));
+        want.push(v(&[1, 3, 4, 5, 6, 7, 8]));
+        assert_eq!(asked[..21], want[..]);
+    }
+
+    #[test]
+    fn a_drift_change_is_shortened_toward_zero() {
+        let s = two_nodes(r#"DriftChange(node: "a", at: "1s", drift_ppm: 73.0)"#);
+        let strong = |c: &Scenario| {
+            c.faults.iter().any(
+                |f| matches!(f, Fault::DriftChange { drift_ppm, .. } if drift_ppm.abs() >= 7.0),
+            )
+        };
+        let out = shrink(s, &strong);
+        assert!(matches!(
+            out.scenario.faults[..],
+            [Fault::DriftChange { drift_ppm, .. }] if drift_ppm == 7.0
+        ));
+    }
 }
