@@ -1492,4 +1492,52 @@ mod tests {
             [Fault::DriftChange { drift_ppm, .. }] if drift_ppm == 7.0
         ));
     }
+
+    #[test]
+    fn a_start_goes_to_the_first_round_time_that_still_fails() {
+        // (start, the window it must stay in, where it ends), in ns.
+        let s = |x: f64| (x * 1e9).round() as i64;
+        for (at, lo, hi, want) in [
+            // 1 s: the floor (12 s) leaves the window, the nearest (13 s) does not.
+            (12.7, 12.5, 13.000_001, 13.0),
+            // 1 s fails both ways (12 s); 100 ms: the floor.
+            (12.345_678, 12.3, 12.4, 12.3),
+            // 10 ms: the floor; 100 ms's floor and nearest (12.3 s) were one.
+            (12.345_678, 12.34, 12.35, 12.34),
+            // 100 ms: the nearest, rounded up.
+            (12.36, 12.4, 12.45, 12.4),
+            // 1 ms: the nearest, 12.346 s.
+            (12.345_678, 12.3455, 12.3465, 12.346),
+            // No round time in the window: it stays.
+            (12.345_678, 12.345_678, 12.345_679, 12.345_678),
+        ] {
+            let sc = two_nodes(&format!(
+                r#"Pause(node: "a", at: "{}ns", duration: "1ms")"#,
+                s(at)
+            ));
+            let inside = |c: &Scenario| {
+                c.faults
+                    .iter()
+                    .any(|f| (s(lo)..s(hi)).contains(&f.at().ns()))
+            };
+            let out = shrink(sc, &inside);
+            assert_eq!(
+                out.scenario.faults[0].at().ns(),
+                s(want),
+                "{at} in [{lo}, {hi})"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_ends_on_the_next_whole_second_after_its_last_fault() {
+        // The last fault at 123.4556 s: the least run is 123.456 s (whole ms past it); rounded,
+        // the next whole second, 124 s, comes before two significant digits (130 s).
+        let s = Scenario {
+            duration: Dur::from_secs(200),
+            ..two_nodes(r#"Pause(node: "a", at: "123455600us", duration: "1ms")"#)
+        };
+        let out = shrink(s, &|c| !c.faults.is_empty());
+        assert_eq!(out.scenario.duration, Dur::from_secs(124));
+    }
 }
