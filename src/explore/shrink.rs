@@ -1540,4 +1540,14 @@ mod tests {
         let out = shrink(s, &|c| !c.faults.is_empty());
         assert_eq!(out.scenario.duration, Dur::from_secs(124));
     }
+
+    #[test]
+    fn a_span_is_searched_in_its_largest_whole_unit() {
+        assert_eq!(grain(NS_PER_MS), NS_PER_MS);
+        assert_eq!(grain(NS_PER_MS - 1), NS_PER_US);
+        assert_eq!(grain(NS_PER_US), NS_PER_US);
+        assert_eq!(grain(NS_PER_US - 1), 1);
+        assert_eq!(grain(1), 1);
+        assert_eq!((ceil_div(7, 2), ceil_div(8, 2), ceil_div(0, 3)), (4, 4, 0));
+    }
 }
