@@ -1550,4 +1550,24 @@ mod tests {
         assert_eq!(grain(1), 1);
         assert_eq!((ceil_div(7, 2), ceil_div(8, 2), ceil_div(0, 3)), (4, 4, 0));
     }
+
+    #[test]
+    fn a_spikes_extra_delay_is_shortened_down_to_zero() {
+        let s = two_nodes(r#"DelaySpike(at: "1s", duration: "50ms", extra: "300ms")"#);
+        let extra_at_least = |ns: i64| {
+            move |c: &Scenario| {
+                c.faults
+                    .iter()
+                    .any(|f| get_ns(f, Field::Extra).is_some_and(|e| e >= ns))
+            }
+        };
+        // Its length to 1 ms (a window is at least 1 ns long, and searched in ms), its extra
+        // delay to the least that still fails: 7 ms, or 0 when any will do.
+        for (least, want) in [(7_000_000, 7_000_000), (0, 0)] {
+            let out = shrink(s.clone(), &extra_at_least(least));
+            let f = &out.scenario.faults[0];
+            assert_eq!(get_ns(f, Field::Length), Some(1_000_000));
+            assert_eq!(get_ns(f, Field::Extra), Some(want));
+        }
+    }
 }
