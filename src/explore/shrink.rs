@@ -1570,4 +1570,77 @@ mod tests {
             assert_eq!(get_ns(f, Field::Extra), Some(want));
         }
     }
+
+    #[test]
+    fn a_node_goes_only_when_no_fault_needs_it() {
+        let s = Scenario::from_ron(
+            r#"Scenario(
+                duration: "60s",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "100ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender),
+                    (name: "c", role: Contender),
+                ],
+            )"#,
+        )
+        .unwrap();
+        let with = |faults: &str| Scenario {
+            faults: crate::scenario::ron_options()
+                .from_str(&format!("[{faults}]"))
+                .unwrap(),
+            ..s.clone()
+        };
+        let names =
+            |c: &Scenario| -> Vec<String> { c.nodes.iter().map(|n| n.name.clone()).collect() };
+        let c = 3; // node c
+                   // A fault placed at c's moment needs c; one at another node's does not.
+        let at_c = with(r#"Pause(node: "a", at: After(moment: Grant, node: "c"), duration: "1s")"#);
+        assert!(without_node(&at_c, c).is_none());
+        let at_b = with(r#"Pause(node: "a", at: After(moment: Grant, node: "b"), duration: "1s")"#);
+        assert_eq!(names(&without_node(&at_b, c).unwrap()), ["lock", "a", "b"]);
+        // A one-way cut from or to c needs it.
+        for cut in [
+            r#"OneWay(from: "c", to: "a", at: "1s", duration: "1s")"#,
+            r#"OneWay(from: "a", to: "c", at: "1s", duration: "1s")"#,
+        ] {
+            assert!(without_node(&with(cut), c).is_none(), "{cut}");
+        }
+        assert!(without_node(
+            &with(r#"OneWay(from: "a", to: "b", at: "1s", duration: "1s")"#),
+            c
+        )
+        .is_some());
+        // c leaves a partition's groups, and a group it was alone in.
+        let p = without_node(
+            &with(r#"Partition(at: "1s", duration: "1s", groups: [["c"], ["lock", "a", "b"]])"#),
+            c,
+        )
+        .unwrap();
+        assert!(
+            matches!(&p.faults[0], Fault::Partition { groups, .. } if *groups == vec![names(&s)[..3].to_vec()])
+        );
+        let p = without_node(
+            &with(r#"Partition(at: "1s", duration: "1s", groups: [["a", "c"], ["lock", "b"]])"#),
+            c,
+        )
+        .unwrap();
+        assert!(
+            matches!(&p.faults[0], Fault::Partition { groups, .. } if groups[0] == ["a"] && groups[1] == ["lock", "b"])
+        );
+        // c leaves a spike's `from` list it shares, but a list of c alone needs it.
+        let spike = without_node(
+            &with(r#"DelaySpike(at: "1s", duration: "1s", extra: "1ms", from: ["a", "c"], to: ["b"])"#),
+            c,
+        )
+        .unwrap();
+        assert!(
+            matches!(&spike.faults[0], Fault::DelaySpike { from: Some(f), to: Some(t), .. } if f == &["a"] && t == &["b"])
+        );
+        let alone = with(r#"Drop(at: "1s", duration: "1s", to: ["c"])"#);
+        assert!(without_node(&alone, c).is_none());
+        assert!(without_node(&alone, 2).is_some());
+    }
 }
