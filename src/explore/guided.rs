@@ -63,6 +63,15 @@ pub struct Child {
     pub kinds: Vec<String>,
 }
 
+impl From<super::draw::Drawn> for Child {
+    fn from(d: super::draw::Drawn) -> Child {
+        Child {
+            scenario: d.scenario,
+            kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+}
+
 /// An archive member: a run, its rank, its schedule.
 #[derive(Clone, Debug)]
 struct Member {
@@ -160,13 +169,7 @@ fn kept_of(archive: Vec<Member>) -> BTreeMap<u64, Scenario> {
 /// Run `run`'s child: swarm's own run in generation 0, for an immigrant, or when no try stays
 /// in the envelope; else bred from the archive (sorted, best first).
 fn breed(e: &super::Exploration, archive: &[Member], run: u64) -> Child {
-    let swarm = || {
-        let d = e.draw(run);
-        Child {
-            scenario: d.scenario,
-            kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
-        }
-    };
+    let swarm = || Child::from(e.draw(run));
     if run < FIRST || (run - FIRST) % GENERATION < IMMIGRANTS || archive.is_empty() {
         return swarm();
     }

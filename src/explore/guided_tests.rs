@@ -25,18 +25,23 @@ fn base() -> Scenario {
     .unwrap()
 }
 
+/// Guided search of `runs` runs of `s` under `n`, swarm's subsets in generation 0.
+fn exploration<'a>(s: &'a Scenario, n: &'a Nemesis, runs: u64) -> Exploration<'a> {
+    Exploration {
+        base: s,
+        nemesis: n,
+        swarm: true,
+        guided: true,
+        runs,
+    }
+}
+
 /// An archive of swarm's runs 0 to 15, ranked by run (no run is needed).
 fn archive(e: &Exploration) -> Vec<Member> {
     (0..16)
-        .map(|run| {
-            let d = e.draw(run);
-            Member {
-                rank: (0, run as i64, run),
-                child: Child {
-                    scenario: d.scenario,
-                    kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
-                },
-            }
+        .map(|run| Member {
+            rank: (0, run as i64, run),
+            child: Child::from(e.draw(run)),
         })
         .collect()
 }
@@ -45,13 +50,7 @@ fn archive(e: &Exploration) -> Vec<Member> {
 fn every_child_is_inside_the_envelope_and_most_are_bred() {
     let s = base();
     let n = profile("all", &s).unwrap();
-    let e = Exploration {
-        base: &s,
-        nemesis: &n,
-        swarm: true,
-        guided: true,
-        runs: 1000,
-    };
+    let e = exploration(&s, &n, 1000);
     let m = Mutator::new(&s, &n);
     let archive = archive(&e);
     let mut bred = 0;
@@ -84,13 +83,7 @@ fn a_schedule_outside_the_envelope_is_refused() {
     let s = base();
     let n = profile("all", &s).unwrap();
     let m = Mutator::new(&s, &n);
-    let e = Exploration {
-        base: &s,
-        nemesis: &n,
-        swarm: true,
-        guided: true,
-        runs: 10,
-    };
+    let e = exploration(&s, &n, 10);
     let inside = e.draw(0).scenario;
     assert!(m.inside(&inside));
     let with = |f: Fault| {
@@ -977,11 +970,7 @@ fn a_drift_redraws_one_node_or_places_all_adversarially() {
 
 /// Run 0 of `s` under `n`, as a child.
 fn e_drawn(s: &Scenario, n: &Nemesis) -> Child {
-    let d = super::super::draw::draw_run(s, n, 0, false);
-    Child {
-        scenario: d.scenario,
-        kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
-    }
+    Child::from(super::super::draw::draw_run(s, n, 0, false))
 }
 
 #[test]
@@ -989,20 +978,8 @@ fn a_splice_takes_the_first_parents_faults_before_a_cut_and_the_seconds_after() 
     let s = base();
     let n = profile("all", &s).unwrap();
     let m = Mutator::new(&s, &n);
-    let e = Exploration {
-        base: &s,
-        nemesis: &n,
-        swarm: true,
-        guided: true,
-        runs: 10,
-    };
-    let child = |run: u64| {
-        let d = e.draw(run);
-        Child {
-            scenario: d.scenario,
-            kinds: d.kinds.iter().map(|k| k.to_string()).collect(),
-        }
-    };
+    let e = exploration(&s, &n, 10);
+    let child = |run: u64| Child::from(e.draw(run));
     let mut cuts = 0;
     for (x, y) in [(0, 1), (2, 3), (4, 5), (6, 7)] {
         let (a, b) = (child(x), child(y));
@@ -1096,13 +1073,7 @@ fn a_quarter_of_the_children_have_a_second_parent() {
 fn the_first_bred_run_of_a_generation_follows_its_immigrants() {
     let s = base();
     let n = profile("all", &s).unwrap();
-    let e = Exploration {
-        base: &s,
-        nemesis: &n,
-        swarm: true,
-        guided: true,
-        runs: 1000,
-    };
+    let e = exploration(&s, &n, 1000);
     let archive = archive(&e);
     for g in 0..3 {
         let first = FIRST + g * GENERATION;
