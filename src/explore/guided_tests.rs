@@ -6,23 +6,12 @@ use crate::explore::Exploration;
 use crate::scenario::nemesis::profile;
 use crate::scenario::FreezeClock;
 
-/// `lock`, `a`, `b`, T = 10 s, 2 min, explored under the `all` profile.
+/// `lock`, `a`, `b` (from 1 s), T = 10 s, 2 min, a pause of `a` at 50 s, seed 3.
 fn base() -> Scenario {
-    Scenario::from_ron(
-        r#"Scenario(
-            seed: 3,
-            duration: "2min",
-            lease: (duration: "10s", renew_every: "3s"),
-            strategy: TwoSided(holder_margin: "100ms"),
-            nodes: [
-                (name: "lock", role: Grantor),
-                (name: "a", role: Contender),
-                (name: "b", role: Contender, start: "1s"),
-            ],
-            faults: [Pause(node: "a", at: "50s", duration: "1s")],
-        )"#,
-    )
-    .unwrap()
+    Scenario {
+        seed: 3,
+        ..crate::explore::tests::base()
+    }
 }
 
 /// Guided search of `runs` runs of `s` under `n`, swarm's subsets in generation 0.

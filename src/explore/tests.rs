@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// `lock`, `a`, `b`, T = 10 s, a 2 min run with seed 100 and one pause of its own.
-fn base() -> Scenario {
+pub(super) fn base() -> Scenario {
     Scenario::from_ron(
         r#"Scenario(
             seed: 100,
