@@ -126,17 +126,22 @@ fn a_schedule_outside_the_envelope_is_refused() {
     assert!(!m.inside(&changed));
 }
 
-#[test]
-fn the_archive_ranks_least_slack_first_and_no_handover_last() {
-    let rec = |run: u64, slack: Option<i64>| RunRecord {
+/// Run `run`'s record with its slack and closest call, no violation.
+fn record(run: u64, slack: Option<i64>, call: Option<i64>) -> RunRecord {
+    RunRecord {
         run,
         seed: run,
         kinds: vec![],
         violation: None,
         min_slack_ns: slack,
-        closest_call_ns: None,
+        closest_call_ns: call,
         events: 0,
-    };
+    }
+}
+
+#[test]
+fn the_archive_ranks_least_slack_first_and_no_handover_last() {
+    let rec = |run: u64, slack: Option<i64>| record(run, slack, None);
     let mut v = [
         rec(0, None),
         rec(1, Some(5)),
@@ -222,15 +227,7 @@ fn one_of_each(n: &Nemesis) -> Vec<Fault> {
 
 #[test]
 fn runs_without_a_handover_rank_by_their_closest_call() {
-    let rec = |run: u64, slack: Option<i64>, call: Option<i64>| RunRecord {
-        run,
-        seed: run,
-        kinds: vec![],
-        violation: None,
-        min_slack_ns: slack,
-        closest_call_ns: call,
-        events: 0,
-    };
+    let rec = record;
     let mut v = [
         rec(0, None, None),
         rec(1, None, Some(9)),
