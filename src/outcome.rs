@@ -204,6 +204,9 @@ pub struct Summary {
     pub crashes: u64,
     /// Pauses that began (on nodes that were up).
     pub pauses: u64,
+    /// Stalls of one loop of a node that began (on nodes that were up). Left out when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thread_stalls: u64,
     /// Faults placed at protocol moments that never happened: the moment never came, or came
     /// too late for the run. Left out when 0.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -330,6 +333,7 @@ impl Outcome {
             renewals: st.renewals,
             crashes: st.crashes,
             pauses: st.pauses,
+            thread_stalls: st.thread_stalls,
             faults_never_placed: st.faults_never_placed,
             holders: st.grant_order.iter().map(|&n| names[n].clone()).collect(),
             failovers: FailoverOut::all(&r, &names),

@@ -178,6 +178,8 @@ fn nodes<L: NodeLogic>(scenario: &Scenario) -> Vec<Node<L>> {
                 pause_depth: 0,
                 stall_depth: 0,
                 deferred: Vec::new(),
+                thread_stalls: [0; 2],
+                held: Vec::new(),
                 timers: [TimerSlot::default(); MAX_TIMERS],
                 started: false,
                 reads: arrivals(w.reads_per_second, Component::Reads, i).filter(|_| contender),

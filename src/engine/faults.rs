@@ -4,7 +4,7 @@
 
 use super::{Ev, NodeFault, Sim};
 use crate::msg::NodeId;
-use crate::scenario::{FreezeClock, GrantorRestart, PauseKind, Role};
+use crate::scenario::{FreezeClock, GrantorRestart, PauseKind, Role, Thread};
 use crate::strategy::{Beliefs, NodeLogic, Protocol};
 use crate::time::{Dur, LocalDur};
 use crate::trace::TraceKind;
@@ -46,6 +46,7 @@ impl<P: Protocol> Sim<'_, P> {
                     self.emit(n, TraceKind::DriftChange { drift });
                 }
             }
+            NodeFault::ThreadStall { thread, duration } => self.stall_thread(n, thread, duration),
             NodeFault::Command(command) => self.route(
                 n,
                 Ev::Command {
@@ -109,7 +110,10 @@ impl<P: Protocol> Sim<'_, P> {
         node.disk = node.logic.take().map(NodeLogic::into_disk);
         node.life += 1;
         node.pause_depth = 0;
-        for ev in std::mem::take(&mut node.deferred) {
+        node.thread_stalls = [0; 2];
+        let mut lost = std::mem::take(&mut node.deferred);
+        lost.append(&mut node.held);
+        for ev in lost {
             if let Ev::Deliver { twin, id, .. } = ev {
                 self.twin_consumed(twin, id, false);
             }
@@ -160,6 +164,64 @@ impl<P: Protocol> Sim<'_, P> {
             stall,
         };
         self.queue.push(self.now + duration, ev);
+    }
+
+    /// Loop `thread` of node `n` stalls (if the node is up) for `duration`: what it handles
+    /// waits from now on, while the rest of the node and its clocks run on (the oracle still
+    /// counts what it believes: the process is alive).
+    fn stall_thread(&mut self, n: NodeId, thread: Thread, duration: Dur) {
+        if !self.nodes[n].up() {
+            return;
+        }
+        self.stats.thread_stalls += 1;
+        let depth = &mut self.nodes[n].thread_stalls[thread as usize];
+        *depth = depth.checked_add(1).expect("stall depth never wraps");
+        if self.observer.is_some() {
+            let until = self.now + duration;
+            self.emit(n, TraceKind::ThreadStallBegin { thread, until });
+        }
+        let ev = Ev::ThreadStallEnd {
+            node: n as u32,
+            life: self.nodes[n].life,
+            thread,
+        };
+        self.queue.push(self.now + duration, ev);
+    }
+
+    /// A stall of loop `thread` of node `n` ends (one from an earlier life is ignored). When
+    /// its last stall ends, what it held is handled in the order it fell due: now, or, if the
+    /// node is paused, first when the pause ends (it all fell due before the pause began).
+    pub(super) fn end_thread_stall(&mut self, n: NodeId, life: u32, thread: Thread) {
+        let node = &mut self.nodes[n];
+        if node.life != life {
+            return;
+        }
+        let depth = &mut node.thread_stalls[thread as usize];
+        *depth = depth
+            .checked_sub(1)
+            .expect("a thread stall ends only after it began");
+        if self.observer.is_some() {
+            self.emit(n, TraceKind::ThreadStallEnd { thread });
+        }
+        let node = &mut self.nodes[n];
+        if node.stalled(thread) {
+            return;
+        }
+        let held = std::mem::take(&mut node.held);
+        let (mine, others): (Vec<_>, Vec<_>) = held
+            .into_iter()
+            .partition(|ev| node.thread_of(ev) == thread);
+        node.held = others;
+        if node.pause_depth > 0 {
+            node.deferred.splice(0..0, mine);
+            return;
+        }
+        for ev in mine {
+            if !self.nodes[n].up() {
+                break;
+            }
+            self.handle(n, ev);
+        }
     }
 
     /// A clock sync of node `n` (`clocks.uncertainty`): its wall clock is set to true time plus
@@ -218,13 +280,19 @@ impl<P: Protocol> Sim<'_, P> {
             return;
         }
         self.set_running(n);
-        // Handle what fell due meanwhile, in the order it fell due.
+        // Handle what fell due meanwhile, in the order it fell due; what a stalled loop
+        // handles waits on for it.
         let mut deferred = std::mem::take(&mut self.nodes[n].deferred);
         for ev in deferred.drain(..) {
-            if !self.nodes[n].up() {
+            let node = &mut self.nodes[n];
+            if !node.up() {
                 break;
             }
-            self.handle(n, ev);
+            if node.thread_stalls != [0; 2] && node.stalled(node.thread_of(&ev)) {
+                node.held.push(ev);
+            } else {
+                self.handle(n, ev);
+            }
         }
         // The list is kept for the next pause, but not the room a long one made: what a node
         // holds between pauses must not grow with the longest pause of the run.

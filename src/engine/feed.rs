@@ -384,6 +384,18 @@ fn node_fault(ids: &Ids, f: &Fault, at: SimTime, out: &mut Vec<(SimTime, NodeId,
                 drift: DriftRate::from_ppm(*drift_ppm).expect("validated drift"),
             },
         ),
+        Fault::ThreadStall {
+            node,
+            thread,
+            duration,
+            ..
+        } => (
+            node,
+            NodeFault::ThreadStall {
+                thread: *thread,
+                duration: *duration,
+            },
+        ),
         Fault::StepDown { node, .. } => (node, NodeFault::Command(Command::StepDown)),
         Fault::TransferLeader { to, .. } => {
             let to = ids.node(to);

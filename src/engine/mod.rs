@@ -52,6 +52,8 @@ mod run;
 mod stats;
 mod strategy;
 #[cfg(test)]
+mod thread_stall_tests;
+#[cfg(test)]
 mod timer_tests;
 pub mod waits;
 mod workload;
@@ -67,7 +69,7 @@ use crate::net::Network;
 use crate::oracle::authority::{AuthorityOracles, AuthorityReports};
 use crate::oracle::failover::{Failover, Failovers};
 use crate::oracle::harm::Harm;
-use crate::scenario::{FreezeClock, PauseKind, Role};
+use crate::scenario::{FreezeClock, PauseKind, Role, Thread};
 use crate::strategy::{Command, LeaseParams, MsgOf, Out, Protocol, Request, Stamp, TimerId};
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::Observer;
@@ -144,6 +146,12 @@ pub enum Ev<M> {
         life: u32,
         stall: bool,
     },
+    /// A stall of one loop of a node, begun in its life `life`, ends.
+    ThreadStallEnd {
+        node: u32,
+        life: u32,
+        thread: Thread,
+    },
     /// An operator's instruction reaches a node's logic (waits while it is paused, is lost
     /// while it is down).
     Command {
@@ -171,6 +179,11 @@ pub enum NodeFault {
     },
     /// An operator's instruction to the node's logic.
     Command(Command),
+    /// One loop of the node stops for `duration`.
+    ThreadStall {
+        thread: Thread,
+        duration: Dur,
+    },
 }
 
 /// The raw result of a run, before it is summarised.

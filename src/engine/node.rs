@@ -8,7 +8,7 @@ use crate::clock::ClockKind;
 use crate::dist::Sampler;
 use crate::msg::NodeId;
 use crate::rng::Rng;
-use crate::scenario::Role;
+use crate::scenario::{Role, Thread};
 use crate::strategy::{NodeLogic, Protocol, TimerId, MAX_TIMERS};
 use crate::time::{LocalTime, SimTime};
 
@@ -73,6 +73,10 @@ pub(super) struct Node<L: NodeLogic> {
     pub(super) pause_depth: u32,
     pub(super) stall_depth: u32,
     pub(super) deferred: Vec<Ev<L::Msg>>,
+    /// How many stalls of each loop (in [`Thread::ALL`] order) are under way.
+    pub(super) thread_stalls: [u32; 2],
+    /// What fell due for a stalled loop while the node ran, in the order it fell due.
+    pub(super) held: Vec<Ev<L::Msg>>,
     pub(super) timers: [TimerSlot; MAX_TIMERS],
     pub(super) started: bool,
     pub(super) reads: Option<(Sampler, Rng)>,
@@ -88,6 +92,19 @@ impl<L: NodeLogic> Node<L> {
     /// Up and not paused.
     pub(super) fn running(&self) -> bool {
         self.up() && self.pause_depth == 0
+    }
+    /// Whether loop `thread` is stalled.
+    pub(super) fn stalled(&self, thread: Thread) -> bool {
+        self.thread_stalls[thread as usize] > 0
+    }
+    /// Which loop handles node-bound event `ev` (the node must be up).
+    pub(super) fn thread_of(&self, ev: &Ev<L::Msg>) -> Thread {
+        let logic = self.logic.as_ref().expect("an up node has logic");
+        match ev {
+            Ev::Timer { timer, .. } => logic.thread_of_timer(*timer),
+            Ev::Deliver { msg, .. } | Ev::Refused { msg, .. } => logic.thread_of_message(msg),
+            _ => Thread::Worker,
+        }
     }
 }
 

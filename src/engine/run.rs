@@ -99,6 +99,9 @@ impl<P: Protocol> Sim<'_, P> {
     pub(super) fn dispatch(&mut self, ev: Ev<MsgOf<P>>) {
         match ev {
             Ev::PauseEnd { node, life, stall } => self.end_pause(node as NodeId, life, stall),
+            Ev::ThreadStallEnd { node, life, thread } => {
+                self.end_thread_stall(node as NodeId, life, thread)
+            }
             Ev::Sync { node } => self.sync_clock(node as NodeId),
             Ev::Arrival {
                 node,
@@ -183,47 +186,63 @@ impl<P: Protocol> Sim<'_, P> {
                 return; // stale, disarmed, or carried forward
             }
         }
-        let node = &mut self.nodes[n];
+        let node = &self.nodes[n];
         if node.pause_depth > 0 {
-            if node.deferred.len() >= self.max_deferred {
-                match ev {
-                    Ev::Arrival { .. } => {
-                        self.stats.requests_shed += 1;
-                        return;
-                    }
-                    Ev::Deliver {
-                        from,
-                        to,
-                        ref msg,
-                        id,
-                        twin,
-                        ..
-                    } => {
-                        self.stats.messages_dropped += 1;
-                        self.twin_consumed(twin, id, false);
-                        self.emit_drop(from, to, msg, id, DropReason::Backlog);
-                        return;
-                    }
-                    _ => {}
-                }
-            }
-            if let Ev::Arrival {
-                kind: Request::Read { key },
-                op,
-                ..
-            } = ev
-            {
-                // Invoked now, answered (if ever) after the pause.
-                self.harm.open_read(n, op, key);
-            }
-            let node = &mut self.nodes[n];
-            if let Ev::Timer { timer, .. } = ev {
-                node.timers[timer as usize].fell_due = true;
-            }
-            node.deferred.push(ev);
-            return;
+            self.set_aside(n, ev, false);
+        } else if node.thread_stalls != [0; 2] && node.stalled(node.thread_of(&ev)) {
+            self.set_aside(n, ev, true);
+        } else {
+            self.handle(n, ev);
         }
-        self.handle(n, ev);
+    }
+
+    /// Sets node-bound event `ev` aside until node `n` can handle it: in its deferred list
+    /// while it is paused, or (`held`) in its held list while the loop that handles it is
+    /// stalled. Past the cap of either list a request is shed and a message dropped (a full
+    /// socket backlog).
+    fn set_aside(&mut self, n: NodeId, ev: Ev<MsgOf<P>>, held: bool) {
+        let node = &self.nodes[n];
+        let waiting = if held { &node.held } else { &node.deferred };
+        if waiting.len() >= self.max_deferred {
+            match ev {
+                Ev::Arrival { .. } => {
+                    self.stats.requests_shed += 1;
+                    return;
+                }
+                Ev::Deliver {
+                    from,
+                    to,
+                    ref msg,
+                    id,
+                    twin,
+                    ..
+                } => {
+                    self.stats.messages_dropped += 1;
+                    self.twin_consumed(twin, id, false);
+                    self.emit_drop(from, to, msg, id, DropReason::Backlog);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        if let Ev::Arrival {
+            kind: Request::Read { key },
+            op,
+            ..
+        } = ev
+        {
+            // Invoked now, answered (if ever) once it is handled.
+            self.harm.open_read(n, op, key);
+        }
+        let node = &mut self.nodes[n];
+        if let Ev::Timer { timer, .. } = ev {
+            node.timers[timer as usize].fell_due = true;
+        }
+        if held {
+            node.held.push(ev);
+        } else {
+            node.deferred.push(ev);
+        }
     }
 
     /// A message (`ev`, an [`Ev::Deliver`]) reached a node whose process is down. On datagrams
@@ -368,7 +387,10 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_refused(cx, from as NodeId, msg, out)
                 });
             }
-            Ev::PauseEnd { .. } | Ev::Generate { .. } | Ev::Sync { .. } => {
+            Ev::PauseEnd { .. }
+            | Ev::ThreadStallEnd { .. }
+            | Ev::Generate { .. }
+            | Ev::Sync { .. } => {
                 unreachable!("not node-bound")
             }
         }

@@ -38,6 +38,8 @@ pub struct Stats {
     pub read_gap: Gap,
     pub write_gap: Gap,
     pub pauses: u64,
+    /// Stalls of one loop of a node (`ThreadStall`) that began on a node that was up.
+    pub thread_stalls: u64,
     pub crashes: u64,
     /// The recipients of the first [`GRANT_ORDER_CAP`] grants, in the order they were issued
     /// (bounded: a long run's later grants are counted in `grants` only).

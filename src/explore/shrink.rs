@@ -734,6 +734,7 @@ fn without_node(s: &Scenario, i: usize) -> Option<Scenario> {
         }
         match f {
             Fault::Pause { node, .. }
+            | Fault::ThreadStall { node, .. }
             | Fault::Crash { node, .. }
             | Fault::Restart { node, .. }
             | Fault::ClockStep { node, .. }

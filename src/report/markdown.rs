@@ -32,6 +32,7 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
     for (i, f) in all.iter().take(LISTED_FAULTS) {
         let until = match f {
             Fault::Pause { at, duration, .. }
+            | Fault::ThreadStall { at, duration, .. }
             | Fault::Partition { at, duration, .. }
             | Fault::OneWay { at, duration, .. }
             | Fault::DelaySpike { at, duration, .. }
@@ -41,6 +42,7 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
                 format_ns(at.ns() + duration.ns())
             }
             Fault::Pause { duration, .. }
+            | Fault::ThreadStall { duration, .. }
             | Fault::Partition { duration, .. }
             | Fault::OneWay { duration, .. }
             | Fault::DelaySpike { duration, .. }

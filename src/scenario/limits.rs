@@ -39,7 +39,8 @@
 //! - [`MAX_PENDING_REQUESTS`]: a paused node keeps every request that arrives until it resumes,
 //!   and each served request waits `service_time` for its effect. So (reads + writes per second)
 //!   x (longest pause + service time) must stay under 1,000,000 requests (about 50 MB). The
-//!   longest pause is that of the merged fixed pauses of a node, or the largest draw a random
+//!   longest pause is that of the merged fixed pauses and worker-loop stalls of a node, or the
+//!   largest draw a random
 //!   pause distribution gives (heavy tails are cut at their 1 - 1e-9 quantile, see
 //!   [`draw_bound_ns`]).
 //! - [`MAX_FAULTS`], [`MAX_RANDOM_FAULTS`], [`RANDOM_FAULTS_HARD_STOP`]: fixed faults are held

@@ -210,6 +210,11 @@ pub enum Role {
     Replica,
 }
 
+impl Role {
+    /// Every role, in declaration order.
+    pub const ALL: [Role; 3] = [Role::Grantor, Role::Contender, Role::Replica];
+}
+
 /// One node.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -366,6 +371,32 @@ pub enum FreezeClock {
     Stall,
 }
 
+/// Which of a node's loops a [`Fault::ThreadStall`] stops. A protocol says which of its timers
+/// and messages each loop handles (its docs page names them); client requests are the
+/// worker's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Thread {
+    /// The loop that keeps the lease: sends renewals and takes their answers (a lock's
+    /// watchdog, a leader elector's renew goroutine, a session's keep-alive).
+    Renewal,
+    /// The loop that acts: serves client requests, and handles every timer and message the
+    /// renewal loop does not.
+    Worker,
+}
+
+impl Thread {
+    /// Both, in the order the engine indexes them.
+    pub const ALL: [Thread; 2] = [Thread::Renewal, Thread::Worker];
+
+    /// The name a scenario gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Thread::Renewal => "Renewal",
+            Thread::Worker => "Worker",
+        }
+    }
+}
+
 /// A fault at a fixed true time. Lists left out mean "all".
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -381,6 +412,15 @@ pub enum Fault {
         /// given, so that one given for a GC pause can be refused; see [`Fault::freeze_clock`].
         #[serde(default)]
         clock: Option<FreezeClock>,
+    },
+    /// One loop of a live process stops for `duration` (a starved thread, a lock held by the
+    /// other loop, a blocked event loop): what it handles waits, and is handled in order when
+    /// it ends, while the node's other loop and its clocks run on.
+    ThreadStall {
+        node: String,
+        thread: Thread,
+        at: At,
+        duration: Dur,
     },
     Crash {
         node: String,
@@ -502,6 +542,12 @@ impl Fault {
                 };
                 format!("Pause {node} {duration} ({kind:?}{stall})")
             }
+            Fault::ThreadStall {
+                node,
+                thread,
+                duration,
+                ..
+            } => format!("ThreadStall {node} {} loop {duration}", thread.name()),
             Fault::Crash { node, .. } => format!("Crash {node}"),
             Fault::Restart { node, .. } => format!("Restart {node}"),
             Fault::ClockStep { node, by, .. } => format!("ClockStep {node} wall clock by {by}"),
@@ -563,6 +609,7 @@ impl Fault {
     pub fn start_mut(&mut self) -> &mut At {
         match self {
             Fault::Pause { at, .. }
+            | Fault::ThreadStall { at, .. }
             | Fault::Crash { at, .. }
             | Fault::Restart { at, .. }
             | Fault::ClockStep { at, .. }
@@ -580,6 +627,7 @@ impl Fault {
     pub fn start(&self) -> &At {
         match self {
             Fault::Pause { at, .. }
+            | Fault::ThreadStall { at, .. }
             | Fault::Crash { at, .. }
             | Fault::Restart { at, .. }
             | Fault::ClockStep { at, .. }

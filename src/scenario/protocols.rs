@@ -51,6 +51,10 @@ pub trait StrategyChecks {
     fn kinds(&self) -> &'static [&'static str];
     /// The operator instructions (faults such as `StepDown`) it understands.
     fn commands(&self) -> &'static [&'static str];
+    /// What the renewal loop of a node with `role` is, in a few words (for messages and
+    /// reports), or `None` if such a node keeps no lease of its own apart from its work: a
+    /// `ThreadStall` of its `Renewal` loop is then refused.
+    fn renewal_loop(&self, role: crate::scenario::Role) -> Option<&'static str>;
     /// Every problem with the strategy's own settings in `scenario`, each prefixed with its
     /// field path (`strategy.holder_margin: ...`): checked right after the lease. None by
     /// default (a protocol built without settings).

@@ -123,6 +123,7 @@ use std::any::Any;
 pub use crate::net::Transport;
 pub use crate::oracle::belief::{Authorities, Belief, Beliefs, Claim};
 pub use crate::scenario::StrategyError;
+pub use crate::scenario::Thread;
 pub use register::{Ack, Register, Store};
 pub use registry::Registry;
 pub use rules::{Expiry, LeaseStart, Rules, Validity};
@@ -529,6 +530,15 @@ pub trait NodeLogic: Send {
         _out: &mut Out<Self::Msg>,
     ) {
     }
+    /// Which loop of the node handles timer `timer`: the worker's by default (see
+    /// [`Protocol::renewal_loop`]).
+    fn thread_of_timer(&self, _timer: TimerId) -> Thread {
+        Thread::Worker
+    }
+    /// Which loop of the node handles message `msg` when it arrives: the worker's by default.
+    fn thread_of_message(&self, _msg: &Self::Msg) -> Thread {
+        Thread::Worker
+    }
     /// What the node believes now.
     fn beliefs(&self) -> Beliefs;
     /// The node crashed: what it keeps.
@@ -568,6 +578,14 @@ pub trait Protocol: Send + Sync + 'static {
     /// The [`Command`]s (by fault name) its logic understands. None by default.
     fn commands(&self) -> &'static [&'static str] {
         &[]
+    }
+    /// What the renewal loop of a node with `role` is, in a few words ("the lock watchdog"),
+    /// or `None` (the default) if such a node has none apart from its work. Its logic then
+    /// says which timers and messages the loop handles ([`NodeLogic::thread_of_timer`],
+    /// [`NodeLogic::thread_of_message`]): a `ThreadStall` of the `Renewal` loop holds those,
+    /// one of the `Worker` loop everything else.
+    fn renewal_loop(&self, _role: Role) -> Option<&'static str> {
+        None
     }
     /// The logic of node `node` with `role`, starting from `disk` (the default on first start).
     fn node_logic(
@@ -620,6 +638,9 @@ impl<P: Protocol> StrategyChecks for P {
     }
     fn commands(&self) -> &'static [&'static str] {
         Protocol::commands(self)
+    }
+    fn renewal_loop(&self, role: Role) -> Option<&'static str> {
+        Protocol::renewal_loop(self, role)
     }
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         Protocol::check(self, scenario)

@@ -233,6 +233,9 @@ impl<S: Settings> StrategyChecks for Built<S> {
     fn commands(&self) -> &'static [&'static str] {
         Protocol::commands(&self.protocol)
     }
+    fn renewal_loop(&self, role: crate::scenario::Role) -> Option<&'static str> {
+        Protocol::renewal_loop(&self.protocol, role)
+    }
     fn check_settings(&self, scenario: &Scenario) -> Vec<String> {
         Settings::validate(&self.settings, scenario)
     }

@@ -46,6 +46,11 @@ enum Fields<'a> {
         stall: bool,
         until_ns: i64,
     },
+    ThreadStall {
+        thread: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        until_ns: Option<i64>,
+    },
     Step {
         by_ns: i64,
     },
@@ -190,6 +195,20 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
             },
         ),
         TraceKind::PauseEnd => ("PauseEnd", Fields::None {}),
+        TraceKind::ThreadStallBegin { thread, until } => (
+            "ThreadStallBegin",
+            Fields::ThreadStall {
+                thread: thread.name(),
+                until_ns: Some(until.ns()),
+            },
+        ),
+        TraceKind::ThreadStallEnd { thread } => (
+            "ThreadStallEnd",
+            Fields::ThreadStall {
+                thread: thread.name(),
+                until_ns: None,
+            },
+        ),
         TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
         TraceKind::DriftChange { drift } => (
             "DriftChange",

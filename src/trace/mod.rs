@@ -19,7 +19,7 @@ pub mod zoom;
 use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
-use crate::scenario::PauseKind;
+use crate::scenario::{PauseKind, Thread};
 use crate::time::{DriftRate, LocalDur, LocalTime, SimTime};
 
 /// Why a message was not delivered.
@@ -54,6 +54,14 @@ pub enum TraceKind {
         until: SimTime,
     },
     PauseEnd,
+    /// One loop of the node stalls until `until` (what it handles waits).
+    ThreadStallBegin {
+        thread: Thread,
+        until: SimTime,
+    },
+    ThreadStallEnd {
+        thread: Thread,
+    },
     ClockStep {
         by: LocalDur,
     },

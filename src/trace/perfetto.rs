@@ -301,6 +301,15 @@ impl Observer for PerfettoWriter {
                 self.open_pauses[n].push((e.t, kind, stall))
             }
             TraceKind::PauseEnd => self.pause_ended(n, e.t),
+            TraceKind::ThreadStallBegin { thread, until } => {
+                let name = format!("{} loop stalls", thread.name());
+                let args = json!({"until_ns": until.ns(), "mono_ns": e.mono.ns()});
+                self.instant(n, FAULTS, &name, e.t, args);
+            }
+            TraceKind::ThreadStallEnd { thread } => {
+                let name = format!("{} loop resumes", thread.name());
+                self.instant(n, FAULTS, &name, e.t, clocks);
+            }
             TraceKind::ClockStep { by } => {
                 let name = format!("wall clock step {}", format_ns(by.ns()));
                 self.instant(n, FAULTS, &name, e.t, clocks);

@@ -15,7 +15,7 @@ use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
-use crate::scenario::{PauseKind, Role};
+use crate::scenario::{PauseKind, Role, Thread};
 use crate::time::{DriftRate, LocalDur, SimTime};
 
 /// Bins across the run for dense marks.
@@ -45,6 +45,13 @@ pub struct PauseSpan {
     pub kind: PauseKind,
     /// A VM freeze that stalled the clocks.
     pub stall: bool,
+}
+
+/// A stall of one loop of a live node (`ThreadStall`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StallSpan {
+    pub span: Span,
+    pub thread: Thread,
 }
 
 /// What the grantor granted: `token` to `to`, from `start` until `until` (its expiry on its own
@@ -134,6 +141,8 @@ pub struct Timeline {
     pub overlaps: Vec<Overlap>,
     pub grants: Vec<GrantSpan>,
     pub pauses: Vec<PauseSpan>,
+    /// Stalls of one loop of a node, in order of their start.
+    pub thread_stalls: Vec<StallSpan>,
     /// Spans in which a node was crashed (not the time before its first start).
     pub down: Vec<Span>,
     /// Restarts after a crash: (time, node).
@@ -171,6 +180,7 @@ pub struct Recorder {
     tl: Timeline,
     end_hint: SimTime,
     open_pause: Vec<Vec<(SimTime, PauseKind, bool)>>,
+    open_stall: Vec<Vec<(SimTime, Thread)>>,
     crashed_at: Vec<Option<SimTime>>,
     exact_counts: [usize; 7],
     /// Per node: keep one clock-error breakpoint in this many (a power of two), and how many
@@ -214,6 +224,7 @@ impl Recorder {
             },
             end_hint: end,
             open_pause: vec![Vec::new(); n],
+            open_stall: vec![Vec::new(); n],
             crashed_at: vec![None; n],
             exact_counts: [0; 7],
             clock_stride: vec![(1, 0); n],
@@ -245,11 +256,26 @@ impl Recorder {
         });
     }
 
-    /// Ends every open pause of `node` at `end` (a crash, or the end of the run).
+    /// Ends every open pause and loop stall of `node` at `end` (a crash, or the end of the
+    /// run).
     fn close_pauses(&mut self, node: NodeId, end: SimTime) {
         let open = std::mem::take(&mut self.open_pause[node]);
         for (start, kind, stall) in open {
             self.push_pause(node, start, end, kind, stall);
+        }
+        for (start, thread) in std::mem::take(&mut self.open_stall[node]) {
+            let span = Span { node, start, end };
+            self.tl.thread_stalls.push(StallSpan { span, thread });
+        }
+    }
+
+    /// A stall of loop `thread` of `node` ended at `end`: the earliest open one of that loop.
+    fn stall_ended(&mut self, node: NodeId, thread: Thread, end: SimTime) {
+        let open = &mut self.open_stall[node];
+        if let Some(i) = open.iter().position(|&(_, t)| t == thread) {
+            let (start, _) = open.remove(i);
+            let span = Span { node, start, end };
+            self.tl.thread_stalls.push(StallSpan { span, thread });
         }
     }
 
@@ -291,6 +317,9 @@ impl Recorder {
         self.tl.marks.sort_by_key(|m| (m.t, m.node, m.kind));
         self.tl.grants.sort_by_key(|g| (g.start, g.token));
         self.tl.pauses.sort_by_key(|p| (p.span.start, p.span.node));
+        self.tl
+            .thread_stalls
+            .sort_by_key(|p| (p.span.start, p.span.node));
         self.tl
     }
 }
@@ -335,6 +364,8 @@ impl Observer for Recorder {
                     }
                 }
             }
+            TraceKind::ThreadStallBegin { thread, .. } => self.open_stall[n].push((e.t, thread)),
+            TraceKind::ThreadStallEnd { thread } => self.stall_ended(n, thread, e.t),
             TraceKind::ClockStep { by } => {
                 if self.tl.clock_steps.len() < EXACT_MARKS {
                     self.tl.clock_steps.push((e.t, n, by));

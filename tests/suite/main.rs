@@ -39,6 +39,7 @@ mod slack;
 mod strategies;
 mod sweep;
 mod sweep_charts;
+mod thread_stalls;
 mod traces;
 mod truetime;
 mod zookeeper;

@@ -5,7 +5,7 @@
 use super::Problems;
 use crate::dist::Sampler;
 use crate::scenario::limits::{self, count};
-use crate::scenario::{Fault, RandomFault, Role, Scenario, StrategyChecks};
+use crate::scenario::{Fault, RandomFault, Role, Scenario, StrategyChecks, Thread};
 use crate::time::Dur;
 use std::collections::BTreeMap;
 
@@ -121,7 +121,8 @@ fn fault_totals(p: &mut Problems, s: &Scenario) {
     }
 }
 
-/// Requests that wait: in a paused contender until it resumes, and for their effect.
+/// Requests that wait: in a paused contender (or one whose worker loop is stalled) until it
+/// resumes, and for their effect.
 fn waiting(p: &mut Problems, s: &Scenario) {
     let w = &s.workload;
     let per_second = w.requests_per_second();
@@ -130,14 +131,21 @@ fn waiting(p: &mut Problems, s: &Scenario) {
         let mut longest: (i64, String) = (0, String::new());
         let mut windows: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
         for f in &s.faults {
-            if let Fault::Pause {
+            let (Fault::Pause {
                 node, at, duration, ..
-            } = f
-            {
-                let start = at.ns().clamp(0, run);
-                let end = at.ns().saturating_add(duration.ns().max(0)).clamp(0, run);
-                windows.entry(node).or_default().push((start, end));
             }
+            | Fault::ThreadStall {
+                node,
+                at,
+                duration,
+                thread: Thread::Worker,
+            }) = f
+            else {
+                continue;
+            };
+            let start = at.ns().clamp(0, run);
+            let end = at.ns().saturating_add(duration.ns().max(0)).clamp(0, run);
+            windows.entry(node).or_default().push((start, end));
         }
         for (node, ws) in windows {
             if s.node_index(node)
@@ -145,7 +153,10 @@ fn waiting(p: &mut Problems, s: &Scenario) {
             {
                 let merged = longest_merged(ws);
                 if merged > longest.0 {
-                    longest = (merged, format!("fixed pauses of {node:?}"));
+                    longest = (
+                        merged,
+                        format!("fixed pauses and worker stalls of {node:?}"),
+                    );
                 }
             }
         }

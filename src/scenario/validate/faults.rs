@@ -5,7 +5,7 @@
 use super::Problems;
 use crate::scenario::limits;
 use crate::scenario::protocols::StrategyChecks;
-use crate::scenario::{AfterMoment, At, Fault, FreezeClock, Moment, PauseKind};
+use crate::scenario::{AfterMoment, At, Fault, FreezeClock, Moment, PauseKind, Role, Thread};
 use crate::time::Dur;
 use std::collections::BTreeMap;
 
@@ -87,6 +87,18 @@ fn fault<'s>(
             p.node(&at, n);
             p.positive(&format!("{at}.duration"), *duration);
             freeze_clock_applies(p, &at, *kind, *clock);
+        }
+        Fault::ThreadStall {
+            node: n,
+            thread,
+            duration,
+            ..
+        } => {
+            p.node(&at, n);
+            p.positive(&format!("{at}.duration"), *duration);
+            if *thread == Thread::Renewal {
+                renewal_loop(p, &at, n, protocol);
+            }
         }
         // A crash or restart placed at a moment is ordered only when the run meets it.
         Fault::Crash { node: n, at: when } => {
@@ -178,6 +190,31 @@ fn instruction(p: &mut Problems, at: &str, f: &Fault, protocol: Option<&dyn Stra
                 "none".to_string()
             } else {
                 takes.join(", ")
+            }
+        ));
+    }
+}
+
+/// A stall of node `n`'s renewal loop: the protocol must give a node of its role one (unchecked
+/// without a protocol or for an unknown node).
+fn renewal_loop(p: &mut Problems, at: &str, n: &str, protocol: Option<&dyn StrategyChecks>) {
+    let (Some(protocol), Some(i)) = (protocol, p.s.node_index(n)) else {
+        return;
+    };
+    let role = p.s.nodes[i].role;
+    if protocol.renewal_loop(role).is_none() {
+        let with = Role::ALL
+            .into_iter()
+            .filter_map(|r| protocol.renewal_loop(r).map(|l| format!("a {r:?} ({l})")))
+            .collect::<Vec<_>>();
+        p.push(format!(
+            "{at}.thread: under {}, node {n:?} (a {role:?}) has no renewal loop apart from its \
+             work; stall its Worker loop, or the renewal loop of {}",
+            protocol.describe(),
+            if with.is_empty() {
+                "no node: no role has one".to_string()
+            } else {
+                with.join(" or ")
             }
         ));
     }

@@ -22,7 +22,7 @@ pub mod settings;
 
 use super::{
     Belief, Beliefs, Cx, Expiry, Fact, LeaseParams, LeaseStart, NodeLogic, Out, Protocol, Register,
-    Request, Rules, Store, TimerId, Validity,
+    Request, Rules, Store, Thread, TimerId, Validity,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -76,6 +76,10 @@ impl Protocol for BaseProtocol {
             );
         }
         problems
+    }
+
+    fn renewal_loop(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Contender).then_some("the acquire and renew loop")
     }
 
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> BaseNode {
@@ -136,6 +140,26 @@ impl NodeLogic for BaseNode {
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let BaseNode::Contender(c) = self {
             c.on_request(cx, request, token, out);
+        }
+    }
+
+    /// A contender's renewal loop sends its Acquire and Renew messages (the RETRY and RENEW
+    /// timers) and takes their answers; its worker serves requests, writes, and lets go at the
+    /// deadline its own clock check reads.
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        match (self, timer) {
+            (BaseNode::Contender(_), RETRY | RENEW) => Thread::Renewal,
+            _ => Thread::Worker,
+        }
+    }
+
+    fn thread_of_message(&self, msg: &Message) -> Thread {
+        match (self, msg) {
+            (
+                BaseNode::Contender(_),
+                Message::Grant { .. } | Message::RenewAck { .. } | Message::Reject { .. },
+            ) => Thread::Renewal,
+            _ => Thread::Worker,
         }
     }
 

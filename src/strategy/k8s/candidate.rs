@@ -11,7 +11,7 @@ use super::{K8sConfig, OnLost};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
-use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, TimerId};
+use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, Thread, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 /// Not leading: the next try of the acquire loop falls due, a jittered period after the last
@@ -29,6 +29,17 @@ const RESTART: TimerId = 4;
 const RELEASE_TIMEOUT: TimerId = 5;
 /// A Get or Update is outstanding: its HTTP client gives up on it (sent + http_timeout).
 const HTTP: TimerId = 6;
+
+/// Which loop handles timer `timer` of a candidate: every timer of the elector (its tries, its
+/// renew cycle, its release and its HTTP client) is its renewal goroutine's; only the process
+/// restart is not.
+pub(super) fn thread_of_timer(timer: TimerId) -> Thread {
+    if timer == RESTART {
+        Thread::Worker
+    } else {
+        Thread::Renewal
+    }
+}
 
 /// ReleaseOnCancel's record: LeaseDurationSeconds 1, as client-go writes it.
 const RELEASED_DURATION: LocalDur = LocalDur::from_secs(1);

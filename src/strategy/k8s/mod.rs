@@ -69,7 +69,8 @@ pub mod server;
 pub mod settings;
 
 use super::{
-    Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId, Transport,
+    Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, Thread, TimerId,
+    Transport,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -173,6 +174,12 @@ impl Protocol for K8sLeaderElection {
         &["StepDown"]
     }
 
+    /// A candidate's renewal loop is the elector's goroutine (`wait.Until` running
+    /// `tryAcquireOrRenew`); its worker is the controller that acts while `IsLeader()`.
+    fn renewal_loop(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Contender).then_some("the leader elector's acquire and renew goroutine")
+    }
+
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> K8sNode {
         match role {
             Role::Grantor => K8sNode::Server(ApiServer { p: *params, disk }),
@@ -224,6 +231,22 @@ impl NodeLogic for K8sNode {
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         if let K8sNode::Candidate(c) = self {
             c.on_timer(cx, timer, out);
+        }
+    }
+
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        match self {
+            K8sNode::Server(_) => Thread::Worker,
+            K8sNode::Candidate(_) => candidate::thread_of_timer(timer),
+        }
+    }
+
+    fn thread_of_message(&self, msg: &Message) -> Thread {
+        match (self, msg) {
+            (K8sNode::Candidate(_), Message::Record { .. } | Message::UpdateReply { .. }) => {
+                Thread::Renewal
+            }
+            _ => Thread::Worker,
         }
     }
 

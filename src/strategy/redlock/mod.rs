@@ -40,8 +40,8 @@ pub mod msg;
 pub mod settings;
 
 use super::{
-    Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, Store, TimerId,
-    Transport,
+    Belief, Beliefs, Cx, Fact, LeaseParams, NodeLogic, Out, Protocol, Request, Store, Thread,
+    TimerId, Transport,
 };
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -114,6 +114,10 @@ impl Protocol for Redlock {
         p
     }
 
+    fn renewal_loop(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Contender).then_some("the lock and extend loop (Redisson's watchdog)")
+    }
+
     fn node_logic(
         &self,
         node: NodeId,
@@ -173,6 +177,25 @@ impl NodeLogic for RedlockNode {
         match self {
             RedlockNode::Master(m) => m.on_timer(cx, timer),
             RedlockNode::Client(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    /// A client's renewal loop runs its lock attempts and extensions (Redisson's watchdog
+    /// timer task) and takes their answers; its worker acts, and stops at the validity its
+    /// own clock check reads.
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        match (self, timer) {
+            (RedlockNode::Client(_), RETRY | DECIDE | RENEW | NEXT_MASTER) => Thread::Renewal,
+            _ => Thread::Worker,
+        }
+    }
+
+    fn thread_of_message(&self, msg: &Message) -> Thread {
+        match (self, msg) {
+            (RedlockNode::Client(_), Message::LockReply { .. } | Message::ExtendReply { .. }) => {
+                Thread::Renewal
+            }
+            _ => Thread::Worker,
         }
     }
 

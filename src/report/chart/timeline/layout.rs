@@ -132,7 +132,9 @@ impl RowLayout {
             })
         };
         let faults = lane(
-            tl.pauses.iter().any(|p| p.span.node == node) || tl.down.iter().any(|d| d.node == node),
+            tl.pauses.iter().any(|p| p.span.node == node)
+                || tl.down.iter().any(|d| d.node == node)
+                || tl.thread_stalls.iter().any(|s| s.span.node == node),
             FAULT_H + 2,
         );
         let cuts = lane(

@@ -3,7 +3,7 @@
 use super::layout::*;
 use super::palette::*;
 use crate::report::chart::scene::{rgb, rgba, text_width, Anchor, Scene};
-use crate::scenario::PauseKind;
+use crate::scenario::{PauseKind, Thread};
 use crate::trace::clock_error::wall_differs;
 use crate::trace::timeline::{MarkKind, Timeline};
 use plotters::style::RGBAColor;
@@ -63,6 +63,15 @@ pub(crate) fn legend_items(runs: &[&RunView], clock: bool) -> Vec<(Swatch, Strin
             Swatch::Fill(solid(STALL_RGB)),
             "VM freeze, clock stalled".into(),
         ));
+    }
+    for (thread, c) in [
+        (Thread::Renewal, RENEWAL_STALL_RGB),
+        (Thread::Worker, WORKER_STALL_RGB),
+    ] {
+        if any(&|tl| tl.thread_stalls.iter().any(|s| s.thread == thread)) {
+            let what = format!("{} loop stalled", thread.name().to_lowercase());
+            items.push((Swatch::Fill(solid(c)), what));
+        }
     }
     if any(&|tl| !tl.down.is_empty()) {
         items.push((Swatch::Fill(solid(DOWN_RGB)), "crashed".into()));

@@ -4,7 +4,8 @@
 //! What a row shows: the node's belief intervals as bars coloured by fencing token (hatched and
 //! lighter while the node is not running: "believes but is frozen"); on a grantor's row, what it
 //! granted to whom and until when; pauses (GC, VM freeze, stalled VM freeze) and crashes shaded
-//! over the row and named in its fault lane; network cuts in a cut lane; clock steps, drift
+//! over the row and named in its fault lane, a stalled loop of a live process (renewal or
+//! worker) in that lane only; network cuts in a cut lane; clock steps, drift
 //! changes and restarts as labelled markers; zombie actions, stale reads, unsafe and fenced
 //! writes as marks (exact where the timeline kept them, density strips from its bins beyond),
 //! with their count where a run of them holds more than it shows. Every overlap is one band

@@ -74,6 +74,10 @@ pub(crate) const VM_SHADE: RGBAColor = rgba(110, 140, 230, 0.20);
 pub(crate) const STALL_RGB: Rgb = (40, 60, 150);
 pub(crate) const STALL_SHADE: RGBAColor = rgba(40, 60, 170, 0.22);
 pub(crate) const DOWN_RGB: Rgb = (80, 80, 80);
+/// A stalled loop of a live node: the renewal loop, the worker loop (the fault lane only: the
+/// process runs).
+pub(crate) const RENEWAL_STALL_RGB: Rgb = (216, 67, 21);
+pub(crate) const WORKER_STALL_RGB: Rgb = (121, 85, 72);
 pub(crate) const DOWN_SHADE: RGBAColor = rgba(0, 0, 0, 0.16);
 pub(crate) const CUT_RGB: Rgb = (84, 110, 122);
 pub(crate) const CUT_OTHER_RGB: Rgb = (176, 190, 197);

@@ -6,7 +6,7 @@ use super::layout::*;
 use super::palette::*;
 use crate::oracle::Piece;
 use crate::report::chart::scene::{rgb, rgba, text_width, Anchor, Scene};
-use crate::scenario::PauseKind;
+use crate::scenario::{PauseKind, Thread};
 use crate::time::format_ns;
 use crate::trace::timeline::{MarkKind, PauseSpan, Span, Timeline, BINS};
 use plotters::style::RGBAColor;
@@ -156,6 +156,7 @@ pub(crate) fn draw_row(
     // The fault lane: pauses and crashes, named.
     if let Some(off) = lay.faults {
         draw_fault_lane(sc, xm, &pauses, &downs, top + off);
+        draw_stalls(sc, tl, node, xm, top + off);
     }
 
     // The cut lane.
@@ -175,6 +176,41 @@ fn pause_style(p: &PauseSpan) -> (RGBAColor, Rgb) {
         (PauseKind::Gc, _) => (GC_SHADE, GC_RGB),
         (PauseKind::VmFreeze, false) => (VM_SHADE, VM_RGB),
         (PauseKind::VmFreeze, true) => (STALL_SHADE, STALL_RGB),
+    }
+}
+
+/// Node `node`'s loop stalls in its fault lane from `fy0`, named where the name fits (a stall
+/// does not stop the process: the row is not shaded).
+fn draw_stalls(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, fy0: i32) {
+    let fy1 = fy0 + FAULT_H;
+    let mut labels: Vec<(i32, i32, String, Rgb)> = Vec::new();
+    for thread in Thread::ALL {
+        let c = match thread {
+            Thread::Renewal => RENEWAL_STALL_RGB,
+            Thread::Worker => WORKER_STALL_RGB,
+        };
+        let mut painter = SpanPainter::new(fy0, fy1);
+        let stalls = tl.thread_stalls.iter();
+        for s in stalls.filter(|s| s.span.node == node && s.thread == thread) {
+            let Some((a, b)) = xm.span(s.span.start.ns(), s.span.end.ns(), 2) else {
+                continue;
+            };
+            if painter.add(sc, a, b, solid(c)) {
+                let len = format_ns(s.span.end.ns() - s.span.start.ns());
+                let name = thread.name().to_lowercase();
+                if let Some(l) = [format!("{name} loop stalled {len}"), name]
+                    .into_iter()
+                    .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
+                {
+                    labels.push((a, b, l, c));
+                }
+            }
+        }
+        painter.flush(sc);
+    }
+    for (a, b, l, c) in labels {
+        let y = (fy0 + fy1) / 2;
+        sc.text((a + b) / 2, y, l, 12.0, false, ink_on(c), Anchor::Center);
     }
 }
 

@@ -1,0 +1,121 @@
+//! `ThreadStall`: one loop of a live process stops while the other runs. The bundled
+//! `redisson-watchdog-starved` and `k8s-renew-goroutine-starved` pin the stories; these tests
+//! pin what makes a stall differ from a pause, and what validation refuses.
+
+use crate::common::*;
+use leasesim::scenario::validate::validate_with;
+
+/// `redisson-watchdog-starved` with its fault replaced by `fault`.
+fn watchdog(fault: &str) -> String {
+    let text = leasesim::scenario::library::text("redisson-watchdog-starved").unwrap();
+    let (head, _) = text.split_once("    faults: [").unwrap();
+    format!("{head}    faults: [{fault}],\n)")
+}
+
+#[test]
+fn a_starved_renewal_loop_lets_the_worker_act_through_the_whole_overlap() {
+    // The story's stall over [25 s, 65 s): overlap [50.004 s, 65 s), every action of pod-a's in
+    // it a zombie's (363, derived in the scenario).
+    let stalled = run_text(&watchdog(
+        r#"ThreadStall(node: "pod-a", thread: Renewal, at: "25s", duration: "40s")"#,
+    ));
+    // The same 40 s as a process pause: the same overlap (the renewal waits as long), but the
+    // worker waits too; only the backlog it serves at 65 s, before the renewal clears the
+    // bool, is a zombie's: far fewer actions.
+    let paused = run_text(&watchdog(
+        r#"Pause(node: "pod-a", at: "25s", duration: "40s")"#,
+    ));
+    for s in [&stalled, &paused] {
+        assert_eq!(s.overlap.count, 1);
+        assert_eq!(s.overlap.max_ns, 14_996_000_000);
+    }
+    assert_eq!(stalled.zombie_actions, 363);
+    assert_eq!(stalled.pauses, 0);
+    assert_eq!(stalled.thread_stalls, 1);
+    assert_eq!(paused.thread_stalls, 0);
+    assert!(
+        paused.zombie_actions * 2 < stalled.zombie_actions,
+        "paused {} against stalled {}",
+        paused.zombie_actions,
+        stalled.zombie_actions
+    );
+    // A paused pod serves nothing for 40 s; a stalled watchdog costs the clients nothing until
+    // the lock moves.
+    assert!(paused.max_unavailable_ns >= 25_000_000_000);
+    assert!(stalled.max_unavailable_ns < 1_000_000_000);
+}
+
+#[test]
+fn a_stalled_worker_leaves_the_lease_renewed_and_safe() {
+    // The worker stalled 40 s: requests wait for it, but the watchdog renews at 30.002, 40.002,
+    // ... s, so the key never lapses: one grant, pod-a's renewals every 10 s from 10.002 s to
+    // 70.002 s (seven), none of pod-b's.
+    let s = run_text(&watchdog(
+        r#"ThreadStall(node: "pod-a", thread: Worker, at: "25s", duration: "40s")"#,
+    ));
+    assert_eq!(s.overlap.count, 0);
+    assert_eq!(s.grants, 1);
+    assert_eq!(s.renewals, 7);
+    assert_eq!(s.zombie_actions, 0);
+}
+
+#[test]
+fn a_stall_of_a_loop_the_node_does_not_have_is_refused() {
+    let base = |strategy: &str, nodes: &str, fault: &str| {
+        scenario(&format!(
+            r#"Scenario(
+                duration: "10s",
+                lease: (duration: "1s"),
+                strategy: {strategy},
+                nodes: [{nodes}],
+                faults: [{fault}],
+            )"#
+        ))
+    };
+    let check = |s: &leasesim::Scenario| {
+        let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+        validate_with(s, &*strategy)
+    };
+    let lock = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
+    // A grantor serves, it renews nothing.
+    let s = base(
+        r#"TwoSided(holder_margin: "10ms")"#,
+        lock,
+        r#"ThreadStall(node: "lock", thread: Renewal, at: "1s", duration: "1s")"#,
+    );
+    let want = "faults[0].thread: under TwoSided(holder_margin: \"10ms\"), node \"lock\" (a \
+                Grantor) has no renewal loop apart from its work; stall its Worker loop, or the \
+                renewal loop of a Contender (the acquire and renew loop)";
+    assert_eq!(check(&s), [want]);
+    // Its worker may stall; so may the contender's renewal loop.
+    for fault in [
+        r#"ThreadStall(node: "lock", thread: Worker, at: "1s", duration: "1s")"#,
+        r#"ThreadStall(node: "a", thread: Renewal, at: "1s", duration: "1s")"#,
+    ] {
+        let s = base(r#"TwoSided(holder_margin: "10ms")"#, lock, fault);
+        assert_eq!(check(&s), Vec::<String>::new(), "{fault}");
+    }
+    // A Raft replica's heartbeats are its one loop's work: no role has a renewal loop apart.
+    let s = base(
+        "RaftLeaderLease(system: Etcd)",
+        r#"(name: "r1", role: Replica), (name: "r2", role: Replica), (name: "r3", role: Replica)"#,
+        r#"ThreadStall(node: "r1", thread: Renewal, at: "1s", duration: "1s")"#,
+    );
+    let problems = check(&s);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(
+        problems[0].ends_with("or the renewal loop of no node: no role has one"),
+        "{problems:#?}"
+    );
+    // A stall lasts.
+    let s = base(
+        r#"TwoSided(holder_margin: "10ms")"#,
+        lock,
+        r#"ThreadStall(node: "a", thread: Worker, at: "1s", duration: "0s")"#,
+    );
+    let problems = check(&s);
+    assert!(
+        problems.iter().any(|p| p.starts_with("faults[0].duration")),
+        "{problems:#?}"
+    );
+}
