@@ -933,4 +933,391 @@ mod tests {
             }
         }
     }
+
+    /// A pick at full rate with sizes cut to a quarter.
+    const QUARTER: Intensity = Intensity {
+        rate: 1.0,
+        divisor: 4,
+    };
+
+    /// Kind `k` of `nem` alone at `pick` over `s`, as `draw_run` draws it (before sorting).
+    fn draw_kind(s: &Scenario, nem: &Nemesis, k: usize, pick: Intensity) -> Vec<Fault> {
+        let mut picks = [None; 10];
+        picks[k] = Some(pick);
+        let mut out = Vec::new();
+        Drawer::new(s).faults(nem, &picks, &mut out);
+        out
+    }
+
+    /// 180 expected (Poisson, sd 13.4): within 60 of it, about 4.5 sd.
+    fn assert_about_180(n: usize, what: &str) {
+        assert!((120..=240).contains(&n), "{what}: {n} drawn, 180 expected");
+    }
+
+    /// Sizes drawn uniformly with magnitudes in [lo, cap]: all inside, and the largest above
+    /// cap/2 (all of 100+ uniform draws in the lower half: probability below 2^-100); if
+    /// `signed`, both signs drawn, else all positive.
+    fn assert_spread(xs: &[i64], lo: i64, cap: i64, signed: bool) {
+        assert!(xs.len() >= 100, "{}", xs.len());
+        let out = xs.iter().find(|x| !(lo..=cap).contains(&x.abs()));
+        assert!(out.is_none(), "{out:?} not in [{lo}, {cap}]");
+        let top = xs.iter().map(|x| x.abs()).max().unwrap();
+        assert!(top > cap / 2, "largest {top}, cap {cap}");
+        let (neg, pos) = (xs.iter().any(|&x| x < 0), xs.iter().any(|&x| x > 0));
+        assert_eq!((neg, pos), (signed, true), "signs");
+    }
+
+    /// `Intensity::cap`: the max cut by the divisor, at least 1 ns: 100 / 4 = 25,
+    /// 100 / 1 = 100, 7 / 2 = 3 (rounded down), 3 / 4 rounds to 0 and so is 1.
+    #[test]
+    fn cap_is_the_max_over_the_divisor_at_least_1ns() {
+        let by = |divisor| Intensity { rate: 1.0, divisor };
+        assert_eq!(by(4).cap(100), 25);
+        assert_eq!(by(1).cap(100), 100);
+        assert_eq!(by(2).cap(7), 3);
+        assert_eq!(by(4).cap(3), 1);
+    }
+
+    /// Every kind's stream at each node (and the cluster's) is its own and none is the
+    /// swarm's: the first draws of kinds 0..10 at nodes 0, 1, 2 and CLUSTER and of the swarm
+    /// stream are pairwise distinct. And the index is as the module says: kind 2 (steps,
+    /// numbered 3) at node 1 is (3 << 16) | 1 = 196_608 + 1 = 196_609.
+    #[test]
+    fn streams_are_distinct_per_kind_node_and_from_the_swarm() {
+        let seed = 7;
+        let first = |mut r: rng::Rng| r.random::<u64>();
+        let mut firsts = vec![first(rng::stream(seed, Component::Explore, SWARM))];
+        for k in 0..KINDS.len() {
+            for node in [0, 1, 2, CLUSTER] {
+                firsts.push(first(stream(seed, k, node)));
+            }
+        }
+        let n = firsts.len();
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert_eq!(firsts.len(), n);
+        let by_index = rng::stream(seed, Component::Explore, 196_609);
+        assert_eq!(first(stream(seed, 2, 1)), first(by_index));
+    }
+
+    /// `half_ppt` by hand: 2 ppm is 2_000_000 ppt, half 1_000_000 = exactly 1 ppm = rho/2,
+    /// kept; 100 ppm -> 50_000_000; 0 -> 0; 3e-6 ppm is 3 ppt, half 1 (rounded down);
+    /// 3.9e-6 ppm reads as 4 ppt, half 2 ppt = 2e-6 ppm > 1.95e-6 = rho/2, so 1. Never
+    /// negative, as callers draw from -half..=half: a negative rho (which validation refuses)
+    /// halves to 0.
+    #[test]
+    fn half_ppt_by_hand() {
+        for (rho, half) in [
+            (2.0, 1_000_000),
+            (100.0, 50_000_000),
+            (0.0, 0),
+            (3e-6, 1),
+            (3.9e-6, 1),
+            (-2.0, 0),
+        ] {
+            assert_eq!(half_ppt(rho), half, "rho {rho}");
+        }
+    }
+
+    /// `half_ppt(rho)` is never above rho/2 and less than 1 ppt below it.
+    #[test]
+    fn half_ppt_is_the_whole_ppt_just_under_half_rho() {
+        for i in 0..2000 {
+            let rho = i as f64 * 0.987_654_321 + i as f64 * 1.3e-7;
+            let half = half_ppt(rho);
+            assert!(half >= 0 && ppm(half) <= rho / 2.0, "{rho}: {half}");
+            assert!(ppm(half + 1) > rho / 2.0, "{rho}: {half}");
+        }
+    }
+
+    /// Drift drawn with rho = 100 ppm at divisor d (1 or 2), over 40 seeds: in about half the
+    /// runs placed adversarially, the grantor (fast) at +100/(2d) ppm and both contenders at
+    /// -100/(2d); otherwise each node within [-100/(2d), +100/(2d)], both signs drawn.
+    #[test]
+    fn drawn_drifts_lie_within_rho_over_twice_the_divisor() {
+        let nem = envelope("(drift_ppm: 100.0)");
+        for divisor in [1, 2] {
+            let h = 50.0 / divisor as f64;
+            let (mut adversarial, mut neg, mut pos) = (0, false, false);
+            for seed in 0..40 {
+                let mut s = base("1h", "");
+                s.seed = seed;
+                set_drifts(&mut s, &nem, Some(Intensity { rate: 1.0, divisor }));
+                let x: Vec<f64> = s.nodes.iter().map(|n| n.drift_ppm.unwrap()).collect();
+                assert!(x.iter().all(|x| x.abs() <= h), "{x:?}");
+                if x == [h, -h, -h] {
+                    adversarial += 1;
+                } else {
+                    neg |= x.iter().any(|&x| x < 0.0);
+                    pos |= x.iter().any(|&x| x > 0.0);
+                }
+            }
+            assert!((8..=32).contains(&adversarial), "{adversarial} of 40");
+            assert!(neg && pos);
+        }
+    }
+
+    /// `Busy::of` merges overlapping and touching closed windows, in any order, and keeps
+    /// apart those with a gap.
+    #[test]
+    fn busy_merges_overlapping_and_touching_windows() {
+        let of = |w: Vec<(i64, i64)>| Busy::of(w).0.into_iter().collect::<Vec<_>>();
+        assert_eq!(of(vec![(5, 9), (0, 5)]), [(0, 9)]);
+        assert_eq!(of(vec![(0, 5), (6, 9)]), [(0, 5), (6, 9)]);
+        assert_eq!(of(vec![(2, 3), (0, 10), (12, 14)]), [(0, 10), (12, 14)]);
+        assert_eq!(of(vec![]), []);
+    }
+
+    /// `Busy::meets` at the boundaries of [10, 20]: touching either end meets, a gap of 1 ns
+    /// does not.
+    #[test]
+    fn busy_meets_at_the_boundaries() {
+        let b = Busy::of(vec![(10, 20)]);
+        assert!(b.meets(20, 25) && b.meets(0, 10) && b.meets(12, 13) && b.meets(0, 99));
+        assert!(!b.meets(21, 25) && !b.meets(0, 9));
+    }
+
+    /// The budget, with nothing listed: 100_000 (MAX_FAULTS) faults of 1 unit, 200_000 / 3 =
+    /// 66_666 partitions of 3 nodes (of the 200_000-unit hard stop). 7 units short of the
+    /// hard stop: 7, 7 / 2 = 3, 7 / 3 = 2, 7 / 8 = 0; never more than may be listed.
+    #[test]
+    fn left_is_the_budget_over_the_cost_and_the_list() {
+        assert_eq!(limits::MAX_FAULTS, 100_000);
+        assert_eq!(limits::RANDOM_FAULTS_HARD_STOP, 200_000);
+        let s = base("1h", "");
+        let mut d = Drawer::new(&s);
+        assert_eq!(
+            (d.left(1), d.left(3), d.left(0)),
+            (100_000, 66_666, 100_000)
+        );
+        d.cost = 199_993;
+        assert_eq!([1, 2, 3, 8].map(|each| d.left(each)), [7, 3, 2, 0]);
+        d.listed_left = 1;
+        assert_eq!(d.left(3), 1);
+    }
+
+    /// `take` adds the fault's units to the cost and lists one more fault (with one fixed
+    /// fault, 100_000 - 1 = 99_999 could be listed at first).
+    #[test]
+    fn take_counts_the_units_and_one_listed_fault() {
+        let s = base(
+            "1h",
+            r#"faults: [Pause(node: "a", at: "10s", duration: "1s")],"#,
+        );
+        let mut d = Drawer::new(&s);
+        assert_eq!((d.cost, d.listed_left), (0, 99_999));
+        d.take(3);
+        d.take(1);
+        assert_eq!((d.cost, d.listed_left), (4, 99_997));
+    }
+
+    /// Drawing stops at the budget: 30 units short of the hard stop, 3-node partitions at
+    /// 3600/h (3600 expected) stop after exactly 30 / 3 = 10, spending it all; with 5 faults
+    /// left to list, pauses at 1/s per node (3600 per node expected) stop after exactly 5.
+    #[test]
+    fn drawing_stops_at_the_hard_stop_and_at_the_list() {
+        let s = base("1h", "");
+        let nem = envelope(
+            r#"(pauses: (max: "1ms", per_minute: 60.0), partitions: (max: "1s", per_hour: 3600.0))"#,
+        );
+        let draw = |d: &mut Drawer, k: usize| {
+            let mut picks = [None; 10];
+            picks[k] = Some(Intensity::FULL);
+            let mut out = Vec::new();
+            d.faults(&nem, &picks, &mut out);
+            out.len()
+        };
+        let mut d = Drawer::new(&s);
+        d.cost = limits::RANDOM_FAULTS_HARD_STOP - 30;
+        assert_eq!(draw(&mut d, 5), 10);
+        assert_eq!((d.cost, d.listed_left), (200_000, 100_000 - 10));
+        let mut d = Drawer::new(&s);
+        d.listed_left = 5;
+        assert_eq!(draw(&mut d, 0), 5);
+        assert_eq!((d.cost, d.listed_left), (5, 0));
+    }
+
+    /// Clock steps stop at the steps a scenario may still list: with 10 left, steps at 1/s
+    /// per node (3600 per node expected) stop after exactly 10, none left after. With two
+    /// fixed steps, 5000 - 2 = 4998 are left at first.
+    #[test]
+    fn clock_steps_stop_at_the_steps_left() {
+        let s = base("1h", "");
+        let nem = envelope(r#"(steps: (max: "1s", per_hour: 3600.0))"#);
+        let mut d = Drawer::new(&s);
+        d.steps_left = 10;
+        let mut out = Vec::new();
+        d.clock_steps(QUARTER, nem.steps.as_ref().unwrap(), &mut out);
+        assert_eq!((out.len(), d.steps_left, d.cost), (10, 0, 10));
+        let fixed = base(
+            "1h",
+            r#"faults: [ClockStep(node: "a", at: "2s", by: "1s"),
+                        ClockStep(node: "b", at: "3s", by: "-1s")],"#,
+        );
+        assert_eq!(Drawer::new(&fixed).steps_left, 4998);
+    }
+
+    /// The pick's rate factor multiplies the rate: at 0.2/s over 1 h, 720 start times
+    /// expected at factor 1 (sd 26.8), 360 at 1/2 (sd 19), 180 at 1/4 (sd 13.4); each within
+    /// about 4.5 sd.
+    #[test]
+    fn the_rate_factor_scales_the_number_of_start_times() {
+        let s = base("1h", "");
+        let d = Drawer::new(&s);
+        for (rate, lo, hi) in [(1.0, 600, 840), (0.5, 270, 450), (0.25, 120, 240)] {
+            let mut r = stream(s.seed, 0, 0);
+            let n = d
+                .times(&mut r, 0.2, Intensity { rate, divisor: 1 }, usize::MAX)
+                .len();
+            assert!((lo..=hi).contains(&n), "rate {rate}: {n}");
+        }
+    }
+
+    /// Pauses and freezes alone, 1/min per node, 3 nodes, 1 h: 180 expected (a handful left
+    /// out for meeting another of their node, each at most 1 s with 60 s between on
+    /// average); lengths in [1 ns, 1 s / divisor], of their kind and clock.
+    #[test]
+    fn pauses_and_freezes_alone_draw_their_number_and_lengths() {
+        let s = base("1h", "");
+        let nem = envelope(
+            r#"(pauses: (max: "1s", per_minute: 1.0),
+                freezes: (max: "1s", per_minute: 1.0, clock: Stall))"#,
+        );
+        let kinds = [
+            (PauseKind::Gc, None),
+            (PauseKind::VmFreeze, Some(FreezeClock::Stall)),
+        ];
+        for (k, how) in kinds.into_iter().enumerate() {
+            for pick in [Intensity::FULL, QUARTER] {
+                let out = draw_kind(&s, &nem, k, pick);
+                assert_about_180(out.len(), KINDS[k]);
+                let lengths: Vec<i64> = out
+                    .iter()
+                    .map(|f| match f {
+                        Fault::Pause {
+                            duration,
+                            kind,
+                            clock,
+                            ..
+                        } if (*kind, *clock) == how => duration.ns(),
+                        other => panic!("{other:?}"),
+                    })
+                    .collect();
+                assert_spread(&lengths, 1, 1_000_000_000 / pick.divisor, false);
+            }
+        }
+    }
+
+    /// Clock steps alone, 60/h per node, 3 nodes, 1 h: 180 expected; each nonzero, at most
+    /// 2 s / divisor either way, both ways drawn.
+    #[test]
+    fn clock_steps_alone_draw_their_number_and_sizes_both_ways() {
+        let s = base("1h", "");
+        let nem = envelope(r#"(steps: (max: "2s", per_hour: 60.0))"#);
+        for pick in [Intensity::FULL, QUARTER] {
+            let out = draw_kind(&s, &nem, 2, pick);
+            assert_about_180(out.len(), "steps");
+            let by: Vec<i64> = out
+                .iter()
+                .map(|f| match f {
+                    Fault::ClockStep { by, .. } => by.ns(),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_spread(&by, 1, 2_000_000_000 / pick.divisor, true);
+        }
+    }
+
+    /// Drift changes alone (rho 100 ppm), 60/h per node, 3 nodes, 1 h: 180 expected; each to
+    /// a whole ppt within +-100 / (2 * divisor) ppm: 50_000_000 ppt at full size, 12_500_000
+    /// at a quarter; both signs drawn.
+    #[test]
+    fn drift_changes_alone_draw_their_number_and_drifts_both_ways() {
+        let s = base("1h", "");
+        let nem = envelope(r#"(drift_ppm: 100.0, drift_changes: (per_hour: 60.0))"#);
+        for (pick, half) in [(Intensity::FULL, 50_000_000), (QUARTER, 12_500_000)] {
+            let out = draw_kind(&s, &nem, 4, pick);
+            assert_about_180(out.len(), "drift_changes");
+            let ppt: Vec<i64> = out
+                .iter()
+                .map(|f| match f {
+                    Fault::DriftChange { drift_ppm, .. } => {
+                        let ppt = (drift_ppm * PPT_PER_PPM as f64).round() as i64;
+                        assert_eq!(ppm(ppt), *drift_ppm, "whole ppt");
+                        ppt
+                    }
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_spread(&ppt, 0, half, true);
+        }
+    }
+
+    /// Network kinds alone (partitions, one-way cuts, delay spikes, drops), each 180/h for the
+    /// cluster over 1 h: 180 expected; windows in [1 ns, 3 s / divisor], spikes' extra delay
+    /// in [1 ns, 200 ms / divisor].
+    #[test]
+    fn network_kinds_alone_draw_their_number_and_lengths() {
+        let s = base("1h", "");
+        let nem = envelope(
+            r#"(partitions: (max: "3s", per_hour: 180.0), one_way: (max: "3s", per_hour: 180.0),
+                delay_spikes: (max: "3s", max_extra: "200ms", per_hour: 180.0),
+                drops: (max: "3s", per_hour: 180.0))"#,
+        );
+        for pick in [Intensity::FULL, QUARTER] {
+            for (k, &name) in KINDS.iter().enumerate().skip(5).take(4) {
+                let out = draw_kind(&s, &nem, k, pick);
+                assert_about_180(out.len(), name);
+                let (mut lengths, mut extras) = (Vec::new(), Vec::new());
+                for f in &out {
+                    match (name, f) {
+                        ("partitions", Fault::Partition { duration, .. })
+                        | ("one_way", Fault::OneWay { duration, .. })
+                        | ("drops", Fault::Drop { duration, .. }) => lengths.push(duration.ns()),
+                        (
+                            "delay_spikes",
+                            Fault::DelaySpike {
+                                duration, extra, ..
+                            },
+                        ) => {
+                            lengths.push(duration.ns());
+                            extras.push(extra.ns());
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                }
+                assert_spread(&lengths, 1, 3_000_000_000 / pick.divisor, false);
+                if name == "delay_spikes" {
+                    assert_spread(&extras, 1, 200_000_000 / pick.divisor, false);
+                }
+            }
+        }
+    }
+
+    /// Crashes alone, 60/h per node, 3 nodes, 1 h: 180 expected (a handful left out while
+    /// their node is down, at most 1 s of every 60 s on average); each restarted after a
+    /// downtime in [1 ms, 1 s / divisor] (1 ms = min(1 ms, cap)).
+    #[test]
+    fn crashes_alone_draw_their_number_and_downtimes() {
+        let s = base("1h", "");
+        let nem = envelope(r#"(crashes: (per_hour: 60.0, max_down: "1s"))"#);
+        for pick in [Intensity::FULL, QUARTER] {
+            let out = draw_kind(&s, &nem, 9, pick);
+            let crashes = out.iter().filter(|f| matches!(f, Fault::Crash { .. }));
+            assert_about_180(crashes.count(), "crashes");
+            // Each restart right after its crash; a crash in the last second may have none.
+            let downs: Vec<i64> = out
+                .windows(2)
+                .filter_map(|p| match p {
+                    [Fault::Crash { node, at }, Fault::Restart { node: n, at: back }] => {
+                        assert_eq!(node, n);
+                        Some((back.offset() - at.offset()).ns())
+                    }
+                    [_, Fault::Crash { .. }] | [Fault::Restart { .. }, _] => None,
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_spread(&downs, 1_000_000, 1_000_000_000 / pick.divisor, false);
+        }
+    }
 }
