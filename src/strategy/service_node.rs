@@ -3,7 +3,9 @@
 //! [`NodeLogic`] of such a protocol, given the two sides, so that each protocol writes only what
 //! its service and its clients do.
 
-use super::{Belief, Beliefs, Command, Cx, NodeLogic, Out, ProtocolMessage, Request, TimerId};
+use super::{
+    Belief, Beliefs, Command, Cx, NodeLogic, Out, ProtocolMessage, Request, Thread, TimerId,
+};
 use crate::msg::{NodeId, Token};
 
 /// The service side of a lock service: it grants, it never believes.
@@ -40,6 +42,15 @@ pub trait Client {
     fn step_down(&mut self, _cx: &Cx, _out: &mut Out<Self::Msg>) {}
     /// The client's belief now, for reads and writes alike.
     fn belief(&self) -> Belief;
+    /// Which of the client's loops handles timer `timer` (see [`NodeLogic::thread_of_timer`]):
+    /// the worker's by default.
+    fn thread_of_timer(&self, _timer: TimerId) -> Thread {
+        Thread::Worker
+    }
+    /// Which of the client's loops handles message `msg`: the worker's by default.
+    fn thread_of_message(&self, _msg: &Self::Msg) -> Thread {
+        Thread::Worker
+    }
 }
 
 /// A node of a lock service: the service or a client.
@@ -93,6 +104,21 @@ where
     fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<S::Msg>) {
         if let (ServiceNode::Client(c), Command::StepDown) = (self, command) {
             c.step_down(cx, out);
+        }
+    }
+
+    /// The service has one loop; a client's are its own to say.
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        match self {
+            ServiceNode::Service(_) => Thread::Worker,
+            ServiceNode::Client(c) => c.thread_of_timer(timer),
+        }
+    }
+
+    fn thread_of_message(&self, msg: &S::Msg) -> Thread {
+        match self {
+            ServiceNode::Service(_) => Thread::Worker,
+            ServiceNode::Client(c) => c.thread_of_message(msg),
         }
     }
 

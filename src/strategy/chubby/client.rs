@@ -25,7 +25,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
 use crate::strategy::service_node;
-use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, TimerId};
+use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, Thread, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 const KEEPALIVE: TimerId = 0;
@@ -157,6 +157,22 @@ pub(super) fn local_lease(c: &ChubbyConfig, held: LocalDur, extension: LocalDur)
 
 impl service_node::Client for Client {
     type Msg = Message;
+
+    /// The client library's session loop sends KeepAlives and keeps the grace period; the
+    /// application's asks for the lock and acts.
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        match timer {
+            KEEPALIVE | GRACE_END => Thread::Renewal,
+            _ => Thread::Worker,
+        }
+    }
+
+    fn thread_of_message(&self, msg: &Message) -> Thread {
+        match msg {
+            Message::KeepAliveAck { .. } | Message::SessionExpired { .. } => Thread::Renewal,
+            _ => Thread::Worker,
+        }
+    }
 
     fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
         self.open_session(cx, out);

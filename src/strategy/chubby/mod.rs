@@ -149,6 +149,10 @@ impl Protocol for ChubbySession {
         &["StepDown"]
     }
 
+    fn renewal_loop(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Contender).then_some("the client library's KeepAlive and grace-period loop")
+    }
+
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
             Role::Grantor => Node::Service(Master::new(*params, self.config, disk)),

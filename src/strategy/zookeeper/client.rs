@@ -48,7 +48,7 @@ use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::Role;
 use crate::strategy::service_node;
-use crate::strategy::{Belief, Cx, LeaseParams, Request, Store, TimerId};
+use crate::strategy::{Belief, Cx, LeaseParams, Request, Store, Thread, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
 pub(super) const PING: TimerId = 0;
@@ -263,6 +263,20 @@ fn session_of(m: &Message) -> Option<u64> {
 
 impl service_node::Client for Client {
     type Msg = Message;
+
+    /// The Java client's SendThread pings, times reads out, reconnects and reads every answer
+    /// off the socket; Curator's ConnectionStateManager (its timed poll while suspended) and
+    /// the application are the worker.
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        match timer {
+            PING | READ_TIMEOUT | RECONNECT => Thread::Renewal,
+            _ => Thread::Worker,
+        }
+    }
+
+    fn thread_of_message(&self, _msg: &Message) -> Thread {
+        Thread::Renewal
+    }
 
     fn on_start(&mut self, cx: &Cx, out: &mut Sink) {
         self.connect(cx, out);

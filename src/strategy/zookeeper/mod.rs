@@ -99,6 +99,10 @@ impl Protocol for ZooKeeperSession {
         .check(scenario)
     }
 
+    fn renewal_loop(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Contender).then_some("the client's SendThread (pings, reads, reconnects)")
+    }
+
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
             Role::Grantor => {
