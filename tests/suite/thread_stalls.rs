@@ -119,3 +119,24 @@ fn a_stall_of_a_loop_the_node_does_not_have_is_refused() {
         "{problems:#?}"
     );
 }
+
+/// `chubby-jeopardy-safe` with its partition (a cut off from the master from 21 s) replaced by
+/// a 60 s stall of a's session loop from 21 s: the KeepAlive due then waits, as it could not
+/// get through before, and the answer to the one in flight is held, as the cut lost it. The
+/// client checks its local lease, so the story's figures hold (derived there): no overlap, b
+/// holds 11.002 s after a stopped. With `act_in_jeopardy`, a acts through the grace period
+/// instead, as in `chubby-act-in-jeopardy`: an overlap.
+#[test]
+fn a_stalled_chubby_session_loop_costs_a_checking_client_availability_only() {
+    let text = leasesim::scenario::library::text("chubby-jeopardy-safe").unwrap();
+    let (head, _) = text.split_once("    faults: [").unwrap();
+    let stall = r#"ThreadStall(node: "a", thread: Renewal, at: "21s", duration: "60s")"#;
+    let safe = run_text(&format!("{head}    faults: [{stall}],\n)"));
+    assert_eq!(safe.overlap.count, 0);
+    assert_eq!(safe.min_slack_ns, Some(11_002_000_000));
+    assert_eq!(safe.max_unavailable_ns, 11_002_000_000);
+    let acting = head.replace("act_in_jeopardy: false", "act_in_jeopardy: true");
+    let acting = run_text(&format!("{acting}    faults: [{stall}],\n)"));
+    assert_eq!(acting.overlap.count, 1);
+    assert!(acting.zombie_actions > 0);
+}
