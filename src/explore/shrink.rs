@@ -653,6 +653,7 @@ fn get_ns(f: &Fault, field: Field) -> Option<i64> {
     match (f, field) {
         (
             Fault::Pause { duration, .. }
+            | Fault::ThreadStall { duration, .. }
             | Fault::Partition { duration, .. }
             | Fault::OneWay { duration, .. }
             | Fault::DelaySpike { duration, .. }
@@ -669,6 +670,7 @@ fn set_ns(f: &mut Fault, field: Field, ns: i64) {
     match (f, field) {
         (
             Fault::Pause { duration, .. }
+            | Fault::ThreadStall { duration, .. }
             | Fault::Partition { duration, .. }
             | Fault::OneWay { duration, .. }
             | Fault::DelaySpike { duration, .. }
@@ -1538,8 +1540,20 @@ mod tests {
             duration: Dur::from_secs(200),
             ..two_nodes(r#"Pause(node: "a", at: "123455600us", duration: "1ms")"#)
         };
-        let out = shrink(s, &|c| !c.faults.is_empty());
+        let asked = std::sync::Mutex::new(Vec::new());
+        let any = |c: &Scenario| {
+            asked.lock().expect("not poisoned").push(c.duration);
+            !c.faults.is_empty()
+        };
+        let out = shrink(s, &any);
         assert_eq!(out.scenario.duration, Dur::from_secs(124));
+        // The fault's start goes first, to the first round time that still fails (123 s, see
+        // `a_start_goes_to_the_first_round_time_that_still_fails`); the first shorter run
+        // asked about is then the least the search starts from: the first whole ms past that
+        // start, 123000 + 1 = 123001 ms.
+        let asked = asked.into_inner().expect("not poisoned");
+        let first = asked.iter().find(|&&d| d < Dur::from_secs(200));
+        assert_eq!(first, Some(&Dur::from_ms(123_001)));
     }
 
     #[test]
@@ -1570,6 +1584,23 @@ mod tests {
             assert_eq!(get_ns(f, Field::Length), Some(1_000_000));
             assert_eq!(get_ns(f, Field::Extra), Some(want));
         }
+    }
+
+    #[test]
+    fn a_thread_stall_is_shortened_to_the_least_that_still_fails() {
+        // A 7.3 s stall of a's renewal loop that fails from 2.5 s on: its length is searched in
+        // ms down to 2500 ms, then rounded up within a tenth (2.5 s is round already).
+        let s =
+            two_nodes(r#"ThreadStall(node: "a", thread: Renewal, at: "1s", duration: "7300ms")"#);
+        let f_len = |f: &Fault| get_ns(f, Field::Length).expect("a stall has a length");
+        let long = |c: &Scenario| {
+            c.faults
+                .iter()
+                .any(|f| matches!(f, Fault::ThreadStall { .. }) && f_len(f) >= 2_500_000_000)
+        };
+        let out = shrink(s, &long);
+        assert_eq!(out.scenario.faults.len(), 1);
+        assert_eq!(f_len(&out.scenario.faults[0]), 2_500_000_000);
     }
 
     #[test]
