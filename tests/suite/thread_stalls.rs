@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use leasesim::scenario::validate::validate_with;
+use leasesim::scenario::Thread;
 
 /// `redisson-watchdog-starved` with its fault replaced by `fault`.
 fn watchdog(fault: &str) -> String {
@@ -139,4 +140,21 @@ fn a_stalled_chubby_session_loop_costs_a_checking_client_availability_only() {
     let acting = run_text(&format!("{acting}    faults: [{stall}],\n)"));
     assert_eq!(acting.overlap.count, 1);
     assert!(acting.zombie_actions > 0);
+}
+
+/// The timeline (what the chart draws) keeps the stall as a span of its loop, the trace as a
+/// begin and an end: the story's [25 s, 65 s) of pod-a's renewal loop.
+#[test]
+fn a_stall_reaches_the_timeline_as_a_span_of_its_loop() {
+    let text = leasesim::scenario::library::text("redisson-watchdog-starved").unwrap();
+    let (_, timeline) = leasesim::run_recorded("watchdog", &scenario(text)).unwrap();
+    let spans: Vec<_> = timeline
+        .thread_stalls
+        .iter()
+        .map(|s| (s.span.node, s.span.start.ns(), s.span.end.ns(), s.thread))
+        .collect();
+    let pod_a = 1;
+    let want = (pod_a, 25_000_000_000, 65_000_000_000, Thread::Renewal);
+    assert_eq!(spans, [want]);
+    assert!(timeline.pauses.is_empty());
 }
