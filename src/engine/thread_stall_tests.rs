@@ -10,25 +10,11 @@
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario, Thread};
-use crate::strategy::{
-    Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, ProtocolMessage, Request, TimerId,
-};
+use crate::strategy::{Beliefs, Cx, LeaseParams, NodeLogic, Out, Protocol, Request, TimerId};
 use crate::time::LocalTime;
 use crate::trace::{Observer, TraceEvent, TraceKind};
 
-/// Timer `0` fired.
-#[derive(Clone, Copy, Debug)]
-struct Rang(TimerId);
-
-impl ProtocolMessage for Rang {
-    const KINDS: &'static [&'static str] = &["Rang"];
-    fn kind(&self) -> usize {
-        0
-    }
-    fn token(&self) -> Option<Token> {
-        Some(Token::from(self.0))
-    }
-}
+use super::timer_tests::Rang;
 
 /// Even timers (and their messages) are the renewal loop's, odd ones the worker's.
 fn loop_of(timer: TimerId) -> Thread {

@@ -13,9 +13,9 @@ use crate::strategy::{
 use crate::time::LocalTime;
 use crate::trace::{Observer, TraceEvent, TraceKind};
 
-/// Timer `0` fired.
+/// Timer `0` fired (the thread-stall tests' message too).
 #[derive(Clone, Copy, Debug)]
-struct Rang(TimerId);
+pub(super) struct Rang(pub(super) TimerId);
 
 impl ProtocolMessage for Rang {
     const KINDS: &'static [&'static str] = &["Rang"];
