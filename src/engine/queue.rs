@@ -159,6 +159,7 @@ impl<M> EventQueue<M> {
     }
 
     /// When the next event is due, if there is one.
+    #[inline]
     pub fn next_at(&mut self) -> Option<SimTime> {
         self.settle();
         match (self.heap.peek(), self.scheduled.last()) {
@@ -180,6 +181,7 @@ impl<M> EventQueue<M> {
     }
 
     /// Takes out the next event: the earliest, and of those the first scheduled.
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Ev<M>)> {
         self.settle();
         // `Key`'s order is reversed: the greater key is the earlier event.

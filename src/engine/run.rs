@@ -4,7 +4,7 @@
 //! to its sender), and `handle` calls into node logic.
 
 use super::effects::kind_name;
-use super::{Ev, NodeFault, RunResult, Sim};
+use super::{Ev, RunResult, Sim};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::net::Transport;
@@ -15,16 +15,10 @@ use crate::time::SimTime;
 use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceKind};
 
-/// What comes next in a run: a node fault of the schedule, or a queued event.
-enum Next<M> {
-    Fault(NodeId, NodeFault),
-    Event(Ev<M>),
-}
-
 impl<P: Protocol> Sim<'_, P> {
     /// Runs to the end of the scenario (or the event bound) and returns what happened.
     pub fn run(mut self) -> RunResult {
-        while let Some((at, next)) = self.next_event() {
+        while let Some((at, fault_first)) = self.next_due() {
             if at >= self.end {
                 break;
             }
@@ -40,9 +34,12 @@ impl<P: Protocol> Sim<'_, P> {
                 self.now
             );
             self.now = at;
-            match next {
-                Next::Fault(n, fault) => self.apply_fault(n, fault),
-                Next::Event(ev) => self.dispatch(ev),
+            if fault_first {
+                let (_, n, fault) = self.feed.pop_node().expect("a fault is due");
+                self.apply_fault(n, fault);
+            } else {
+                let (_, ev) = self.queue.pop().expect("an event is due");
+                self.dispatch(ev);
             }
         }
         let end = if self.stats.truncated {
@@ -74,12 +71,12 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// The next event: the schedule's next node fault if it is due no later than the queue's
-    /// next event (a fault at an instant comes before anything the run scheduled for it, as if
-    /// the whole schedule had been queued before the run), else the queue's. Drawn network
-    /// faults that start by then join the network first, so that every send and delivery at
-    /// that instant sees them.
-    fn next_event(&mut self) -> Option<(SimTime, Next<MsgOf<P>>)> {
+    /// When the next event is due, and whether it is the schedule's next node fault (due no
+    /// later than the queue's next event: a fault at an instant comes before anything the run
+    /// scheduled for it, as if the whole schedule had been queued before the run) rather than
+    /// the queue's. Drawn network faults that start by then join the network first, so that
+    /// every send and delivery at that instant sees them.
+    fn next_due(&mut self) -> Option<(SimTime, bool)> {
         let fault_at = self.feed.next_node_at();
         let queued_at = self.queue.next_at();
         let fault_first = fault_at.is_some_and(|f| queued_at.is_none_or(|q| f <= q));
@@ -87,12 +84,7 @@ impl<P: Protocol> Sim<'_, P> {
         while let Some((f, order)) = self.feed.pop_net_by(at) {
             self.net.add(f, order);
         }
-        if fault_first {
-            let (at, n, fault) = self.feed.pop_node().expect("a fault is due");
-            Some((at, Next::Fault(n, fault)))
-        } else {
-            self.queue.pop().map(|(at, ev)| (at, Next::Event(ev)))
-        }
+        Some((at, fault_first))
     }
 
     /// Carries out event `ev`, due now.
