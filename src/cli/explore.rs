@@ -34,7 +34,8 @@ pub(crate) struct ExploreArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) runs: u64,
     /// A named envelope instead of the scenario's `nemesis` block: pauses, clocks, network,
-    /// crashes or all (scaled to the scenario's lease term; see docs/src/explore.md).
+    /// crashes, threads (stalls of the renewal loop) or all (all but threads), scaled to the
+    /// scenario's lease term; see docs/src/explore.md.
     #[arg(long, value_name = "PROFILE")]
     pub(crate) nemesis: Option<String>,
     /// Every run enables every kind of the envelope at its full rate (no swarm testing).

@@ -20,10 +20,10 @@
 use crate::engine::place_drifts;
 use crate::rng::{self, Component, Rng};
 use crate::scenario::nemesis::{
-    Crashes, DelaySpikes, Drops, Nemesis, PerHour, PerHourRate, Steps, KINDS,
+    Crashes, DelaySpikes, Drops, Nemesis, PerHour, PerHourRate, Steps, ThreadStalls, KINDS,
 };
 use crate::scenario::random_faults::poisson;
-use crate::scenario::{limits, Fault, FreezeClock, PauseKind, Placement, Scenario};
+use crate::scenario::{limits, Fault, FreezeClock, PauseKind, Placement, Scenario, Thread};
 use crate::time::{DriftRate, Dur, LocalDur, PPT_PER_PPM};
 use rand::RngExt;
 use std::collections::BTreeMap;
@@ -63,26 +63,38 @@ impl Intensity {
 
 /// The stream index of the swarm's choice.
 const SWARM: u64 = 0;
+/// The kinds whose swarm coin and factors the first stream draws: those of the first envelope.
+/// A kind added later draws its own from stream `k - 9` (`k` its [`KINDS`] index), so that the
+/// choices of existing envelopes do not move.
+const FIRST_KINDS: usize = 10;
 /// The node number of a kind's stream drawn once for the whole cluster.
 const CLUSTER: u64 = 0xffff;
 
 /// The kinds run `run` of an exploration under `nemesis` enables, with their intensity, in
 /// [`KINDS`] order (`None`: not enabled). Without `swarm`, every kind the envelope has, at
-/// [`Intensity::FULL`]. With it, from the stream (seed + run, Explore, 0): for each of the ten
-/// kinds in order, present or not (so that adding a kind to the envelope does not change what
-/// is chosen for the others), a fair coin, then a rate factor and a size factor each uniform
-/// in {1/4, 1/2, 1}; a kind is enabled when present and its coin says so; if that enables
-/// none, one present kind chosen uniformly is (with its drawn intensity).
-pub fn choose(seed: u64, nemesis: &Nemesis, swarm: bool) -> [Option<Intensity>; 10] {
+/// [`Intensity::FULL`]. With it, from the stream (seed + run, Explore, 0): for each of the
+/// first ten kinds in order, present or not (so that adding a kind to the envelope does not
+/// change what is chosen for the others), a fair coin, then a rate factor and a size factor
+/// each uniform in {1/4, 1/2, 1}; the same for `thread_stalls` from stream 1; a kind is
+/// enabled when present and its coin says so; if that enables none, one present kind chosen
+/// uniformly (from stream 0 after its ten) is, with its drawn intensity.
+pub fn choose(seed: u64, nemesis: &Nemesis, swarm: bool) -> [Option<Intensity>; KINDS.len()] {
     let present = nemesis.present();
     if !swarm {
         return present.map(|p| p.then_some(Intensity::FULL));
     }
     const FACTORS: [(f64, i64); 3] = [(0.25, 4), (0.5, 2), (1.0, 1)];
     let mut r = rng::stream(seed, Component::Explore, SWARM);
-    let mut drawn = [Intensity::FULL; 10];
-    let mut chosen = [None; 10];
+    let mut drawn = [Intensity::FULL; KINDS.len()];
+    let mut chosen = [None; KINDS.len()];
     for k in 0..KINDS.len() {
+        let mut later;
+        let r = if k < FIRST_KINDS {
+            &mut r
+        } else {
+            later = rng::stream(seed, Component::Explore, (k + 1 - FIRST_KINDS) as u64);
+            &mut later
+        };
         let on = r.random_bool(0.5);
         drawn[k] = Intensity {
             rate: FACTORS[r.random_range(0..3)].0,
@@ -323,7 +335,12 @@ impl<'a> Drawer<'a> {
     }
 
     /// Every enabled kind's faults, in kind order, node order, then time.
-    fn faults(&mut self, nem: &Nemesis, picks: &[Option<Intensity>; 10], out: &mut Vec<Fault>) {
+    fn faults(
+        &mut self,
+        nem: &Nemesis,
+        picks: &[Option<Intensity>; KINDS.len()],
+        out: &mut Vec<Fault>,
+    ) {
         let n = self.s.nodes.len();
         if let (Some(pick), Some(p)) = (picks[0], &nem.pauses) {
             let how = (PauseKind::Gc, None);
@@ -354,6 +371,9 @@ impl<'a> Drawer<'a> {
         }
         if let (Some(pick), Some(c)) = (picks[9], &nem.crashes) {
             self.crashes(pick, c, out);
+        }
+        if let (Some(pick), Some(t)) = (picks[10], &nem.thread_stalls) {
+            self.thread_stalls(pick, t, out);
         }
     }
 
@@ -543,6 +563,70 @@ impl<'a> Drawer<'a> {
     }
 }
 
+impl Drawer<'_> {
+    /// Stalls (kind 10) of one loop of every node that has it, at `per_minute`, each at most
+    /// `max` cut by the pick; one that would meet another stall of that loop of its node is
+    /// left out (merged, the two would be one longer stall than `max`).
+    fn thread_stalls(&mut self, pick: Intensity, t: &ThreadStalls, out: &mut Vec<Fault>) {
+        let cap = pick.cap(t.max.ns());
+        let has_loop = loop_nodes(self.s, t.thread);
+        for i in (0..self.s.nodes.len()).filter(|&i| has_loop[i]) {
+            let mut stalled = Busy::of(stalls_of(self.s, i, t.thread));
+            let mut r = stream(self.s.seed, 10, i as u64);
+            for at in self.times(&mut r, t.per_minute / 60.0, pick, self.left(1)) {
+                let d = uniform(&mut r, 1, cap);
+                let end = at.ns().saturating_add(d);
+                if self.left(1) == 0 || stalled.meets(at.ns(), end) {
+                    continue;
+                }
+                stalled.add(at.ns(), end);
+                self.take(1);
+                out.push(Fault::ThreadStall {
+                    node: self.name(i),
+                    thread: t.thread,
+                    at: at.into(),
+                    duration: Dur::from_ns(d),
+                });
+            }
+        }
+    }
+}
+
+/// Which nodes of `s` have loop `thread` apart from the other under its protocol: every node
+/// has a worker; a renewal loop only the roles the protocol gives one.
+pub(super) fn loop_nodes(s: &Scenario, thread: Thread) -> Vec<bool> {
+    let protocol = crate::strategy::from_spec(&s.strategy).ok();
+    s.nodes
+        .iter()
+        .map(|n| match thread {
+            Thread::Worker => true,
+            Thread::Renewal => protocol
+                .as_ref()
+                .is_some_and(|p| p.renewal_loop(n.role).is_some()),
+        })
+        .collect()
+}
+
+/// The stalls of loop `thread` of node `i` that `s` lists at a time, [at, at + duration].
+fn stalls_of(s: &Scenario, i: usize, thread: Thread) -> Vec<(i64, i64)> {
+    let name = &s.nodes[i].name;
+    s.faults
+        .iter()
+        .filter(|f| f.after().is_none())
+        .filter_map(|f| match f {
+            Fault::ThreadStall {
+                node,
+                thread: th,
+                at,
+                duration,
+            } if node == name && *th == thread => {
+                Some((at.ns(), at.ns().saturating_add(duration.ns())))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// A length in ns drawn uniformly from `lo` to `hi`, both included.
 fn uniform(r: &mut Rng, lo: i64, hi: i64) -> i64 {
     r.random_range(lo..=hi)
@@ -611,7 +695,10 @@ mod tests {
     fn without_swarm_every_kind_is_enabled() {
         let s = base("1h", "");
         let d = draw_run(&s, &profile("all", &s).unwrap(), 0, false);
-        assert_eq!(d.kinds, nemesis::KINDS.to_vec());
+        // `all` is every kind but thread stalls (not every protocol has a renewal loop).
+        assert_eq!(d.kinds, nemesis::KINDS[..10].to_vec());
+        let d = draw_run(&s, &profile("threads", &s).unwrap(), 0, false);
+        assert_eq!(d.kinds, ["thread_stalls"]);
         let d = draw_run(&s, &profile("network", &s).unwrap(), 0, false);
         assert_eq!(d.kinds, ["partitions", "one_way", "delay_spikes", "drops"]);
         assert!(draw_run(&s, &Nemesis::default(), 0, false).kinds.is_empty());
@@ -621,8 +708,9 @@ mod tests {
     #[test]
     fn swarm_enables_a_nonempty_subset_each_kind_sometimes() {
         let s = base("1h", "");
-        let n = profile("all", &s).unwrap();
-        let mut on = [0; 10];
+        let mut n = profile("all", &s).unwrap();
+        n.thread_stalls = profile("threads", &s).unwrap().thread_stalls;
+        let mut on = [0; KINDS.len()];
         for run in 0..64 {
             let d = draw_run(&s, &n, run, true);
             assert!(!d.kinds.is_empty());
@@ -792,12 +880,13 @@ mod tests {
                 prop::option::of((max.clone(), rate.clone())),
                 prop::option::of((max.clone(), max.clone(), rate.clone())),
                 prop::option::of((max.clone(), rate.clone(), any::<bool>())),
-                prop::option::of((max, rate)),
+                prop::option::of((max.clone(), rate.clone())),
+                prop::option::of((max, rate, any::<bool>())),
             ),
             any::<u64>(),
             any::<bool>(),
         )
-            .prop_map(|((p, f, st, dr, pa), (ow, ds, drops, c), run, swarm)| {
+            .prop_map(|((p, f, st, dr, pa), (ow, ds, drops, c, ts), run, swarm)| {
                 let dur = Dur::from_ns;
                 let n = Nemesis {
                     pauses: p.map(|(m, r)| nemesis::PerMinute {
@@ -842,6 +931,15 @@ mod tests {
                     crashes: c.map(|(m, r)| nemesis::Crashes {
                         per_hour: r,
                         max_down: dur(m),
+                    }),
+                    thread_stalls: ts.map(|(m, r, worker)| nemesis::ThreadStalls {
+                        max: dur(m),
+                        per_minute: r / 4.0,
+                        thread: if worker {
+                            Thread::Worker
+                        } else {
+                            Thread::Renewal
+                        },
                     }),
                 };
                 (n, run, swarm)
@@ -912,6 +1010,12 @@ mod tests {
                         let c = crashed.remove(node).expect("a crash first");
                         prop_assert!(within((at.offset() - c).ns(), n.crashes.as_ref().unwrap().max_down));
                     }
+                    Fault::ThreadStall { node, thread, duration, .. } => {
+                        let ts = n.thread_stalls.as_ref().unwrap();
+                        prop_assert!(within(duration.ns(), ts.max));
+                        prop_assert_eq!(*thread, ts.thread);
+                        prop_assert!(*thread == Thread::Worker || node != "lock");
+                    }
                     other => prop_assert!(false, "not a nemesis fault: {other:?}"),
                 }
             }
@@ -942,7 +1046,7 @@ mod tests {
 
     /// Kind `k` of `nem` alone at `pick` over `s`, as `draw_run` draws it (before sorting).
     fn draw_kind(s: &Scenario, nem: &Nemesis, k: usize, pick: Intensity) -> Vec<Fault> {
-        let mut picks = [None; 10];
+        let mut picks = [None; KINDS.len()];
         picks[k] = Some(pick);
         let mut out = Vec::new();
         Drawer::new(s).faults(nem, &picks, &mut out);
@@ -1121,7 +1225,7 @@ mod tests {
             r#"(pauses: (max: "1ms", per_minute: 60.0), partitions: (max: "1s", per_hour: 3600.0))"#,
         );
         let draw = |d: &mut Drawer, k: usize| {
-            let mut picks = [None; 10];
+            let mut picks = [None; KINDS.len()];
             picks[k] = Some(Intensity::FULL);
             let mut out = Vec::new();
             d.faults(&nem, &picks, &mut out);
@@ -1319,5 +1423,126 @@ mod tests {
                 .collect();
             assert_spread(&downs, 1_000_000, 1_000_000_000 / pick.divisor, false);
         }
+    }
+
+    /// Renewal-loop stalls at 1 per minute per node over an hour, on the two contenders (the
+    /// grantor has no renewal loop apart from its work): 60 x 1 h x 2 nodes = 120 expected,
+    /// drawn only on `a` and `b`, each stall in [1 ns, 1 s / divisor], the envelope's thread,
+    /// and no two of a node meeting. Worker stalls are drawn on all three nodes: 180.
+    #[test]
+    fn thread_stalls_alone_draw_on_the_nodes_with_the_loop() {
+        let s = base("1h", "");
+        let nem = envelope(r#"(thread_stalls: (max: "1s", per_minute: 1.0))"#);
+        for pick in [Intensity::FULL, QUARTER] {
+            let out = draw_kind(&s, &nem, 10, pick);
+            assert!(
+                (70..=170).contains(&out.len()),
+                "{} drawn, 120 expected",
+                out.len()
+            );
+            let mut spans: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
+            let lengths: Vec<i64> = out
+                .iter()
+                .map(|f| match f {
+                    Fault::ThreadStall {
+                        node,
+                        thread: Thread::Renewal,
+                        at,
+                        duration,
+                    } => {
+                        assert_ne!(node, "lock");
+                        let span = (at.ns(), at.ns() + duration.ns());
+                        spans.entry(node.as_str()).or_default().push(span);
+                        duration.ns()
+                    }
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_eq!(spans.keys().copied().collect::<Vec<_>>(), ["a", "b"]);
+            assert_spread(&lengths, 1, 1_000_000_000 / pick.divisor, false);
+            for mut v in spans.into_values() {
+                v.sort_unstable();
+                assert!(v.windows(2).all(|w| w[0].1 < w[1].0), "stalls meet: {v:?}");
+            }
+        }
+        let worker = envelope(r#"(thread_stalls: (max: "1s", per_minute: 1.0, thread: Worker))"#);
+        let out = draw_kind(&s, &worker, 10, Intensity::FULL);
+        assert_about_180(out.len(), "worker stalls");
+        assert!(out.iter().any(|f| matches!(f, Fault::ThreadStall { node, thread: Thread::Worker, .. } if node == "lock")));
+    }
+
+    /// A drawn stall never meets one the scenario lists for the same loop of its node: with a
+    /// listed stall of `a`'s renewal loop over the whole hour, only `b`'s are drawn, while a
+    /// listed stall of `a`'s worker leaves `a`'s renewal loop free.
+    #[test]
+    fn drawn_stalls_keep_clear_of_the_scenarios_own() {
+        let nem = envelope(r#"(thread_stalls: (max: "1s", per_minute: 1.0))"#);
+        let own = |thread: &str| {
+            base(
+                "1h",
+                &format!(
+                    r#"faults: [ThreadStall(node: "a", thread: {thread}, at: "0s", duration: "1h")],"#
+                ),
+            )
+        };
+        let on = |s: &Scenario, node: &str| {
+            let d = draw_run(s, &nem, 0, false);
+            drawn_part(&d, s, 0)
+                .iter()
+                .filter(|f| matches!(f, Fault::ThreadStall { node: n, .. } if n == node))
+                .count()
+        };
+        let renewal = own("Renewal");
+        assert_eq!(on(&renewal, "a"), 0);
+        assert!(on(&renewal, "b") > 20);
+        assert!(on(&own("Worker"), "a") > 20);
+    }
+
+    /// Adding thread stalls to an envelope moves none of the first ten kinds' swarm choices:
+    /// their coins and factors come from stream 0 and the stalls' from stream 1. Where the
+    /// first ten enable something, the choice is the same with stalls present or not (the
+    /// fallback pick, when nothing is enabled, may differ: a stall is then a candidate).
+    #[test]
+    fn thread_stalls_move_no_other_kinds_swarm_choice() {
+        let s = base("1h", "");
+        let all = profile("all", &s).unwrap();
+        let mut with = all.clone();
+        with.thread_stalls = profile("threads", &s).unwrap().thread_stalls;
+        let (mut stalls_on, mut compared) = (0, 0);
+        for seed in 0..200 {
+            let a = choose(seed, &all, true);
+            let b = choose(seed, &with, true);
+            if b[..10].iter().any(Option::is_some) {
+                assert_eq!(a[..10], b[..10], "seed {seed}");
+                compared += 1;
+            }
+            assert_eq!(a[10], None);
+            stalls_on += usize::from(b[10].is_some());
+        }
+        assert!(compared > 190, "{compared}");
+        assert!((60..=140).contains(&stalls_on), "{stalls_on} of 200");
+    }
+
+    /// The `threads` profile is refused for a protocol with no renewal loop on any node of the
+    /// scenario, with the fix named; under the base protocol it validates.
+    #[test]
+    fn renewal_stalls_need_a_node_with_the_loop() {
+        let s = base("1h", "");
+        let mut ok = s.clone();
+        ok.nemesis = profile("threads", &ok);
+        assert_eq!(validate(&ok), Vec::<String>::new());
+        let mut no_loop = s.clone();
+        no_loop.nodes.retain(|n| n.name == "lock");
+        no_loop.nemesis = profile("threads", &no_loop);
+        let problems = validate(&no_loop);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("nemesis.thread_stalls.thread: under")
+                    && p.contains("no node of the scenario has a renewal loop")
+                    && p.contains("a Contender")
+                    && p.contains("stall the Worker loop instead")),
+            "{problems:?}"
+        );
     }
 }

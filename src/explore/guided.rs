@@ -25,7 +25,8 @@
 //!
 //! A child never leaves the envelope: only the envelope's faults change (the scenario's own are
 //! kept as they are, first), each within its kind's bounds (`max`, `max_down`, `max_extra`, a
-//! step's `max`, drift within rho/2), pauses of a node never meet, a crash's downtime is within
+//! step's `max`, drift within rho/2), pauses of a node never meet (nor stalls of one of its
+//! loops), a stall only of a loop its node has, a crash's downtime is within
 //! `max_down`, and the schedule is a valid scenario within the fault limits. A child keeps its
 //! first parent's seed, so the scenario's own random draws are its parent's.
 //!
@@ -33,12 +34,12 @@
 //! first violation in run order ends the search: the answer does not depend on `--jobs`.
 //! Sharding does not apply (each generation needs every earlier run's record).
 
-use super::draw::{half_ppt, ppm};
+use super::draw::{half_ppt, loop_nodes, ppm};
 use super::{Pool, RunRecord, Runner};
 use crate::rng::{self, Component, Rng};
 use crate::scenario::moment::MOMENTS;
 use crate::scenario::nemesis::{Nemesis, KINDS};
-use crate::scenario::{limits, AfterMoment, At, Fault, Moment, PauseKind, Scenario};
+use crate::scenario::{limits, AfterMoment, At, Fault, Moment, PauseKind, Scenario, Thread};
 use crate::time::{Dur, LocalDur};
 use rand::RngExt;
 use std::collections::BTreeMap;
@@ -213,6 +214,8 @@ struct Mutator<'a> {
     nemesis: &'a Nemesis,
     /// The kinds of fault the envelope allows, by [`KINDS`] index (no `drift_ppm`).
     kinds: Vec<usize>,
+    /// The nodes that have the loop the envelope's thread stalls stop.
+    stallable: Vec<usize>,
     /// T in ns: the scale of moves.
     term_ns: i64,
 }
@@ -223,14 +226,20 @@ const MUTATIONS: u64 = 7;
 impl<'a> Mutator<'a> {
     fn new(base: &'a Scenario, nemesis: &'a Nemesis) -> Mutator<'a> {
         let present = nemesis.present();
+        let stallable: Vec<usize> = nemesis.thread_stalls.as_ref().map_or(Vec::new(), |t| {
+            let has = loop_nodes(base, t.thread);
+            (0..has.len()).filter(|&i| has[i]).collect()
+        });
         let kinds = (0..KINDS.len())
             .filter(|&k| present[k] && k != 3 && (k != 4 || nemesis.drift_ppm.is_some()))
             .filter(|&k| !matches!(k, 5 | 6) || base.nodes.len() >= 2)
+            .filter(|&k| k != 10 || !stallable.is_empty())
             .collect();
         Mutator {
             base,
             nemesis,
             kinds,
+            stallable,
             term_ns: base.lease.duration.ns().max(1),
         }
     }
@@ -380,6 +389,10 @@ impl<'a> Mutator<'a> {
             Fault::Drop { duration, .. } => {
                 *duration = Dur::from_ns(grow(duration.ns(), cap(n.drops.as_ref().map(|p| p.max))));
             }
+            Fault::ThreadStall { duration, .. } => {
+                let max = n.thread_stalls.as_ref().map(|t| t.max);
+                *duration = Dur::from_ns(grow(duration.ns(), cap(max)));
+            }
             Fault::Crash { at, .. } => {
                 let crash = at.ns();
                 let max = cap(n.crashes.as_ref().map(|c| c.max_down));
@@ -413,6 +426,9 @@ impl<'a> Mutator<'a> {
             Fault::OneWay { from, to, .. } if n >= 2 => {
                 let (a, b) = pair(r, n);
                 (*from, *to) = (name(a), name(b));
+            }
+            Fault::ThreadStall { node, .. } if !self.stallable.is_empty() => {
+                *node = name(self.stallable[r.random_range(0..self.stallable.len())]);
             }
             _ => {}
         }
@@ -493,6 +509,12 @@ impl<'a> Mutator<'a> {
                 from: None,
                 to: None,
                 kinds: d.kinds.clone(),
+            }),
+            10 => nem.thread_stalls.as_ref().map(|t| Fault::ThreadStall {
+                node: name(self.stallable[r.random_range(0..self.stallable.len())]),
+                thread: t.thread,
+                at: at.into(),
+                duration: upto(r, t.max),
             }),
             _ => nem.crashes.as_ref().map(|cr| {
                 let lo = cr.max_down.ns().clamp(1, crate::time::NS_PER_MS);
@@ -666,6 +688,12 @@ impl<'a> Mutator<'a> {
                 .as_ref()
                 .is_some_and(|d| within(*duration, d.max) && *kinds == d.kinds),
             Fault::Crash { .. } | Fault::Restart { .. } => n.crashes.is_some(),
+            Fault::ThreadStall {
+                duration, thread, ..
+            } => n
+                .thread_stalls
+                .as_ref()
+                .is_some_and(|t| within(*duration, t.max) && *thread == t.thread),
             _ => false,
         }
     }
@@ -701,20 +729,30 @@ fn pick(own: &[Fault], r: &mut Rng) -> Option<usize> {
     (!movable.is_empty()).then(|| movable[r.random_range(0..movable.len())])
 }
 
-/// Whether no two pauses of a node meet (closed intervals), as drawn schedules keep them.
+/// Whether no two pauses of a node meet (closed intervals), nor two stalls of one of its
+/// loops, as drawn schedules keep them.
 fn pauses_apart(faults: &[Fault]) -> bool {
-    let mut by_node: BTreeMap<&str, Vec<(i64, i64)>> = BTreeMap::new();
+    // By node and loop (`None`: the whole process), each window [at, at + duration].
+    type Windows<'a> = BTreeMap<(&'a str, Option<Thread>), Vec<(i64, i64)>>;
+    let mut by_node = Windows::new();
     // A pause placed at a moment has no time before the run meets it.
     for f in faults.iter().filter(|f| f.after().is_none()) {
-        if let Fault::Pause {
-            node, at, duration, ..
-        } = f
-        {
-            by_node
-                .entry(node)
-                .or_default()
-                .push((at.ns(), at.ns().saturating_add(duration.ns())));
-        }
+        let (node, thread, at, duration) = match f {
+            Fault::Pause {
+                node, at, duration, ..
+            } => (node, None, at, duration),
+            Fault::ThreadStall {
+                node,
+                thread,
+                at,
+                duration,
+            } => (node, Some(*thread), at, duration),
+            _ => continue,
+        };
+        by_node
+            .entry((node, thread))
+            .or_default()
+            .push((at.ns(), at.ns().saturating_add(duration.ns())));
     }
     by_node.into_values().all(|mut v| {
         v.sort_unstable();

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::explore::Exploration;
-use crate::scenario::nemesis::profile;
+use crate::scenario::nemesis::{profile, ThreadStalls};
 use crate::scenario::FreezeClock;
 
 /// `lock`, `a`, `b` (from 1 s), T = 10 s, 2 min, a pause of `a` at 50 s, seed 3.
@@ -902,6 +902,7 @@ fn node_of(f: &Fault) -> Option<String> {
         Fault::Pause { node, .. }
         | Fault::ClockStep { node, .. }
         | Fault::DriftChange { node, .. }
+        | Fault::ThreadStall { node, .. }
         | Fault::Crash { node, .. } => Some(node.clone()),
         Fault::Partition { groups, .. } => Some(groups[0][0].clone()),
         Fault::OneWay { from, .. } => Some(from.clone()),
@@ -1352,4 +1353,102 @@ fn the_envelope_holds_at_its_edges() {
     let mut more = many;
     more.push(change(end - 1));
     assert!(!m.inside(&with(more)));
+}
+
+/// Thread stalls: the mutator adds them only on the nodes with the loop the envelope stops
+/// (the contenders `a` and `b` for the renewal loop; every node for the worker), of the
+/// envelope's thread, within its `max`; a renode keeps them there; two stalls of one loop of
+/// a node must not touch, while a stall and a pause, or stalls of both loops, may.
+#[test]
+fn thread_stalls_go_to_the_nodes_with_the_loop_and_stay_apart() {
+    let s = base();
+    let threads = profile("threads", &s).unwrap();
+    let m = Mutator::new(&s, &threads);
+    assert_eq!(
+        (m.kinds.clone(), m.stallable.clone()),
+        (vec![10], vec![1, 2])
+    );
+    let mut nodes = BTreeMap::new();
+    for t in 0..40 {
+        let mut r = stream(900 + t);
+        let mut c = Child {
+            scenario: s.clone(),
+            kinds: vec![],
+        };
+        let mut own = Vec::new();
+        m.add(&mut own, 7_000_000_000, &mut c, &mut r);
+        let [f] = &mut own[..] else {
+            panic!("one stall added: {own:?}")
+        };
+        assert!(m.bounded(f), "{f:?}");
+        assert!(matches!(
+            f,
+            Fault::ThreadStall {
+                thread: Thread::Renewal,
+                ..
+            }
+        ));
+        *nodes.entry(node_of(f).unwrap()).or_insert(0) += 1;
+        m.renode(f, &mut r);
+        assert_ne!(node_of(f).unwrap(), "lock");
+        assert_eq!(c.kinds, ["thread_stalls"]);
+    }
+    assert_eq!(nodes.keys().collect::<Vec<_>>(), ["a", "b"]);
+    // Past the envelope's max, or of the other loop: out.
+    let stall = |node: &str, thread, at: i64, d: i64| Fault::ThreadStall {
+        node: node.into(),
+        thread,
+        at: At::Time(Dur::from_ns(at)),
+        duration: Dur::from_ns(d),
+    };
+    let max = threads.thread_stalls.as_ref().unwrap().max.ns();
+    assert!(m.bounded(&stall("a", Thread::Renewal, 0, max)));
+    assert!(!m.bounded(&stall("a", Thread::Renewal, 0, max + 1)));
+    assert!(!m.bounded(&stall("a", Thread::Worker, 0, 1)));
+    let worker = Nemesis {
+        thread_stalls: threads.thread_stalls.clone().map(|t| ThreadStalls {
+            thread: Thread::Worker,
+            ..t
+        }),
+        ..Nemesis::default()
+    };
+    assert_eq!(Mutator::new(&s, &worker).stallable, [0, 1, 2]);
+    // Apart per loop of a node: touching stalls of one loop meet; of two loops, or a stall
+    // and a pause, they do not.
+    let (r, w) = (Thread::Renewal, Thread::Worker);
+    assert!(!pauses_apart(&[stall("a", r, 0, 10), stall("a", r, 10, 5)]));
+    assert!(pauses_apart(&[stall("a", r, 0, 10), stall("a", r, 11, 5)]));
+    assert!(pauses_apart(&[stall("a", r, 0, 10), stall("a", w, 5, 5)]));
+    assert!(pauses_apart(&[stall("a", r, 0, 10), stall("b", r, 5, 5)]));
+    let pause = Fault::Pause {
+        node: "a".into(),
+        at: At::Time(Dur::from_ns(5)),
+        duration: Dur::from_ns(5),
+        kind: PauseKind::Gc,
+        clock: None,
+    };
+    assert!(pauses_apart(&[stall("a", r, 0, 10), pause]));
+}
+
+/// Guided search under the `threads` profile breeds children inside it: stalls on the
+/// contenders only, apart, within max.
+#[test]
+fn every_child_under_thread_stalls_is_inside() {
+    let s = base();
+    let n = profile("threads", &s).unwrap();
+    let e = exploration(&s, &n, 1000);
+    let m = Mutator::new(&s, &n);
+    let archive = archive(&e);
+    let mut stalls = 0;
+    for run in FIRST..FIRST + 2 * GENERATION {
+        let c = breed(&e, &archive, run);
+        assert!(m.inside(&c.scenario), "run {run}");
+        stalls += c
+            .scenario
+            .faults
+            .iter()
+            .filter(|f| matches!(f, Fault::ThreadStall { .. }))
+            .count();
+    }
+    assert!(stalls > 64, "{stalls}");
 }

@@ -5,7 +5,7 @@
 
 use super::limits::{self, count};
 use super::protocols::StrategyChecks;
-use super::{FreezeClock, KindName, Scenario};
+use super::{FreezeClock, KindName, Scenario, Thread};
 use crate::time::{Dur, LocalDur};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +43,9 @@ pub struct Nemesis {
     /// Crashes, each followed by a restart at most `max_down` later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crashes: Option<Crashes>,
+    /// Stalls of one loop of a live process (its renewal loop unless said), at most `max` long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_stalls: Option<ThreadStalls>,
 }
 
 /// At most `max` long, `per_minute` per node on average.
@@ -116,13 +119,28 @@ pub struct Crashes {
     pub max_down: Dur,
 }
 
+/// Stalls of `thread` (the renewal loop by default), at most `max` long, `per_minute` per node
+/// that has such a loop (under the scenario's protocol).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadStalls {
+    pub max: Dur,
+    pub per_minute: f64,
+    #[serde(default = "renewal")]
+    pub thread: Thread,
+}
+
+fn renewal() -> Thread {
+    Thread::Renewal
+}
+
 fn default_max_down() -> Dur {
     Dur::from_secs(30)
 }
 
 /// The kinds of an envelope by field name, in field order: kind `k` (from 1) of
 /// `rng::Component::Explore`'s streams is `KINDS[k - 1]`.
-pub const KINDS: [&str; 10] = [
+pub const KINDS: [&str; 11] = [
     "pauses",
     "freezes",
     "steps",
@@ -133,6 +151,7 @@ pub const KINDS: [&str; 10] = [
     "delay_spikes",
     "drops",
     "crashes",
+    "thread_stalls",
 ];
 
 /// How a kind's rate counts: per node, or once for the cluster.
@@ -144,7 +163,7 @@ enum Scope {
 
 impl Nemesis {
     /// Which of [`KINDS`] the envelope has, in that order.
-    pub fn present(&self) -> [bool; 10] {
+    pub fn present(&self) -> [bool; 11] {
         [
             self.pauses.is_some(),
             self.freezes.is_some(),
@@ -156,6 +175,7 @@ impl Nemesis {
             self.delay_spikes.is_some(),
             self.drops.is_some(),
             self.crashes.is_some(),
+            self.thread_stalls.is_some(),
         ]
     }
 
@@ -248,6 +268,16 @@ impl Nemesis {
                 2.0,
             ));
         }
+        // Counted on every node, as if each had the loop: an estimate from above.
+        if let Some(t) = &self.thread_stalls {
+            v.push((
+                "thread_stalls.per_minute",
+                t.per_minute,
+                m(t.per_minute),
+                Scope::PerNode,
+                1.0,
+            ));
+        }
         v
     }
 
@@ -307,6 +337,9 @@ impl Nemesis {
         }
         if let Some(p) = &mut self.crashes {
             p.per_hour *= f;
+        }
+        if let Some(p) = &mut self.thread_stalls {
+            p.per_minute *= f;
         }
     }
 }
@@ -407,6 +440,12 @@ pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>) -
     if let Some(x) = &n.crashes {
         span(&mut p, "crashes.max_down", x.max_down.ns(), dur_limit);
     }
+    if let Some(x) = &n.thread_stalls {
+        span(&mut p, "thread_stalls.max", x.max.ns(), dur_limit);
+        if let (Thread::Renewal, Some(strategy)) = (x.thread, strategy) {
+            renewal_loops(strategy, s, &mut p);
+        }
+    }
     let mut rates_ok = true;
     for (at, r, per_second, _, _) in n.rates() {
         if !(r.is_finite() && r >= 0.0) {
@@ -481,9 +520,15 @@ fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: 
     }
     let w = &s.workload;
     let per_second = w.requests_per_second();
+    // A stall of the worker keeps requests waiting as a pause does.
+    let worker_stalls = n
+        .thread_stalls
+        .as_ref()
+        .filter(|x| x.thread == Thread::Worker);
     for (at, max) in [
         ("pauses.max", n.pauses.as_ref().map(|x| x.max)),
         ("freezes.max", n.freezes.as_ref().map(|x| x.max)),
+        ("thread_stalls.max", worker_stalls.map(|x| x.max)),
     ] {
         let Some(max) = max else { continue };
         // Drawn pauses never overlap another pause of their node, so none is longer than this.
@@ -534,8 +579,32 @@ fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: 
     }
 }
 
+/// Stalls of the renewal loop need a node that has one under `strategy`.
+fn renewal_loops(strategy: &dyn StrategyChecks, s: &Scenario, p: &mut Vec<String>) {
+    if s.nodes
+        .iter()
+        .any(|n| strategy.renewal_loop(n.role).is_some())
+    {
+        return;
+    }
+    let with: Vec<String> = super::Role::ALL
+        .into_iter()
+        .filter_map(|r| strategy.renewal_loop(r).map(|l| format!("a {r:?} ({l})")))
+        .collect();
+    p.push(format!(
+        "nemesis.thread_stalls.thread: under {}, no node of the scenario has a renewal loop \
+         apart from its work ({}); stall the Worker loop instead",
+        strategy.describe(),
+        if with.is_empty() {
+            "no role has one".to_string()
+        } else {
+            format!("only {} would", with.join(" or "))
+        }
+    ));
+}
+
 /// The named envelopes of `explore --nemesis NAME`.
-pub const PROFILES: &[&str] = &["pauses", "clocks", "network", "crashes", "all"];
+pub const PROFILES: &[&str] = &["pauses", "clocks", "network", "crashes", "threads", "all"];
 
 /// The named envelope `name` (one of [`PROFILES`]) for scenario `s`, or `None` for an unknown
 /// name. With T the lease term (`lease.duration`) and rates per node for node faults (pauses,
@@ -549,7 +618,10 @@ pub const PROFILES: &[&str] = &["pauses", "clocks", "network", "crashes", "all"]
 ///   6 per hour, delay spikes of windows up to T adding up to T at 6 per hour, drops of every
 ///   message kind in windows up to T at 6 per hour.
 /// - `crashes`: crashes at 2 per hour, each restarted up to 2T later.
-/// - `all`: all of the above.
+/// - `threads`: stalls of the renewal loop up to 2T at 1 per minute, on every node that has
+///   one under the scenario's protocol (one without any is refused by [`check`]).
+/// - `all`: all of the above but `threads`, so that it fits every protocol (a renewal loop
+///   apart from the work is a trait of some clients only).
 ///
 /// Scaled to the run's length D too: every rate is at least one expected fault over the run
 /// (per node for node faults), i.e. max(rate, 1/D), so that a short run sees each kind. Then
@@ -563,7 +635,7 @@ pub fn profile(name: &str, s: &Scenario) -> Option<Nemesis> {
         "pauses" => (true, false, false, false),
         "clocks" => (false, true, false, false),
         "network" => (false, false, true, false),
-        "crashes" => (false, false, false, true),
+        "crashes" | "threads" => (false, false, false, name == "crashes"),
         "all" => (true, true, true, true),
         _ => return None,
     };
@@ -634,6 +706,13 @@ pub fn profile(name: &str, s: &Scenario) -> Option<Nemesis> {
         n.crashes = Some(Crashes {
             per_hour: per_hour(2.0),
             max_down: two_t,
+        });
+    }
+    if name == "threads" {
+        n.thread_stalls = Some(ThreadStalls {
+            max: two_t,
+            per_minute: per_hour(60.0) / 60.0,
+            thread: Thread::Renewal,
         });
     }
     // Fit the totals, with a hundredth to spare for rounding.

@@ -4,7 +4,7 @@
 
 use crate::common::{leasesim, same_reports, workdir};
 use leasesim::scenario::nemesis::Nemesis;
-use leasesim::scenario::{Fault, FreezeClock, PauseKind, Scenario};
+use leasesim::scenario::{Fault, FreezeClock, PauseKind, Scenario, Thread};
 use std::fs;
 use std::path::Path;
 
@@ -161,6 +161,47 @@ fn two_sided_below_the_drift_bound_is_broken_by_drift_alone() {
     replay(&dir, &report.join("counterexample.ron"));
 }
 
+/// Redisson's watchdog under stalls of its thread: explore finds the stall that outlasts the
+/// key and shrinks the run to it, one stall of pod-a's renewal loop.
+#[test]
+fn a_starved_watchdog_is_found_and_shrinks_to_one_renewal_stall() {
+    let name = "explore-cached-bool-renewal-stalls";
+    let (code, dir) = explore("explore-renewal-stalls", &[name, "--runs", "200"]);
+    assert_eq!(code, 1, "a violation was found");
+    let report = dir.join("out").join(name);
+    let c = counterexample(&report);
+    let [Fault::ThreadStall {
+        node,
+        thread: Thread::Renewal,
+        at,
+        duration,
+    }] = c.faults.as_slice()
+    else {
+        panic!("one renewal-loop stall: {:?}", c.faults)
+    };
+    assert_eq!(node, "pod-a");
+    // pod-a's Acquire leaves at 0 and its renewals at 2 ms + 10k s (k >= 1); a renewal due
+    // inside the stall waits. With L the last one sent before the stall (0 for the Acquire),
+    // redis accepts it at L + 1 ms, lets the key lapse 30 s later and grants pod-b (queued)
+    // then, which holds from L + 30.002 s; pod-a's cached bool stays set until its renewal
+    // timer runs at the stall's end. So the overlap is at + d - (L + 30.002 s).
+    let (at, d) = (at.ns(), duration.ns());
+    let last = if at <= 10_002 * MS {
+        0
+    } else {
+        2 * MS + (at - 2 * MS - 1) / (10_000 * MS) * (10_000 * MS)
+    };
+    let overlap = at + d - (last + 30_002 * MS);
+    assert!(overlap > 0, "overlap {overlap} ns from {at} + {d}");
+    let summary = json(&report.join("summary.json"));
+    assert_eq!(summary["overlap"]["max_ns"], overlap);
+    assert_eq!(summary["thread_stalls"], 1);
+    let replayed = replay(&dir, &report.join("counterexample.ron"));
+    assert_eq!(figures(&replayed), figures(&summary));
+    let e = json(&report.join("explore.json"));
+    assert_eq!(e["violation"]["kind"], "write_overlap");
+}
+
 #[test]
 fn a_stalled_vm_freeze_breaks_two_sided_and_shrinks_to_the_freeze() {
     let (code, dir) = explore(
@@ -306,7 +347,8 @@ fn a_missing_envelope_or_an_unknown_profile_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("no `nemesis` block") && err.contains("pauses, clocks, network, crashes, all"),
+        err.contains("no `nemesis` block")
+            && err.contains("pauses, clocks, network, crashes, threads, all"),
         "{err}"
     );
     let out = leasesim(
