@@ -10,7 +10,7 @@ use crate::strategy::{
     Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
 };
 use crate::trace::history::HistoryEvent;
-use crate::trace::{DropReason, TraceEvent, TraceKind};
+use crate::trace::{DropReason, Readings, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
     /// Node `n` served read `op` of `key`, admitted under `token`, with `value`; `taken_now`:
@@ -314,13 +314,10 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Tells the observer (there must be one) that `kind` happened at node `n` now.
     pub(super) fn emit(&mut self, n: NodeId, kind: TraceKind) {
-        let clock = &self.clocks[n];
-        let mono = clock.mono(self.now);
         let e = TraceEvent {
             t: self.now,
             node: n,
-            mono,
-            wall: clock.wall_of(mono),
+            clock: Readings::Of(&self.clocks[n]),
             kind,
         };
         if let Some(o) = self.observer.as_mut() {

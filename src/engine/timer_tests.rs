@@ -77,7 +77,7 @@ impl Observer for Fired {
         } = e.kind
         {
             let timer = TimerId::try_from(timer).expect("a timer id");
-            self.0.push((timer, e.t.ns(), e.mono.ns(), e.wall.ns()));
+            self.0.push((timer, e.t.ns(), e.mono().ns(), e.wall().ns()));
         }
     }
 }

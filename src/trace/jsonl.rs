@@ -339,8 +339,8 @@ impl Observer for JsonlWriter {
             t_ns: e.t.ns(),
             node: name(e.node),
             kind,
-            mono_ns: e.mono.ns(),
-            wall_ns: e.wall.ns(),
+            mono_ns: e.mono().ns(),
+            wall_ns: e.wall().ns(),
             fields,
         };
         write_line(&mut self.out, &mut self.error, &line);

@@ -138,14 +138,43 @@ pub enum TraceKind {
     },
 }
 
-/// One event of a run, with the node's clock readings at that instant.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TraceEvent {
+/// One event of a run, with the node's clock readings at that instant ([`TraceEvent::mono`],
+/// [`TraceEvent::wall`]).
+#[derive(Clone, Copy, Debug)]
+pub struct TraceEvent<'a> {
     pub t: SimTime,
     pub node: NodeId,
-    pub mono: LocalTime,
-    pub wall: LocalTime,
+    /// Where the clock readings come from.
+    pub clock: Readings<'a>,
     pub kind: TraceKind,
+}
+
+/// A node's clock readings at an event: read from its clock when an observer asks (most
+/// events need none: a chart's marks go by true time), or given.
+#[derive(Clone, Copy, Debug)]
+pub enum Readings<'a> {
+    /// The node's clock, read at the event's true time.
+    Of(&'a crate::clock::NodeClock),
+    /// Readings given as they are.
+    Given { mono: LocalTime, wall: LocalTime },
+}
+
+impl TraceEvent<'_> {
+    /// The node's monotonic clock at the event.
+    pub fn mono(&self) -> LocalTime {
+        match self.clock {
+            Readings::Of(c) => c.mono(self.t),
+            Readings::Given { mono, .. } => mono,
+        }
+    }
+
+    /// The node's wall clock at the event.
+    pub fn wall(&self) -> LocalTime {
+        match self.clock {
+            Readings::Of(c) => c.wall(self.t),
+            Readings::Given { wall, .. } => wall,
+        }
+    }
 }
 
 /// Something that watches a run.
@@ -255,8 +284,10 @@ mod tests {
         let read = TraceEvent {
             t: SimTime::from_ns(2_500_000),
             node: 0,
-            mono: LocalTime::from_ns(0),
-            wall: LocalTime::from_ns(0),
+            clock: Readings::Given {
+                mono: LocalTime::from_ns(0),
+                wall: LocalTime::from_ns(0),
+            },
             kind: TraceKind::Read {
                 token: 1,
                 zombie: false,

@@ -186,7 +186,7 @@ impl PerfettoWriter {
 
     /// A clock-error sample of the node of `e`, if its errors moved enough (or `force`).
     fn clock_error(&mut self, e: &TraceEvent, force: bool) {
-        let err = (e.mono.ns() - e.t.ns(), e.wall.ns() - e.t.ns());
+        let err = (e.mono().ns() - e.t.ns(), e.wall().ns() - e.t.ns());
         let moved = self.last_error[e.node].is_none_or(|(m, w)| {
             (err.0 - m).abs() >= CLOCK_ERROR_STEP_NS || (err.1 - w).abs() >= CLOCK_ERROR_STEP_NS
         });
@@ -234,7 +234,7 @@ impl PerfettoWriter {
 
     /// The short slice of a message sent or delivered at event `e`, on its node's messages track.
     fn message_slice(&mut self, e: &TraceEvent, name: &str, id: u64, token: Option<Token>) {
-        let args = json!({"msg_id": id, "token": token, "mono_ns": e.mono.ns()});
+        let args = json!({"msg_id": id, "token": token, "mono_ns": e.mono().ns()});
         self.slice(e.node, MESSAGES, name, e.t, e.t, args);
     }
 
@@ -288,7 +288,7 @@ impl PerfettoWriter {
 impl Observer for PerfettoWriter {
     fn event(&mut self, e: &TraceEvent) {
         let n = e.node;
-        let clocks = json!({"mono_ns": e.mono.ns(), "wall_ns": e.wall.ns()});
+        let clocks = json!({"mono_ns": e.mono().ns(), "wall_ns": e.wall().ns()});
         let clock_changed = matches!(
             e.kind,
             TraceKind::Start { .. } | TraceKind::ClockStep { .. } | TraceKind::DriftChange { .. }
@@ -303,7 +303,7 @@ impl Observer for PerfettoWriter {
             TraceKind::PauseEnd => self.pause_ended(n, e.t),
             TraceKind::ThreadStallBegin { thread, until } => {
                 let name = format!("{} loop stalls", thread.name());
-                let args = json!({"until_ns": until.ns(), "mono_ns": e.mono.ns()});
+                let args = json!({"until_ns": until.ns(), "mono_ns": e.mono().ns()});
                 self.instant(n, FAULTS, &name, e.t, args);
             }
             TraceKind::ThreadStallEnd { thread } => {

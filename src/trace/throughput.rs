@@ -124,17 +124,19 @@ mod tests {
     use super::*;
     use crate::time::LocalTime;
 
-    fn event(t_ns: i64, node: usize, kind: TraceKind) -> TraceEvent {
+    fn event(t_ns: i64, node: usize, kind: TraceKind) -> TraceEvent<'static> {
         TraceEvent {
             t: SimTime::from_ns(t_ns),
             node,
-            mono: LocalTime::from_ns(t_ns),
-            wall: LocalTime::from_ns(t_ns),
+            clock: crate::trace::Readings::Given {
+                mono: LocalTime::from_ns(t_ns),
+                wall: LocalTime::from_ns(t_ns),
+            },
             kind,
         }
     }
 
-    fn read(t_ns: i64, node: usize) -> TraceEvent {
+    fn read(t_ns: i64, node: usize) -> TraceEvent<'static> {
         let kind = TraceKind::Read {
             token: 1,
             zombie: false,
@@ -143,7 +145,7 @@ mod tests {
         event(t_ns, node, kind)
     }
 
-    fn write(t_ns: i64, applied: bool, duplicate: bool) -> TraceEvent {
+    fn write(t_ns: i64, applied: bool, duplicate: bool) -> TraceEvent<'static> {
         let kind = TraceKind::WriteArrived {
             writer: 1,
             token: 1,

@@ -289,8 +289,8 @@ impl Recorder {
         let points = &mut self.tl.clock_error[e.node];
         points.push(ClockPoint {
             t: e.t,
-            mono_err_ns: e.mono.ns() - e.t.ns(),
-            wall_err_ns: e.wall.ns() - e.t.ns(),
+            mono_err_ns: e.mono().ns() - e.t.ns(),
+            wall_err_ns: e.wall().ns() - e.t.ns(),
         });
         if points.len() == MAX_CLOCK_POINTS {
             // Keep the even-numbered ones (the first among them) and from now on one in twice

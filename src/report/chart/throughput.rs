@@ -562,8 +562,10 @@ mod tests {
             tp.event(&TraceEvent {
                 t: SimTime::from_ns(ms * NS_PER_MS),
                 node: 0,
-                mono: LocalTime::from_ns(0),
-                wall: LocalTime::from_ns(0),
+                clock: crate::trace::Readings::Given {
+                    mono: LocalTime::from_ns(0),
+                    wall: LocalTime::from_ns(0),
+                },
                 kind: TraceKind::Read {
                     token: 1,
                     zombie: false,
