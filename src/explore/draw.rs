@@ -1523,6 +1523,34 @@ mod tests {
         assert!((60..=140).contains(&stalls_on), "{stalls_on} of 200");
     }
 
+    /// The stall kind's coin and factors come from stream 1, in the order the first ten's do
+    /// from stream 0: a fair coin, then the rate's and the size's index in {1/4, 1/2, 1}.
+    #[test]
+    fn the_stalls_swarm_choice_is_drawn_from_stream_one() {
+        let s = base("1h", "");
+        let n = profile("threads", &s).unwrap();
+        let (mut on, mut fallback) = (0, 0);
+        for seed in 0..64 {
+            let mut r = rng::stream(seed, Component::Explore, 1);
+            let coin = r.random_bool(0.5);
+            let rate = [0.25, 0.5, 1.0][r.random_range(0..3)];
+            let divisor = [4, 2, 1][r.random_range(0..3)];
+            let want = Some(Intensity { rate, divisor });
+            // The only kind present: on by its coin, or else chosen as the fallback.
+            assert_eq!(choose(seed, &n, true)[10], want, "seed {seed}");
+            // Among every kind, where the first ten enable one: on by its coin alone.
+            let mut all = profile("all", &s).unwrap();
+            all.thread_stalls = n.thread_stalls.clone();
+            let picks = choose(seed, &all, true);
+            if picks[..10].iter().any(Option::is_some) {
+                assert_eq!(picks[10], want.filter(|_| coin), "seed {seed}");
+            }
+            on += usize::from(coin);
+            fallback += usize::from(!coin);
+        }
+        assert!(on > 16 && fallback > 16, "{on} {fallback}");
+    }
+
     /// The `threads` profile is refused for a protocol with no renewal loop on any node of the
     /// scenario, with the fix named; under the base protocol it validates.
     #[test]
