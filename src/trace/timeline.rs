@@ -186,6 +186,47 @@ pub struct Recorder {
     /// Per node: keep one clock-error breakpoint in this many (a power of two), and how many
     /// were offered since the last one kept.
     clock_stride: Vec<(u64, u64)>,
+    /// The last bin a mark fell in, as [`BinSpan`]: marks come in time order, so most fall in
+    /// the bin before them and need no division.
+    last_bin: BinSpan,
+}
+
+/// Instants known to share one bin: every `t` in `[from, until)` is in bin `bin` (bins grow
+/// with time, so an instant between one known to be in a bin and the first of the next bin
+/// is in that bin).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct BinSpan {
+    from: i64,
+    until: i64,
+    bin: usize,
+}
+
+impl BinSpan {
+    /// No instant known yet.
+    const EMPTY: BinSpan = BinSpan {
+        from: 0,
+        until: 0,
+        bin: 0,
+    };
+
+    /// The span of instants from `t_ns` that share its bin in a run `width_ns` long (> 0):
+    /// up to the first instant of the next bin, ceil((bin + 1) * width / BINS), or to the end
+    /// of time for the last bin (which takes every later instant).
+    fn of(t_ns: i64, width_ns: i64) -> BinSpan {
+        let bin = bin_of(t_ns, width_ns);
+        let until = if bin + 1 >= BINS {
+            i64::MAX
+        } else {
+            let next = (bin as i128 + 1) * i128::from(width_ns);
+            let bins = BINS as i128;
+            i64::try_from((next + bins - 1) / bins).unwrap_or(i64::MAX)
+        };
+        BinSpan {
+            from: t_ns,
+            until,
+            bin,
+        }
+    }
 }
 
 /// The bin of `t_ns` among [`BINS`] equal bins of a run `width_ns` long (clamped to the first
@@ -228,6 +269,7 @@ impl Recorder {
             crashed_at: vec![None; n],
             exact_counts: [0; 7],
             clock_stride: vec![(1, 0); n],
+            last_bin: BinSpan::EMPTY,
         }
     }
 
@@ -237,8 +279,12 @@ impl Recorder {
             self.exact_counts[k] += 1;
             self.tl.marks.push(Mark { t, node, kind });
         }
-        let bin = bin_of(t.ns(), self.end_hint.ns().max(1));
-        self.tl.bins[node][k][bin] += 1;
+        let t_ns = t.ns();
+        if !(self.last_bin.from..self.last_bin.until).contains(&t_ns) {
+            self.last_bin = BinSpan::of(t_ns, self.end_hint.ns().max(1));
+        }
+        debug_assert_eq!(self.last_bin.bin, bin_of(t_ns, self.end_hint.ns().max(1)));
+        self.tl.bins[node][k][self.last_bin.bin] += 1;
     }
 
     fn push_pause(
@@ -554,5 +600,38 @@ mod tests {
                                             // t * 1000 overflows i64: (2^62 - 1) * 1000 / (2^63 - 1) = 499.99..., so 499.
         assert_eq!(bin_of(i64::MAX / 2, i64::MAX), 499);
         assert_eq!(bin_of(i64::MAX, i64::MAX), BINS - 1);
+    }
+
+    /// A bin's span runs from the instant asked to the first instant of the next bin. An hour
+    /// in 1000 bins: bin 0 is [0, 3.6 s), so from 1 s it runs to 3.6 s; 7 ns in 1000 bins:
+    /// bin b holds t with floor(1000 t / 7) = b, so t = 0 alone is bin 0 and bin 142 (t = 1)
+    /// ends at ceil(143 * 7 / 1000) = ceil(1.001) = 2; the last bin runs to the end of time.
+    #[test]
+    fn a_bin_span_ends_where_the_next_bin_begins() {
+        let hour = 3_600_000_000_000;
+        let s = BinSpan::of(1_000_000_000, hour);
+        assert_eq!((s.from, s.until, s.bin), (1_000_000_000, 3_600_000_000, 0));
+        assert_eq!(bin_of(3_600_000_000 - 1, hour), 0);
+        assert_eq!(BinSpan::of(0, 7).until, 1);
+        let s = BinSpan::of(1, 7);
+        assert_eq!((s.until, s.bin), (2, 142));
+        assert_eq!(BinSpan::of(hour - 1, hour).until, i64::MAX);
+        // Past 64 bits: bin 499 of a run of 2^63 - 1 ns ends at ceil(500 (2^63 - 1) / 1000) =
+        // ceil(2^62 - 1/2) = 2^62.
+        assert_eq!(BinSpan::of(i64::MAX / 2, i64::MAX).until, 1 << 62);
+    }
+
+    proptest::proptest! {
+        /// Every instant in a bin's span is in its bin, and the span's end is in the next.
+        #[test]
+        fn a_bin_span_holds_its_bin_exactly(t in 0i64..1 << 50, width in 1i64..1 << 50, ahead in 0i64..1 << 20) {
+            let s = BinSpan::of(t, width);
+            proptest::prop_assert_eq!(s.bin, bin_of(t, width));
+            let inside = t.saturating_add(ahead).min(s.until - 1);
+            proptest::prop_assert_eq!(bin_of(inside, width), s.bin);
+            if s.until < i64::MAX {
+                proptest::prop_assert_eq!(bin_of(s.until, width), s.bin + 1);
+            }
+        }
     }
 }
