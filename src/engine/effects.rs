@@ -65,20 +65,23 @@ impl<P: Protocol> Sim<'_, P> {
     /// tells the oracle what changed.
     pub(super) fn after_call(&mut self, n: NodeId) {
         let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
-        let mut out = std::mem::take(&mut self.out);
-        let (facts, mut actions) = out.drain();
-        let mut done = 0;
-        for (after, fact) in facts {
-            for action in actions.by_ref().take(after - done) {
+        // Most calls (a request checked or served) ask for nothing.
+        if !self.out.is_empty() {
+            let mut out = std::mem::take(&mut self.out);
+            let (facts, mut actions) = out.drain();
+            let mut done = 0;
+            for (after, fact) in facts {
+                for action in actions.by_ref().take(after - done) {
+                    self.carry_out(n, action);
+                }
+                done = after;
+                self.note(n, fact.with_clock());
+            }
+            for action in actions {
                 self.carry_out(n, action);
             }
-            done = after;
-            self.note(n, fact.with_clock());
+            self.out = out;
         }
-        for action in actions {
-            self.carry_out(n, action);
-        }
-        self.out = out;
         if cfg!(debug_assertions) {
             let before = self.oracle.beliefs(n);
             let claims = self.protocol.authorities();

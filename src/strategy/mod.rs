@@ -480,6 +480,11 @@ impl<M> Out<M> {
     }
     /// Takes everything out, leaving the buffers empty (their capacity kept): each fact with
     /// the number of actions given before it, and the actions.
+    /// Whether nothing was asked or reported since the last drain.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.actions.is_empty() && self.facts.is_empty()
+    }
+
     pub(crate) fn drain(
         &mut self,
     ) -> (
