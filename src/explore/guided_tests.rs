@@ -597,7 +597,8 @@ fn length(f: &Fault) -> i64 {
         | Fault::Partition { duration, .. }
         | Fault::OneWay { duration, .. }
         | Fault::DelaySpike { duration, .. }
-        | Fault::Drop { duration, .. } => duration.ns(),
+        | Fault::Drop { duration, .. }
+        | Fault::ThreadStall { duration, .. } => duration.ns(),
         _ => panic!("no length: {f:?}"),
     }
 }
@@ -1368,7 +1369,8 @@ fn thread_stalls_go_to_the_nodes_with_the_loop_and_stay_apart() {
         (m.kinds.clone(), m.stallable.clone()),
         (vec![10], vec![1, 2])
     );
-    let mut nodes = BTreeMap::new();
+    let (mut nodes, mut renoded) = (BTreeMap::new(), BTreeMap::new());
+    let (mut moved, mut resized) = (0, 0);
     for t in 0..40 {
         let mut r = stream(900 + t);
         let mut c = Child {
@@ -1388,12 +1390,24 @@ fn thread_stalls_go_to_the_nodes_with_the_loop_and_stay_apart() {
                 ..
             }
         ));
-        *nodes.entry(node_of(f).unwrap()).or_insert(0) += 1;
+        let was = node_of(f).unwrap();
+        *nodes.entry(was.clone()).or_insert(0) += 1;
         m.renode(f, &mut r);
-        assert_ne!(node_of(f).unwrap(), "lock");
+        *renoded.entry(node_of(f).unwrap()).or_insert(0) += 1;
+        moved += usize::from(node_of(f).unwrap() != was);
+        // A resize moves the length and keeps it within [1 ns, max].
+        let before = length(&own[0]);
+        m.resize(&mut own, 0, &mut r);
+        assert!(m.bounded(&own[0]), "{:?}", own[0]);
+        resized += usize::from(length(&own[0]) != before);
         assert_eq!(c.kinds, ["thread_stalls"]);
     }
     assert_eq!(nodes.keys().collect::<Vec<_>>(), ["a", "b"]);
+    // A renode draws among the nodes with the loop: both, never the grantor, moving about
+    // half of the stalls; a resize moves nearly every length.
+    assert_eq!(renoded.keys().collect::<Vec<_>>(), ["a", "b"]);
+    assert!((8..=32).contains(&moved), "{moved} of 40 moved");
+    assert!(resized > 30, "{resized} of 40 resized");
     // Past the envelope's max, or of the other loop: out.
     let stall = |node: &str, thread, at: i64, d: i64| Fault::ThreadStall {
         node: node.into(),

@@ -525,13 +525,14 @@ fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: 
         .thread_stalls
         .as_ref()
         .filter(|x| x.thread == Thread::Worker);
-    for (at, max) in [
-        ("pauses.max", n.pauses.as_ref().map(|x| x.max)),
-        ("freezes.max", n.freezes.as_ref().map(|x| x.max)),
-        ("thread_stalls.max", worker_stalls.map(|x| x.max)),
+    for (at, what, max) in [
+        ("pauses.max", "pause", n.pauses.as_ref().map(|x| x.max)),
+        ("freezes.max", "pause", n.freezes.as_ref().map(|x| x.max)),
+        ("thread_stalls.max", "stall", worker_stalls.map(|x| x.max)),
     ] {
         let Some(max) = max else { continue };
-        // Drawn pauses never overlap another pause of their node, so none is longer than this.
+        // Drawn pauses never overlap another pause of their node (nor stalls another stall of
+        // their loop), so none is longer than this.
         let wait = max
             .ns()
             .clamp(0, s.duration.ns())
@@ -539,7 +540,7 @@ fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: 
         let pending = per_second * wait as f64 / 1e9;
         if pending > limits::MAX_PENDING_REQUESTS {
             p.push(format!(
-                "nemesis.{at}: {per_second} requests/s x (a pause of {max} plus service_time {}) \
+                "nemesis.{at}: {per_second} requests/s x (a {what} of {max} plus service_time {}) \
                  = {} requests waiting at one contender, above the limit of {} {see}",
                 w.service_time,
                 count(pending),
@@ -984,6 +985,18 @@ mod tests {
                 .count(),
             1
         );
+        // Renewal-loop stalls up to 2T at 1 a minute, alone; `all` leaves them out.
+        let threads = profile("threads", &s).unwrap();
+        assert_eq!(
+            threads.thread_stalls,
+            Some(ThreadStalls {
+                max: secs(20),
+                per_minute: 1.0,
+                thread: Thread::Renewal
+            })
+        );
+        assert_eq!(threads.present().iter().filter(|&&x| x).count(), 1);
+        assert_eq!(all.thread_stalls, None);
         // A run of 1 min: at least 60 per hour, so crashes at 60/h, pauses still 1/min.
         let short = profile("all", &scenario("1min", "")).unwrap();
         assert_eq!(short.crashes.as_ref().unwrap().per_hour, 60.0);
@@ -1022,5 +1035,47 @@ mod tests {
         );
         s.nemesis = Some(p);
         assert_eq!(validate(&s), Vec::<String>::new());
+    }
+
+    /// 1000 h, T = 10 s: renewal stalls at 1/min on 3 nodes expect 180,000 faults (counted
+    /// on every node), scaled down with the others' rates to fit 50,000 (with a hundredth to
+    /// spare): 1/min x 0.99 x 50,000 / 180,000 = 0.275 a minute.
+    #[test]
+    fn the_threads_profile_fits_the_limits() {
+        let mut s = scenario("1000h", "");
+        let threads = profile("threads", &s).unwrap();
+        let rate = threads.thread_stalls.as_ref().unwrap().per_minute;
+        assert!((rate - 0.275).abs() < 1e-9, "{rate}");
+        s.nemesis = Some(threads);
+        assert_eq!(validate(&s), Vec::<String>::new());
+    }
+
+    /// A stall of the worker keeps requests waiting as a pause does; one of the renewal loop
+    /// does not. At 100,000 requests/s a stall of up to 20 s keeps 2,000,000 waiting (plus
+    /// the 1 ms of service: 2,000,100, printed 2.000e6), above the limit of 1,000,000.
+    #[test]
+    fn worker_stalls_count_the_requests_they_keep_waiting() {
+        let mut s = scenario(
+            "1h",
+            r#"workload: (reads_per_second: 100000.0, service_time: "1ms"),"#,
+        );
+        let stalls = |thread: &str| {
+            crate::scenario::ron_options()
+                .from_str::<Nemesis>(&format!(
+                    r#"(thread_stalls: (max: "20s", per_minute: 1.0, thread: {thread}))"#
+                ))
+                .unwrap()
+        };
+        s.nemesis = Some(stalls("Renewal"));
+        assert_eq!(validate(&s), Vec::<String>::new());
+        s.nemesis = Some(stalls("Worker"));
+        let p = validate(&s);
+        assert!(
+            p.len() == 1
+                && p[0]
+                    .starts_with("nemesis.thread_stalls.max: 100000 requests/s x (a stall of 20s")
+                && p[0].contains("= 2.000e6 requests waiting at one contender"),
+            "{p:?}"
+        );
     }
 }
