@@ -27,18 +27,20 @@ impl<P: Protocol> Sim<'_, P> {
                 break;
             }
             self.stats.events += 1;
-            self.stats.in_flight_sum += self.queue.len() as u64;
             assert!(
                 at >= self.now,
                 "time went backward: {at:?} < {:?}",
                 self.now
             );
             self.now = at;
+            // In flight: what waits in the queue once this event is out of it.
             if fault_first {
                 let (_, n, fault) = self.feed.pop_node().expect("a fault is due");
+                self.stats.in_flight_sum += self.queue.len() as u64;
                 self.apply_fault(n, fault);
             } else {
                 let (_, ev) = self.queue.pop().expect("an event is due");
+                self.stats.in_flight_sum += self.queue.len() as u64;
                 self.dispatch(ev);
             }
         }

@@ -269,3 +269,33 @@ fn a_timer_re_armed_later_holds_one_queue_entry_and_fires_at_its_last_deadline()
     assert_eq!(seen.0, [(0, 15_000 * MS, 15_000 * MS, 15_000 * MS)]);
     assert_eq!(result.stats.events, 1 + 5000 + 2 + 1);
 }
+
+/// The events in flight are counted once each event is out of the queue: with timers at 1, 2
+/// and 3 s, each sending a message to its own node, the run is the start (a fault: nothing
+/// queued yet, 0), timer 0 (timers 1 and 2 wait: 2), its message (2), timer 1 (1), its message
+/// (1), timer 2 (0) and its message (0): 7 events, 6 in flight in all.
+#[test]
+fn events_in_flight_are_counted_after_each_leaves_the_queue() {
+    let s = Scenario::from_ron(
+        r#"Scenario(
+            duration: "20s",
+            lease: (duration: "10s"),
+            strategy: CachedBool,
+            nodes: [(name: "a", role: Contender)],
+        )"#,
+    )
+    .expect("a scenario");
+    let alarm = Alarm(
+        (0..3)
+            .map(|t| {
+                (
+                    t,
+                    MONO,
+                    LocalTime::from_ns((i64::from(t) + 1) * 1_000_000_000),
+                )
+            })
+            .collect(),
+    );
+    let r = super::build(&s, &alarm, None).run();
+    assert_eq!((r.stats.events, r.stats.in_flight_sum), (7, 6));
+}
