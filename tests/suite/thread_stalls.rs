@@ -158,3 +158,43 @@ fn a_stall_reaches_the_timeline_as_a_span_of_its_loop() {
     assert_eq!(spans, [want]);
     assert!(timeline.pauses.is_empty());
 }
+
+/// `compare` on the starved watchdog: whether the worker checks the lease is the choice. The
+/// cached bool overlaps for the story's 14.996 s; TwoSided (its 300 ms margin, 1% of T) is
+/// safe: pod-a's worker stops at its last renewal's send (20.002 s) + T (30 s) - 300 ms =
+/// 49.702 s on its own clock (perfect here), pod-b holds from 50.004 s, so the slack is
+/// 302 ms, the longest the lock serves nobody; with the 2 ms before pod-a's first grant
+/// arrives, 304 ms of the 80 s: availability 1 - 0.304 / 80 = 0.9962.
+#[test]
+fn compare_shows_a_checked_lease_surviving_the_starved_watchdog() {
+    let dir = workdir("compare-watchdog");
+    let o = leasesim(
+        &[
+            "compare",
+            "redisson-watchdog-starved",
+            "--json",
+            "--out",
+            "out",
+        ],
+        &dir,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["strategy"].as_str().unwrap().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} row"))
+    };
+    let cached = row("CachedBool");
+    assert_eq!(cached["overlap"]["max_ns"], 14_996_000_000_i64);
+    assert_eq!(cached["thread_stalls"], 1);
+    let two_sided = row("TwoSided(holder_margin: \"300ms\")");
+    assert_eq!(two_sided["verdict"], "SAFE");
+    assert_eq!(two_sided["min_slack_ns"], 302_000_000);
+    assert_eq!(two_sided["max_unavailable_ns"], 302_000_000);
+    assert_eq!(two_sided["availability"], 0.9962);
+}
