@@ -561,9 +561,7 @@ impl<'a> Drawer<'a> {
             }
         }
     }
-}
 
-impl Drawer<'_> {
     /// Stalls (kind 10) of one loop of every node that has it, at `per_minute`, each at most
     /// `max` cut by the pick; one that would meet another stall of that loop of its node is
     /// left out (merged, the two would be one longer stall than `max`).
