@@ -198,3 +198,17 @@ fn compare_shows_a_checked_lease_surviving_the_starved_watchdog() {
     assert_eq!(two_sided["max_unavailable_ns"], 302_000_000);
     assert_eq!(two_sided["availability"], 0.9962);
 }
+
+/// A stall placed at a protocol moment: 4.998 s after redis's second renewal of pod-a's key
+/// (pod-a sends it at 20.002 s, redis takes it at 20.003 s), so at 25.001 s, 1 ms after the
+/// story's: the overlap runs from 50.004 s to the stall's end at 65.001 s, 14.997 s.
+#[test]
+fn a_stall_placed_at_a_moment_starts_there() {
+    let at = r#"After(moment: Renewal, node: "redis", nth: 2, delay: "4998ms")"#;
+    let s = run_text(&watchdog(&format!(
+        r#"ThreadStall(node: "pod-a", thread: Renewal, at: {at}, duration: "40s")"#
+    )));
+    assert_eq!(s.overlap.max_ns, 14_997_000_000);
+    assert_eq!(s.overlap.intervals[0].start_ns, 50_004_000_000);
+    assert_eq!(s.faults_never_placed, 0);
+}
