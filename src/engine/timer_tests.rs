@@ -82,13 +82,9 @@ impl Observer for Fired {
     }
 }
 
-/// Runs node `a` (drift `drift_ppm`, `faults` in RON) for 20 s with `timers`.
-fn fired(
-    drift_ppm: f64,
-    faults: &str,
-    timers: &[(TimerId, ClockKind, i64)],
-) -> Vec<(TimerId, i64, i64, i64)> {
-    let s = Scenario::from_ron(&format!(
+/// Node `a` alone (drift `drift_ppm`, `faults` in RON) for 20 s.
+fn one_node(drift_ppm: f64, faults: &str) -> Scenario {
+    Scenario::from_ron(&format!(
         r#"Scenario(
             duration: "20s",
             lease: (duration: "10s"),
@@ -97,15 +93,32 @@ fn fired(
             faults: [{faults}],
         )"#
     ))
-    .expect("a scenario");
-    let alarm = Alarm(
+    .expect("a scenario")
+}
+
+/// An alarm of `timers`, each (timer, clock, local deadline in ns).
+fn alarm(timers: &[(TimerId, ClockKind, i64)]) -> Alarm {
+    Alarm(
         timers
             .iter()
             .map(|&(t, c, at)| (t, c, LocalTime::from_ns(at)))
             .collect(),
-    );
+    )
+}
+
+/// Runs node `a` (drift `drift_ppm`, `faults` in RON) for 20 s with `timers`.
+fn fired(
+    drift_ppm: f64,
+    faults: &str,
+    timers: &[(TimerId, ClockKind, i64)],
+) -> Vec<(TimerId, i64, i64, i64)> {
     let mut seen = Fired::default();
-    super::build(&s, &alarm, Some(&mut seen)).run();
+    super::build(
+        &one_node(drift_ppm, faults),
+        &alarm(timers),
+        Some(&mut seen),
+    )
+    .run();
     seen.0
 }
 
@@ -276,26 +289,11 @@ fn a_timer_re_armed_later_holds_one_queue_entry_and_fires_at_its_last_deadline()
 /// (1), timer 2 (0) and its message (0): 7 events, 6 in flight in all.
 #[test]
 fn events_in_flight_are_counted_after_each_leaves_the_queue() {
-    let s = Scenario::from_ron(
-        r#"Scenario(
-            duration: "20s",
-            lease: (duration: "10s"),
-            strategy: CachedBool,
-            nodes: [(name: "a", role: Contender)],
-        )"#,
-    )
-    .expect("a scenario");
-    let alarm = Alarm(
-        (0..3)
-            .map(|t| {
-                (
-                    t,
-                    MONO,
-                    LocalTime::from_ns((i64::from(t) + 1) * 1_000_000_000),
-                )
-            })
-            .collect(),
-    );
-    let r = super::build(&s, &alarm, None).run();
+    let timers = [
+        (0, MONO, 1_000_000_000),
+        (1, MONO, 2_000_000_000),
+        (2, MONO, 3_000_000_000),
+    ];
+    let r = super::build(&one_node(0.0, ""), &alarm(&timers), None).run();
     assert_eq!((r.stats.events, r.stats.in_flight_sum), (7, 6));
 }
