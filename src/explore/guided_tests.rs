@@ -35,22 +35,34 @@ fn archive(e: &Exploration) -> Vec<Member> {
         .collect()
 }
 
+/// The children of the first `generations` bred generations of guided search of `s` under
+/// `n` (from an archive of swarm's first runs), each checked inside the envelope, by run.
+fn children_inside(s: &Scenario, n: &Nemesis, generations: u64) -> Vec<(u64, Child)> {
+    let e = exploration(s, n, 1000);
+    let m = Mutator::new(s, n);
+    let archive = archive(&e);
+    (FIRST..FIRST + generations * GENERATION)
+        .map(|run| {
+            let c = breed(&e, &archive, run);
+            assert!(m.inside(&c.scenario), "run {run}");
+            (run, c)
+        })
+        .collect()
+}
+
 #[test]
 fn every_child_is_inside_the_envelope_and_most_are_bred() {
     let s = base();
     let n = profile("all", &s).unwrap();
     let e = exploration(&s, &n, 1000);
-    let m = Mutator::new(&s, &n);
     let archive = archive(&e);
     let mut bred = 0;
-    for run in FIRST..FIRST + 4 * GENERATION {
-        let c = breed(&e, &archive, run);
+    for (run, c) in children_inside(&s, &n, 4) {
         // Deterministic: the same run breeds the same child.
         assert_eq!(
             c.scenario.to_ron(),
             breed(&e, &archive, run).scenario.to_ron()
         );
-        assert!(m.inside(&c.scenario), "run {run}");
         // The scenario's own pause first, unchanged.
         assert!(
             matches!(&c.scenario.faults[0], Fault::Pause { at, .. } if at.ns() == 50_000_000_000)
@@ -1450,19 +1462,14 @@ fn thread_stalls_go_to_the_nodes_with_the_loop_and_stay_apart() {
 fn every_child_under_thread_stalls_is_inside() {
     let s = base();
     let n = profile("threads", &s).unwrap();
-    let e = exploration(&s, &n, 1000);
-    let m = Mutator::new(&s, &n);
-    let archive = archive(&e);
-    let mut stalls = 0;
-    for run in FIRST..FIRST + 2 * GENERATION {
-        let c = breed(&e, &archive, run);
-        assert!(m.inside(&c.scenario), "run {run}");
-        stalls += c
-            .scenario
-            .faults
-            .iter()
-            .filter(|f| matches!(f, Fault::ThreadStall { .. }))
-            .count();
-    }
+    let stalls: usize = children_inside(&s, &n, 2)
+        .iter()
+        .map(|(_, c)| {
+            let faults = c.scenario.faults.iter();
+            faults
+                .filter(|f| matches!(f, Fault::ThreadStall { .. }))
+                .count()
+        })
+        .sum();
     assert!(stalls > 64, "{stalls}");
 }
