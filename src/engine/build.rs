@@ -11,9 +11,9 @@ use crate::net::{NetFault, Network};
 use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
-use crate::scenario::{DurationDist, Placement, Role, Scenario};
+use crate::scenario::{DurationDist, Placement, Scenario};
 use crate::strategy::{
-    LeaseParams, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Stamp, MAX_KINDS, MAX_TIMERS,
+    LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, Stamp, MAX_KINDS, MAX_TIMERS,
 };
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
@@ -62,7 +62,7 @@ pub fn build<'o, P: Protocol>(
         end: SimTime::from_ns(scenario.duration.ns()),
         max_events: scenario.limits.max_events,
         queue,
-        nodes: nodes(scenario),
+        nodes: nodes(scenario, protocol),
         clocks: clocks(scenario),
         net,
         oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
@@ -151,8 +151,9 @@ fn network(ids: &Ids, scenario: &Scenario, net_faults: Vec<NetFault>) -> Network
 }
 
 /// Every node, not yet started, with its streams: its logic's own, and its client workload's
-/// (requests go to contenders and to every replica; followers reject them).
-fn nodes<L: NodeLogic>(scenario: &Scenario) -> Vec<Node<L>> {
+/// (requests go to the nodes whose role takes them, [`Protocol::takes_requests`]: by default
+/// contenders and every replica, whose followers reject them).
+fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> {
     let arrivals = |rate: f64, component: Component, node: usize| {
         (rate > 0.0).then(|| {
             let mean = Dur::from_ns(crate::dist::to_ns(1e9 / rate));
@@ -168,7 +169,7 @@ fn nodes<L: NodeLogic>(scenario: &Scenario) -> Vec<Node<L>> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let contender = matches!(c.role, Role::Contender | Role::Replica);
+            let contender = protocol.takes_requests(c.role);
             Node {
                 role: c.role,
                 logic: None,

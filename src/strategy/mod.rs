@@ -99,6 +99,7 @@
 
 pub mod base;
 pub mod chubby;
+pub mod etcd;
 pub mod k8s;
 pub mod leaseguard;
 pub mod raft;
@@ -592,6 +593,12 @@ pub trait Protocol: Send + Sync + 'static {
     fn renewal_loop(&self, _role: Role) -> Option<&'static str> {
         None
     }
+    /// Whether the client workload sends requests to nodes with `role`: by default contenders
+    /// and replicas (a follower rejects them); a lock service whose replicas serve no client
+    /// of their own says no to them.
+    fn takes_requests(&self, role: Role) -> bool {
+        matches!(role, Role::Contender | Role::Replica)
+    }
     /// The logic of node `node` with `role`, starting from `disk` (the default on first start).
     fn node_logic(
         &self,
@@ -669,6 +676,7 @@ pub fn register_builtins(registry: &mut Registry) {
         .register::<chubby::settings::ChubbySession>()
         .register::<zookeeper::settings::ZooKeeperSession>()
         .register::<k8s::settings::K8sLeaderElection>()
+        .register::<etcd::settings::EtcdLease>()
         .register::<base::settings::TrueTime>()
         .register::<base::settings::Custom>();
 }

@@ -503,6 +503,10 @@ mod tests {
                 "K8sLeaderElection(observed_clock: Wall)",
                 r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
             ),
+            (
+                r#"EtcdLease(checkpoint_interval: "2s", expiry_clock: Wall)"#,
+                r#"EtcdLease(election_timeout: "1s", heartbeat: "100ms", check_own_key: true, ensure_leadership: true, checkpoint_interval: "2s", expiry_clock: Wall, app_watches_session: true)"#,
+            ),
             ("TrueTime", "TrueTime()"),
             (
                 "Custom(holder_clock: Wall, lease_start: OnReceive, validity: Clock)",
@@ -517,6 +521,6 @@ mod tests {
             assert_eq!(again.to_ron(), written, "{text}");
         }
         // Every built-in is in the list.
-        assert_eq!(registry.names().len(), 14);
+        assert_eq!(registry.names().len(), 15);
     }
 }

@@ -58,7 +58,7 @@ pub use election::Election;
 pub use log::{Entry, Log, Snapshot};
 pub use reads::{KeptRead, PendingReads, MAX_PENDING_READS};
 
-use crate::msg::NodeId;
+use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
 use crate::strategy::{Cx, Fact, Out, Store, TimerId};
 
@@ -70,6 +70,19 @@ pub const RETAIN: u64 = 16_384;
 
 /// Uncommitted entries a leader holds at most; while that many wait it admits no new one.
 pub const MAX_UNCOMMITTED: u64 = 16_384;
+
+/// What a protocol's entries carry besides a client write (`X` of [`Entry`]), and the token
+/// a client write an entry carries commits under: its term, unless the protocol's writes carry
+/// a token of their own (the revision of a lock's key).
+pub trait Payload: Copy + Default {
+    /// The token of a committed client write of an entry of `term` carrying this.
+    fn write_token(&self, term: u64) -> Token {
+        term
+    }
+}
+
+impl Payload for () {}
+impl Payload for crate::time::LocalTime {}
 
 /// A replica's state in its term.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,7 +187,7 @@ pub struct RaftCore<X, P> {
     retain: u64,
 }
 
-impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
+impl<X: Payload, P: Copy> RaftCore<X, P> {
     /// Node `node` starting from `disk`, a follower: what it compacted is committed.
     pub fn new(node: NodeId, disk: Disk<X>, election: Election) -> RaftCore<X, P> {
         RaftCore {
@@ -441,7 +454,7 @@ impl<X: Copy + Default, P: Copy> RaftCore<X, P> {
                     out.report(Fact::Committed {
                         index: self.commit,
                         writer,
-                        token: e.term,
+                        token: e.extra.write_token(e.term),
                         key: e.key,
                         value: e.value,
                     });
