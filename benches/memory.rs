@@ -178,6 +178,30 @@ fn replicas(strategy: &str, lease: &str, workload: &str) -> String {
     )
 }
 
+/// Three etcd members and three clients under `strategy`.
+fn etcd_cluster(strategy: &str, lease: &str) -> String {
+    format!(
+        r#"Scenario(
+            seed: 7,
+            duration: "60s",
+            lease: {lease},
+            strategy: {strategy},
+            clocks: (drift_spread_ppm: 200.0, placement: Random),
+            nodes: [
+                (name: "r1", role: Replica),
+                (name: "r2", role: Replica, start: "50ms"),
+                (name: "r3", role: Replica, start: "100ms"),
+                (name: "c1", role: Contender),
+                (name: "c2", role: Contender, start: "50ms"),
+                (name: "c3", role: Contender, start: "100ms"),
+            ],
+            network: (delay: Uniform(min: "200us", max: "2ms"), loss: 0.001, duplicate: 0.001),
+            workload: (reads_per_second: 100.0, writes_per_second: 20.0),
+            {FAULTS}
+        )"#
+    )
+}
+
 /// Each protocol's scenario, by name.
 fn cases() -> Vec<(&'static str, String)> {
     let drifting = "(drift_spread_ppm: 200.0, placement: Random)";
@@ -205,6 +229,10 @@ fn cases() -> Vec<(&'static str, String)> {
                 r#"(duration: "15s")"#,
                 drifting,
             ),
+        ),
+        (
+            "EtcdLease",
+            etcd_cluster("EtcdLease()", r#"(duration: "5s", retry_every: "1s")"#),
         ),
         (
             "RaftLeaderLease (TiKV)",
@@ -268,6 +296,13 @@ fn fine_cases() -> Vec<(&'static str, String)> {
                 1,
                 r#"(duration: "15s")"#,
                 drifting,
+            ),
+        ),
+        (
+            "EtcdLease, heartbeat 1us",
+            etcd_cluster(
+                r#"EtcdLease(election_timeout: "300ms", heartbeat: "1us")"#,
+                r#"(duration: "5s", retry_every: "1us")"#,
             ),
         ),
         (

@@ -217,7 +217,7 @@ fn an_unknown_strategy_lists_the_known_ones() {
     let known =
         "TwoSided, GrantorOnly, HolderOnly, CachedBool, WallClock, OnReceiveStart, Redlock, \
                  RaftLeaderLease, LeaseGuard, ChubbySession, ZooKeeperSession, K8sLeaderElection, \
-                 TrueTime, Custom, Patient";
+                 EtcdLease, TrueTime, Custom, Patient";
     // Loading the file: where it is.
     match load::from_text_in("s.ron", &text, &registry()) {
         Err(LoadError::Syntax {
