@@ -243,15 +243,17 @@ impl<P: Protocol> Sim<'_, P> {
                 token,
                 key,
                 value,
+                acked,
             } => {
                 if self.harm.first_commit(index, token) {
                     // Committed is acknowledged: the leader that accepted it answers its client
                     // now; one a later leader commits, its client learns of at the new leader
                     // (as a retry of its request does), and any client may read it from now on.
-                    if writer == n {
+                    // A writer outside the group is answered later (it reports WriteAcked).
+                    if writer == n || !acked {
                         self.stats.write_gap.event(self.now);
                     }
-                    self.took_effect(n, (writer, token), (key, value), true);
+                    self.took_effect(n, (writer, token), (key, value), acked);
                 }
             }
             _ => unreachable!("not the resource's fact: {fact:?}"),

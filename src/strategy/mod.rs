@@ -399,6 +399,10 @@ pub enum Fact {
         token: Token,
         key: Key,
         value: Value,
+        /// The commit acknowledges the write: a member that took the request answers its
+        /// client now. False for a writer outside the group (a client of etcd's members), which
+        /// reports [`Fact::WriteAcked`] when the answer reaches it.
+        acked: bool,
     },
 }
 

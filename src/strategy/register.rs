@@ -56,6 +56,15 @@ impl Store {
         self.floor
     }
 
+    /// These values as a copy of a state machine that has applied the first `applied` entries of
+    /// its log: an answer to a write at or before it ([`Ack::seq`] its index) adds nothing.
+    pub fn as_of(self, applied: u64) -> Store {
+        Store {
+            floor: applied,
+            ..self
+        }
+    }
+
     /// Sets `key` to `value`, as a state machine applying writes in its own order does (a
     /// replicated log's: no resource answers it).
     pub fn put(&mut self, key: Key, value: Value) {

@@ -252,3 +252,33 @@ proptest! {
         prop_assert_eq!(s.grants, tokens.len() as u64);
     }
 }
+
+#[test]
+fn a_holder_takes_its_own_writes_into_its_copy_only_when_their_commits_are_answered() {
+    // One client, its member m1 frozen 450 ms from 3 s (found by explore): the Puts a sends in
+    // the freeze wait in m1's queue and commit in order after it (at 3.453 and 3.455 s). Were a
+    // to read its own latest write before it took effect, that write would take its place in
+    // the history ahead of its earlier writes still queued, and their commits after it would
+    // make a's later reads of it stale: 6 of them. A copy that takes a write from the answer to
+    // its commit reads nothing out of order.
+    let text = r#"Scenario(
+        seed: 4,
+        duration: "4s",
+        lease: (duration: "4s", initial_leader: "m0"),
+        strategy: EtcdLease(),
+        nodes: [
+            (name: "m0", role: Replica),
+            (name: "m1", role: Replica),
+            (name: "m2", role: Replica),
+            (name: "a", role: Contender, start: "100ms"),
+        ],
+        workload: (reads_per_second: 50.0, writes_per_second: 5.0),
+        faults: [Pause(node: "m1", at: "3s", duration: "450ms", kind: VmFreeze)],
+    )"#;
+    let s = run_text(text);
+    assert_eq!(
+        (s.stale_reads, s.zombie_actions, s.unsafe_writes),
+        (0, 0, 0)
+    );
+    assert_eq!(s.holders, ["a"]);
+}

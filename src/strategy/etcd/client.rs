@@ -75,7 +75,7 @@ pub struct Client {
     pub(super) session: Option<Session>,
     pub(super) lock: Lock,
     /// Its copy of the protected keys: the values the lock's answer carried, and its own
-    /// writes since.
+    /// writes as their answers arrive.
     copy: Store,
     /// Its monotonic reading at start: the loops look at this plus whole periods.
     origin: LocalTime,
@@ -292,6 +292,14 @@ impl Client {
 
     pub(super) fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
         match msg {
+            Message::Answer {
+                reply: Reply::Written(ack),
+                ..
+            } => {
+                self.copy.merge(ack);
+                let (key, value) = (ack.key, ack.value);
+                out.report(Fact::WriteAcked { key, value });
+            }
             Message::Answer { req, reply } => self.answered(cx, req, reply, out),
             Message::KeepAliveResp { lease, ttl } => self.keepalive_answered(cx, lease, ttl, out),
             Message::Turn {
@@ -315,8 +323,8 @@ impl Client {
         self.acting()
     }
 
-    /// A read is served from the copy; a write is a `Put` to etcd under the lock's revision
-    /// (into the copy at once: the client's own latest write).
+    /// A read is served from the copy; a write is a `Put` to etcd under the lock's revision,
+    /// into the copy when its commit is answered.
     pub(super) fn on_request(
         &mut self,
         cx: &Cx,
@@ -331,7 +339,6 @@ impl Client {
             }),
             Request::Write { key, value } => {
                 out.report(Fact::WriteSent { token });
-                self.copy.put(key, value);
                 let call = Call::Put { key, value, token };
                 out.send(self.member(cx), Message::Call { req: 0, call });
             }

@@ -29,7 +29,7 @@ use super::EtcdConfig;
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::strategy::raft_core::{self, RaftCore};
-use crate::strategy::{Cx, Fact, Out};
+use crate::strategy::{Ack, Cx, Fact, Out, Store};
 use crate::time::{LocalDur, LocalTime};
 use std::collections::BTreeMap;
 
@@ -133,8 +133,7 @@ impl Member {
         }
     }
 
-    /// A client's call: appended if this member leads, else forwarded to the leader. A write
-    /// is not answered (its commit is its acknowledgement).
+    /// A client's call: appended if this member leads, else forwarded to the leader.
     pub(super) fn on_call(
         &mut self,
         cx: &mut Cx,
@@ -143,21 +142,18 @@ impl Member {
         call: Call,
         out: &mut Out<Message>,
     ) {
-        let (entry, answered) = match call {
-            Call::Grant { ttl } => (op_entry(Op::Grant { ttl }), true),
-            Call::Lock { lease } => (op_entry(Op::Lock { lease, client }), true),
-            Call::Put { key, value, token } => (
-                Entry {
-                    writer: Some(client),
-                    key,
-                    value,
-                    extra: Op::Put { token },
-                    ..Entry::default()
-                },
-                false,
-            ),
+        let entry = match call {
+            Call::Grant { ttl } => op_entry(Op::Grant { ttl }),
+            Call::Lock { lease } => op_entry(Op::Lock { lease, client }),
+            Call::Put { key, value, token } => Entry {
+                writer: Some(client),
+                key,
+                value,
+                extra: Op::Put { token },
+                ..Entry::default()
+            },
         };
-        let origin = answered.then_some(Origin {
+        let origin = Some(Origin {
             client,
             via: self.core.node,
             req,
@@ -289,10 +285,15 @@ impl Member {
         self.serve_waiters(out);
     }
 
+    /// What the member's state holds, as of the entries it applied.
+    fn values(&self) -> Store {
+        self.core.applied().clone().as_of(self.core.commit())
+    }
+
     /// Answers every waiter with no older key left.
     pub(super) fn serve_waiters(&mut self, out: &mut Out<Message>) {
         let table = &self.table;
-        let values = self.core.applied();
+        let values = self.values();
         self.waiters.retain(|&(client, rev)| {
             if !table.none_before(rev) {
                 return true;
@@ -317,17 +318,17 @@ impl Member {
             self.applied += 1;
             let index = self.applied;
             match self.core.log.entry(index) {
-                Some(e) => self.apply(cx, index, e.extra, out),
+                Some(e) => self.apply(cx, index, e, out),
                 None => debug_assert!(false, "entry {index} compacted before it was applied"),
             }
         }
         self.serve_waiters(out);
     }
 
-    /// Applies entry `index` carrying `op`; the lock's new owner, if it changed, is issued.
-    fn apply(&mut self, cx: &mut Cx, index: u64, op: Op, out: &mut Out<Message>) {
+    /// Applies entry `index`; the lock's new owner, if it changed, is issued.
+    fn apply(&mut self, cx: &mut Cx, index: u64, e: Entry, out: &mut Out<Message>) {
         let now = self.lessor_now(cx);
-        let reply = match op {
+        let reply = match e.extra {
             Op::Grant { ttl } => {
                 let ttl = ttl.max(self.c.min_ttl());
                 self.table.grant(index, ttl);
@@ -345,7 +346,7 @@ impl Member {
                 Some(l) => Reply::Locked {
                     rev: l.rev,
                     owner: l.owner,
-                    values: self.core.applied().clone(),
+                    values: self.values(),
                 },
                 None => Reply::LeaseNotFound,
             }),
@@ -354,7 +355,12 @@ impl Member {
                 self.lessor.checkpointed(now, lease, &self.table);
                 None
             }
-            Op::Empty | Op::Put { .. } => None,
+            Op::Put { .. } => Some(Reply::Written(Ack {
+                key: e.key,
+                value: e.value,
+                seq: index,
+            })),
+            Op::Empty => None,
         };
         if let (Some(reply), Some(origin)) = (reply, self.answers.remove(&index)) {
             self.answer(origin, reply, out);

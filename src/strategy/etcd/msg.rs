@@ -6,7 +6,7 @@ use super::table::Table;
 use super::LeaseId;
 use crate::msg::{Key, NodeId, Token, Value};
 use crate::strategy::raft_core::{self, VoteMessages, VoteRequest};
-use crate::strategy::{ProtocolMessage, Store};
+use crate::strategy::{Ack, ProtocolMessage, Store};
 use crate::time::LocalDur;
 
 /// What an entry of etcd's log does besides a client write (which the entry's writer, key and
@@ -36,6 +36,10 @@ impl raft_core::Payload for Op {
             Op::Put { token } => token,
             _ => term,
         }
+    }
+    /// A client's write is acknowledged when the answer to its `Put` reaches it.
+    fn acked_at_commit(&self) -> bool {
+        false
     }
 }
 
@@ -72,6 +76,8 @@ pub enum Reply {
     },
     /// The lease named is gone (`ErrLeaseNotFound`).
     LeaseNotFound,
+    /// A `Put` committed, at the index its answer carries as its sequence.
+    Written(Ack),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -154,7 +160,7 @@ pub struct Forwarded {
     /// What to append: the operation and, for a write, its writer, key and value.
     pub entry: Entry,
     /// The client and its call, to answer through the member that forwarded it (none for the
-    /// lessor's own proposals and for writes, which are not answered).
+    /// lessor's own proposals).
     pub origin: Option<Origin>,
 }
 

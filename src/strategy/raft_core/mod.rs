@@ -79,6 +79,12 @@ pub trait Payload: Copy + Default {
     fn write_token(&self, term: u64) -> Token {
         term
     }
+    /// Whether a client write of an entry carrying this is acknowledged when it commits (its
+    /// writer is the member that took it); false when the writer, outside the group, learns of
+    /// the commit from an answer. True by default.
+    fn acked_at_commit(&self) -> bool {
+        true
+    }
 }
 
 impl Payload for () {}
@@ -455,6 +461,7 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
                         index: self.commit,
                         writer,
                         token: e.extra.write_token(e.term),
+                        acked: e.extra.acked_at_commit(),
                         key: e.key,
                         value: e.value,
                     });

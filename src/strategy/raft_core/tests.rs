@@ -319,6 +319,7 @@ fn an_entry_of_an_earlier_term_commits_only_with_one_of_the_current_term() {
         token,
         key: token as u32,
         value: 10 * token,
+        acked: true,
     };
     assert_eq!(fx, [committed(2, 2), committed(3, 3)]);
     // The state machine applied both writes.
