@@ -52,9 +52,12 @@
 //! A read reports what it served, not why: the value its node's state held for its key (its
 //! copy of the register, its applied log). The oracle judges it from the client history alone
 //! (by linearizability), whatever the protocol. A node's state may hold a write that has not
-//! taken effect only if the node wrote it (its latest write of the key); any other value it
-//! holds took effect somewhere first. The built-in protocols take a write into a copy only
-//! once it took effect (from the resource's answer, or on commit).
+//! taken effect only if the node wrote it (its latest write of the key, and none of its earlier
+//! writes of the key still on its way: the oracle places a write read before it took effect
+//! right after the writes that took effect before, so an earlier one landing later would make
+//! the read look stale); any other value it holds took effect somewhere first. The built-in
+//! protocols take a write into a copy only once it took effect (from the resource's answer, or
+//! on commit).
 //!
 //! In debug builds the engine checks, after every call, the rules a forgotten fact would break
 //! (a protocol that breaks one fails a `debug_assert!` there rather than misleading the oracle):
