@@ -79,10 +79,6 @@ impl Lessor {
         }
     }
 
-    pub fn is_primary(&self) -> bool {
-        self.primary
-    }
-
     /// The expiry of `lease`, if the lessor is primary and has it.
     pub fn expiry(&self, lease: LeaseId) -> Option<LocalTime> {
         self.expiry.get(&lease).copied()
@@ -314,5 +310,63 @@ mod tests {
         assert!(l.due_checkpoints(at(4_000), &t).is_empty());
         assert_eq!(ceil_secs(LocalDur::from_ns(S)), LocalDur::from_secs(1));
         assert_eq!(ceil_secs(LocalDur::from_ns(S + 1)), LocalDur::from_secs(2));
+    }
+
+    #[test]
+    fn a_lease_granted_to_a_primary_expires_a_ttl_after_the_grant_and_to_a_follower_never() {
+        // Granted (applied) at 2 s by a primary: due for revoking at 7 s, not at 6.999 s.
+        let mut l = Lessor::new(None);
+        l.promote(at(0), ET, &Table::default());
+        l.granted(at(2_000), 1, TTL);
+        assert_eq!(l.expiry(1), Some(at(7_000)));
+        assert!(l.expired(at(6_999)).is_empty());
+        assert_eq!(l.expired(at(7_000)), [1]);
+        // A follower's lessor times nothing.
+        let mut f = Lessor::new(None);
+        f.granted(at(2_000), 1, TTL);
+        assert_eq!(f.expiry(1), None);
+    }
+
+    #[test]
+    fn an_applied_checkpoint_schedules_the_next_one() {
+        // Promoted at 0 (expiry 6 s), interval 2 s: the first checkpoint, taken at 2.5 s, has
+        // 4 s left. Applied at 2.6 s, it schedules the next at 4.6 s, which finds ceil(6 -
+        // 4.6) = 2 s left.
+        let mut t = table();
+        let mut l = Lessor::new(Some(LocalDur::from_secs(2)));
+        l.promote(at(0), ET, &t);
+        assert_eq!(
+            l.due_checkpoints(at(2_500), &t),
+            [(1, LocalDur::from_secs(4))]
+        );
+        t.checkpoint(1, LocalDur::from_secs(4));
+        l.checkpointed(at(2_600), 1, &t);
+        assert!(l.due_checkpoints(at(4_599), &t).is_empty());
+        assert_eq!(
+            l.due_checkpoints(at(4_600), &t),
+            [(1, LocalDur::from_secs(2))]
+        );
+    }
+
+    #[test]
+    fn a_renewal_clears_a_checkpoint_only_where_there_is_one_to_clear() {
+        let clears = |every: Option<LocalDur>, remaining: Option<LocalDur>| {
+            let mut t = table();
+            if let Some(r) = remaining {
+                t.checkpoint(1, r);
+            }
+            let mut l = Lessor::new(every);
+            l.promote(at(0), ET, &t);
+            match l.renew(at(100), KA, &t) {
+                Renew::Renewed {
+                    clear_checkpoint, ..
+                } => clear_checkpoint,
+                other => panic!("{other:?}"),
+            }
+        };
+        let (every, two) = (Some(LocalDur::from_secs(2)), Some(LocalDur::from_secs(2)));
+        assert!(clears(every, two));
+        assert!(!clears(every, None), "no checkpoint to clear");
+        assert!(!clears(None, two), "checkpointing off");
     }
 }
