@@ -369,4 +369,22 @@ mod tests {
         assert!(!clears(every, None), "no checkpoint to clear");
         assert!(!clears(None, two), "checkpointing off");
     }
+
+    #[test]
+    fn a_checkpoint_is_skipped_with_the_whole_ttl_left_and_never_scheduled_for_less_than_the_interval(
+    ) {
+        // Interval 500 ms, promoted at 0 (expiry 6 s): due at 500 ms, taken at 1 s with
+        // ceil(6 - 1) = 5 s left, the whole TTL: skipped, as etcd skips it (`remainingTTL >=
+        // l.ttl`), and not scheduled again.
+        let t = table();
+        let mut l = Lessor::new(Some(LocalDur::from_ms(500)));
+        l.promote(at(0), ET, &t);
+        assert!(l.due_checkpoints(at(1_000), &t).is_empty());
+        assert!(l.due_checkpoints(at(3_000), &t).is_empty());
+        // Interval 5 s, the TTL: a lease with no more than the interval left is not scheduled
+        // (`getRemainingTTL() > interval`), so at 5 s, with 1 s left, nothing is due.
+        let mut l = Lessor::new(Some(TTL));
+        l.promote(at(0), ET, &t);
+        assert!(l.due_checkpoints(at(5_000), &t).is_empty());
+    }
 }
