@@ -248,8 +248,8 @@ impl Member {
         self.advance_commit(cx, out);
     }
 
-    /// A vote request. With check-quorum (etcd's `inLease`), a leader, or a follower that heard
-    /// from its leader lately, ignores a campaign of a higher term.
+    /// A vote request. With check-quorum (etcd-io/raft's `inLease`), a leader, or a follower
+    /// that heard from its leader lately, ignores a campaign of a higher term.
     pub(super) fn on_request_vote(
         &mut self,
         cx: &mut Cx,
@@ -257,10 +257,7 @@ impl Member {
         m: VoteRequest,
         out: &mut Out<Message>,
     ) {
-        let sticky = self.core.is_leader()
-            || (self.core.state == State::Follower
-                && self.core.leader.is_some()
-                && self.core.election.heard_leader_lately(cx.mono));
+        let sticky = self.core.in_lease(&m, cx.mono);
         let mut moved = false;
         if m.term > self.core.term {
             if sticky {

@@ -871,12 +871,7 @@ impl Replica {
         // Stickiness, with check_quorum only (etcd-io/raft's `inLease`): a leader, or a follower
         // that heard from its leader lately, ignores a campaign of a higher term (and keeps its
         // term), unless a leadership transfer started it.
-        let sticky = self.c.check_quorum
-            && !m.transfer
-            && (self.core.is_leader()
-                || (self.core.state == State::Follower
-                    && self.core.leader.is_some()
-                    && self.core.election.heard_leader_lately(cx.mono)));
+        let sticky = self.c.check_quorum && self.core.in_lease(&m, cx.mono);
         let mut moved = false;
         if m.term > self.core.term {
             if sticky {

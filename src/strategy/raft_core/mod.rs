@@ -362,6 +362,18 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
         granted
     }
 
+    /// Leader stickiness (etcd-io/raft's `inLease`, under check-quorum): whether this replica
+    /// ignores the campaign `m` of a higher term, as a leader or as a follower that heard from
+    /// its leader less than an election timeout ago at `now`, unless a leadership transfer
+    /// started it.
+    pub fn in_lease(&self, m: &VoteRequest, now: crate::time::LocalTime) -> bool {
+        !m.transfer
+            && (self.is_leader()
+                || (self.state == State::Follower
+                    && self.leader.is_some()
+                    && self.election.heard_leader_lately(now)))
+    }
+
     /// Counts `from`'s vote of `term`. Returns whether it makes a majority for the candidate
     /// of that term: the protocol then makes it leader.
     pub fn count_vote(&mut self, from: NodeId, term: u64, granted: bool, majority: usize) -> bool {
