@@ -99,6 +99,7 @@
 
 pub mod base;
 pub mod chubby;
+pub mod consul;
 pub mod k8s;
 pub mod leaseguard;
 pub mod raft;
@@ -668,6 +669,7 @@ pub fn register_builtins(registry: &mut Registry) {
         .register::<leaseguard::settings::LeaseGuard>()
         .register::<chubby::settings::ChubbySession>()
         .register::<zookeeper::settings::ZooKeeperSession>()
+        .register::<consul::settings::ConsulSession>()
         .register::<k8s::settings::K8sLeaderElection>()
         .register::<base::settings::TrueTime>()
         .register::<base::settings::Custom>();
