@@ -28,7 +28,9 @@
 //!
 //! Every call's RPC deadline is `rpc_timeout` past its send time, plus the wait and the jitter
 //! of a blocking GET ([`ConsulConfig::deadline`]); with `rpc_timeout: None` a call with no
-//! answer hangs its loop for ever.
+//! answer hangs its loop for ever (monitorLock's timer is then armed past the longest run,
+//! [`limits::MAX_DURATION_NS`] ahead, and does nothing: the engine asks every believer to have
+//! something pending).
 //!
 //! The holder serves reads from its copy of the register (the values its acquire carried, and
 //! its own writes the leader answered since) and sends writes, with its LockIndex, to the
@@ -38,7 +40,7 @@ use super::msg::Message;
 use super::{ConsulConfig, RenewPolicy};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
-use crate::scenario::Role;
+use crate::scenario::{limits, Role};
 use crate::strategy::{Belief, Cx, Fact, LeaseParams, Out, Request, Store, Thread, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
@@ -316,7 +318,11 @@ impl Client {
         self.monitor_call = Some(req);
         let blocking = if index == 0 { LocalDur::ZERO } else { wait };
         self.monitor_due = self.c.deadline(cx.mono, blocking);
-        Self::arm(MONITOR, self.monitor_due, out);
+        // With no deadline the GET waits for ever; the timer is still armed, past the longest
+        // run, because the engine asks a believer to have something pending. It changes
+        // nothing when it fires.
+        let never = cx.mono + LocalDur::from_ns(limits::MAX_DURATION_NS);
+        Self::arm(MONITOR, Some(self.monitor_due.unwrap_or(never)), out);
     }
 
     /// monitorLock returns: the client stops believing, the application calls `Unlock()` and
