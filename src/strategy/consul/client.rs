@@ -502,3 +502,274 @@ impl Client {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::GrantorRestart;
+    use crate::strategy::{Action, ProtocolMessage};
+
+    const S: i64 = 1_000_000_000;
+    const MS: i64 = 1_000_000;
+    /// Node 0 is the leader, node 1 this client.
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender];
+
+    /// A client with T = 15 s and Consul's defaults, but `renew` and `rpc_timeout`.
+    fn client(renew: RenewPolicy, rpc_timeout: Option<LocalDur>) -> Client {
+        let c = ConsulConfig {
+            ttl_multiplier: 2,
+            lock_delay: LocalDur::from_secs(15),
+            renew,
+            query_wait: LocalDur::from_secs(300),
+            lock_wait: LocalDur::from_secs(15),
+            lock_retry: LocalDur::from_secs(5),
+            rpc_timeout,
+        };
+        let p = LeaseParams {
+            lease: LocalDur::from_secs(15),
+            renew_every: LocalDur::from_secs(5),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: GrantorRestart::Wait,
+            fencing: false,
+            initial_leader: None,
+        };
+        Client::new(c, p)
+    }
+
+    fn call(
+        c: &mut Client,
+        at_ns: i64,
+        f: impl FnOnce(&mut Client, &mut Cx, &mut Out<Message>),
+    ) -> Out<Message> {
+        crate::strategy::with_test_cx(1, ROLES, LocalTime::from_ns(at_ns), |cx| {
+            let mut out = Out::default();
+            f(c, cx, &mut out);
+            out
+        })
+    }
+
+    fn deliver(c: &mut Client, at_ns: i64, msg: Message) -> Out<Message> {
+        call(c, at_ns, |c, cx, out| c.on_message(cx, msg, out))
+    }
+
+    /// The kinds of the messages sent, in order.
+    fn kinds(given: &Out<Message>) -> Vec<&'static str> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { msg, .. } => Some(Message::KINDS[msg.kind()]),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn armed(given: &Out<Message>, timer: TimerId) -> Option<i64> {
+        given.actions().iter().find_map(|a| match a {
+            Action::SetTimer { timer: t, at, .. } if *t == timer => Some(at.ns()),
+            _ => None,
+        })
+    }
+
+    /// Started at 0: Create (req 1); Created at 2 ms: the renewal loop's first renew at 2 ms +
+    /// 7.5 s, and the GET (req 2) of the free key; then Acquire (req 3), locked with LockIndex
+    /// 4 at 6 ms: it holds, and monitorLock GETs (req 4) at index 0.
+    fn holding(renew: RenewPolicy, rpc_timeout: Option<LocalDur>) -> Client {
+        let mut c = client(renew, rpc_timeout);
+        let started = call(&mut c, 0, |c, cx, out| c.on_start(cx, out));
+        assert_eq!(kinds(&started), ["Create"]);
+        let session = c.session;
+        let created = deliver(&mut c, 2 * MS, Message::Created { session, req: 1 });
+        assert_eq!(kinds(&created), ["Get"]);
+        assert_eq!(armed(&created, RENEW), Some(7_502 * MS));
+        let free = Message::KeyState {
+            req: 2,
+            index: 0,
+            holder: None,
+            lock_index: 0,
+        };
+        assert_eq!(kinds(&deliver(&mut c, 4 * MS, free)), ["Acquire"]);
+        let locked = Message::AcquireResult {
+            session,
+            req: 3,
+            found: true,
+            locked: true,
+            token: 4,
+            index: 7,
+            holder: Some((1, session)),
+            values: Store::default(),
+        };
+        let held = deliver(&mut c, 6 * MS, locked);
+        assert_eq!(held.facts(), [Fact::Holding { token: 4 }]);
+        assert_eq!(kinds(&held), ["Get"]);
+        assert_eq!(c.belief(), Belief::Bool { token: 4 });
+        c
+    }
+
+    /// monitorLock's answer naming this session keeps the belief and blocks at its index, with
+    /// a deadline of 8 ms + 300 + 18.75 + 7 s; one naming no holder ends it: the client
+    /// releases the key, destroys its session (the renewal loop still ran) and creates a new
+    /// one.
+    #[test]
+    fn monitor_lock_keeps_the_belief_until_the_key_changes_hands() {
+        let mut c = holding(RenewPolicy::RetryEverySecond, Some(LocalDur::from_secs(7)));
+        let session = c.session;
+        let mine = Message::KeyState {
+            req: 4,
+            index: 7,
+            holder: Some((1, session)),
+            lock_index: 4,
+        };
+        let again = deliver(&mut c, 8 * MS, mine);
+        assert_eq!(armed(&again, MONITOR), Some(325_758 * MS));
+        let gone = Message::KeyState {
+            req: 5,
+            index: 8,
+            holder: None,
+            lock_index: 4,
+        };
+        let lost = deliver(&mut c, 40 * S, gone);
+        assert_eq!(c.belief(), Belief::None);
+        assert_eq!(kinds(&lost), ["Release", "Destroy", "Create"]);
+        assert!(c.session > session);
+    }
+
+    /// With no RPC timeout the monitor's GET has no deadline: its timer sits 1000 h ahead and
+    /// does nothing when it fires; the client keeps believing.
+    #[test]
+    fn without_an_rpc_timeout_the_monitor_waits_for_ever() {
+        let mut c = holding(RenewPolicy::RetryEverySecond, None);
+        let session = c.session;
+        let mine = Message::KeyState {
+            req: 4,
+            index: 7,
+            holder: Some((1, session)),
+            lock_index: 4,
+        };
+        let again = deliver(&mut c, 8 * MS, mine);
+        let never = 8 * MS + limits::MAX_DURATION_NS;
+        assert_eq!(armed(&again, MONITOR), Some(never));
+        let fired = call(&mut c, never, |c, cx, out| c.on_timer(cx, MONITOR, out));
+        assert!(fired.actions().is_empty());
+        assert_eq!(c.belief(), Belief::Bool { token: 4 });
+    }
+
+    /// The renew of 7.502 s (req 5) is refused at 7.504 s. StopOnError: the loop ends, the
+    /// client still believes. RetryEverySecond: again at 8.504 s; refused then too, and so on
+    /// until a refusal comes more than T = 15 s after the loop's start at 2 ms.
+    #[test]
+    fn a_refused_renew_ends_or_retries_the_renewal_loop() {
+        let refuse = |c: &mut Client, at_ns: i64, req: u64| {
+            let session = c.session;
+            call(c, at_ns, |c, cx, out| {
+                c.on_refused(cx, Message::Renew { session, req }, out)
+            })
+        };
+        let mut stop = holding(RenewPolicy::StopOnError, Some(LocalDur::from_secs(7)));
+        call(&mut stop, 7_502 * MS, |c, cx, out| {
+            c.on_timer(cx, RENEW, out)
+        });
+        refuse(&mut stop, 7_504 * MS, 5);
+        assert!(!stop.renewing);
+        assert_eq!(stop.belief(), Belief::Bool { token: 4 });
+        let mut retry = holding(RenewPolicy::RetryEverySecond, Some(LocalDur::from_secs(7)));
+        let sent = call(&mut retry, 7_502 * MS, |c, cx, out| {
+            c.on_timer(cx, RENEW, out)
+        });
+        assert_eq!(armed(&sent, RENEW), Some(14_502 * MS), "its RPC deadline");
+        let again = refuse(&mut retry, 7_504 * MS, 5);
+        assert_eq!(armed(&again, RENEW), Some(8_504 * MS));
+        // A refusal at 15.002 s is exactly T after 2 ms: not more, so one more try at
+        // 16.002 s; its refusal at 16.004 s is more: the loop ends.
+        call(&mut retry, 15_001 * MS, |c, cx, out| {
+            c.on_timer(cx, RENEW, out)
+        });
+        assert_eq!(
+            armed(&refuse(&mut retry, 15_002 * MS, 6), RENEW),
+            Some(16_002 * MS)
+        );
+        call(&mut retry, 16_002 * MS, |c, cx, out| {
+            c.on_timer(cx, RENEW, out)
+        });
+        assert!(retry.renewing);
+        refuse(&mut retry, 16_004 * MS, 7);
+        assert!(!retry.renewing);
+    }
+
+    /// "Not found" ends the renewal loop (ErrSessionExpired), not the belief.
+    #[test]
+    fn a_renew_of_an_invalidated_session_ends_the_loop() {
+        let mut c = holding(RenewPolicy::RetryEverySecond, Some(LocalDur::from_secs(7)));
+        call(&mut c, 7_502 * MS, |c, cx, out| c.on_timer(cx, RENEW, out));
+        let session = c.session;
+        let gone = Message::RenewResult {
+            session,
+            req: 5,
+            found: false,
+        };
+        deliver(&mut c, 7_504 * MS, gone);
+        assert!(!c.renewing);
+        assert_eq!(c.belief(), Belief::Bool { token: 4 });
+    }
+
+    /// Refused under lock-delay with the key free, the acquire loop sleeps lock_retry and then
+    /// GETs at index 0; refused with the key held, it blocks on the key's index.
+    #[test]
+    fn a_refused_acquire_sleeps_under_lock_delay_or_waits_on_the_key() {
+        let refused = |holder| Message::AcquireResult {
+            session: 1,
+            req: 3,
+            found: true,
+            locked: false,
+            token: 1,
+            index: 9,
+            holder,
+            values: Store::default(),
+        };
+        let ready = || {
+            let mut c = client(RenewPolicy::RetryEverySecond, Some(LocalDur::from_secs(7)));
+            call(&mut c, 0, |c, cx, out| c.on_start(cx, out));
+            deliver(&mut c, 2 * MS, Message::Created { session: 1, req: 1 });
+            let free = Message::KeyState {
+                req: 2,
+                index: 0,
+                holder: None,
+                lock_index: 0,
+            };
+            deliver(&mut c, 4 * MS, free);
+            c
+        };
+        let mut c = ready();
+        let sleep = deliver(&mut c, 6 * MS, refused(None));
+        assert_eq!(armed(&sleep, LOCK), Some(5_006 * MS));
+        assert!(kinds(&sleep).is_empty());
+        let woke = call(&mut c, 5_006 * MS, |c, cx, out| c.on_timer(cx, LOCK, out));
+        assert!(matches!(
+            woke.actions()[0],
+            Action::Send {
+                msg: Message::Get { index: 0, .. },
+                ..
+            }
+        ));
+        let mut c = ready();
+        let wait = deliver(&mut c, 6 * MS, refused(Some((2, 1))));
+        assert!(matches!(
+            wait.actions()[0],
+            Action::Send {
+                msg: Message::Get { index: 9, .. },
+                ..
+            }
+        ));
+        // Its deadline: 6 ms + 15 + 15/16 + 7 s.
+        assert_eq!(armed(&wait, LOCK), Some(22_943_500 * 1_000));
+    }
+
+    /// The renewal loop is the client's renewal thread; the acquire loop and monitorLock are
+    /// the worker's.
+    #[test]
+    fn only_the_renew_timer_is_the_renewal_loops() {
+        assert_eq!(thread_of_timer(RENEW), Thread::Renewal);
+        assert_eq!(thread_of_timer(LOCK), Thread::Worker);
+        assert_eq!(thread_of_timer(MONITOR), Thread::Worker);
+    }
+}

@@ -378,3 +378,242 @@ impl Leader {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Role;
+    use crate::strategy::{Action, Store};
+
+    const S: i64 = 1_000_000_000;
+    /// Node 0 is the leader, nodes 1 and 2 clients.
+    const ROLES: &[Role] = &[Role::Grantor, Role::Contender, Role::Contender];
+
+    fn params(restart: GrantorRestart) -> LeaseParams {
+        LeaseParams {
+            lease: LocalDur::from_secs(15),
+            renew_every: LocalDur::from_secs(5),
+            retry_every: LocalDur::from_secs(1),
+            grantor_restart: restart,
+            fencing: false,
+            initial_leader: None,
+        }
+    }
+
+    fn config(lock_delay_s: i64) -> ConsulConfig {
+        ConsulConfig {
+            ttl_multiplier: 2,
+            lock_delay: LocalDur::from_secs(lock_delay_s),
+            renew: super::super::RenewPolicy::RetryEverySecond,
+            query_wait: LocalDur::from_secs(300),
+            lock_wait: LocalDur::from_secs(15),
+            lock_retry: LocalDur::from_secs(5),
+            rpc_timeout: Some(LocalDur::from_secs(7)),
+        }
+    }
+
+    fn leader(lock_delay_s: i64) -> Leader {
+        Leader::new(
+            params(GrantorRestart::Wait),
+            config(lock_delay_s),
+            Disk::default(),
+        )
+    }
+
+    fn call(
+        l: &mut Leader,
+        at_ns: i64,
+        f: impl FnOnce(&mut Leader, &mut Cx, &mut Out<Message>),
+    ) -> Out<Message> {
+        crate::strategy::with_test_cx(0, ROLES, LocalTime::from_ns(at_ns), |cx| {
+            let mut out = Out::default();
+            f(l, cx, &mut out);
+            out
+        })
+    }
+
+    fn from(l: &mut Leader, at_ns: i64, node: NodeId, msg: Message) -> Out<Message> {
+        call(l, at_ns, |l, cx, out| l.on_message(cx, node, msg, out))
+    }
+
+    fn sent(given: &Out<Message>) -> Vec<(NodeId, Message)> {
+        given
+            .actions()
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { to, msg } => Some((*to, msg.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Whether the answer to an acquire says locked.
+    fn locked(given: &Out<Message>) -> Option<bool> {
+        sent(given).into_iter().find_map(|(_, m)| match m {
+            Message::AcquireResult { locked, .. } => Some(locked),
+            _ => None,
+        })
+    }
+
+    fn expire(l: &mut Leader, at_ns: i64) -> Out<Message> {
+        call(l, at_ns, |l, cx, out| l.on_timer(cx, EXPIRY, out))
+    }
+
+    /// Node 1 opens session 1 at 0 and acquires the key at 0: LockIndex 1, to 30 s.
+    fn held_by_1(lock_delay_s: i64) -> Leader {
+        let mut l = leader(lock_delay_s);
+        from(&mut l, 0, 1, Message::Create { session: 1, req: 1 });
+        let grant = from(&mut l, 0, 1, Message::Acquire { session: 1, req: 2 });
+        assert_eq!(locked(&grant), Some(true));
+        assert_eq!(
+            grant.facts(),
+            [Fact::Issued {
+                token: 1,
+                to: 1,
+                until: LocalTime::from_ns(30 * S)
+            }]
+        );
+        l
+    }
+
+    /// Created at 0 with T = 15 s: reaped at 2 x 15 = 30 s, not before; a renew at 10 s moves
+    /// it to 40 s (and renews the lock it holds); a renew of the reaped session is "not found".
+    #[test]
+    fn a_session_is_reaped_at_twice_its_ttl_after_its_last_renew() {
+        let mut l = held_by_1(0);
+        let renew = from(&mut l, 10 * S, 1, Message::Renew { session: 1, req: 3 });
+        assert_eq!(
+            renew.facts(),
+            [Fact::Renewed {
+                token: 1,
+                until: LocalTime::from_ns(40 * S)
+            }]
+        );
+        expire(&mut l, 40 * S - 1);
+        assert_eq!(l.sessions.len(), 1);
+        expire(&mut l, 40 * S);
+        assert!(l.sessions.is_empty() && l.key.holder.is_none());
+        let late = from(&mut l, 41 * S, 1, Message::Renew { session: 1, req: 4 });
+        let not_found = Message::RenewResult {
+            session: 1,
+            req: 4,
+            found: false,
+        };
+        assert_eq!(sent(&late), [(1, not_found)]);
+    }
+
+    /// Lock-delay 15 s: node 1's session is reaped at 30 s, so node 2 (its session open) is
+    /// refused until 45 s and granted LockIndex 2 at 45 s. A clean release has no delay.
+    #[test]
+    fn only_an_invalidation_starts_the_lock_delay() {
+        let mut l = held_by_1(15);
+        from(&mut l, 20 * S, 2, Message::Create { session: 1, req: 1 });
+        expire(&mut l, 30 * S);
+        assert_eq!(l.delay_until, Some(LocalTime::from_ns(45 * S)));
+        let early = from(
+            &mut l,
+            45 * S - 1,
+            2,
+            Message::Acquire { session: 1, req: 2 },
+        );
+        assert_eq!(locked(&early), Some(false));
+        let at_end = from(&mut l, 45 * S, 2, Message::Acquire { session: 1, req: 3 });
+        assert_eq!(locked(&at_end), Some(true));
+        assert_eq!(l.key.lock_index, 2);
+        // Node 2 releases cleanly at 46 s: node 1's new session takes it at once.
+        let release = Message::Release {
+            session: 1,
+            token: 2,
+        };
+        from(&mut l, 46 * S, 2, release);
+        from(&mut l, 46 * S, 1, Message::Create { session: 2, req: 5 });
+        let again = from(&mut l, 46 * S, 1, Message::Acquire { session: 2, req: 6 });
+        assert_eq!(locked(&again), Some(true));
+        assert_eq!(l.key.lock_index, 3);
+    }
+
+    /// A blocking GET at the key's index waits; the key's change answers it at once, with the
+    /// new index and no holder. One at an older index is answered at once.
+    #[test]
+    fn a_blocking_get_is_answered_when_the_key_changes() {
+        let mut l = held_by_1(0);
+        let index = l.key.modify_index;
+        let get = Message::Get {
+            req: 9,
+            index,
+            wait: LocalDur::from_secs(15),
+        };
+        assert!(sent(&from(&mut l, S, 2, get)).is_empty());
+        let reaped = expire(&mut l, 30 * S);
+        let state = Message::KeyState {
+            req: 9,
+            index: index + 1,
+            holder: None,
+            lock_index: 1,
+        };
+        assert_eq!(sent(&reaped), [(2, state)]);
+        let old = Message::Get {
+            req: 10,
+            index,
+            wait: LocalDur::from_secs(15),
+        };
+        assert_eq!(sent(&from(&mut l, 31 * S, 2, old)).len(), 1);
+    }
+
+    /// A held GET of 15 s is answered between 15 s and 15 + 15/16 s after it arrived.
+    #[test]
+    fn a_blocking_get_times_out_within_its_wait_and_jitter() {
+        let mut l = held_by_1(0);
+        let index = l.key.modify_index;
+        let get = Message::Get {
+            req: 9,
+            index,
+            wait: LocalDur::from_secs(15),
+        };
+        let held = from(&mut l, 0, 2, get);
+        let due = held
+            .actions()
+            .iter()
+            .find_map(|a| match a {
+                Action::SetTimer {
+                    timer: QUERY, at, ..
+                } => Some(at.ns()),
+                _ => None,
+            })
+            .expect("a query timer");
+        assert!((15 * S..15 * S + 15 * S / 16).contains(&due), "{due}");
+        assert_eq!(
+            sent(&call(&mut l, due, |l, cx, out| l.on_timer(cx, QUERY, out))).len(),
+            1
+        );
+    }
+
+    /// A new leader at 100 s resets every session's timer to 100 + 30 = 130 s and keeps the
+    /// lock with its holder; with `Forget` (the bug) it invalidates them at once.
+    #[test]
+    fn a_new_leader_resets_every_session_timer_in_full() {
+        let disk = held_by_1(15).into_disk();
+        let restart = |how| {
+            let mut l = Leader::new(params(how), config(15), disk.clone());
+            let given = call(&mut l, 100 * S, |l, cx, out| {
+                cx.restarted = true;
+                l.on_start(cx, out)
+            });
+            (l, given)
+        };
+        let (l, given) = restart(GrantorRestart::Wait);
+        assert_eq!(l.sessions[0].expiry, LocalTime::from_ns(130 * S));
+        assert_eq!(l.key.holder, Some((1, 1)));
+        assert_eq!(
+            given.facts(),
+            [Fact::Renewed {
+                token: 1,
+                until: LocalTime::from_ns(130 * S)
+            }]
+        );
+        let (l, _) = restart(GrantorRestart::Forget);
+        assert!(l.sessions.is_empty() && l.key.holder.is_none());
+        assert_eq!(l.delay_until, Some(LocalTime::from_ns(115 * S)));
+        assert_eq!(l.register.values(), Store::default());
+    }
+}

@@ -307,3 +307,112 @@ impl NodeLogic for Node {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::settings::ConsulSession as Settings;
+    use super::*;
+    use crate::strategy::Settings as _;
+
+    /// The protocol's own problems with a leader and `contenders` clients, T = `t`.
+    fn problems(t: &str, strategy: &str, contenders: usize) -> Vec<String> {
+        let clients: Vec<String> = (0..contenders)
+            .map(|i| format!(r#"(name: "c{i}", role: Contender)"#))
+            .collect();
+        let s = Scenario::from_ron(&format!(
+            r#"Scenario(duration: "60s", lease: (duration: "{t}"), strategy: {strategy},
+                nodes: [(name: "l", role: Grantor), {}])"#,
+            clients.join(", ")
+        ))
+        .unwrap();
+        let settings: Settings = crate::scenario::ron_options()
+            .from_str(&s.strategy.to_ron())
+            .unwrap();
+        settings.build().check(&s)
+    }
+
+    /// T from 10 s to 24 h; one leader and a client.
+    #[test]
+    fn the_ttl_is_within_consuls_bounds_and_a_client_is_needed() {
+        assert!(problems("10s", "ConsulSession()", 1).is_empty());
+        assert!(problems("24h", "ConsulSession()", 1).is_empty());
+        assert_eq!(
+            problems("9999999999ns", "ConsulSession()", 0),
+            [
+                "nodes: ConsulSession needs at least one Contender (a client of api.Lock)",
+                "lease.duration: 9.999999999s is the session TTL, which Consul takes from 10s \
+                 (session_ttl_min) to 86400s"
+            ]
+        );
+    }
+
+    /// Each bound of each field, alone: the edge accepted, one past it refused.
+    #[test]
+    fn every_field_is_checked_at_its_bounds() {
+        let one = |fields: &str| problems("15s", &format!("ConsulSession({fields})"), 1);
+        for ok in [
+            r#"lock_delay: "0s""#,
+            r#"lock_delay: "60s""#,
+            r#"query_wait: "10m""#,
+            r#"lock_wait: "1ns""#,
+            r#"lock_retry: "1ns""#,
+            "rpc_timeout: None",
+            "ttl_multiplier: 1",
+        ] {
+            assert!(one(ok).is_empty(), "{ok}: {:?}", one(ok));
+        }
+        for (bad, said) in [
+            (
+                r#"lock_delay: "-1ns""#,
+                "strategy.lock_delay: must not be negative (got -1ns)",
+            ),
+            (
+                r#"lock_delay: "60000000001ns""#,
+                "strategy.lock_delay: 60.000000001s is above 60s, the most Consul takes \
+                 (structs.MaxLockDelay)",
+            ),
+            (
+                r#"lock_wait: "0s""#,
+                "strategy.lock_wait: must be positive (got 0s)",
+            ),
+            (
+                r#"lock_retry: "0s""#,
+                "strategy.lock_retry: must be positive (got 0s)",
+            ),
+            (
+                "ttl_multiplier: 0",
+                "strategy.ttl_multiplier: must be at least 1 (got 0)",
+            ),
+        ] {
+            assert_eq!(one(bad), [said], "{bad}");
+        }
+        // T x multiplier past the longest run.
+        let p = one("ttl_multiplier: 300000");
+        assert!(p[0].starts_with("strategy.ttl_multiplier: T x 300000 is above the limit"));
+    }
+
+    /// A blocking GET of 16 s sent at 1 s fails at 1 + 16 + 1 + 7 = 25 s; a call that does not
+    /// block at 1 + 7 = 8 s; with no RPC timeout, never.
+    #[test]
+    fn a_call_fails_rpc_timeout_after_its_wait_and_jitter() {
+        let mut c = ConsulConfig {
+            ttl_multiplier: 2,
+            lock_delay: LocalDur::from_secs(15),
+            renew: RenewPolicy::RetryEverySecond,
+            query_wait: LocalDur::from_secs(300),
+            lock_wait: LocalDur::from_secs(15),
+            lock_retry: LocalDur::from_secs(5),
+            rpc_timeout: Some(LocalDur::from_secs(7)),
+        };
+        let at = LocalTime::from_ns(1_000_000_000);
+        let s = |n: i64| Some(LocalTime::from_ns(n * 1_000_000_000));
+        assert_eq!(c.deadline(at, LocalDur::from_secs(16)), s(25));
+        assert_eq!(c.deadline(at, LocalDur::ZERO), s(8));
+        c.rpc_timeout = None;
+        assert_eq!(c.deadline(at, LocalDur::ZERO), None);
+        assert_eq!(
+            c.reap_after(LocalDur::from_secs(15)),
+            LocalDur::from_secs(30)
+        );
+    }
+}

@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(d, ConsulSession::default());
         assert_eq!(
             Settings::to_ron(&d),
-            r#"ConsulSession(ttl_multiplier: 2, lock_delay: "15s", renew: RetryEverySecond, query_wait: "5m", lock_wait: "15s", lock_retry: "5s", rpc_timeout: "7s")"#
+            r#"ConsulSession(ttl_multiplier: 2, lock_delay: "15s", renew: RetryEverySecond, query_wait: "300s", lock_wait: "15s", lock_retry: "5s", rpc_timeout: "7s")"#
         );
         let text = r#"ConsulSession(ttl_multiplier: 3, lock_delay: "1s", renew: StopOnError, query_wait: "10s", lock_wait: "2s", lock_retry: "500ms", rpc_timeout: None)"#;
         let c = settings(text);
