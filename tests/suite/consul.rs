@@ -5,12 +5,12 @@
 //! each rule does on its own, with the arithmetic in each comment.
 //!
 //! The world of most tests: T = 15 s (the session TTL), 1 ms messages, perfect clocks, the
-//! leader `leader`, client `a` from 0 and `b` from a given start. a creates its session at
-//! 1 ms (Created at 2 ms), GETs the key at once (answered at 4 ms), acquires it at 5 ms (LockIndex
-//! 1) and holds from 6 ms; monitorLock's GET at index 0 is answered at 8 ms and its blocking
-//! GET, sent at 8 ms, is held at the leader from 9 ms. a renews every T/2 = 7.5 s after each
-//! answer: sent at 7.502, 15.004, 22.506 s..., reaching the leader 1 ms later (7.503, 15.005,
-//! 22.507 s), each answered 2 ms after it was sent.
+//! leader `leader`, client `a` from 0 and `b` from a given start. a creates its session at 1 ms
+//! (Created at 2 ms), GETs the key at once (answered at 4 ms), acquires it at 5 ms with
+//! LockIndex 1 and holds from 6 ms; monitorLock's GET at index 0 is answered at 8 ms and its
+//! blocking GET, sent at 8 ms, is held at the leader from 9 ms. a renews every T/2 = 7.5 s
+//! after each answer: sent at 7.502, 15.004, 22.506 s..., reaching the leader 1 ms later
+//! (7.503, 15.005, 22.507 s), each answered 2 ms after it was sent.
 
 use crate::common::{run_text, scenario};
 use leasesim::scenario::validate::validate;
