@@ -93,7 +93,8 @@ mod tests {
         r#"(name: "r0", role: Replica), (name: "r1", role: Replica), (name: "r2", role: Replica)"#;
 
     /// A base strategy: the common lineup with its own margin, 5 ms, in registration order;
-    /// TwoSided with it is the scenario's own, not run twice. client-go's 10 s renew deadline
+    /// TwoSided with it is the scenario's own, not run twice. ConsulSession has no margin: its
+    /// defaults. client-go's 10 s renew deadline
     /// and 2 s retry for a 15 s lease, scaled to T = 10 s: 10 s / 3 x 2 = 6.666 s and
     /// 10 s / 15 x 2 = 1.333 s (each cut to whole ms). No TrueTime: the clocks know no error.
     #[test]
@@ -110,6 +111,10 @@ mod tests {
             (
                 r#"ChubbySession(grace: "45s", lock_delay: "0s", act_in_jeopardy: false, holder_margin: "5ms", keepalive: HeldOpen, hold_margin: "1s")"#,
                 "margin 5ms from the scenario's strategy; Chubby's 45 s grace",
+            ),
+            (
+                r#"ConsulSession(ttl_multiplier: 2, lock_delay: "15s", renew: RetryEverySecond, query_wait: "300s", lock_wait: "15s", lock_retry: "5s", rpc_timeout: "7s")"#,
+                "Consul's defaults: TTL x 2, 15 s lock-delay",
             ),
             (
                 r#"K8sLeaderElection(renew_deadline: "6.666s", retry_period: "1.333s", jitter_factor: 1.2)"#,

@@ -102,6 +102,7 @@
 
 pub mod base;
 pub mod chubby;
+pub mod consul;
 pub mod etcd;
 pub mod k8s;
 pub mod leaseguard;
@@ -682,6 +683,7 @@ pub fn register_builtins(registry: &mut Registry) {
         .register::<leaseguard::settings::LeaseGuard>()
         .register::<chubby::settings::ChubbySession>()
         .register::<zookeeper::settings::ZooKeeperSession>()
+        .register::<consul::settings::ConsulSession>()
         .register::<k8s::settings::K8sLeaderElection>()
         .register::<etcd::settings::EtcdLease>()
         .register::<base::settings::TrueTime>()

@@ -500,6 +500,10 @@ mod tests {
                 r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s", act_while_disconnected: false, error_policy: Session)"#,
             ),
             (
+                "ConsulSession(renew: StopOnError, rpc_timeout: None)",
+                r#"ConsulSession(ttl_multiplier: 2, lock_delay: "15s", renew: StopOnError, query_wait: "300s", lock_wait: "15s", lock_retry: "5s", rpc_timeout: None)"#,
+            ),
+            (
                 "K8sLeaderElection(observed_clock: Wall)",
                 r#"K8sLeaderElection(renew_deadline: "10s", retry_period: "2s", jitter_factor: 1.2, observed_clock: Wall)"#,
             ),
@@ -521,6 +525,6 @@ mod tests {
             assert_eq!(again.to_ron(), written, "{text}");
         }
         // Every built-in is in the list.
-        assert_eq!(registry.names().len(), 15);
+        assert_eq!(registry.names().len(), 16);
     }
 }

@@ -7,6 +7,7 @@ mod chubby;
 mod cli;
 mod closed_stdout;
 mod common;
+mod consul;
 mod duplicates;
 mod etcd;
 mod explore;

@@ -423,7 +423,11 @@ fn every_bad_item_of_compare_strategies_is_reported_by_its_text_and_place() {
             "error: --strategies:1:11: item 2 `Cachedbool`: unknown strategy \"Cachedbool\" \
              (known: TwoSided, GrantorOnly, HolderOnly, CachedBool, WallClock, OnReceiveStart, \
              Redlock, RaftLeaderLease, LeaseGuard, ChubbySession, ZooKeeperSession, \
-             K8sLeaderElection, EtcdLease, TrueTime, Custom)\n  |\n1 | {list}\n  |           ^\n\
+             ConsulSession, K8sLeaderElection, EtcdLease, TrueTime, Custom)
+  |
+1 | {list}
+  |           ^
+\
              error: --strategies:1:46: item 3 `TwoSided(holder_margin: 5)`: expected a duration \
              string with a unit, e.g. \"5s\" or \"5ms\", found the number 5\n  |\n1 | {list}\n  \
              | {}^\n",

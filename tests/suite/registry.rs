@@ -216,8 +216,8 @@ fn an_unknown_strategy_lists_the_known_ones() {
     let text = scenario_text(r#"Patent(wait: "20ms")"#);
     let known =
         "TwoSided, GrantorOnly, HolderOnly, CachedBool, WallClock, OnReceiveStart, Redlock, \
-                 RaftLeaderLease, LeaseGuard, ChubbySession, ZooKeeperSession, K8sLeaderElection, \
-                 EtcdLease, TrueTime, Custom, Patient";
+                 RaftLeaderLease, LeaseGuard, ChubbySession, ZooKeeperSession, ConsulSession, \
+                 K8sLeaderElection, EtcdLease, TrueTime, Custom, Patient";
     // Loading the file: where it is.
     match load::from_text_in("s.ron", &text, &registry()) {
         Err(LoadError::Syntax {
