@@ -15,11 +15,11 @@ pub trait Service {
     /// What survives a crash of the service (its disk or replicated database).
     type Disk: Default + Send;
     /// The service starts, or restarts after a crash (`cx.restarted`).
-    fn on_start(&mut self, cx: &Cx, out: &mut Out<Self::Msg>);
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Self::Msg>);
     /// A client's request or answer arrives from `from`.
-    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Self::Msg, out: &mut Out<Self::Msg>);
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Self::Msg, out: &mut Out<Self::Msg>);
     /// One of the service's timers fires.
-    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Self::Msg>);
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Self::Msg>);
     /// The service crashed: what it keeps.
     fn into_disk(self) -> Self::Disk;
 }
@@ -38,6 +38,9 @@ pub trait Client {
     fn check(&self, cx: &Cx) -> Option<Token>;
     /// A request admitted under `token` (by [`Client::check`]) is served.
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
+    /// `msg`, sent to the service, was refused by its host while the service was down (see
+    /// [`NodeLogic::on_refused`]): ignored by default.
+    fn on_refused(&mut self, _cx: &Cx, _msg: Self::Msg, _out: &mut Out<Self::Msg>) {}
     /// An operator's `StepDown`: the client gives up what it holds (by default, nothing).
     fn step_down(&mut self, _cx: &Cx, _out: &mut Out<Self::Msg>) {}
     /// The client's belief now, for reads and writes alike.
@@ -85,6 +88,12 @@ where
         match self {
             ServiceNode::Service(s) => s.on_timer(cx, timer, out),
             ServiceNode::Client(c) => c.on_timer(cx, timer, out),
+        }
+    }
+
+    fn on_refused(&mut self, cx: &mut Cx, _to: NodeId, msg: S::Msg, out: &mut Out<S::Msg>) {
+        if let ServiceNode::Client(c) = self {
+            c.on_refused(cx, msg, out);
         }
     }
 

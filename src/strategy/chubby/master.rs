@@ -360,7 +360,7 @@ impl Service for Master {
         }
     }
 
-    fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         if !cx.restarted {
             return;
         }
@@ -385,7 +385,7 @@ impl Service for Master {
         self.expire(cx, out);
     }
 
-    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match msg {
             // Chubby's RPCs run over TCP, which delivers a request once: a copy the network
             // duplicated is not seen (a second `Acquire` would have its grant said again, a
@@ -456,7 +456,7 @@ impl Service for Master {
         }
     }
 
-    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             EXPIRY => {
                 self.expiry_armed = None;

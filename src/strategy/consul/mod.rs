@@ -25,12 +25,13 @@ pub mod leader;
 pub mod msg;
 pub mod settings;
 
-use super::{Beliefs, Command, Cx, LeaseParams, NodeLogic, Out, Protocol, Register};
+use super::{Belief, Cx, LeaseParams, Out, Protocol, Register};
 use super::{Request, Thread, TimerId, Transport};
 use crate::msg::{NodeId, Token};
 use crate::scenario::limits;
 use crate::scenario::{Role, Scenario};
 use crate::strategy::roles::{Grantors, LockServiceRoles};
+use crate::strategy::service_node::{self, Service, ServiceNode};
 use crate::time::{LocalDur, LocalTime};
 pub use client::Client;
 pub use leader::Leader;
@@ -150,8 +151,8 @@ impl Protocol for ConsulSession {
 
     fn node_logic(&self, _node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
-            Role::Grantor => Node::Leader(Leader::new(*params, self.config, disk)),
-            _ => Node::Client(Client::new(self.config, *params)),
+            Role::Grantor => ServiceNode::Service(Leader::new(*params, self.config, disk)),
+            _ => ServiceNode::Client(Client::new(self.config, *params)),
         }
     }
 }
@@ -222,88 +223,77 @@ pub struct Disk {
     register: Register,
 }
 
-/// A node of a Consul cluster as this protocol sees it: the leader or a client.
-pub enum Node {
-    Leader(Leader),
-    Client(Client),
-}
+/// A node of a Consul cluster as this protocol sees it: the leader (the service) or a client.
+pub type Node = ServiceNode<Leader, Client>;
 
-impl NodeLogic for Node {
+/// The leader is the lock service: it grants, it never believes.
+impl Service for Leader {
     type Msg = Message;
     type Disk = Disk;
 
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        match self {
-            Node::Leader(l) => l.on_start(cx, out),
-            Node::Client(c) => c.on_start(cx, out),
-        }
+        Leader::on_start(self, cx, out);
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
-        match self {
-            Node::Leader(l) => l.on_message(cx, from, msg, out),
-            Node::Client(c) => c.on_message(cx, msg, out),
-        }
-    }
-
-    /// The leader's process is down ("No cluster leader"): the client's call fails at once.
-    fn on_refused(&mut self, cx: &mut Cx, _to: NodeId, msg: Message, out: &mut Out<Message>) {
-        if let Node::Client(c) = self {
-            c.on_refused(cx, msg, out);
-        }
+        Leader::on_message(self, cx, from, msg, out);
     }
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
-        match self {
-            Node::Leader(l) => l.on_timer(cx, timer, out),
-            Node::Client(c) => c.on_timer(cx, timer, out),
-        }
-    }
-
-    fn thread_of_timer(&self, timer: TimerId) -> Thread {
-        match self {
-            Node::Leader(_) => Thread::Worker,
-            Node::Client(_) => client::thread_of_timer(timer),
-        }
-    }
-
-    fn thread_of_message(&self, msg: &Message) -> Thread {
-        match (self, msg) {
-            (Node::Client(_), Message::RenewResult { .. }) => Thread::Renewal,
-            _ => Thread::Worker,
-        }
-    }
-
-    fn check(&self, _cx: &Cx, _request: Request) -> Option<Token> {
-        match self {
-            Node::Leader(_) => None,
-            Node::Client(c) => c.held(),
-        }
-    }
-
-    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        if let Node::Client(c) = self {
-            c.on_request(cx, request, token, out);
-        }
-    }
-
-    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
-        if let (Node::Client(c), Command::StepDown) = (self, command) {
-            c.step_down(cx, out);
-        }
-    }
-
-    fn beliefs(&self) -> Beliefs {
-        match self {
-            Node::Leader(_) => Beliefs::NONE,
-            Node::Client(c) => Beliefs::both(c.belief()),
-        }
+        Leader::on_timer(self, cx, timer, out);
     }
 
     fn into_disk(self) -> Disk {
-        match self {
-            Node::Leader(l) => l.into_disk(),
-            Node::Client(_) => Disk::default(),
+        Leader::into_disk(self)
+    }
+}
+
+/// A client of `api.Lock`: its session's renewal loop, its lock and monitor calls, its work.
+impl service_node::Client for Client {
+    type Msg = Message;
+
+    fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        Client::on_start(self, cx, out);
+    }
+
+    fn on_message(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
+        Client::on_message(self, cx, msg, out);
+    }
+
+    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Message>) {
+        Client::on_timer(self, cx, timer, out);
+    }
+
+    /// The leader's process is down ("No cluster leader"): the client's call fails at once.
+    fn on_refused(&mut self, cx: &Cx, msg: Message, out: &mut Out<Message>) {
+        Client::on_refused(self, cx, msg, out);
+    }
+
+    fn check(&self, _cx: &Cx) -> Option<Token> {
+        self.held()
+    }
+
+    fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        Client::on_request(self, cx, request, token, out);
+    }
+
+    fn step_down(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        Client::step_down(self, cx, out);
+    }
+
+    fn belief(&self) -> Belief {
+        Client::belief(self)
+    }
+
+    /// `RenewPeriodic`'s timer and the answers to its renewals are the renewal loop's.
+    fn thread_of_timer(&self, timer: TimerId) -> Thread {
+        client::thread_of_timer(timer)
+    }
+
+    fn thread_of_message(&self, msg: &Message) -> Thread {
+        match msg {
+            Message::RenewResult { .. } => Thread::Renewal,
+            _ => Thread::Worker,
         }
     }
 }

@@ -322,7 +322,7 @@ impl Service for Server {
         }
     }
 
-    fn on_start(&mut self, cx: &Cx, out: &mut Sink) {
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Sink) {
         if !cx.restarted {
             return;
         }
@@ -335,7 +335,7 @@ impl Service for Server {
         self.expire(cx, out);
     }
 
-    fn on_message(&mut self, cx: &Cx, from: NodeId, msg: Message, out: &mut Sink) {
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Sink) {
         match msg {
             Message::Connect { session, timeout } => self.connect(cx, from, session, timeout, out),
             Message::Ping { session } => {
@@ -370,7 +370,7 @@ impl Service for Server {
         }
     }
 
-    fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Sink) {
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Sink) {
         if timer == EXPIRER {
             self.expirer_armed = None;
             self.expire(cx, out);
