@@ -723,16 +723,17 @@ pub(crate) fn with_test_cx<R>(
     f(&mut cx)
 }
 
-/// For unit tests of node logic: calls `f` on `logic` as [`with_test_cx`] does, and returns
-/// what it gave (its actions and its facts).
+/// For unit tests of node logic (or of a part of it: a lock service's master, a client): calls
+/// `f` on `logic` as [`with_test_cx`] does, and returns what it gave (its actions and its
+/// facts).
 #[cfg(test)]
-pub(crate) fn call_for_test<L: NodeLogic>(
+pub(crate) fn call_for_test<L, M>(
     logic: &mut L,
     node: NodeId,
     roles: &[Role],
     at: LocalTime,
-    f: impl FnOnce(&mut L, &mut Cx, &mut Out<L::Msg>),
-) -> Out<L::Msg> {
+    f: impl FnOnce(&mut L, &mut Cx, &mut Out<M>),
+) -> Out<M> {
     with_test_cx(node, roles, at, |cx| {
         let mut out = Out::default();
         f(logic, cx, &mut out);

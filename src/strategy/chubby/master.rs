@@ -529,11 +529,7 @@ mod tests {
         at_ns: i64,
         f: impl FnOnce(&mut Master, &mut Cx, &mut Out<Message>),
     ) -> Out<Message> {
-        crate::strategy::with_test_cx(0, ROLES, LocalTime::from_ns(at_ns), |cx| {
-            let mut out = Out::default();
-            f(m, cx, &mut out);
-            out
-        })
+        crate::strategy::call_for_test(m, 0, ROLES, LocalTime::from_ns(at_ns), f)
     }
 
     fn from(m: &mut Master, at_ns: i64, node: NodeId, msg: Message) -> Out<Message> {

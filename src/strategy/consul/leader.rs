@@ -425,11 +425,7 @@ mod tests {
         at_ns: i64,
         f: impl FnOnce(&mut Leader, &mut Cx, &mut Out<Message>),
     ) -> Out<Message> {
-        crate::strategy::with_test_cx(0, ROLES, LocalTime::from_ns(at_ns), |cx| {
-            let mut out = Out::default();
-            f(l, cx, &mut out);
-            out
-        })
+        crate::strategy::call_for_test(l, 0, ROLES, LocalTime::from_ns(at_ns), f)
     }
 
     fn from(l: &mut Leader, at_ns: i64, node: NodeId, msg: Message) -> Out<Message> {

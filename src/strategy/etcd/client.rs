@@ -357,7 +357,7 @@ impl Client {
 mod tests {
     use super::*;
     use crate::scenario::GrantorRestart;
-    use crate::strategy::{with_test_cx, Action};
+    use crate::strategy::{call_for_test, Action};
 
     /// Two members, then this client (node 2): it calls member 1 first.
     const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Contender];
@@ -398,11 +398,7 @@ mod tests {
         ms: i64,
         f: impl FnOnce(&mut Client, &Cx, &mut Out<Message>),
     ) -> Out<Message> {
-        with_test_cx(2, ROLES, at(ms), |cx| {
-            let mut out = Out::default();
-            f(c, cx, &mut out);
-            out
-        })
+        call_for_test(c, 2, ROLES, at(ms), |c, cx, out| f(c, cx, out))
     }
 
     #[test]

@@ -431,7 +431,7 @@ pub(super) fn op_entry(op: Op) -> Entry {
 mod tests {
     use super::*;
     use crate::scenario::Role;
-    use crate::strategy::{with_test_cx, Action};
+    use crate::strategy::{call_for_test, Action};
 
     const ROLES: &[Role] = &[Role::Replica, Role::Replica, Role::Replica, Role::Contender];
 
@@ -447,11 +447,7 @@ mod tests {
         m: &mut Member,
         f: impl FnOnce(&mut Member, &mut Cx, &mut Out<Message>),
     ) -> Out<Message> {
-        with_test_cx(0, ROLES, LocalTime::from_ns(0), |cx| {
-            let mut out = Out::default();
-            f(m, cx, &mut out);
-            out
-        })
+        call_for_test(m, 0, ROLES, LocalTime::from_ns(0), f)
     }
 
     /// The proposals member 0 forwards to member 1.
