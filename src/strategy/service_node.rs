@@ -6,7 +6,9 @@
 use super::{
     Belief, Beliefs, Command, Cx, NodeLogic, Out, ProtocolMessage, Request, Thread, TimerId,
 };
+use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
+use crate::time::LocalTime;
 
 /// The service side of a lock service: it grants, it never believes.
 pub trait Service {
@@ -53,6 +55,24 @@ pub trait Client {
     /// Which of the client's loops handles message `msg`: the worker's by default.
     fn thread_of_message(&self, _msg: &Self::Msg) -> Thread {
         Thread::Worker
+    }
+}
+
+/// Keeps one monotonic timer of a service armed at the earliest of its deadlines (a session's
+/// expiry, a held request's answer): re-armed at `earliest`, or cancelled when there is none,
+/// only if that moved from `armed`, which it then records.
+pub fn arm_earliest<M>(
+    timer: TimerId,
+    earliest: Option<LocalTime>,
+    armed: &mut Option<LocalTime>,
+    out: &mut Out<M>,
+) {
+    if earliest != *armed {
+        match earliest {
+            Some(at) => out.set_timer(timer, ClockKind::Monotonic, at),
+            None => out.cancel_timer(timer),
+        }
+        *armed = earliest;
     }
 }
 

@@ -35,7 +35,7 @@ use super::{ChubbyConfig, Disk, KeepAliveMode};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::GrantorRestart;
-use crate::strategy::service_node::Service;
+use crate::strategy::service_node::{self, Service};
 use crate::strategy::{Cx, Fact, LeaseParams, Out, Register, TimerId};
 use crate::time::{LocalDur, LocalTime};
 
@@ -181,13 +181,7 @@ impl Master {
     /// Arms the expiry timer at the earliest expiry of an open session, if it moved.
     fn arm_expiry(&mut self, out: &mut Out<Message>) {
         let earliest = self.sessions.iter().map(|s| s.expiry).min();
-        if earliest != self.expiry_armed {
-            match earliest {
-                Some(at) => out.set_timer(EXPIRY, ClockKind::Monotonic, at),
-                None => out.cancel_timer(EXPIRY),
-            }
-            self.expiry_armed = earliest;
-        }
+        service_node::arm_earliest(EXPIRY, earliest, &mut self.expiry_armed, out);
     }
 
     /// Arms the answer timer at the earliest instant a held KeepAlive is due, if it moved.
@@ -199,13 +193,7 @@ impl Master {
             .filter(|s| s.held.is_some())
             .map(|s| s.answer_due(c))
             .min();
-        if earliest != self.answer_armed {
-            match earliest {
-                Some(at) => out.set_timer(ANSWER, ClockKind::Monotonic, at),
-                None => out.cancel_timer(ANSWER),
-            }
-            self.answer_armed = earliest;
-        }
+        service_node::arm_earliest(ANSWER, earliest, &mut self.answer_armed, out);
     }
 
     /// A KeepAlive of the open session `i`: held, or answered at once (see the module doc).

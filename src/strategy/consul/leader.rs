@@ -34,9 +34,9 @@
 
 use super::msg::Message;
 use super::{ConsulConfig, Disk, JITTER_FRACTION};
-use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::scenario::GrantorRestart;
+use crate::strategy::service_node;
 use crate::strategy::{Cx, Fact, LeaseParams, Out, Register, TimerId};
 use crate::time::{LocalDur, LocalTime};
 use rand::RngExt as _;
@@ -152,25 +152,13 @@ impl Leader {
     /// Arms the expiry timer at the earliest session timer, if it moved.
     fn arm_expiry(&mut self, out: &mut Out<Message>) {
         let earliest = self.sessions.iter().map(|s| s.expiry).min();
-        if earliest != self.expiry_armed {
-            match earliest {
-                Some(at) => out.set_timer(EXPIRY, ClockKind::Monotonic, at),
-                None => out.cancel_timer(EXPIRY),
-            }
-            self.expiry_armed = earliest;
-        }
+        service_node::arm_earliest(EXPIRY, earliest, &mut self.expiry_armed, out);
     }
 
     /// Arms the query timer at the earliest end of a held GET's wait, if it moved.
     fn arm_query(&mut self, out: &mut Out<Message>) {
         let earliest = self.gets.iter().map(|g| g.due).min();
-        if earliest != self.query_armed {
-            match earliest {
-                Some(at) => out.set_timer(QUERY, ClockKind::Monotonic, at),
-                None => out.cancel_timer(QUERY),
-            }
-            self.query_armed = earliest;
-        }
+        service_node::arm_earliest(QUERY, earliest, &mut self.query_armed, out);
     }
 
     /// The key as it stands, as an answer to GET `req`.

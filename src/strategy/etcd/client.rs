@@ -140,7 +140,7 @@ impl Client {
     /// The lock's `Txn` answered: the owner holds; any other waits for the keys before its own.
     fn locked(&mut self, cx: &Cx, rev: Token, owner: bool, values: Store, out: &mut Out<Message>) {
         if owner {
-            self.hold(cx, rev, values, out);
+            self.hold(rev, values, out);
         } else {
             self.lock = Lock::Waiting { rev };
             self.watch(cx, rev, out);
@@ -162,11 +162,11 @@ impl Client {
         if expired || ended {
             self.new_session(cx, out);
         } else {
-            self.hold(cx, rev, values, out);
+            self.hold(rev, values, out);
         }
     }
 
-    fn hold(&mut self, _cx: &Cx, rev: Token, values: Store, out: &mut Out<Message>) {
+    fn hold(&mut self, rev: Token, values: Store, out: &mut Out<Message>) {
         self.lock = Lock::Holding { rev };
         self.copy = values;
         out.report(Fact::Holding { token: rev });
