@@ -39,6 +39,8 @@ pub enum Component {
     /// The delays of refusals (a stream's reset coming back from a crashed process); index =
     /// the refusing node.
     Refusal = 11,
+    /// Fsync latencies of a node's disk; index = node.
+    Disk = 12,
 }
 
 /// The stream of `component` for `index` under `seed`.

@@ -103,6 +103,8 @@ pub fn build<'o, P: Protocol>(
         history_wanted: observer.as_ref().is_some_and(|o| o.wants_history()),
         observer,
         syncs,
+        call_thread: crate::scenario::Thread::Worker,
+        held_sends: None,
     }
 }
 
@@ -174,6 +176,11 @@ fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> 
                 role: c.role,
                 logic: None,
                 disk: None,
+                disk_model: c.disk.as_ref().map(|d| {
+                    let fsync = Sampler::new(&d.fsync).expect("validated fsync latency");
+                    let rng = rng::stream(scenario.seed, Component::Disk, i as u64);
+                    super::disk::Disk::new(fsync, rng)
+                }),
                 rng: rng::stream(scenario.seed, Component::Node, i as u64),
                 life: 0,
                 pause_depth: 0,

@@ -67,6 +67,19 @@ impl<P: Protocol> Sim<'_, P> {
         let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
         // Most calls (a request checked or served) ask for nothing.
         if !self.out.is_empty() {
+            // On a node with a disk, a call that persists writes to it; one that waits holds
+            // its messages until the write is durable.
+            let persist = self.nodes[n].disk_model.is_some().then(|| {
+                let mut persists = self.out.actions().iter().filter_map(|a| match a {
+                    Action::Persist { wait } => Some(*wait),
+                    _ => None,
+                });
+                persists.next().map(|w| w || persists.any(|w| w))
+            });
+            let persist = persist.flatten();
+            if persist == Some(true) {
+                self.held_sends = Some(Vec::new());
+            }
             let mut out = std::mem::take(&mut self.out);
             let (facts, mut actions) = out.drain();
             let mut done = 0;
@@ -81,6 +94,10 @@ impl<P: Protocol> Sim<'_, P> {
                 self.carry_out(n, action);
             }
             self.out = out;
+            if let Some(wait) = persist {
+                let sends = self.held_sends.take().unwrap_or_default();
+                self.write_disk(n, wait.then_some(self.call_thread), sends);
+            }
         }
         if cfg!(debug_assertions) {
             let before = self.oracle.beliefs(n);
@@ -105,9 +122,15 @@ impl<P: Protocol> Sim<'_, P> {
     /// Carries out one action of a call into node `n`'s logic.
     fn carry_out(&mut self, n: NodeId, action: Action<MsgOf<P>>) {
         match action {
-            Action::Send { to, msg } => self.send(n, to, msg),
+            Action::Send { to, msg } => match self.held_sends.as_mut() {
+                Some(held) => held.push((to, msg)),
+                None => self.send(n, to, msg),
+            },
             Action::SetTimer { timer, clock, at } => self.set_timer(n, timer, clock, at),
             Action::CancelTimer { timer } => self.cancel_timer(n, timer),
+            // Carried out once the call's actions are (`after_call`), with a disk; else
+            // nothing to do: the state is durable at once.
+            Action::Persist { .. } => {}
         }
     }
 

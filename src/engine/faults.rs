@@ -47,6 +47,7 @@ impl<P: Protocol> Sim<'_, P> {
                 }
             }
             NodeFault::ThreadStall { thread, duration } => self.stall_thread(n, thread, duration),
+            NodeFault::DiskStall { duration } => self.stall_disk(n, duration),
             NodeFault::Command(command) => self.route(
                 n,
                 Ev::Command {
@@ -79,7 +80,11 @@ impl<P: Protocol> Sim<'_, P> {
         let node = &mut self.nodes[n];
         let disk = node.disk.take().unwrap_or_default();
         let logic = self.protocol.node_logic(n, node.role, &self.params, disk);
+        if let Some(d) = node.disk_model.as_mut() {
+            d.durable = logic.disk_image(); // what it started from is on its disk
+        }
         node.logic = Some(logic);
+        self.call_thread = Thread::Worker;
         self.set_running(n);
         if self.observer.is_some() {
             self.emit(n, TraceKind::Start { restarted });
@@ -107,7 +112,16 @@ impl<P: Protocol> Sim<'_, P> {
         self.oracle.settle(n, self.now, &self.clocks[n]);
         self.oracle.set_beliefs(n, Beliefs::NONE);
         let node = &mut self.nodes[n];
-        node.disk = node.logic.take().map(NodeLogic::into_disk);
+        let logic = node.logic.take().expect("an up node has logic");
+        // With a disk, what it keeps is what its disk made durable.
+        let durable = node.disk_model.as_mut().and_then(|d| {
+            d.crashed();
+            d.durable.take()
+        });
+        node.disk = Some(match durable {
+            Some(durable) => logic.into_disk_with(durable),
+            None => logic.into_disk(),
+        });
         node.life += 1;
         node.pause_depth = 0;
         node.thread_stalls = [0; 2];
@@ -192,18 +206,23 @@ impl<P: Protocol> Sim<'_, P> {
     /// its last stall ends, what it held is handled in the order it fell due: now, or, if the
     /// node is paused, first when the pause ends (it all fell due before the pause began).
     pub(super) fn end_thread_stall(&mut self, n: NodeId, life: u32, thread: Thread) {
-        let node = &mut self.nodes[n];
-        if node.life != life {
+        if self.nodes[n].life != life {
             return;
         }
+        if self.observer.is_some() {
+            self.emit(n, TraceKind::ThreadStallEnd { thread });
+        }
+        self.release_thread(n, thread);
+    }
+
+    /// One stall of loop `thread` of node `n` (a `ThreadStall`, or a wait for its disk) is
+    /// over: when none is left, what the loop held is handled, as at the end of a stall.
+    pub(super) fn release_thread(&mut self, n: NodeId, thread: Thread) {
+        let node = &mut self.nodes[n];
         let depth = &mut node.thread_stalls[thread as usize];
         *depth = depth
             .checked_sub(1)
             .expect("a thread stall ends only after it began");
-        if self.observer.is_some() {
-            self.emit(n, TraceKind::ThreadStallEnd { thread });
-        }
-        let node = &mut self.nodes[n];
         if node.stalled(thread) {
             return;
         }
@@ -288,7 +307,7 @@ impl<P: Protocol> Sim<'_, P> {
             if !node.up() {
                 break;
             }
-            if node.thread_stalls != [0; 2] && node.stalled(node.thread_of(&ev)) {
+            if node.held_by_stall(&ev) {
                 node.held.push(ev);
             } else {
                 self.handle(n, ev);

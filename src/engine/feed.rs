@@ -396,6 +396,12 @@ fn node_fault(ids: &Ids, f: &Fault, at: SimTime, out: &mut Vec<(SimTime, NodeId,
                 duration: *duration,
             },
         ),
+        Fault::DiskStall { node, duration, .. } => (
+            node,
+            NodeFault::DiskStall {
+                duration: *duration,
+            },
+        ),
         Fault::StepDown { node, .. } => (node, NodeFault::Command(Command::StepDown)),
         Fault::TransferLeader { to, .. } => {
             let to = ids.node(to);

@@ -34,14 +34,16 @@
 //! The files, one job each: `run` (the loop, dispatch, routing to nodes, calls into node
 //! logic), `node` (a node's state and its timers), `effects` (what a call's actions and facts
 //! do), `audit` (the debug checks that node logic reported the facts the oracle needs),
-//! `workload` (client requests), `faults` (node faults and clock syncs), `feed` (the fault schedule as the run
-//! reaches it), `build` (a run from a scenario), `stats` (the run's counters), `queue` (the event queue), `waits` (confirmed reads'
-//! waits).
+//! `workload` (client requests), `faults` (node faults and clock syncs), `disk` (nodes' disks:
+//! fsyncs, disk stalls, what waits for them), `feed` (the fault schedule as the run reaches
+//! it), `build` (a run from a scenario), `stats` (the run's counters), `queue` (the event
+//! queue), `waits` (confirmed reads' waits).
 
 mod audit;
 #[cfg(test)]
 mod audit_tests;
 mod build;
+mod disk;
 mod effects;
 mod faults;
 mod feed;
@@ -146,6 +148,21 @@ pub enum Ev<M> {
         life: u32,
         stall: bool,
     },
+    /// An fsync of a node's disk finishes (stale unless `gen` is the disk's and `life` the
+    /// node's).
+    FsyncDone {
+        node: u32,
+        life: u32,
+        gen: u32,
+    },
+    /// A node handles its oldest finished fsync: held messages leave, waiting loops go on.
+    Durable {
+        node: u32,
+    },
+    /// A stall of a node's disk ends.
+    DiskStallEnd {
+        node: u32,
+    },
     /// A stall of one loop of a node, begun in its life `life`, ends.
     ThreadStallEnd {
         node: u32,
@@ -182,6 +199,10 @@ pub enum NodeFault {
     /// One loop of the node stops for `duration`.
     ThreadStall {
         thread: Thread,
+        duration: Dur,
+    },
+    /// The node's disk makes nothing durable for `duration`.
+    DiskStall {
         duration: Dur,
     },
 }
@@ -248,6 +269,11 @@ pub struct Sim<'o, P: Protocol> {
     history_wanted: bool,
     /// Clock syncs, with `clocks.uncertainty`.
     syncs: Option<Syncs>,
+    /// The loop that handles the current call into node logic.
+    call_thread: Thread,
+    /// While a call that persists and waits is carried out: the messages it sends, held until
+    /// its write is durable.
+    held_sends: Option<Vec<(crate::msg::NodeId, MsgOf<P>)>>,
 }
 
 /// The clock syncs of `clocks.uncertainty`: their period, the base error their residuals are

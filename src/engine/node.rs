@@ -66,6 +66,8 @@ pub(super) struct Node<L: NodeLogic> {
     pub(super) logic: Option<L>,
     /// What the logic kept when the node last crashed, for its restart.
     pub(super) disk: Option<L::Disk>,
+    /// Its disk (`nodes[i].disk`), if the scenario gives it one.
+    pub(super) disk_model: Option<super::disk::Disk<L>>,
     /// The node logic's own random stream.
     pub(super) rng: Rng,
     /// Incremented at every crash: a pause end from an earlier life is ignored.
@@ -96,6 +98,13 @@ impl<L: NodeLogic> Node<L> {
     /// Whether loop `thread` is stalled.
     pub(super) fn stalled(&self, thread: Thread) -> bool {
         self.thread_stalls[thread as usize] > 0
+    }
+    /// Whether node-bound event `ev` must wait because the loop that handles it is stalled (an
+    /// fsync's end is the disk's, which no loop handles).
+    pub(super) fn held_by_stall(&self, ev: &Ev<L::Msg>) -> bool {
+        self.thread_stalls != [0; 2]
+            && !matches!(ev, Ev::Durable { .. })
+            && self.stalled(self.thread_of(ev))
     }
     /// Which loop handles node-bound event `ev` (the node must be up).
     pub(super) fn thread_of(&self, ev: &Ev<L::Msg>) -> Thread {

@@ -97,6 +97,8 @@ impl<P: Protocol> Sim<'_, P> {
                 self.end_thread_stall(node as NodeId, life, thread)
             }
             Ev::Sync { node } => self.sync_clock(node as NodeId),
+            Ev::FsyncDone { node, life, gen } => self.fsync_done(node as NodeId, life, gen),
+            Ev::DiskStallEnd { node } => self.end_disk_stall(node as NodeId),
             Ev::Arrival {
                 node,
                 kind,
@@ -157,9 +159,10 @@ impl<P: Protocol> Sim<'_, P> {
                 }
                 self.route(to as NodeId, ev)
             }
-            Ev::Timer { node, .. } | Ev::Effect { node, .. } | Ev::Command { node, .. } => {
-                self.route(node as NodeId, ev)
-            }
+            Ev::Timer { node, .. }
+            | Ev::Effect { node, .. }
+            | Ev::Command { node, .. }
+            | Ev::Durable { node } => self.route(node as NodeId, ev),
         }
     }
 
@@ -183,7 +186,7 @@ impl<P: Protocol> Sim<'_, P> {
         let node = &self.nodes[n];
         if node.pause_depth > 0 {
             self.set_aside(n, ev, false);
-        } else if node.thread_stalls != [0; 2] && node.stalled(node.thread_of(&ev)) {
+        } else if node.held_by_stall(&ev) {
             self.set_aside(n, ev, true);
         } else {
             self.handle(n, ev);
@@ -276,6 +279,7 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Node `n` (running) handles node-bound event `ev`.
     pub(super) fn handle(&mut self, n: NodeId, ev: Ev<MsgOf<P>>) {
+        self.call_thread = self.nodes[n].thread_of(&ev);
         match ev {
             Ev::Deliver {
                 from,
@@ -381,8 +385,11 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_refused(cx, from as NodeId, msg, out)
                 });
             }
+            Ev::Durable { .. } => self.durable(n),
             Ev::PauseEnd { .. }
             | Ev::ThreadStallEnd { .. }
+            | Ev::FsyncDone { .. }
+            | Ev::DiskStallEnd { .. }
             | Ev::Generate { .. }
             | Ev::Sync { .. } => {
                 unreachable!("not node-bound")

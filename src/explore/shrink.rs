@@ -654,6 +654,7 @@ fn get_ns(f: &Fault, field: Field) -> Option<i64> {
         (
             Fault::Pause { duration, .. }
             | Fault::ThreadStall { duration, .. }
+            | Fault::DiskStall { duration, .. }
             | Fault::Partition { duration, .. }
             | Fault::OneWay { duration, .. }
             | Fault::DelaySpike { duration, .. }
@@ -671,6 +672,7 @@ fn set_ns(f: &mut Fault, field: Field, ns: i64) {
         (
             Fault::Pause { duration, .. }
             | Fault::ThreadStall { duration, .. }
+            | Fault::DiskStall { duration, .. }
             | Fault::Partition { duration, .. }
             | Fault::OneWay { duration, .. }
             | Fault::DelaySpike { duration, .. }
@@ -737,6 +739,7 @@ fn without_node(s: &Scenario, i: usize) -> Option<Scenario> {
         match f {
             Fault::Pause { node, .. }
             | Fault::ThreadStall { node, .. }
+            | Fault::DiskStall { node, .. }
             | Fault::Crash { node, .. }
             | Fault::Restart { node, .. }
             | Fault::ClockStep { node, .. }

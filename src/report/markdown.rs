@@ -33,6 +33,7 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
         let until = match f {
             Fault::Pause { at, duration, .. }
             | Fault::ThreadStall { at, duration, .. }
+            | Fault::DiskStall { at, duration, .. }
             | Fault::Partition { at, duration, .. }
             | Fault::OneWay { at, duration, .. }
             | Fault::DelaySpike { at, duration, .. }
@@ -43,6 +44,7 @@ fn faults_section(m: &mut String, scenario: &Scenario) {
             }
             Fault::Pause { duration, .. }
             | Fault::ThreadStall { duration, .. }
+            | Fault::DiskStall { duration, .. }
             | Fault::Partition { duration, .. }
             | Fault::OneWay { duration, .. }
             | Fault::DelaySpike { duration, .. }

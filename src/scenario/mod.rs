@@ -236,6 +236,19 @@ pub struct NodeConfig {
     /// protocols that say so take them. Default: none (the strategy's settings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<StrategySpec>,
+    /// The node's disk, for a protocol that writes to one before it answers: how long an fsync
+    /// takes. Default: none (what the protocol writes is durable at once, and a crash keeps
+    /// it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<DiskConfig>,
+}
+
+/// A node's disk: writes are made durable one fsync at a time, in order, each taking a draw of
+/// `fsync`; the writes that come while one is under way share the next fsync (group commit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiskConfig {
+    pub fsync: DurationDist,
 }
 
 /// The network between nodes.
@@ -422,6 +435,14 @@ pub enum Fault {
         at: At,
         duration: Dur,
     },
+    /// The node's disk makes nothing durable for `duration` (a stalled or saturated device):
+    /// an fsync under way finishes that much later, and the loops that wait for one wait on.
+    /// The node must have a `disk`.
+    DiskStall {
+        node: String,
+        at: At,
+        duration: Dur,
+    },
     Crash {
         node: String,
         at: At,
@@ -548,6 +569,7 @@ impl Fault {
                 duration,
                 ..
             } => format!("ThreadStall {node} {} loop {duration}", thread.name()),
+            Fault::DiskStall { node, duration, .. } => format!("DiskStall {node} {duration}"),
             Fault::Crash { node, .. } => format!("Crash {node}"),
             Fault::Restart { node, .. } => format!("Restart {node}"),
             Fault::ClockStep { node, by, .. } => format!("ClockStep {node} wall clock by {by}"),
@@ -610,6 +632,7 @@ impl Fault {
         match self {
             Fault::Pause { at, .. }
             | Fault::ThreadStall { at, .. }
+            | Fault::DiskStall { at, .. }
             | Fault::Crash { at, .. }
             | Fault::Restart { at, .. }
             | Fault::ClockStep { at, .. }
@@ -628,6 +651,7 @@ impl Fault {
         match self {
             Fault::Pause { at, .. }
             | Fault::ThreadStall { at, .. }
+            | Fault::DiskStall { at, .. }
             | Fault::Crash { at, .. }
             | Fault::Restart { at, .. }
             | Fault::ClockStep { at, .. }

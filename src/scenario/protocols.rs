@@ -55,6 +55,12 @@ pub trait StrategyChecks {
     /// reports), or `None` if such a node keeps no lease of its own apart from its work: a
     /// `ThreadStall` of its `Renewal` loop is then refused.
     fn renewal_loop(&self, role: crate::scenario::Role) -> Option<&'static str>;
+    /// What a node with `role` writes to its disk before it answers, in a few words ("its
+    /// term, vote and log"), or `None` if it writes nothing: a `disk` on such a node is
+    /// refused. None by default.
+    fn persists(&self, _role: crate::scenario::Role) -> Option<&'static str> {
+        None
+    }
     /// Every problem with the strategy's own settings in `scenario`, each prefixed with its
     /// field path (`strategy.holder_margin: ...`): checked right after the lease. None by
     /// default (a protocol built without settings).

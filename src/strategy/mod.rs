@@ -320,6 +320,11 @@ pub enum Action<M> {
     CancelTimer {
         timer: TimerId,
     },
+    /// Writes the node's state to its disk ([`Out::persist`]; `wait: false`:
+    /// [`Out::persist_in_background`]).
+    Persist {
+        wait: bool,
+    },
 }
 
 /// What node logic reports for the oracle: a grant, a holding, a request served or given up, a
@@ -465,6 +470,20 @@ impl<M> Out<M> {
     pub fn cancel_timer(&mut self, timer: TimerId) {
         self.actions.push(Action::CancelTimer { timer });
     }
+    /// Writes the node's state to its disk and waits until it is durable (an fsync before
+    /// the answer: Raft's term, vote and entries, Redis's `appendfsync always`). On a node
+    /// with a disk, the loop that made this call handles nothing more until the write is
+    /// durable, and every message the call sends leaves then (persist, then send); the disk
+    /// takes [`NodeLogic::disk_image`] at the end of the call as what it writes. On a node
+    /// without one, nothing happens: the state is durable at once.
+    pub fn persist(&mut self) {
+        self.actions.push(Action::Persist { wait: true });
+    }
+    /// Writes the node's state to its disk in the background (Redis's `appendfsync
+    /// everysec`): nothing waits for it, and a crash before it is durable loses it.
+    pub fn persist_in_background(&mut self) {
+        self.actions.push(Action::Persist { wait: false });
+    }
     /// Reports `fact` to the oracle.
     pub fn report(&mut self, fact: Fact) {
         self.after.push(self.actions.len() as u32);
@@ -557,6 +576,24 @@ pub trait NodeLogic: Send {
     fn beliefs(&self) -> Beliefs;
     /// The node crashed: what it keeps.
     fn into_disk(self) -> Self::Disk;
+    /// What the node's disk holds once what it writes now is durable: taken on a node with a
+    /// disk at its start (what it started from is on the disk) and at the end of every call
+    /// that persists ([`Out::persist`]). A crash of such a node keeps the last image made
+    /// durable ([`NodeLogic::into_disk_with`]). `None` (the default): the protocol writes
+    /// nothing ([`Protocol::persists`]).
+    fn disk_image(&self) -> Option<Self::Disk> {
+        None
+    }
+    /// The node, which has a disk, crashed: what it keeps, given `durable`, the last image its
+    /// disk made durable. By default that image; a protocol whose [`NodeLogic::Disk`] also
+    /// holds what the disk model does not write (a resource it hosts) takes that from itself.
+    fn into_disk_with(self, durable: Self::Disk) -> Self::Disk
+    where
+        Self: Sized,
+    {
+        drop(self);
+        durable
+    }
 }
 
 /// The timing parameters every protocol gets from the scenario.
@@ -599,6 +636,13 @@ pub trait Protocol: Send + Sync + 'static {
     /// [`NodeLogic::thread_of_message`]): a `ThreadStall` of the `Renewal` loop holds those,
     /// one of the `Worker` loop everything else.
     fn renewal_loop(&self, _role: Role) -> Option<&'static str> {
+        None
+    }
+    /// What a node with `role` writes to its disk, in a few words ("its term, vote and log"),
+    /// or `None` (the default) if it writes nothing. Its logic then persists
+    /// ([`Out::persist`]) and gives the engine the image of what it wrote
+    /// ([`NodeLogic::disk_image`]); a scenario may give such a node a `disk`.
+    fn persists(&self, _role: Role) -> Option<&'static str> {
         None
     }
     /// Whether the client workload sends requests to nodes with `role`: by default contenders
@@ -661,6 +705,9 @@ impl<P: Protocol> StrategyChecks for P {
     }
     fn renewal_loop(&self, role: Role) -> Option<&'static str> {
         Protocol::renewal_loop(self, role)
+    }
+    fn persists(&self, role: Role) -> Option<&'static str> {
+        Protocol::persists(self, role)
     }
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         Protocol::check(self, scenario)

@@ -24,6 +24,20 @@ pub trait Service {
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Self::Msg>);
     /// The service crashed: what it keeps.
     fn into_disk(self) -> Self::Disk;
+    /// What its disk holds once what it wrote is durable (see [`NodeLogic::disk_image`]):
+    /// none by default (it writes nothing).
+    fn disk_image(&self) -> Option<Self::Disk> {
+        None
+    }
+    /// It crashed with a disk: what it keeps, given the last image made durable (see
+    /// [`NodeLogic::into_disk_with`]). That image by default.
+    fn into_disk_with(self, durable: Self::Disk) -> Self::Disk
+    where
+        Self: Sized,
+    {
+        drop(self);
+        durable
+    }
 }
 
 /// A client of a lock service: it asks the service (the only peer it talks to) and believes.
@@ -161,6 +175,20 @@ where
     fn into_disk(self) -> S::Disk {
         match self {
             ServiceNode::Service(s) => s.into_disk(),
+            ServiceNode::Client(_) => S::Disk::default(),
+        }
+    }
+
+    fn disk_image(&self) -> Option<S::Disk> {
+        match self {
+            ServiceNode::Service(s) => s.disk_image(),
+            ServiceNode::Client(_) => None,
+        }
+    }
+
+    fn into_disk_with(self, durable: S::Disk) -> S::Disk {
+        match self {
+            ServiceNode::Service(s) => s.into_disk_with(durable),
             ServiceNode::Client(_) => S::Disk::default(),
         }
     }

@@ -236,6 +236,9 @@ impl<S: Settings> StrategyChecks for Built<S> {
     fn renewal_loop(&self, role: crate::scenario::Role) -> Option<&'static str> {
         Protocol::renewal_loop(&self.protocol, role)
     }
+    fn persists(&self, role: crate::scenario::Role) -> Option<&'static str> {
+        Protocol::persists(&self.protocol, role)
+    }
     fn check_settings(&self, scenario: &Scenario) -> Vec<String> {
         Settings::validate(&self.settings, scenario)
     }

@@ -51,6 +51,12 @@ enum Fields<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         until_ns: Option<i64>,
     },
+    DiskStall {
+        until_ns: i64,
+    },
+    Durable {
+        writes: u32,
+    },
     Step {
         by_ns: i64,
     },
@@ -209,6 +215,14 @@ fn fields<'a>(kind: TraceKind, name: impl Fn(NodeId) -> &'a str) -> (&'static st
                 until_ns: None,
             },
         ),
+        TraceKind::DiskStallBegin { until } => (
+            "DiskStallBegin",
+            Fields::DiskStall {
+                until_ns: until.ns(),
+            },
+        ),
+        TraceKind::DiskStallEnd => ("DiskStallEnd", Fields::None {}),
+        TraceKind::Durable { writes } => ("Durable", Fields::Durable { writes }),
         TraceKind::ClockStep { by } => ("ClockStep", Fields::Step { by_ns: by.ns() }),
         TraceKind::DriftChange { drift } => (
             "DriftChange",

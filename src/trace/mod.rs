@@ -62,6 +62,15 @@ pub enum TraceKind {
     ThreadStallEnd {
         thread: Thread,
     },
+    /// The node's disk makes nothing durable until `until`.
+    DiskStallBegin {
+        until: SimTime,
+    },
+    DiskStallEnd,
+    /// An fsync of the node's disk finished: what `writes` calls wrote is durable.
+    Durable {
+        writes: u32,
+    },
     ClockStep {
         by: LocalDur,
     },

@@ -310,6 +310,15 @@ impl Observer for PerfettoWriter {
                 let name = format!("{} loop resumes", thread.name());
                 self.instant(n, FAULTS, &name, e.t, clocks);
             }
+            TraceKind::DiskStallBegin { until } => {
+                let args = json!({"until_ns": until.ns(), "mono_ns": e.mono().ns()});
+                self.instant(n, FAULTS, "disk stalls", e.t, args);
+            }
+            TraceKind::DiskStallEnd => self.instant(n, FAULTS, "disk resumes", e.t, clocks),
+            TraceKind::Durable { writes } => {
+                let args = json!({"writes": writes, "mono_ns": e.mono().ns()});
+                self.instant(n, FAULTS, "fsync done", e.t, args);
+            }
             TraceKind::ClockStep { by } => {
                 let name = format!("wall clock step {}", format_ns(by.ns()));
                 self.instant(n, FAULTS, &name, e.t, clocks);

@@ -412,6 +412,10 @@ impl Observer for Recorder {
             }
             TraceKind::ThreadStallBegin { thread, .. } => self.open_stall[n].push((e.t, thread)),
             TraceKind::ThreadStallEnd { thread } => self.stall_ended(n, thread, e.t),
+            // What a disk stall stops shows in what waits on it: the sends and beliefs.
+            TraceKind::DiskStallBegin { .. }
+            | TraceKind::DiskStallEnd
+            | TraceKind::Durable { .. } => {}
             TraceKind::ClockStep { by } => {
                 if self.tl.clock_steps.len() < EXACT_MARKS {
                     self.tl.clock_steps.push((e.t, n, by));

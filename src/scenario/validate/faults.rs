@@ -100,6 +100,9 @@ fn fault<'s>(
                 renewal_loop(p, &at, n, protocol);
             }
         }
+        Fault::DiskStall {
+            node: n, duration, ..
+        } => disk_stall(p, &at, n, *duration),
         // A crash or restart placed at a moment is ordered only when the run meets it.
         Fault::Crash { node: n, at: when } => {
             p.node(&at, n);
@@ -191,6 +194,20 @@ fn instruction(p: &mut Problems, at: &str, f: &Fault, protocol: Option<&dyn Stra
             } else {
                 takes.join(", ")
             }
+        ));
+    }
+}
+
+/// A `DiskStall` names a node with a disk, for a positive duration.
+fn disk_stall(p: &mut Problems, at: &str, n: &str, duration: Dur) {
+    p.node(at, n);
+    p.positive(&format!("{at}.duration"), duration);
+    if p.s
+        .node_index(n)
+        .is_some_and(|i| p.s.nodes[i].disk.is_none())
+    {
+        p.push(format!(
+            "{at}: node {n:?} has no disk (give it one: `disk: (fsync: Fixed(\"1ms\"))`)"
         ));
     }
 }

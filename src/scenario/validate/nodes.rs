@@ -32,6 +32,16 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
                 n.name
             ));
         }
+        if let Some(disk) = &n.disk {
+            p.dist(&format!("nodes[{i}].disk.fsync"), &disk.fsync, false);
+            let writes = protocol.map(|pr| (pr.describe(), pr.persists(n.role)));
+            if let Some((name, None)) = writes {
+                p.push(format!(
+                    "nodes[{i}].disk: {name} writes nothing to disk on a {:?}",
+                    n.role
+                ));
+            }
+        }
         if let Some(ppm) = n.drift_ppm {
             p.drift(&format!("nodes[{i}].drift_ppm"), ppm);
         }

@@ -105,6 +105,15 @@ impl Member {
         }
     }
 
+    /// What its disk holds once what it wrote is durable.
+    pub(super) fn disk_image(&self) -> MemberDisk {
+        MemberDisk {
+            raft: self.core.disk_image(),
+            table: self.table.clone(),
+            applied: self.applied,
+        }
+    }
+
     pub(super) fn into_disk(self) -> MemberDisk {
         MemberDisk {
             raft: self.core.into_disk(),

@@ -99,6 +99,11 @@ impl Protocol for EtcdLease {
         Authorities::ONE_LEASE
     }
 
+    /// A replica writes Raft's term, vote and log before it answers.
+    fn persists(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Replica).then_some("Raft's term, vote and log")
+    }
+
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
         let count = |role| scenario.nodes.iter().filter(|n| n.role == role).count();
@@ -165,28 +170,30 @@ impl NodeLogic for Node {
 
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         match self {
-            Node::Member(m) => m.on_start(cx, out),
+            Node::Member(m) => persisting(m, out, |m, out| m.on_start(cx, out)),
             Node::Client(c) => c.on_start(cx, out),
         }
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match self {
-            Node::Member(m) => on_member_message(m, cx, from, msg, out),
+            Node::Member(m) => {
+                persisting(m, out, |m, out| on_member_message(m, cx, from, msg, out))
+            }
             Node::Client(c) => c.on_message(cx, msg, out),
         }
     }
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match self {
-            Node::Member(m) => match timer {
+            Node::Member(m) => persisting(m, out, |m, out| match timer {
                 ELECTION => m.election_timeout(cx, out),
                 member::HEARTBEAT if m.core.is_leader() => m.heartbeat_round(cx, out),
                 member::CHECK_QUORUM => m.check_quorum(cx, out),
                 member::LESSOR => m.lessor_tick(cx, out),
                 member::PROPOSE => m.take_queued(cx, out),
                 _ => {}
-            },
+            }),
             Node::Client(c) => c.on_timer(cx, timer, out),
         }
     }
@@ -206,7 +213,7 @@ impl NodeLogic for Node {
 
     fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
         if let (Node::Member(m), Command::StepDown) = (self, command) {
-            m.step_down(cx, out);
+            persisting(m, out, |m, out| m.step_down(cx, out));
         }
     }
 
@@ -243,6 +250,27 @@ impl NodeLogic for Node {
             Node::Client(_) => MemberDisk::default(),
         }
     }
+
+    /// A member writes its Raft state (the lessor's grants, revokes and checkpoints are in
+    /// its log) and its applied table; a client nothing.
+    fn disk_image(&self) -> Option<MemberDisk> {
+        match self {
+            Node::Member(m) => Some(m.disk_image()),
+            Node::Client(_) => None,
+        }
+    }
+}
+
+/// A call into member `m` (`f`): if it changed the member's term, vote or log, the call
+/// persists them and waits (raft-rs's `Ready`: persist, then send).
+fn persisting(
+    m: &mut Member,
+    out: &mut Out<Message>,
+    f: impl FnOnce(&mut Member, &mut Out<Message>),
+) {
+    let before = m.core.hard_state();
+    f(m, out);
+    m.core.persist_if_changed(before, out);
 }
 
 /// A member's message: Raft's on the Raft loop, a client's call or watch, a KeepAlive on the

@@ -147,6 +147,11 @@ impl Protocol for LeaseGuard {
         self.description.clone()
     }
 
+    /// A replica writes Raft's term, vote and log before it answers.
+    fn persists(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Replica).then_some("Raft's term, vote and log")
+    }
+
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
         let replicas = raft_core::replicas(scenario);
@@ -705,17 +710,11 @@ impl Replica {
     }
 }
 
-impl NodeLogic for Replica {
-    type Msg = Message;
-    type Disk = Disk;
+impl Replica {
+    // The calls into node logic; each persists what it changed of Raft's state (see
+    // `NodeLogic for Replica`).
 
-    fn into_disk(self) -> Disk {
-        self.core.into_disk()
-    }
-
-    /// Arms the election timer, the heartbeat and the no-op timer; the scenario's initial
-    /// leader also campaigns at once at its first start.
-    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+    fn start_call(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.core.election.start(cx.mono);
         self.core.election.arm(cx, out);
         self.heartbeat(cx, out);
@@ -725,7 +724,7 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+    fn message_call(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         if !raft_core::first_copy(cx) {
             return;
         }
@@ -801,7 +800,7 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+    fn timer_call(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             raft_core::ELECTION => self.campaign(cx, out),
             HEARTBEAT => self.heartbeat(cx, out),
@@ -823,7 +822,7 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+    fn command_call(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
         match command {
             Command::StepDown if self.core.is_leader() => {
                 let term = self.core.term;
@@ -835,27 +834,13 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
-        if !self.core.is_leader() {
-            return None;
-        }
-        // A write appends an entry, and so does a read in `Quorum` mode: none while the
-        // uncommitted tail is full.
-        let appends = request.is_write() || self.c.mode == LeaseGuardMode::Quorum;
-        if appends && self.core.tail_full() {
-            return None;
-        }
-        let ok = match (self.c.mode, request) {
-            (LeaseGuardMode::LogLease, _) => self.own_lease(cx.wall),
-            (_, Request::Write { .. }) => true,
-            (LeaseGuardMode::Inconsistent | LeaseGuardMode::Quorum, _) => true,
-            (LeaseGuardMode::DeferCommit, _) => self.own_lease(cx.wall),
-            (_, Request::Read { key }) => self.any_lease(cx.wall) && !self.in_limbo(key),
-        };
-        ok.then_some(self.core.term)
-    }
-
-    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+    fn request_call(
+        &mut self,
+        cx: &mut Cx,
+        request: Request,
+        token: Token,
+        out: &mut Out<Message>,
+    ) {
         let since = cx.stamp;
         if !self.core.is_leader() || token != self.core.term {
             // Deposed between the check and now: the client times out.
@@ -879,6 +864,72 @@ impl NodeLogic for Replica {
                 value: self.core.applied().get(key),
             }),
         }
+    }
+}
+
+impl NodeLogic for Replica {
+    type Msg = Message;
+    type Disk = Disk;
+
+    fn into_disk(self) -> Disk {
+        self.core.into_disk()
+    }
+
+    /// Raft's term, vote and log.
+    fn disk_image(&self) -> Option<Disk> {
+        Some(self.core.disk_image())
+    }
+
+    /// Arms the election timer, the heartbeat and the no-op timer; the scenario's initial
+    /// leader also campaigns at once at its first start.
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.start_call(cx, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.message_call(cx, from, msg, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.timer_call(cx, timer, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.command_call(cx, command, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
+        if !self.core.is_leader() {
+            return None;
+        }
+        // A write appends an entry, and so does a read in `Quorum` mode: none while the
+        // uncommitted tail is full.
+        let appends = request.is_write() || self.c.mode == LeaseGuardMode::Quorum;
+        if appends && self.core.tail_full() {
+            return None;
+        }
+        let ok = match (self.c.mode, request) {
+            (LeaseGuardMode::LogLease, _) => self.own_lease(cx.wall),
+            (_, Request::Write { .. }) => true,
+            (LeaseGuardMode::Inconsistent | LeaseGuardMode::Quorum, _) => true,
+            (LeaseGuardMode::DeferCommit, _) => self.own_lease(cx.wall),
+            (_, Request::Read { key }) => self.any_lease(cx.wall) && !self.in_limbo(key),
+        };
+        ok.then_some(self.core.term)
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.request_call(cx, request, token, out);
+        self.core.persist_if_changed(before, out);
     }
 
     fn beliefs(&self) -> Beliefs {

@@ -185,6 +185,11 @@ impl Protocol for RaftLeaderLease {
         }
     }
 
+    /// A replica writes Raft's term, vote and log before it answers.
+    fn persists(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Replica).then_some("Raft's term, vote and log")
+    }
+
     fn check(&self, scenario: &Scenario) -> Vec<String> {
         let mut p = Vec::new();
         let replicas = raft_core::replicas(scenario);
@@ -991,14 +996,11 @@ impl Replica {
     }
 }
 
-impl NodeLogic for Replica {
-    type Msg = Message;
-    type Disk = Disk;
+impl Replica {
+    // The calls into node logic; each persists what it changed of Raft's state (see
+    // `NodeLogic for Replica`).
 
-    /// A lone replica campaigns at once; so does the scenario's initial leader at its first
-    /// start, as a node told to campaign (etcd's `MsgHup`): with a pre-vote first if the group
-    /// runs one. Every other replica waits out its election timer.
-    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+    fn start_call(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.core.election.start(cx.mono);
         if cx.peers(Role::Replica).count() == 1 {
             self.campaign(cx, false, out);
@@ -1009,7 +1011,7 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+    fn message_call(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         if !raft_core::first_copy(cx) {
             return;
         }
@@ -1031,7 +1033,7 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+    fn timer_call(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             raft_core::ELECTION => self.election_timeout(cx, out),
             HEARTBEAT => self.heartbeat_round(cx, out),
@@ -1042,7 +1044,7 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+    fn command_call(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
         if !self.core.is_leader() {
             return;
         }
@@ -1055,32 +1057,13 @@ impl NodeLogic for Replica {
         }
     }
 
-    fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
-        if !self.core.is_leader() {
-            return self.admits_forwarded(request).then_some(self.core.term);
-        }
-        if !self.serving {
-            // Before the first commit only a read that would be confirmed by a round, held.
-            let held = matches!(request, Request::Read { .. })
-                && self.c.read_before_commit == ReadBeforeCommit::Hold
-                && self.c.reads != RaftReads::Lease
-                && !self.held_reads.is_full();
-            return held.then_some(self.core.term);
-        }
-        let ok = match request {
-            // A leader whose uncommitted tail is full admits no write, nor one transferring
-            // its leadership.
-            Request::Write { .. } => !self.core.tail_full() && self.transfer.is_none(),
-            _ => match self.c.reads {
-                RaftReads::Lease => self.lease_holds(cx, LocalDur::ZERO),
-                // A read that may wait for a round needs room among the waiting ones.
-                RaftReads::ReadIndex | RaftReads::LeaseOrReadIndex => !self.pending_reads.is_full(),
-            },
-        };
-        ok.then_some(self.core.term)
-    }
-
-    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+    fn request_call(
+        &mut self,
+        cx: &mut Cx,
+        request: Request,
+        token: Token,
+        out: &mut Out<Message>,
+    ) {
         let since = cx.stamp;
         if self.c.follower_reads && !request.is_write() && !self.core.is_leader() {
             self.forward_read(request, (since, token), out);
@@ -1149,6 +1132,69 @@ impl NodeLogic for Replica {
             }
         }
     }
+}
+
+impl NodeLogic for Replica {
+    type Msg = Message;
+    type Disk = Disk;
+
+    /// A lone replica campaigns at once; so does the scenario's initial leader at its first
+    /// start, as a node told to campaign (etcd's `MsgHup`): with a pre-vote first if the group
+    /// runs one. Every other replica waits out its election timer.
+    fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.start_call(cx, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.message_call(cx, from, msg, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.timer_call(cx, timer, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.command_call(cx, command, out);
+        self.core.persist_if_changed(before, out);
+    }
+
+    fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
+        if !self.core.is_leader() {
+            return self.admits_forwarded(request).then_some(self.core.term);
+        }
+        if !self.serving {
+            // Before the first commit only a read that would be confirmed by a round, held.
+            let held = matches!(request, Request::Read { .. })
+                && self.c.read_before_commit == ReadBeforeCommit::Hold
+                && self.c.reads != RaftReads::Lease
+                && !self.held_reads.is_full();
+            return held.then_some(self.core.term);
+        }
+        let ok = match request {
+            // A leader whose uncommitted tail is full admits no write, nor one transferring
+            // its leadership.
+            Request::Write { .. } => !self.core.tail_full() && self.transfer.is_none(),
+            _ => match self.c.reads {
+                RaftReads::Lease => self.lease_holds(cx, LocalDur::ZERO),
+                // A read that may wait for a round needs room among the waiting ones.
+                RaftReads::ReadIndex | RaftReads::LeaseOrReadIndex => !self.pending_reads.is_full(),
+            },
+        };
+        ok.then_some(self.core.term)
+    }
+
+    fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
+        let before = self.core.hard_state();
+        self.request_call(cx, request, token, out);
+        self.core.persist_if_changed(before, out);
+    }
 
     fn beliefs(&self) -> Beliefs {
         if !self.core.is_leader() {
@@ -1183,6 +1229,11 @@ impl NodeLogic for Replica {
 
     fn into_disk(self) -> Disk {
         self.core.into_disk()
+    }
+
+    /// Raft's term, vote and log.
+    fn disk_image(&self) -> Option<Disk> {
+        Some(self.core.disk_image())
     }
 }
 
@@ -1673,7 +1724,9 @@ mod tests {
         };
         let fx = call(&mut b, 3 * S, |b, cx, out| b.on_message(cx, 2, ask(2), out));
         assert_eq!((b.core.term, b.core.voted_for), (2, None));
-        assert_eq!(fx, [refused_vote(2, 2), election_timer(13 * S)]);
+        // The new term is written before the refusal leaves (persist, then send).
+        let persist = Action::Persist { wait: true };
+        assert_eq!(fx, [refused_vote(2, 2), election_timer(13 * S), persist]);
         let fx = call(&mut b, 4 * S, |b, cx, out| b.on_message(cx, 0, ask(1), out));
         assert_eq!(fx, []);
     }

@@ -129,6 +129,16 @@ pub struct Disk<X> {
     log: Log<X>,
 }
 
+/// Raft's persistent state at a glance: the term, the vote, and the log's last entry (index
+/// and term: by the Log Matching Property they name the whole log). A call that changes it
+/// must make it durable before it answers ([`RaftCore::persist_if_changed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HardState {
+    term: u64,
+    voted_for: Option<NodeId>,
+    last: (u64, u64),
+}
+
 /// What a leader knows of one follower: the highest index known to match its own log, and
 /// what the protocol keeps besides (`P`).
 #[derive(Clone, Copy, Debug)]
@@ -219,6 +229,33 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
             term: self.term,
             voted_for: self.voted_for,
             log: self.log,
+        }
+    }
+
+    /// What it must persist, at a glance (see [`HardState`]).
+    pub fn hard_state(&self) -> HardState {
+        HardState {
+            term: self.term,
+            voted_for: self.voted_for,
+            last: (self.log.last_index(), self.log.last_term()),
+        }
+    }
+
+    /// After a call into the replica's logic that began with `before`: if the call changed
+    /// its term, vote or log, it writes them to disk and waits, and what it sent leaves once
+    /// they are durable (raft-rs's `Ready`: persist, then send).
+    pub fn persist_if_changed<M>(&self, before: HardState, out: &mut Out<M>) {
+        if self.hard_state() != before {
+            out.persist();
+        }
+    }
+
+    /// What its disk holds once what it wrote is durable.
+    pub fn disk_image(&self) -> Disk<X> {
+        Disk {
+            term: self.term,
+            voted_for: self.voted_for,
+            log: self.log.clone(),
         }
     }
 

@@ -91,10 +91,10 @@ impl Master {
         }
     }
 
-    pub(super) fn on_timer(&mut self, cx: &mut Cx, timer: TimerId) {
+    pub(super) fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match timer {
             REFUSE_UNTIL => self.refusing = false,
-            FSYNC => self.fsync_if_due(cx),
+            FSYNC => self.fsync_if_due(cx, out),
             _ => {}
         }
     }
@@ -114,21 +114,39 @@ impl Master {
             .map(|(value, _)| value)
     }
 
-    /// With `EverySec`: the fsync due at a whole second the clock has reached, if any.
-    fn fsync_if_due(&mut self, cx: &Cx) {
-        if self.fsync_due.is_some_and(|due| cx.mono >= due) {
-            self.synced = self.key;
-            self.fsync_due = None;
+    /// What its disk holds once its last write is durable: the key as synced, and the
+    /// resource (which a crash keeps in any case: [`NodeLogic::into_disk_with`]).
+    ///
+    /// [`NodeLogic::into_disk_with`]: crate::strategy::NodeLogic::into_disk_with
+    pub(super) fn disk_image(&self) -> Disk {
+        Disk {
+            register: self.register.clone(),
+            key: self.synced,
         }
     }
 
-    /// Writes the key (`None` deletes it), and to disk as `persistence` says.
+    /// With `EverySec`: the fsync due at a whole second the clock has reached, if any, by
+    /// Redis's background thread (on a node with a disk, durable when that fsync finishes;
+    /// nothing waits for it).
+    fn fsync_if_due(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        if self.fsync_due.is_some_and(|due| cx.mono >= due) {
+            self.synced = self.key;
+            self.fsync_due = None;
+            out.persist_in_background();
+        }
+    }
+
+    /// Writes the key (`None` deletes it), and to disk as `persistence` says: with `Always`
+    /// the reply waits for the fsync (on a node with a disk).
     fn write(&mut self, cx: &Cx, key: Option<Key>, out: &mut Out<Message>) {
-        self.fsync_if_due(cx);
+        self.fsync_if_due(cx, out);
         self.key = key;
         match self.persistence {
             RedlockPersistence::None => {}
-            RedlockPersistence::Always => self.synced = key,
+            RedlockPersistence::Always => {
+                self.synced = key;
+                out.persist();
+            }
             RedlockPersistence::EverySec => {
                 if self.fsync_due.is_none() {
                     let due = next_whole_second(cx.mono);

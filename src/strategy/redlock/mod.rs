@@ -118,6 +118,12 @@ impl Protocol for Redlock {
         (role == Role::Contender).then_some("the lock and extend loop (Redisson's watchdog)")
     }
 
+    /// A master with `persistence` writes its key to the append-only file.
+    fn persists(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Grantor && self.persistence != RedlockPersistence::None)
+            .then_some("its key, to the append-only file")
+    }
+
     fn node_logic(
         &self,
         node: NodeId,
@@ -175,7 +181,7 @@ impl NodeLogic for RedlockNode {
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match self {
-            RedlockNode::Master(m) => m.on_timer(cx, timer),
+            RedlockNode::Master(m) => m.on_timer(cx, timer, out),
             RedlockNode::Client(c) => c.on_timer(cx, timer, out),
         }
     }
@@ -231,6 +237,26 @@ impl NodeLogic for RedlockNode {
     fn into_disk(self) -> Disk {
         match self {
             RedlockNode::Master(m) => m.into_disk(),
+            RedlockNode::Client(_) => Disk::default(),
+        }
+    }
+
+    /// A master writes its key (the append-only file); a client nothing.
+    fn disk_image(&self) -> Option<Disk> {
+        match self {
+            RedlockNode::Master(m) => Some(m.disk_image()),
+            RedlockNode::Client(_) => None,
+        }
+    }
+
+    /// The key comes back as the disk made it durable; the resource the master hosts is not
+    /// in the append-only file's model and survives as it was.
+    fn into_disk_with(self, durable: Disk) -> Disk {
+        match self {
+            RedlockNode::Master(m) => Disk {
+                key: durable.key,
+                ..m.into_disk()
+            },
             RedlockNode::Client(_) => Disk::default(),
         }
     }

@@ -15,6 +15,11 @@ pub(super) fn send(out: &mut Sink, to: NodeId, msg: Message) {
     out.send(to, msg);
 }
 
+/// The server logged a transaction: it answers once the log is durable.
+pub(super) fn persist(out: &mut Sink) {
+    out.persist();
+}
+
 /// Arms `timer` at `at` on the monotonic clock.
 pub(super) fn arm(out: &mut Sink, timer: TimerId, at: LocalTime) {
     out.set_timer(timer, ClockKind::Monotonic, at);

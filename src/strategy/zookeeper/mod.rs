@@ -103,6 +103,12 @@ impl Protocol for ZooKeeperSession {
         (role == Role::Contender).then_some("the client's SendThread (pings, reads, reconnects)")
     }
 
+    /// The server logs each transaction (a session opened or closed, a lock node made or
+    /// deleted) before it answers.
+    fn persists(&self, role: Role) -> Option<&'static str> {
+        (role == Role::Grantor).then_some("its transaction log (sessions and lock nodes)")
+    }
+
     fn node_logic(&self, node: NodeId, role: Role, params: &LeaseParams, disk: Disk) -> Node {
         match role {
             Role::Grantor => {

@@ -322,6 +322,27 @@ impl Service for Server {
         }
     }
 
+    /// The database as logged: sessions, nodes and counters (the register too, though a
+    /// crash keeps the live one).
+    fn disk_image(&self) -> Option<Disk> {
+        Some(Disk {
+            sessions: self.sessions.clone(),
+            nodes: self.nodes.clone(),
+            last_session: self.last_session,
+            last_seq: self.last_seq,
+            register: self.register.clone(),
+        })
+    }
+
+    /// The sessions and nodes come back as logged; the register, which stands for the
+    /// protected resource (its writes take effect when they arrive), as it was.
+    fn into_disk_with(self, durable: Disk) -> Disk {
+        Disk {
+            register: self.register,
+            ..durable
+        }
+    }
+
     fn on_start(&mut self, cx: &mut Cx, out: &mut Sink) {
         if !cx.restarted {
             return;
@@ -336,6 +357,39 @@ impl Service for Server {
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Sink) {
+        let before = self.transactions();
+        self.message(cx, from, msg, out);
+        self.log_if_changed(before, out);
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Sink) {
+        if timer == EXPIRER {
+            let before = self.transactions();
+            self.expirer_armed = None;
+            self.expire(cx, out);
+            self.log_if_changed(before, out);
+        }
+    }
+}
+
+impl Server {
+    /// What the transactions of a call change, at a glance: sessions opened and closed, lock
+    /// nodes made and deleted. Pings (touches) are not logged, and the register is kept
+    /// apart (see [`Service::into_disk_with`]).
+    fn transactions(&self) -> (u64, u64, usize, usize) {
+        let (s, n) = (self.sessions.len(), self.nodes.len());
+        (self.last_session, self.last_seq, s, n)
+    }
+
+    /// A call that logged a transaction (its creation of a session, say) answers once the
+    /// log is durable (`SyncRequestProcessor` before `FinalRequestProcessor`).
+    fn log_if_changed(&self, before: (u64, u64, usize, usize), out: &mut Sink) {
+        if self.transactions() != before {
+            emit::persist(out);
+        }
+    }
+
+    fn message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Sink) {
         match msg {
             Message::Connect { session, timeout } => self.connect(cx, from, session, timeout, out),
             Message::Ping { session } => {
@@ -367,13 +421,6 @@ impl Service for Server {
             | Message::Created { .. }
             | Message::Checked { .. }
             | Message::NodeDeleted { .. } => {}
-        }
-    }
-
-    fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Sink) {
-        if timer == EXPIRER {
-            self.expirer_armed = None;
-            self.expire(cx, out);
         }
     }
 }
@@ -551,7 +598,9 @@ mod tests {
                 Action::Send {
                     to: 1,
                     msg: connected
-                }
+                },
+                // The new session is logged before the answer leaves.
+                Action::Persist { wait: true },
             ]
         );
         // Asking 25 s at 0.6 s: session 2 with 20 s, to 21 s; the expirer stays at 3 s.
