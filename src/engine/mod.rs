@@ -44,6 +44,8 @@ mod audit;
 mod audit_tests;
 mod build;
 mod disk;
+#[cfg(test)]
+mod disk_tests;
 mod effects;
 mod faults;
 mod feed;
