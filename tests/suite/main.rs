@@ -8,6 +8,7 @@ mod cli;
 mod closed_stdout;
 mod common;
 mod consul;
+mod disks;
 mod duplicates;
 mod etcd;
 mod explore;

@@ -35,7 +35,9 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
         if let Some(disk) = &n.disk {
             p.dist(&format!("nodes[{i}].disk.fsync"), &disk.fsync, false);
             let writes = protocol.map(|pr| (pr.describe(), pr.persists(n.role)));
-            if let Some((name, None)) = writes {
+            if let Some((described, None)) = writes {
+                // The protocol's name: its settings are beside the point.
+                let name = described.split('(').next().unwrap_or_default();
                 p.push(format!(
                     "nodes[{i}].disk: {name} writes nothing to disk on a {:?}",
                     n.role

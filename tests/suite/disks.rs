@@ -1,0 +1,128 @@
+//! Disks: `nodes[i].disk` and `DiskStall`. The bundled `redlock-everysec-disk-stall-loses-key`
+//! pins the story; these tests pin its counterfactuals, what a stalled disk stops in a Raft
+//! group (only the loop that waits on it), and what validation refuses. The engine's own tests
+//! (`engine::disk_tests`) pin the instants.
+
+use crate::common::*;
+use leasesim::scenario::validate::validate_with;
+
+/// `redlock-everysec-disk-stall-loses-key` with its strategy's persistence `persistence` and
+/// without its disk stall unless `stall`.
+fn everysec_story(persistence: &str, stall: bool) -> String {
+    let text = leasesim::scenario::library::text("redlock-everysec-disk-stall-loses-key").unwrap();
+    let text = text.replace(
+        "strategy: Redlock(persistence: EverySec),",
+        &format!("strategy: Redlock(persistence: {persistence}),"),
+    );
+    if stall {
+        return text;
+    }
+    let fault = r#"        DiskStall(node: "m3", at: "0.5s", duration: "3s"),
+"#;
+    assert!(text.contains(fault));
+    text.replace(fault, "")
+}
+
+#[test]
+fn the_key_a_stalled_disk_never_made_durable_is_lost_and_a_working_disk_keeps_it() {
+    // The story: the fsync due at 1 s never returns before the crash at 2.5 s: 7.048 s of
+    // overlap (derived in the scenario).
+    let lost = run_text(&everysec_story("EverySec", true));
+    assert_eq!(lost.overlap.total_ns, 7_048_000_000);
+    assert_eq!(lost.holders, ["a", "b"]);
+    // A working disk: the fsync at 1 s is durable at 1.002 s, the key comes back at 2.6 s,
+    // and b gets only m4 and m5; a extends with m1-m3 at 3.05, 6.05 and 9.05 s, alone.
+    let kept = run_text(&everysec_story("EverySec", false));
+    assert_eq!(kept.overlap.count, 0);
+    assert_eq!(kept.holders, ["a"]);
+    assert_eq!(kept.renewals, 3);
+    // `Always` writes the key before m3 answers a (durable at 0.003 s, before the stall at
+    // 0.5 s): the stall and the crash change nothing.
+    let always = run_text(&everysec_story("Always", true));
+    assert_eq!(always.overlap.count, 0);
+    assert_eq!(always.holders, ["a"]);
+    assert_eq!(always.renewals, 3);
+}
+
+/// Three replicas under RaftLeaderLease (etcd's defaults), r0 first leader, every disk's fsync
+/// 1 ms, r0's disk stalled over [3 s, 6 s), with `workload`.
+fn raft_group(workload: &str) -> String {
+    format!(
+        r#"Scenario(
+            seed: 1,
+            duration: "10s",
+            lease: (duration: "1s", initial_leader: "r0"),
+            strategy: RaftLeaderLease(system: Etcd),
+            nodes: [
+                (name: "r0", role: Replica, disk: (fsync: Fixed("1ms"))),
+                (name: "r1", role: Replica, disk: (fsync: Fixed("1ms"))),
+                (name: "r2", role: Replica, disk: (fsync: Fixed("1ms"))),
+            ],
+            network: (delay: Fixed("1ms")),
+            workload: ({workload}),
+            faults: [DiskStall(node: "r0", at: "3s", duration: "3s")],
+        )"#
+    )
+}
+
+#[test]
+fn a_stalled_disk_stops_a_leader_only_once_it_must_write() {
+    // With no client writes the leader writes nothing after its election (heartbeats are not
+    // logged): the stall changes nothing, r0 leads throughout.
+    let idle = run_text(&raft_group(""));
+    assert_eq!(idle.grants, 1);
+    assert_eq!(idle.holders, ["r0"]);
+    // With writes, the first one after 3 s makes r0's Raft loop wait on its disk: no more
+    // heartbeats, and another replica is elected, after r0's lease (no overlap).
+    let busy = run_text(&raft_group("writes_per_second: 5.0"));
+    assert_eq!(busy.grants, 2);
+    assert_eq!(busy.holders[0], "r0");
+    assert_ne!(busy.holders[1], "r0");
+    assert_eq!(busy.overlap.count, 0);
+}
+
+#[test]
+fn a_disk_the_protocol_does_not_write_and_a_stall_of_no_disk_are_refused() {
+    let check = |strategy: &str, nodes: &str, fault: &str| {
+        let s = scenario(&format!(
+            r#"Scenario(
+                duration: "10s",
+                lease: (duration: "10s"),
+                strategy: {strategy},
+                nodes: [{nodes}],
+                faults: [{fault}],
+            )"#
+        ));
+        let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+        validate_with(&s, &*strategy)
+    };
+    let disk = r#"disk: (fsync: Fixed("1ms"))"#;
+    let masters = format!(r#"(name: "m", role: Grantor, {disk}), (name: "a", role: Contender)"#);
+    // A master without persistence writes nothing.
+    assert_eq!(
+        check("Redlock", &masters, ""),
+        ["nodes[0].disk: Redlock writes nothing to disk on a Grantor"]
+    );
+    // A client never writes.
+    let client = format!(r#"(name: "m", role: Grantor), (name: "a", role: Contender, {disk})"#);
+    assert_eq!(
+        check("Redlock(persistence: Always)", &client, ""),
+        ["nodes[1].disk: Redlock writes nothing to disk on a Contender"]
+    );
+    // A stall needs a disk, and a positive duration; an fsync cannot take negative time.
+    let plain = r#"(name: "m", role: Grantor), (name: "a", role: Contender)"#;
+    let stall = r#"DiskStall(node: "m", at: "1s", duration: "0s")"#;
+    assert_eq!(
+        check("Redlock(persistence: Always)", plain, stall),
+        [
+            "faults[0].duration: must be positive (got 0s)",
+            "faults[0]: node \"m\" has no disk (give it one: `disk: (fsync: Fixed(\"1ms\"))`)",
+        ]
+    );
+    let negative = r#"(name: "m", role: Grantor, disk: (fsync: Uniform(min: "-1ms", max: "1ms"))),
+        (name: "a", role: Contender)"#;
+    assert_eq!(
+        check("Redlock(persistence: Always)", negative, ""),
+        ["nodes[0].disk.fsync: durations cannot be negative"]
+    );
+}
