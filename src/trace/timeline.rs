@@ -143,6 +143,8 @@ pub struct Timeline {
     pub pauses: Vec<PauseSpan>,
     /// Stalls of one loop of a node, in order of their start.
     pub thread_stalls: Vec<StallSpan>,
+    /// Stalls of a node's disk, in order of their start.
+    pub disk_stalls: Vec<Span>,
     /// Spans in which a node was crashed (not the time before its first start).
     pub down: Vec<Span>,
     /// Restarts after a crash: (time, node).
@@ -181,6 +183,8 @@ pub struct Recorder {
     end_hint: SimTime,
     open_pause: Vec<Vec<(SimTime, PauseKind, bool)>>,
     open_stall: Vec<Vec<(SimTime, Thread)>>,
+    /// Per node, the starts of its disk's stalls under way (a disk stall outlives a crash).
+    open_disk_stall: Vec<Vec<SimTime>>,
     crashed_at: Vec<Option<SimTime>>,
     exact_counts: [usize; 7],
     /// Per node: keep one clock-error breakpoint in this many (a power of two), and how many
@@ -266,6 +270,7 @@ impl Recorder {
             end_hint: end,
             open_pause: vec![Vec::new(); n],
             open_stall: vec![Vec::new(); n],
+            open_disk_stall: vec![Vec::new(); n],
             crashed_at: vec![None; n],
             exact_counts: [0; 7],
             clock_stride: vec![(1, 0); n],
@@ -312,6 +317,14 @@ impl Recorder {
         for (start, thread) in std::mem::take(&mut self.open_stall[node]) {
             let span = Span { node, start, end };
             self.tl.thread_stalls.push(StallSpan { span, thread });
+        }
+    }
+
+    /// A stall of `node`'s disk ended at `end`: the earliest open one.
+    fn disk_stall_ended(&mut self, node: NodeId, end: SimTime) {
+        if !self.open_disk_stall[node].is_empty() {
+            let start = self.open_disk_stall[node].remove(0);
+            self.tl.disk_stalls.push(Span { node, start, end });
         }
     }
 
@@ -366,6 +379,7 @@ impl Recorder {
         self.tl
             .thread_stalls
             .sort_by_key(|p| (p.span.start, p.span.node));
+        self.tl.disk_stalls.sort_by_key(|s| (s.start, s.node));
         self.tl
     }
 }
@@ -412,10 +426,9 @@ impl Observer for Recorder {
             }
             TraceKind::ThreadStallBegin { thread, .. } => self.open_stall[n].push((e.t, thread)),
             TraceKind::ThreadStallEnd { thread } => self.stall_ended(n, thread, e.t),
-            // What a disk stall stops shows in what waits on it: the sends and beliefs.
-            TraceKind::DiskStallBegin { .. }
-            | TraceKind::DiskStallEnd
-            | TraceKind::Durable { .. } => {}
+            TraceKind::DiskStallBegin { .. } => self.open_disk_stall[n].push(e.t),
+            TraceKind::DiskStallEnd => self.disk_stall_ended(n, e.t),
+            TraceKind::Durable { .. } => {}
             TraceKind::ClockStep { by } => {
                 if self.tl.clock_steps.len() < EXACT_MARKS {
                     self.tl.clock_steps.push((e.t, n, by));
@@ -519,6 +532,13 @@ impl Observer for Recorder {
         self.tl.overlaps.sort_by_key(|o| (o.start, o.end));
         for n in 0..self.tl.node_names.len() {
             self.close_pauses(n, end);
+            for start in std::mem::take(&mut self.open_disk_stall[n]) {
+                self.tl.disk_stalls.push(Span {
+                    node: n,
+                    start,
+                    end,
+                });
+            }
             if let Some(since) = self.crashed_at[n].take() {
                 self.tl.down.push(Span {
                     node: n,

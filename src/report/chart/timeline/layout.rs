@@ -134,7 +134,8 @@ impl RowLayout {
         let faults = lane(
             tl.pauses.iter().any(|p| p.span.node == node)
                 || tl.down.iter().any(|d| d.node == node)
-                || tl.thread_stalls.iter().any(|s| s.span.node == node),
+                || tl.thread_stalls.iter().any(|s| s.span.node == node)
+                || tl.disk_stalls.iter().any(|s| s.node == node),
             FAULT_H + 2,
         );
         let cuts = lane(

@@ -20,6 +20,23 @@ pub(crate) enum Swatch {
     Marker(Rgb),
 }
 
+/// The legend entries of stalled loops and disks that apply to `runs`.
+fn stall_items(runs: &[&RunView], items: &mut Vec<(Swatch, String)>) {
+    let any = |f: &dyn Fn(&Timeline) -> bool| runs.iter().any(|r| f(r.tl));
+    for (thread, c) in [
+        (Thread::Renewal, RENEWAL_STALL_RGB),
+        (Thread::Worker, WORKER_STALL_RGB),
+    ] {
+        if any(&|tl| tl.thread_stalls.iter().any(|s| s.thread == thread)) {
+            let what = format!("{} loop stalled", thread.name().to_lowercase());
+            items.push((Swatch::Fill(solid(c)), what));
+        }
+    }
+    if any(&|tl| !tl.disk_stalls.is_empty()) {
+        items.push((Swatch::Fill(solid(DISK_STALL_RGB)), "disk stalled".into()));
+    }
+}
+
 /// The legend entries that apply to `runs`.
 pub(crate) fn legend_items(runs: &[&RunView], clock: bool) -> Vec<(Swatch, String)> {
     let any = |f: &dyn Fn(&Timeline) -> bool| runs.iter().any(|r| f(r.tl));
@@ -64,15 +81,7 @@ pub(crate) fn legend_items(runs: &[&RunView], clock: bool) -> Vec<(Swatch, Strin
             "VM freeze, clock stalled".into(),
         ));
     }
-    for (thread, c) in [
-        (Thread::Renewal, RENEWAL_STALL_RGB),
-        (Thread::Worker, WORKER_STALL_RGB),
-    ] {
-        if any(&|tl| tl.thread_stalls.iter().any(|s| s.thread == thread)) {
-            let what = format!("{} loop stalled", thread.name().to_lowercase());
-            items.push((Swatch::Fill(solid(c)), what));
-        }
-    }
+    stall_items(runs, &mut items);
     if any(&|tl| !tl.down.is_empty()) {
         items.push((Swatch::Fill(solid(DOWN_RGB)), "crashed".into()));
     }

@@ -78,6 +78,8 @@ pub(crate) const DOWN_RGB: Rgb = (80, 80, 80);
 /// process runs).
 pub(crate) const RENEWAL_STALL_RGB: Rgb = (216, 67, 21);
 pub(crate) const WORKER_STALL_RGB: Rgb = (121, 85, 72);
+/// A stalled disk (the fault lane only: the process runs, its writes wait).
+pub(crate) const DISK_STALL_RGB: Rgb = (173, 20, 87);
 pub(crate) const DOWN_SHADE: RGBAColor = rgba(0, 0, 0, 0.16);
 pub(crate) const CUT_RGB: Rgb = (84, 110, 122);
 pub(crate) const CUT_OTHER_RGB: Rgb = (176, 190, 197);

@@ -155,6 +155,7 @@ pub(crate) fn draw_row(
 
     // The fault lane: pauses and crashes, named.
     if let Some(off) = lay.faults {
+        draw_disk_stalls(sc, tl, node, xm, top + off);
         draw_fault_lane(sc, xm, &pauses, &downs, top + off);
         draw_stalls(sc, tl, node, xm, top + off);
     }
@@ -208,6 +209,33 @@ fn draw_stalls(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, fy0: i32) 
         }
         painter.flush(sc);
     }
+    for (a, b, l, c) in labels {
+        let y = (fy0 + fy1) / 2;
+        sc.text((a + b) / 2, y, l, 12.0, false, ink_on(c), Anchor::Center);
+    }
+}
+
+/// Node `node`'s disk stalls in its fault lane from `fy0`, named where the name fits, under
+/// the pauses and crashes drawn after them (a crash in a disk stall shows).
+fn draw_disk_stalls(sc: &mut Scene, tl: &Timeline, node: usize, xm: &XMap, fy0: i32) {
+    let fy1 = fy0 + FAULT_H;
+    let mut labels: Vec<(i32, i32, String, Rgb)> = Vec::new();
+    let mut painter = SpanPainter::new(fy0, fy1);
+    for s in tl.disk_stalls.iter().filter(|s| s.node == node) {
+        let Some((a, b)) = xm.span(s.start.ns(), s.end.ns(), 2) else {
+            continue;
+        };
+        if painter.add(sc, a, b, solid(DISK_STALL_RGB)) {
+            let len = format_ns(s.end.ns() - s.start.ns());
+            if let Some(l) = [format!("disk stalled {len}"), "disk".into()]
+                .into_iter()
+                .find(|l| text_width(l, 12.0, false) + 8 <= b - a)
+            {
+                labels.push((a, b, l, DISK_STALL_RGB));
+            }
+        }
+    }
+    painter.flush(sc);
     for (a, b, l, c) in labels {
         let y = (fy0 + fy1) / 2;
         sc.text((a + b) / 2, y, l, 12.0, false, ink_on(c), Anchor::Center);
