@@ -202,3 +202,23 @@ fn a_crash_keeps_what_was_durable_and_loses_the_rest() {
     let stalled = format!(r#"DiskStall(node: "a", at: "500ms", duration: "1500ms"), {crash}"#);
     assert_eq!(seen(Some("5ms"), &stalled), [("sent", 50, 1400)]);
 }
+
+#[test]
+fn a_loop_released_from_a_stall_waits_again_at_its_first_write() {
+    // fsync 5 ms; the renewal loop stalled over [0.5 s, 1.5 s) holds timers 0 (1 s) and 2
+    // (1.2 s). At 1.5 s timer 0 fires and waits for its write (1.5 s to 1.505 s): timer 2
+    // waits with it, and fires at 1.505 s, its background write the next fsync. The worker's
+    // timer 1 fires at 1.1 s as if nothing happened.
+    let stall = r#"ThreadStall(node: "a", thread: Renewal, at: "500ms", duration: "1s")"#;
+    assert_eq!(
+        seen(Some("5ms"), stall),
+        [
+            ("durable", 1, 1105),
+            ("sent", 1, 1105),
+            ("durable", 1, 1505),
+            ("sent", 0, 1505),
+            ("sent", 2, 1505),
+            ("durable", 1, 1510),
+        ]
+    );
+}

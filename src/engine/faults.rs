@@ -235,9 +235,16 @@ impl<P: Protocol> Sim<'_, P> {
             node.deferred.splice(0..0, mine);
             return;
         }
-        for ev in mine {
-            if !self.nodes[n].up() {
+        let mut mine = mine.into_iter();
+        while let Some(ev) = mine.next() {
+            let node = &mut self.nodes[n];
+            if !node.up() {
                 break;
+            }
+            if node.stalled(thread) {
+                // A call waits for its disk: the rest waits on, ahead of what fell due since.
+                node.held.splice(0..0, std::iter::once(ev).chain(mine));
+                return;
             }
             self.handle(n, ev);
         }
