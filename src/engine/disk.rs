@@ -40,6 +40,12 @@ impl<L: NodeLogic> Batch<L> {
             writes: 0,
         }
     }
+
+    /// Whether the node has anything to do once it is durable: messages to send or loops to
+    /// let go on (a batch of background writes has neither).
+    fn holds_anything(&self) -> bool {
+        !self.sends.is_empty() || self.waiting != [0; 2]
+    }
 }
 
 /// One node's disk.
@@ -164,17 +170,14 @@ impl<P: Protocol> Sim<'_, P> {
         if disk.gen != gen || current_life != life {
             return;
         }
-        let batch = disk.current.take().expect("an fsync under way");
-        if let Some(image) = batch.image {
+        let mut batch = disk.current.take().expect("an fsync under way");
+        if let Some(image) = batch.image.take() {
             disk.durable = Some(image);
         }
         let writes = batch.writes;
-        let holds = !batch.sends.is_empty() || batch.waiting != [0; 2];
+        let holds = batch.holds_anything();
         if holds {
-            disk.finished.push_back(Batch {
-                image: None,
-                ..batch
-            });
+            disk.finished.push_back(batch);
         }
         if let Some(next) = disk.next.take() {
             disk.current = Some(next);
@@ -249,5 +252,62 @@ impl<P: Protocol> Sim<'_, P> {
         if self.observer.is_some() {
             self.emit(n, TraceKind::DiskStallEnd);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::timer_tests::Rang;
+
+    /// A node logic whose disk keeps nothing, for batches alone.
+    struct Nothing;
+    impl NodeLogic for Nothing {
+        type Msg = Rang;
+        type Disk = ();
+        fn on_start(&mut self, _: &mut crate::strategy::Cx, _: &mut crate::strategy::Out<Rang>) {}
+        fn on_message(
+            &mut self,
+            _: &mut crate::strategy::Cx,
+            _: NodeId,
+            _: Rang,
+            _: &mut crate::strategy::Out<Rang>,
+        ) {
+        }
+        fn on_timer(
+            &mut self,
+            _: &mut crate::strategy::Cx,
+            _: crate::strategy::TimerId,
+            _: &mut crate::strategy::Out<Rang>,
+        ) {
+        }
+        fn check(&self, _: &crate::strategy::Cx, _: crate::strategy::Request) -> Option<u64> {
+            None
+        }
+        fn on_request(
+            &mut self,
+            _: &mut crate::strategy::Cx,
+            _: crate::strategy::Request,
+            _: u64,
+            _: &mut crate::strategy::Out<Rang>,
+        ) {
+        }
+        fn beliefs(&self) -> crate::strategy::Beliefs {
+            crate::strategy::Beliefs::NONE
+        }
+        fn into_disk(self) {}
+    }
+
+    #[test]
+    fn a_batch_holds_something_when_a_call_waits_for_it_with_or_without_messages() {
+        let mut b: Batch<Nothing> = Batch::new();
+        b.writes = 1;
+        assert!(!b.holds_anything(), "background writes alone");
+        b.waiting[Thread::Worker as usize] = 1;
+        assert!(b.holds_anything(), "a waiting call that sent nothing");
+        b.sends.push((0, Rang(0)));
+        assert!(b.holds_anything(), "a waiting call that sent a message");
+        b.waiting = [0; 2];
+        assert!(b.holds_anything(), "messages held");
     }
 }

@@ -89,7 +89,8 @@ impl Protocol for JournalProtocol {
 }
 
 /// What happened, in order: ("sent", message, ms) for each message as it leaves, ("durable",
-/// writes, ms) for each fsync as it finishes.
+/// writes, ms) for each fsync as it finishes, ("stall", until ms, ms) for each disk stall as
+/// it begins.
 #[derive(Default)]
 struct Seen(Vec<(&'static str, u64, i64)>);
 
@@ -98,6 +99,7 @@ impl Observer for Seen {
         let (what, n) = match e.kind {
             TraceKind::Send { token, .. } => ("sent", token.expect("a timer id")),
             TraceKind::Durable { writes } => ("durable", u64::from(writes)),
+            TraceKind::DiskStallBegin { until } => ("stall", (until.ns() / 1_000_000) as u64),
             _ => return,
         };
         assert_eq!(e.t.ns() % 1_000_000, 0, "whole milliseconds here");
@@ -180,12 +182,36 @@ fn a_disk_stall_stops_the_fsync_under_way_and_a_waiting_loop_holds_its_timers() 
     assert_eq!(
         seen(Some("5ms"), stall),
         [
+            ("stall", 1502, 1002),
             ("durable", 1, 1505),
             ("sent", 0, 1505),
             ("sent", 2, 1505),
             ("durable", 1, 1510),
             ("sent", 1, 1510),
             ("durable", 1, 1515),
+        ]
+    );
+}
+
+#[test]
+fn overlapping_disk_stalls_stop_the_fsync_until_the_last_ends() {
+    // fsync 5 ms, stalls over [1.002 s, 1.202 s) and [1.102 s, 1.402 s). Timer 0's fsync (from
+    // 1 s) has 3 ms left at 1.002 s; the end of the first stall changes nothing, the end of the
+    // second lets it finish at 1.405 s. Then as above, 100 ms later: timer 1's write 1.405 s to
+    // 1.41 s, timer 2 (held with its loop) fires at 1.405 s, its write 1.41 s to 1.415 s.
+    let stalls = r#"DiskStall(node: "a", at: "1002ms", duration: "200ms"),
+        DiskStall(node: "a", at: "1102ms", duration: "300ms")"#;
+    assert_eq!(
+        seen(Some("5ms"), stalls),
+        [
+            ("stall", 1202, 1002),
+            ("stall", 1402, 1102),
+            ("durable", 1, 1405),
+            ("sent", 0, 1405),
+            ("sent", 2, 1405),
+            ("durable", 1, 1410),
+            ("sent", 1, 1410),
+            ("durable", 1, 1415),
         ]
     );
 }
@@ -200,7 +226,10 @@ fn a_crash_keeps_what_was_durable_and_loses_the_rest() {
     // The disk stalled from 0.5 s to 2 s: nothing was durable when it crashed, though the node
     // had counted 2 (timer 2 waited for timer 0's write with its loop): the restart reads 0.
     let stalled = format!(r#"DiskStall(node: "a", at: "500ms", duration: "1500ms"), {crash}"#);
-    assert_eq!(seen(Some("5ms"), &stalled), [("sent", 50, 1400)]);
+    assert_eq!(
+        seen(Some("5ms"), &stalled),
+        [("stall", 2000, 500), ("sent", 50, 1400)]
+    );
 }
 
 #[test]
