@@ -20,7 +20,8 @@
 use crate::engine::place_drifts;
 use crate::rng::{self, Component, Rng};
 use crate::scenario::nemesis::{
-    Crashes, DelaySpikes, Drops, Nemesis, PerHour, PerHourRate, Steps, ThreadStalls, KINDS,
+    Crashes, DelaySpikes, Drops, Nemesis, PerHour, PerHourRate, PerMinute, Steps, ThreadStalls,
+    KINDS,
 };
 use crate::scenario::random_faults::poisson;
 use crate::scenario::{limits, Fault, FreezeClock, PauseKind, Placement, Scenario, Thread};
@@ -375,6 +376,9 @@ impl<'a> Drawer<'a> {
         if let (Some(pick), Some(t)) = (picks[10], &nem.thread_stalls) {
             self.thread_stalls(pick, t, out);
         }
+        if let (Some(pick), Some(d)) = (picks[11], &nem.disk_stalls) {
+            self.disk_stalls(pick, d, out);
+        }
     }
 
     /// The name of node `i`.
@@ -590,6 +594,47 @@ impl<'a> Drawer<'a> {
     }
 }
 
+impl Drawer<'_> {
+    /// Stalls (kind 11) of the disk of every node that has one, at `per_minute`, each at most
+    /// `max` cut by the pick; one that would meet another stall of its node's disk is left out.
+    fn disk_stalls(&mut self, pick: Intensity, d: &PerMinute, out: &mut Vec<Fault>) {
+        let cap = pick.cap(d.max.ns());
+        for i in (0..self.s.nodes.len()).filter(|&i| self.s.nodes[i].disk.is_some()) {
+            let mut stalled = Busy::of(disk_stalls_of(self.s, i));
+            let mut r = stream(self.s.seed, 11, i as u64);
+            for at in self.times(&mut r, d.per_minute / 60.0, pick, self.left(1)) {
+                let len = uniform(&mut r, 1, cap);
+                let end = at.ns().saturating_add(len);
+                if self.left(1) == 0 || stalled.meets(at.ns(), end) {
+                    continue;
+                }
+                stalled.add(at.ns(), end);
+                self.take(1);
+                out.push(Fault::DiskStall {
+                    node: self.name(i),
+                    at: at.into(),
+                    duration: Dur::from_ns(len),
+                });
+            }
+        }
+    }
+}
+
+/// The stalls of node `i`'s disk that `s` lists at a time, [at, at + duration].
+fn disk_stalls_of(s: &Scenario, i: usize) -> Vec<(i64, i64)> {
+    let name = &s.nodes[i].name;
+    s.faults
+        .iter()
+        .filter(|f| f.after().is_none())
+        .filter_map(|f| match f {
+            Fault::DiskStall { node, at, duration } if node == name => {
+                Some((at.ns(), at.ns().saturating_add(duration.ns())))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Which nodes of `s` have loop `thread` apart from the other under its protocol: every node
 /// has a worker; a renewal loop only the roles the protocol gives one.
 pub(super) fn loop_nodes(s: &Scenario, thread: Thread) -> Vec<bool> {
@@ -708,6 +753,8 @@ mod tests {
         let s = base("1h", "");
         let mut n = profile("all", &s).unwrap();
         n.thread_stalls = profile("threads", &s).unwrap().thread_stalls;
+        // The swarm's choice asks only what the envelope has, not whether a node has a disk.
+        n.disk_stalls = envelope(r#"(disk_stalls: (max: "1s", per_minute: 1.0))"#).disk_stalls;
         let mut on = [0; KINDS.len()];
         for run in 0..64 {
             let d = draw_run(&s, &n, run, true);
@@ -939,6 +986,8 @@ mod tests {
                             Thread::Renewal
                         },
                     }),
+                    // The world's nodes have no disk (`disk_stalls_draw_on_the_nodes_with_a_disk`).
+                    disk_stalls: None,
                 };
                 (n, run, swarm)
             })
@@ -1519,6 +1568,52 @@ mod tests {
         }
         assert!(compared > 190, "{compared}");
         assert!((60..=140).contains(&stalls_on), "{stalls_on} of 200");
+    }
+
+    /// Disk stalls at 1 per minute per node with a disk over an hour, `lock` alone having one
+    /// (TwoSided's grantor writes nothing, but the envelope only asks for a disk): 60 drawn on
+    /// average, all on `lock`, each in [1 ns, 1 s / divisor], no two meeting.
+    #[test]
+    fn disk_stalls_draw_on_the_nodes_with_a_disk() {
+        let text = base("1h", "").to_ron();
+        let text = text.replacen(
+            "role: Grantor,",
+            r#"role: Grantor, disk: (fsync: Fixed("1ms")),"#,
+            1,
+        );
+        let s = Scenario::from_ron(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.nodes[0].disk.is_some(), "{text}");
+        let nem = envelope(r#"(disk_stalls: (max: "1s", per_minute: 1.0))"#);
+        for pick in [Intensity::FULL, QUARTER] {
+            let out = draw_kind(&s, &nem, 11, pick);
+            assert!(
+                (30..=95).contains(&out.len()),
+                "{} drawn, 60 expected",
+                out.len()
+            );
+            let mut spans = Vec::new();
+            for f in &out {
+                let Fault::DiskStall { node, at, duration } = f else {
+                    panic!("{f:?}")
+                };
+                assert_eq!(node, "lock");
+                assert!((1..=1_000_000_000 / pick.divisor).contains(&duration.ns()));
+                spans.push((at.ns(), at.ns() + duration.ns()));
+            }
+            spans.sort_unstable();
+            assert!(spans.windows(2).all(|w| w[0].1 < w[1].0), "stalls meet");
+        }
+        // The kind's swarm coin comes from stream 2: adding it moves no other kind's choice.
+        let all = profile("all", &s).unwrap();
+        let mut with = all.clone();
+        with.disk_stalls = nem.disk_stalls.clone();
+        for seed in 0..200 {
+            let (a, b) = (choose(seed, &all, true), choose(seed, &with, true));
+            if b[..11].iter().any(Option::is_some) {
+                assert_eq!(a[..11], b[..11], "seed {seed}");
+            }
+            assert_eq!(a[11], None);
+        }
     }
 
     /// The stall kind's coin and factors come from stream 1, in the order the first ten's do

@@ -234,6 +234,7 @@ impl<'a> Mutator<'a> {
             .filter(|&k| present[k] && k != 3 && (k != 4 || nemesis.drift_ppm.is_some()))
             .filter(|&k| !matches!(k, 5 | 6) || base.nodes.len() >= 2)
             .filter(|&k| k != 10 || !stallable.is_empty())
+            .filter(|&k| k != 11 || base.nodes.iter().any(|n| n.disk.is_some()))
             .collect();
         Mutator {
             base,
@@ -393,6 +394,10 @@ impl<'a> Mutator<'a> {
                 let max = n.thread_stalls.as_ref().map(|t| t.max);
                 *duration = Dur::from_ns(grow(duration.ns(), cap(max)));
             }
+            Fault::DiskStall { duration, .. } => {
+                let max = n.disk_stalls.as_ref().map(|d| d.max);
+                *duration = Dur::from_ns(grow(duration.ns(), cap(max)));
+            }
             Fault::Crash { at, .. } => {
                 let crash = at.ns();
                 let max = cap(n.crashes.as_ref().map(|c| c.max_down));
@@ -430,8 +435,17 @@ impl<'a> Mutator<'a> {
             Fault::ThreadStall { node, .. } if !self.stallable.is_empty() => {
                 *node = name(self.stallable[r.random_range(0..self.stallable.len())]);
             }
+            Fault::DiskStall { node, .. } => *node = name(self.with_disk(r)),
             _ => {}
         }
+    }
+
+    /// A node with a disk, at random (the envelope draws disk stalls only when one has).
+    fn with_disk(&self, r: &mut Rng) -> usize {
+        let disked: Vec<usize> = (0..self.base.nodes.len())
+            .filter(|&i| self.base.nodes[i].disk.is_some())
+            .collect();
+        disked[r.random_range(0..disked.len())]
     }
 
     /// Adds a fault of one of the envelope's kinds at `near_ns` (clamped into the run), on a
@@ -509,6 +523,11 @@ impl<'a> Mutator<'a> {
                 from: None,
                 to: None,
                 kinds: d.kinds.clone(),
+            }),
+            11 => nem.disk_stalls.as_ref().map(|d| Fault::DiskStall {
+                node: name(self.with_disk(r)),
+                at: at.into(),
+                duration: upto(r, d.max),
             }),
             10 => nem.thread_stalls.as_ref().map(|t| Fault::ThreadStall {
                 node: name(self.stallable[r.random_range(0..self.stallable.len())]),
@@ -694,6 +713,10 @@ impl<'a> Mutator<'a> {
                 .thread_stalls
                 .as_ref()
                 .is_some_and(|t| within(*duration, t.max) && *thread == t.thread),
+            Fault::DiskStall { duration, .. } => n
+                .disk_stalls
+                .as_ref()
+                .is_some_and(|d| within(*duration, d.max)),
             _ => false,
         }
     }

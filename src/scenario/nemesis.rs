@@ -46,6 +46,10 @@ pub struct Nemesis {
     /// Stalls of one loop of a live process (its renewal loop unless said), at most `max` long.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_stalls: Option<ThreadStalls>,
+    /// Stalls of the disk of a node that has one, at most `max` long, `per_minute` per such
+    /// node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_stalls: Option<PerMinute>,
 }
 
 /// At most `max` long, `per_minute` per node on average.
@@ -140,7 +144,7 @@ fn default_max_down() -> Dur {
 
 /// The kinds of an envelope by field name, in field order: kind `k` (from 1) of
 /// `rng::Component::Explore`'s streams is `KINDS[k - 1]`.
-pub const KINDS: [&str; 11] = [
+pub const KINDS: [&str; 12] = [
     "pauses",
     "freezes",
     "steps",
@@ -152,6 +156,7 @@ pub const KINDS: [&str; 11] = [
     "drops",
     "crashes",
     "thread_stalls",
+    "disk_stalls",
 ];
 
 /// How a kind's rate counts: per node, or once for the cluster.
@@ -163,7 +168,7 @@ enum Scope {
 
 impl Nemesis {
     /// Which of [`KINDS`] the envelope has, in that order.
-    pub fn present(&self) -> [bool; 11] {
+    pub fn present(&self) -> [bool; 12] {
         [
             self.pauses.is_some(),
             self.freezes.is_some(),
@@ -176,6 +181,7 @@ impl Nemesis {
             self.drops.is_some(),
             self.crashes.is_some(),
             self.thread_stalls.is_some(),
+            self.disk_stalls.is_some(),
         ]
     }
 
@@ -278,6 +284,16 @@ impl Nemesis {
                 1.0,
             ));
         }
+        // Counted on every node, as if each had a disk.
+        if let Some(d) = &self.disk_stalls {
+            v.push((
+                "disk_stalls.per_minute",
+                d.per_minute,
+                m(d.per_minute),
+                Scope::PerNode,
+                1.0,
+            ));
+        }
         v
     }
 
@@ -339,6 +355,9 @@ impl Nemesis {
             p.per_hour *= f;
         }
         if let Some(p) = &mut self.thread_stalls {
+            p.per_minute *= f;
+        }
+        if let Some(p) = &mut self.disk_stalls {
             p.per_minute *= f;
         }
     }
@@ -446,6 +465,16 @@ pub fn check(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>) -
             renewal_loops(strategy, s, &mut p);
         }
     }
+    if let Some(x) = &n.disk_stalls {
+        span(&mut p, "disk_stalls.max", x.max.ns(), dur_limit);
+        if s.nodes.iter().all(|node| node.disk.is_none()) {
+            p.push(
+                "nemesis.disk_stalls: no node of the scenario has a disk (give one a \
+                 `disk: (fsync: ...)`)"
+                    .to_string(),
+            );
+        }
+    }
     let mut rates_ok = true;
     for (at, r, per_second, _, _) in n.rates() {
         if !(r.is_finite() && r >= 0.0) {
@@ -529,6 +558,12 @@ fn budgets(n: &Nemesis, s: &Scenario, strategy: Option<&dyn StrategyChecks>, p: 
         ("pauses.max", "pause", n.pauses.as_ref().map(|x| x.max)),
         ("freezes.max", "pause", n.freezes.as_ref().map(|x| x.max)),
         ("thread_stalls.max", "stall", worker_stalls.map(|x| x.max)),
+        // A disk stall holds the worker of a node that must write.
+        (
+            "disk_stalls.max",
+            "stall",
+            n.disk_stalls.as_ref().map(|x| x.max),
+        ),
     ] {
         let Some(max) = max else { continue };
         // Drawn pauses never overlap another pause of their node (nor stalls another stall of

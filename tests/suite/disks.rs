@@ -126,3 +126,82 @@ fn a_disk_the_protocol_does_not_write_and_a_stall_of_no_disk_are_refused() {
         ["nodes[0].disk.fsync: durations cannot be negative"]
     );
 }
+
+#[test]
+fn an_envelope_of_disk_stalls_needs_a_disk() {
+    let text = everysec_story("EverySec", false).replace(
+        r#"(name: "m3", role: Grantor, disk: (fsync: Fixed("2ms"))),"#,
+        r#"(name: "m3", role: Grantor),"#,
+    );
+    let text = text.replace(
+        "    expect: (",
+        "    nemesis: (disk_stalls: (max: \"5s\", per_minute: 2.0)),\n    expect: (",
+    );
+    let s = scenario(&text);
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    let problems = validate_with(&s, &*strategy);
+    assert!(
+        problems.contains(
+            &"nemesis.disk_stalls: no node of the scenario has a disk (give one a `disk: \
+              (fsync: ...)`)"
+                .to_string()
+        ),
+        "{problems:?}"
+    );
+}
+
+/// `explore` finds the story's needle from an envelope of disk stalls: the scenario without
+/// its stall, m3 still crashing at 2.5 s. The key is lost only if a stall stops m3's fsync of
+/// 1 s (from 1 s to 1.002 s) and lasts until the crash (which the shrinker may move), so the
+/// counterexample's stall begins by 1.002 s and ends no earlier than its crash; its replay
+/// meets the expectations it was written with.
+#[test]
+fn explore_finds_a_disk_stall_that_loses_the_key() {
+    let story = everysec_story("EverySec", false);
+    let (head, _) = story.split_once("    expect: (").unwrap();
+    let text = format!("{head}    nemesis: (disk_stalls: (max: \"5s\", per_minute: 2.0)),\n)\n");
+    let dir = workdir("explore-disk-stalls");
+    std::fs::write(dir.join("needle.ron"), text).unwrap();
+    let out = leasesim(
+        &["explore", "needle.ron", "--runs", "2000", "--out", "out"],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(1), "a violation was found");
+    let report = dir.join("out").join("needle");
+    let c = std::fs::read_to_string(report.join("counterexample.ron")).unwrap();
+    let c = scenario(&c);
+    let crash = c
+        .faults
+        .iter()
+        .find_map(|f| match f {
+            leasesim::scenario::Fault::Crash { at, .. } => Some(at.ns()),
+            _ => None,
+        })
+        .expect("m3 still crashes");
+    let stalls: Vec<(i64, i64)> = c
+        .faults
+        .iter()
+        .filter_map(|f| match f {
+            leasesim::scenario::Fault::DiskStall { node, at, duration } => {
+                assert_eq!(node, "m3");
+                Some((at.ns(), at.ns() + duration.ns()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        stalls
+            .iter()
+            .any(|&(a, b)| a <= 1_002_000_000 && b >= crash),
+        "{stalls:?}, crash at {crash}"
+    );
+    let replay = leasesim(
+        &["run", "out/needle/counterexample.ron", "--out", "replayed"],
+        &dir,
+    );
+    assert_eq!(
+        replay.status.code(),
+        Some(0),
+        "the counterexample's expectations hold"
+    );
+}
