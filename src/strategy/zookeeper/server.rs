@@ -518,6 +518,30 @@ mod tests {
 
     /// Clients 1 and 2 connect at 0 asking 3 s (sessions 1 and 2, expiring in the bucket after
     /// 0 + 3 s, at 4 s) and create nodes 1 and 2: client 1 holds the lock.
+    /// Whether the call logged a transaction (its answer waits for the log).
+    fn logged(given: &Sink) -> bool {
+        given.actions().contains(&Action::Persist { wait: true })
+    }
+
+    #[test]
+    fn sessions_and_nodes_made_or_gone_are_logged_and_pings_are_not() {
+        let mut s = server();
+        assert!(logged(&from(&mut s, 0, 1, connect(3))), "a new session");
+        let create = Message::Create { session: 1 };
+        assert!(
+            logged(&from(&mut s, 0, 1, create.clone())),
+            "a new lock node"
+        );
+        // The same Create again finds its node: nothing new to log.
+        assert!(!logged(&from(&mut s, 0, 1, create)));
+        let ping = Message::Ping { session: 1 };
+        assert!(!logged(&from(&mut s, S, 1, ping)), "a touch");
+        // Session 1 (3 s, last touched at 1 s) expires in the bucket of 5 s: its session and
+        // node go, logged; an expirer run with nothing to expire logs nothing.
+        assert!(!logged(&expirer(&mut s, 4 * S)));
+        assert!(logged(&expirer(&mut s, 5 * S)));
+    }
+
     fn two_nodes() -> Server {
         let mut s = server();
         for node in [1, 2] {
