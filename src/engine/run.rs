@@ -279,7 +279,10 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Node `n` (running) handles node-bound event `ev`.
     pub(super) fn handle(&mut self, n: NodeId, ev: Ev<MsgOf<P>>) {
-        self.call_thread = self.nodes[n].thread_of(&ev);
+        if self.nodes[n].disk_model.is_some() {
+            // Which loop a write of this call holds (nodes without a disk never ask).
+            self.call_thread = self.nodes[n].thread_of(&ev);
+        }
         match ev {
             Ev::Deliver {
                 from,

@@ -5,6 +5,7 @@
 
 use crate::common::*;
 use leasesim::scenario::validate::validate_with;
+use leasesim::trace::{Observer, TraceEvent, TraceKind};
 
 /// `redlock-everysec-disk-stall-loses-key` with its strategy's persistence `persistence` and
 /// without its disk stall unless `stall`.
@@ -204,4 +205,61 @@ fn explore_finds_a_disk_stall_that_loses_the_key() {
         Some(0),
         "the counterexample's expectations hold"
     );
+}
+
+/// The grants (true time, token) and the fsyncs finished, of a run.
+#[derive(Default)]
+struct Writes {
+    grants: Vec<(i64, u64)>,
+    fsyncs: u32,
+}
+
+impl Observer for Writes {
+    fn event(&mut self, e: &TraceEvent) {
+        match e.kind {
+            TraceKind::Grant { token, .. } => self.grants.push((e.t.ns(), token)),
+            TraceKind::Durable { .. } => self.fsyncs += 1,
+            _ => {}
+        }
+    }
+}
+
+/// Three replicas under RaftLeaderLease (etcd's defaults, pre-vote on), r0 campaigning at its
+/// start, 1 ms messages, for 1 s; every replica's disk as `disk` says.
+fn election(disk: &str) -> Writes {
+    let s = scenario(&format!(
+        r#"Scenario(
+            seed: 1,
+            duration: "1s",
+            lease: (duration: "1s", initial_leader: "r0"),
+            strategy: RaftLeaderLease(system: Etcd),
+            nodes: [
+                (name: "r0", role: Replica{disk}),
+                (name: "r1", role: Replica{disk}),
+                (name: "r2", role: Replica{disk}),
+            ],
+            network: (delay: Fixed("1ms")),
+        )"#
+    ));
+    let mut w = Writes::default();
+    let strategy = leasesim::strategy::from_spec(&s.strategy).unwrap();
+    leasesim::run_with("election", &s, strategy, Some(&mut w)).unwrap();
+    w
+}
+
+#[test]
+fn a_raft_vote_and_a_new_term_are_written_before_they_are_sent() {
+    // Without a disk: r0's pre-vote at 0 is granted at 1 ms (answers at 2 ms); r0 campaigns at
+    // 2 ms, the votes reach it at 4 ms: it leads, and grants itself term 1, at 4 ms.
+    let plain = election("");
+    assert_eq!(plain.grants, [(4_000_000, 1)]);
+    assert_eq!(plain.fsyncs, 0);
+    // fsync 1 ms: a pre-vote writes nothing, but r0's new term and its vote for itself are
+    // written before its RequestVotes leave (2 ms to 3 ms, arriving at 4 ms), and each voter's
+    // term and vote before its answer (4 ms to 5 ms, arriving at 6 ms): r0 leads at 6 ms. The
+    // fsyncs of the run: those three, then the new leader's empty entry, at r0 and at both
+    // followers: 6 (heartbeats write nothing).
+    let disked = election(r#", disk: (fsync: Fixed("1ms"))"#);
+    assert_eq!(disked.grants, [(6_000_000, 1)]);
+    assert_eq!(disked.fsyncs, 6);
 }
