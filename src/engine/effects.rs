@@ -69,14 +69,11 @@ impl<P: Protocol> Sim<'_, P> {
         if !self.out.is_empty() {
             // On a node with a disk, a call that persists writes to it; one that waits holds
             // its messages until the write is durable.
-            let persist = self.nodes[n].disk_model.is_some().then(|| {
-                let mut persists = self.out.actions().iter().filter_map(|a| match a {
-                    Action::Persist { wait } => Some(*wait),
-                    _ => None,
-                });
-                persists.next().map(|w| w || persists.any(|w| w))
-            });
-            let persist = persist.flatten();
+            let persist = if self.nodes[n].disk_model.is_some() {
+                writes_of(self.out.actions())
+            } else {
+                None
+            };
             if persist == Some(true) {
                 self.held_sends = Some(Vec::new());
             }
@@ -462,6 +459,33 @@ impl<P: Protocol> Sim<'_, P> {
 }
 
 /// The name of a message's kind (for traces).
+/// Whether a call's `actions` write to disk (`None`: they do not), and if so whether any of
+/// the writes waits.
+fn writes_of<M>(actions: &[Action<M>]) -> Option<bool> {
+    actions.iter().fold(None, |acc, a| match a {
+        Action::Persist { wait } => Some(acc.unwrap_or(false) || *wait),
+        _ => acc,
+    })
+}
+
 pub(super) fn kind_name<M: ProtocolMessage>(msg: &M) -> &'static str {
     M::KINDS[msg.kind()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::writes_of;
+    use crate::strategy::Action;
+
+    #[test]
+    fn a_call_waits_for_its_disk_when_any_of_its_writes_waits() {
+        let send = Action::Send { to: 0, msg: () };
+        let background = Action::Persist { wait: false };
+        let wait = Action::Persist { wait: true };
+        assert_eq!(writes_of::<()>(&[]), None);
+        assert_eq!(writes_of(std::slice::from_ref(&send)), None);
+        assert_eq!(writes_of(&[background.clone(), send.clone()]), Some(false));
+        assert_eq!(writes_of(&[wait.clone(), background.clone()]), Some(true));
+        assert_eq!(writes_of(&[background, send, wait]), Some(true));
+    }
 }
