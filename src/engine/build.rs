@@ -187,6 +187,7 @@ fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> 
                 stall_depth: 0,
                 deferred: Vec::new(),
                 thread_stalls: [0; 2],
+                disk_waits: [0; 2],
                 held: Vec::new(),
                 timers: [TimerSlot::default(); MAX_TIMERS],
                 started: false,

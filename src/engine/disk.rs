@@ -1,7 +1,8 @@
 //! A node's disk (`nodes[i].disk`): what node logic writes ([`Out::persist`]) becomes durable
-//! one fsync at a time, in order, each taking a draw of the node's fsync latency; the writes
-//! that come while one is under way share the next (group commit), so that a node never has
-//! more than two fsyncs' worth pending, however long its disk stalls. A `DiskStall` stops the
+//! one fsync at a time, in order, each taking a draw of the node's fsync latency. An fsync
+//! asked of an idle disk begins once the calls of that instant are made, and the writes that
+//! come while one is under way share the next (group commit), so that a node never has more
+//! than two fsyncs' worth pending, however long its disk stalls. A `DiskStall` stops the
 //! fsync under way (it finishes that much later). When an fsync finishes, the image it wrote
 //! is what a crash keeps; then the node, once it runs, sends what the calls that waited for it
 //! sent and lets their loops go on. A crash loses every write not yet durable (the model is a
@@ -54,8 +55,10 @@ pub(super) struct Disk<L: NodeLogic> {
     rng: Rng,
     /// `DiskStall`s under way.
     stall_depth: u32,
-    /// The fsync under way.
+    /// The fsync under way (or, until `started`, about to begin: the writes of the instant
+    /// it was asked for join it).
     current: Option<Batch<L>>,
+    started: bool,
     /// The writes that came while it was under way: the next fsync.
     next: Option<Batch<L>>,
     /// When the fsync under way finishes (while the disk runs), or how much of it is left
@@ -78,6 +81,7 @@ impl<L: NodeLogic> Disk<L> {
             rng,
             stall_depth: 0,
             current: None,
+            started: false,
             next: None,
             done_at: SimTime::NEVER,
             left: Dur::ZERO,
@@ -91,6 +95,7 @@ impl<L: NodeLogic> Disk<L> {
     /// fsyncs held for it to send.
     pub(super) fn crashed(&mut self) {
         self.current = None;
+        self.started = false;
         self.next = None;
         self.finished.clear();
         self.gen = self.gen.wrapping_add(1);
@@ -109,8 +114,8 @@ impl<P: Protocol> Sim<'_, P> {
     ) {
         let image = self.nodes[n].logic.as_ref().and_then(NodeLogic::disk_image);
         if let Some(thread) = wait {
-            let depth = &mut self.nodes[n].thread_stalls[thread as usize];
-            *depth = depth.checked_add(1).expect("stall depth never wraps");
+            let waits = &mut self.nodes[n].disk_waits[thread as usize];
+            *waits = waits.checked_add(1).expect("disk waits never wrap");
         }
         let life = self.nodes[n].life;
         let disk = self.nodes[n]
@@ -118,8 +123,8 @@ impl<P: Protocol> Sim<'_, P> {
             .as_mut()
             .expect("a node with a disk");
         let idle = disk.current.is_none();
-        let batch = if idle {
-            disk.current.insert(Batch::new())
+        let batch = if idle || !disk.started {
+            disk.current.get_or_insert_with(Batch::new)
         } else {
             disk.next.get_or_insert_with(Batch::new)
         };
@@ -132,8 +137,27 @@ impl<P: Protocol> Sim<'_, P> {
         }
         batch.writes += 1;
         if idle {
-            self.start_fsync(n, life);
+            // It begins once the calls of this instant are made: their writes share it.
+            let ev = Ev::FsyncStart {
+                node: n as u32,
+                life,
+                gen: disk.gen,
+            };
+            self.queue.push(self.now, ev);
         }
+    }
+
+    /// The fsync asked for at this instant begins (unless the node crashed since: `gen` is
+    /// stale).
+    pub(super) fn fsync_start(&mut self, n: NodeId, life: u32, gen: u32) {
+        let node = &mut self.nodes[n];
+        let current_life = node.life;
+        let disk = node.disk_model.as_mut().expect("a node with a disk");
+        if disk.gen != gen || current_life != life {
+            return;
+        }
+        disk.started = true;
+        self.start_fsync(n, life);
     }
 
     /// Node `n`'s disk begins the fsync now current: it finishes one draw of the fsync
@@ -179,8 +203,11 @@ impl<P: Protocol> Sim<'_, P> {
         if holds {
             disk.finished.push_back(batch);
         }
+        disk.started = false;
         if let Some(next) = disk.next.take() {
+            // The writes that came during this fsync: the next one, at once (group commit).
             disk.current = Some(next);
+            disk.started = true;
             self.start_fsync(n, life);
         }
         if self.observer.is_some() {
@@ -203,9 +230,15 @@ impl<P: Protocol> Sim<'_, P> {
             self.send(n, to, msg);
         }
         for thread in Thread::ALL {
-            for _ in 0..batch.waiting[thread as usize] {
-                self.release_thread(n, thread);
+            let waited = batch.waiting[thread as usize];
+            if waited == 0 {
+                continue;
             }
+            let waits = &mut self.nodes[n].disk_waits[thread as usize];
+            *waits = waits
+                .checked_sub(waited)
+                .expect("a write is waited for once");
+            self.drain_held(n, thread);
         }
     }
 
@@ -217,7 +250,7 @@ impl<P: Protocol> Sim<'_, P> {
             .as_mut()
             .expect("validated: a disk");
         disk.stall_depth = disk.stall_depth.checked_add(1).expect("never wraps");
-        if disk.stall_depth == 1 && disk.current.is_some() {
+        if disk.stall_depth == 1 && disk.current.is_some() && disk.started {
             disk.left = disk.done_at.since(now);
             disk.done_at = SimTime::NEVER;
             disk.gen = disk.gen.wrapping_add(1);
@@ -239,7 +272,7 @@ impl<P: Protocol> Sim<'_, P> {
             .stall_depth
             .checked_sub(1)
             .expect("a disk stall ends only after it began");
-        let resumes = disk.stall_depth == 0 && disk.current.is_some();
+        let resumes = disk.stall_depth == 0 && disk.current.is_some() && disk.started;
         if resumes {
             disk.done_at = now + disk.left;
             let ev = Ev::FsyncDone {

@@ -233,21 +233,21 @@ fn a_crash_keeps_what_was_durable_and_loses_the_rest() {
 }
 
 #[test]
-fn a_loop_released_from_a_stall_waits_again_at_its_first_write() {
+fn a_loop_released_from_a_stall_handles_all_it_held_and_its_writes_share_one_fsync() {
     // fsync 5 ms; the renewal loop stalled over [0.5 s, 1.5 s) holds timers 0 (1 s) and 2
-    // (1.2 s). At 1.5 s timer 0 fires and waits for its write (1.5 s to 1.505 s): timer 2
-    // waits with it, and fires at 1.505 s, its background write the next fsync. The worker's
-    // timer 1 fires at 1.1 s as if nothing happened.
+    // (1.2 s). At 1.5 s it handles both, as a loop that persists a batch of work at once
+    // (raft-rs's Ready): their two writes are one fsync, 1.5 s to 1.505 s. Timer 2 writes in
+    // the background, so its message leaves at 1.5 s; timer 0's waits for the fsync. The
+    // worker's timer 1 fires at 1.1 s as if nothing happened.
     let stall = r#"ThreadStall(node: "a", thread: Renewal, at: "500ms", duration: "1s")"#;
     assert_eq!(
         seen(Some("5ms"), stall),
         [
             ("durable", 1, 1105),
             ("sent", 1, 1105),
-            ("durable", 1, 1505),
+            ("sent", 2, 1500),
+            ("durable", 2, 1505),
             ("sent", 0, 1505),
-            ("sent", 2, 1505),
-            ("durable", 1, 1510),
         ]
     );
 }

@@ -125,6 +125,7 @@ impl<P: Protocol> Sim<'_, P> {
         node.life += 1;
         node.pause_depth = 0;
         node.thread_stalls = [0; 2];
+        node.disk_waits = [0; 2];
         let mut lost = std::mem::take(&mut node.deferred);
         lost.append(&mut node.held);
         for ev in lost {
@@ -215,15 +216,24 @@ impl<P: Protocol> Sim<'_, P> {
         self.release_thread(n, thread);
     }
 
-    /// One stall of loop `thread` of node `n` (a `ThreadStall`, or a wait for its disk) is
-    /// over: when none is left, what the loop held is handled, as at the end of a stall.
+    /// One stall of loop `thread` of node `n` is over: when none is left, what the loop held
+    /// is handled ([`Sim::drain_held`]).
     pub(super) fn release_thread(&mut self, n: NodeId, thread: Thread) {
-        let node = &mut self.nodes[n];
-        let depth = &mut node.thread_stalls[thread as usize];
+        let depth = &mut self.nodes[n].thread_stalls[thread as usize];
         *depth = depth
             .checked_sub(1)
             .expect("a thread stall ends only after it began");
-        if node.stalled(thread) {
+        self.drain_held(n, thread);
+    }
+
+    /// Loop `thread` of node `n` may go on (no stall, no wait for its disk): it handles what
+    /// it held, in the order it fell due, all of it (as a loop that persists one batch of
+    /// work before it sends: raft-rs's `Ready`, Redis's `beforeSleep`); the writes of those
+    /// calls share the disk's next fsync. If the node is paused, all of it waits for the
+    /// pause's end (it fell due before the pause began).
+    pub(super) fn drain_held(&mut self, n: NodeId, thread: Thread) {
+        let node = &mut self.nodes[n];
+        if node.blocked(thread) {
             return;
         }
         let held = std::mem::take(&mut node.held);
@@ -235,16 +245,9 @@ impl<P: Protocol> Sim<'_, P> {
             node.deferred.splice(0..0, mine);
             return;
         }
-        let mut mine = mine.into_iter();
-        while let Some(ev) = mine.next() {
-            let node = &mut self.nodes[n];
-            if !node.up() {
+        for ev in mine {
+            if !self.nodes[n].up() {
                 break;
-            }
-            if node.stalled(thread) {
-                // A call waits for its disk: the rest waits on, ahead of what fell due since.
-                node.held.splice(0..0, std::iter::once(ev).chain(mine));
-                return;
             }
             self.handle(n, ev);
         }
@@ -306,18 +309,26 @@ impl<P: Protocol> Sim<'_, P> {
             return;
         }
         self.set_running(n);
-        // Handle what fell due meanwhile, in the order it fell due; what a stalled loop
-        // handles waits on for it.
+        // Handle what fell due meanwhile, in the order it fell due; what a stalled loop, or one
+        // that waited for its disk before the pause ended, handles waits on for it. A wait
+        // that a call of this batch begins holds nothing of the batch (`drain_held`).
         let mut deferred = std::mem::take(&mut self.nodes[n].deferred);
+        let mut waited = self.nodes[n].disk_waits.map(|w| w > 0);
         for ev in deferred.drain(..) {
             let node = &mut self.nodes[n];
             if !node.up() {
                 break;
             }
-            if node.held_by_stall(&ev) {
+            let durable = matches!(ev, Ev::Durable { .. });
+            let thread = node.thread_of(&ev);
+            if !durable && (node.stalled(thread) || waited[thread as usize]) {
                 node.held.push(ev);
-            } else {
-                self.handle(n, ev);
+                continue;
+            }
+            self.handle(n, ev);
+            if durable {
+                let node = &self.nodes[n];
+                waited = Thread::ALL.map(|t| waited[t as usize] && node.disk_waits[t as usize] > 0);
             }
         }
         // The list is kept for the next pause, but not the room a long one made: what a node

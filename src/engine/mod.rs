@@ -150,6 +150,13 @@ pub enum Ev<M> {
         life: u32,
         stall: bool,
     },
+    /// An fsync of a node's disk begins, once the calls of the instant it was asked for are
+    /// made (stale unless `gen` is the disk's and `life` the node's).
+    FsyncStart {
+        node: u32,
+        life: u32,
+        gen: u32,
+    },
     /// An fsync of a node's disk finishes (stale unless `gen` is the disk's and `life` the
     /// node's).
     FsyncDone {

@@ -77,6 +77,9 @@ pub(super) struct Node<L: NodeLogic> {
     pub(super) deferred: Vec<Ev<L::Msg>>,
     /// How many stalls of each loop (in [`Thread::ALL`] order) are under way.
     pub(super) thread_stalls: [u32; 2],
+    /// How many calls of each loop wait for a write to its disk (the loop handles nothing new
+    /// until none does).
+    pub(super) disk_waits: [u32; 2],
     /// What fell due for a stalled loop while the node ran, in the order it fell due.
     pub(super) held: Vec<Ev<L::Msg>>,
     pub(super) timers: [TimerSlot; MAX_TIMERS],
@@ -95,16 +98,20 @@ impl<L: NodeLogic> Node<L> {
     pub(super) fn running(&self) -> bool {
         self.up() && self.pause_depth == 0
     }
-    /// Whether loop `thread` is stalled.
+    /// Whether loop `thread` is stalled (a `ThreadStall`).
     pub(super) fn stalled(&self, thread: Thread) -> bool {
         self.thread_stalls[thread as usize] > 0
     }
-    /// Whether node-bound event `ev` must wait because the loop that handles it is stalled (an
-    /// fsync's end is the disk's, which no loop handles).
+    /// Whether loop `thread` is stalled or waits for its disk: what it handles waits.
+    pub(super) fn blocked(&self, thread: Thread) -> bool {
+        self.stalled(thread) || self.disk_waits[thread as usize] > 0
+    }
+    /// Whether node-bound event `ev` must wait because the loop that handles it is stalled or
+    /// waits for its disk (an fsync's end is the disk's, which no loop handles).
     pub(super) fn held_by_stall(&self, ev: &Ev<L::Msg>) -> bool {
-        self.thread_stalls != [0; 2]
+        (self.thread_stalls != [0; 2] || self.disk_waits != [0; 2])
             && !matches!(ev, Ev::Durable { .. })
-            && self.stalled(self.thread_of(ev))
+            && self.blocked(self.thread_of(ev))
     }
     /// Which loop handles node-bound event `ev` (the node must be up).
     pub(super) fn thread_of(&self, ev: &Ev<L::Msg>) -> Thread {

@@ -97,6 +97,7 @@ impl<P: Protocol> Sim<'_, P> {
                 self.end_thread_stall(node as NodeId, life, thread)
             }
             Ev::Sync { node } => self.sync_clock(node as NodeId),
+            Ev::FsyncStart { node, life, gen } => self.fsync_start(node as NodeId, life, gen),
             Ev::FsyncDone { node, life, gen } => self.fsync_done(node as NodeId, life, gen),
             Ev::DiskStallEnd { node } => self.end_disk_stall(node as NodeId),
             Ev::Arrival {
@@ -316,41 +317,7 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_timer(cx, timer, out)
                 });
             }
-            Ev::Arrival { kind, op, .. } => {
-                let checked =
-                    self.with_cx(n, false, false, None, |logic, cx, _| logic.check(cx, kind));
-                let Some(token) = checked else {
-                    if !kind.is_write() {
-                        self.harm.read_ended(n, op);
-                    }
-                    self.tell(HistoryEvent::Failed { op, at: self.now });
-                    if self.observer.is_some() {
-                        let write = kind.is_write();
-                        self.emit(n, TraceKind::Rejected { write });
-                    }
-                    return;
-                };
-                if kind.is_write() {
-                    self.stats.writes_admitted += 1;
-                } else {
-                    self.stats.reads_admitted += 1;
-                }
-                if self.service_time.ns() == 0 {
-                    self.take_effect(n, kind, token, op);
-                } else {
-                    if let Request::Read { key } = kind {
-                        self.harm.open_read(n, op, key);
-                    }
-                    let ev = Ev::Effect {
-                        node: n as u32,
-                        life: self.nodes[n].life,
-                        kind,
-                        token,
-                        op,
-                    };
-                    self.queue.push(self.now + self.service_time, ev);
-                }
-            }
+            Ev::Arrival { kind, op, .. } => self.admit(n, kind, op),
             Ev::Effect {
                 kind,
                 token,
@@ -391,12 +358,50 @@ impl<P: Protocol> Sim<'_, P> {
             Ev::Durable { .. } => self.durable(n),
             Ev::PauseEnd { .. }
             | Ev::ThreadStallEnd { .. }
+            | Ev::FsyncStart { .. }
             | Ev::FsyncDone { .. }
             | Ev::DiskStallEnd { .. }
             | Ev::Generate { .. }
             | Ev::Sync { .. } => {
                 unreachable!("not node-bound")
             }
+        }
+    }
+
+    /// Client request `op` (`kind`) arrives at node `n` (running): the node checks it, and
+    /// it takes effect now or after the service time, or fails.
+    fn admit(&mut self, n: NodeId, kind: Request, op: u64) {
+        let checked = self.with_cx(n, false, false, None, |logic, cx, _| logic.check(cx, kind));
+        let Some(token) = checked else {
+            if !kind.is_write() {
+                self.harm.read_ended(n, op);
+            }
+            self.tell(HistoryEvent::Failed { op, at: self.now });
+            if self.observer.is_some() {
+                let write = kind.is_write();
+                self.emit(n, TraceKind::Rejected { write });
+            }
+            return;
+        };
+        if kind.is_write() {
+            self.stats.writes_admitted += 1;
+        } else {
+            self.stats.reads_admitted += 1;
+        }
+        if self.service_time.ns() == 0 {
+            self.take_effect(n, kind, token, op);
+        } else {
+            if let Request::Read { key } = kind {
+                self.harm.open_read(n, op, key);
+            }
+            let ev = Ev::Effect {
+                node: n as u32,
+                life: self.nodes[n].life,
+                kind,
+                token,
+                op,
+            };
+            self.queue.push(self.now + self.service_time, ev);
         }
     }
 

@@ -472,8 +472,9 @@ impl<M> Out<M> {
     }
     /// Writes the node's state to its disk and waits until it is durable (an fsync before
     /// the answer: Raft's term, vote and entries, Redis's `appendfsync always`). On a node
-    /// with a disk, the loop that made this call handles nothing more until the write is
-    /// durable, and every message the call sends leaves then (persist, then send); the disk
+    /// with a disk, the loop that made this call handles nothing new until the write is
+    /// durable, and every message the call sends leaves then (persist, then send); then the
+    /// loop handles all that came meanwhile at once, their writes sharing one fsync. The disk
     /// takes [`NodeLogic::disk_image`] at the end of the call as what it writes. On a node
     /// without one, nothing happens: the state is durable at once.
     pub fn persist(&mut self) {
