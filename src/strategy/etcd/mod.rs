@@ -170,30 +170,40 @@ impl NodeLogic for Node {
 
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         match self {
-            Node::Member(m) => persisting(m, out, |m, out| m.on_start(cx, out)),
+            Node::Member(m) => {
+                raft_core::persisting(m, |m| &m.core, out, |m, out| m.on_start(cx, out))
+            }
             Node::Client(c) => c.on_start(cx, out),
         }
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
         match self {
-            Node::Member(m) => {
-                persisting(m, out, |m, out| on_member_message(m, cx, from, msg, out))
-            }
+            Node::Member(m) => raft_core::persisting(
+                m,
+                |m| &m.core,
+                out,
+                |m, out| on_member_message(m, cx, from, msg, out),
+            ),
             Node::Client(c) => c.on_message(cx, msg, out),
         }
     }
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
         match self {
-            Node::Member(m) => persisting(m, out, |m, out| match timer {
-                ELECTION => m.election_timeout(cx, out),
-                member::HEARTBEAT if m.core.is_leader() => m.heartbeat_round(cx, out),
-                member::CHECK_QUORUM => m.check_quorum(cx, out),
-                member::LESSOR => m.lessor_tick(cx, out),
-                member::PROPOSE => m.take_queued(cx, out),
-                _ => {}
-            }),
+            Node::Member(m) => raft_core::persisting(
+                m,
+                |m| &m.core,
+                out,
+                |m, out| match timer {
+                    ELECTION => m.election_timeout(cx, out),
+                    member::HEARTBEAT if m.core.is_leader() => m.heartbeat_round(cx, out),
+                    member::CHECK_QUORUM => m.check_quorum(cx, out),
+                    member::LESSOR => m.lessor_tick(cx, out),
+                    member::PROPOSE => m.take_queued(cx, out),
+                    _ => {}
+                },
+            ),
             Node::Client(c) => c.on_timer(cx, timer, out),
         }
     }
@@ -213,7 +223,7 @@ impl NodeLogic for Node {
 
     fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
         if let (Node::Member(m), Command::StepDown) = (self, command) {
-            persisting(m, out, |m, out| m.step_down(cx, out));
+            raft_core::persisting(m, |m| &m.core, out, |m, out| m.step_down(cx, out));
         }
     }
 
@@ -259,18 +269,6 @@ impl NodeLogic for Node {
             Node::Client(_) => None,
         }
     }
-}
-
-/// A call into member `m` (`f`): if it changed the member's term, vote or log, the call
-/// persists them and waits (raft-rs's `Ready`: persist, then send).
-fn persisting(
-    m: &mut Member,
-    out: &mut Out<Message>,
-    f: impl FnOnce(&mut Member, &mut Out<Message>),
-) {
-    let before = m.core.hard_state();
-    f(m, out);
-    m.core.persist_if_changed(before, out);
 }
 
 /// A member's message: Raft's on the Raft loop, a client's call or watch, a KeepAlive on the

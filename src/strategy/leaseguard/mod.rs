@@ -883,27 +883,34 @@ impl NodeLogic for Replica {
     /// Arms the election timer, the heartbeat and the no-op timer; the scenario's initial
     /// leader also campaigns at once at its first start.
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
-        let before = self.core.hard_state();
-        self.start_call(cx, out);
-        self.core.persist_if_changed(before, out);
+        raft_core::persisting(self, |r| &r.core, out, |r, out| r.start_call(cx, out));
     }
 
     fn on_message(&mut self, cx: &mut Cx, from: NodeId, msg: Message, out: &mut Out<Message>) {
-        let before = self.core.hard_state();
-        self.message_call(cx, from, msg, out);
-        self.core.persist_if_changed(before, out);
+        raft_core::persisting(
+            self,
+            |r| &r.core,
+            out,
+            |r, out| r.message_call(cx, from, msg, out),
+        );
     }
 
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Message>) {
-        let before = self.core.hard_state();
-        self.timer_call(cx, timer, out);
-        self.core.persist_if_changed(before, out);
+        raft_core::persisting(
+            self,
+            |r| &r.core,
+            out,
+            |r, out| r.timer_call(cx, timer, out),
+        );
     }
 
     fn on_command(&mut self, cx: &mut Cx, command: Command, out: &mut Out<Message>) {
-        let before = self.core.hard_state();
-        self.command_call(cx, command, out);
-        self.core.persist_if_changed(before, out);
+        raft_core::persisting(
+            self,
+            |r| &r.core,
+            out,
+            |r, out| r.command_call(cx, command, out),
+        );
     }
 
     fn check(&self, cx: &Cx, request: Request) -> Option<Token> {
@@ -927,9 +934,12 @@ impl NodeLogic for Replica {
     }
 
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
-        let before = self.core.hard_state();
-        self.request_call(cx, request, token, out);
-        self.core.persist_if_changed(before, out);
+        raft_core::persisting(
+            self,
+            |r| &r.core,
+            out,
+            |r, out| r.request_call(cx, request, token, out),
+        );
     }
 
     fn beliefs(&self) -> Beliefs {

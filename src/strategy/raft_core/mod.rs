@@ -131,12 +131,28 @@ pub struct Disk<X> {
 
 /// Raft's persistent state at a glance: the term, the vote, and the log's last entry (index
 /// and term: by the Log Matching Property they name the whole log). A call that changes it
-/// must make it durable before it answers ([`RaftCore::persist_if_changed`]).
+/// must make it durable before it answers ([`persisting`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HardState {
     term: u64,
     voted_for: Option<NodeId>,
     last: (u64, u64),
+}
+
+/// A call into replica `node` (`call`), whose Raft state `core` reads: if the call changed its
+/// term, vote or log, it writes them to disk and waits, and what it sent leaves once they are
+/// durable (raft-rs's `Ready`: persist, then send).
+pub fn persisting<T, X: Payload, P: Copy, M>(
+    node: &mut T,
+    core: impl Fn(&T) -> &RaftCore<X, P>,
+    out: &mut Out<M>,
+    call: impl FnOnce(&mut T, &mut Out<M>),
+) {
+    let before = core(node).hard_state();
+    call(node, out);
+    if core(node).hard_state() != before {
+        out.persist();
+    }
 }
 
 /// What a leader knows of one follower: the highest index known to match its own log, and
@@ -238,15 +254,6 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
             term: self.term,
             voted_for: self.voted_for,
             last: (self.log.last_index(), self.log.last_term()),
-        }
-    }
-
-    /// After a call into the replica's logic that began with `before`: if the call changed
-    /// its term, vote or log, it writes them to disk and waits, and what it sent leaves once
-    /// they are durable (raft-rs's `Ready`: persist, then send).
-    pub fn persist_if_changed<M>(&self, before: HardState, out: &mut Out<M>) {
-        if self.hard_state() != before {
-            out.persist();
         }
     }
 
