@@ -147,6 +147,27 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// A call of node `n` that wrote nothing while its loop waits for its disk sent `sends`:
+    /// they leave with the latest write not yet handled (after every write its loop made).
+    pub(super) fn hold_for_disk(&mut self, n: NodeId, sends: Vec<(NodeId, MsgOf<P>)>) {
+        if sends.is_empty() {
+            return;
+        }
+        let disk = self.nodes[n]
+            .disk_model
+            .as_mut()
+            .expect("a node with a disk");
+        let latest = match (disk.next.as_mut(), disk.current.as_mut()) {
+            (Some(next), _) => next,
+            (None, Some(current)) => current,
+            (None, None) => disk
+                .finished
+                .back_mut()
+                .expect("a loop waits for a write not yet handled"),
+        };
+        latest.sends.extend(sends);
+    }
+
     /// The fsync asked for at this instant begins (unless the node crashed since: `gen` is
     /// stale).
     pub(super) fn fsync_start(&mut self, n: NodeId, life: u32, gen: u32) {

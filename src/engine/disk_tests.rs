@@ -6,8 +6,9 @@
 //! A one-node protocol, `Journal`, counts the timers that fired (its disk keeps the count). At
 //! its first start it arms timer 0 at 1 s and timer 2 at 1.2 s for its renewal loop, timer 1
 //! at 1.1 s for its worker. A timer that fires adds one to the count, writes it (timers 0 and
-//! 1 wait for the write, timer 2 writes in the background) and sends the node a message naming
-//! the timer. Restarted, it sends one message naming 50 plus the count its disk kept.
+//! 1 wait for the write, timer 2 writes in the background, or, in a quiet journal, not at all)
+//! and sends the node a message naming the timer. Restarted, it sends one message naming 50
+//! plus the count its disk kept.
 
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -20,6 +21,7 @@ use super::timer_tests::Rang;
 
 struct Journal {
     count: u8,
+    quiet: bool,
 }
 
 impl NodeLogic for Journal {
@@ -39,7 +41,9 @@ impl NodeLogic for Journal {
     fn on_timer(&mut self, cx: &mut Cx, timer: TimerId, out: &mut Out<Rang>) {
         self.count += 1;
         if timer == 2 {
-            out.persist_in_background();
+            if !self.quiet {
+                out.persist_in_background();
+            }
         } else {
             out.persist();
         }
@@ -67,7 +71,9 @@ impl NodeLogic for Journal {
     }
 }
 
-struct JournalProtocol;
+struct JournalProtocol {
+    quiet: bool,
+}
 
 impl Protocol for JournalProtocol {
     type Logic = Journal;
@@ -84,7 +90,10 @@ impl Protocol for JournalProtocol {
         Vec::new()
     }
     fn node_logic(&self, _: NodeId, _: Role, _: &LeaseParams, count: u8) -> Journal {
-        Journal { count }
+        Journal {
+            count,
+            quiet: self.quiet,
+        }
     }
 }
 
@@ -109,6 +118,11 @@ impl Observer for Seen {
 
 /// Runs node `a` for 3 s with a disk whose fsync takes `fsync` (none: no disk) and `faults`.
 fn seen(fsync: Option<&str>, faults: &str) -> Vec<(&'static str, u64, i64)> {
+    journal(false, fsync, faults)
+}
+
+/// As [`seen`], the journal quiet or not.
+fn journal(quiet: bool, fsync: Option<&str>, faults: &str) -> Vec<(&'static str, u64, i64)> {
     let disk = fsync.map_or(String::new(), |f| {
         format!(r#", disk: (fsync: Fixed("{f}"))"#)
     });
@@ -124,7 +138,7 @@ fn seen(fsync: Option<&str>, faults: &str) -> Vec<(&'static str, u64, i64)> {
     ))
     .expect("a scenario");
     let mut seen = Seen::default();
-    super::build(&s, &JournalProtocol, Some(&mut seen)).run();
+    super::build(&s, &JournalProtocol { quiet }, Some(&mut seen)).run();
     seen.0
 }
 
@@ -237,17 +251,39 @@ fn a_loop_released_from_a_stall_handles_all_it_held_and_its_writes_share_one_fsy
     // fsync 5 ms; the renewal loop stalled over [0.5 s, 1.5 s) holds timers 0 (1 s) and 2
     // (1.2 s). At 1.5 s it handles both, as a loop that persists a batch of work at once
     // (raft-rs's Ready): their two writes are one fsync, 1.5 s to 1.505 s. Timer 2 writes in
-    // the background, so its message leaves at 1.5 s; timer 0's waits for the fsync. The
-    // worker's timer 1 fires at 1.1 s as if nothing happened.
+    // the background, but its loop already waits for timer 0's write: its message leaves with
+    // timer 0's once the fsync is done. The worker's timer 1 fires at 1.1 s as if nothing
+    // happened.
     let stall = r#"ThreadStall(node: "a", thread: Renewal, at: "500ms", duration: "1s")"#;
     assert_eq!(
         seen(Some("5ms"), stall),
         [
             ("durable", 1, 1105),
             ("sent", 1, 1105),
-            ("sent", 2, 1500),
             ("durable", 2, 1505),
             ("sent", 0, 1505),
+            ("sent", 2, 1505),
         ]
     );
+}
+
+#[test]
+fn a_call_that_writes_nothing_sends_after_the_writes_its_loop_waits_for() {
+    // As above, timer 2 writing nothing: its message still leaves only once timer 0's write,
+    // made before it in the same batch, is durable (1.505 s), as a follower's acknowledgement
+    // of entries another message appended must; the fsync holds one write.
+    let stall = r#"ThreadStall(node: "a", thread: Renewal, at: "500ms", duration: "1s")"#;
+    assert_eq!(
+        journal(true, Some("5ms"), stall),
+        [
+            ("durable", 1, 1105),
+            ("sent", 1, 1105),
+            ("durable", 1, 1505),
+            ("sent", 0, 1505),
+            ("sent", 2, 1505),
+        ]
+    );
+    // With nothing to wait for, it sends at once: with a working disk at 1.2 s.
+    let quiet = journal(true, Some("5ms"), "");
+    assert!(quiet.contains(&("sent", 2, 1200)), "{quiet:?}");
 }

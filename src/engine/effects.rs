@@ -68,13 +68,17 @@ impl<P: Protocol> Sim<'_, P> {
         // Most calls (a request checked or served) ask for nothing.
         if !self.out.is_empty() {
             // On a node with a disk, a call that persists writes to it; one that waits holds
-            // its messages until the write is durable.
-            let persist = if self.nodes[n].disk_model.is_some() {
-                writes_of(self.out.actions())
-            } else {
-                None
+            // its messages until the write is durable, and so does every call its loop makes
+            // meanwhile (those it handles at once on going on): no message leaves before the
+            // writes its loop made before it (an acknowledgement of entries only appended).
+            let (persist, after_writes) = match self.nodes[n].disk_model {
+                Some(_) => (
+                    writes_of(self.out.actions()),
+                    self.nodes[n].disk_waits[self.call_thread as usize] > 0,
+                ),
+                None => (None, false),
             };
-            if persist == Some(true) {
+            if persist == Some(true) || after_writes {
                 self.held_sends = Some(Vec::new());
             }
             let mut out = std::mem::take(&mut self.out);
@@ -91,9 +95,11 @@ impl<P: Protocol> Sim<'_, P> {
                 self.carry_out(n, action);
             }
             self.out = out;
-            if let Some(wait) = persist {
-                let sends = self.held_sends.take().unwrap_or_default();
-                self.write_disk(n, wait.then_some(self.call_thread), sends);
+            let sends = self.held_sends.take().unwrap_or_default();
+            match persist {
+                Some(wait) => self.write_disk(n, wait.then_some(self.call_thread), sends),
+                None if after_writes => self.hold_for_disk(n, sends),
+                None => debug_assert!(sends.is_empty(), "nothing held"),
             }
         }
         if cfg!(debug_assertions) {
