@@ -78,8 +78,9 @@ fn a_stuck_leader_that_confirms_its_leadership_revokes_nothing() {
 
 #[test]
 fn a_waiter_that_checks_its_own_key_or_watches_its_session_starts_over() {
-    // etcd-lease-lock-on-expired-lease with the fix: at 20.006 s b finds its own key gone and
-    // starts over with a new session, its key behind c's: c alone holds. The same when b checks
+    // etcd-lease-lock-on-expired-lease with the fix: told its turn at 20.006 s, b gets its own
+    // key (6 ms through m2 and the leader), finds it gone at 20.012 s and starts over with a new
+    // session, its key behind c's: c alone holds. The same when b checks
     // nothing but watches its session, which ended at its look of 6.2 s (deadline 0.704 + 5 =
     // 5.704 s): its turn comes to a session that is over. Both: two grants, a then c.
     let name = "etcd-lease-lock-on-expired-lease";

@@ -5,8 +5,9 @@
 //! `Txn` puts its key (attached to the lease) if it has none and gets the owner, the key with
 //! the smallest create revision. Owner, it holds the lock under its key's revision. Else it
 //! waits until every older key is deleted (`waitDeletes`) and then, unless `check_own_key` is
-//! off (etcd before the fix of issues 9921 and 11456), checks that its own key still exists: a
-//! key revoked with its lease while it waited means `ErrSessionExpired`, and it starts over.
+//! off (etcd before the fix of issues 9921 and 11456), checks that its own key still exists by a
+//! linearizable `Get`: a key revoked with its lease while it waited, or since, means
+//! `ErrSessionExpired`, and it starts over.
 //!
 //! The session's keep-alive loop (client/v3/lease.go) is the renewal loop: a KeepAlive is due
 //! TTL/3 after the last answer (`nextKeepAlive`), the session ends when an answer says the
@@ -60,6 +61,8 @@ pub(super) enum Lock {
     Locking,
     /// Waiting for the keys before its own (created at `rev`) to go.
     Waiting { rev: Token },
+    /// They went: its `Get` of its own key sent.
+    Checking { rev: Token },
     /// Holding under its key's revision.
     Holding { rev: Token },
 }
@@ -153,13 +156,30 @@ impl Client {
         out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.p.retry_every);
     }
 
-    /// The keys before its own are gone: it holds, unless it checks its own key and finds it
-    /// gone (`ErrSessionExpired`), or its application watches a session that has ended.
-    fn turn(&mut self, cx: &Cx, rev: Token, own_key: bool, values: Store, out: &mut Out<Message>) {
+    /// The keys before its own are gone: it gets its own key (`check_own_key`), or goes on as
+    /// if it found it.
+    fn turn(&mut self, cx: &Cx, rev: Token, values: Store, out: &mut Out<Message>) {
         out.cancel_timer(RETRY);
-        let expired = self.c.check_own_key && !own_key;
+        if self.c.check_own_key {
+            self.lock = Lock::Checking { rev };
+            self.call(cx, Call::Get { rev }, out);
+        } else {
+            self.checked(cx, rev, true, values, out);
+        }
+    }
+
+    /// Its own key found (`exists`) or not: it holds, unless the key is gone
+    /// (`ErrSessionExpired`) or its application watches a session that has ended.
+    fn checked(
+        &mut self,
+        cx: &Cx,
+        rev: Token,
+        exists: bool,
+        values: Store,
+        out: &mut Out<Message>,
+    ) {
         let ended = self.c.app_watches_session && self.session.is_none_or(|s| s.done);
-        if expired || ended {
+        if !exists || ended {
             self.new_session(cx, out);
         } else {
             self.hold(rev, values, out);
@@ -180,7 +200,7 @@ impl Client {
             s.done = true;
         }
         match self.lock {
-            Lock::Waiting { .. } => {}
+            Lock::Waiting { .. } | Lock::Checking { .. } => {}
             Lock::Holding { .. } if !self.c.app_watches_session => {}
             _ => self.new_session(cx, out),
         }
@@ -244,6 +264,9 @@ impl Client {
                 self.locked(cx, rev, owner, values, out)
             }
             (Call::Lock { .. }, Reply::LeaseNotFound) => self.new_session(cx, out),
+            (Call::Get { rev }, Reply::Key { exists, values }) => {
+                self.checked(cx, rev, exists, values, out)
+            }
             _ => {}
         }
     }
@@ -302,11 +325,9 @@ impl Client {
             }
             Message::Answer { req, reply } => self.answered(cx, req, reply, out),
             Message::KeepAliveResp { lease, ttl } => self.keepalive_answered(cx, lease, ttl, out),
-            Message::Turn {
-                rev,
-                own_key,
-                values,
-            } if self.lock == (Lock::Waiting { rev }) => self.turn(cx, rev, own_key, values, out),
+            Message::Turn { rev, values } if self.lock == (Lock::Waiting { rev }) => {
+                self.turn(cx, rev, values, out)
+            }
             _ => {}
         }
     }
@@ -449,5 +470,48 @@ mod tests {
             )]
         );
         assert!(c.session.is_none());
+    }
+
+    #[test]
+    fn a_waiter_told_its_turn_gets_its_own_key_and_holds_only_if_it_is_there() {
+        // A waiter under key 5 (lease 2, call 2 its lock's Txn) is told its turn: it sends
+        // `Get(myKey)` as call 3 and does not hold yet. The key there: it holds under 5. Gone
+        // (revoked since the turn): it starts over, `LeaseGrant` as call 4.
+        for (exists, holds) in [(true, Some(5)), (false, None)] {
+            let mut c = client();
+            call(&mut c, 100, |c, cx, out| c.on_start(cx, out));
+            let ttl = LocalDur::from_secs(4);
+            let granted = Reply::Granted { lease: 2, ttl };
+            call(&mut c, 106, |c, cx, out| c.answered(cx, 1, granted, out));
+            let locked = Reply::Locked {
+                rev: 5,
+                owner: false,
+                values: Store::default(),
+            };
+            call(&mut c, 112, |c, cx, out| c.answered(cx, 2, locked, out));
+            let turn = Message::Turn {
+                rev: 5,
+                values: Store::default(),
+            };
+            let out = call(&mut c, 200, |c, cx, out| c.on_message(cx, turn, out));
+            let get = Message::Call {
+                req: 3,
+                call: Call::Get { rev: 5 },
+            };
+            assert_eq!(sent(&out), [(1, get)]);
+            assert_eq!(c.acting(), None, "not before the Get is answered");
+            let key = Reply::Key {
+                exists,
+                values: Store::default(),
+            };
+            let out = call(&mut c, 206, |c, cx, out| c.answered(cx, 3, key, out));
+            assert_eq!(c.acting(), holds, "key there: {exists}");
+            let again = Message::Call {
+                req: 4,
+                call: Call::Grant { ttl },
+            };
+            let started_over = sent(&out) == [(1, again)];
+            assert_eq!(started_over, !exists, "key there: {exists}");
+        }
     }
 }

@@ -154,6 +154,7 @@ impl Member {
         let entry = match call {
             Call::Grant { ttl } => op_entry(Op::Grant { ttl }),
             Call::Lock { lease } => op_entry(Op::Lock { lease, client }),
+            Call::Get { rev } => op_entry(Op::Get { rev }),
             Call::Put { key, value, token } => Entry {
                 writer: Some(client),
                 key,
@@ -307,16 +308,8 @@ impl Member {
             if !table.none_before(rev) {
                 return true;
             }
-            let own_key = table.has_key(rev);
             let values = values.clone();
-            out.send(
-                client,
-                Message::Turn {
-                    rev,
-                    own_key,
-                    values,
-                },
-            );
+            out.send(client, Message::Turn { rev, values });
             false
         });
     }
@@ -369,6 +362,10 @@ impl Member {
                 value: e.value,
                 seq: index,
             })),
+            Op::Get { rev } => Some(Reply::Key {
+                exists: self.table.has_key(rev),
+                values: self.values(),
+            }),
             Op::Empty => None,
         };
         if let (Some(reply), Some(origin)) = (reply, self.answers.remove(&index)) {

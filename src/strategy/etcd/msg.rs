@@ -27,6 +27,10 @@ pub enum Op {
     Checkpoint { lease: LeaseId, remaining: LocalDur },
     /// A client's `Put` of the protected key, under the lock's revision `token`.
     Put { token: Token },
+    /// The lock's linearizable `Get` of the waiter's own key (created at `rev`): whether it is
+    /// still there. It changes nothing; in the log, it is ordered after everything committed
+    /// before it, as etcd's ReadIndex orders the `Get`.
+    Get { rev: Token },
 }
 
 impl raft_core::Payload for Op {
@@ -60,6 +64,8 @@ pub enum Call {
         value: Value,
         token: Token,
     },
+    /// The lock's `Get(myKey)` of the key created at `rev`, once the keys before it are gone.
+    Get { rev: Token },
 }
 
 /// The answer to a client's call.
@@ -76,6 +82,9 @@ pub enum Reply {
     },
     /// The lease named is gone (`ErrLeaseNotFound`).
     LeaseNotFound,
+    /// The `Get` of the waiter's own key: whether it exists, and the values the member's state
+    /// holds then.
+    Key { exists: bool, values: Store },
     /// A `Put` committed, at the index its answer carries as its sequence.
     Written(Ack),
 }
@@ -107,11 +116,10 @@ pub enum Message {
     WaitDeletes {
         rev: Token,
     },
-    /// Member to client: every key older than `rev` is deleted; `own_key`: the key of `rev`
-    /// still exists; the values the member's state holds then.
+    /// Member to client: every key older than `rev` is deleted; the values the member's state
+    /// holds then.
     Turn {
         rev: Token,
-        own_key: bool,
         values: Store,
     },
     /// Member to leader: a proposal (a forwarded call, or the lessor's own with `origin` none).
@@ -294,7 +302,6 @@ mod tests {
             Message::WaitDeletes { rev: 2 },
             Message::Turn {
                 rev: 2,
-                own_key: true,
                 values: Store::default(),
             },
             Message::Propose {
