@@ -1,5 +1,6 @@
 //! Disks: `nodes[i].disk` and `DiskStall`. The bundled `redlock-everysec-disk-stall-loses-key`
-//! pins the story; these tests pin its counterfactuals, what a stalled disk stops in a Raft
+//! and `etcd-lease-disk-stall-revokes-all` pin the stories; these tests pin their
+//! counterfactuals, what a stalled disk stops in a Raft
 //! group (only the loop that waits on it), and what validation refuses. The engine's own tests
 //! (`engine::disk_tests`) pin the instants.
 
@@ -262,4 +263,32 @@ fn a_raft_vote_and_a_new_term_are_written_before_they_are_sent() {
     let disked = election(r#", disk: (fsync: Fixed("1ms"))"#);
     assert_eq!(disked.grants, [(6_000_000, 1)]);
     assert_eq!(disked.fsyncs, 6);
+}
+
+/// `etcd-lease-disk-stall-revokes-all` with `from` replaced by `to`.
+fn etcd_story(from: &str, to: &str) -> String {
+    let text = leasesim::scenario::library::text("etcd-lease-disk-stall-revokes-all").unwrap();
+    assert!(text.contains(from), "{from}");
+    text.replace(from, to)
+}
+
+#[test]
+fn a_leader_stalled_on_its_disk_revokes_only_what_expired_and_only_without_the_check() {
+    // The story: 1.078 s of overlap (derived in the scenario).
+    let text = leasesim::scenario::library::text("etcd-lease-disk-stall-revokes-all").unwrap();
+    let story = run_text(text);
+    assert_eq!(story.overlap.total_ns, 1_078_000_000);
+    // PR 16822's check: the stuck member, a follower by the time its loop takes the revokes,
+    // drops them; nothing is revoked and a keeps the lock.
+    let checked = run_text(&etcd_story(
+        "EtcdLease(ensure_leadership: false)",
+        "EtcdLease(ensure_leadership: true)",
+    ));
+    assert_eq!(checked.overlap.count, 0);
+    assert_eq!(checked.holders, ["a"]);
+    // A 3 s stall ends at 13 s, before the stuck lessor's expiries (13.602 and 13.702 s): its
+    // loop follows m2 and, no longer leader, its lessor is demoted before any lease expires.
+    let short = run_text(&etcd_story(r#"duration: "6s")"#, r#"duration: "3s")"#));
+    assert_eq!(short.overlap.count, 0);
+    assert_eq!(short.holders, ["a"]);
 }
