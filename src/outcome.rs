@@ -187,6 +187,14 @@ pub struct Summary {
     /// Fraction of client requests that passed the validity check.
     pub served_ratio: f64,
     pub max_unavailable_ns: i64,
+    /// When the run's last fault ended (its start, for a fault with no length: a crash, a
+    /// restart, a step; a partition's or a pause's end); 0 when the run had none.
+    #[serde(default)]
+    pub faults_end_ns: i64,
+    /// Recovery: how long after `faults_end_ns` a running node believed it held the lease
+    /// again (0: one did then); `None` (null) when none did before the run ended.
+    #[serde(default)]
+    pub recovery_ns: Option<i64>,
     /// Safety slack: over every handover of the lease from one node's belief to
     /// another's, the smallest true time from the end of the previous holder's belief to the
     /// start of the next one's; negative when they overlapped (how long the previous holder went
@@ -327,6 +335,12 @@ impl Outcome {
             ),
             served_ratio: ratio(admitted, arrived),
             max_unavailable_ns: r.oracle.write.max_unavailable_ns,
+            faults_end_ns: r.oracle.write.faults_end.ns(),
+            recovery_ns: r
+                .oracle
+                .write
+                .recovered_at
+                .map(|t| t.ns() - r.oracle.write.faults_end.ns()),
             min_slack_ns,
             closest_call_ns,
             grants: st.grants,
@@ -554,13 +568,14 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 /// The expectations of `e` that `s` does not meet, each said in words, always in this order:
-/// harm present or absent, the bounds on overlap and availability, slack,
+/// harm present or absent, the bounds on overlap and availability, slack, recovery,
 /// exact counts, clock error, holders, when requests resumed, and message counts.
 pub fn check(e: &Expect, s: &Summary) -> Vec<String> {
     let mut f = Vec::new();
     check_presence(e, s, &mut f);
     check_bounds(e, s, &mut f);
     check_slack(e, s, &mut f);
+    check_recovery(e, s, &mut f);
     check_counts(e, s, &mut f);
     check_clock_error(e, s, &mut f);
     if let Some(want) = &e.holders {
@@ -642,6 +657,28 @@ fn check_bounds(e: &Expect, s: &Summary, f: &mut Vec<String>) {
                 format_ns(s.max_unavailable_ns)
             ));
         }
+    }
+}
+
+/// The liveness bound: a running node believes again within `recovers_within` of the end of
+/// the run's last fault (of its start, with none), onto `f`.
+fn check_recovery(e: &Expect, s: &Summary, f: &mut Vec<String>) {
+    let Some(within) = e.recovers_within else {
+        return;
+    };
+    let end = format_ns(s.faults_end_ns);
+    match s.recovery_ns {
+        Some(r) if r <= within.ns() => {}
+        Some(r) => f.push(format!(
+            "expected recovers_within: {within}, but a holder served again only {} after the \
+             faults' end at {end}",
+            format_ns(r)
+        )),
+        None => f.push(format!(
+            "expected recovers_within: {within}, but no holder served from the faults' end at \
+             {end} to the run's end at {}",
+            format_ns(s.duration_ns)
+        )),
     }
 }
 

@@ -41,6 +41,7 @@ pub fn build<'o, P: Protocol>(
     let ids = Ids::new(scenario, kind_names);
     let n = scenario.nodes.len();
     let fixed = compile_fixed(&ids, scenario);
+    let net_faults_end = fixed.net_faults.iter().map(|f| f.window().end).max();
     let net = network(&ids, scenario, fixed.net_faults).with_transport(P::TRANSPORT);
     let mut queue = EventQueue::default();
     let syncs = scenario.clocks.uncertainty.map(|u| {
@@ -65,7 +66,11 @@ pub fn build<'o, P: Protocol>(
         nodes: nodes(scenario, protocol),
         clocks: clocks(scenario),
         net,
-        oracle: AuthorityOracles::new(n, observer.is_some(), protocol.authorities()),
+        oracle: {
+            let mut o = AuthorityOracles::new(n, observer.is_some(), protocol.authorities());
+            o.faults_until(net_faults_end.unwrap_or(SimTime::ZERO));
+            o
+        },
         harm: Harm::new(
             n,
             protocol.authorities().read == crate::strategy::Claim::Shared,

@@ -21,6 +21,16 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Node fault `fault` of the schedule reaches node `n` now.
     pub(super) fn apply_fault(&mut self, n: NodeId, fault: NodeFault) {
+        let lasts = match fault {
+            NodeFault::Start => None,
+            NodeFault::Pause { duration, .. }
+            | NodeFault::ThreadStall { duration, .. }
+            | NodeFault::DiskStall { duration } => Some(duration),
+            _ => Some(Dur::ZERO),
+        };
+        if let Some(duration) = lasts {
+            self.oracle.faults_until(self.now + duration);
+        }
         match fault {
             NodeFault::Start => self.start(n, false),
             NodeFault::Restart => self.start(n, true),

@@ -109,7 +109,9 @@ impl<P: Protocol> Sim<'_, P> {
                     }
                 }
                 Placed::Net { fault, order } => {
-                    self.net.add(fault.clone().moved_to(start), *order);
+                    let fault = fault.clone().moved_to(start);
+                    self.oracle.faults_until(fault.window().end);
+                    self.net.add(fault, *order);
                 }
             }
         }

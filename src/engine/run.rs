@@ -84,6 +84,7 @@ impl<P: Protocol> Sim<'_, P> {
         let fault_first = fault_at.is_some_and(|f| queued_at.is_none_or(|q| f <= q));
         let at = if fault_first { fault_at } else { queued_at }?;
         while let Some((f, order)) = self.feed.pop_net_by(at) {
+            self.oracle.faults_until(f.window().end);
             self.net.add(f, order);
         }
         Some((at, fault_first))

@@ -152,6 +152,11 @@ impl AuthorityOracles {
         self.write.maybe_flush(now, clocks) | read
     }
 
+    /// See [`Oracle::faults_until`].
+    pub fn faults_until(&mut self, end: SimTime) {
+        self.each(|o| o.faults_until(end));
+    }
+
     /// See [`Oracle::finish`].
     pub fn finish(&mut self, end: SimTime, clocks: &[NodeClock]) {
         self.each(|o| o.finish(end, clocks));

@@ -108,6 +108,10 @@ struct Carry {
     min_slack_ns: Option<i64>,
     /// The closest call (see [`Oracle::set_belief`]): the least lease left at a renewal.
     closest_call_ns: Option<i64>,
+    /// When the last fault so far ends (the run's start while none has come).
+    faults_end: SimTime,
+    /// The first instant from `faults_end` on at which a running node believed.
+    recovered_at: Option<SimTime>,
 }
 
 /// One node's belief stretches as far as the slack needs them.
@@ -336,6 +340,9 @@ impl Oracle {
             // Account the stretch [swept_to, t) with the state before t.
             if c.available_nodes > 0 {
                 c.available_ns += t.ns() - c.swept_to.ns();
+                if c.recovered_at.is_none() && t > c.faults_end {
+                    c.recovered_at = Some(c.faults_end.max(c.swept_to));
+                }
             }
             c.swept_to = t;
             // Apply every change at t together, so that pieces meeting end to end do not split.
@@ -378,8 +385,23 @@ impl Oracle {
                 (None, false) => c.unavailable_since = Some(t),
                 _ => {}
             }
+            if c.recovered_at.is_none() && t >= c.faults_end && c.available_nodes > 0 {
+                c.recovered_at = Some(t);
+            }
         }
         self.points.drain(..stop);
+    }
+
+    /// A fault that lasts until `end` took effect: recovery is judged from the last such end
+    /// (faults come in time order and every end is at or after the fault's start, so nothing
+    /// swept yet lies past it: a recovery found before is forgotten).
+    pub fn faults_until(&mut self, end: SimTime) {
+        let c = &mut self.carry;
+        if end > c.faults_end {
+            debug_assert!(c.swept_to <= end, "a fault ends before what was swept");
+            c.faults_end = end;
+            c.recovered_at = None;
+        }
     }
 
     /// Hands the pieces swept since the last call to `f`, then forgets them.
@@ -406,6 +428,9 @@ impl Oracle {
         let c = &mut self.carry;
         if c.available_nodes > 0 && end > c.swept_to {
             c.available_ns += end.ns() - c.swept_to.ns();
+            if c.recovered_at.is_none() && end > c.faults_end {
+                c.recovered_at = Some(c.faults_end.max(c.swept_to));
+            }
         }
         if let Some((start, who)) = c.open_overlap.take() {
             self.overlaps.push(Overlap {
@@ -427,6 +452,8 @@ impl Oracle {
             max_unavailable_ns: self.carry.max_unavailable_ns,
             min_slack_ns: self.carry.min_slack_ns,
             closest_call_ns: self.carry.closest_call_ns,
+            faults_end: self.carry.faults_end,
+            recovered_at: self.carry.recovered_at,
         }
     }
 }
@@ -462,6 +489,12 @@ pub struct OracleReport {
     /// The closest call ([`Oracle::set_belief`]): the least lease a holder had left when a
     /// belief of it that ends at a reading was renewed or taken again; `None` when none was.
     pub closest_call_ns: Option<i64>,
+    /// When the run's last fault ended (its start, for a fault with no length; the run's start
+    /// when it had none).
+    pub faults_end: SimTime,
+    /// The first instant from `faults_end` on at which a running node believed; `None` if
+    /// none did before the run ended.
+    pub recovered_at: Option<SimTime>,
 }
 
 #[cfg(test)]
@@ -529,6 +562,51 @@ mod tests {
                 clock: ClockKind::Monotonic,
                 deadline: LocalTime::from_ns(deadline),
             },
+        );
+    }
+
+    #[test]
+    fn recovery_is_the_first_instant_a_running_node_believes_from_the_last_fault_s_end() {
+        // Node 0 believes over [0, 100), node 1 from 250 on. A fault lasting to 120 (told at
+        // 100): recovered at 250, 130 after it. A second fault, told at 260, lasts to 300:
+        // the first recovery is forgotten, and node 1 believes through 300: recovered at once.
+        // Every node runs from the start.
+        let mut f = Feed::new(2);
+        f.running(0, 0, true).running(1, 0, true);
+        f.stretch(0, 0, 100);
+        f.o.faults_until(SimTime::from_ns(120));
+        f.believe(1, 250, Some(2));
+        f.flush(260);
+        f.o.faults_until(SimTime::from_ns(300));
+        let r = f.finish(400);
+        assert_eq!(r.faults_end, SimTime::from_ns(300));
+        assert_eq!(r.recovered_at, Some(SimTime::from_ns(300)));
+        // The same run with only the first fault: recovered at 250.
+        let mut g = Feed::new(2);
+        g.running(0, 0, true).running(1, 0, true);
+        g.stretch(0, 0, 100);
+        g.o.faults_until(SimTime::from_ns(120));
+        g.believe(1, 250, Some(2));
+        let r = g.finish(400);
+        assert_eq!(r.recovered_at, Some(SimTime::from_ns(250)));
+        // A believer paused over [300, 350) from a fault that ends at 350 runs again then.
+        let mut h = Feed::new(1);
+        h.running(0, 0, true).believe(0, 0, Some(1));
+        h.running(0, 300, false);
+        h.o.faults_until(SimTime::from_ns(350));
+        h.running(0, 350, true);
+        assert_eq!(h.finish(400).recovered_at, Some(SimTime::from_ns(350)));
+        // Nobody believes after the fault: no recovery; without faults, from the start.
+        let mut k = Feed::new(1);
+        k.running(0, 0, true).stretch(0, 0, 100);
+        k.o.faults_until(SimTime::from_ns(120));
+        assert_eq!(k.finish(400).recovered_at, None);
+        let mut m = Feed::new(1);
+        m.running(0, 0, true).stretch(0, 40, 100);
+        let r = m.finish(400);
+        assert_eq!(
+            (r.faults_end, r.recovered_at),
+            (SimTime::ZERO, Some(SimTime::from_ns(40)))
         );
     }
 

@@ -151,6 +151,7 @@ fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
                 format_ns(s.max_unavailable_ns)
             ),
         ),
+        ("recovery", recovery_words(s)),
         (
             "cost",
             format!(
@@ -189,6 +190,28 @@ fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
         .chain(reads)
         .chain(clocks)
         .collect()
+}
+
+/// How long after the run's last fault (or its start, with none) a holder served again.
+fn recovery_words(s: &Summary) -> String {
+    let end = format_ns(s.faults_end_ns);
+    if s.faults_end_ns == 0 {
+        return match s.recovery_ns {
+            Some(r) => format!("no fault; a holder served from {}", format_ns(r)),
+            None => "no fault; no holder served".to_string(),
+        };
+    }
+    if s.faults_end_ns >= s.duration_ns {
+        return format!("the faults last to the run's end ({end})");
+    }
+    match s.recovery_ns {
+        Some(0) => format!("a holder served when the last fault ended ({end})"),
+        Some(r) => format!(
+            "a holder served {} after the last fault ended ({end})",
+            format_ns(r)
+        ),
+        None => format!("no holder served after the last fault ended ({end})"),
+    }
 }
 
 /// The first `SHOWN_INTERVALS` overlap intervals of `s`, one a line, and how many more, onto `t`.

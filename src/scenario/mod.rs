@@ -739,6 +739,10 @@ pub struct Expect {
     /// The longest stretch with no running believer is at least this.
     #[serde(default)]
     pub max_unavailable_at_least: Option<Dur>,
+    /// Liveness: a running node believes it holds the lease within this of the end of the
+    /// run's last fault (of the run's start when it has none).
+    #[serde(default)]
+    pub recovers_within: Option<Dur>,
     /// The safety slack (`min_slack_ns`: the closest handover, negative for an overlap) is at
     /// least this; may be negative. Holds when there was no handover.
     #[serde(default)]

@@ -35,6 +35,7 @@ mod q4;
 mod raft;
 mod read_authority;
 mod readme;
+mod recovery;
 mod redlock;
 mod registry;
 mod regressions;

@@ -1,0 +1,91 @@
+//! Recovery: how long after the run's last fault a running node believes it holds the lease
+//! (`faults_end_ns`, `recovery_ns`), and the liveness bound `expect.recovers_within`.
+
+use crate::common::*;
+use leasesim::outcome::check;
+use leasesim::scenario::{library, Expect};
+use leasesim::time::Dur;
+
+const MS: i64 = 1_000_000;
+
+/// One grantor and two contenders under a two-sided lease of 2 s, 1 ms messages, `faults`.
+fn world(faults: &str) -> String {
+    format!(
+        r#"Scenario(
+            duration: "10s",
+            lease: (duration: "2s", renew_every: "1s"),
+            strategy: TwoSided(holder_margin: "10ms"),
+            nodes: [
+                (name: "lock", role: Grantor),
+                (name: "a", role: Contender),
+                (name: "b", role: Contender, start: "100ms"),
+            ],
+            network: (delay: Fixed("1ms")),
+            faults: [{faults}],
+        )"#
+    )
+}
+
+#[test]
+fn a_failover_recovers_when_the_holder_acts_again_and_the_bound_says_so() {
+    // chubby-master-failover: the master restarts at 35 s (the last fault), a acts again from
+    // 35.002 s (derived in the scenario): 2 ms, which the story pins with recovers_within.
+    let s = run_text(library::text("chubby-master-failover").unwrap());
+    assert_eq!(
+        (s.faults_end_ns, s.recovery_ns),
+        (35_000 * MS, Some(2 * MS))
+    );
+    assert_eq!(s.expect.passed, Some(true), "{:?}", s.expect.failures);
+    let tight = Expect {
+        recovers_within: Some(Dur::from_ns(MS)),
+        ..Expect::default()
+    };
+    assert_eq!(
+        check(&tight, &s),
+        ["expected recovers_within: 1ms, but a holder served again only 2ms after the faults' end at 35s"]
+    );
+}
+
+#[test]
+fn the_next_holder_is_granted_once_the_crashed_one_s_lease_has_run_out() {
+    // a asks at 0 and holds from 2 ms (granted at 1 ms to 2.001 s); its renewal of 1.002 s is
+    // granted at 1.003 s to 3.003 s. It crashes at 1.5 s, for good, the last fault. b's
+    // requests (from 100 ms) wait at the grantor until a's lease has run out there: granted at
+    // 3.003 s, b believes from 3.004 s: 1.504 s after the crash.
+    let s = run_text(&world(r#"Crash(node: "a", at: "1.5s")"#));
+    assert_eq!(s.faults_end_ns, 1_500 * MS);
+    assert_eq!(s.holders, ["a", "b"]);
+    let r = s.recovery_ns.expect("b holds");
+    assert_eq!(r, 1_504 * MS);
+}
+
+#[test]
+fn no_holder_after_the_faults_fails_the_bound_and_no_fault_counts_from_the_start() {
+    // Both contenders crash for good, b while it waits: nobody believes after 1.5 s.
+    let text = world(r#"Crash(node: "a", at: "1.5s"), Crash(node: "b", at: "200ms")"#);
+    let s = run_text(&text);
+    assert_eq!((s.faults_end_ns, s.recovery_ns), (1_500 * MS, None));
+    let bound = Expect {
+        recovers_within: Some(Dur::from_ns(1_000 * MS)),
+        ..Expect::default()
+    };
+    assert_eq!(
+        check(&bound, &s),
+        ["expected recovers_within: 1s, but no holder served from the faults' end at 1.5s to the run's end at 10s"]
+    );
+    // A fault with a length ends at its end: a partition of [1 s, 1.5 s), a pause of [2 s, 5
+    // s) (the later end), a step with none (at 0.5 s, before both).
+    let ends = run_text(&world(
+        r#"Partition(at: "1s", duration: "500ms", groups: [["a"], ["lock", "b"]]),
+        Pause(node: "b", at: "2s", duration: "3s"),
+        ClockStep(node: "lock", at: "500ms", by: "1ms")"#,
+    ));
+    assert_eq!(ends.faults_end_ns, 5_000 * MS);
+    let partition = run_text(&world(
+        r#"Partition(at: "1s", duration: "500ms", groups: [["a"], ["lock", "b"]])"#,
+    ));
+    assert_eq!(partition.faults_end_ns, 1_500 * MS);
+    // No fault: recovery counts from the start, to a's first belief at 2 ms.
+    let quiet = run_text(&world(""));
+    assert_eq!((quiet.faults_end_ns, quiet.recovery_ns), (0, Some(2 * MS)));
+}
