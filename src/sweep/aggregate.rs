@@ -24,6 +24,10 @@ pub struct RunRow {
     pub events: u64,
     /// The run's safety slack (`None`: no handover).
     pub min_slack_ns: Option<i64>,
+    /// When the run's last fault ended (0: it had none).
+    pub faults_end_ns: i64,
+    /// How long after that a running node believed again (`None`: none did).
+    pub recovery_ns: Option<i64>,
 }
 
 impl RunRow {
@@ -41,6 +45,8 @@ impl RunRow {
             fenced_writes: s.fenced_writes,
             events: s.events,
             min_slack_ns: s.min_slack_ns,
+            faults_end_ns: s.faults_end_ns,
+            recovery_ns: s.recovery_ns,
         }
     }
 }
@@ -67,6 +73,8 @@ pub struct CellStats {
     pub events: u64,
     /// The smallest safety slack of the runs (`None`: no run had a handover).
     pub min_slack_ns: Option<i64>,
+    /// The recovery of every run that recovered, in no particular order (sorted when read).
+    pub recoveries_ns: Vec<i64>,
 }
 
 /// z for a two-sided 95% interval.
@@ -89,6 +97,7 @@ impl CellStats {
         self.fenced_writes += r.fenced_writes;
         self.events += r.events;
         self.min_slack_ns = min_some(self.min_slack_ns, r.min_slack_ns);
+        self.recoveries_ns.extend(r.recovery_ns);
     }
 
     /// Adds `o`'s runs to these (pooling cells; call in a fixed order).
@@ -108,6 +117,23 @@ impl CellStats {
         self.fenced_writes += o.fenced_writes;
         self.events += o.events;
         self.min_slack_ns = min_some(self.min_slack_ns, o.min_slack_ns);
+        self.recoveries_ns.extend_from_slice(&o.recoveries_ns);
+    }
+
+    /// The recovery times of the runs that recovered at percentiles `ps` (nearest rank: the
+    /// smallest value with at least p % of them at or below it); `None` when no run did.
+    pub fn recovery_percentiles<const N: usize>(&self, ps: [u32; N]) -> Option<[i64; N]> {
+        let mut v = self.recoveries_ns.clone();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_unstable();
+        let n = v.len();
+        Some(ps.map(|p| {
+            debug_assert!((1..=100).contains(&p));
+            let rank = (p as usize * n).div_ceil(100);
+            v[rank.max(1) - 1]
+        }))
     }
 
     /// Fraction of runs with at least one overlap.
@@ -279,7 +305,37 @@ mod tests {
             fenced_writes: 0,
             events: 0,
             min_slack_ns,
+            faults_end_ns: 0,
+            recovery_ns: None,
         }
+    }
+
+    #[test]
+    fn recovery_percentiles_are_nearest_ranks_of_the_runs_that_recovered() {
+        // Recoveries 10, 20, ..., 100 ns over ten runs, in shuffled order, and one run that
+        // never recovered (left out). Nearest rank: p50 is the 5th value (50), p90 the 9th (90),
+        // p99 the 10th (ceil(9.9) = 10: 100), the maximum 100. Merged cells pool their runs.
+        let mut st = CellStats::default();
+        for v in [70, 10, 100, 40, 20, 90, 30, 60, 80, 50] {
+            st.push(&RunRow {
+                recovery_ns: Some(v),
+                ..row(0, 0, None)
+            });
+        }
+        st.push(&row(0, 0, None));
+        assert_eq!(
+            st.recovery_percentiles([50, 90, 99, 100]),
+            Some([50, 90, 100, 100])
+        );
+        let mut pooled = CellStats::default();
+        pooled.merge(&st);
+        pooled.push(&RunRow {
+            recovery_ns: Some(5),
+            ..row(0, 0, None)
+        });
+        // Eleven values now: p50 is the 6th (50), p1 the 1st (5).
+        assert_eq!(pooled.recovery_percentiles([1, 50]), Some([5, 50]));
+        assert_eq!(CellStats::default().recovery_percentiles([50]), None);
     }
 
     #[test]

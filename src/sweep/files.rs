@@ -10,7 +10,7 @@ use super::aggregate::{CellStats, RunRow};
 use super::grid::{Grid, SweepSpec};
 
 /// The fixed columns of `results.csv` after the parameters.
-pub const RESULT_COLUMNS: [&str; 18] = [
+pub const RESULT_COLUMNS: [&str; 23] = [
     "runs",
     "overlap_runs",
     "handover_runs",
@@ -29,10 +29,15 @@ pub const RESULT_COLUMNS: [&str; 18] = [
     "events",
     "unsafe_runs",
     "min_slack_ns",
+    "recovered_runs",
+    "median_recovery_ns",
+    "p90_recovery_ns",
+    "p99_recovery_ns",
+    "max_recovery_ns",
 ];
 
 /// The per-run figures of `runs.csv` after `run, cell, seed` and the parameters.
-pub const RUN_COLUMNS: [&str; 11] = [
+pub const RUN_COLUMNS: [&str; 13] = [
     "overlap_count",
     "overlap_total_ns",
     "overlap_max_ns",
@@ -44,6 +49,8 @@ pub const RUN_COLUMNS: [&str; 11] = [
     "fenced_writes",
     "events",
     "min_slack_ns",
+    "faults_end_ns",
+    "recovery_ns",
 ];
 
 /// First-line marker of a partial file.
@@ -86,8 +93,13 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
             c.max_unavailable_ns.to_string(),
             c.events.to_string(),
             c.unsafe_runs.to_string(),
-            slack_field(c.min_slack_ns),
+            ns_field(c.min_slack_ns),
+            c.recoveries_ns.len().to_string(),
         ]);
+        match c.recovery_percentiles([50, 90, 99, 100]) {
+            Some(ps) => row.extend(ps.map(|p| p.to_string())),
+            None => row.extend(std::iter::repeat_n(String::new(), 4)),
+        }
         w.write_record(&row).expect("memory");
     }
     finish(w)
@@ -121,13 +133,15 @@ fn run_fields(grid: &Grid, r: &RunRow) -> Vec<String> {
         r.unsafe_writes.to_string(),
         r.fenced_writes.to_string(),
         r.events.to_string(),
-        slack_field(r.min_slack_ns),
+        ns_field(r.min_slack_ns),
+        r.faults_end_ns.to_string(),
+        ns_field(r.recovery_ns),
     ]);
     row
 }
 
-/// A safety slack as a CSV field: the nanoseconds, or empty when there was no handover.
-fn slack_field(ns: Option<i64>) -> String {
+/// Nanoseconds as a CSV field (a safety slack, a recovery), or empty when there are none.
+fn ns_field(ns: Option<i64>) -> String {
     ns.map(|ns| ns.to_string()).unwrap_or_default()
 }
 
@@ -346,6 +360,11 @@ fn parse_run(
         min_slack_ns: match &rec[m + 10] {
             "" => None,
             _ => Some(int(m + 10)?),
+        },
+        faults_end_ns: int(m + 11)?,
+        recovery_ns: match &rec[m + 12] {
+            "" => None,
+            _ => Some(int(m + 12)?),
         },
     })
 }

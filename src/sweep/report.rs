@@ -697,6 +697,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
             "mean overlap",
             "mean availability",
             "longest unavailable (mean)",
+            "recovery (median / p99 / max)",
             "zombie",
             "stale",
             "unsafe writes",
@@ -718,6 +719,7 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
             human_ns(st.mean_overlap_ns() as f64),
             format!("{:.4}%", st.mean_availability() * 100.0),
             human_ns(st.mean_max_unavailable_ns() as f64),
+            recovery_words(st),
             st.zombie_actions.to_string(),
             st.stale_reads.to_string(),
             st.unsafe_writes.to_string(),
@@ -732,12 +734,27 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
         m,
         "\nOverlap per run is the total length of its overlap intervals; max overlap is the \
          longest single interval of any run. Availability is the fraction of true time in which \
-         some running node believed it held the lease. A run has a handover when the lease passes \
+         some running node believed it held the lease. Recovery is how long after a run's last \
+         fault a running node believed again, over the runs in which one did (nearest rank; how \
+         many did: `recovered_runs` in results.csv). A run has a handover when the lease passes \
          from one holder to another (it has a safety slack); only such a run can show an \
          overlap. A cell is `safe` when some of its runs had a handover and none overlapped or \
          did harm, `untested: no handover` when none overlapped or did harm but none had a \
          handover either (nothing was tested), `overlap` or `harm` otherwise."
     );
+}
+
+/// A cell's recovery times as `median / p99 / max`, or `-` when no run recovered.
+fn recovery_words(st: &CellStats) -> String {
+    match st.recovery_percentiles([50, 99, 100]) {
+        Some([median, p99, max]) => format!(
+            "{} / {} / {}",
+            human_ns(median as f64),
+            human_ns(p99 as f64),
+            human_ns(max as f64)
+        ),
+        None => "-".to_string(),
+    }
 }
 
 /// Writes the chart links and the charts skipped.

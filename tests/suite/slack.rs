@@ -252,9 +252,13 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
     near(stats[1].min_slack_ns, 12_010_010);
     let runs = String::from_utf8(runs_csv).unwrap();
     let mut lines = runs.lines();
-    assert!(lines.next().unwrap().ends_with(",events,min_slack_ns"));
+    // The slack follows `events`; the faults' end and the recovery come after it.
+    assert!(lines
+        .next()
+        .unwrap()
+        .ends_with(",events,min_slack_ns,faults_end_ns,recovery_ns"));
     for (line, cell) in lines.zip([0, 0, 1, 1]) {
-        let slack = line.rsplit(',').next().unwrap();
+        let slack = line.rsplit(',').nth(2).unwrap();
         assert_eq!(
             Some(slack.parse::<i64>().unwrap()),
             stats[cell].min_slack_ns
@@ -262,8 +266,12 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
     }
     let results = String::from_utf8(files::results_csv(&grid, &stats)).unwrap();
     let rows: Vec<&str> = results.lines().collect();
-    assert!(rows[0].ends_with(",unsafe_runs,min_slack_ns"), "{results}");
-    let last = |r: &str| r.rsplit(',').next().unwrap().to_string();
+    assert!(
+        rows[0].contains(",unsafe_runs,min_slack_ns,recovered_runs,"),
+        "{results}"
+    );
+    // The slack is the sixth field from the end (five recovery columns follow it).
+    let last = |r: &str| r.rsplit(',').nth(5).unwrap().to_string();
     assert_eq!(last(rows[1]), stats[0].min_slack_ns.unwrap().to_string());
     assert_eq!(last(rows[2]), stats[1].min_slack_ns.unwrap().to_string());
 
@@ -282,21 +290,24 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
             fenced_writes: 0,
             events: 100,
             min_slack_ns: slack,
+            faults_end_ns: 5,
+            recovery_ns: slack.map(|s| s.abs()),
         };
         let line = files::run_line(&grid, &row);
         let text = String::from_utf8(line.clone()).unwrap();
-        assert_eq!(text.ends_with(",100,\n"), slack.is_none(), "{text}");
+        assert_eq!(text.ends_with(",100,,5,\n"), slack.is_none(), "{text}");
         let back = files::parse_run_line("runs.csv", 2, &grid, &line[..line.len() - 1]).unwrap();
         assert_eq!(back, row);
     }
-    // A cell none of whose runs had a handover: an empty field.
+    // A cell none of whose runs had a handover, nor recovered: empty fields (the slack, then
+    // the four recovery percentiles after a count of 0).
     let none = sweep::CellStats {
         runs: 1,
         ..Default::default()
     };
     let results = String::from_utf8(files::results_csv(&grid, &[none.clone(), none])).unwrap();
     assert!(
-        results.lines().nth(1).unwrap().ends_with(",0,"),
+        results.lines().nth(1).unwrap().ends_with(",0,,0,,,,"),
         "{results}"
     );
 }
