@@ -3,7 +3,9 @@
 
 use crate::common::*;
 use leasesim::outcome::check;
+use leasesim::report::chart::sweep::{draw, Charts};
 use leasesim::scenario::{library, Expect};
+use leasesim::sweep::{self, CellStats, Grid, SweepSpec};
 use leasesim::time::Dur;
 
 const MS: i64 = 1_000_000;
@@ -88,4 +90,57 @@ fn no_holder_after_the_faults_fails_the_bound_and_no_fault_counts_from_the_start
     // No fault: recovery counts from the start, to a's first belief at 2 ms.
     let quiet = run_text(&world(""));
     assert_eq!((quiet.faults_end_ns, quiet.recovery_ns), (0, Some(2 * MS)));
+}
+
+/// A sweep of `world(faults)` varying `vary` over `values`, two seeds a cell: its statistics and
+/// the charts it draws.
+fn swept(faults: &str, vary: &str, values: &[&str]) -> (Vec<CellStats>, Charts) {
+    let grid = Grid::build(SweepSpec {
+        name: "recovery".into(),
+        source: "test".into(),
+        scenario: scenario(&world(faults)),
+        vary: vec![(vary.into(), values.iter().map(|v| v.to_string()).collect())],
+        seeds: 2,
+    })
+    .unwrap_or_else(|p| panic!("{p:?}"));
+    let (stats, _) = sweep::run_all(&grid, Some(1), false, &mut Vec::new()).unwrap();
+    let charts = draw(&grid, &stats);
+    (stats, charts)
+}
+
+#[test]
+fn a_sweep_gives_each_cell_its_recovery_times_and_draws_them_when_some_run_recovered() {
+    // The crash of a at 1.5 s (as above: recovered 1.504 s later) and at 0.5 s: a's lease,
+    // granted at 1 ms, runs to 2.001 s at the grantor, so b is granted then and believes from
+    // 2.002 s: 1.502 s. Every run of a cell is the same (perfect clocks, fixed delays).
+    let (stats, charts) = swept(
+        r#"Crash(node: "a", at: "1.5s")"#,
+        "faults[0].at",
+        &["1.5s", "0.5s"],
+    );
+    assert_eq!(
+        stats[0].recovery_percentiles([50, 100]),
+        Some([1_504 * MS; 2])
+    );
+    assert_eq!(
+        stats[1].recovery_percentiles([50, 100]),
+        Some([1_502 * MS; 2])
+    );
+    assert!(charts.drawn.iter().any(|c| c.file == "recovery_cdf"));
+    // Nobody holds after the faults: no recovery to draw, and the report says why.
+    let (stats, charts) = swept(
+        r#"Crash(node: "a", at: "1.5s"), Crash(node: "b", at: "200ms")"#,
+        "faults[0].at",
+        &["1.5s", "1.6s"],
+    );
+    assert!(stats.iter().all(|c| c.recoveries_ns.is_empty()));
+    assert!(!charts.drawn.iter().any(|c| c.file == "recovery_cdf"));
+    assert!(
+        charts
+            .skipped
+            .iter()
+            .any(|w| w.ends_with(": no run recovered after its last fault")),
+        "{:?}",
+        charts.skipped
+    );
 }

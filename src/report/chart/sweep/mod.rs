@@ -1,11 +1,12 @@
 //! A sweep's charts, as PNG and SVG: P(overlap) heatmaps over T x rho (one panel per epsilon)
 //! with the analytic boundary epsilon = T*rho; overlap versus epsilon with the bound marked;
-//! availability and the longest unavailable window versus T; and the safety/availability
-//! trade-off of every parameter set with its frontier.
+//! availability and the longest unavailable window versus T; recovery after the last fault, a
+//! cumulative line per cell; and the safety/availability trade-off of every parameter set with
+//! its frontier.
 //!
 //! This module is the entry point ([`draw`]) and the data every chart reads ([`Data`]: the grid,
 //! its cells' statistics, pooled by the parameters a chart shows). Each chart lays itself out as
-//! a [`Scene`](super::scene::Scene) in its own file ([`heatmap`], [`lines`], [`tradeoff`]) from
+//! a [`Scene`](super::scene::Scene) in its own file ([`heatmap`], [`lines`], [`cdf`], [`tradeoff`]) from
 //! the shared pieces: [`axis`] (scales and ticks), [`marks`] (marker shapes), [`legend`] and
 //! [`page`] (title block and legend under the body).
 //!
@@ -16,6 +17,7 @@
 //! reports.
 
 pub mod axis;
+pub mod cdf;
 pub mod heatmap;
 pub mod legend;
 pub mod lines;
@@ -84,6 +86,12 @@ pub fn draw(grid: &Grid, stats: &[CellStats]) -> Charts {
         "availability_vs_t",
         "Availability and the longest unavailable window versus T",
         lines::availability_vs_t(&d).map(|c| c.scene()),
+    );
+    push(
+        &mut out,
+        "recovery_cdf",
+        "Recovery after the last fault: the share of each cell's runs with a holder serving again within x",
+        cdf::recovery_cdf(&d).map(|c| c.scene()),
     );
     push(
         &mut out,

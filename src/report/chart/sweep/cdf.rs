@@ -1,0 +1,188 @@
+//! The recovery-time chart: for each cell, the share of its runs in which a running node
+//! believed it held the lease again within x of the run's last fault, as a cumulative step line
+//! (the Raft paper draws its elections so, Figure 16). A run that never recovered keeps its
+//! cell's line below 100 %, so a cell that often fails to recover shows it at the right edge.
+//! The x axis follows the one scale rule of [`super::axis::Scale`]: a log axis when the times
+//! span a factor of ten or more.
+
+use super::axis::{draw_break, draw_frame, NumAxis, Place, Plot, YAxis};
+use super::legend::{Legend, Mark};
+use super::marks::MARKERS;
+use super::page::Page;
+use super::{fmt_num, time_unit, Data, PALETTE};
+use crate::report::chart::scene::Scene;
+use plotters::style::RGBAColor;
+
+/// The most cells the chart draws, one line each.
+const MAX_CELLS: usize = 8;
+const PLOT_W: i32 = 900;
+const PLOT_H: i32 = 460;
+
+/// One cell's line: its label, colour, and steps `(x in the chart's unit, % of its runs)`.
+struct Line {
+    color: RGBAColor,
+    steps: Vec<(f64, f64)>,
+}
+
+pub struct RecoveryCdf {
+    page: Page,
+    lines: Vec<Line>,
+    x: NumAxis,
+    x_ticks: Vec<(f64, String)>,
+    x_title: String,
+    y: YAxis,
+}
+
+/// The chart, or why it is not drawn: no run recovered, or more cells than it can tell apart.
+pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
+    let stats = d.stats;
+    if stats.len() > MAX_CELLS {
+        return Err(format!(
+            "{} cells, more than the {MAX_CELLS} lines it draws",
+            stats.len()
+        ));
+    }
+    let max_ns = stats
+        .iter()
+        .flat_map(|c| c.recoveries_ns.iter().copied())
+        .max()
+        .ok_or("no run recovered after its last fault")?;
+    let (div, unit) = time_unit(max_ns as f64);
+    let mut legend = Legend::default();
+    let mut lines = Vec::new();
+    let mut xs = Vec::new();
+    for (cell, st) in stats.iter().enumerate() {
+        let color = PALETTE[cell % PALETTE.len()];
+        let mut v = st.recoveries_ns.clone();
+        v.sort_unstable();
+        let runs = st.runs.max(1) as f64;
+        let mut steps = Vec::with_capacity(2 * v.len());
+        for (i, &ns) in v.iter().enumerate() {
+            let x = ns as f64 / div;
+            steps.push((x, 100.0 * i as f64 / runs));
+            steps.push((x, 100.0 * (i + 1) as f64 / runs));
+            xs.push(x);
+        }
+        let label = cell_label(d, cell, st.recoveries_ns.len() as u64, st.runs);
+        legend.push(Mark::Series(color, MARKERS[0]), &label);
+        lines.push(Line { color, steps });
+    }
+    let x = NumAxis::new(&xs);
+    let x_ticks = ticks(&x, &xs);
+    let mut y = YAxis::new([0.0, 100.0].into_iter(), true);
+    y.ticks.retain(|&t| t <= 100.0 + 1e-9);
+    Ok(RecoveryCdf {
+        page: Page {
+            width: PLOT_W + 140,
+            title: "How soon a holder serves again after the last fault".into(),
+            lines: vec![format!(
+                "{}: the share of each cell's runs recovered within x (runs that never recovered \
+                 keep a line below 100 %)",
+                d.subtitle_base()
+            )],
+            legend,
+        },
+        lines,
+        x_title: format!("time from the last fault to a holder serving ({unit})") + x.scale.note(),
+        x,
+        x_ticks,
+        y,
+    })
+}
+
+/// "param = value, ... (recovered/runs)" for a cell.
+fn cell_label(d: &Data, cell: usize, recovered: u64, runs: u64) -> String {
+    let values = d.grid.values(cell);
+    let named: Vec<String> = d
+        .grid
+        .params
+        .iter()
+        .zip(values)
+        .map(|(p, v)| format!("{} = {v}", p.name))
+        .collect();
+    let named = if named.is_empty() {
+        "all runs".to_string()
+    } else {
+        named.join(", ")
+    };
+    format!("{named} ({recovered} of {runs} recovered)")
+}
+
+/// Ticks for the x values: on a log axis 1, 2 and 5 of each decade it spans (the decades alone
+/// past two), and 0 when set apart; else a linear axis's round steps. Only those it shows.
+fn ticks(x: &NumAxis, xs: &[f64]) -> Vec<(f64, String)> {
+    let candidates: Vec<f64> = match x.scale {
+        super::axis::Scale::Log { zero_apart } => {
+            let pos = xs.iter().copied().filter(|&v| v > 0.0);
+            let (lo, hi) = pos.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+            let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+            // Two decades or less: 1, 2 and 5 of each, else the decades alone.
+            let steps: &[f64] = if b - a <= 2 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+            let mut t: Vec<f64> = (a..=b)
+                .flat_map(|e| steps.iter().map(move |m| m * 10f64.powi(e)))
+                .collect();
+            if zero_apart {
+                t.insert(0, 0.0);
+            }
+            t
+        }
+        super::axis::Scale::Linear => YAxis::new(xs.iter().copied(), true).ticks,
+    };
+    candidates
+        .into_iter()
+        .filter(|&v| {
+            let probe = Plot {
+                x0: 0,
+                y0: 0,
+                x1: 1000,
+                y1: 100,
+            };
+            matches!(x.place(v, probe), Place::At(_))
+        })
+        .map(|v| (v, fmt_num(v)))
+        .collect()
+}
+
+impl RecoveryCdf {
+    pub fn scene(&self) -> Scene {
+        let mut s = self.page.scene(PLOT_H + 110);
+        let top = self.page.head_height() + 10;
+        let plot = Plot {
+            x0: 100,
+            y0: top + 10,
+            x1: 100 + PLOT_W,
+            y1: top + 10 + PLOT_H,
+        };
+        let x_ticks: Vec<(i32, String)> = self
+            .x_ticks
+            .iter()
+            .filter_map(|(v, l)| match self.x.place(*v, plot) {
+                Place::At(px) => Some((px, l.clone())),
+                _ => None,
+            })
+            .collect();
+        draw_frame(
+            &mut s,
+            plot,
+            &x_ticks,
+            &self.y.ticks_px(plot),
+            (&self.x_title, "runs recovered (%)"),
+            true,
+        );
+        if let Some(b) = self.x.break_px(plot) {
+            draw_break(&mut s, b, plot);
+        }
+        for line in &self.lines {
+            let pts: Vec<(i32, i32)> = line
+                .steps
+                .iter()
+                .filter_map(|&(x, y)| match self.x.place(x, plot) {
+                    Place::At(px) => Some((px, self.y.px(y, plot))),
+                    _ => None,
+                })
+                .collect();
+            s.line(pts, line.color, 3);
+        }
+        s
+    }
+}
