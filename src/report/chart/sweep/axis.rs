@@ -164,6 +164,17 @@ impl NumAxis {
         }
     }
 
+    /// The pixel columns of the ticks `ticks` (value, label) that the axis shows in `plot`.
+    pub fn ticks_px(&self, ticks: &[(f64, String)], plot: Plot) -> Vec<(i32, String)> {
+        ticks
+            .iter()
+            .filter_map(|(v, l)| match self.place(*v, plot) {
+                Place::At(px) => Some((px, l.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The pixel of the axis break, when a zero is set apart.
     pub fn break_px(&self, plot: Plot) -> Option<i32> {
         self.break_at

@@ -153,14 +153,7 @@ impl RecoveryCdf {
             x1: 100 + PLOT_W,
             y1: top + 10 + PLOT_H,
         };
-        let x_ticks: Vec<(i32, String)> = self
-            .x_ticks
-            .iter()
-            .filter_map(|(v, l)| match self.x.place(*v, plot) {
-                Place::At(px) => Some((px, l.clone())),
-                _ => None,
-            })
-            .collect();
+        let x_ticks = self.x.ticks_px(&self.x_ticks, plot);
         draw_frame(
             &mut s,
             plot,

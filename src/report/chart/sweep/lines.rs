@@ -264,14 +264,7 @@ impl LineChart {
                 Anchor::Left,
             );
         }
-        let x_ticks: Vec<(i32, String)> = self
-            .x_ticks
-            .iter()
-            .filter_map(|(v, l)| match self.x.place(*v, plot) {
-                Place::At(px) => Some((px, l.clone())),
-                _ => None,
-            })
-            .collect();
+        let x_ticks = self.x.ticks_px(&self.x_ticks, plot);
         draw_frame(
             s,
             plot,
