@@ -414,7 +414,8 @@ fn summary(grid: &Grid, stats: &[CellStats], dir: &Path) -> String {
     s
 }
 
-/// Every cell's row: its runs, how many had a handover, P(overlap), harm and verdict.
+/// Every cell's row: its runs, how many had a handover, P(overlap), availability, recovery
+/// after the last fault, harm and verdict.
 fn cell_table(grid: &Grid, stats: &[CellStats]) -> String {
     let mut header: Vec<&str> = grid.params.iter().map(|p| p.name.as_str()).collect();
     header.extend([
@@ -424,6 +425,7 @@ fn cell_table(grid: &Grid, stats: &[CellStats]) -> String {
         "95% CI",
         "max overlap",
         "availability",
+        "recovery (median / max)",
         "zombie",
         "stale",
         "verdict",
@@ -441,6 +443,14 @@ fn cell_table(grid: &Grid, stats: &[CellStats]) -> String {
                 format!("{lo:.3}-{hi:.3}"),
                 sweep_report::human_ns(st.max_overlap_ns as f64),
                 format!("{:.4}%", st.mean_availability() * 100.0),
+                match st.recovery_percentiles([50, 100]) {
+                    Some([median, max]) => format!(
+                        "{} / {}",
+                        sweep_report::human_ns(median as f64),
+                        sweep_report::human_ns(max as f64)
+                    ),
+                    None => "-".to_string(),
+                },
                 st.zombie_actions.to_string(),
                 st.stale_reads.to_string(),
                 st.verdict_words().to_string(),
