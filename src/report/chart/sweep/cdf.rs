@@ -7,7 +7,6 @@
 
 use super::axis::{draw_break, draw_frame, NumAxis, Place, Plot, YAxis};
 use super::legend::{Legend, Mark};
-use super::marks::MARKERS;
 use super::page::Page;
 use super::{fmt_num, time_unit, Data, PALETTE};
 use crate::report::chart::scene::Scene;
@@ -18,7 +17,7 @@ const MAX_CELLS: usize = 8;
 const PLOT_W: i32 = 900;
 const PLOT_H: i32 = 460;
 
-/// One cell's line: its label, colour, and steps `(x in the chart's unit, % of its runs)`.
+/// One cell's line: its colour and steps `(x in the chart's unit, % of its runs)`.
 struct Line {
     color: RGBAColor,
     steps: Vec<(f64, f64)>,
@@ -64,7 +63,7 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
             xs.push(x);
         }
         let label = cell_label(d, cell, st.recoveries_ns.len() as u64, st.runs);
-        legend.push(Mark::Series(color, MARKERS[0]), &label);
+        legend.push(Mark::Line(color), &label);
         lines.push(Line { color, steps });
     }
     let x = NumAxis::new(&xs);
