@@ -41,6 +41,9 @@ pub enum Component {
     Refusal = 11,
     /// Fsync latencies of a node's disk; index = node.
     Disk = 12,
+    /// Fault start times drawn from a range (`at: Uniform(min, max)`); index = the fault's
+    /// position in `faults`.
+    FaultTimes = 13,
 }
 
 /// The stream of `component` for `index` under `seed`.

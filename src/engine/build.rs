@@ -38,6 +38,8 @@ pub fn build<'o, P: Protocol>(
         kind_names.len() <= MAX_KINDS,
         "a protocol has at most {MAX_KINDS} message kinds"
     );
+    let drawn = scenario.with_drawn_times();
+    let scenario = drawn.as_ref().unwrap_or(scenario);
     let ids = Ids::new(scenario, kind_names);
     let n = scenario.nodes.len();
     let fixed = compile_fixed(&ids, scenario);

@@ -916,11 +916,34 @@ impl Scenario {
         out
     }
 
+    /// The scenario with every drawn fault time (`at: Uniform(min, max)`) drawn: a true time
+    /// uniform in `[min, max]` from the stream of the seed for the fault's place in `faults`,
+    /// so that a run draws it the same every time and another seed draws anew. `None` when no
+    /// time is drawn (the scenario runs as it is).
+    pub fn with_drawn_times(&self) -> Option<Scenario> {
+        use rand::RngExt;
+        if self.faults.iter().all(|f| f.start().drawn().is_none()) {
+            return None;
+        }
+        let mut s = self.clone();
+        for (i, f) in s.faults.iter_mut().enumerate() {
+            if let Some((min, max)) = f.start().drawn() {
+                let mut rng =
+                    crate::rng::stream(self.seed, crate::rng::Component::FaultTimes, i as u64);
+                let ns = rng.random_range(min.ns()..=max.ns());
+                *f.start_mut() = moment::At::Time(Dur::from_ns(ns));
+            }
+        }
+        Some(s)
+    }
+
     /// Every fault the run injects: the fixed `faults` first, in the file's order, then those
     /// the `random_faults` generators draw ([`random_faults::materialize`]). What the engine
-    /// runs, and what a report lists. The scenario must be valid.
+    /// runs, and what a report lists, with every drawn time drawn ([`Self::with_drawn_times`]).
+    /// The scenario must be valid.
     pub fn fault_schedule(&self) -> Vec<Fault> {
-        let mut all = self.faults.clone();
+        let drawn = self.with_drawn_times();
+        let mut all = drawn.map_or_else(|| self.faults.clone(), |s| s.faults);
         all.extend(random_faults::materialize(self));
         all
     }

@@ -1,4 +1,5 @@
-//! When a fault begins: at a true time from the run's start (`at: "12s"`), or a delay after a
+//! When a fault begins: at a true time from the run's start (`at: "12s"`), at a true time drawn
+//! once per run from a range (`at: Uniform(min: "2s", max: "2.075s")`), or a delay after a
 //! moment of the protocol (`at: After(moment: Grant, nth: 2, delay: "50ms")`).
 //!
 //! Moments are read off the facts every protocol already reports, so that no protocol has to
@@ -68,6 +69,14 @@ fn first() -> u32 {
     1
 }
 
+/// The fields of a drawn time, `Uniform(min, max)`, as JSON names them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Range {
+    min: Dur,
+    max: Dur,
+}
+
 /// When a fault begins.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum At {
@@ -75,14 +84,21 @@ pub enum At {
     Time(Dur),
     /// After a protocol moment.
     After(AfterMoment),
+    /// At a true time drawn once per run, uniformly from `[min, max]` (whole nanoseconds), from
+    /// the run's seed: a crash "somewhere within a heartbeat interval". The run resolves it
+    /// before it starts ([`crate::scenario::Scenario::with_drawn_times`]), so that nothing past
+    /// that sees a range.
+    Uniform { min: Dur, max: Dur },
 }
 
 impl At {
-    /// The fault's offset: its true time, or its delay after the moment.
+    /// The fault's offset: its true time, or its delay after the moment (for a drawn time,
+    /// the earliest it can be).
     pub fn offset(&self) -> Dur {
         match self {
             At::Time(d) => *d,
             At::After(a) => a.delay,
+            At::Uniform { min, .. } => *min,
         }
     }
 
@@ -96,14 +112,23 @@ impl At {
         match self {
             At::Time(d) => d,
             At::After(a) => &mut a.delay,
+            At::Uniform { min, .. } => min,
         }
     }
 
     /// The moment the fault follows, if any.
     pub fn after(&self) -> Option<&AfterMoment> {
         match self {
-            At::Time(_) => None,
+            At::Time(_) | At::Uniform { .. } => None,
             At::After(a) => Some(a),
+        }
+    }
+
+    /// The range a drawn time is drawn from, if the time is drawn.
+    pub fn drawn(&self) -> Option<(Dur, Dur)> {
+        match self {
+            At::Uniform { min, max } => Some((*min, *max)),
+            _ => None,
         }
     }
 }
@@ -118,6 +143,7 @@ impl fmt::Display for At {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
             At::Time(d) => write!(f, "{d}"),
+            At::Uniform { min, max } => write!(f, "uniformly in [{min}, {max}]"),
             At::After(a) => {
                 let on = a
                     .node
@@ -139,6 +165,12 @@ impl Serialize for At {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             At::Time(d) => d.serialize(s),
+            At::Uniform { min, max } => {
+                let mut v = s.serialize_struct_variant("At", 2, "Uniform", 2)?;
+                v.serialize_field("min", min)?;
+                v.serialize_field("max", max)?;
+                v.end()
+            }
             At::After(a) => {
                 let fields = 3 + usize::from(a.node.is_some());
                 let mut v = s.serialize_struct_variant("At", 1, "After", fields)?;
@@ -161,8 +193,8 @@ impl<'de> Deserialize<'de> for At {
             type Value = At;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str(
-                    "a duration string like \"1.5s\", or After(moment: Grant, nth: 1, delay: \
-                     \"50ms\")",
+                    "a duration string like \"1.5s\", After(moment: Grant, nth: 1, delay: \
+                     \"50ms\"), or Uniform(min: \"2s\", max: \"2.075s\")",
                 )
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<At, E> {
@@ -179,10 +211,11 @@ impl<'de> Deserialize<'de> for At {
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<At, E> {
                 Err(E::custom(super::duration::number_given(&v.to_string())))
             }
-            // RON gives `After(moment: ..)` as a map of its fields (its name unseen); JSON gives
-            // {"After": {..}}.
+            // RON gives `After(moment: ..)` and `Uniform(min: .., max: ..)` as a map of their
+            // fields (the name unseen: told apart by the fields); JSON gives {"After": {..}}.
             fn visit_map<M: MapAccess<'de>>(self, mut m: M) -> Result<At, M::Error> {
                 let mut moment = None;
+                let (mut min, mut max) = (None, None);
                 let mut a = AfterMoment {
                     moment: Moment::Grant,
                     node: None,
@@ -192,6 +225,15 @@ impl<'de> Deserialize<'de> for At {
                 while let Some(key) = m.next_key::<String>()? {
                     match key.as_str() {
                         "After" => return m.next_value().map(At::After),
+                        "Uniform" => {
+                            let r: Range = m.next_value()?;
+                            return Ok(At::Uniform {
+                                min: r.min,
+                                max: r.max,
+                            });
+                        }
+                        "min" => min = Some(m.next_value()?),
+                        "max" => max = Some(m.next_value()?),
                         "moment" => moment = Some(m.next_value()?),
                         "node" => a.node = Some(m.next_value()?),
                         "nth" => a.nth = m.next_value()?,
@@ -199,10 +241,21 @@ impl<'de> Deserialize<'de> for At {
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
-                                &["moment", "node", "nth", "delay"],
+                                &["moment", "node", "nth", "delay", "min", "max"],
                             ))
                         }
                     }
+                }
+                if min.is_some() || max.is_some() {
+                    if moment.is_some() {
+                        return Err(de::Error::custom(
+                            "a fault starts after a moment or at a drawn time, not both",
+                        ));
+                    }
+                    return Ok(At::Uniform {
+                        min: min.ok_or_else(|| de::Error::missing_field("min"))?,
+                        max: max.ok_or_else(|| de::Error::missing_field("max"))?,
+                    });
                 }
                 a.moment = moment.ok_or_else(|| de::Error::missing_field("moment"))?;
                 Ok(At::After(a))

@@ -101,6 +101,7 @@ fn swept(faults: &str, vary: &str, values: &[&str]) -> (Vec<CellStats>, Charts) 
         scenario: scenario(&world(faults)),
         vary: vec![(vary.into(), values.iter().map(|v| v.to_string()).collect())],
         seeds: 2,
+        references: Vec::new(),
     })
     .unwrap_or_else(|p| panic!("{p:?}"));
     let (stats, _) = sweep::run_all(&grid, Some(1), false, &mut Vec::new()).unwrap();
@@ -142,5 +143,58 @@ fn a_sweep_gives_each_cell_its_recovery_times_and_draws_them_when_some_run_recov
             .any(|w| w.ends_with(": no run recovered after its last fault")),
         "{:?}",
         charts.skipped
+    );
+}
+
+#[test]
+fn a_drawn_crash_time_is_the_seed_s_own_and_recovery_counts_from_it() {
+    // As above, with a's crash drawn from [1.2 s, 1.8 s]: between a's renewal granted at
+    // 1.003 s (to 3.003 s) and the next (sent at 2.002 s), so b believes from 3.004 s whenever
+    // a crashed, and recovery is 3.004 s - t for the drawn t.
+    let text = world(r#"Crash(node: "a", at: Uniform(min: "1.2s", max: "1.8s"))"#);
+    let mut drawn = Vec::new();
+    for seed in 1..=12 {
+        let mut s = scenario(&text);
+        s.seed = seed;
+        let t = s.fault_schedule()[0].at().ns();
+        assert!((1_200 * MS..=1_800 * MS).contains(&t), "seed {seed}: {t}");
+        let out = run(&s);
+        assert_eq!(out.faults_end_ns, t, "seed {seed}");
+        assert_eq!(out.recovery_ns, Some(3_004 * MS - t), "seed {seed}");
+        assert_eq!(
+            run(&s).faults_end_ns,
+            t,
+            "seed {seed} draws again what it drew"
+        );
+        drawn.push(t);
+    }
+    drawn.sort();
+    drawn.dedup();
+    assert!(drawn.len() >= 10, "seeds draw apart: {drawn:?}");
+}
+
+#[test]
+fn a_drawn_time_must_lie_in_the_run_in_order() {
+    let problems = |faults: &str| {
+        let s = scenario(&world(faults));
+        leasesim::scenario::validate::validate(&s)
+            .into_iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        problems(r#"Crash(node: "a", at: Uniform(min: "2s", max: "1s"))"#),
+        ["faults[0].at: Uniform(min: 2s, max: 1s) has its max before its min"]
+    );
+    assert_eq!(
+        problems(r#"Crash(node: "a", at: Uniform(min: "2s", max: "10s"))"#),
+        ["faults[0].at.max: 10s is outside the run [0, 10s)"]
+    );
+    let both = r#"Crash(node: "a", at: (moment: Grant, min: "1s", max: "2s"))"#;
+    let err = leasesim::Scenario::from_ron(&world(both)).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a fault starts after a moment or at a drawn time, not both"),
+        "{err}"
     );
 }

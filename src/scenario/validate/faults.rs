@@ -57,6 +57,33 @@ fn after_moment(p: &mut Problems, at: &str, a: &AfterMoment) {
     }
 }
 
+/// When fault `f` (named `at`) starts: inside the run, a moment that exists, a drawn range in
+/// order and inside the run.
+fn start(p: &mut Problems, at: &str, f: &Fault) {
+    let s = p.s;
+    match f.after() {
+        None if f.at().ns() < 0 || f.at() >= s.duration => p.push(format!(
+            "{at}: starts at {}, outside the run [0, {})",
+            f.at(),
+            s.duration
+        )),
+        None => {}
+        Some(a) => after_moment(p, at, a),
+    }
+    if let Some((min, max)) = f.start().drawn() {
+        if max < min {
+            p.push(format!(
+                "{at}.at: Uniform(min: {min}, max: {max}) has its max before its min"
+            ));
+        } else if max >= s.duration {
+            p.push(format!(
+                "{at}.at.max: {max} is outside the run [0, {})",
+                s.duration
+            ));
+        }
+    }
+}
+
 /// Fault `i`, `f`; a crash or restart is noted in `lives`.
 fn fault<'s>(
     p: &mut Problems<'s>,
@@ -65,17 +92,8 @@ fn fault<'s>(
     protocol: Option<&dyn StrategyChecks>,
     lives: &mut Lives<'s>,
 ) {
-    let s = p.s;
     let at = format!("faults[{i}]");
-    match f.after() {
-        None if f.at().ns() < 0 || f.at() >= s.duration => p.push(format!(
-            "{at}: starts at {}, outside the run [0, {})",
-            f.at(),
-            s.duration
-        )),
-        None => {}
-        Some(a) => after_moment(p, &at, a),
-    }
+    start(p, &at, f);
     match f {
         Fault::Pause {
             node: n,
@@ -103,7 +121,8 @@ fn fault<'s>(
         Fault::DiskStall {
             node: n, duration, ..
         } => disk_stall(p, &at, n, *duration),
-        // A crash or restart placed at a moment is ordered only when the run meets it.
+        // A crash or restart placed at a moment or a drawn time is ordered only when the run
+        // meets it.
         Fault::Crash { node: n, at: when } => {
             p.node(&at, n);
             if let At::Time(when) = when {
