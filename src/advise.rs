@@ -398,6 +398,7 @@ pub fn check_spec(
             vec![half.to_string(), a.eps.to_string(), double.to_string()],
         )],
         seeds,
+        references: Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@ use super::{load_all, split_top_level};
 use crate::report::chart::sweep as charts;
 use crate::report::{staging, text, ReportDir};
 use crate::strategy::Registry;
+use crate::sweep::reference::Reference;
 use crate::sweep::resume::{Found, InProgress};
 use crate::sweep::{self, report as sweep_report, CellStats, Collected, Grid, Shard, SweepSpec};
 use clap::Args;
@@ -56,6 +57,13 @@ pub(crate) struct SweepArgs {
     /// uninterrupted sweep. Without it, a sweep starts over.
     #[arg(long)]
     pub(crate) resume: bool,
+    /// A published figure of one cell's recovery times to set beside what the cell measured:
+    /// VALUES:FIGURE=TIME, where VALUES are the cell's values as the table shows them (joined
+    /// by ", " for several parameters) and FIGURE is median, mean, max or pNN. The report
+    /// gives each with the measured figure and the difference; the recovery chart marks it.
+    /// Repeat for more.
+    #[arg(long = "reference", value_name = "VALUES:FIGURE=TIME")]
+    pub(crate) references: Vec<String>,
 }
 
 #[derive(Args)]
@@ -84,6 +92,14 @@ fn parse_vary(texts: &[String], problems: &mut Vec<String>) -> Vec<(String, Vec<
     out
 }
 
+/// Reads `--reference` texts, or says what is wrong with each.
+fn parse_references(texts: &[String], problems: &mut Vec<String>) -> Vec<Reference> {
+    texts
+        .iter()
+        .filter_map(|r| Reference::parse(r).map_err(|e| problems.push(e)).ok())
+        .collect()
+}
+
 /// `program`: the name the command line goes by, in the commands it prints and writes.
 pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> ExitCode {
     if let Err(code) = super::check_out_dir(&args.out) {
@@ -99,6 +115,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
     let mut problems = Vec::new();
     let shard = super::parse_shard(args.shard.as_deref(), &mut problems);
     let vary = parse_vary(&args.vary, &mut problems);
+    let references = parse_references(&args.references, &mut problems);
     if !problems.is_empty() {
         return super::report_problems("sweep", &problems);
     }
@@ -108,6 +125,7 @@ pub(crate) fn sweep(args: SweepArgs, registry: &Registry, program: &str) -> Exit
         scenario: loaded.scenario,
         vary,
         seeds: args.seeds,
+        references,
     };
     let grid = match Grid::build_in(spec, registry) {
         Ok(g) => g,

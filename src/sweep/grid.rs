@@ -26,17 +26,67 @@ pub struct SweepSpec {
     pub vary: Vec<(String, Vec<String>)>,
     /// Seeds per cell.
     pub seeds: u64,
+    /// Published figures to set beside cells' recovery times (`--reference`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<super::reference::Reference>,
 }
 
-/// One varied parameter.
+/// One varied parameter: one field, or several varied together (`--vary a+b=x1+y1,x2+y2`:
+/// `a` and `b` change at once, a cell per pair, not per combination).
 #[derive(Clone, Debug)]
 pub struct Param {
-    /// As given to `--vary` (`T`, `epsilon`, `lease.duration`): the results.csv column name.
+    /// As given to `--vary` (`T`, `epsilon`, `lease.duration`, `a+b`): the results.csv column
+    /// name.
     pub name: String,
-    pub path: FieldPath,
+    /// The field, or the fields varied together, in the order named.
+    pub paths: Vec<(FieldPath, Role)>,
+    /// The role of a single field; `Other` for fields varied together.
     pub role: Role,
-    /// As given (`1ms`).
+    /// As given (`1ms`; `12ms+6ms` for fields varied together).
     pub values: Vec<String>,
+}
+
+impl Param {
+    /// Sets value `text` of this parameter (every part of it, for fields varied together) on
+    /// `root`.
+    fn set(&self, root: &mut serde_json::Value, text: &str) -> Result<(), String> {
+        let parts = if self.paths.len() == 1 {
+            vec![text.to_string()]
+        } else {
+            joint_parts(text)
+        };
+        if parts.len() != self.paths.len() {
+            return Err(format!(
+                "expected {} values joined by `+`, one for each of {}, got {}",
+                self.paths.len(),
+                self.name,
+                parts.len()
+            ));
+        }
+        for ((path, _), part) in self.paths.iter().zip(&parts) {
+            path::set(root, path, part)?;
+        }
+        Ok(())
+    }
+}
+
+/// The parts of a joint name or value, split at each `+` outside brackets and strings.
+fn joint_parts(text: &str) -> Vec<String> {
+    let (mut parts, mut depth, mut in_string, mut start) = (Vec::new(), 0i32, false, 0);
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '"' => in_string = !in_string,
+            '(' | '[' | '{' if !in_string => depth += 1,
+            ')' | ']' | '}' if !in_string => depth -= 1,
+            '+' if depth == 0 && !in_string => {
+                parts.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim().to_string());
+    parts
 }
 
 /// What the charts and the report need to know of a cell beyond its parameter values.
@@ -150,13 +200,58 @@ impl Grid {
             return Err(problems);
         }
         let facts = cells.iter().map(|c| CellFacts::of(c, registry)).collect();
-        Ok(Grid {
+        let grid = Grid {
             spec,
             params,
             cells,
             facts,
             registry: registry.clone(),
-        })
+        };
+        let unknown = grid.unknown_references();
+        if unknown.is_empty() {
+            Ok(grid)
+        } else {
+            Err(unknown)
+        }
+    }
+
+    /// The values of `cell` as the tables show them, joined by `, `: what `--reference` names.
+    pub fn cell_values(&self, cell: usize) -> String {
+        self.values(cell).join(", ")
+    }
+
+    /// The cell a reference names, if one has its values.
+    pub fn cell_named(&self, values: &str) -> Option<usize> {
+        (0..self.cells.len()).find(|&c| self.cell_values(c) == values)
+    }
+
+    /// A problem for each reference that names no cell, listing the cells there are.
+    fn unknown_references(&self) -> Vec<String> {
+        let cells = || {
+            let all: Vec<String> = (0..self.cells.len().min(12))
+                .map(|c| format!("{:?}", self.cell_values(c)))
+                .collect();
+            let more = self.cells.len().saturating_sub(12);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("{}{more}", all.join(", "))
+        };
+        self.spec
+            .references
+            .iter()
+            .filter(|r| self.cell_named(&r.cell).is_none())
+            .map(|r| {
+                format!(
+                    "--reference {}: no cell has the values {:?}; the cells are {}",
+                    r.label(),
+                    r.cell,
+                    cells()
+                )
+            })
+            .collect()
     }
 
     pub fn cell_count(&self) -> usize {
@@ -232,17 +327,27 @@ fn vary_params(
     let mut params: Vec<Param> = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for (name, values) in &spec.vary {
-        let (path, role) = match path::resolve(name, &spec.scenario, registry) {
-            Ok(r) => r,
-            Err(e) => {
-                problems.push(format!("--vary {name}: {e}"));
-                continue;
+        let mut paths = Vec::new();
+        let mut bad = false;
+        for part in joint_parts(name) {
+            match path::resolve(&part, &spec.scenario, registry) {
+                Ok((path, role)) => {
+                    if let Some(other) = seen.insert(path.to_string(), name.clone()) {
+                        problems.push(format!(
+                            "--vary {name}: the field `{path}` is already varied by --vary \
+                             {other}"
+                        ));
+                        bad = true;
+                    }
+                    paths.push((path, role));
+                }
+                Err(e) => {
+                    problems.push(format!("--vary {name}: {e}"));
+                    bad = true;
+                }
             }
-        };
-        if let Some(other) = seen.insert(path.to_string(), name.clone()) {
-            problems.push(format!(
-                "--vary {name}: the field `{path}` is already varied by --vary {other}"
-            ));
+        }
+        if bad {
             continue;
         }
         if values.is_empty() || values.iter().any(|v| v.trim().is_empty()) {
@@ -251,14 +356,19 @@ fn vary_params(
             ));
             continue;
         }
-        let good = good_values(name, values, &path, base_json, registry, problems);
-        if !good.is_empty() {
-            params.push(Param {
-                name: name.clone(),
-                path,
-                role,
-                values: good,
-            });
+        let role = match paths.as_slice() {
+            [(_, role)] => *role,
+            _ => Role::Other,
+        };
+        let mut param = Param {
+            name: name.clone(),
+            paths,
+            role,
+            values: Vec::new(),
+        };
+        param.values = good_values(&param, values, base_json, registry, problems);
+        if !param.values.is_empty() {
+            params.push(param);
         }
     }
     params
@@ -268,25 +378,30 @@ fn vary_params(
 /// base scenario (`base_json`), trimmed; the others' problems go onto `problems`. A wrong path
 /// shows in every value: it is said once, and no value is good.
 fn good_values(
-    name: &str,
+    param: &Param,
     values: &[String],
-    path: &FieldPath,
     base_json: &serde_json::Value,
     registry: &Registry,
     problems: &mut Vec<String>,
 ) -> Vec<String> {
+    let name = &param.name;
     let mut good = Vec::new();
     for v in values {
         // Each value alone on the base scenario: wrong paths, types and units show here.
         let mut j = base_json.clone();
-        let applied = path::set(&mut j, path, v)
+        let applied = param
+            .set(&mut j, v)
             .and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()))
             .and_then(|s| {
                 // The strategy's fields are its protocol's to read.
                 registry.resolve(&s.strategy).map_err(|e| e.to_string())
             });
         // A field the schema does not know: said as the path's missing step.
-        let applied = applied.map_err(|e| match path::missing(base_json, path) {
+        let missing = param
+            .paths
+            .iter()
+            .find_map(|(path, _)| path::missing(base_json, path));
+        let applied = applied.map_err(|e| match missing {
             Some(why) if e.contains("unknown field") => why,
             _ => e,
         });
@@ -369,7 +484,7 @@ fn build_cells(
         let mut j = base_json.clone();
         let mut built = Ok(());
         for (p, &k) in params.iter().zip(&values) {
-            built = built.and_then(|()| path::set(&mut j, &p.path, &p.values[k]));
+            built = built.and_then(|()| p.set(&mut j, &p.values[k]));
         }
         let s =
             built.and_then(|()| serde_json::from_value::<Scenario>(j).map_err(|e| e.to_string()));

@@ -20,6 +20,7 @@ pub mod aggregate;
 pub mod files;
 pub mod grid;
 pub mod path;
+pub mod reference;
 pub mod report;
 pub mod resume;
 pub mod ron_value;

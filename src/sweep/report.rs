@@ -37,15 +37,16 @@ fn trim(s: String) -> String {
 /// Whether a parameter is one the user chooses (the lease and the strategy: `T`, `epsilon`,
 /// `lease.*`, `strategy.*`) rather than part of the environment the configuration must survive
 /// (rho, clocks, network, workload, nodes, faults).
+/// Fields varied together are chosen when every one of them is.
 pub fn chosen(p: &super::grid::Param) -> bool {
-    match p.role {
+    p.paths.iter().all(|(path, role)| match role {
         Role::T | Role::Epsilon => true,
         Role::Rho => false,
         Role::Other => matches!(
-            p.path.segs.first(),
+            path.segs.first(),
             Some(super::path::Seg::Field(f)) if f == "lease" || f == "strategy"
         ),
-    }
+    })
 }
 
 /// One setting of the parameters the user chooses, over every environment the sweep tried.
@@ -460,6 +461,9 @@ pub fn rerun_command(program: &str, grid: &Grid) -> String {
         " --seeds {} --seed {}",
         grid.spec.seeds, grid.spec.scenario.seed
     ));
+    for r in &grid.spec.references {
+        cmd.push_str(&format!(" --reference {}", crate::shell::word(&r.arg())));
+    }
     cmd
 }
 
@@ -476,6 +480,7 @@ pub fn render(
     write_best(&mut m, grid, stats);
     write_bound(&mut m, grid, stats);
     write_results(&mut m, grid, stats);
+    write_published(&mut m, grid, stats);
     write_charts(&mut m, charts, skipped);
     write_files(&mut m, grid, program);
     m
@@ -507,7 +512,13 @@ fn write_header(m: &mut String, grid: &Grid) {
             m,
             "| {} | {} | {} |",
             code(&p.name),
-            code(&p.path.to_string()),
+            code(
+                &p.paths
+                    .iter()
+                    .map(|(path, _)| path.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
             escape(&p.values.join(", "))
         );
     }
@@ -742,6 +753,39 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
          did harm, `untested: no handover` when none overlapped or did harm but none had a \
          handover either (nothing was tested), `overlap` or `harm` otherwise."
     );
+}
+
+/// Writes each published figure (`--reference`) beside the one its cell measured, with the
+/// difference as a share of the published one.
+fn write_published(m: &mut String, grid: &Grid, stats: &[CellStats]) {
+    if grid.spec.references.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        m,
+        "\n## Published figures\n\nRecovery times of the runs that recovered, each figure \
+         beside the one its cell measured.\n\n| cell | figure | published | measured | \
+         difference |\n|---|---|---|---|---|"
+    );
+    for r in &grid.spec.references {
+        let cell = grid
+            .cell_named(&r.cell)
+            .expect("checked when the grid was built");
+        let (measured, diff) = match r.figure.of(&stats[cell]) {
+            Some(ns) => {
+                let d = (ns - r.time.ns()) as f64 / r.time.ns() as f64 * 100.0;
+                (human_ns(ns as f64), format!("{d:+.0} %"))
+            }
+            None => ("no run recovered".to_string(), "-".to_string()),
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {measured} | {diff} |",
+            escape(&r.cell),
+            r.figure.name(),
+            human_ns(r.time.ns() as f64)
+        );
+    }
 }
 
 /// A cell's recovery times as `median / p99 / max`, or `-` when no run recovered.

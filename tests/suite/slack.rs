@@ -238,6 +238,7 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
         scenario: s,
         vary: vec![("epsilon".into(), vec!["5ms".into(), "20ms".into()])],
         seeds: 2,
+        references: Vec::new(),
     })
     .unwrap_or_else(|p| panic!("{p:?}"));
     let mut runs_csv = Vec::new();

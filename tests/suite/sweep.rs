@@ -51,6 +51,7 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
         scenario: s.clone(),
         vary: vec![("epsilon".into(), values)],
         seeds: 3,
+        references: Vec::new(),
     })
     .unwrap_or_else(|p| panic!("{p:?}"));
     let (stats, _) = sweep::run_all(&grid, Some(2), false, std::io::sink()).unwrap();
@@ -82,6 +83,7 @@ fn a_sweep_across_the_analytic_boundary_finds_it() {
             scenario,
             vary,
             seeds: 1,
+            references: Vec::new(),
         })
         .unwrap_or_else(|p| panic!("{p:?}"))
     };

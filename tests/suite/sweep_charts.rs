@@ -147,6 +147,7 @@ fn the_tradeoff_labels_of_a_real_sweep_never_overlap() {
             vary("epsilon", &["1ms", "5ms"]),
         ],
         seeds: 2,
+        references: Vec::new(),
     })
     .unwrap_or_else(|p| panic!("{p:?}"));
     let (stats, _) = sweep::run_all(&grid, Some(1), false, std::io::sink()).unwrap();

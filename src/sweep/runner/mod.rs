@@ -310,6 +310,7 @@ mod tests {
             scenario,
             vary: vec![("epsilon".into(), vec!["2ms".into(), "8ms".into()])],
             seeds: 3,
+            references: Vec::new(),
         })
         .expect("a valid grid");
         type Runner = fn(&Grid, RunOptions, &mut dyn FnMut(RunRow)) -> Result<u64, String>;

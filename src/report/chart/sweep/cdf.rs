@@ -3,7 +3,9 @@
 //! (the Raft paper draws its elections so, Figure 16). A run that never recovered keeps its
 //! cell's line below 100 %, so a cell that often fails to recover shows it at the right edge.
 //! The x axis follows the one scale rule of [`super::axis::Scale`]: a log axis when the times
-//! span a factor of ten or more.
+//! span a factor of ten or more. A published figure of a cell (`--reference`: a median, a
+//! maximum, a pNN) is a ring in the cell's colour at (its time, its percentage); a published
+//! mean has no place on a CDF and is left to the report.
 
 use super::axis::{draw_break, draw_frame, NumAxis, Place, Plot, YAxis};
 use super::legend::{Legend, Mark};
@@ -21,6 +23,8 @@ const PLOT_H: i32 = 460;
 struct Line {
     color: RGBAColor,
     steps: Vec<(f64, f64)>,
+    /// Its published figures `(x, %)`.
+    published: Vec<(f64, f64)>,
 }
 
 pub struct RecoveryCdf {
@@ -64,7 +68,20 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
         }
         let label = cell_label(d, cell, st.recoveries_ns.len() as u64, st.runs);
         legend.push(Mark::Line(color), &label);
-        lines.push(Line { color, steps });
+        let published = published(d, cell, div, st);
+        xs.extend(published.iter().map(|p| p.0));
+        lines.push(Line {
+            color,
+            steps,
+            published,
+        });
+    }
+    if lines.iter().any(|l| !l.published.is_empty()) {
+        legend.push(
+            Mark::Ring(RGBAColor(60, 60, 60, 1.0)),
+            "published figure (ring, in its cell's colour): the time by which that share of the \
+             runs that recovered had recovered",
+        );
     }
     let x = NumAxis::new(&xs);
     let x_ticks = ticks(&x, &xs);
@@ -75,9 +92,13 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
             width: PLOT_W + 140,
             title: "How soon a holder serves again after the last fault".into(),
             lines: vec![format!(
-                "{}: the share of each cell's runs recovered within x (runs that never recovered \
-                 keep a line below 100 %)",
-                d.subtitle_base()
+                "{}: the share of each cell's runs recovered within x{} (runs that never \
+                 recovered keep a line below 100 %)",
+                d.subtitle_base(),
+                match d.grid.params.as_slice() {
+                    [p] => format!(", one line per {}", p.name),
+                    _ => String::new(),
+                }
             )],
             legend,
         },
@@ -89,9 +110,31 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
     })
 }
 
-/// "param = value, ... (recovered/runs)" for a cell.
+/// The published figures of `cell` that a CDF can show (not a mean), as `(x in the chart's
+/// unit, %)`. A percentile p of the runs that recovered sits at p % of those runs, which is
+/// `p * recovered / runs` % of all the cell's runs, as the line counts them.
+fn published(d: &Data, cell: usize, div: f64, st: &crate::sweep::CellStats) -> Vec<(f64, f64)> {
+    use crate::sweep::reference::Figure;
+    let share = st.recoveries_ns.len() as f64 / st.runs.max(1) as f64;
+    d.grid
+        .spec
+        .references
+        .iter()
+        .filter(|r| d.grid.cell_named(&r.cell) == Some(cell))
+        .filter_map(|r| match r.figure {
+            Figure::Percentile(p) => Some((r.time.ns() as f64 / div, f64::from(p) * share)),
+            Figure::Mean => None,
+        })
+        .collect()
+}
+
+/// "param = value, ... (recovered/runs)" for a cell; the value alone when one parameter is
+/// varied (the subtitle names it).
 fn cell_label(d: &Data, cell: usize, recovered: u64, runs: u64) -> String {
     let values = d.grid.values(cell);
+    if let [v] = values.as_slice() {
+        return format!("{v} ({recovered} of {runs} recovered)");
+    }
     let named: Vec<String> = d
         .grid
         .params
@@ -174,6 +217,16 @@ impl RecoveryCdf {
                 })
                 .collect();
             s.line(pts, line.color, 3);
+        }
+        for line in &self.lines {
+            for &(x, y) in &line.published {
+                if let Place::At(px) = self.x.place(x, plot) {
+                    let py = self.y.px(y, plot);
+                    s.circle(px, py, 8, RGBAColor(255, 255, 255, 1.0), true);
+                    s.circle(px, py, 8, line.color, false);
+                    s.circle(px, py, 7, line.color, false);
+                }
+            }
         }
         s
     }
