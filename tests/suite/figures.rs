@@ -37,6 +37,34 @@ const SWEEP: &[&str] = &[
     "2",
 ];
 
+/// The Raft paper's Figure 16, top graph: the election timeouts' spread varied.
+const FIGURE_16_TOP: &[&str] = &[
+    "sweep",
+    "raft-figure-16",
+    "--vary",
+    "strategy.election_jitter=0ms,1ms,5ms,25ms,50ms,150ms",
+    "--seeds",
+    "1000",
+    "--reference",
+    "5ms:median=287ms",
+    "--reference",
+    "50ms:max=513ms",
+];
+
+/// Figure 16, bottom graph: the timeouts scaled, each from T to 2T with heartbeats of T/2.
+const FIGURE_16_BOTTOM: &[&str] = &[
+    "sweep",
+    "raft-figure-16",
+    "--vary",
+    "strategy.election_timeout+strategy.election_jitter+strategy.heartbeat+T=\
+     12ms+12ms+6ms+10ms,25ms+25ms+12.5ms+20ms,50ms+50ms+25ms+40ms,100ms+100ms+50ms+80ms,\
+     150ms+150ms+75ms+100ms",
+    "--seeds",
+    "1000",
+    "--reference",
+    "12ms+12ms+6ms+10ms:max=152ms",
+];
+
 const FIGURES: &[Figure] = &[
     Figure {
         args: &["run", "q4-gc-pause-cached-bool"],
@@ -92,6 +120,16 @@ const FIGURES: &[Figure] = &[
         args: SWEEP,
         drawn: "sweep-drift-boundary-sweep/availability_vs_t.png",
         golden: "tests/golden/charts/sweep-drift-boundary-availability.png",
+    },
+    Figure {
+        args: FIGURE_16_TOP,
+        drawn: "raft-figure-16-sweep/recovery_cdf.png",
+        golden: "reports/figures/raft-figure-16-top.png",
+    },
+    Figure {
+        args: FIGURE_16_BOTTOM,
+        drawn: "raft-figure-16-sweep/recovery_cdf.png",
+        golden: "reports/figures/raft-figure-16-bottom.png",
     },
     Figure {
         args: &["compare", "epsilon-too-small-ntp-slew"],

@@ -12,6 +12,7 @@ mod disks;
 mod duplicates;
 mod etcd;
 mod explore;
+mod failover_time;
 mod figures;
 mod golden;
 mod history_files;
