@@ -471,31 +471,7 @@ pub(crate) fn split_top_level(text: &str) -> Vec<String> {
 
 /// [`split_top_level`], each part with the byte offset in `text` at which it starts.
 pub(crate) fn split_top_level_at(text: &str) -> Vec<(usize, String)> {
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut in_string = false;
-    let mut start = 0;
-    let push = |parts: &mut Vec<(usize, String)>, start: usize, end: usize| {
-        let raw = &text[start..end];
-        let lead = raw.len() - raw.trim_start().len();
-        parts.push((start + lead, raw.trim().to_string()));
-    };
-    for (i, ch) in text.char_indices() {
-        match ch {
-            '"' => in_string = !in_string,
-            '(' | '[' | '{' if !in_string => depth += 1,
-            ')' | ']' | '}' if !in_string => depth -= 1,
-            ',' if depth == 0 && !in_string => {
-                push(&mut parts, start, i);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !text[start..].trim().is_empty() {
-        push(&mut parts, start, text.len());
-    }
-    parts
+    crate::sweep::ron_value::split_top_level_at(text, ',')
 }
 
 /// `--shard I/K` (or `auto/K`, from the batch system's environment), if given; a bad one goes

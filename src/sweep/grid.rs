@@ -72,21 +72,10 @@ impl Param {
 
 /// The parts of a joint name or value, split at each `+` outside brackets and strings.
 fn joint_parts(text: &str) -> Vec<String> {
-    let (mut parts, mut depth, mut in_string, mut start) = (Vec::new(), 0i32, false, 0);
-    for (i, ch) in text.char_indices() {
-        match ch {
-            '"' => in_string = !in_string,
-            '(' | '[' | '{' if !in_string => depth += 1,
-            ')' | ']' | '}' if !in_string => depth -= 1,
-            '+' if depth == 0 && !in_string => {
-                parts.push(text[start..i].trim().to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(text[start..].trim().to_string());
-    parts
+    super::ron_value::split_top_level_at(text, '+')
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
 }
 
 /// What the charts and the report need to know of a cell beyond its parameter values.

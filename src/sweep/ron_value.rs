@@ -10,6 +10,36 @@
 
 use serde_json::{Map, Number, Value};
 
+/// `text` split at each `sep` outside brackets and strings, each part trimmed, with the byte
+/// offset in `text` at which it starts; a last part of only blanks is dropped (`a,b,`).
+pub fn split_top_level_at(text: &str, sep: char) -> Vec<(usize, String)> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut start = 0;
+    let push = |parts: &mut Vec<(usize, String)>, start: usize, end: usize| {
+        let raw = &text[start..end];
+        let lead = raw.len() - raw.trim_start().len();
+        parts.push((start + lead, raw.trim().to_string()));
+    };
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '"' => in_string = !in_string,
+            '(' | '[' | '{' if !in_string => depth += 1,
+            ')' | ']' | '}' if !in_string => depth -= 1,
+            c if c == sep && depth == 0 && !in_string => {
+                push(&mut parts, start, i);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        push(&mut parts, start, text.len());
+    }
+    parts
+}
+
 /// Parses one RON value; the error says where and what was expected.
 pub fn parse(text: &str) -> Result<Value, String> {
     let mut p = Parser {
