@@ -75,6 +75,14 @@ fn no_holder_after_the_faults_fails_the_bound_and_no_fault_counts_from_the_start
         check(&bound, &s),
         ["expected recovers_within: 1s, but no holder served from the faults' end at 1.5s to the run's end at 10s"]
     );
+    // A bound longer than what is left of the run after the faults has not run out: 8.5 s
+    // are left, so 8.5 s is judged (and broken) and 8.6 s is not.
+    let within = |ms: i64| Expect {
+        recovers_within: Some(Dur::from_ns(ms * MS)),
+        ..Expect::default()
+    };
+    assert_eq!(check(&within(8_500), &s).len(), 1);
+    assert!(check(&within(8_600), &s).is_empty());
     // A fault with a length ends at its end: a partition of [1 s, 1.5 s), a pause of [2 s, 5
     // s) (the later end), a step with none (at 0.5 s, before both).
     let ends = run_text(&world(
