@@ -29,6 +29,7 @@ fn explore(base: &Scenario, guided: bool, cap: u64) -> (Option<u64>, u64) {
         swarm: true,
         guided,
         runs: cap,
+        liveness: None,
     };
     let runner = |s: &Scenario| {
         leasesim::run("needle", s)

@@ -51,6 +51,7 @@ fn runs_to_violation(base: &Scenario, swarm: bool) -> u64 {
         swarm,
         guided: false,
         runs: CAP,
+        liveness: None,
     };
     let runner = |s: &Scenario| {
         leasesim::run("swarm", s)

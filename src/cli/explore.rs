@@ -61,6 +61,11 @@ pub(crate) struct ExploreArgs {
     /// files are the bytes an uninterrupted one writes.
     #[arg(long)]
     pub(crate) resume: bool,
+    /// Also look for liveness violations: the envelope's faults stop twice this before the
+    /// run's end, and a run in which no holder serves again within this long after its last
+    /// fault ended is a violation, shrunk like a safety one (e.g. 5s).
+    #[arg(long, value_name = "D", value_parser = parse_liveness)]
+    pub(crate) liveness: Option<crate::time::Dur>,
     /// Stop as if interrupted once this many runs are kept (for tests of --resume).
     #[arg(long, value_name = "N", hide = true)]
     pub(crate) stop_after: Option<u64>,
@@ -113,6 +118,28 @@ pub(crate) struct ShrinkArgs {
     pub(crate) shrink_time: Option<std::time::Duration>,
 }
 
+/// Why `--liveness` leaves no room in the run, if it does not: the envelope's faults stop twice
+/// the bound before the run's end.
+fn liveness_problem(liveness: Option<crate::time::Dur>, s: &Scenario) -> Option<String> {
+    let d = liveness?;
+    (2 * d.ns() >= s.duration.ns()).then(|| {
+        format!(
+            "--liveness {d}: the envelope's faults stop twice the bound before the run's end, \
+             and the run lasts {}: give a bound under half of it, or a longer run",
+            s.duration
+        )
+    })
+}
+
+/// `--liveness`: a positive duration, written as in a scenario file.
+fn parse_liveness(text: &str) -> Result<crate::time::Dur, String> {
+    let d = crate::scenario::duration::parse_duration(text)?;
+    if d.ns() <= 0 {
+        return Err(format!("must be positive (got {d})"));
+    }
+    Ok(d)
+}
+
 /// `--shrink-time`: a positive duration, written as in a scenario file.
 fn parse_shrink_time(text: &str) -> Result<std::time::Duration, String> {
     let d = crate::scenario::duration::parse_duration(text)?;
@@ -148,6 +175,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
         );
     }
     problems.extend(runs_problem(loaded.scenario.seed, args.runs));
+    problems.extend(liveness_problem(args.liveness, &loaded.scenario));
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
         Err(e) => problems.push(e),
@@ -172,6 +200,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
         swarm: !args.no_swarm,
         guided: args.search == Search::Guided,
         runs: args.runs,
+        liveness: args.liveness,
     };
 
     if shard.is_none() {
@@ -280,6 +309,10 @@ fn say_start(name: &str, e: &Exploration, (shard, todo): (Option<Shard>, u64), t
             s.index, s.of
         )),
         match (e.guided, e.swarm) {
+            (true, true) if e.liveness.is_some() =>
+                "guided (swarm runs, then generations bred from the latest recovery)",
+            (true, false) if e.liveness.is_some() =>
+                "guided (runs of every kind, then generations bred from the latest recovery)",
             (true, true) => "guided (swarm runs, then generations bred from the least slack)",
             (true, false) =>
                 "guided (runs of every kind, then generations bred from the least slack)",
@@ -442,6 +475,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
         swarm: first.swarm,
         guided: false,
         runs: first.runs,
+        liveness: first.liveness,
     };
     let records: Vec<RunRecord> = partials.iter().flat_map(|p| p.records.clone()).collect();
     let records = match explore::complete(records, first.runs) {
@@ -523,6 +557,9 @@ fn command_line(program: &str, source: &str, args: &ExploreArgs) -> String {
     if args.search == Search::Swarm {
         c.push_str(" --search swarm");
     }
+    if let Some(d) = args.liveness {
+        c.push_str(&format!(" --liveness {d}"));
+    }
     c
 }
 
@@ -586,6 +623,7 @@ fn write_partial(
         runs: e.runs,
         shard: (shard.index, shard.of),
         records,
+        liveness: e.liveness,
     };
     let mut json = serde_json::to_vec_pretty(&partial).expect("a partial serializes");
     json.push(b'\n');
@@ -736,14 +774,20 @@ fn finish(
             summary.violation = Some(v);
             lines
         }
-        Answer::Nothing(miss) => nothing_report(
-            miss.as_deref(),
-            (name, command, epsilon_ns),
-            records,
-            (&dir, program),
-            &mut summary,
-            &mut files,
-        ),
+        Answer::Nothing(miss) => {
+            let mut lines = nothing_report(
+                miss.as_deref(),
+                (name, command, epsilon_ns),
+                records,
+                (&dir, program),
+                &mut summary,
+                &mut files,
+            );
+            if let Some(within) = e.liveness {
+                lines.insert(1, liveness_words(records, within));
+            }
+            lines
+        }
     };
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
     json.push(b'\n');
@@ -867,7 +911,10 @@ fn violation_lines(
             why.words()
         ));
     }
-    lines.push(format!("  found      {}", found_words(&f.summary)));
+    lines.push(format!(
+        "  found      {}",
+        found_words(&f.summary, f.violation)
+    ));
     lines.push(format!(
         "  handovers  {}",
         PowerOut::of(records).handover_words()
@@ -877,6 +924,23 @@ fn violation_lines(
         dir.join("counterexample.ron").display()
     ));
     lines
+}
+
+/// With a liveness bound and no violation: every judged run recovered within it, and the
+/// latest recovery (the least margin left).
+fn liveness_words(records: &[RunRecord], within: crate::time::Dur) -> String {
+    let latest = records
+        .iter()
+        .filter_map(|r| r.recovery_margin_ns.map(|m| (m, r.run)))
+        .min();
+    match latest {
+        Some((margin, run)) if margin < within.ns() => format!(
+            "  liveness      every run recovered within {within}; the latest {} after its \
+             faults ended (run {run})",
+            crate::time::format_ns(within.ns() - margin)
+        ),
+        _ => format!("  liveness      every run recovered within {within} at once"),
+    }
 }
 
 /// The files and `explore.json` entry of an exploration without a violation (the nearest miss

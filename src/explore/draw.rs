@@ -113,6 +113,26 @@ pub fn choose(seed: u64, nemesis: &Nemesis, swarm: bool) -> [Option<Intensity>; 
     chosen
 }
 
+/// Liveness: the envelope's faults (those after the first `fixed`) stop at `stop_ns`: a fault
+/// that would start at or after it is left out, but not the restart of a crash kept (a crash
+/// is never left without its restart).
+pub fn stop_faults(s: &mut Scenario, fixed: usize, stop_ns: i64) {
+    let own = s.faults.split_off(fixed);
+    let crashed: Vec<(String, i64)> = own
+        .iter()
+        .filter_map(|f| match f {
+            Fault::Crash { node, at } if at.ns() < stop_ns => Some((node.clone(), at.ns())),
+            _ => None,
+        })
+        .collect();
+    s.faults.extend(own.into_iter().filter(|f| match f {
+        Fault::Restart { node, at } => {
+            at.ns() < stop_ns || crashed.iter().any(|(n, c)| n == node && *c < at.ns())
+        }
+        _ => f.at().ns() < stop_ns,
+    }));
+}
+
 /// Draws run `run` of an exploration of `base` (valid, with `nemesis` valid for it). With
 /// `swarm`, the run enables a random subset of the envelope's kinds at random intensities
 /// inside it; without, every kind at its full rate.
@@ -1665,5 +1685,35 @@ mod tests {
                     && p.contains("stall the Worker loop instead")),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn faults_stop_but_a_kept_crash_keeps_its_restart() {
+        // The scenario's own fault stays whatever its time; of the drawn ones, those from 30 s
+        // go, except the restart of a crash at 25 s.
+        let mut s = base(
+            "60s",
+            r#"faults: [
+                Pause(node: "b", at: "50s", duration: "1s"),
+                Crash(node: "a", at: "25s"),
+                Restart(node: "a", at: "35s"),
+                Pause(node: "b", at: "29s", duration: "1s"),
+                Pause(node: "b", at: "31s", duration: "1s"),
+                Crash(node: "b", at: "40s"),
+                Restart(node: "b", at: "45s"),
+            ],"#,
+        );
+        stop_faults(&mut s, 1, 30_000_000_000);
+        let kept: Vec<(bool, i64)> = s
+            .faults
+            .iter()
+            .map(|f| {
+                (
+                    matches!(f, Fault::Pause { .. }),
+                    f.at().ns() / 1_000_000_000,
+                )
+            })
+            .collect();
+        assert_eq!(kept, [(true, 50), (false, 25), (false, 35), (true, 29)]);
     }
 }

@@ -81,10 +81,15 @@ struct Member {
     child: Child,
 }
 
-/// A run's rank: first the runs with a handover, by slack; then those without, by their
-/// closest call (the least lease a holder had left at a renewal: the nearer it came to losing
-/// the lease, the nearer a handover); then the rest; earliest first among equals.
+/// A run's rank: with a liveness bound, by how much of it was left when a holder served again;
+/// else first the runs with a handover, by slack; then those without, by their closest call
+/// (the least lease a holder had left at a renewal: the nearer it came to losing the lease, the
+/// nearer a handover); then the rest; earliest first among equals.
 fn rank(r: &RunRecord) -> (u8, i64, u64) {
+    // With a liveness bound, the runs that came nearest to recovering late first.
+    if let Some(margin) = r.recovery_margin_ns {
+        return (0, margin, r.run);
+    }
     match (r.min_slack_ns, r.closest_call_ns) {
         (Some(slack), _) => (0, slack, r.run),
         (None, Some(call)) => (1, call, r.run),
@@ -125,7 +130,7 @@ pub fn search(
         let had = (resumed.len() as u64).clamp(next, next + size) - next;
         let found = pool.map(had..size, &|i| {
             let c = &children[i as usize];
-            super::record_of(next + i, &c.scenario, c.kinds.clone(), runner)
+            super::record_of(next + i, &c.scenario, c.kinds.clone(), runner, e.liveness)
         });
         done(size);
         let old = resumed
@@ -175,7 +180,7 @@ fn breed(e: &super::Exploration, archive: &[Member], run: u64) -> Child {
         return swarm();
     }
     let mut r = rng::stream(e.base.seed, Component::Guided, run);
-    let m = Mutator::new(e.base, e.nemesis);
+    let m = Mutator::new(e.base, e.nemesis).stopping_at(e.faults_stop_ns());
     for _ in 0..TRIES {
         let (a, b) = parents(archive, &mut r);
         let mut c = a.child.clone();
@@ -218,6 +223,9 @@ struct Mutator<'a> {
     stallable: Vec<usize>,
     /// T in ns: the scale of moves.
     term_ns: i64,
+    /// With a liveness bound, when the envelope's faults stop (a restart of a crash before it
+    /// may come later).
+    stop_ns: Option<i64>,
 }
 
 /// The mutations, by number: move, resize, add near, renode, remove, drift, anchor.
@@ -242,7 +250,13 @@ impl<'a> Mutator<'a> {
             kinds,
             stallable,
             term_ns: base.lease.duration.ns().max(1),
+            stop_ns: None,
         }
+    }
+
+    /// The mutator of an exploration whose envelope's faults stop at `stop_ns` (liveness).
+    fn stopping_at(self, stop_ns: Option<i64>) -> Mutator<'a> {
+        Mutator { stop_ns, ..self }
     }
 
     /// How many faults of `s` are the scenario's own (they come first and never change).
@@ -264,8 +278,9 @@ impl<'a> Mutator<'a> {
         r.random_range(-scale..=scale)
     }
 
+    /// Where the envelope's faults may start: before the run's end, or before they stop.
     fn end_ns(&self) -> i64 {
-        self.base.duration.ns()
+        self.stop_ns.unwrap_or(self.base.duration.ns())
     }
 
     /// Applies one random mutation to `c` (it may leave the envelope: [`Mutator::inside`]).
@@ -635,10 +650,11 @@ impl<'a> Mutator<'a> {
             return false;
         }
         let own = &s.faults[fixed..];
-        if !own
-            .iter()
-            .all(|f| self.bounded(f) && f.at().ns() < self.end_ns())
-        {
+        let starts_inside = |f: &Fault| {
+            let restart = matches!(f, Fault::Restart { .. });
+            f.at().ns() < self.end_ns() || (restart && f.at() < self.base.duration)
+        };
+        if !own.iter().all(|f| self.bounded(f) && starts_inside(f)) {
             return false;
         }
         if let Some(rho) = self.nemesis.drift_ppm {

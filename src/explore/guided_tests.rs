@@ -22,6 +22,7 @@ fn exploration<'a>(s: &'a Scenario, n: &'a Nemesis, runs: u64) -> Exploration<'a
         swarm: true,
         guided: true,
         runs,
+        liveness: None,
     }
 }
 
@@ -147,6 +148,7 @@ fn record(run: u64, slack: Option<i64>, call: Option<i64>) -> RunRecord {
         violation: None,
         min_slack_ns: slack,
         closest_call_ns: call,
+        recovery_margin_ns: None,
         events: 0,
     }
 }

@@ -53,6 +53,10 @@ pub struct Exploration<'a> {
     /// Guided search ([`guided`]) rather than run i drawn as swarm's run i.
     pub guided: bool,
     pub runs: u64,
+    /// The liveness bound (`--liveness`): the envelope's faults stop at
+    /// [`Exploration::faults_stop_ns`], and a run with no holder serving within this long after
+    /// its last fault ended is a violation ([`Violation::NoRecovery`]).
+    pub liveness: Option<crate::time::Dur>,
 }
 
 /// The runs an exploration did: every record in run order (up to and including the first
@@ -77,6 +81,11 @@ pub struct RunRecord {
     /// renewal), which ranks it among the runs without slack.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closest_call_ns: Option<i64>,
+    /// With a liveness bound: how much of it was left when a holder served again after the
+    /// last fault (negative: recovered late; the whole time left in the run, negated, when no
+    /// holder ever did), which ranks runs by how near they came to a liveness violation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_margin_ns: Option<i64>,
     pub events: u64,
 }
 
@@ -117,14 +126,28 @@ pub enum Answer {
 impl Exploration<'_> {
     /// Run `run`'s scenario and the kinds it enabled.
     pub fn draw(&self, run: u64) -> draw::Drawn {
-        draw::draw_run(self.base, self.nemesis, run, self.swarm)
+        let mut d = draw::draw_run(self.base, self.nemesis, run, self.swarm);
+        if let Some(stop) = self.faults_stop_ns() {
+            let mut b = self.base.clone();
+            b.seed = d.scenario.seed;
+            draw::stop_faults(&mut d.scenario, b.fault_schedule().len(), stop);
+        }
+        d
+    }
+
+    /// With a liveness bound, when the envelope's faults stop: twice the bound before the
+    /// run's end, so that a fault begun just before (up to the envelope's largest) still
+    /// leaves the bound to recover in. `None` without a bound.
+    pub fn faults_stop_ns(&self) -> Option<i64> {
+        self.liveness
+            .map(|b| (self.base.duration.ns() - 2 * b.ns()).max(0))
     }
 
     /// Runs run `run` and records what it found.
     pub fn record(&self, run: u64, runner: &Runner) -> Result<RunRecord, String> {
         let drawn = self.draw(run);
         let kinds = drawn.kinds.iter().map(|k| k.to_string()).collect();
-        record_of(run, &drawn.scenario, kinds, runner)
+        record_of(run, &drawn.scenario, kinds, runner, self.liveness)
     }
 
     /// Run `run`'s scenario: kept by the search, or drawn.
@@ -293,12 +316,13 @@ impl Exploration<'_> {
         budget: &shrink::Budget,
     ) -> Result<Found, String> {
         let violation = r.violation.expect("a violating run");
-        let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s));
+        let liveness = self.liveness;
+        let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s, liveness));
         let shrunk = shrink::shrink_within(drawn.clone(), &still_fails, budget);
         let mut c = shrunk.scenario;
         tidy(&mut c);
         let summary = runner(&c).map_err(|p| format!("the shrunk run: {}", p.join("; ")))?;
-        if !violation.shown_by(&summary) {
+        if !violation.shown_by(&summary, liveness) {
             return Err(format!(
                 "run {}: the shrunk scenario no longer shows {}",
                 r.run,
@@ -327,12 +351,14 @@ impl Exploration<'_> {
     }
 }
 
-/// Runs `scenario` as run `run` (which enabled `kinds`) and records what it found.
+/// Runs `scenario` as run `run` (which enabled `kinds`) and records what it found, judged
+/// with the liveness bound `liveness` if there is one.
 pub fn record_of(
     run: u64,
     scenario: &Scenario,
     kinds: Vec<String>,
     runner: &Runner,
+    liveness: Option<crate::time::Dur>,
 ) -> Result<RunRecord, String> {
     let s = runner(scenario)
         .map_err(|p| format!("run {run} (seed {}): {}", scenario.seed, p.join("; ")))?;
@@ -340,11 +366,19 @@ pub fn record_of(
         run,
         seed: scenario.seed,
         kinds,
-        violation: Violation::of(&s),
+        violation: Violation::judge(&s, liveness),
         min_slack_ns: s.min_slack_ns,
         closest_call_ns: s.closest_call_ns,
+        recovery_margin_ns: liveness.map(|b| recovery_margin(&s, b)),
         events: s.events,
     })
+}
+
+/// The bound `within` less the run's recovery time; with no recovery, less the time the run
+/// lasted after its faults (every run that never recovered is further than any that did).
+fn recovery_margin(s: &Summary, within: crate::time::Dur) -> i64 {
+    let left = s.duration_ns - s.faults_end_ns;
+    within.ns() - s.recovery_ns.unwrap_or(left.saturating_add(1))
 }
 
 /// Leaves out what changes nothing: a drift of 0 written on a node when clocks place none

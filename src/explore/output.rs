@@ -21,6 +21,9 @@ pub struct Partial {
     pub runs: u64,
     pub shard: (u64, u64),
     pub records: Vec<RunRecord>,
+    /// The liveness bound, if the exploration had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub liveness: Option<crate::time::Dur>,
 }
 
 /// What `explore.json` says (the same bytes from one machine and from a merge).
@@ -152,17 +155,32 @@ pub fn nearest_miss_text(s: &Scenario, command: &str, r: &RunRecord) -> String {
     s.to_ron_minimal()
 }
 
-/// The counterexample's figures in one line.
-pub fn found_words(s: &Summary) -> String {
+/// The counterexample's figures in one line; for a liveness violation, its recovery too.
+pub fn found_words(s: &Summary, v: crate::explore::Violation) -> String {
     use crate::time::format_ns;
-    format!(
+    let safety = format!(
         "{} overlap(s), max {}; zombie actions {}, stale reads {}, unsafe writes {}",
         s.overlap.count,
         format_ns(s.overlap.max_ns),
         s.zombie_actions,
         s.stale_reads,
         s.unsafe_writes
-    )
+    );
+    if v != crate::explore::Violation::NoRecovery {
+        return safety;
+    }
+    let end = format_ns(s.faults_end_ns);
+    let recovery = match s.recovery_ns {
+        Some(r) => format!(
+            "a holder served {} after the faults ended at {end}",
+            format_ns(r)
+        ),
+        None => format!(
+            "no holder served from the faults' end at {end} to the run's end at {}",
+            format_ns(s.duration_ns)
+        ),
+    };
+    format!("{safety}; {recovery}")
 }
 
 /// The kinds a run enabled, or "none".
@@ -403,6 +421,7 @@ mod tests {
             violation: None,
             min_slack_ns: slack,
             closest_call_ns: None,
+            recovery_margin_ns: None,
             events: 0,
         }
     }
@@ -490,6 +509,7 @@ mod tests {
         // 5 runs: 3 without a handover and a closest call of 40 ns (3 > 5 / 2), 2 with a slack.
         let call = |c: i64| RunRecord {
             closest_call_ns: Some(c),
+            recovery_margin_ns: None,
             ..rec(0, None)
         };
         let recs = [

@@ -150,6 +150,7 @@ mod tests {
             violation: None,
             min_slack_ns: Some(run as i64),
             closest_call_ns: None,
+            recovery_margin_ns: None,
             events: 10 * run,
         }
     }

@@ -76,6 +76,7 @@ fn exploration<'a>(s: &'a Scenario, n: &'a Nemesis, guided: bool, runs: u64) -> 
         swarm: true,
         guided,
         runs,
+        liveness: None,
     }
 }
 
@@ -87,6 +88,7 @@ fn record(run: u64, violation: Option<Violation>, slack: Option<i64>) -> RunReco
         violation,
         min_slack_ns: slack,
         closest_call_ns: None,
+        recovery_margin_ns: None,
         events: 1,
     }
 }
@@ -101,7 +103,7 @@ fn a_record_says_what_its_run_found() {
     let by = BySeed::new(&[3], |seed| Some(seed as i64 * 10));
     let mut c = s.clone();
     c.seed = 103;
-    let r = record_of(3, &c, vec!["steps".into()], &|s| by.run(s)).unwrap();
+    let r = record_of(3, &c, vec!["steps".into()], &|s| by.run(s), None).unwrap();
     assert_eq!(
         r,
         RunRecord {
@@ -111,10 +113,11 @@ fn a_record_says_what_its_run_found() {
             violation: Some(Violation::UnsafeWrites),
             min_slack_ns: Some(1030),
             closest_call_ns: Some(7),
+            recovery_margin_ns: None,
             events: 103,
         }
     );
-    let refused = record_of(3, &c, vec![], &|_| Err(vec!["x".into(), "y".into()]));
+    let refused = record_of(3, &c, vec![], &|_| Err(vec!["x".into(), "y".into()]), None);
     assert_eq!(refused.unwrap_err(), "run 3 (seed 103): x; y");
 }
 

@@ -1,7 +1,8 @@
 //! What counts as a violation in an exploration, and the kind a shrink must keep: an overlap of
 //! one exclusive authority (the write lease, or an exclusive read lease), or, without any
 //! overlap, one kind of harm (a stale read, an unsafe write). A zombie action alone is a late
-//! action, not a violation.
+//! action, not a violation. With a liveness bound (`explore --liveness`), a safe run in which
+//! no holder served again within the bound after the faults ended is one too.
 
 use crate::oracle::authority::Authority;
 use crate::outcome::Summary;
@@ -21,6 +22,9 @@ pub enum Violation {
     UnsafeWrites,
     /// No overlap, but a read the client history cannot explain (stale).
     StaleReads,
+    /// Safe, but no running node believed it held the lease within the liveness bound after
+    /// the run's last fault ended (and the run lasted that long after it).
+    NoRecovery,
 }
 
 impl Violation {
@@ -43,15 +47,26 @@ impl Violation {
         }
     }
 
+    /// [`Violation::of`], and with a liveness bound, [`Violation::NoRecovery`] for a run that
+    /// is otherwise safe and did not recover within it.
+    pub fn judge(s: &Summary, liveness: Option<Dur>) -> Option<Violation> {
+        Violation::of(s).or_else(|| {
+            let late = liveness.is_some_and(|within| recovered_late(s, within));
+            late.then_some(Violation::NoRecovery)
+        })
+    }
+
     /// True when `s` still shows this kind of violation (what a shrink keeps): an overlap of
-    /// the same authority, or the same harm (with or without an overlap).
-    pub fn shown_by(self, s: &Summary) -> bool {
+    /// the same authority, or the same harm (with or without an overlap), or no recovery
+    /// within `liveness`.
+    pub fn shown_by(self, s: &Summary, liveness: Option<Dur>) -> bool {
         let overlap_of = |a: Authority| s.overlap.intervals.iter().any(|i| i.authority == a);
         match self {
             Violation::WriteOverlap => overlap_of(Authority::Write),
             Violation::ReadOverlap => overlap_of(Authority::Read),
             Violation::UnsafeWrites => s.unsafe_writes > 0,
             Violation::StaleReads => s.stale_reads > 0,
+            Violation::NoRecovery => liveness.is_some_and(|within| recovered_late(s, within)),
         }
     }
 
@@ -62,6 +77,7 @@ impl Violation {
             Violation::ReadOverlap => "an overlap of an exclusive read lease",
             Violation::UnsafeWrites => "unsafe writes",
             Violation::StaleReads => "stale reads",
+            Violation::NoRecovery => "no holder serving within the liveness bound",
         }
     }
 
@@ -85,9 +101,23 @@ impl Violation {
                 e.overlap = Some(s.overlap.count > 0);
                 e.stale_reads = Some(true);
             }
+            Violation::NoRecovery => {
+                // Safe, and down at least from the faults' end to the recovery (or the end).
+                e.overlap = Some(false);
+                let down = s.recovery_ns.unwrap_or(s.duration_ns - s.faults_end_ns);
+                e.max_unavailable_at_least = Some(Dur::from_ns(down));
+            }
         }
         e
     }
+}
+
+/// Whether the run ended at least `within` after its last fault and no running node believed
+/// within `within` of that fault's end. A run that ended sooner is not judged: the bound had
+/// not run out.
+pub fn recovered_late(s: &Summary, within: Dur) -> bool {
+    let judged = s.duration_ns - s.faults_end_ns >= within.ns();
+    judged && s.recovery_ns.is_none_or(|r| r > within.ns())
 }
 
 #[cfg(test)]
@@ -160,14 +190,14 @@ mod tests {
             (Violation::WriteOverlap, [false, false, false, false, true]),
         ];
         for (v, shown) in cases {
-            let got = [&safe, &stale, &unsafe_write, &read, &write].map(|s| v.shown_by(s));
+            let got = [&safe, &stale, &unsafe_write, &read, &write].map(|s| v.shown_by(s, None));
             assert_eq!(got, shown, "{v:?}");
         }
         let stale_and_overlap = with(|s| {
             s.stale_reads = 1;
             s.overlap.intervals = vec![overlap(Authority::Write)];
         });
-        assert!(Violation::StaleReads.shown_by(&stale_and_overlap));
+        assert!(Violation::StaleReads.shown_by(&stale_and_overlap, None));
     }
 
     /// The pin of a harm says whether the run also overlapped; the pin of an overlap gives its
@@ -200,5 +230,47 @@ mod tests {
             (e.max_overlap_at_least, e.max_overlap_at_most),
             (exact, exact)
         );
+    }
+
+    #[test]
+    fn a_late_recovery_is_a_violation_only_once_the_bound_has_run_out() {
+        // Faults end at 10 s of a 20 s run, bound 5 s: recovered after 4 s or at the bound
+        // itself is in time, after 6 s late; never recovered is late (10 s passed with no
+        // holder). In a run ending at 14 s, never recovered is not judged (only 4 s passed);
+        // ending at 15 s, it is.
+        let s = |duration: i64, recovery: Option<i64>| {
+            with(|x| {
+                x.duration_ns = duration;
+                x.faults_end_ns = 10_000_000_000;
+                x.recovery_ns = recovery;
+            })
+        };
+        let b = Some(Dur::from_secs(5));
+        let judge = |x: &Summary| Violation::judge(x, b);
+        assert_eq!(judge(&s(20_000_000_000, Some(4_000_000_000))), None);
+        assert_eq!(judge(&s(20_000_000_000, Some(5_000_000_000))), None);
+        assert_eq!(
+            judge(&s(20_000_000_000, Some(6_000_000_000))),
+            Some(Violation::NoRecovery)
+        );
+        assert_eq!(judge(&s(20_000_000_000, None)), Some(Violation::NoRecovery));
+        assert_eq!(judge(&s(14_000_000_000, None)), None);
+        assert_eq!(judge(&s(15_000_000_000, None)), Some(Violation::NoRecovery));
+        // Without a bound it is no violation; a safety violation comes first.
+        assert_eq!(Violation::judge(&s(20_000_000_000, None), None), None);
+        let both = with(|x| {
+            x.faults_end_ns = 0;
+            x.recovery_ns = None;
+            x.overlap.intervals.push(overlap(Authority::Write));
+        });
+        assert_eq!(Violation::judge(&both, b), Some(Violation::WriteOverlap));
+        assert!(Violation::NoRecovery.shown_by(&s(20_000_000_000, None), b));
+        assert!(!Violation::NoRecovery.shown_by(&s(20_000_000_000, None), None));
+        // The pin: no overlap, down at least from the faults' end to the recovery (or the end).
+        let e = Violation::NoRecovery.pin(&s(20_000_000_000, Some(6_000_000_000)));
+        assert_eq!(e.overlap, Some(false));
+        assert_eq!(e.max_unavailable_at_least, Some(Dur::from_secs(6)));
+        let e = Violation::NoRecovery.pin(&s(20_000_000_000, None));
+        assert_eq!(e.max_unavailable_at_least, Some(Dur::from_secs(10)));
     }
 }

@@ -573,3 +573,84 @@ fn guided_search_finds_a_needle_and_its_counterexample_replays() {
     );
     assert_eq!(code, 0, "swarm's first 400 runs miss it");
 }
+
+/// `explore --liveness`: the Raft replicas without PreVote (the bundled story) lose their leader
+/// for longer than the bound after the faults end; the shrunk run keeps the two faults that do
+/// it, replays with its expectations held, and says how long no one led. With PreVote the same
+/// search finds nothing, and says how late the latest recovery came.
+#[test]
+fn liveness_finds_a_follower_whose_terms_keep_the_others_from_electing() {
+    let name = "explore-raft-liveness-without-prevote";
+    let (code, dir, stdout) = explore_printing(
+        "explore-liveness",
+        &[name, "--runs", "2000", "--liveness", "5s"],
+    );
+    assert_eq!(code, 1, "a liveness violation was found: {stdout}");
+    let report = dir.join("out").join(name);
+    let e = json(&report.join("explore.json"));
+    assert_eq!(e["violation"]["kind"], "no_recovery");
+    let c = counterexample(&report);
+    assert_eq!(c.faults.len(), 2, "{:?}", c.faults);
+    let summary = replay(&dir, &report.join("counterexample.ron"));
+    assert_eq!(summary["overlap"]["count"], 0);
+    // Judged: the run lasts at least the bound after its faults, and no one led within it.
+    let (end, faults_end) = (
+        summary["duration_ns"].as_i64().unwrap(),
+        summary["faults_end_ns"].as_i64().unwrap(),
+    );
+    assert!(end - faults_end >= 5_000 * MS, "{end} - {faults_end}");
+    assert!(
+        summary["recovery_ns"]
+            .as_i64()
+            .is_none_or(|r| r > 5_000 * MS),
+        "{summary}"
+    );
+    assert!(
+        stdout.contains(" no holder served from the faults' end at ")
+            || stdout.contains(" a holder served "),
+        "{stdout}"
+    );
+
+    let text = leasesim::scenario::library::text(name)
+        .unwrap()
+        .replace("pre_vote: false", "pre_vote: true");
+    fs::write(dir.join("prevote.ron"), text).unwrap();
+    let (code, _, stdout) = explore_printing(
+        "explore-liveness-prevote",
+        &[
+            dir.join("prevote.ron").to_str().unwrap(),
+            "--runs",
+            "2000",
+            "--liveness",
+            "5s",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("  liveness      every run recovered within 5s; the latest "),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_liveness_bound_must_leave_room_in_the_run() {
+    // The envelope's faults stop twice the bound before the end: 30 s in a 60 s run leaves none.
+    let dir = workdir("explore-liveness-too-long");
+    let out = leasesim(
+        &[
+            "explore",
+            "explore-raft-liveness-without-prevote",
+            "--runs",
+            "10",
+            "--liveness",
+            "30s",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--liveness 30s: the envelope's faults stop twice the bound before the run's end, and the run lasts 60s"),
+        "{err}"
+    );
+}

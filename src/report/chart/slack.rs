@@ -226,6 +226,7 @@ mod tests {
             violation: None,
             min_slack_ns: slack,
             closest_call_ns: None,
+            recovery_margin_ns: None,
             events: 0,
         };
         // Slacks 5, 12, 12, 39 ns: bins [5, 10), [10, 20), [20, 50), and the bins from zero's,
