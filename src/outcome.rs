@@ -155,6 +155,24 @@ pub struct FailoverOut {
     pub new_first_read_ns: Option<i64>,
     /// "Writes resume at".
     pub new_first_write_ns: Option<i64>,
+    /// The failover split in three (true time). `down_from_ns`: when the last running holder
+    /// before this one stopped believing (a crash, a pause, a lapsed lease), `None` when the new
+    /// holder believed before the old one stopped (a seamless handover, or an overlap);
+    /// `sought_at_ns`: when the new holder began the attempt that won (its election or
+    /// acquire request; `None` if its protocol reports none); `serving_from_ns`: when it
+    /// believed, running, after the outage.
+    pub down_from_ns: Option<i64>,
+    pub sought_at_ns: Option<i64>,
+    pub serving_from_ns: Option<i64>,
+    /// From the outage's start to the winning attempt's start (0 when the new holder was
+    /// already trying: a request that waits at the grantor, a poll under way).
+    pub detection_ns: Option<i64>,
+    /// From then (the later of the two) to the new holder believing: the election or the
+    /// acquisition, the grant's trip included.
+    pub election_ns: Option<i64>,
+    /// From the new holder believing to its first operation served (a read, or a write taking
+    /// effect); `None` when it served none.
+    pub first_op_ns: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -433,19 +451,56 @@ impl SharedOut {
     }
 }
 
+impl Summary {
+    /// The run's last failover with an outage (its new holder believed after one): the one
+    /// the text report and a sweep's `runs.csv` split into detection, election and first
+    /// operation.
+    pub fn last_outage(&self) -> Option<&FailoverOut> {
+        self.failovers
+            .iter()
+            .rev()
+            .find(|f| f.down_from_ns.is_some() && f.serving_from_ns.is_some())
+    }
+}
+
 impl FailoverOut {
     /// Every change of holder that run `r` recorded, with the nodes' names.
     fn all(r: &RunResult, names: &[String]) -> Vec<FailoverOut> {
+        let resumptions = &r.oracle.write.resumptions;
         r.failovers
             .iter()
-            .map(|f| FailoverOut {
-                from: names[f.from].clone(),
-                to: names[f.to].clone(),
-                at_ns: f.at.ns(),
-                old_last_read_ns: f.old.last_read.map(SimTime::ns),
-                old_last_write_ns: f.old.last_write.map(SimTime::ns),
-                new_first_read_ns: f.new.first_read.map(SimTime::ns),
-                new_first_write_ns: f.new.first_write.map(SimTime::ns),
+            .enumerate()
+            .map(|(k, f)| {
+                // The new holder's first resumption from its grant to the next failover's.
+                let next = r.failovers.get(k + 1).map(|g| g.at);
+                let resumed = resumptions
+                    .iter()
+                    .find(|x| x.node == f.to && x.at >= f.at && next.is_none_or(|n| x.at < n));
+                let sought = f.new.sought_at;
+                let down = resumed.map(|x| x.down_from);
+                let serving = resumed.map(|x| x.at);
+                let first_op = [f.new.first_read, f.new.first_write]
+                    .into_iter()
+                    .flatten()
+                    .min();
+                FailoverOut {
+                    from: names[f.from].clone(),
+                    to: names[f.to].clone(),
+                    at_ns: f.at.ns(),
+                    old_last_read_ns: f.old.last_read.map(SimTime::ns),
+                    old_last_write_ns: f.old.last_write.map(SimTime::ns),
+                    new_first_read_ns: f.new.first_read.map(SimTime::ns),
+                    new_first_write_ns: f.new.first_write.map(SimTime::ns),
+                    down_from_ns: down.map(SimTime::ns),
+                    sought_at_ns: sought.map(SimTime::ns),
+                    serving_from_ns: serving.map(SimTime::ns),
+                    detection_ns: down.zip(sought).map(|(d, s)| (s.ns() - d.ns()).max(0)),
+                    election_ns: down
+                        .zip(sought)
+                        .zip(serving)
+                        .map(|((d, s), v)| v.ns() - d.max(s).ns()),
+                    first_op_ns: serving.zip(first_op).map(|(v, o)| (o.ns() - v.ns()).max(0)),
+                }
             })
             .collect()
     }

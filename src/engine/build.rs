@@ -78,6 +78,7 @@ pub fn build<'o, P: Protocol>(
             protocol.authorities().read == crate::strategy::Claim::Shared,
         ),
         failovers: Default::default(),
+        seeking: vec![None; n],
         protocol,
         roles: scenario.nodes.iter().map(|c| c.role).collect(),
         params: LeaseParams {

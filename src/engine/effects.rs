@@ -158,8 +158,9 @@ impl<P: Protocol> Sim<'_, P> {
                     self.stats.grant_order.push(to);
                 }
                 self.harm.issued(to, token);
+                let sought_at = self.seeking[to];
                 self.failovers
-                    .issued(self.harm.rank(to, token), to, self.now);
+                    .issued(self.harm.rank(to, token), to, self.now, sought_at);
                 if self.observer.is_some() {
                     let until = self.clocks[n].reaches(clock, until, self.now);
                     self.emit(n, TraceKind::Grant { token, to, until });
@@ -177,6 +178,7 @@ impl<P: Protocol> Sim<'_, P> {
                 }
             }
             Fact::Holding { .. } => {}
+            Fact::Seeking => self.seeking[n] = Some(self.now),
             Fact::WriteApplied { .. }
             | Fact::WriteAcked { .. }
             | Fact::WriteFenced { .. }

@@ -248,6 +248,8 @@ pub struct Sim<'o, P: Protocol> {
     oracle: AuthorityOracles,
     harm: Harm,
     failovers: Failovers,
+    /// When each node last began an attempt to hold ([`crate::strategy::Fact::Seeking`]).
+    seeking: Vec<Option<SimTime>>,
     protocol: &'o P,
     params: LeaseParams,
     service_time: Dur,

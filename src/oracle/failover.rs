@@ -19,6 +19,9 @@ pub const TOKENS_KEPT: usize = 65;
 pub struct TokenRecord {
     pub holder: NodeId,
     pub issued_at: SimTime,
+    /// When the holder began the attempt that won the token (its last
+    /// [`crate::strategy::Fact::Seeking`] before the grant); `None` if it reported none.
+    pub sought_at: Option<SimTime>,
     pub first_read: Option<SimTime>,
     pub last_read: Option<SimTime>,
     pub first_write: Option<SimTime>,
@@ -58,8 +61,9 @@ impl Default for Failovers {
 }
 
 impl Failovers {
-    /// Token `token` was issued to `to` at `now` (a renewal under the same token is not).
-    pub fn issued(&mut self, token: Token, to: NodeId, now: SimTime) {
+    /// Token `token` was issued to `to` at `now`, which began the attempt that won it at
+    /// `sought_at` (a renewal under the same token is not an issue).
+    pub fn issued(&mut self, token: Token, to: NodeId, now: SimTime, sought_at: Option<SimTime>) {
         if self.records.len() >= TOKENS_KEPT || self.find(token).is_some() {
             return;
         }
@@ -69,6 +73,7 @@ impl Failovers {
             TokenRecord {
                 holder: to,
                 issued_at: now,
+                sought_at,
                 first_read: None,
                 last_read: None,
                 first_write: None,
@@ -133,16 +138,16 @@ mod tests {
     #[test]
     fn records_the_edges_of_each_handover_and_skips_takebacks() {
         let mut f = Failovers::default();
-        f.issued(1, 0, t(0));
+        f.issued(1, 0, t(0), None);
         f.read(1, t(5));
         f.write(1, t(6));
         f.read(1, t(9));
-        f.issued(2, 1, t(10));
+        f.issued(2, 1, t(10), Some(t(8)));
         f.read(1, t(11)); // the deposed holder still serving
         f.write(2, t(12));
         f.read(2, t(13));
-        f.issued(2, 1, t(14)); // a renewal: not a new token
-        f.issued(3, 1, t(20)); // same holder again: no failover
+        f.issued(2, 1, t(14), None); // a renewal: not a new token
+        f.issued(3, 1, t(20), None); // same holder again: no failover
         let v = f.failovers();
         assert_eq!(v.len(), 1);
         let x = v[0];
@@ -156,13 +161,14 @@ mod tests {
             (Some(t(13)), Some(t(12)))
         );
         assert_eq!(x.old.first_read, Some(t(5)));
+        assert_eq!(x.new.sought_at, Some(t(8)));
     }
 
     #[test]
     fn keeps_the_first_tokens_only() {
         let mut f = Failovers::default();
         for k in 0..(TOKENS_KEPT as u64 + 10) {
-            f.issued(k + 1, (k % 2) as NodeId, t(k as i64));
+            f.issued(k + 1, (k % 2) as NodeId, t(k as i64), None);
         }
         assert_eq!(f.failovers().len(), TOKENS_KEPT - 1);
         f.read(TOKENS_KEPT as u64 + 5, t(1000)); // not followed: ignored

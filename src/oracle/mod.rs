@@ -112,6 +112,22 @@ struct Carry {
     faults_end: SimTime,
     /// The first instant from `faults_end` on at which a running node believed.
     recovered_at: Option<SimTime>,
+    /// The first [`RESUMPTIONS_KEPT`] ends of a stretch with no running believer.
+    resumptions: Vec<Resumption>,
+}
+
+/// How many ends of an unavailable stretch are kept ([`OracleReport::resumptions`]): as many
+/// as the failovers followed ([`failover::TOKENS_KEPT`]), four times over, for runs whose holder
+/// loses and regains its belief between handovers.
+pub const RESUMPTIONS_KEPT: usize = 4 * failover::TOKENS_KEPT;
+
+/// The end of a stretch with no running believer: `node` believed (running) again at `at`,
+/// after none had since `down_from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resumption {
+    pub node: NodeId,
+    pub down_from: SimTime,
+    pub at: SimTime,
 }
 
 /// One node's belief stretches as far as the slack needs them.
@@ -381,6 +397,15 @@ impl Oracle {
                 (Some(since), true) => {
                     c.max_unavailable_ns = c.max_unavailable_ns.max(t.ns() - since.ns());
                     c.unavailable_since = None;
+                    for &(_, node, _, da) in &self.points[at_t..i] {
+                        if da > 0 && c.resumptions.len() < RESUMPTIONS_KEPT {
+                            c.resumptions.push(Resumption {
+                                node,
+                                down_from: since,
+                                at: t,
+                            });
+                        }
+                    }
                 }
                 (None, false) => c.unavailable_since = Some(t),
                 _ => {}
@@ -454,6 +479,7 @@ impl Oracle {
             closest_call_ns: self.carry.closest_call_ns,
             faults_end: self.carry.faults_end,
             recovered_at: self.carry.recovered_at,
+            resumptions: self.carry.resumptions,
         }
     }
 }
@@ -495,6 +521,9 @@ pub struct OracleReport {
     /// The first instant from `faults_end` on at which a running node believed; `None` if
     /// none did before the run ended.
     pub recovered_at: Option<SimTime>,
+    /// The first ends of a stretch with no running believer, in time order (at most
+    /// [`RESUMPTIONS_KEPT`]): who believed again, and since when none had.
+    pub resumptions: Vec<Resumption>,
 }
 
 #[cfg(test)]

@@ -181,15 +181,54 @@ fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
         .clock_error
         .as_ref()
         .map(|c| ("clocks", clock_error_words(c)));
+    let failover = failover_words(s).map(|w| ("failover", w));
     let (first, rest) = rows.split_at(1);
     let first = first.iter().cloned();
-    let rest = rest.iter().cloned();
+    // The failover goes under the recovery.
+    let split = rest
+        .iter()
+        .position(|r| r.0 == "recovery")
+        .map_or(rest.len(), |i| i + 1);
+    let (up_to_recovery, after) = rest.split_at(split);
     first
         .chain(own)
-        .chain(rest)
+        .chain(up_to_recovery.iter().cloned())
+        .chain(failover)
+        .chain(after.iter().cloned())
         .chain(reads)
         .chain(clocks)
         .collect()
+}
+
+/// The last failover that had an outage, split: how long until the winning attempt began,
+/// until the new holder believed, and until it served its first operation.
+fn failover_words(s: &Summary) -> Option<String> {
+    let f = s.last_outage()?;
+    let k = s.failovers.iter().position(|g| std::ptr::eq(g, f))?;
+    let down = f.serving_from_ns? - f.down_from_ns?;
+    let split = match (f.detection_ns, f.election_ns) {
+        (Some(d), Some(e)) => format!(
+            ": detected after {}, elected or acquired after {}",
+            format_ns(d),
+            format_ns(e)
+        ),
+        _ => String::new(),
+    };
+    let first_op = match f.first_op_ns {
+        Some(o) => format!("first operation {} later", format_ns(o)),
+        None => "no operation served".to_string(),
+    };
+    let of = if s.failovers.len() > 1 {
+        format!(" (failover {} of {})", k + 1, s.failovers.len())
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{} -> {} down {}{split}; {first_op}{of}",
+        f.from,
+        f.to,
+        format_ns(down)
+    ))
 }
 
 /// How long after the run's last fault (or its start, with none) a holder served again.

@@ -357,6 +357,12 @@ pub enum Fact {
     },
     /// This node holds lease `token` now: what it acts under from here on.
     Holding { token: Token },
+    /// This node begins an attempt to hold: an election (its pre-vote, when it has one; a
+    /// second round after a split vote goes on with the attempt, and is not reported), an
+    /// acquire or lock request (each poll or retry of a loop that asks again is an attempt).
+    /// The last one before the node is granted ends a failover's detection and begins its
+    /// election or acquisition.
+    Seeking,
     /// A read of the request this call took up, admitted under `token`, was served at once:
     /// the state the node serves from held `value` for its key.
     Read { token: Token, value: Value },

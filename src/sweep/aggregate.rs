@@ -28,6 +28,12 @@ pub struct RunRow {
     pub faults_end_ns: i64,
     /// How long after that a running node believed again (`None`: none did).
     pub recovery_ns: Option<i64>,
+    /// The split of the run's last failover with an outage ([`Summary::last_outage`]):
+    /// detection, election or acquisition, and the first operation served (`None` where the
+    /// run has none).
+    pub detection_ns: Option<i64>,
+    pub election_ns: Option<i64>,
+    pub first_op_ns: Option<i64>,
 }
 
 impl RunRow {
@@ -47,6 +53,9 @@ impl RunRow {
             min_slack_ns: s.min_slack_ns,
             faults_end_ns: s.faults_end_ns,
             recovery_ns: s.recovery_ns,
+            detection_ns: s.last_outage().and_then(|f| f.detection_ns),
+            election_ns: s.last_outage().and_then(|f| f.election_ns),
+            first_op_ns: s.last_outage().and_then(|f| f.first_op_ns),
         }
     }
 }
@@ -75,6 +84,11 @@ pub struct CellStats {
     pub min_slack_ns: Option<i64>,
     /// The recovery of every run that recovered, in no particular order (sorted when read).
     pub recoveries_ns: Vec<i64>,
+    /// The failover split of every run that has one ([`RunRow::detection_ns`] and after), in
+    /// no particular order.
+    pub detections_ns: Vec<i64>,
+    pub elections_ns: Vec<i64>,
+    pub first_ops_ns: Vec<i64>,
 }
 
 /// z for a two-sided 95% interval.
@@ -98,6 +112,9 @@ impl CellStats {
         self.events += r.events;
         self.min_slack_ns = min_some(self.min_slack_ns, r.min_slack_ns);
         self.recoveries_ns.extend(r.recovery_ns);
+        self.detections_ns.extend(r.detection_ns);
+        self.elections_ns.extend(r.election_ns);
+        self.first_ops_ns.extend(r.first_op_ns);
     }
 
     /// Adds `o`'s runs to these (pooling cells; call in a fixed order).
@@ -118,22 +135,15 @@ impl CellStats {
         self.events += o.events;
         self.min_slack_ns = min_some(self.min_slack_ns, o.min_slack_ns);
         self.recoveries_ns.extend_from_slice(&o.recoveries_ns);
+        self.detections_ns.extend_from_slice(&o.detections_ns);
+        self.elections_ns.extend_from_slice(&o.elections_ns);
+        self.first_ops_ns.extend_from_slice(&o.first_ops_ns);
     }
 
     /// The recovery times of the runs that recovered at percentiles `ps` (nearest rank: the
     /// smallest value with at least p % of them at or below it); `None` when no run did.
     pub fn recovery_percentiles<const N: usize>(&self, ps: [u32; N]) -> Option<[i64; N]> {
-        let mut v = self.recoveries_ns.clone();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_unstable();
-        let n = v.len();
-        Some(ps.map(|p| {
-            debug_assert!((1..=100).contains(&p));
-            let rank = (p as usize * n).div_ceil(100);
-            v[rank.max(1) - 1]
-        }))
+        percentiles(&self.recoveries_ns, ps)
     }
 
     /// Fraction of runs with at least one overlap.
@@ -265,6 +275,22 @@ pub fn wilson(k: u64, n: u64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// Percentiles `ps` of `values` (nearest rank: the smallest value with at least p % of them at
+/// or below it); `None` when there are none.
+pub fn percentiles<const N: usize>(values: &[i64], ps: [u32; N]) -> Option<[i64; N]> {
+    let mut v = values.to_vec();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let n = v.len();
+    Some(ps.map(|p| {
+        debug_assert!((1..=100).contains(&p));
+        let rank = (p as usize * n).div_ceil(100);
+        v[rank.max(1) - 1]
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +333,9 @@ mod tests {
             min_slack_ns,
             faults_end_ns: 0,
             recovery_ns: None,
+            detection_ns: None,
+            election_ns: None,
+            first_op_ns: None,
         }
     }
 

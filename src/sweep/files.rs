@@ -6,11 +6,11 @@
 //! (a run's availability) are written in Rust's shortest round-trip form, so that a partial read
 //! back gives the same bits and a merge the same bytes as an unsharded sweep.
 
-use super::aggregate::{CellStats, RunRow};
+use super::aggregate::{percentiles, CellStats, RunRow};
 use super::grid::{Grid, SweepSpec};
 
 /// The fixed columns of `results.csv` after the parameters.
-pub const RESULT_COLUMNS: [&str; 23] = [
+pub const RESULT_COLUMNS: [&str; 36] = [
     "runs",
     "overlap_runs",
     "handover_runs",
@@ -34,10 +34,23 @@ pub const RESULT_COLUMNS: [&str; 23] = [
     "p90_recovery_ns",
     "p99_recovery_ns",
     "max_recovery_ns",
+    "failover_runs",
+    "median_detection_ns",
+    "p90_detection_ns",
+    "p99_detection_ns",
+    "max_detection_ns",
+    "median_election_ns",
+    "p90_election_ns",
+    "p99_election_ns",
+    "max_election_ns",
+    "median_first_op_ns",
+    "p90_first_op_ns",
+    "p99_first_op_ns",
+    "max_first_op_ns",
 ];
 
 /// The per-run figures of `runs.csv` after `run, cell, seed` and the parameters.
-pub const RUN_COLUMNS: [&str; 13] = [
+pub const RUN_COLUMNS: [&str; 16] = [
     "overlap_count",
     "overlap_total_ns",
     "overlap_max_ns",
@@ -51,6 +64,9 @@ pub const RUN_COLUMNS: [&str; 13] = [
     "min_slack_ns",
     "faults_end_ns",
     "recovery_ns",
+    "detection_ns",
+    "election_ns",
+    "first_op_ns",
 ];
 
 /// First-line marker of a partial file.
@@ -100,6 +116,13 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
             Some(ps) => row.extend(ps.map(|p| p.to_string())),
             None => row.extend(std::iter::repeat_n(String::new(), 4)),
         }
+        row.push(c.detections_ns.len().to_string());
+        for values in [&c.detections_ns, &c.elections_ns, &c.first_ops_ns] {
+            match percentiles(values, [50, 90, 99, 100]) {
+                Some(ps) => row.extend(ps.map(|p| p.to_string())),
+                None => row.extend(std::iter::repeat_n(String::new(), 4)),
+            }
+        }
         w.write_record(&row).expect("memory");
     }
     finish(w)
@@ -136,6 +159,9 @@ fn run_fields(grid: &Grid, r: &RunRow) -> Vec<String> {
         ns_field(r.min_slack_ns),
         r.faults_end_ns.to_string(),
         ns_field(r.recovery_ns),
+        ns_field(r.detection_ns),
+        ns_field(r.election_ns),
+        ns_field(r.first_op_ns),
     ]);
     row
 }
@@ -333,6 +359,13 @@ fn parse_run(
             )
         })
     };
+    // An integer, or nothing (a run without a handover, a recovery or a failover).
+    let opt = |i: usize| -> Result<Option<i64>, String> {
+        match &rec[i] {
+            "" => Ok(None),
+            _ => int(i).map(Some),
+        }
+    };
     let index = uint(0)?;
     let cell = uint(1)? as usize;
     let seed = uint(2)?;
@@ -357,14 +390,11 @@ fn parse_run(
         unsafe_writes: uint(m + 7)?,
         fenced_writes: uint(m + 8)?,
         events: uint(m + 9)?,
-        min_slack_ns: match &rec[m + 10] {
-            "" => None,
-            _ => Some(int(m + 10)?),
-        },
+        min_slack_ns: opt(m + 10)?,
         faults_end_ns: int(m + 11)?,
-        recovery_ns: match &rec[m + 12] {
-            "" => None,
-            _ => Some(int(m + 12)?),
-        },
+        recovery_ns: opt(m + 12)?,
+        detection_ns: opt(m + 13)?,
+        election_ns: opt(m + 14)?,
+        first_op_ns: opt(m + 15)?,
     })
 }

@@ -4,7 +4,7 @@
 //! The report holds nothing that depends on how the sweep was run (threads, shards, wall time),
 //! so that a merged sweep's report is byte-identical to an unsharded one's.
 
-use super::aggregate::{CellStats, Judgement};
+use super::aggregate::{percentiles, CellStats, Judgement};
 use super::grid::Grid;
 use super::path::Role;
 use crate::markdown::{code, escape};
@@ -480,6 +480,7 @@ pub fn render(
     write_best(&mut m, grid, stats);
     write_bound(&mut m, grid, stats);
     write_results(&mut m, grid, stats);
+    write_failovers(&mut m, grid, stats);
     write_published(&mut m, grid, stats);
     write_charts(&mut m, charts, skipped);
     write_files(&mut m, grid, program);
@@ -752,6 +753,48 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
          overlap. A cell is `safe` when some of its runs had a handover and none overlapped or \
          did harm, `untested: no handover` when none overlapped or did harm but none had a \
          handover either (nothing was tested), `overlap` or `harm` otherwise."
+    );
+}
+
+/// Writes each cell's failover time split in three, over the runs whose last failover had an
+/// outage; nothing when no run had one.
+fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
+    if stats.iter().all(|st| st.detections_ns.is_empty()) {
+        return;
+    }
+    let _ = writeln!(m, "\n## Failover time\n");
+    let mut header: Vec<String> = grid.params.iter().map(|p| escape(&p.name)).collect();
+    header.extend(
+        [
+            "runs with an outage",
+            "detection (median / p90 / p99 / max)",
+            "election or acquisition",
+            "first operation",
+        ]
+        .map(String::from),
+    );
+    let _ = writeln!(m, "| {} |", header.join(" | "));
+    let _ = writeln!(m, "|{}", "---|".repeat(header.len()));
+    const ROWS: usize = 200;
+    for (cell, st) in stats.iter().enumerate().take(ROWS) {
+        let mut row: Vec<String> = grid.values(cell).iter().map(|v| escape(v)).collect();
+        row.push(st.detections_ns.len().to_string());
+        for values in [&st.detections_ns, &st.elections_ns, &st.first_ops_ns] {
+            row.push(match percentiles(values, [50, 90, 99, 100]) {
+                Some(ps) => ps.map(|p| human_ns(p as f64)).join(" / "),
+                None => "-".to_string(),
+            });
+        }
+        let _ = writeln!(m, "| {} |", row.join(" | "));
+    }
+    let _ = writeln!(
+        m,
+        "\nEach run's last failover with an outage (a stretch with no running holder), split in \
+         three: detection, from the outage's start to the start of the new holder's winning \
+         attempt (its election, or the acquire request that was granted; 0 when that request \
+         was already under way); election or acquisition, from then until the new holder \
+         believed; first operation, from then until it served a read or a write took effect \
+         (over the runs in which it served one). Nearest rank, as for recovery."
     );
 }
 

@@ -139,3 +139,89 @@ fn without_jitter_the_split_votes_never_end() {
     assert_eq!(st[0].runs, 20);
     assert!(st[0].recoveries_ns.is_empty(), "{:?}", st[0].recoveries_ns);
 }
+
+/// The one failover of `name`'s bundled run.
+fn only_failover(name: &str) -> leasesim::outcome::FailoverOut {
+    let summary = run(&scenario(library::text(name).unwrap()));
+    assert_eq!(summary.failovers.len(), 1, "{:?}", summary.failovers);
+    summary.failovers[0].clone()
+}
+
+/// `q4-gc-pause-two-sided`: `a` pauses at 20 s, its last renewal reached the lock at 18.003 s so
+/// the lock holds the lease to 28.003 s; `b` asks every second at x.100 s (1 ms each way) and
+/// the lock keeps the latest request, the one sent at 27.100 s, until the lease ends.
+/// Detection 27.100 - 20.000 = 7.1 s; acquisition 28.004 (the grant sent at 28.003 arrives)
+/// - 27.100 = 904 ms; together the 8.004 s outage.
+#[test]
+fn a_paused_holders_failover_splits_into_detection_acquisition_and_first_operation() {
+    let f = only_failover("q4-gc-pause-two-sided");
+    assert_eq!((f.from.as_str(), f.to.as_str()), ("a", "b"));
+    assert_eq!(f.down_from_ns, Some(20_000 * MS));
+    assert_eq!(f.sought_at_ns, Some(27_100 * MS));
+    assert_eq!(f.serving_from_ns, Some(28_004 * MS));
+    assert_eq!(f.detection_ns, Some(7_100 * MS));
+    assert_eq!(f.election_ns, Some(904 * MS));
+    // The first operation is the earlier of the first read and the first write taking effect.
+    let first = f
+        .new_first_read_ns
+        .unwrap()
+        .min(f.new_first_write_ns.unwrap());
+    assert_eq!(f.first_op_ns, Some(first - 28_004 * MS));
+}
+
+/// `raft-figure-16`, seed 1: `r0` crashes at 2.043437945 s. `r1` heard its last heartbeat at
+/// 2.028583076 s and its timer (151.598444 ms drawn) ran out at 2.180181520 s: detection
+/// 2.180181520 - 2.043437945 = 136.743575 ms. Its term-2 vote split; its next timeout started
+/// term 3, won by the fourth vote at 2.336921832 s: election 2.336921832 - 2.180181520 =
+/// 156.740312 ms, the split vote's second round counted in the election.
+#[test]
+fn a_crashed_raft_leaders_failover_counts_a_split_vote_in_the_election() {
+    let f = only_failover("raft-figure-16");
+    assert_eq!(f.down_from_ns, Some(2_043_437_945));
+    assert_eq!(f.sought_at_ns, Some(2_180_181_520));
+    assert_eq!(f.detection_ns, Some(136_743_575));
+    assert_eq!(f.election_ns, Some(156_740_312));
+    assert_eq!(f.serving_from_ns, Some(2_336_921_832));
+}
+
+/// A handover through an overlap has no outage to split: the new holder believed before the
+/// old one stopped.
+#[test]
+fn an_overlapping_handover_has_no_outage() {
+    let f = only_failover("ntp-step-back-wall-clock-expiry");
+    assert_eq!(f.down_from_ns, None);
+    assert_eq!((f.detection_ns, f.election_ns), (None, None));
+    assert!(f.sought_at_ns.is_some());
+}
+
+/// A sweep carries each run's split to `runs.csv` and each cell's distribution to
+/// `results.csv` and `report.md`: every seed of the paused-holder story has the same 7.1 s
+/// detection (the pause and the retry schedule do not depend on the seed).
+#[test]
+fn a_sweep_gives_the_failover_split_per_cell() {
+    let grid = Grid::build(SweepSpec {
+        name: "q4".into(),
+        source: "q4-gc-pause-two-sided".into(),
+        scenario: scenario(library::text("q4-gc-pause-two-sided").unwrap()),
+        vary: vec![("T".into(), vec!["10s".into()])],
+        seeds: 3,
+        references: Vec::new(),
+    })
+    .unwrap();
+    let mut runs_csv = Vec::new();
+    let (st, _) = sweep::run_all(&grid, Some(1), false, &mut runs_csv).unwrap();
+    assert_eq!(st[0].detections_ns, vec![7_100 * MS; 3]);
+    assert_eq!(st[0].elections_ns, vec![904 * MS; 3]);
+    let runs = String::from_utf8(runs_csv).unwrap();
+    for line in runs.lines().skip(1) {
+        let tail: Vec<&str> = line.rsplit(',').take(3).collect();
+        assert_eq!(&tail[1..], ["904000000", "7100000000"], "{line}");
+    }
+    let results = String::from_utf8(sweep::files::results_csv(&grid, &st)).unwrap();
+    let header: Vec<&str> = results.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = results.lines().nth(1).unwrap().split(',').collect();
+    let at = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(at("failover_runs"), "3");
+    assert_eq!(at("median_detection_ns"), "7100000000");
+    assert_eq!(at("max_election_ns"), "904000000");
+}

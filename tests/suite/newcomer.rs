@@ -516,7 +516,8 @@ fn the_run_block_labels_the_served_ratio_and_the_overlap_intervals() {
         block.contains(
             "  availability 79.985%, served 41.248% of requests arriving at any contender, \
              longest unavailable 8.004s\n  recovery     a holder served when the last fault \
-             ended (32s)\n  cost         2 grants, 9 renewals, 683 messages (0 dropped)\n  \
+             ended (32s)\n  failover     a -> b down 8.004s: detected after 7.1s, elected or \
+             acquired after 904ms; first operation 49.939us later\n  cost         2 grants, 9 renewals, 683 messages (0 dropped)\n  \
              overlaps     [28.004s, 32s)  3.996s  a, b\n"
         ),
         "{block}"

@@ -482,6 +482,7 @@ impl Contender {
     }
 
     fn acquire(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        out.report(Fact::Seeking);
         let req = self.new_req(cx);
         out.send(
             Self::grantor(cx),

@@ -121,6 +121,7 @@ impl Client {
     }
 
     fn acquire(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        out.report(Fact::Seeking);
         let msg = Message::Acquire {
             session: self.session,
         };

@@ -198,6 +198,7 @@ impl Client {
     }
 
     fn acquire(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        out.report(Fact::Seeking);
         let req = self.req();
         let msg = Message::Acquire {
             session: self.session,

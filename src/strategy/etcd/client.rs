@@ -121,6 +121,7 @@ impl Client {
 
     /// A new session: `LeaseGrant(T)`.
     fn new_session(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        out.report(Fact::Seeking);
         self.session = None;
         self.lock = Lock::Idle;
         let ttl = self.p.lease;

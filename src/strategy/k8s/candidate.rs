@@ -225,6 +225,7 @@ impl Candidate {
     /// A try of the acquire loop: the next one falls due a fresh jittered period (drawn now)
     /// after this one ends (JitterUntil is sliding).
     fn acquire_try(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        out.report(Fact::Seeking);
         self.period = self.jittered(cx);
         self.begin_try(cx, out);
     }

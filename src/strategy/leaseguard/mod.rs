@@ -1634,7 +1634,8 @@ mod tests {
             to: 1,
             until: LocalTime::from_ns(11_000 * MS),
         };
-        assert_eq!(fx.facts(), [issued]);
+        // The campaign began the attempt; the vote won it.
+        assert_eq!(fx.facts(), [Fact::Seeking, issued]);
         assert_eq!(expiry_timer(&fx), None);
     }
 

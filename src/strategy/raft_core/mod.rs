@@ -314,6 +314,11 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
         if self.state == State::Leader {
             return false;
         }
+        // An attempt begins when a follower campaigns; a campaign after a pre-vote, or again
+        // after a split vote, goes on with it.
+        if self.state == State::Follower {
+            out.report(Fact::Seeking);
+        }
         self.term += 1;
         self.voted_for = Some(self.node);
         self.state = State::Candidate;
@@ -342,6 +347,9 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
     pub fn pre_campaign<M: VoteMessages>(&mut self, cx: &mut Cx, out: &mut Out<M>) -> bool {
         if self.state == State::Leader {
             return false;
+        }
+        if self.state == State::Follower {
+            out.report(Fact::Seeking);
         }
         self.state = State::PreCandidate;
         self.leader = None;

@@ -381,6 +381,7 @@ impl Client {
     }
 
     fn acquire(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
+        out.report(Fact::Seeking);
         self.masters = cx.peers(Role::Grantor).count();
         self.value = self.new_value(cx);
         self.acquiring = true;

@@ -224,6 +224,9 @@ impl Client {
     /// Creates the lock node, or asks for its predecessor.
     fn ask(&mut self, cx: &Cx, out: &mut Sink) {
         let session = self.session;
+        if self.seq == 0 {
+            out.report(crate::strategy::Fact::Seeking);
+        }
         let msg = match self.seq {
             0 => Message::Create { session },
             seq => Message::Check { session, seq },
