@@ -358,7 +358,8 @@ pub enum Fact {
     /// This node holds lease `token` now: what it acts under from here on.
     Holding { token: Token },
     /// This node begins an attempt to hold: an election (its pre-vote, when it has one; a
-    /// second round after a split vote goes on with the attempt, and is not reported), an
+    /// second round after a split vote goes on with the attempt, and is not reported, while
+    /// a campaign after falling back to following begins a new one), an
     /// acquire or lock request (each poll or retry of a loop that asks again is an attempt).
     /// The last one before the node is granted ends a failover's detection and begins its
     /// election or acquisition.

@@ -89,6 +89,9 @@ pub struct CellStats {
     pub detections_ns: Vec<i64>,
     pub elections_ns: Vec<i64>,
     pub first_ops_ns: Vec<i64>,
+    /// The outage of each such failover, detection and election together: from the outage's
+    /// start to the new holder serving.
+    pub outages_ns: Vec<i64>,
 }
 
 /// z for a two-sided 95% interval.
@@ -115,6 +118,9 @@ impl CellStats {
         self.detections_ns.extend(r.detection_ns);
         self.elections_ns.extend(r.election_ns);
         self.first_ops_ns.extend(r.first_op_ns);
+        if let (Some(d), Some(e)) = (r.detection_ns, r.election_ns) {
+            self.outages_ns.push(d + e);
+        }
     }
 
     /// Adds `o`'s runs to these (pooling cells; call in a fixed order).
@@ -138,6 +144,7 @@ impl CellStats {
         self.detections_ns.extend_from_slice(&o.detections_ns);
         self.elections_ns.extend_from_slice(&o.elections_ns);
         self.first_ops_ns.extend_from_slice(&o.first_ops_ns);
+        self.outages_ns.extend_from_slice(&o.outages_ns);
     }
 
     /// The recovery times of the runs that recovered at percentiles `ps` (nearest rank: the

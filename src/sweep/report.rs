@@ -756,8 +756,8 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     );
 }
 
-/// Writes each cell's failover time split in three, over the runs whose last failover had an
-/// outage; nothing when no run had one.
+/// Writes each cell's failover time, whole and split in three, over the runs whose last
+/// failover had an outage; nothing when no run had one.
 fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     if stats.iter().all(|st| st.detections_ns.is_empty()) {
         return;
@@ -767,7 +767,8 @@ fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     header.extend(
         [
             "runs with an outage",
-            "detection (median / p90 / p99 / max)",
+            "outage (median / p90 / p99 / max)",
+            "detection",
             "election or acquisition",
             "first operation",
         ]
@@ -779,7 +780,8 @@ fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     for (cell, st) in stats.iter().enumerate().take(ROWS) {
         let mut row: Vec<String> = grid.values(cell).iter().map(|v| escape(v)).collect();
         row.push(st.detections_ns.len().to_string());
-        for values in [&st.detections_ns, &st.elections_ns, &st.first_ops_ns] {
+        let parts = [&st.outages_ns, &st.detections_ns, &st.elections_ns, &st.first_ops_ns];
+        for values in parts {
             row.push(match percentiles(values, [50, 90, 99, 100]) {
                 Some(ps) => ps.map(|p| human_ns(p as f64)).join(" / "),
                 None => "-".to_string(),
@@ -789,8 +791,9 @@ fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     }
     let _ = writeln!(
         m,
-        "\nEach run's last failover with an outage (a stretch with no running holder), split in \
-         three: detection, from the outage's start to the start of the new holder's winning \
+        "\nEach run's last failover with an outage (a stretch with no running holder): the \
+         outage, from its start to the new holder believing (the outage chart draws it), and \
+         its parts. Detection, from the outage's start to the start of the new holder's winning \
          attempt (its election, or the acquire request that was granted; 0 when that request \
          was already under way); election or acquisition, from then until the new holder \
          believed; first operation, from then until it served a read or a write took effect \

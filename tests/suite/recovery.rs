@@ -136,6 +136,10 @@ fn a_sweep_gives_each_cell_its_recovery_times_and_draws_them_when_some_run_recov
         Some([1_502 * MS; 2])
     );
     assert!(charts.drawn.iter().any(|c| c.file == "recovery_cdf"));
+    // The crash is the failover's outage start too: the same times, on the outage chart.
+    assert_eq!(stats[0].outages_ns, [1_504 * MS; 2]);
+    assert_eq!(stats[1].outages_ns, [1_502 * MS; 2]);
+    assert!(charts.drawn.iter().any(|c| c.file == "outage_cdf"));
     // Nobody holds after the faults: no recovery to draw, and the report says why.
     let (stats, charts) = swept(
         r#"Crash(node: "a", at: "1.5s"), Crash(node: "b", at: "200ms")"#,
@@ -152,6 +156,28 @@ fn a_sweep_gives_each_cell_its_recovery_times_and_draws_them_when_some_run_recov
         "{:?}",
         charts.skipped
     );
+    assert!(
+        charts
+            .skipped
+            .iter()
+            .any(|w| w.ends_with(": no run had a failover after an outage")),
+        "{:?}",
+        charts.skipped
+    );
+}
+
+#[test]
+fn the_outage_counts_from_the_holder_lost_not_from_the_last_fault() {
+    // a crashes at 1.5 s and b believes from 3.004 s (as above); a step of the grantor's wall
+    // clock at 6 s comes after (the strategy reads monotonic clocks: b holds on). Recovery
+    // counts from the last fault (6 s: b holds then, 0); the outage from a's crash: 1.504 s.
+    let (stats, _) = swept(
+        r#"Crash(node: "a", at: "1.5s"), ClockStep(node: "lock", at: "6s", by: "1ms")"#,
+        "faults[0].at",
+        &["1.5s"],
+    );
+    assert_eq!(stats[0].recoveries_ns, [0, 0]);
+    assert_eq!(stats[0].outages_ns, [1_504 * MS; 2]);
 }
 
 #[test]

@@ -1,7 +1,10 @@
-//! The recovery-time chart: for each cell, the share of its runs in which a running node
-//! believed it held the lease again within x of the run's last fault, as a cumulative step line
-//! (the Raft paper draws its elections so, Figure 16). A run that never recovered keeps its
-//! cell's line below 100 %, so a cell that often fails to recover shows it at the right edge.
+//! The time-to-serve charts, one cumulative step line per cell (the Raft paper draws its
+//! elections so, Figure 16): the recovery chart, the share of each cell's runs in which a
+//! running node believed it held the lease again within x of the run's last fault, and the
+//! outage chart, the share whose last failover with an outage ended within x of the outage's
+//! start (detection and election together, whatever the faults did after). A run that never
+//! recovered (or had no such failover) keeps its cell's line below 100 %, so a cell that often
+//! fails to recover shows it at the right edge.
 //! The x axis follows the one scale rule of [`super::axis::Scale`]: a log axis when the times
 //! span a factor of ten or more. A published figure of a cell (`--reference`: a median, a
 //! maximum, a pNN) is a ring in the cell's colour at (its time, its percentage); a published
@@ -27,6 +30,41 @@ struct Line {
     published: Vec<(f64, f64)>,
 }
 
+/// What a time-to-serve chart measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// From the run's last fault to a holder serving (`recovery_ns`).
+    Recovery,
+    /// From the start of the run's last failover outage to the new holder serving (detection
+    /// plus election).
+    Outage,
+}
+
+impl Measure {
+    fn values(self, st: &crate::sweep::CellStats) -> &[i64] {
+        match self {
+            Measure::Recovery => &st.recoveries_ns,
+            Measure::Outage => &st.outages_ns,
+        }
+    }
+
+    /// Why there is no chart when no run has a value.
+    fn none(self) -> &'static str {
+        match self {
+            Measure::Recovery => "no run recovered after its last fault",
+            Measure::Outage => "no run had a failover after an outage",
+        }
+    }
+
+    /// What a cell's count of values is, in its legend entry.
+    fn counted(self) -> &'static str {
+        match self {
+            Measure::Recovery => "recovered",
+            Measure::Outage => "failed over",
+        }
+    }
+}
+
 pub struct RecoveryCdf {
     page: Page,
     lines: Vec<Line>,
@@ -34,10 +72,12 @@ pub struct RecoveryCdf {
     x_ticks: Vec<(f64, String)>,
     x_title: String,
     y: YAxis,
+    y_title: &'static str,
 }
 
-/// The chart, or why it is not drawn: no run recovered, or more cells than it can tell apart.
-pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
+/// The chart of `measure`, or why it is not drawn: no run has a value, or more cells than it
+/// can tell apart.
+pub fn recovery_cdf(d: &Data, measure: Measure) -> Result<RecoveryCdf, String> {
     let stats = d.stats;
     if stats.len() > MAX_CELLS {
         return Err(format!(
@@ -47,16 +87,16 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
     }
     let max_ns = stats
         .iter()
-        .flat_map(|c| c.recoveries_ns.iter().copied())
+        .flat_map(|c| measure.values(c).iter().copied())
         .max()
-        .ok_or("no run recovered after its last fault")?;
+        .ok_or(measure.none())?;
     let (div, unit) = time_unit(max_ns as f64);
     let mut legend = Legend::default();
     let mut lines = Vec::new();
     let mut xs = Vec::new();
     for (cell, st) in stats.iter().enumerate() {
         let color = PALETTE[cell % PALETTE.len()];
-        let mut v = st.recoveries_ns.clone();
+        let mut v = measure.values(st).to_vec();
         v.sort_unstable();
         let runs = st.runs.max(1) as f64;
         let mut steps = Vec::with_capacity(2 * v.len());
@@ -66,9 +106,13 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
             steps.push((x, 100.0 * (i + 1) as f64 / runs));
             xs.push(x);
         }
-        let label = cell_label(d, cell, st.recoveries_ns.len() as u64, st.runs);
+        let n = measure.values(st).len() as u64;
+        let label = cell_label(d, cell, n, st.runs, measure.counted());
         legend.push(Mark::Line(color), &label);
-        let published = published(d, cell, div, st);
+        let published = match measure {
+            Measure::Recovery => published(d, cell, div, st),
+            Measure::Outage => Vec::new(),
+        };
         xs.extend(published.iter().map(|p| p.0));
         lines.push(Line {
             color,
@@ -87,26 +131,46 @@ pub fn recovery_cdf(d: &Data) -> Result<RecoveryCdf, String> {
     let x_ticks = ticks(&x, &xs);
     let mut y = YAxis::new([0.0, 100.0].into_iter(), true);
     y.ticks.retain(|&t| t <= 100.0 + 1e-9);
+    let one_line_per = match d.grid.params.as_slice() {
+        [p] => format!(", one line per {}", p.name),
+        _ => String::new(),
+    };
+    let (title, line, x_title, y_title) = match measure {
+        Measure::Recovery => (
+            "How soon a holder serves again after the last fault",
+            format!(
+                "{}: the share of each cell's runs recovered within x{one_line_per} (runs that \
+                 never recovered keep a line below 100 %)",
+                d.subtitle_base()
+            ),
+            format!("time from the last fault to a holder serving ({unit})"),
+            "runs recovered (%)",
+        ),
+        Measure::Outage => (
+            "How long a failover leaves no holder serving",
+            format!(
+                "{}: the share of each cell's runs whose last failover after an outage ended \
+                 within x of the outage's start{one_line_per} (runs without one keep a line \
+                 below 100 %)",
+                d.subtitle_base()
+            ),
+            format!("time from the outage's start to the new holder serving ({unit})"),
+            "runs failed over (%)",
+        ),
+    };
     Ok(RecoveryCdf {
         page: Page {
             width: PLOT_W + 140,
-            title: "How soon a holder serves again after the last fault".into(),
-            lines: vec![format!(
-                "{}: the share of each cell's runs recovered within x{} (runs that never \
-                 recovered keep a line below 100 %)",
-                d.subtitle_base(),
-                match d.grid.params.as_slice() {
-                    [p] => format!(", one line per {}", p.name),
-                    _ => String::new(),
-                }
-            )],
+            title: title.into(),
+            lines: vec![line],
             legend,
         },
         lines,
-        x_title: format!("time from the last fault to a holder serving ({unit})") + x.scale.note(),
+        x_title: x_title + x.scale.note(),
         x,
         x_ticks,
         y,
+        y_title,
     })
 }
 
@@ -128,12 +192,12 @@ fn published(d: &Data, cell: usize, div: f64, st: &crate::sweep::CellStats) -> V
         .collect()
 }
 
-/// "param = value, ... (recovered/runs)" for a cell; the value alone when one parameter is
+/// "param = value, ... (n of runs recovered)" for a cell; the value alone when one parameter is
 /// varied (the subtitle names it).
-fn cell_label(d: &Data, cell: usize, recovered: u64, runs: u64) -> String {
+fn cell_label(d: &Data, cell: usize, n: u64, runs: u64, counted: &str) -> String {
     let values = d.grid.values(cell);
     if let [v] = values.as_slice() {
-        return format!("{v} ({recovered} of {runs} recovered)");
+        return format!("{v} ({n} of {runs} {counted})");
     }
     let named: Vec<String> = d
         .grid
@@ -147,7 +211,7 @@ fn cell_label(d: &Data, cell: usize, recovered: u64, runs: u64) -> String {
     } else {
         named.join(", ")
     };
-    format!("{named} ({recovered} of {runs} recovered)")
+    format!("{named} ({n} of {runs} {counted})")
 }
 
 /// Ticks for the x values: on a log axis 1, 2 and 5 of each decade it spans (the decades alone
@@ -201,7 +265,7 @@ impl RecoveryCdf {
             plot,
             &x_ticks,
             &self.y.ticks_px(plot),
-            (&self.x_title, "runs recovered (%)"),
+            (&self.x_title, self.y_title),
             true,
         );
         if let Some(b) = self.x.break_px(plot) {

@@ -91,7 +91,13 @@ pub fn draw(grid: &Grid, stats: &[CellStats]) -> Charts {
         &mut out,
         "recovery_cdf",
         "Recovery after the last fault: the share of each cell's runs with a holder serving again within x",
-        cdf::recovery_cdf(&d).map(|c| c.scene()),
+        cdf::recovery_cdf(&d, cdf::Measure::Recovery).map(|c| c.scene()),
+    );
+    push(
+        &mut out,
+        "outage_cdf",
+        "Failover outage: the share of each cell's runs whose last failover after an outage had a holder serving within x of its start",
+        cdf::recovery_cdf(&d, cdf::Measure::Outage).map(|c| c.scene()),
     );
     push(
         &mut out,
