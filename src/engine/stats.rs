@@ -83,7 +83,8 @@ impl FirstHarm {
 /// effect), tracked in constant memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gap {
-    last: Option<SimTime>,
+    /// The last event so far: a stretch from it to the run's end is open.
+    pub last: Option<SimTime>,
     /// The longest stretch so far: (from, to), the two events that bound it.
     pub longest: Option<(SimTime, SimTime)>,
 }

@@ -387,6 +387,14 @@ pub const COMPARE_HEADER: [&str; 12] = [
 
 /// The longest gap between requests served: "500.6ms, from 500.1ms to 1.0007s".
 pub(crate) fn gap_text(g: crate::outcome::GapOut) -> String {
+    if g.open {
+        return format!(
+            "{}, from {} to the run's end at {} (never resumed)",
+            format_ns(g.length_ns()),
+            format_ns(g.from_ns),
+            format_ns(g.to_ns)
+        );
+    }
     format!(
         "{}, from {} to {}",
         format_ns(g.length_ns()),

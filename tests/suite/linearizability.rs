@@ -1224,6 +1224,6 @@ fn check_bundled_runs() {
         stale_reads_seen > 1000,
         "{reads} reads, {stale_reads_seen} stale"
     );
-    // Nearly every run is checked as written.
-    assert!(thinned.len() <= 4, "{thinned:?}");
+    // Nearly every run is checked as written: at most one in twenty thinned.
+    assert!(thinned.len() * 20 <= names.len(), "{thinned:?}");
 }
