@@ -34,6 +34,11 @@ pub struct RunRow {
     pub detection_ns: Option<i64>,
     pub election_ns: Option<i64>,
     pub first_op_ns: Option<i64>,
+    /// The longest stretch with no read served, and with no write taking effect, as the run's
+    /// summary gives them (one that never ended runs to the run's end; `None`: no read, or no
+    /// write, was ever served): the outage as clients saw it.
+    pub read_gap_ns: Option<i64>,
+    pub write_gap_ns: Option<i64>,
 }
 
 impl RunRow {
@@ -56,6 +61,8 @@ impl RunRow {
             detection_ns: s.last_outage().and_then(|f| f.detection_ns),
             election_ns: s.last_outage().and_then(|f| f.election_ns),
             first_op_ns: s.last_outage().and_then(|f| f.first_op_ns),
+            read_gap_ns: s.requests.longest_read_gap.map(|g| g.length_ns()),
+            write_gap_ns: s.requests.longest_write_gap.map(|g| g.length_ns()),
         }
     }
 }
@@ -92,6 +99,10 @@ pub struct CellStats {
     /// The outage of each such failover, detection and election together: from the outage's
     /// start to the new holder serving.
     pub outages_ns: Vec<i64>,
+    /// Every run's longest read gap and longest write gap ([`RunRow::read_gap_ns`]), in no
+    /// particular order.
+    pub read_gaps_ns: Vec<i64>,
+    pub write_gaps_ns: Vec<i64>,
 }
 
 /// z for a two-sided 95% interval.
@@ -121,6 +132,8 @@ impl CellStats {
         if let (Some(d), Some(e)) = (r.detection_ns, r.election_ns) {
             self.outages_ns.push(d + e);
         }
+        self.read_gaps_ns.extend(r.read_gap_ns);
+        self.write_gaps_ns.extend(r.write_gap_ns);
     }
 
     /// Adds `o`'s runs to these (pooling cells; call in a fixed order).
@@ -145,6 +158,8 @@ impl CellStats {
         self.elections_ns.extend_from_slice(&o.elections_ns);
         self.first_ops_ns.extend_from_slice(&o.first_ops_ns);
         self.outages_ns.extend_from_slice(&o.outages_ns);
+        self.read_gaps_ns.extend_from_slice(&o.read_gaps_ns);
+        self.write_gaps_ns.extend_from_slice(&o.write_gaps_ns);
     }
 
     /// The recovery times of the runs that recovered at percentiles `ps` (nearest rank: the
@@ -343,6 +358,8 @@ mod tests {
             detection_ns: None,
             election_ns: None,
             first_op_ns: None,
+            read_gap_ns: None,
+            write_gap_ns: None,
         }
     }
 

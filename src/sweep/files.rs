@@ -10,7 +10,7 @@ use super::aggregate::{percentiles, CellStats, RunRow};
 use super::grid::{Grid, SweepSpec};
 
 /// The fixed columns of `results.csv` after the parameters.
-pub const RESULT_COLUMNS: [&str; 36] = [
+pub const RESULT_COLUMNS: [&str; 44] = [
     "runs",
     "overlap_runs",
     "handover_runs",
@@ -47,10 +47,18 @@ pub const RESULT_COLUMNS: [&str; 36] = [
     "p90_first_op_ns",
     "p99_first_op_ns",
     "max_first_op_ns",
+    "median_read_gap_ns",
+    "p90_read_gap_ns",
+    "p99_read_gap_ns",
+    "max_read_gap_ns",
+    "median_write_gap_ns",
+    "p90_write_gap_ns",
+    "p99_write_gap_ns",
+    "max_write_gap_ns",
 ];
 
 /// The per-run figures of `runs.csv` after `run, cell, seed` and the parameters.
-pub const RUN_COLUMNS: [&str; 16] = [
+pub const RUN_COLUMNS: [&str; 18] = [
     "overlap_count",
     "overlap_total_ns",
     "overlap_max_ns",
@@ -67,6 +75,8 @@ pub const RUN_COLUMNS: [&str; 16] = [
     "detection_ns",
     "election_ns",
     "first_op_ns",
+    "read_gap_ns",
+    "write_gap_ns",
 ];
 
 /// First-line marker of a partial file.
@@ -117,7 +127,8 @@ pub fn results_csv(grid: &Grid, stats: &[CellStats]) -> Vec<u8> {
             None => row.extend(std::iter::repeat_n(String::new(), 4)),
         }
         row.push(c.detections_ns.len().to_string());
-        for values in [&c.detections_ns, &c.elections_ns, &c.first_ops_ns] {
+        let parts = [&c.detections_ns, &c.elections_ns, &c.first_ops_ns];
+        for values in parts.into_iter().chain([&c.read_gaps_ns, &c.write_gaps_ns]) {
             match percentiles(values, [50, 90, 99, 100]) {
                 Some(ps) => row.extend(ps.map(|p| p.to_string())),
                 None => row.extend(std::iter::repeat_n(String::new(), 4)),
@@ -162,6 +173,8 @@ fn run_fields(grid: &Grid, r: &RunRow) -> Vec<String> {
         ns_field(r.detection_ns),
         ns_field(r.election_ns),
         ns_field(r.first_op_ns),
+        ns_field(r.read_gap_ns),
+        ns_field(r.write_gap_ns),
     ]);
     row
 }
@@ -396,5 +409,7 @@ fn parse_run(
         detection_ns: opt(m + 13)?,
         election_ns: opt(m + 14)?,
         first_op_ns: opt(m + 15)?,
+        read_gap_ns: opt(m + 16)?,
+        write_gap_ns: opt(m + 17)?,
     })
 }

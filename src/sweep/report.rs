@@ -757,9 +757,12 @@ fn write_results(m: &mut String, grid: &Grid, stats: &[CellStats]) {
 }
 
 /// Writes each cell's failover time, whole and split in three, over the runs whose last
-/// failover had an outage; nothing when no run had one.
+/// failover had an outage, and the longest gaps clients saw; nothing when no run had any.
 fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
-    if stats.iter().all(|st| st.detections_ns.is_empty()) {
+    let none = |st: &CellStats| {
+        st.detections_ns.is_empty() && st.read_gaps_ns.is_empty() && st.write_gaps_ns.is_empty()
+    };
+    if stats.iter().all(none) {
         return;
     }
     let _ = writeln!(m, "\n## Failover time\n");
@@ -771,6 +774,8 @@ fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
             "detection",
             "election or acquisition",
             "first operation",
+            "longest read gap",
+            "longest write gap",
         ]
         .map(String::from),
     );
@@ -780,8 +785,16 @@ fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
     for (cell, st) in stats.iter().enumerate().take(ROWS) {
         let mut row: Vec<String> = grid.values(cell).iter().map(|v| escape(v)).collect();
         row.push(st.detections_ns.len().to_string());
-        let parts = [&st.outages_ns, &st.detections_ns, &st.elections_ns, &st.first_ops_ns];
-        for values in parts {
+        let parts = [
+            &st.outages_ns,
+            &st.detections_ns,
+            &st.elections_ns,
+            &st.first_ops_ns,
+        ];
+        for values in parts
+            .into_iter()
+            .chain([&st.read_gaps_ns, &st.write_gaps_ns])
+        {
             row.push(match percentiles(values, [50, 90, 99, 100]) {
                 Some(ps) => ps.map(|p| human_ns(p as f64)).join(" / "),
                 None => "-".to_string(),
@@ -797,7 +810,12 @@ fn write_failovers(m: &mut String, grid: &Grid, stats: &[CellStats]) {
          attempt (its election, or the acquire request that was granted; 0 when that request \
          was already under way); election or acquisition, from then until the new holder \
          believed; first operation, from then until it served a read or a write took effect \
-         (over the runs in which it served one). Nearest rank, as for recovery."
+         (over the runs in which it served one). The longest read gap and write gap are what \
+         clients saw, over every run with a read (a write) served: the longest stretch with \
+         none served, a stretch that never ended running to the run's end; a holder that \
+         believes but cannot serve (a leader whose loop waits for its disk, or that hears no \
+         acks) is no outage to the first three columns, and is one here. Nearest rank, as for \
+         recovery."
     );
 }
 

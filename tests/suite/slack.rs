@@ -256,10 +256,11 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
     // The slack follows `events`; the faults' end, the recovery and the failover's three
     // parts come after it.
     assert!(lines.next().unwrap().ends_with(
-        ",events,min_slack_ns,faults_end_ns,recovery_ns,detection_ns,election_ns,first_op_ns"
+        ",events,min_slack_ns,faults_end_ns,recovery_ns,detection_ns,election_ns,first_op_ns,\
+         read_gap_ns,write_gap_ns"
     ));
     for (line, cell) in lines.zip([0, 0, 1, 1]) {
-        let slack = line.rsplit(',').nth(5).unwrap();
+        let slack = line.rsplit(',').nth(7).unwrap();
         assert_eq!(
             Some(slack.parse::<i64>().unwrap()),
             stats[cell].min_slack_ns
@@ -271,9 +272,9 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
         rows[0].contains(",unsafe_runs,min_slack_ns,recovered_runs,"),
         "{results}"
     );
-    // After min_slack_ns come recovered_runs and four recovery figures, then failover_runs
-    // and twelve failover figures: the slack is the nineteenth field from the end.
-    let last = |r: &str| r.rsplit(',').nth(18).unwrap().to_string();
+    // After min_slack_ns come recovered_runs and four recovery figures, then failover_runs,
+    // twelve failover figures and eight gap figures: the slack is the 27th field from the end.
+    let last = |r: &str| r.rsplit(',').nth(26).unwrap().to_string();
     assert_eq!(last(rows[1]), stats[0].min_slack_ns.unwrap().to_string());
     assert_eq!(last(rows[2]), stats[1].min_slack_ns.unwrap().to_string());
 
@@ -297,22 +298,24 @@ fn sweeps_carry_the_slack_per_run_and_per_cell() {
             detection_ns: slack.map(|s| s.abs() + 1),
             election_ns: None,
             first_op_ns: slack,
+            read_gap_ns: slack.map(|s| s * 2),
+            write_gap_ns: None,
         };
         let line = files::run_line(&grid, &row);
         let text = String::from_utf8(line.clone()).unwrap();
-        assert_eq!(text.ends_with(",100,,5,,,,\n"), slack.is_none(), "{text}");
+        assert_eq!(text.ends_with(",100,,5,,,,,,\n"), slack.is_none(), "{text}");
         let back = files::parse_run_line("runs.csv", 2, &grid, &line[..line.len() - 1]).unwrap();
         assert_eq!(back, row);
     }
     // A cell none of whose runs had a handover, nor recovered, nor a failover: empty fields
     // (the slack, the four recovery percentiles after a count of 0, the twelve failover
-    // percentiles after another).
+    // percentiles after another, the eight gap percentiles).
     let none = sweep::CellStats {
         runs: 1,
         ..Default::default()
     };
     let results = String::from_utf8(files::results_csv(&grid, &[none.clone(), none])).unwrap();
-    let want = format!(",0,,0,,,,,0{}", ",".repeat(12));
+    let want = format!(",0,,0,,,,,0{}", ",".repeat(20));
     assert!(
         results.lines().nth(1).unwrap().ends_with(&want),
         "{results}"

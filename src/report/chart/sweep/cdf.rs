@@ -147,14 +147,14 @@ pub fn recovery_cdf(d: &Data, measure: Measure) -> Result<RecoveryCdf, String> {
             "runs recovered (%)",
         ),
         Measure::Outage => (
-            "How long a failover leaves no holder serving",
+            "How long a failover leaves the lease without a holder",
             format!(
                 "{}: the share of each cell's runs whose last failover after an outage ended \
                  within x of the outage's start{one_line_per} (runs without one keep a line \
                  below 100 %)",
                 d.subtitle_base()
             ),
-            format!("time from the outage's start to the new holder serving ({unit})"),
+            format!("time from the outage's start to the new holder holding ({unit})"),
             "runs failed over (%)",
         ),
     };

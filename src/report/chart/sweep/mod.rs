@@ -96,7 +96,7 @@ pub fn draw(grid: &Grid, stats: &[CellStats]) -> Charts {
     push(
         &mut out,
         "outage_cdf",
-        "Failover outage: the share of each cell's runs whose last failover after an outage had a holder serving within x of its start",
+        "Failover outage: the share of each cell's runs whose last failover after an outage had a new holder within x of its start",
         cdf::recovery_cdf(&d, cdf::Measure::Outage).map(|c| c.scene()),
     );
     push(
