@@ -52,6 +52,17 @@ const FIGURE_16_TOP: &[&str] = &[
 ];
 
 /// Figure 16, bottom graph: the timeouts scaled, each from T to 2T with heartbeats of T/2.
+/// `raft-leader-deaf-one-way` with and without pre-vote, and without CheckQuorum, as the
+/// partial-failures page draws it.
+const DEAF_LEADER: &[&str] = &[
+    "sweep",
+    "raft-leader-deaf-one-way",
+    "--vary",
+    "strategy.check_quorum+strategy.pre_vote=true+true,true+false,false+true",
+    "--seeds",
+    "200",
+];
+
 const FIGURE_16_BOTTOM: &[&str] = &[
     "sweep",
     "raft-figure-16",
@@ -130,6 +141,11 @@ const FIGURES: &[Figure] = &[
         args: FIGURE_16_BOTTOM,
         drawn: "raft-figure-16-sweep/recovery_cdf.png",
         golden: "reports/figures/raft-figure-16-bottom.png",
+    },
+    Figure {
+        args: DEAF_LEADER,
+        drawn: "raft-leader-deaf-one-way-sweep/outage_cdf.png",
+        golden: "reports/figures/raft-leader-deaf-one-way-outage.png",
     },
     Figure {
         args: &["compare", "epsilon-too-small-ntp-slew"],

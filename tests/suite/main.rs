@@ -29,6 +29,7 @@ mod metamorphic;
 mod moments;
 mod newcomer;
 mod node_settings;
+mod partial_failures;
 mod pins;
 mod properties;
 mod protocol_limits;
