@@ -640,13 +640,13 @@ impl Replica {
             RaftRule::HeartbeatQuorum if q > self.lease_round => {
                 let sent = self.newest_round_sent(q, |_| true);
                 self.lease_round = q;
-                self.extend_lease(cx, sent);
+                self.extend_lease(cx, sent, out);
             }
             RaftRule::ProposalQuorum => {
                 let is_read = self.round_is_read;
                 let sent = self.newest_round_sent(q, |r| is_read[r as usize % ROUNDS]);
                 self.lease_round = self.lease_round.max(q);
-                self.extend_lease(cx, sent);
+                self.extend_lease(cx, sent, out);
                 let commit = self.core.commit();
                 let mut proposed = None;
                 while let Some(&(index, at)) = self.proposed.front() {
@@ -656,7 +656,7 @@ impl Replica {
                     proposed = Some(at);
                     self.proposed.pop_front();
                 }
-                self.extend_lease(cx, proposed);
+                self.extend_lease(cx, proposed, out);
             }
             _ => {}
         }
@@ -694,8 +694,9 @@ impl Replica {
     }
 
     /// A renewal whose proposal went out at local time `sent` (none: no renewal): the lease
-    /// runs to `sent` + T (or, `lease_start: OnAck`, from now), if that is later than it ran.
-    fn extend_lease(&mut self, cx: &Cx, sent: Option<LocalTime>) {
+    /// runs to `sent` + T (or, `lease_start: OnAck`, from now), if that is later than it ran,
+    /// and the leader reports the renewal of its term's lease.
+    fn extend_lease(&mut self, cx: &Cx, sent: Option<LocalTime>, out: &mut Out<Message>) {
         let Some(sent) = sent else {
             return;
         };
@@ -710,6 +711,10 @@ impl Replica {
         let until = start + self.lease;
         if self.lease_until.is_none_or(|u| until > u) {
             self.lease_until = Some(until);
+            out.report(Fact::Renewed {
+                token: self.core.term,
+                until,
+            });
         }
     }
 
@@ -1301,7 +1306,8 @@ mod tests {
     }
 
     /// An ack of a round older than the remembered send times extends nothing; a recent one
-    /// extends the lease to its round's send time + T.
+    /// extends the lease to its round's send time + T, and each extension is reported as a
+    /// renewal of the term's lease (so a run counts them and faults can be placed at them).
     #[test]
     fn an_ack_of_a_forgotten_round_extends_no_lease() {
         let mut r = replica(0);
@@ -1360,6 +1366,17 @@ mod tests {
         // r1's ack of round 100 (sent at 99 s): the lease runs to 108 s.
         r.on_message(&mut cx, 1, ack(100), &mut out);
         assert_eq!(r.lease_until, Some(at(108 * S)));
+        // Two renewals of term 1's lease: to 9 s, then to 108 s (the forgotten round's ack
+        // renewed nothing).
+        let renewals: Vec<(Token, LocalTime)> = out
+            .facts()
+            .iter()
+            .filter_map(|f| match *f {
+                Fact::Renewed { token, until } => Some((token, until)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(renewals, [(1, at(9 * S)), (1, at(108 * S))]);
     }
 
     /// Calls `f` on `r` with its clocks reading `t`; the actions it gave.
