@@ -92,6 +92,8 @@ impl Member {
             raft_core::Election::new(c.election_timeout, c.election_timeout, Some(c.heartbeat));
         let mut core = RaftCore::new(node, disk.raft, election);
         core.pre_vote = true;
+        // Its lessor and key table apply the committed entries: the core keeps them until then.
+        core.user_applied_through(disk.applied.min(core.commit()));
         Member {
             lessor: Lessor::new(c.checkpoint_interval),
             c,
@@ -324,6 +326,7 @@ impl Member {
                 None => debug_assert!(false, "entry {index} compacted before it was applied"),
             }
         }
+        self.core.user_applied_through(self.applied);
         self.serve_waiters(out);
     }
 

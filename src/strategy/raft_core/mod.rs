@@ -217,6 +217,10 @@ pub struct RaftCore<X, P> {
     votes: Vec<NodeId>,
     /// [`RETAIN`] (smaller in unit tests).
     retain: u64,
+    /// The last index a user that applies committed entries itself (etcd's member, its lessor
+    /// and key table) has applied: compaction never passes it, so no committed entry goes
+    /// before its user has seen it. `None` for a user that reads the core's own state machine.
+    user_applied: Option<u64>,
 }
 
 impl<X: Payload, P: Copy> RaftCore<X, P> {
@@ -236,7 +240,14 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
             pre_vote: false,
             votes: Vec::new(),
             retain: RETAIN,
+            user_applied: None,
         }
+    }
+
+    /// Its user has applied every committed entry through `index` (and applies the rest
+    /// itself): compaction keeps the entries after it until told they were applied.
+    pub fn user_applied_through(&mut self, index: u64) {
+        self.user_applied = Some(index);
     }
 
     /// What it keeps across a crash.
@@ -543,6 +554,9 @@ impl<X: Payload, P: Copy> RaftCore<X, P> {
         if self.state == State::Leader {
             let lowest = self.peers.iter().map(|p| p.matched).min();
             floor = floor.max(lowest.unwrap_or(self.commit).min(self.commit));
+        }
+        if let Some(applied) = self.user_applied {
+            floor = floor.min(applied);
         }
         if floor > self.log.base() {
             self.log.compact(floor);
