@@ -7,7 +7,7 @@
 use super::{bad_input, load_all, Loaded};
 use crate::explore::output::{
     counterexample_text, faults_words, found_words, kinds_words, nearest_miss_text, nemesis_ron,
-    runs_csv, ExploreJson, MissOut, Partial, PowerOut, SizeOut, ViolationOut,
+    runs_csv, ExhaustiveOut, ExploreJson, MissOut, Partial, PowerOut, SizeOut, ViolationOut,
 };
 use crate::explore::resume::{self, InProgress};
 use crate::explore::{self, shrink, Answer, Exploration, RunRecord};
@@ -31,8 +31,15 @@ pub(crate) struct ExploreArgs {
     pub(crate) scenario: String,
     /// How many runs, at most 1000000; run i has seed (the scenario's seed + i), and the last
     /// may not pass 18446744073709551615 (seeds never wrap around to 0).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub(crate) runs: u64,
+    /// With --exhaustive: the most schedules to run (default 1000000); past it the search
+    /// stops and proves nothing.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        required_unless_present = "exhaustive"
+    )]
+    pub(crate) runs: Option<u64>,
     /// A named envelope instead of the scenario's `nemesis` block: pauses, clocks, network,
     /// crashes, threads (stalls of the renewal loop) or all (all but threads), scaled to the
     /// scenario's lease term; see docs/src/explore.md.
@@ -69,8 +76,76 @@ pub(crate) struct ExploreArgs {
     /// Stop as if interrupted once this many runs are kept (for tests of --resume).
     #[arg(long, value_name = "N", hide = true)]
     pub(crate) stop_after: Option<u64>,
+    /// Bounded exhaustive search instead of a sampled one: every schedule of up to --faults
+    /// faults of the envelope's kinds (each at its largest size), each placed at --offsets
+    /// from every --moments moment of the run; either a violation, or a statement of what was
+    /// proved. See docs/src/explore.md.
+    #[arg(long, conflicts_with_all = ["search", "no_swarm", "shard", "resume", "liveness"])]
+    pub(crate) exhaustive: bool,
+    /// With --exhaustive: the most faults a schedule has (1 to 3).
+    #[arg(long, value_name = "K", default_value_t = 2, requires = "exhaustive",
+          value_parser = clap::value_parser!(u8).range(1..=explore::exhaustive::MAX_FAULTS as i64))]
+    pub(crate) faults: u8,
+    /// With --exhaustive: the offsets from each moment, in fractions of the lease term,
+    /// comma-separated (default -1/2,-1/4,-1/8,0,1/8,1/4,1/2).
+    #[arg(long, value_name = "LIST", requires = "exhaustive", value_parser = parse_offsets,
+          allow_hyphen_values = true)]
+    pub(crate) offsets: Option<Offsets>,
+    /// With --exhaustive: the sizes of each kind's faults, in fractions of its largest,
+    /// comma-separated (default 1: the envelope's `max` of each kind).
+    #[arg(long, value_name = "LIST", requires = "exhaustive", value_parser = parse_sizes)]
+    pub(crate) sizes: Option<Offsets>,
+    /// With --exhaustive: the moments placed at, comma-separated, of grant, renewal, acquire,
+    /// expiry, commit, write (default grant,renewal,acquire,expiry).
+    #[arg(long, value_name = "LIST", requires = "exhaustive", value_parser = parse_moments)]
+    pub(crate) moments: Option<Moments>,
     #[command(flatten)]
     pub(crate) shrink: ShrinkArgs,
+}
+
+/// `--offsets`: a list of fractions of the lease term.
+#[derive(Clone, Debug)]
+pub(crate) struct Offsets(pub(crate) Vec<explore::exhaustive::Offset>);
+
+/// `--moments`: a list of moment kinds.
+#[derive(Clone, Debug)]
+pub(crate) struct Moments(pub(crate) Vec<crate::scenario::Moment>);
+
+fn parse_offsets(text: &str) -> Result<Offsets, String> {
+    let mut v = text
+        .split(',')
+        .map(explore::exhaustive::Offset::parse)
+        .collect::<Result<Vec<_>, _>>()?;
+    v.dedup();
+    Ok(Offsets(v))
+}
+
+fn parse_sizes(text: &str) -> Result<Offsets, String> {
+    let o = parse_offsets(text)?;
+    match o.0.iter().find(|s| s.num <= 0 || s.num > s.den) {
+        Some(s) => Err(format!(
+            "{s}: a size is a fraction of the largest, above 0 and at most 1"
+        )),
+        None => Ok(o),
+    }
+}
+
+fn parse_moments(text: &str) -> Result<Moments, String> {
+    use crate::scenario::moment::MOMENTS;
+    let mut v = Vec::new();
+    for word in text.split(',') {
+        let w = word.trim();
+        let m = MOMENTS
+            .iter()
+            .find(|m| format!("{m:?}").eq_ignore_ascii_case(w))
+            .ok_or_else(|| {
+                format!("{w:?}: not a moment; the moments are grant, renewal, acquire, expiry, commit, write")
+            })?;
+        if !v.contains(m) {
+            v.push(*m);
+        }
+    }
+    Ok(Moments(v))
 }
 
 /// `--search`.
@@ -150,10 +225,10 @@ fn parse_shrink_time(text: &str) -> Result<std::time::Duration, String> {
 }
 
 /// The runs/s and counts printed at the end.
-struct Timing {
-    secs: f64,
-    runs: u64,
-    events: u64,
+pub(super) struct Timing {
+    pub(super) secs: f64,
+    pub(super) runs: u64,
+    pub(super) events: u64,
 }
 
 /// `program`: the name the command line goes by, in the commands it prints and writes.
@@ -174,7 +249,14 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
                 .to_string(),
         );
     }
-    problems.extend(runs_problem(loaded.scenario.seed, args.runs));
+    let runs = args.runs.unwrap_or(MAX_RUNS);
+    if !args.exhaustive {
+        problems.extend(runs_problem(loaded.scenario.seed, runs));
+    } else if runs > MAX_RUNS {
+        problems.push(format!(
+            "--runs {runs}: above the limit of {MAX_RUNS} schedules an exhaustive search may run"
+        ));
+    }
     problems.extend(liveness_problem(args.liveness, &loaded.scenario));
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
@@ -199,9 +281,12 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
         nemesis: &nemesis,
         swarm: !args.no_swarm,
         guided: args.search == Search::Guided,
-        runs: args.runs,
+        runs,
         liveness: args.liveness,
     };
+    if args.exhaustive {
+        return super::exhaustive::exhaustive(&args, &loaded, &e, (&command, program), registry);
+    }
 
     if shard.is_none() {
         let dir = report::run_dir(&args.out, &loaded.name);
@@ -212,7 +297,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
     }
     let runner = runner(&loaded.name, registry);
     let here = shard.unwrap_or(Shard::ALL);
-    let todo = here.run_count(args.runs);
+    let todo = here.run_count(runs);
     let threads = args
         .jobs
         .map_or_else(rayon::current_num_threads, usize::from);
@@ -266,6 +351,7 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
             Some(&timing),
             &args.shrink,
             registry,
+            None,
         ),
     };
     // Every run is done and the files are written (or said why not): nothing to resume.
@@ -501,6 +587,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
         None,
         &args.shrink,
         registry,
+        None,
     )
 }
 
@@ -542,12 +629,28 @@ fn kinds_of(n: &Nemesis) -> Vec<&'static str> {
 /// The command that runs this exploration on one machine, as `program` runs it.
 fn command_line(program: &str, source: &str, args: &ExploreArgs) -> String {
     use crate::shell::word;
-    let mut c = format!(
-        "{} explore {} --runs {}",
-        word(program),
-        word(source),
-        args.runs
-    );
+    let mut c = format!("{} explore {}", word(program), word(source));
+    if let Some(runs) = args.runs {
+        c.push_str(&format!(" --runs {runs}"));
+    }
+    if args.exhaustive {
+        c.push_str(&format!(" --exhaustive --faults {}", args.faults));
+        if let Some(o) = &args.offsets {
+            let list: Vec<String> = o.0.iter().map(|o| o.to_string()).collect();
+            c.push_str(&format!(" --offsets {}", word(&list.join(","))));
+        }
+        if let Some(z) = &args.sizes {
+            let list: Vec<String> = z.0.iter().map(|o| o.to_string()).collect();
+            c.push_str(&format!(" --sizes {}", word(&list.join(","))));
+        }
+        if let Some(m) = &args.moments {
+            let list: Vec<String> =
+                m.0.iter()
+                    .map(|m| format!("{m:?}").to_lowercase())
+                    .collect();
+            c.push_str(&format!(" --moments {}", list.join(",")));
+        }
+    }
     if let Some(p) = &args.nemesis {
         c.push_str(&format!(" --nemesis {}", word(p)));
     }
@@ -564,7 +667,7 @@ fn command_line(program: &str, source: &str, args: &ExploreArgs) -> String {
 }
 
 /// Runs a scenario under its strategy (built through `registry`).
-fn runner<'a>(
+pub(super) fn runner<'a>(
     name: &'a str,
     registry: &'a Registry,
 ) -> impl Fn(&Scenario) -> Result<Summary, Vec<String>> + Sync + 'a {
@@ -581,7 +684,7 @@ fn runner<'a>(
     }
 }
 
-fn progress_bar(len: u64) -> ProgressBar {
+pub(super) fn progress_bar(len: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -694,7 +797,7 @@ impl ShrinkProgress {
 /// prints what was found, and gives the exit code: 1 for a violation, 0 for none. `command`
 /// runs the exploration; `program` is the name the command line goes by, in replay lines.
 #[allow(clippy::too_many_arguments)]
-fn finish(
+pub(super) fn finish(
     out: &Path,
     name: &str,
     (command, program): (&str, &str),
@@ -703,6 +806,7 @@ fn finish(
     timing: Option<&Timing>,
     shrink_args: &ShrinkArgs,
     registry: &Registry,
+    exhaustive: Option<ExhaustiveOut>,
 ) -> ExitCode {
     let records = &ran.records[..];
     let runner = runner(name, registry);
@@ -750,12 +854,17 @@ fn finish(
         command,
         nemesis: nemesis_ron(e.nemesis),
         swarm: e.swarm,
-        search: if e.guided { "guided" } else { "swarm" },
+        search: match (&exhaustive, e.guided) {
+            (Some(_), _) => "exhaustive",
+            (None, true) => "guided",
+            (None, false) => "swarm",
+        },
         runs: e.runs,
         runs_done: records.len() as u64,
         violation: None,
         nearest_miss: None,
         power: PowerOut::of(records),
+        exhaustive: None,
     };
     let epsilon_ns = registry
         .resolve(&e.base.strategy)
@@ -763,7 +872,7 @@ fn finish(
         .and_then(|r| r.epsilon())
         .map(|m| m.value.ns());
     let mut files: Vec<(&str, Vec<u8>)> = vec![("runs.csv", runs_csv(records))];
-    let lines = match &answer {
+    let mut lines = match &answer {
         Answer::Violation(f) => {
             let found = violation_report(f, name, (command, program), registry, &mut files);
             let Ok(v) = found else {
@@ -786,9 +895,25 @@ fn finish(
             if let Some(within) = e.liveness {
                 lines.insert(1, liveness_words(records, within));
             }
+            if let Some(x) = &exhaustive {
+                lines[0] = x.statement.clone();
+            }
             lines
         }
     };
+    if let (Some(x), Answer::Violation(f)) = (&exhaustive, &answer) {
+        lines.insert(
+            1,
+            format!(
+                "  exhaustive schedule {} of the search ({} faults of {}): {} schedules run",
+                f.record.run,
+                f.drawn.faults.len(),
+                kinds_words(&f.record.kinds),
+                x.schedules
+            ),
+        );
+    }
+    summary.exhaustive = exhaustive;
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
     json.push(b'\n');
     files.push(("explore.json", json));

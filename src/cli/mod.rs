@@ -55,6 +55,7 @@ macro_rules! outln {
 
 mod advise;
 mod compare;
+mod exhaustive;
 mod explore;
 mod run;
 mod sweep;

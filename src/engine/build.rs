@@ -94,7 +94,11 @@ pub fn build<'o, P: Protocol>(
         },
         service_time: w.service_time,
         feed: Feed::new(ids, scenario, fixed.node_faults),
-        anchors: super::moments::Anchors::new(fixed.anchored, n),
+        anchors: super::moments::Anchors::new(
+            fixed.anchored,
+            n,
+            observer.as_ref().is_some_and(|o| o.wants_moments()),
+        ),
         out: Out::default(),
         audit: super::audit::Audit::new(n),
         run_token: 0,

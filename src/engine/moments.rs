@@ -40,13 +40,16 @@ pub(crate) enum Placed {
 pub(crate) struct Anchors {
     pub faults: Vec<Anchored>,
     held: Vec<Option<Token>>,
+    /// The observer hears every moment.
+    watched: bool,
 }
 
 impl Anchors {
-    pub fn new(faults: Vec<Anchored>, nodes: usize) -> Anchors {
+    pub fn new(faults: Vec<Anchored>, nodes: usize, watched: bool) -> Anchors {
         Anchors {
             faults,
             held: vec![None; nodes],
+            watched,
         }
     }
 
@@ -59,7 +62,7 @@ impl Anchors {
 impl<P: Protocol> Sim<'_, P> {
     /// The moments fact `fact` of node `n` (its clock named) is, if any anchored fault waits.
     pub(super) fn see_moments(&mut self, n: NodeId, fact: &Fact) {
-        if self.anchors.faults.is_empty() {
+        if self.anchors.faults.is_empty() && !self.anchors.watched {
             return;
         }
         let now = self.now;
@@ -89,6 +92,11 @@ impl<P: Protocol> Sim<'_, P> {
     /// A moment of kind `kind` on node `n`, at `at` (an expiry's instant may lie ahead, or be
     /// `NEVER` on a stalled clock): places each fault whose `nth` this is.
     fn moment(&mut self, n: NodeId, kind: Moment, at: SimTime) {
+        if self.anchors.watched && at != SimTime::NEVER {
+            if let Some(o) = self.observer.as_mut() {
+                o.moment(n, kind, at);
+            }
+        }
         for a in &mut self.anchors.faults {
             if a.moment != kind || a.node.is_some_and(|m| m != n) || a.seen >= a.nth {
                 continue;

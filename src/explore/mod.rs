@@ -21,6 +21,7 @@
 //! whose `expect` block pins the violation ([`Violation::pin`]).
 
 pub mod draw;
+pub mod exhaustive;
 pub mod guided;
 pub mod output;
 pub mod resume;
@@ -362,16 +363,27 @@ pub fn record_of(
 ) -> Result<RunRecord, String> {
     let s = runner(scenario)
         .map_err(|p| format!("run {run} (seed {}): {}", scenario.seed, p.join("; ")))?;
-    Ok(RunRecord {
+    Ok(record_from(run, scenario, kinds, &s, liveness))
+}
+
+/// The record of run `run` of `scenario` (which enabled `kinds`), whose summary is `s`.
+pub fn record_from(
+    run: u64,
+    scenario: &Scenario,
+    kinds: Vec<String>,
+    s: &Summary,
+    liveness: Option<crate::time::Dur>,
+) -> RunRecord {
+    RunRecord {
         run,
         seed: scenario.seed,
         kinds,
-        violation: Violation::judge(&s, liveness),
+        violation: Violation::judge(s, liveness),
         min_slack_ns: s.min_slack_ns,
         closest_call_ns: s.closest_call_ns,
-        recovery_margin_ns: liveness.map(|b| recovery_margin(&s, b)),
+        recovery_margin_ns: liveness.map(|b| recovery_margin(s, b)),
         events: s.events,
-    })
+    }
 }
 
 /// The bound `within` less the run's recovery time; with no recovery, less the time the run

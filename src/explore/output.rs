@@ -43,6 +43,58 @@ pub struct ExploreJson<'a> {
     pub nearest_miss: Option<MissOut>,
     /// How many runs had a handover, and their slack: how strong the evidence is.
     pub power: PowerOut,
+    /// An exhaustive search's grid and what it proved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exhaustive: Option<ExhaustiveOut>,
+}
+
+/// `explore.json`'s `exhaustive`: the grid searched, the schedules, and the statement.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExhaustiveOut {
+    pub faults: usize,
+    /// Offsets from each moment, in fractions of the lease term.
+    pub offsets: Vec<String>,
+    pub moments: Vec<String>,
+    /// Faults in the alphabet (each kind of the envelope on each target, at its largest size).
+    pub letters: u64,
+    /// Drift placements searched from.
+    pub roots: u64,
+    /// Moments of the searched kinds in the runs without faults.
+    pub root_moments: u64,
+    pub schedules: u64,
+    pub duplicates: u64,
+    pub invalid: u64,
+    /// Every schedule of the grid ran without a violation.
+    pub proved: bool,
+    /// What was proved, or how far the search got, in words.
+    pub statement: String,
+}
+
+impl ExhaustiveOut {
+    /// The entry of an exhaustive search of `e` over `grid` that did `p`.
+    pub fn of(
+        e: &super::Exploration,
+        grid: &super::exhaustive::Grid,
+        p: &super::exhaustive::Proof,
+    ) -> ExhaustiveOut {
+        ExhaustiveOut {
+            faults: grid.faults,
+            offsets: grid.offsets.iter().map(|o| o.to_string()).collect(),
+            moments: grid
+                .moments
+                .iter()
+                .map(|m| format!("{m:?}").to_lowercase())
+                .collect(),
+            letters: p.letters,
+            roots: p.roots,
+            root_moments: p.root_moments,
+            schedules: p.schedules,
+            duplicates: p.duplicates,
+            invalid: p.invalid,
+            proved: p.complete,
+            statement: super::exhaustive::statement(e, grid, p),
+        }
+    }
 }
 
 /// `explore.json`'s `violation`: the run, what it showed, and the shrink's before and after.

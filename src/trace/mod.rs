@@ -202,6 +202,14 @@ pub trait Observer {
     fn wants_history(&self) -> bool {
         false
     }
+    /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
+    /// may lie ahead of the call; see [`crate::scenario::Moment`]). Called only if
+    /// [`Observer::wants_moments`].
+    fn moment(&mut self, _node: NodeId, _kind: crate::scenario::Moment, _at: SimTime) {}
+    /// Whether it wants [`Observer::moment`] called: the engine asks once, before the run.
+    fn wants_moments(&self) -> bool {
+        false
+    }
     /// The run ended at `end`.
     fn finish(&mut self, _end: SimTime) {}
 }
@@ -271,6 +279,13 @@ impl<A: Observer, B: Observer> Observer for Tee<A, B> {
     }
     fn wants_history(&self) -> bool {
         self.0.wants_history() || self.1.wants_history()
+    }
+    fn moment(&mut self, node: NodeId, kind: crate::scenario::Moment, at: SimTime) {
+        self.0.moment(node, kind, at);
+        self.1.moment(node, kind, at);
+    }
+    fn wants_moments(&self) -> bool {
+        self.0.wants_moments() || self.1.wants_moments()
     }
     fn finish(&mut self, end: SimTime) {
         self.0.finish(end);

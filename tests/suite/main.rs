@@ -11,6 +11,7 @@ mod consul;
 mod disks;
 mod duplicates;
 mod etcd;
+mod exhaustive;
 mod explore;
 mod failover_time;
 mod figures;
