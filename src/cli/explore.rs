@@ -242,22 +242,8 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
     };
     let mut problems = Vec::new();
     let shard = super::parse_shard(args.shard.as_deref(), &mut problems);
-    if shard.is_some() && args.search == Search::Guided {
-        problems.push(
-            "--shard: guided search breeds each generation from every earlier run, so it runs \
-             on one machine; shard with --search swarm"
-                .to_string(),
-        );
-    }
     let runs = args.runs.unwrap_or(MAX_RUNS);
-    if !args.exhaustive {
-        problems.extend(runs_problem(loaded.scenario.seed, runs));
-    } else if runs > MAX_RUNS {
-        problems.push(format!(
-            "--runs {runs}: above the limit of {MAX_RUNS} schedules an exhaustive search may run"
-        ));
-    }
-    problems.extend(liveness_problem(args.liveness, &loaded.scenario));
+    problems.extend(flag_problems(&args, shard, runs, &loaded.scenario));
     match envelope(&loaded, args.nemesis.as_deref()) {
         Ok(n) => loaded.scenario.nemesis = Some(n),
         Err(e) => problems.push(e),
@@ -357,6 +343,28 @@ pub(crate) fn explore(args: ExploreArgs, registry: &Registry, program: &str) -> 
     // Every run is done and the files are written (or said why not): nothing to resume.
     file.remove();
     code
+}
+
+/// What is wrong with the flags `args` (with `shard` parsed, `runs` the runs or the cap of
+/// schedules) for exploring `s`.
+fn flag_problems(args: &ExploreArgs, shard: Option<Shard>, runs: u64, s: &Scenario) -> Vec<String> {
+    let mut problems = Vec::new();
+    if shard.is_some() && args.search == Search::Guided {
+        problems.push(
+            "--shard: guided search breeds each generation from every earlier run, so it runs \
+             on one machine; shard with --search swarm"
+                .to_string(),
+        );
+    }
+    if !args.exhaustive {
+        problems.extend(runs_problem(s.seed, runs));
+    } else if runs > MAX_RUNS {
+        problems.push(format!(
+            "--runs {runs}: above the limit of {MAX_RUNS} schedules an exhaustive search may run"
+        ));
+    }
+    problems.extend(liveness_problem(args.liveness, s));
+    problems
 }
 
 /// The most runs an exploration may have: each run's record is kept in memory, in the
@@ -844,28 +852,7 @@ pub(super) fn finish(
     };
     let shrink_secs = progress.started.elapsed().as_secs_f64();
     let dir = report::run_dir(out, name);
-    let strategy = registry
-        .build(&e.base.strategy)
-        .expect("validated at load")
-        .describe();
-    let mut summary = ExploreJson {
-        scenario: name,
-        strategy,
-        command,
-        nemesis: nemesis_ron(e.nemesis),
-        swarm: e.swarm,
-        search: match (&exhaustive, e.guided) {
-            (Some(_), _) => "exhaustive",
-            (None, true) => "guided",
-            (None, false) => "swarm",
-        },
-        runs: e.runs,
-        runs_done: records.len() as u64,
-        violation: None,
-        nearest_miss: None,
-        power: PowerOut::of(records),
-        exhaustive: None,
-    };
+    let mut summary = explore_json((name, command), e, registry, records, exhaustive.is_some());
     let epsilon_ns = registry
         .resolve(&e.base.strategy)
         .ok()
@@ -895,23 +882,11 @@ pub(super) fn finish(
             if let Some(within) = e.liveness {
                 lines.insert(1, liveness_words(records, within));
             }
-            if let Some(x) = &exhaustive {
-                lines[0] = x.statement.clone();
-            }
             lines
         }
     };
-    if let (Some(x), Answer::Violation(f)) = (&exhaustive, &answer) {
-        lines.insert(
-            1,
-            format!(
-                "  exhaustive schedule {} of the search ({} faults of {}): {} schedules run",
-                f.record.run,
-                f.drawn.faults.len(),
-                kinds_words(&f.record.kinds),
-                x.schedules
-            ),
-        );
+    if let Some(x) = &exhaustive {
+        exhaustive_lines(x, &answer, &mut lines);
     }
     summary.exhaustive = exhaustive;
     let mut json = serde_json::to_vec_pretty(&summary).expect("explore.json serializes");
@@ -932,6 +907,57 @@ pub(super) fn finish(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// `explore.json` of the exploration `e` of `name` by `command` (exhaustive or not) before its
+/// answer is in: the search and the evidence of its `records`.
+fn explore_json<'a>(
+    (name, command): (&'a str, &'a str),
+    e: &Exploration,
+    registry: &Registry,
+    records: &[RunRecord],
+    exhaustive: bool,
+) -> ExploreJson<'a> {
+    let strategy = registry
+        .build(&e.base.strategy)
+        .expect("validated at load")
+        .describe();
+    ExploreJson {
+        scenario: name,
+        strategy,
+        command,
+        nemesis: nemesis_ron(e.nemesis),
+        swarm: e.swarm,
+        search: match (exhaustive, e.guided) {
+            (true, _) => "exhaustive",
+            (false, true) => "guided",
+            (false, false) => "swarm",
+        },
+        runs: e.runs,
+        runs_done: records.len() as u64,
+        violation: None,
+        nearest_miss: None,
+        power: PowerOut::of(records),
+        exhaustive: None,
+    }
+}
+
+/// An exhaustive search's words in what `explore` prints: the statement of what it proved in
+/// place of the search's, or where the violation was found.
+fn exhaustive_lines(x: &ExhaustiveOut, answer: &Answer, lines: &mut Vec<String>) {
+    match answer {
+        Answer::Nothing(_) => lines[0] = x.statement.clone(),
+        Answer::Violation(f) => lines.insert(
+            1,
+            format!(
+                "  exhaustive schedule {} of the search ({} faults of {}): {} schedules run",
+                f.record.run,
+                f.drawn.faults.len(),
+                kinds_words(&f.record.kinds),
+                x.schedules
+            ),
+        ),
     }
 }
 
