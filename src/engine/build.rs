@@ -65,6 +65,7 @@ pub fn build<'o, P: Protocol>(
         end: SimTime::from_ns(scenario.duration.ns()),
         max_events: scenario.limits.max_events,
         queue,
+        arrivals: Default::default(),
         nodes: nodes(scenario, protocol),
         clocks: clocks(scenario),
         net,

@@ -1,10 +1,12 @@
 //! The discrete-event engine: one run of a scenario in exact true time.
 //!
-//! Events come out of a queue keyed by (true time, sequence number). Node-bound events (message
-//! deliveries, timers, client requests and their effects) go to the node's logic, or wait in the
-//! node's deferred list while it is paused and are handled at resume in the order they fell due;
-//! a crashed node loses them. Timers are set on a node's monotonic or wall clock at a local
-//! deadline and mapped to true time; when a mapping changes (wall step, drift change, stalled
+//! Events come out of a queue keyed by (true time, sequence number), merged with the fault
+//! schedule (`feed`) and the Poisson streams' next arrivals (`arrivals`), which wait beside the
+//! queue under sequence numbers taken from it, so that the order is that of one queue.
+//! Node-bound events (message deliveries, timers, client requests and their effects) go to the
+//! node's logic, or wait in the node's deferred list while it is paused and are handled at
+//! resume in the order they fell due; a crashed node loses them. Timers are set on a node's
+//! monotonic or wall clock at a local deadline and mapped to true time; when a mapping changes (wall step, drift change, stalled
 //! freeze) the node's pending timers are re-mapped, except those that already fell due during a
 //! pause (they wait in the deferred list, in their place). A timer holds at most one live queue entry,
 //! which carries it to a later deadline when re-armed; stale entries are skipped by generation. A paused node's backlog is capped at [`MAX_DEFERRED`].
@@ -37,8 +39,10 @@
 //! `workload` (client requests), `faults` (node faults and clock syncs), `disk` (nodes' disks:
 //! fsyncs, disk stalls, what waits for them), `feed` (the fault schedule as the run reaches
 //! it), `build` (a run from a scenario), `stats` (the run's counters), `queue` (the event
-//! queue), `waits` (confirmed reads' waits).
+//! queue), `arrivals` (the Poisson streams' next arrivals, beside the queue), `waits`
+//! (confirmed reads' waits).
 
+mod arrivals;
 mod audit;
 #[cfg(test)]
 mod audit_tests;
@@ -240,6 +244,8 @@ pub struct Sim<'o, P: Protocol> {
     end: SimTime,
     max_events: u64,
     queue: EventQueue<MsgOf<P>>,
+    /// The Poisson streams' next arrivals, merged with the queue's events by (time, seq).
+    arrivals: arrivals::Arrivals,
     nodes: Vec<Node<P::Logic>>,
     /// Every node's role, by node id (node logic sees it as its peers).
     roles: Vec<Role>,

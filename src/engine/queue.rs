@@ -5,13 +5,16 @@
 //! (time above, sequence below; times are never negative), compared in one go.
 //!
 //! Events scheduled before the run begins (the first clock syncs) wait in a list sorted once,
-//! at the first look; the binary heap holds only what the run schedules as it goes (arrivals,
-//! messages, timers, pause ends). The fault schedule is not queued: the engine merges it in as
-//! the run reaches it (`engine::feed`), a fault at an instant before any queued event. Push and
-//! pop cost O(log n) in the events the run has in flight, and one comparison with the head of
-//! the list. The heap
-//! holds only the keys and a slot number; the events themselves sit in a slab whose slots are
-//! reused, so sifting moves little memory and a steady run allocates nothing.
+//! at the first look; the binary heap holds only what the run schedules as it goes (messages,
+//! timers, effects of admitted requests, the fixed-rate stream's operations, pause ends). Two
+//! kinds of events are not queued: the fault schedule, which the engine merges in as the run
+//! reaches it (`engine::feed`), a fault at an instant before any queued event; and the Poisson
+//! streams' next arrivals, kept beside the queue (`engine::arrivals`) under sequence numbers
+//! taken from it ([`EventQueue::reserve_seq`]) and merged by the same (time, seq) key
+//! ([`order_of`], [`EventQueue::next_order`]). Push and pop cost O(log n) in the events the
+//! queue holds, and one comparison with the head of the list. The heap holds only the keys and
+//! a slot number; the events themselves sit in a slab whose slots are reused, so sifting moves
+//! little memory and a steady run allocates nothing.
 //!
 //! Invariant (asserted): nothing is scheduled before the last event taken out, so the times that
 //! come out never go backward.
@@ -31,8 +34,20 @@ struct Key {
 
 impl Key {
     fn time(self) -> SimTime {
-        SimTime::from_ns((self.order >> 64) as i64)
+        time_of(self.order)
     }
+}
+
+/// The 128-bit order key of an event at `at` (never negative) under sequence number `seq`.
+#[inline]
+pub(super) fn order_of(at: SimTime, seq: u64) -> u128 {
+    (u128::from(at.ns() as u64) << 64) | u128::from(seq)
+}
+
+/// The time of order key `order`.
+#[inline]
+pub(super) fn time_of(order: u128) -> SimTime {
+    SimTime::from_ns((order >> 64) as i64)
 }
 
 impl PartialEq for Key {
@@ -136,7 +151,7 @@ impl<M> EventQueue<M> {
             }
         };
         let key = Key {
-            order: (u128::from(at.ns() as u64) << 64) | u128::from(seq),
+            order: order_of(at, seq),
             slot,
         };
         debug_assert!(
@@ -158,13 +173,13 @@ impl<M> EventQueue<M> {
         self.heap.len() - usize::from(self.top_taken) + self.scheduled.len()
     }
 
-    /// When the next event is due, if there is one.
+    /// The order key ((time, seq) in 128 bits) of the next event, if there is one.
     #[inline]
-    pub fn next_at(&mut self) -> Option<SimTime> {
+    pub fn next_order(&mut self) -> Option<u128> {
         self.settle();
         match (self.heap.peek(), self.scheduled.last()) {
-            (Some(h), Some(s)) => Some(if s > h { s.time() } else { h.time() }),
-            (h, s) => h.or(s).map(|k| k.time()),
+            (Some(h), Some(s)) => Some(h.order.min(s.order)),
+            (h, s) => h.or(s).map(|k| k.order),
         }
     }
 

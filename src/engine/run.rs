@@ -4,10 +4,12 @@
 //! to its sender), and `handle` calls into node logic.
 
 use super::effects::kind_name;
+use super::queue::time_of;
 use super::{Ev, RunResult, Sim};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
 use crate::net::Transport;
+use crate::scenario::Thread;
 use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
@@ -15,10 +17,21 @@ use crate::time::SimTime;
 use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceKind};
 
+/// Where the next event comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The fault schedule (`engine::feed`).
+    Fault,
+    /// The event queue.
+    Queue,
+    /// A Poisson stream's next arrival (`engine::arrivals`).
+    Arrival,
+}
+
 impl<P: Protocol> Sim<'_, P> {
     /// Runs to the end of the scenario (or the event bound) and returns what happened.
     pub fn run(mut self) -> RunResult {
-        while let Some((at, fault_first)) = self.next_due() {
+        while let Some((at, source)) = self.next_due() {
             if at >= self.end {
                 break;
             }
@@ -33,15 +46,31 @@ impl<P: Protocol> Sim<'_, P> {
                 self.now
             );
             self.now = at;
-            // In flight: what waits in the queue once this event is out of it.
-            if fault_first {
-                let (_, n, fault) = self.feed.pop_node().expect("a fault is due");
-                self.stats.in_flight_sum += self.queue.len() as u64;
-                self.apply_fault(n, fault);
-            } else {
-                let (_, ev) = self.queue.pop().expect("an event is due");
-                self.stats.in_flight_sum += self.queue.len() as u64;
-                self.dispatch(ev);
+            // In flight: what waits in the queue and the streams once this event is out.
+            match source {
+                Source::Fault => {
+                    let (_, n, fault) = self.feed.pop_node().expect("a fault is due");
+                    self.count_in_flight();
+                    self.apply_fault(n, fault);
+                }
+                Source::Arrival => {
+                    let a = self.arrivals.take();
+                    self.count_in_flight();
+                    let kind = if a.write {
+                        Request::Write {
+                            key: a.key,
+                            value: 0,
+                        }
+                    } else {
+                        Request::Read { key: a.key }
+                    };
+                    self.arrive(a.node as NodeId, kind, false);
+                }
+                Source::Queue => {
+                    let (_, ev) = self.queue.pop().expect("an event is due");
+                    self.count_in_flight();
+                    self.dispatch(ev);
+                }
             }
         }
         let end = if self.stats.truncated {
@@ -73,21 +102,38 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// When the next event is due, and whether it is the schedule's next node fault (due no
-    /// later than the queue's next event: a fault at an instant comes before anything the run
-    /// scheduled for it, as if the whole schedule had been queued before the run) rather than
-    /// the queue's. Drawn network faults that start by then join the network first, so that
-    /// every send and delivery at that instant sees them.
-    fn next_due(&mut self) -> Option<(SimTime, bool)> {
+    /// Adds the events in flight (queued, and the streams' pending arrivals) to the sum.
+    #[inline]
+    fn count_in_flight(&mut self) {
+        self.stats.in_flight_sum += (self.queue.len() + self.arrivals.len()) as u64;
+    }
+
+    /// When the next event is due, and where it comes from: the schedule's next node fault (due
+    /// no later than the others: a fault at an instant comes before anything the run scheduled
+    /// for it, as if the whole schedule had been queued before the run), or of the queue's next
+    /// event and the streams' next arrival the one first in (time, seq) order. Drawn network
+    /// faults that start by then join the network first, so that every send and delivery at
+    /// that instant sees them.
+    #[inline]
+    fn next_due(&mut self) -> Option<(SimTime, Source)> {
         let fault_at = self.feed.next_node_at();
-        let queued_at = self.queue.next_at();
-        let fault_first = fault_at.is_some_and(|f| queued_at.is_none_or(|q| f <= q));
-        let at = if fault_first { fault_at } else { queued_at }?;
+        let queued = self.queue.next_order();
+        let arriving = self.arrivals.next_order();
+        let (order, source) = match (queued, arriving) {
+            (Some(q), Some(a)) if a < q => (Some(a), Source::Arrival),
+            (Some(q), _) => (Some(q), Source::Queue),
+            (None, a) => (a, Source::Arrival),
+        };
+        let next_at = order.map(time_of);
+        let (at, source) = match fault_at {
+            Some(f) if next_at.is_none_or(|t| f <= t) => (f, Source::Fault),
+            _ => (next_at?, source),
+        };
         while let Some((f, order)) = self.feed.pop_net_by(at) {
             self.oracle.faults_until(f.window().end);
             self.net.add(f, order);
         }
-        Some((at, fault_first))
+        Some((at, source))
     }
 
     /// Carries out event `ev`, due now.
@@ -106,38 +152,7 @@ impl<P: Protocol> Sim<'_, P> {
                 kind,
                 periodic,
                 ..
-            } => {
-                let n = node as NodeId;
-                if !periodic {
-                    self.schedule_arrival(n, kind.is_write());
-                }
-                // Its invocation: the next tick of the history names it, and is a write's value.
-                let op = self.harm.tick();
-                let kind = match kind {
-                    Request::Write { key, .. } => {
-                        self.stats.writes_arrived += 1;
-                        Request::Write { key, value: op }
-                    }
-                    read => {
-                        self.stats.reads_arrived += 1;
-                        read
-                    }
-                };
-                self.tell(HistoryEvent::Invoked {
-                    op,
-                    node: n,
-                    key: kind.key(),
-                    write: kind.is_write(),
-                    at: self.now,
-                });
-                let ev = Ev::Arrival {
-                    node,
-                    kind,
-                    periodic,
-                    op,
-                };
-                self.route(n, ev);
-            }
+            } => self.arrive(node as NodeId, kind, periodic),
             Ev::Generate { node } => self.generate(node as NodeId),
             Ev::Deliver {
                 to,
@@ -193,6 +208,31 @@ impl<P: Protocol> Sim<'_, P> {
         } else {
             self.handle(n, ev);
         }
+    }
+
+    /// Hands client request `op` (`kind`, `periodic` if from the fixed-rate stream) to node `n`
+    /// as [`Sim::route`] would its [`Ev::Arrival`], making the event only if it must wait: a
+    /// request is handled by the node's worker loop.
+    pub(super) fn route_request(&mut self, n: NodeId, kind: Request, periodic: bool, op: u64) {
+        let node = &self.nodes[n];
+        if !node.up() {
+            return;
+        }
+        let paused = node.pause_depth > 0;
+        if paused || node.blocked(Thread::Worker) {
+            let ev = Ev::Arrival {
+                node: n as u32,
+                kind,
+                periodic,
+                op,
+            };
+            self.set_aside(n, ev, !paused);
+            return;
+        }
+        if node.disk_model.is_some() {
+            self.call_thread = Thread::Worker;
+        }
+        self.admit(n, kind, op);
     }
 
     /// Sets node-bound event `ev` aside until node `n` can handle it: in its deferred list

@@ -1,11 +1,14 @@
-//! The client workload: each node's Poisson streams of reads and writes, its fixed-rate stream
-//! (`workload.periodic`), and the key each request names.
+//! The client workload: each node's Poisson streams of reads and writes (each stream's next
+//! arrival waits in `engine::arrivals`, beside the queue), its fixed-rate stream
+//! (`workload.periodic`, whose operations are queued), the key each request names, and what an
+//! arrival does.
 
 use super::{Ev, Sim};
 use crate::msg::NodeId;
 use crate::rng::Rng;
 use crate::strategy::{Key, Protocol, Request};
 use crate::time::{Dur, SimTime};
+use crate::trace::history::HistoryEvent;
 
 /// A node's fixed-rate operations (`workload.periodic`): operation i arrives at
 /// `start + jitter + i * every`, shifted by a uniform draw in `[-jitter, +jitter]`. It is drawn
@@ -22,7 +25,8 @@ pub(crate) struct Periodic {
 }
 
 impl<P: Protocol> Sim<'_, P> {
-    /// Draws the next arrival of node `n`'s Poisson stream of writes (or reads), and its key.
+    /// Draws the next arrival of node `n`'s Poisson stream of writes (or reads), and its key: it
+    /// waits beside the queue (`engine::arrivals`) under the sequence number it takes now.
     pub(super) fn schedule_arrival(&mut self, n: NodeId, write: bool) {
         let node = &mut self.nodes[n];
         let stream = if write {
@@ -33,21 +37,38 @@ impl<P: Protocol> Sim<'_, P> {
         if let Some((sampler, rng)) = stream {
             let gap = sampler.sample(rng);
             let key = draw_key(rng, self.keys);
-            let kind = if write {
-                Request::Write { key, value: 0 }
-            } else {
-                Request::Read { key }
-            };
-            self.queue.push(
-                self.now + gap,
-                Ev::Arrival {
-                    node: n as u32,
-                    kind,
-                    periodic: false,
-                    op: 0,
-                },
-            );
+            let seq = self.queue.reserve_seq();
+            self.arrivals
+                .push(self.now + gap, seq, n as u32, write, key);
         }
+    }
+
+    /// Client request `kind` arrives at node `n` now, from its Poisson stream (which draws its
+    /// next arrival first) or, if `periodic`, from its fixed-rate one: the history names it
+    /// (its invocation's tick, a write's value) and it goes to the node.
+    pub(super) fn arrive(&mut self, n: NodeId, kind: Request, periodic: bool) {
+        if !periodic {
+            self.schedule_arrival(n, kind.is_write());
+        }
+        let op = self.harm.tick();
+        let kind = match kind {
+            Request::Write { key, .. } => {
+                self.stats.writes_arrived += 1;
+                Request::Write { key, value: op }
+            }
+            read => {
+                self.stats.reads_arrived += 1;
+                read
+            }
+        };
+        self.tell(HistoryEvent::Invoked {
+            op,
+            node: n,
+            key: kind.key(),
+            write: kind.is_write(),
+            at: self.now,
+        });
+        self.route_request(n, kind, periodic, op);
     }
 
     /// Node `n`'s fixed-rate stream draws its next operation (its jitter, its key) and the
