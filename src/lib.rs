@@ -95,6 +95,12 @@ pub mod trace;
 #[doc = include_str!("../docs/src/library.md")]
 pub struct BookDoctests;
 
+/// The book's step-by-step protocol ("Writing a protocol, step by step"), whole, runs as a
+/// doctest: its names are the API's.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/src/writing-a-protocol.md")]
+pub struct WritingAProtocolDoctests;
+
 pub use engine::BuildError;
 pub use outcome::{Outcome, Summary};
 pub use scenario::Scenario;
