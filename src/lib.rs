@@ -135,8 +135,15 @@ pub fn run_with(
     if !problems.is_empty() {
         return Err(BuildError { problems });
     }
+    let warnings = scenario::validate::warnings_with(scenario, &*strategy).len();
     let result = engine::simulate(&*strategy, scenario, observer);
-    Ok(Outcome::new(name, strategy.describe(), scenario, result))
+    Ok(Outcome::new(
+        name,
+        strategy.describe(),
+        scenario,
+        result,
+        warnings,
+    ))
 }
 
 /// Runs `scenario` under its own strategy (a built-in one) and records its

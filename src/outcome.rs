@@ -339,7 +339,15 @@ pub struct Outcome {
 impl Outcome {
     /// The outcome of the run `r` of scenario `s` (named `name`, under `strategy`): its
     /// summary, with the verdict and the check of the scenario's `expect` filled in.
-    pub(crate) fn new(name: &str, strategy: String, s: &Scenario, r: RunResult) -> Outcome {
+    /// `warnings`: how many warnings the scenario has (`validate::warnings_with`), which its
+    /// `expect.warnings` may count.
+    pub(crate) fn new(
+        name: &str,
+        strategy: String,
+        s: &Scenario,
+        r: RunResult,
+        warnings: usize,
+    ) -> Outcome {
         let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
         let st = &r.stats;
         let arrived = st.reads_arrived + st.writes_arrived;
@@ -415,7 +423,12 @@ impl Outcome {
             summary.first_harm = Some(FirstHarmOut::of(&r, &names));
         }
         if let Some(e) = &s.expect {
-            let failures = check(e, &summary);
+            let mut failures = check(e, &summary);
+            if let Some(want) = e.warnings.filter(|&n| n != warnings as u64) {
+                failures.push(format!(
+                    "expected warnings: {want}, but the scenario has {warnings} (`check` lists them)"
+                ));
+            }
             summary.expect.passed = Some(failures.is_empty());
             summary.expect.failures = failures;
         }

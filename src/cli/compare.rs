@@ -3,14 +3,13 @@
 //! the charts and the files.
 
 use super::{load_all, split_top_level_at, with_strategy, CompareArgs, Loaded};
-use crate::compare::{all_strategies, Row, OWN};
+use crate::compare::{all_strategies, Entry, Row, OWN};
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::chart::throughput::throughput_chart;
 use crate::report::{self, text};
 use crate::scenario::duration::parse_duration;
 use crate::scenario::load::{self, LoadError};
-use crate::scenario::StrategySpec;
 use crate::strategy::Registry;
 use crate::time::Dur;
 use crate::trace::throughput::Throughput;
@@ -142,11 +141,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> 
 /// The strategies of `--strategies LIST` (not `all`), each with its origin (the scenario's
 /// own, or "as given"); `None` after reporting every bad item, each by its own text and place
 /// in the list.
-fn listed_strategies(
-    list: &str,
-    base: &Loaded,
-    registry: &Registry,
-) -> Option<Vec<(StrategySpec, String)>> {
+fn listed_strategies(list: &str, base: &Loaded, registry: &Registry) -> Option<Vec<Entry>> {
     let mut specs = Vec::new();
     let mut bad = false;
     for (item, (at, part)) in split_top_level_at(list).into_iter().enumerate() {
@@ -157,7 +152,7 @@ fn listed_strategies(
                 } else {
                     "as given"
                 };
-                specs.push((s, origin.to_string()));
+                specs.push(Entry::new(s, origin));
             }
             // Every bad item is reported, each by its own text and place in the list.
             Err(e) => {
@@ -173,7 +168,7 @@ fn listed_strategies(
 /// one does not fit. Under `all`, the strategies the scenario does not fit are left out with a
 /// note instead, as long as one fits.
 fn fitting_runs(
-    specs: &[(StrategySpec, String)],
+    specs: &[Entry],
     base: &Loaded,
     all: bool,
     registry: &Registry,
@@ -181,17 +176,18 @@ fn fitting_runs(
     let mut runs = Vec::new();
     let mut failed = false;
     let mut unfit: Vec<(String, LoadError)> = Vec::new();
-    for (spec, origin) in specs {
+    for entry in specs {
         let mut l = Loaded {
             name: base.name.clone(),
             source: base.source.clone(),
             scenario: base.scenario.clone(),
         };
-        match with_strategy(&mut l, spec, registry) {
-            Ok(()) => runs.push((l, origin.clone())),
+        entry.apply(&mut l.scenario);
+        match with_strategy(&mut l, &entry.strategy, registry) {
+            Ok(()) => runs.push((l, entry.origin.clone())),
             // `all` leaves out the strategies the scenario does not fit (a protocol of one's
             // own may take other roles than the built-in ones), as long as one fits.
-            Err(e) if all => unfit.push((spec.to_ron(), e)),
+            Err(e) if all => unfit.push((entry.strategy.to_ron(), e)),
             Err(e) => {
                 eprintln!("error: {e}");
                 failed = true;

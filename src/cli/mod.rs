@@ -627,23 +627,27 @@ pub(crate) fn with_strategy(
 }
 
 /// Prints the warnings of each scenario ([`crate::scenario::validate::warnings_in`]) on stderr.
-/// A story whose `expect` asks for an overlap is meant to show what its margin allows: its
-/// warning is a note marked expected, not an alarm.
+/// A scenario that means them ([`crate::scenario::Expect::means_warnings`]: its `expect` counts
+/// them, or asks for an overlap) gets each as a note marked expected, not an alarm; one whose
+/// `expect.warnings` no longer matches is told so.
 pub(crate) fn warn(loaded: &[Loaded], registry: &Registry) {
     for l in loaded {
-        let expected = l
-            .scenario
-            .expect
-            .as_ref()
-            .is_some_and(|e| e.asks_for_overlap());
-        for w in crate::scenario::validate::warnings_in(&l.scenario, registry) {
-            if expected {
+        let warnings = crate::scenario::validate::warnings_in(&l.scenario, registry);
+        let expect = l.scenario.expect.as_ref();
+        let meant = expect.and_then(|e| e.means_warnings(warnings.len()));
+        for w in &warnings {
+            match &meant {
+                Some(why) => eprintln!("note: {}: expected ({why}): {w}", l.source),
+                None => eprintln!("warning: {}: {w}", l.source),
+            }
+        }
+        if let Some(n) = expect.and_then(|e| e.warnings) {
+            if n != warnings.len() as u64 {
                 eprintln!(
-                    "note: {}: expected (its expect asks for an overlap): {w}",
-                    l.source
+                    "warning: {}: expect.warnings says {n}, but it has {}",
+                    l.source,
+                    warnings.len()
                 );
-            } else {
-                eprintln!("warning: {}: {w}", l.source);
             }
         }
     }

@@ -64,7 +64,7 @@ pub struct Scenario {
 }
 
 /// The lease's timing parameters.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LeaseConfig {
     /// T, the lease term, as every node's clock measures it.
@@ -789,6 +789,11 @@ pub struct Expect {
     /// are not checked.
     #[serde(default)]
     pub messages: Option<std::collections::BTreeMap<String, u64>>,
+    /// Exactly this many warnings from `check` (a margin below T*rho, a drift beyond 10 %, ...):
+    /// the scenario means them, so `run` and `check` print them as notes marked expected. A
+    /// count that no longer matches fails the run, and the warnings print as warnings.
+    #[serde(default)]
+    pub warnings: Option<u64>,
 }
 
 impl Expect {
@@ -798,6 +803,22 @@ impl Expect {
         self.overlap == Some(true)
             || self.overlap_count.is_some_and(|n| n > 0)
             || self.max_overlap_at_least.is_some_and(|d| d.ns() > 0)
+    }
+
+    /// Why the `count` warnings of the scenario are meant, if they are: its `warnings` says
+    /// exactly that many, or (with no `warnings`) it asks for an overlap, a story meant to show
+    /// what its margin allows.
+    pub fn means_warnings(&self, count: usize) -> Option<String> {
+        match self.warnings {
+            Some(n) if n == count as u64 => Some(format!(
+                "its expect says {n} warning{}",
+                if n == 1 { "" } else { "s" }
+            )),
+            Some(_) => None,
+            None => self
+                .asks_for_overlap()
+                .then(|| "its expect asks for an overlap".to_string()),
+        }
     }
 }
 

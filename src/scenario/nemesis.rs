@@ -880,8 +880,8 @@ mod tests {
     #[test]
     fn drift_outside_the_spread_limit() {
         for (rho, bad) in [
-            ("200000.0", false),
-            ("200000.5", true),
+            ("1000000.0", false),
+            ("1000000.5", true),
             ("-1.0", true),
             ("inf", true),
         ] {
@@ -889,7 +889,7 @@ mod tests {
             assert_eq!(!p.is_empty(), bad, "{rho}: {p:?}");
             if bad {
                 assert!(p[0].starts_with("nemesis.drift_ppm: "), "{p:?}");
-                assert!(p[0].contains("outside [0, 200000]"), "{p:?}");
+                assert!(p[0].contains("outside [0, 1000000]"), "{p:?}");
             }
         }
     }

@@ -34,6 +34,13 @@ impl LeaseFields {
         retry_every: true,
         initial_leader: false,
     };
+    /// Every period, and `lease.initial_leader`: contenders that race for the holder, the
+    /// named one trying first (the others' first try waits a retry period).
+    pub const RACING: LeaseFields = LeaseFields {
+        renew_every: true,
+        retry_every: true,
+        initial_leader: true,
+    };
     /// The term alone: a protocol that times renewals and retries by settings of its own.
     pub const TERM_ONLY: LeaseFields = LeaseFields {
         renew_every: false,

@@ -619,6 +619,16 @@ pub struct LeaseParams {
     pub initial_leader: Option<NodeId>,
 }
 
+impl LeaseParams {
+    /// Whether the node of `cx`, at its first start (not a restart after a crash), is to let
+    /// another node lead first: `lease.initial_leader` names one that is not it. A protocol
+    /// whose contenders race delays this node's first try (by a retry period, as its own)
+    /// so that the named one's lands first.
+    pub fn another_leads_first(&self, cx: &Cx) -> bool {
+        !cx.restarted && cx.incarnation == 0 && self.initial_leader.is_some_and(|n| n != cx.node)
+    }
+}
+
 /// A lease protocol: checks that a scenario fits it and builds the logic of each node.
 pub trait Protocol: Send + Sync + 'static {
     type Logic: NodeLogic;

@@ -14,7 +14,7 @@ use crate::msg::NodeId;
 use crate::oracle::Authorities;
 use crate::scenario::limits;
 use crate::scenario::spec_serde::overridden;
-use crate::scenario::{LeaseFields, Role, Scenario, StrategyChecks, StrategySpec};
+use crate::scenario::{LeaseConfig, LeaseFields, Role, Scenario, StrategyChecks, StrategySpec};
 use crate::time::LocalDur;
 use crate::trace::Observer;
 use serde::de::DeserializeOwned;
@@ -99,6 +99,14 @@ pub trait Settings: DeserializeOwned + Clone + Send + Sync + 'static {
         None
     }
 
+    /// Rows of `compare --strategies all` that run these settings on the scenario with its
+    /// `lease` section changed, each with the section and where it came from: a protocol's
+    /// choice that a scenario writes in `lease`, not in the strategy (Redlock's delayed restart
+    /// is `lease.grantor_restart: Wait`). None by default.
+    fn compare_lease_variants(&self, _scenario: &Scenario) -> Vec<(Self, LeaseConfig, String)> {
+        Vec::new()
+    }
+
     /// What this protocol adds to the common lineup of `compare --strategies all` on
     /// `scenario`: settings with the margin `margin` where it has one (said as `from`), each
     /// with where it came from. None by default.
@@ -157,6 +165,11 @@ pub trait Resolved: Send + Sync {
     fn events_per_second(&self, scenario: &Scenario) -> f64;
     /// [`Settings::compare_variants`], each as a strategy.
     fn compare_variants(&self, scenario: &Scenario) -> Option<Vec<(StrategySpec, String)>>;
+    /// [`Settings::compare_lease_variants`], each as a strategy.
+    fn compare_lease_variants(
+        &self,
+        scenario: &Scenario,
+    ) -> Vec<(StrategySpec, LeaseConfig, String)>;
     /// [`Settings::keeps`].
     fn keeps(&self, scenario: &Scenario) -> Vec<usize>;
     /// The protocol, built, which answers for these settings too.
@@ -184,6 +197,15 @@ impl<S: Settings> Resolved for S {
     }
     fn compare_variants(&self, scenario: &Scenario) -> Option<Vec<(StrategySpec, String)>> {
         Settings::compare_variants(self, scenario).map(specs)
+    }
+    fn compare_lease_variants(
+        &self,
+        scenario: &Scenario,
+    ) -> Vec<(StrategySpec, LeaseConfig, String)> {
+        Settings::compare_lease_variants(self, scenario)
+            .into_iter()
+            .filter_map(|(s, lease, from)| spec_of(&s).map(|spec| (spec, lease, from)))
+            .collect()
     }
     fn keeps(&self, scenario: &Scenario) -> Vec<usize> {
         Settings::keeps(self, scenario)

@@ -72,7 +72,7 @@ fn check_exit_2(test: &str, bytes: &[u8]) -> String {
 #[test]
 fn drift_that_rounds_to_a_stopped_clock_is_rejected() {
     let t = text("60s", "", "", ", drift_ppm: -999999.9999995", "", "");
-    rejected(&t, "nodes[1].drift_ppm", &["-999999.9999995", "100000"]);
+    rejected(&t, "nodes[1].drift_ppm", &["-999999.9999995", "500000"]);
     let t = text(
         "60s",
         "",
@@ -81,16 +81,16 @@ fn drift_that_rounds_to_a_stopped_clock_is_rejected() {
         "",
         r#"faults: [DriftChange(node: "a", at: "1s", drift_ppm: -999999.9999995)],"#,
     );
-    rejected(&t, "faults[0].drift_ppm", &["100000"]);
+    rejected(&t, "faults[0].drift_ppm", &["500000"]);
 }
 
 #[test]
 fn drift_spread_beyond_the_limit_is_rejected_with_exit_2() {
     let t = text("60s", "", "drift_spread_ppm: 1.5e9", "", "", "");
-    rejected(&t, "clocks.drift_spread_ppm", &["1500000000", "200000"]);
+    rejected(&t, "clocks.drift_spread_ppm", &["1500000000", "1000000"]);
     let err = check_exit_2("hostile-spread", t.as_bytes());
     assert!(err.contains("clocks.drift_spread_ppm"), "{err}");
-    assert!(err.contains("200000"), "{err}");
+    assert!(err.contains("1000000"), "{err}");
     let t = text(
         "60s",
         "",
@@ -99,13 +99,13 @@ fn drift_spread_beyond_the_limit_is_rejected_with_exit_2() {
         "",
         "",
     );
-    rejected(&t, "clocks.drift_spread_ppm", &["200000"]);
+    rejected(&t, "clocks.drift_spread_ppm", &["1000000"]);
 }
 
 #[test]
 fn a_clock_racing_ahead_for_long_is_rejected() {
     let t = text("1000h", "", "", ", drift_ppm: 999999999.0", "", "");
-    rejected(&t, "nodes[1].drift_ppm", &["999999999", "100000"]);
+    rejected(&t, "nodes[1].drift_ppm", &["999999999", "500000"]);
 }
 
 #[test]
@@ -291,17 +291,17 @@ fn a_scenario_at_every_clock_limit_runs_and_draws_its_chart() {
     duration: "60s",
     lease: (duration: "10s"),
     strategy: WallClock(holder_margin: "50ms"),
-    clocks: (drift_spread_ppm: 200000.0, placement: Adversarial),
+    clocks: (drift_spread_ppm: 1000000.0, placement: Adversarial),
     nodes: [
         (name: "lock", role: Grantor, offset: "-100h"),
         (name: "a", role: Contender, offset: "100h"),
-        (name: "b", role: Contender, drift_ppm: -100000.0),
+        (name: "b", role: Contender, drift_ppm: -500000.0),
     ],
     workload: (reads_per_second: 100000.0, service_time: "1ms"),
     faults: [
         ClockStep(node: "a", at: "20s", by: "-100h"),
         ClockStep(node: "b", at: "30s", by: "100h"),
-        DriftChange(node: "b", at: "40s", drift_ppm: 100000.0),
+        DriftChange(node: "b", at: "40s", drift_ppm: 500000.0),
     ],
     random_faults: [ClockSteps(nodes: ["lock"], per_hour: 3600.0, by: Uniform(min: "-100h", max: "100h"))],
     limits: (max_events: {}),

@@ -464,6 +464,54 @@ fn a_rate_ratio_between_the_documented_and_the_real_bound_overlaps() {
     );
 }
 
+/// client-go's documented bound itself, a rate ratio of LeaseDuration / RenewDeadline = 15 / 12
+/// = 1.25, needs drifts beyond the 10 % a disciplined clock can have: the leader's clock at rate
+/// 8/9 and the candidate's at 10/9 (drifts of -1/9 and +1/9, 111,111.111 ppm either way). It
+/// checks (with a warning for each drift, which the story's overlap marks expected) and runs,
+/// and overlaps longer than the 1.222 ratio of the story. A drift past the 50 % limit is refused
+/// with the field, the value and the limit, exit code 2.
+#[test]
+fn a_rate_ratio_of_the_documented_bound_runs_and_one_past_the_limit_is_refused() {
+    let story = leasesim::scenario::library::text("k8s-skew-rate-between-bounds").unwrap();
+    let ratio = story
+        .replace("drift_ppm: -100000.0", "drift_ppm: -111111.111111")
+        .replace("drift_ppm: 100000.0", "drift_ppm: 111111.111111");
+    let s = scenario(&ratio);
+    assert!(validate(&s).is_empty(), "{:?}", validate(&s));
+    let w = leasesim::scenario::validate::warnings(&s);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("nodes[1].drift_ppm: -111111.111111 ppm is beyond 100000 ppm"),
+        "{w:?}"
+    );
+    let out = run(&s);
+    assert_eq!(out.drift_ppm["kcm-2"], 111_111.111111);
+    assert_eq!(out.overlap.count, 1);
+    assert!(out.overlap.max_ns > 472_060_584, "{}", out.overlap.max_ns);
+    let dir = workdir("k8s-ratio-1.25");
+    std::fs::write(dir.join("ratio.ron"), &ratio).unwrap();
+    let o = leasesim(&["check", "ratio.ron"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("nodes[2].drift_ppm: 111111.111111 ppm is beyond 100000 ppm"),
+        "{err}"
+    );
+    let past = story.replace("drift_ppm: 100000.0", "drift_ppm: 500001.0");
+    assert_eq!(
+        validate(&scenario(&past)),
+        ["nodes[2].drift_ppm: 500001 is outside [-500000, 500000], the limit (see docs/src/limits.md)"]
+    );
+    std::fs::write(dir.join("past.ron"), &past).unwrap();
+    let o = leasesim(&["check", "past.ron"], &dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("nodes[2].drift_ppm: 500001 is outside"),
+        "{err}"
+    );
+}
+
 /// `on_lost: Exit(restart: "0s")` is refused with its field, and `leasesim check` exits 2.
 #[test]
 fn a_restart_of_zero_is_refused() {

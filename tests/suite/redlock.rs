@@ -304,12 +304,64 @@ fn compare_all_on_redlock_compares_redlock_settings() {
         String::from_utf8_lossy(&out.stderr)
     );
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("Redlock(")).collect();
-    assert_eq!(rows.len(), 3, "{text}");
+    // Then the other persistences and the delayed restart: no master restarts here.
+    assert_eq!(rows.len(), 6, "{text}");
     assert!(
         rows[0].contains("expiry_clock: Wall, quorum: Majority)") && rows[0].contains("7.848s")
     );
     assert!(rows[1].contains("expiry_clock: Monotonic") && rows[1].contains("SAFE"));
     assert!(rows[2].contains("quorum: One)") && rows[2].contains("9.998s"));
+}
+
+/// `compare --strategies all` on a Redlock story of a master that forgets (m3 restarts without
+/// persistence and b gets m3, m4, m5 while a holds m1-m3: 7.848 s of overlap) includes
+/// Redlock's own fixes, and each fixes it: `persistence: Always` (m3 comes back with a's key,
+/// as redlock-master-restart-always pins) and a delayed restart (`lease.grantor_restart: Wait`:
+/// m3 refuses every lock until 11.5 s, so b never gets a majority).
+#[test]
+fn compare_all_on_redlock_includes_its_fixes() {
+    let dir = crate::common::workdir("redlock-compare-fixes");
+    let out = crate::common::leasesim(
+        &[
+            "compare",
+            "redlock-master-restart-forgets",
+            "--out",
+            dir.to_str().unwrap(),
+            "--json",
+        ],
+        &dir,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |origin: &str| {
+        rows.iter()
+            .find(|r| r["origin"].as_str().unwrap().contains(origin))
+            .unwrap_or_else(|| panic!("no row from {origin:?}: {text}"))
+    };
+    let own = row("the scenario's own");
+    assert_eq!(own["overlap"]["max_ns"], 7_848_000_000i64);
+    let always = row("persistence: Always");
+    assert!(
+        always["strategy"]
+            .as_str()
+            .unwrap()
+            .contains("persistence: Always"),
+        "{always}"
+    );
+    assert_eq!(always["verdict"], "SAFE", "{always}");
+    assert_eq!(always["holders"], serde_json::json!(["a"]));
+    let delayed = row("a delayed restart");
+    assert_eq!(delayed["strategy"], own["strategy"]);
+    assert_eq!(delayed["verdict"], "SAFE", "{delayed}");
+    assert_eq!(delayed["holders"], serde_json::json!(["a"]));
 }
 
 /// `masters` masters, the first `silent` of them cut off from the single client a for the whole

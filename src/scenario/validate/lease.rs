@@ -29,7 +29,8 @@ pub(super) fn check(p: &mut Problems, protocol: Option<&dyn StrategyChecks>) {
     }
 }
 
-/// `lease.initial_leader` names a replica, under a protocol that elects its holder.
+/// `lease.initial_leader` names a node that contends (a replica, or a contender), under a
+/// protocol that elects or races for its holder.
 fn initial_leader(
     p: &mut Problems,
     name: &str,
@@ -48,11 +49,24 @@ fn initial_leader(
     }
     match p.s.node_index(name) {
         None => p.push(format!("lease.initial_leader: no node is named {name:?}")),
-        Some(i) if p.s.nodes[i].role != Role::Replica => p.push(format!(
-            "lease.initial_leader: {name:?} is a {:?}, not a Replica: only a replica leads",
-            p.s.nodes[i].role
+        // Where there are replicas, they are who leads (a Raft group; etcd's members, whose
+        // clients only hold leases); else the contenders race for the holder.
+        Some(i) if p.s.nodes[i].role != leads(p.s) => p.push(format!(
+            "lease.initial_leader: {name:?} is a {:?}, not a {:?}: only a {:?} leads here",
+            p.s.nodes[i].role,
+            leads(p.s),
+            leads(p.s)
         )),
         Some(_) => {}
+    }
+}
+
+/// The role of the nodes that lead: replicas if the scenario has any, else contenders.
+fn leads(s: &crate::scenario::Scenario) -> Role {
+    if s.nodes.iter().any(|n| n.role == Role::Replica) {
+        Role::Replica
+    } else {
+        Role::Contender
     }
 }
 

@@ -37,7 +37,9 @@ use crate::time::{Dur, LocalDur};
 /// nodes' own `drift_ppm`), under which beliefs can overlap through drift alone. For the
 /// protocols that name such a margin ([`StrategyChecks::drift_margin`]), built in; and
 /// adversarial drift placed on a group of replicas with no `lease.initial_leader`, when the
-/// replica it slows as the leader may never lead.
+/// replica it slows as the leader may never lead; and a drift beyond
+/// [`limits::REALISTIC_DRIFT_PPM`] (10 %), allowed up to [`limits::MAX_DRIFT_PPM`] for questions
+/// about clock-rate ratios, but farther off than any clock that software disciplines.
 pub fn warnings(s: &Scenario) -> Vec<String> {
     warnings_in(s, &Builtin)
 }
@@ -47,9 +49,57 @@ pub fn warnings_in(s: &Scenario, protocols: &dyn Protocols) -> Vec<String> {
     let Ok(strategy) = protocols.checks(&s.strategy) else {
         return Vec::new();
     };
-    let mut all: Vec<String> = drift_margin_warning(s, &*strategy).into_iter().collect();
-    all.extend(slowed_leader_warning(s, &*strategy));
+    warnings_with(s, &*strategy)
+}
+
+/// [`warnings`] under `strategy`.
+pub fn warnings_with(s: &Scenario, strategy: &dyn StrategyChecks) -> Vec<String> {
+    let mut all = drift_beyond_hardware_warnings(s);
+    all.extend(drift_margin_warning(s, strategy));
+    all.extend(slowed_leader_warning(s, strategy));
     all
+}
+
+/// Each drift beyond [`limits::REALISTIC_DRIFT_PPM`] either way (a spread beyond twice it): a
+/// node's, a `DriftChange`'s, the spread of `clocks` and of `nemesis`.
+fn drift_beyond_hardware_warnings(s: &Scenario) -> Vec<String> {
+    let real = limits::REALISTIC_DRIFT_PPM;
+    let mut drifts: Vec<(String, f64, f64)> = s
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| Some((format!("nodes[{i}].drift_ppm"), n.drift_ppm?, real)))
+        .collect();
+    for (i, f) in s.faults.iter().enumerate() {
+        if let super::Fault::DriftChange { drift_ppm, .. } = f {
+            drifts.push((format!("faults[{i}].drift_ppm"), *drift_ppm, real));
+        }
+    }
+    let spread = 2.0 * real;
+    drifts.push((
+        "clocks.drift_spread_ppm".to_string(),
+        s.clocks.drift_spread_ppm,
+        spread,
+    ));
+    if let Some(rho) = s.nemesis.as_ref().and_then(|n| n.drift_ppm) {
+        drifts.push(("nemesis.drift_ppm".to_string(), rho, spread));
+    }
+    drifts
+        .into_iter()
+        .filter(|&(_, ppm, bound)| ppm.abs() > bound)
+        .map(|(at, ppm, bound)| {
+            format!(
+                "{at}: {ppm} ppm is beyond {bound} ppm ({}), farther off than any clock that \
+                 software disciplines runs (Linux keeps adjtimex's tick within 10 % of nominal): \
+                 a broken clock source or a thought experiment (see docs/src/limits.md)",
+                if bound == real {
+                    "10 % either way"
+                } else {
+                    "10 % either way at each end"
+                }
+            )
+        })
+        .collect()
 }
 
 /// Adversarial placement slows the replica meant to lead; under a protocol that elects its

@@ -112,6 +112,11 @@ impl NodeLogic for BaseNode {
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         match self {
             BaseNode::Grantor(g) => g.on_start(cx, out),
+            // `lease.initial_leader` names another contender: this one's first Acquire waits a
+            // retry period, so the named one's is first in the grantor's FIFO.
+            BaseNode::Contender(c) if c.p.another_leads_first(cx) => {
+                out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + c.p.retry_every);
+            }
             BaseNode::Contender(c) => c.acquire(cx, out),
         }
     }

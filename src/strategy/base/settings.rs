@@ -6,7 +6,7 @@
 
 use super::BaseProtocol;
 use crate::clock::ClockKind;
-use crate::scenario::Scenario;
+use crate::scenario::{LeaseFields, Scenario};
 use crate::strategy::settings::check;
 use crate::strategy::{Expiry, LeaseStart, Margin, Rules, Settings, Validity};
 use crate::time::LocalDur;
@@ -59,6 +59,11 @@ pub struct TwoSided {
 impl Settings for TwoSided {
     const NAME: &'static str = "TwoSided";
     type Protocol = BaseProtocol;
+
+    /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
 
     fn to_ron(&self) -> String {
         with_margins(
@@ -117,6 +122,11 @@ impl Settings for GrantorOnly {
     const NAME: &'static str = "GrantorOnly";
     type Protocol = BaseProtocol;
 
+    /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
+
     fn to_ron(&self) -> String {
         Self::NAME.to_string()
     }
@@ -141,6 +151,11 @@ pub struct HolderOnly {
 impl Settings for HolderOnly {
     const NAME: &'static str = "HolderOnly";
     type Protocol = BaseProtocol;
+
+    /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
 
     fn to_ron(&self) -> String {
         with_margins(Self::NAME, &[("margin", self.margin)])
@@ -179,6 +194,11 @@ impl Settings for CachedBool {
     const NAME: &'static str = "CachedBool";
     type Protocol = BaseProtocol;
 
+    /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
+
     fn to_ron(&self) -> String {
         Self::NAME.to_string()
     }
@@ -212,6 +232,11 @@ macro_rules! holder_margin_strategy {
         impl Settings for $name {
             const NAME: &'static str = stringify!($name);
             type Protocol = BaseProtocol;
+
+            /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+            fn lease_fields(&self) -> LeaseFields {
+                LeaseFields::RACING
+            }
 
             fn to_ron(&self) -> String {
                 with_margins(Self::NAME, &[("holder_margin", self.holder_margin)])
@@ -274,6 +299,11 @@ pub struct TrueTime {
 impl Settings for TrueTime {
     const NAME: &'static str = "TrueTime";
     type Protocol = BaseProtocol;
+
+    /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
 
     fn to_ron(&self) -> String {
         with_margins(Self::NAME, &[("holder_margin", self.holder_margin)])
@@ -341,6 +371,11 @@ pub struct Custom {
 impl Settings for Custom {
     const NAME: &'static str = "Custom";
     type Protocol = BaseProtocol;
+
+    /// Every period, and `lease.initial_leader`: the named contender's Acquire comes first.
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
 
     fn to_ron(&self) -> String {
         let Custom {

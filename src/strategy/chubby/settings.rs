@@ -110,6 +110,34 @@ impl Settings for ChubbySession {
         })
     }
 
+    /// These settings with each of Chubby's choices turned over: acting in jeopardy (the bug)
+    /// and the master's way of answering KeepAlives; each labelled with what changed. The
+    /// common lineup follows (Chubby is part of it).
+    fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
+        let jeopardy = Self {
+            act_in_jeopardy: !self.act_in_jeopardy,
+            ..*self
+        };
+        let keepalive = Self {
+            keepalive: match self.keepalive {
+                KeepAliveMode::HeldOpen => KeepAliveMode::Immediate,
+                KeepAliveMode::Immediate => KeepAliveMode::HeldOpen,
+            },
+            ..*self
+        };
+        let said = |what: String| format!("the scenario's settings, {what}");
+        Some(vec![
+            (
+                jeopardy,
+                said(format!("act_in_jeopardy: {}", jeopardy.act_in_jeopardy)),
+            ),
+            (
+                keepalive,
+                said(format!("keepalive: {:?}", keepalive.keepalive)),
+            ),
+        ])
+    }
+
     /// Chubby's 45 s grace and held-open KeepAlives, with the margin `m`; the hold margin is
     /// 1 s, or T/4 if that is shorter.
     fn lineup(s: &Scenario, m: LocalDur, from: &str) -> Vec<(Self, String)> {

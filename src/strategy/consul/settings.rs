@@ -138,6 +138,33 @@ impl Settings for ConsulSession {
         check::per_second(3.0 * clients, half) + check::per_second(3.0 * clients, self.lock_retry)
     }
 
+    /// These settings with each of Consul's choices turned over: the renewal loop's policy on
+    /// an error (the client before hashicorp/consul#912 stopped at the first), and the
+    /// session's lock-delay (0 s, which Consul allows, or its default 15 s); each labelled
+    /// with what changed. The common lineup follows (Consul is part of it).
+    fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
+        let renew = Self {
+            renew: match self.renew {
+                RenewPolicy::RetryEverySecond => RenewPolicy::StopOnError,
+                RenewPolicy::StopOnError => RenewPolicy::RetryEverySecond,
+            },
+            ..*self
+        };
+        let delay = Self {
+            lock_delay: if self.lock_delay.ns() == 0 {
+                lock_delay()
+            } else {
+                LocalDur::ZERO
+            },
+            ..*self
+        };
+        let said = |what: String| format!("the scenario's settings, {what}");
+        Some(vec![
+            (renew, said(format!("renew: {:?}", renew.renew))),
+            (delay, said(format!("lock_delay: {}", delay.lock_delay))),
+        ])
+    }
+
     /// Consul's defaults: the client has no margin to vary, so `_from` (where a margin came
     /// from) says nothing here.
     fn lineup(_s: &Scenario, _m: LocalDur, _from: &str) -> Vec<(Self, String)> {

@@ -146,13 +146,22 @@ impl Candidate {
     }
 
     /// The node starts (again after a crash: then as a new identity, as client-go's
-    /// `hostname_uuid` is new in every process).
+    /// `hostname_uuid` is new in every process). When `lease.initial_leader` names another
+    /// candidate, this one's first process begins its acquire loop a jittered retry period
+    /// late, as if the named one's process had started that much earlier (a rollout that
+    /// starts one replica first): the named one's Create lands first, and this one's first
+    /// Get finds it held. After a crash or an exit it tries at once, as ever.
     pub fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         self.me = Identity {
             node: cx.node,
             incarnation: cx.incarnation,
             process: 0,
         };
+        if self.p.another_leads_first(cx) {
+            let late = self.jittered(cx);
+            out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + late);
+            return;
+        }
         self.acquire_try(cx, out);
     }
 

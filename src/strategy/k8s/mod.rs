@@ -14,7 +14,9 @@
 //! with no holder (released) is taken at once.
 //!
 //! Timing, on the candidate's monotonic clock:
-//! - Not leading, it tries at start and then every retry_period * (1 + U[0, jitter_factor)) (a
+//! - Not leading, it tries at start (with `lease.initial_leader` naming another candidate, its
+//!   first process starts that loop one jittered period late, so the named one leads first)
+//!   and then every retry_period * (1 + U[0, jitter_factor)) (a
 //!   fresh draw from its own stream, whole nanoseconds), counted from the end of the previous
 //!   try (JitterUntil is sliding).
 //! - Every Get and Update has the HTTP client's timeout, `http_timeout` (by default RenewDeadline

@@ -252,8 +252,55 @@ impl Settings for K8sLeaderElection {
 
     /// Its own periods time renewals and tries: `lease.renew_every` and `lease.retry_every`
     /// are not read.
+    /// The term, and `lease.initial_leader`: the candidate that tries first (the others' first
+    /// try waits a jittered retry period).
     fn lease_fields(&self) -> LeaseFields {
-        LeaseFields::TERM_ONLY
+        LeaseFields {
+            initial_leader: true,
+            ..LeaseFields::TERM_ONLY
+        }
+    }
+
+    /// These settings with each of client-go's choices turned over: the fast path, release on
+    /// cancel, what the process does when it stops leading, and the clock observedTime is
+    /// read on (the monotonic clock since Go 1.9, the wall clock before); each labelled with
+    /// what changed. The common lineup follows (Kubernetes is part of it).
+    fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
+        let said = |what: String| format!("the scenario's settings, {what}");
+        let fast = Self {
+            fast_path: !self.fast_path,
+            ..*self
+        };
+        let release = Self {
+            release_on_cancel: !self.release_on_cancel,
+            ..*self
+        };
+        let on_lost = Self {
+            on_lost: match self.on_lost {
+                OnLost::Exit { .. } => OnLost::Rerun,
+                OnLost::Rerun => exit(),
+            },
+            ..*self
+        };
+        let clock = Self {
+            observed_clock: match self.observed_clock {
+                ClockKind::Wall => ClockKind::Monotonic,
+                _ => ClockKind::Wall,
+            },
+            ..*self
+        };
+        Some(vec![
+            (fast, said(format!("fast_path: {}", fast.fast_path))),
+            (
+                release,
+                said(format!("release_on_cancel: {}", release.release_on_cancel)),
+            ),
+            (on_lost, said(format!("on_lost: {:?}", on_lost.on_lost))),
+            (
+                clock,
+                said(format!("observed_clock: {:?}", clock.observed_clock)),
+            ),
+        ])
     }
 
     /// client-go's defaults (15 s lease, 10 s renew deadline, 2 s retry) scaled to the

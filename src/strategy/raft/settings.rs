@@ -407,8 +407,8 @@ impl Settings for RaftLeaderLease {
     /// These settings with one field changed at a time: each other read path (Lease,
     /// ReadIndex, LeaseOrReadIndex), the other lease rule (HeartbeatQuorum or etcd's
     /// CheckQuorumOnly; TiKV's ProposalQuorum's other is HeartbeatQuorum), `transfer_suspect` turned over, the other lease start (OnSend, or
-    /// OnAck: the bug), and with a `tick`, timers not counted in ticks; each labelled with what
-    /// changed. One equal to these settings is dropped by the caller.
+    /// OnAck: the bug), `pre_vote` and `check_quorum` turned over, and with a `tick`, timers not
+    /// counted in ticks; each labelled with what changed. One equal to these settings is dropped by the caller.
     fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
         // A variant is no longer the preset's system: it keeps the resolved fields as written.
         let with = |what: &str, f: &dyn Fn(&mut RaftLeaderLease)| {
@@ -445,6 +445,10 @@ impl Settings for RaftLeaderLease {
                 }
             }),
         ];
+        variants.push(with("pre_vote turned over", &|s| s.pre_vote = !s.pre_vote));
+        variants.push(with("check_quorum turned over", &|s| {
+            s.check_quorum = !s.check_quorum
+        }));
         if self.tick.is_some() {
             variants.push(with("timers not counted in ticks", &|s| s.tick = None));
         }

@@ -160,6 +160,9 @@ impl NodeLogic for RedlockNode {
     fn on_start(&mut self, cx: &mut Cx, out: &mut Out<Message>) {
         match self {
             RedlockNode::Master(m) => m.on_start(cx, out),
+            // `lease.initial_leader` names another client: this one's first attempt waits a
+            // retry delay, as after a failed attempt, so the named one's Locks land first.
+            RedlockNode::Client(c) if c.p.another_leads_first(cx) => c.retry_later(cx, None, out),
             RedlockNode::Client(c) => c.acquire(cx, out),
         }
     }

@@ -4,7 +4,7 @@
 
 use super::Redlock as RedlockProtocol;
 use crate::clock::ClockKind;
-use crate::scenario::{Role, Scenario};
+use crate::scenario::{GrantorRestart, LeaseConfig, LeaseFields, Role, Scenario};
 use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
 use crate::time::LocalDur;
@@ -124,6 +124,12 @@ impl Settings for Redlock {
     const NAME: &'static str = "Redlock";
     type Protocol = RedlockProtocol;
 
+    /// Every period, and `lease.initial_leader`: the named client's first attempt comes
+    /// first (the others' waits a retry delay).
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
+
     fn to_ron(&self) -> String {
         let Redlock {
             drift_factor,
@@ -241,8 +247,9 @@ impl Settings for Redlock {
         })
     }
 
-    /// These settings with keys expiring on the wall clock and on the monotonic clock, and
-    /// with a quorum of one.
+    /// These settings with keys expiring on the wall clock and on the monotonic clock, with a
+    /// quorum of one, and with each other persistence (`Always` is the distlock page's fix for
+    /// a master that restarts: every key on disk before the answer).
     fn compare_variants(&self, _: &Scenario) -> Option<Vec<(Self, String)>> {
         let with = |expiry_clock, quorum| Redlock {
             expiry_clock,
@@ -250,7 +257,7 @@ impl Settings for Redlock {
             ..*self
         };
         let settings = "the scenario's Redlock settings";
-        Some(vec![
+        let mut rows = vec![
             (
                 with(ClockKind::Wall, RedlockQuorum::Majority),
                 format!("{settings}, keys expiring on the wall clock"),
@@ -263,7 +270,49 @@ impl Settings for Redlock {
                 with(ClockKind::Wall, RedlockQuorum::One),
                 format!("{settings}, a quorum of one"),
             ),
-        ])
+        ];
+        use RedlockPersistence as P;
+        for persistence in [P::None, P::EverySec, P::Always] {
+            if persistence != self.persistence {
+                let what = match persistence {
+                    P::None => "persistence: None (a restarted master has no keys)",
+                    P::EverySec => "persistence: EverySec (appendfsync everysec)",
+                    P::Always => "persistence: Always (appendfsync always: the fix)",
+                };
+                let settings_with = Redlock {
+                    persistence,
+                    ..*self
+                };
+                rows.push((settings_with, format!("{settings}, {what}")));
+            }
+        }
+        Some(rows)
+    }
+
+    /// These settings with the other restart policy of the masters: a delayed restart
+    /// (`lease.grantor_restart: Wait`, the distlock page's other fix: a restarted master takes
+    /// part in no lock for T) or, from a scenario that delays, one that forgets at once.
+    fn compare_lease_variants(&self, s: &Scenario) -> Vec<(Self, LeaseConfig, String)> {
+        let (restart, what) = match s.lease.grantor_restart {
+            GrantorRestart::Forget => (
+                GrantorRestart::Wait,
+                "a delayed restart (lease.grantor_restart: Wait: a restarted master grants \
+                 nothing for T)",
+            ),
+            GrantorRestart::Wait => (
+                GrantorRestart::Forget,
+                "an immediate restart (lease.grantor_restart: Forget)",
+            ),
+        };
+        let lease = LeaseConfig {
+            grantor_restart: restart,
+            ..s.lease.clone()
+        };
+        vec![(
+            *self,
+            lease,
+            format!("the scenario's Redlock settings, {what}"),
+        )]
     }
 }
 
