@@ -134,7 +134,8 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> 
         eprintln!("error: cannot write the report {}: {e}", dir.display());
         return ExitCode::from(2);
     }
-    print_results(args.json, &base, &json_rows, &table, &dir);
+    let terminal = text::table(&text::COMPARE_HEADER, &text::with_strategies_cut(&rows, 0));
+    print_results(args.json, &base, &json_rows, &terminal, &dir);
     ExitCode::SUCCESS
 }
 

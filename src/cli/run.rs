@@ -149,6 +149,8 @@ fn print_summaries(
         }
     } else {
         let rows: Vec<Vec<String>> = results.iter().map(|(s, _)| text::verdict_row(s)).collect();
+        let strategy = text::VERDICT_HEADER.len() - 1;
+        let rows = text::with_strategies_cut(&rows, strategy);
         let _ = write!(out, "{}", text::table(&text::VERDICT_HEADER, &rows));
         for (s, timing) in results {
             for f in &s.expect.failures {

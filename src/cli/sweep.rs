@@ -442,6 +442,7 @@ fn cell_table(grid: &Grid, stats: &[CellStats]) -> String {
         "P(overlap)",
         "95% CI",
         "max overlap",
+        "slack (least / median)",
         "availability",
         "recovery (median / max)",
         "zombie",
@@ -460,6 +461,14 @@ fn cell_table(grid: &Grid, stats: &[CellStats]) -> String {
                 format!("{:.3}", st.p_overlap()),
                 format!("{lo:.3}-{hi:.3}"),
                 sweep_report::human_ns(st.max_overlap_ns as f64),
+                match (st.min_slack_ns, st.slack_percentiles([50])) {
+                    (Some(least), Some([median])) => format!(
+                        "{} / {}",
+                        crate::time::format_ns(least),
+                        crate::time::format_ns(median)
+                    ),
+                    _ => "-".to_string(),
+                },
                 format!("{:.4}%", st.mean_availability() * 100.0),
                 match st.recovery_percentiles([50, 100]) {
                     Some([median, max]) => format!(

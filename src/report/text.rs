@@ -356,6 +356,91 @@ pub fn verdict_row(s: &Summary) -> Vec<String> {
     ]
 }
 
+/// The widest strategy cell of a terminal table, in characters (the Markdown report keeps
+/// the whole text).
+pub const STRATEGY_CELL_MAX: usize = 100;
+
+/// The strategy column of a terminal table, cut to what differs: of the strategies of one
+/// protocol (the text before its first parenthesis), the settings every row of that protocol
+/// has alike are left out (a `…` says so), and a cell still wider than [`STRATEGY_CELL_MAX`]
+/// is cut there. A protocol on one row keeps its settings, cut to the width.
+pub fn strategy_cells(specs: &[String]) -> Vec<String> {
+    let parsed: Vec<(&str, Vec<&str>)> = specs.iter().map(|s| split_spec(s)).collect();
+    parsed
+        .iter()
+        .zip(specs)
+        .map(|((name, args), spec)| {
+            let same: Vec<&(&str, Vec<&str>)> = parsed.iter().filter(|(n, _)| n == name).collect();
+            let kept: Vec<&str> = if same.len() < 2 {
+                args.clone()
+            } else {
+                args.iter()
+                    .copied()
+                    .filter(|a| !same.iter().all(|(_, other)| other.contains(a)))
+                    .collect()
+            };
+            let cell = match (args.is_empty(), kept.len() < args.len(), kept.is_empty()) {
+                (true, _, _) => spec.to_string(),
+                (false, false, _) => format!("{name}({})", kept.join(", ")),
+                (false, true, true) => format!("{name}(…)"),
+                (false, true, false) => format!("{name}({}, …)", kept.join(", ")),
+            };
+            cut(&cell, STRATEGY_CELL_MAX)
+        })
+        .collect()
+}
+
+/// `Name(a: 1, b: Fixed("1ms"))` as its name and its top-level settings (`a: 1`, ...).
+fn split_spec(spec: &str) -> (&str, Vec<&str>) {
+    let spec = spec.trim();
+    let Some(open) = spec.find('(') else {
+        return (spec, Vec::new());
+    };
+    let inner = spec[open + 1..]
+        .strip_suffix(')')
+        .unwrap_or(&spec[open + 1..]);
+    let (mut depth, mut quoted, mut from) = (0i32, false, 0);
+    let mut args = Vec::new();
+    for (i, c) in inner.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' | '[' | '{' if !quoted => depth += 1,
+            ')' | ']' | '}' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                args.push(inner[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    args.push(inner[from..].trim());
+    args.retain(|a| !a.is_empty());
+    (&spec[..open], args)
+}
+
+/// `text` cut to at most `max` characters, its end `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut t: String = text.chars().take(max - 1).collect();
+    t.push('…');
+    t
+}
+
+/// `rows` with column `col` (strategies) cut to what differs ([`strategy_cells`]).
+pub fn with_strategies_cut(rows: &[Vec<String>], col: usize) -> Vec<Vec<String>> {
+    let specs: Vec<String> = rows.iter().map(|r| r[col].clone()).collect();
+    rows.iter()
+        .zip(strategy_cells(&specs))
+        .map(|(r, cell)| {
+            let mut r = r.clone();
+            r[col] = cell;
+            r
+        })
+        .collect()
+}
+
 pub const VERDICT_HEADER: [&str; 12] = [
     "scenario", "verdict", "expect", "overlaps", "max", "slack", "zombies", "stale", "unsafe",
     "fenced", "avail", "strategy",
@@ -411,5 +496,54 @@ pub(crate) fn clock_error_words(c: &crate::outcome::ClockErrorOut) -> String {
             "true time left {node}'s TT.now() interval, by up to {}: the error bound did not hold",
             format_ns(c.max_outside_interval_ns)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Two Chubby rows differ in `lock_delay` only: each keeps that and says the rest is left
+    /// out; a protocol on one row keeps its settings; a name alone stays as it is; a quoted
+    /// comma or a nested list is not a split.
+    #[test]
+    fn strategy_cells_keep_what_differs() {
+        let cells = strategy_cells(&specs(&[
+            r#"ChubbySession(grace: "45s", lock_delay: "0s", keepalive: Held(every: "1s"))"#,
+            r#"ChubbySession(grace: "45s", lock_delay: "60s", keepalive: Held(every: "1s"))"#,
+            r#"TwoSided(holder_margin: "1ms", grantor_margin: "0s")"#,
+            "CachedBool",
+            "TwoSided()",
+            r#"Redlock(masters: ["m1", "m2"], note: "a, b")"#,
+            r#"Redlock(masters: ["m1", "m2"], note: "a, c")"#,
+        ]));
+        assert_eq!(
+            cells,
+            [
+                r#"ChubbySession(lock_delay: "0s", …)"#,
+                r#"ChubbySession(lock_delay: "60s", …)"#,
+                r#"TwoSided(holder_margin: "1ms", grantor_margin: "0s")"#,
+                "CachedBool",
+                "TwoSided()",
+                r#"Redlock(note: "a, b", …)"#,
+                r#"Redlock(note: "a, c", …)"#,
+            ]
+        );
+        // Alike in everything: the name and that something was left out.
+        let same = strategy_cells(&specs(&["TwoSided(a: 1)", "TwoSided(a: 1)"]));
+        assert_eq!(same, ["TwoSided(…)", "TwoSided(…)"]);
+    }
+
+    /// A cell wider than the limit is cut to it, its last character `…`.
+    #[test]
+    fn strategy_cells_are_cut_to_the_width() {
+        let long = format!("K8s(a: \"{}\")", "x".repeat(120));
+        let cell = &strategy_cells(&[long])[0];
+        assert_eq!(cell.chars().count(), STRATEGY_CELL_MAX);
+        assert!(cell.ends_with('…') && cell.starts_with("K8s(a: \"xxx"));
     }
 }

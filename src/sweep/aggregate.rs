@@ -89,6 +89,8 @@ pub struct CellStats {
     pub events: u64,
     /// The smallest safety slack of the runs (`None`: no run had a handover).
     pub min_slack_ns: Option<i64>,
+    /// The safety slack of every run with a handover, in no particular order.
+    pub slacks_ns: Vec<i64>,
     /// The recovery of every run that recovered, in no particular order (sorted when read).
     pub recoveries_ns: Vec<i64>,
     /// The failover split of every run that has one ([`RunRow::detection_ns`] and after), in
@@ -125,6 +127,7 @@ impl CellStats {
         self.fenced_writes += r.fenced_writes;
         self.events += r.events;
         self.min_slack_ns = min_some(self.min_slack_ns, r.min_slack_ns);
+        self.slacks_ns.extend(r.min_slack_ns);
         self.recoveries_ns.extend(r.recovery_ns);
         self.detections_ns.extend(r.detection_ns);
         self.elections_ns.extend(r.election_ns);
@@ -153,6 +156,7 @@ impl CellStats {
         self.fenced_writes += o.fenced_writes;
         self.events += o.events;
         self.min_slack_ns = min_some(self.min_slack_ns, o.min_slack_ns);
+        self.slacks_ns.extend_from_slice(&o.slacks_ns);
         self.recoveries_ns.extend_from_slice(&o.recoveries_ns);
         self.detections_ns.extend_from_slice(&o.detections_ns);
         self.elections_ns.extend_from_slice(&o.elections_ns);
@@ -166,6 +170,11 @@ impl CellStats {
     /// smallest value with at least p % of them at or below it); `None` when no run did.
     pub fn recovery_percentiles<const N: usize>(&self, ps: [u32; N]) -> Option<[i64; N]> {
         percentiles(&self.recoveries_ns, ps)
+    }
+
+    /// Nearest-rank percentiles `ps` of the runs' safety slack (of the runs with a handover).
+    pub fn slack_percentiles<const N: usize>(&self, ps: [u32; N]) -> Option<[i64; N]> {
+        percentiles(&self.slacks_ns, ps)
     }
 
     /// Fraction of runs with at least one overlap.
@@ -361,6 +370,24 @@ mod tests {
             read_gap_ns: None,
             write_gap_ns: None,
         }
+    }
+
+    #[test]
+    fn slack_percentiles_are_of_the_runs_with_a_handover() {
+        // Slacks 30, 10, 20 ns and a run without a handover: the median is the 2nd of the
+        // three sorted (ceil(50 x 3 / 100) = 2: 20), the least 10; pooled with a cell of
+        // slack 5, the median of four is the 2nd (10).
+        let mut st = CellStats::default();
+        for s in [Some(30), None, Some(10), Some(20)] {
+            st.push(&row(0, 0, s));
+        }
+        assert_eq!(st.slack_percentiles([50]), Some([20]));
+        assert_eq!(st.min_slack_ns, Some(10));
+        let mut other = CellStats::default();
+        other.push(&row(0, 0, Some(5)));
+        st.merge(&other);
+        assert_eq!(st.slack_percentiles([50, 100]), Some([10, 30]));
+        assert_eq!(CellStats::default().slack_percentiles([50]), None);
     }
 
     #[test]
