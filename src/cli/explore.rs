@@ -7,7 +7,8 @@
 use super::{bad_input, load_all, Loaded};
 use crate::explore::output::{
     counterexample_text, faults_words, found_words, kinds_words, nearest_miss_text, nemesis_ron,
-    runs_csv, ExhaustiveOut, ExploreJson, MissOut, Partial, PowerOut, SizeOut, ViolationOut,
+    runs_csv, Captured, ExhaustiveOut, ExploreJson, MissOut, Partial, PowerOut, SizeOut,
+    ViolationOut,
 };
 use crate::explore::resume::{self, InProgress};
 use crate::explore::{self, shrink, Answer, Exploration, RunRecord};
@@ -940,6 +941,12 @@ fn explore_json<'a>(
         nearest_miss: None,
         power: PowerOut::of(records),
         exhaustive: None,
+        captured_generations: match explore::guided::captured_generations(records) {
+            (captured, of) if e.guided && !exhaustive && captured > 0 => {
+                Some(Captured { captured, of })
+            }
+            _ => None,
+        },
     }
 }
 
@@ -1147,6 +1154,9 @@ fn nothing_report(
     ));
     for w in summary.power.repetition_words() {
         lines.push(format!("  weak evidence {w}"));
+    }
+    if let Some(c) = summary.captured_generations {
+        lines.push(format!("  weak evidence {}", c.words()));
     }
     let chart = crate::report::chart::slack::slack_histogram(name, records, epsilon_ns);
     if let Some(chart) = chart {

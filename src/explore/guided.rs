@@ -97,6 +97,30 @@ fn rank(r: &RunRecord) -> (u8, i64, u64) {
     }
 }
 
+/// Of the bred generations whose runs are all in `records` (in run order, from run 0): how many
+/// were captured by one outcome (at least three in four of their bred runs, immigrants left
+/// out, with the same slack, closest call and verdict), and how many there were. A search
+/// whose generations are captured keeps breeding one lineage: its count of runs overstates
+/// what it tried.
+pub fn captured_generations(records: &[RunRecord]) -> (u64, u64) {
+    let mut captured = 0;
+    let mut bred = 0;
+    let mut start = FIRST as usize;
+    while start + GENERATION as usize <= records.len() {
+        let gen = &records[start + IMMIGRANTS as usize..start + GENERATION as usize];
+        let key = |r: &RunRecord| (r.min_slack_ns, r.closest_call_ns, r.violation.is_some());
+        let most = gen
+            .iter()
+            .map(|r| gen.iter().filter(|o| key(o) == key(r)).count())
+            .max()
+            .unwrap_or(0);
+        bred += 1;
+        captured += u64::from(4 * most >= 3 * gen.len());
+        start += GENERATION as usize;
+    }
+    (captured, bred)
+}
+
 /// What a guided search ran: every record in run order (up to and including the first
 /// violation), and the schedules of the runs an answer may need (the archive's and the
 /// violation's), by run.

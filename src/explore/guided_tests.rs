@@ -1475,3 +1475,47 @@ fn every_child_under_thread_stalls_is_inside() {
         .sum();
     assert!(stalls > 64, "{stalls}");
 }
+
+/// A record of run `run` with slack `slack` (no closest call, no violation).
+fn slack_record(run: u64, slack: Option<i64>) -> RunRecord {
+    RunRecord {
+        run,
+        seed: run,
+        kinds: Vec::new(),
+        violation: None,
+        min_slack_ns: slack,
+        closest_call_ns: None,
+        recovery_margin_ns: None,
+        events: 1,
+    }
+}
+
+/// Generation 1 is runs 64 to 95: 4 immigrants, 28 bred. With 21 of the 28 at one slack
+/// (4 x 21 = 84 >= 3 x 28 = 84) it is captured; with 20 (80 < 84) it is not. Immigrants do not
+/// count, a generation not yet whole is not judged, and generation 0 (swarm's) never is.
+#[test]
+fn a_generation_mostly_alike_is_captured() {
+    let records = |alike: u64, immigrants_alike: bool, extra: u64| -> Vec<RunRecord> {
+        (0..FIRST + GENERATION + extra)
+            .map(|run| {
+                let k = run.wrapping_sub(FIRST);
+                let same = if run < FIRST {
+                    true
+                } else if k < IMMIGRANTS {
+                    immigrants_alike
+                } else {
+                    k - IMMIGRANTS < alike
+                };
+                slack_record(run, Some(if same { 7 } else { run as i64 }))
+            })
+            .collect()
+    };
+    assert_eq!(captured_generations(&records(21, false, 0)), (1, 1));
+    assert_eq!(captured_generations(&records(20, true, 0)), (0, 1));
+    // Generation 2 has begun but is not whole: one judged.
+    assert_eq!(captured_generations(&records(28, false, 5)), (1, 1));
+    assert_eq!(
+        captured_generations(&records(0, false, 0)[..FIRST as usize]),
+        (0, 0)
+    );
+}

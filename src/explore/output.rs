@@ -46,6 +46,28 @@ pub struct ExploreJson<'a> {
     /// An exhaustive search's grid and what it proved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exhaustive: Option<ExhaustiveOut>,
+    /// A guided search some of whose bred generations were captured by one outcome
+    /// ([`super::guided::captured_generations`]; absent when none was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured_generations: Option<Captured>,
+}
+
+/// Bred generations captured by one outcome, of those bred.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Captured {
+    pub captured: u64,
+    pub of: u64,
+}
+
+impl Captured {
+    /// The terminal's words: "12 of 60 bred generations ...".
+    pub fn words(&self) -> String {
+        format!(
+            "{} of {} bred generations were captured by one outcome (three in four of their \
+             bred runs alike): the search kept breeding one lineage",
+            self.captured, self.of
+        )
+    }
 }
 
 /// `explore.json`'s `exhaustive`: the grid searched, the schedules, and the statement.

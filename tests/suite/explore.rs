@@ -521,13 +521,27 @@ fn no_violation_found_is_never_called_safe_and_a_collapsed_search_is_flagged() {
         assert!(2 * runs > of, "{c}");
         let slack = c["slack_ns"].as_i64().unwrap();
         assert!((12 * MS..13 * MS).contains(&slack), "{slack}");
+        // Some of its bred generations were captured by that slack too, and it says how many.
+        let j = json(&dir.join("out").join(name).join("explore.json"));
+        let g = &j["captured_generations"];
+        let (captured, bred) = (g["captured"].as_u64().unwrap(), g["of"].as_u64().unwrap());
+        // (2000 - 64) / 32 = 60 whole bred generations.
+        assert_eq!(bred, 60);
+        assert!((1..=bred).contains(&captured), "{g}");
         assert_eq!(
             weak_lines,
-            [format!(
-                "  weak evidence {runs} of {of} runs with a handover share one slack value ({}): \
-                 the search mostly repeated one outcome",
-                leasesim::time::format_ns(slack)
-            )]
+            [
+                format!(
+                    "  weak evidence {runs} of {of} runs with a handover share one slack value \
+                     ({}): the search mostly repeated one outcome",
+                    leasesim::time::format_ns(slack)
+                ),
+                format!(
+                    "  weak evidence {captured} of 60 bred generations were captured by one \
+                     outcome (three in four of their bred runs alike): the search kept breeding \
+                     one lineage"
+                )
+            ]
         );
     }
 }
