@@ -2,7 +2,7 @@
 //! ([`crate::explore::exhaustive`]), written as an exploration's report is: the counterexample
 //! shrunk, or the nearest miss with the statement of what was proved in `explore.json`.
 
-use super::explore::{finish, progress_bar, runner, ExploreArgs, Timing};
+use super::explore::{finish, runner, ExploreArgs, Timing};
 use super::Loaded;
 use crate::explore::exhaustive::{self, Grid, MomentLog};
 use crate::explore::output::ExhaustiveOut;
@@ -59,7 +59,7 @@ pub(crate) fn exhaustive(
     );
     let runner = runner(&loaded.name, registry);
     let watched = watched(&loaded.name, registry);
-    let bar = progress_bar(grid.cap);
+    let bar = counter();
     #[allow(clippy::disallowed_types)] // wall time for the runs/s line only, never simulated time
     let started = std::time::Instant::now();
     let jobs = args.jobs.map(usize::from);
@@ -105,4 +105,20 @@ fn watched<'a>(
             .map(|o| o.summary)
             .map_err(|e| e.problems)
     }
+}
+
+/// A count of the schedules run on a terminal (how many there are is known only as the search
+/// goes); nothing elsewhere.
+fn counter() -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} {spinner} {pos} schedules run, {per_sec}")
+            .expect("a valid template"),
+    );
+    bar
 }
