@@ -199,6 +199,8 @@ pub struct Proof {
     pub letters: u64,
     /// Every schedule of the grid ran (not stopped at the cap or by a violation).
     pub complete: bool,
+    /// A schedule showed a violation (the last one run).
+    pub violated: bool,
     /// Some run reported more moments than were kept.
     pub clipped: bool,
 }
@@ -232,6 +234,8 @@ struct Search<'a> {
     best: Option<(i64, u64)>,
     /// The starts of the scenario's own faults (a scheduled transfer, say), in ns.
     own_ns: Vec<i64>,
+    /// Why the first schedule that could not run could not.
+    first_problem: Option<String>,
     proof: Proof,
     stop: bool,
 }
@@ -262,6 +266,7 @@ pub fn search(
         kept: BTreeMap::new(),
         best: None,
         own_ns: Vec::new(),
+        first_problem: None,
         stop: false,
     };
     let roots: Vec<Node> = roots(e.base, e.nemesis)
@@ -283,6 +288,12 @@ pub fn search(
         .collect();
     s.proof.own = s.own_ns.len() as u64;
     let logs = s.run_batch(&roots, true)?;
+    if logs.iter().all(Option::is_none) && !s.stop {
+        return Err(format!(
+            "the scenario does not run without faults: {}",
+            s.first_problem.take().unwrap_or_default()
+        ));
+    }
     s.proof.root_moments = logs.iter().flatten().map(|l| l.seen.len() as u64).sum();
     for (root, log) in roots.iter().zip(logs) {
         if let Some(log) = log {
@@ -393,10 +404,15 @@ impl Search<'_> {
             });
             (self.done)(batch.len() as u64);
             for (node, result) in batch.iter().zip(ran) {
-                let Ok((summary, log)) = result else {
-                    self.proof.invalid += 1;
-                    logs.push(None);
-                    continue;
+                let (summary, log) = match result {
+                    Ok(ran) => ran,
+                    Err(problems) => {
+                        self.proof.invalid += 1;
+                        self.first_problem
+                            .get_or_insert_with(|| problems.join("; "));
+                        logs.push(None);
+                        continue;
+                    }
                 };
                 self.note(node, &summary);
                 self.proof.clipped |= log.as_ref().is_some_and(|l| l.clipped);
@@ -418,6 +434,7 @@ impl Search<'_> {
         let violated = record.violation.is_some();
         if violated {
             self.kept.insert(run, node.scenario.clone());
+            self.proof.violated = true;
             self.stop = true;
         } else if let Some(slack) = record.min_slack_ns {
             if self.best.is_none_or(|b| (slack, run) < b) {
@@ -718,6 +735,11 @@ pub fn statement(e: &super::Exploration, grid: &Grid, p: &Proof) -> String {
     };
     let head = if p.complete {
         "no violation".to_string()
+    } else if p.violated {
+        format!(
+            "a violation at schedule {} (proving nothing); before it no violation",
+            p.schedules.saturating_sub(1)
+        )
     } else {
         format!(
             "stopped at the cap of {} schedules: nothing proved beyond the schedules run; \

@@ -262,6 +262,28 @@ fn the_zookeeper_needle_is_safe_with_one_fault_and_found_with_two() {
     let last = x.ran.records.last().unwrap();
     assert!(last.violation.is_some());
     assert_eq!(last.kinds, ["steps", "partitions"]);
-    assert!(!x.proof.complete);
+    assert!(!x.proof.complete && x.proof.violated);
     assert!(x.ran.kept.contains_key(&last.run));
+    let words = statement(&e, &two, &x.proof);
+    assert!(
+        words.starts_with(&format!(
+            "a violation at schedule {} (proving nothing)",
+            last.run
+        )),
+        "{words}"
+    );
+}
+
+/// A scenario that cannot run at all is an error, not a proof of anything.
+#[test]
+fn a_scenario_that_does_not_run_is_an_error() {
+    let (s, n) = one_grant();
+    let e = exploration(&s, &n);
+    let refuse = |_: &Scenario| Err(vec!["no".to_string()]);
+    let watched = |_: &Scenario, _: &mut MomentLog| Err(vec!["it does not build".to_string()]);
+    let g = grid(1, &[(0, 1)], &[Moment::Grant]);
+    let err = search(&e, &g, Some(1), &|_| {}, &refuse, &watched)
+        .err()
+        .expect("an error");
+    assert!(err.ends_with("it does not build"), "{err}");
 }

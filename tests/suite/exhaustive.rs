@@ -78,6 +78,12 @@ fn two_faults_find_the_needle_and_the_counterexample_replays() {
     let report = dir.join("out").join(NEEDLE);
     let j = json(&report.join("explore.json"));
     assert_eq!(j["exhaustive"]["proved"], false);
+    let statement = j["exhaustive"]["statement"].as_str().unwrap();
+    let run = j["violation"]["run"].as_u64().unwrap();
+    assert!(
+        statement.starts_with(&format!("a violation at schedule {run} (proving nothing)")),
+        "{statement}"
+    );
     assert_eq!(
         j["violation"]["kinds"],
         serde_json::json!(["steps", "partitions"])
