@@ -339,14 +339,14 @@ pub struct Outcome {
 impl Outcome {
     /// The outcome of the run `r` of scenario `s` (named `name`, under `strategy`): its
     /// summary, with the verdict and the check of the scenario's `expect` filled in.
-    /// `warnings`: how many warnings the scenario has (`validate::warnings_with`), which its
-    /// `expect.warnings` may count.
+    /// `warnings`: how many warnings the scenario has (`validate::warnings_with`), counted when
+    /// its `expect.warnings` asks.
     pub(crate) fn new(
         name: &str,
         strategy: String,
         s: &Scenario,
         r: RunResult,
-        warnings: usize,
+        warnings: Option<usize>,
     ) -> Outcome {
         let names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
         let st = &r.stats;
@@ -424,9 +424,10 @@ impl Outcome {
         }
         if let Some(e) = &s.expect {
             let mut failures = check(e, &summary);
-            if let Some(want) = e.warnings.filter(|&n| n != warnings as u64) {
+            let have = warnings.unwrap_or_default();
+            if let Some(want) = e.warnings.filter(|&n| n != have as u64) {
                 failures.push(format!(
-                    "expected warnings: {want}, but the scenario has {warnings} (`check` lists them)"
+                    "expected warnings: {want}, but the scenario has {have} (`check` lists them)"
                 ));
             }
             summary.expect.passed = Some(failures.is_empty());
