@@ -287,7 +287,7 @@ pub fn search(
         .map(|f| f.at().ns())
         .collect();
     s.proof.own = s.own_ns.len() as u64;
-    let logs = s.run_batch(&roots, true)?;
+    let logs = s.run_batch(&roots, true);
     if logs.iter().all(Option::is_none) && !s.stop {
         return Err(format!(
             "the scenario does not run without faults: {}",
@@ -297,7 +297,7 @@ pub fn search(
     s.proof.root_moments = logs.iter().flatten().map(|l| l.seen.len() as u64).sum();
     for (root, log) in roots.iter().zip(logs) {
         if let Some(log) = log {
-            s.expand(root, &log)?;
+            s.expand(root, &log);
         }
     }
     s.proof.complete = !s.stop;
@@ -312,22 +312,21 @@ pub fn search(
 
 impl Search<'_> {
     /// Runs `node`'s children as one batch, then each child's children in turn.
-    fn expand(&mut self, node: &Node, log: &MomentLog) -> Result<(), String> {
+    fn expand(&mut self, node: &Node, log: &MomentLog) {
         if self.stop || node.depth >= self.grid.faults {
-            return Ok(());
+            return;
         }
         let children = self.children(node, log);
         let deeper = node.depth + 1 < self.grid.faults;
-        let logs = self.run_batch(&children, deeper)?;
+        let logs = self.run_batch(&children, deeper);
         for (child, log) in children.iter().zip(logs) {
             if self.stop {
                 break;
             }
             if let Some(log) = log {
-                self.expand(child, &log)?;
+                self.expand(child, &log);
             }
         }
-        Ok(())
     }
 
     /// `node`'s children: each letter at each instant of the grid from the moments `log`
@@ -384,7 +383,7 @@ impl Search<'_> {
 
     /// Runs `nodes` in order (watching their moments if `watch`), records each valid one, and
     /// stops at the first violation or at the cap. Each valid run's log (if watched) by node.
-    fn run_batch(&mut self, nodes: &[Node], watch: bool) -> Result<Vec<Option<MomentLog>>, String> {
+    fn run_batch(&mut self, nodes: &[Node], watch: bool) -> Vec<Option<MomentLog>> {
         let mut logs = Vec::with_capacity(nodes.len());
         let chunk = (self.pool.threads() * 16).max(16);
         for batch in nodes.chunks(chunk) {
@@ -423,7 +422,7 @@ impl Search<'_> {
             }
         }
         logs.resize_with(nodes.len(), || None);
-        Ok(logs)
+        logs
     }
 
     /// Records `node`'s run: a violation stops the search; the least slack is kept.
