@@ -334,6 +334,8 @@ pub struct Outcome {
     /// The mean number of events pending in the engine's queue as each event was taken out (a
     /// figure of the engine's work, for `--stats` and the benchmarks; not in `summary.json`).
     pub mean_in_flight: f64,
+    /// What the protocol claimed of its two authorities: whose overlaps and handovers count.
+    pub authorities: crate::oracle::Authorities,
 }
 
 impl Outcome {
@@ -437,6 +439,7 @@ impl Outcome {
             summary,
             node_names: names,
             mean_in_flight: r.stats.in_flight_sum as f64 / r.stats.events.max(1) as f64,
+            authorities: r.oracle.claims,
         }
     }
 }

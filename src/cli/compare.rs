@@ -4,6 +4,7 @@
 
 use super::{load_all, split_top_level_at, with_strategy, CompareArgs, Loaded};
 use crate::compare::{all_strategies, Entry, Row, OWN};
+use crate::oracle::Authorities;
 use crate::outcome::Summary;
 use crate::report::chart::compare::compare_chart;
 use crate::report::chart::throughput::throughput_chart;
@@ -12,6 +13,7 @@ use crate::scenario::duration::parse_duration;
 use crate::scenario::load::{self, LoadError};
 use crate::strategy::Registry;
 use crate::time::Dur;
+use crate::trace::client_log::ClientLog;
 use crate::trace::throughput::Throughput;
 use crate::trace::timeline::{Recorder, Timeline};
 use crate::trace::Tee;
@@ -89,7 +91,11 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> 
     let Some(runs) = fitting_runs(&specs, &base, all, registry) else {
         return ExitCode::from(2);
     };
-    let (recorded, throughputs) = run_each(&runs, bin, registry);
+    let Recorded {
+        runs: recorded,
+        throughputs,
+        logs,
+    } = run_each(&runs, bin, registry);
     let chart = compare_chart(
         &format!("{}: the same fault schedule under each strategy", base.name),
         &recorded,
@@ -103,8 +109,9 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> 
         &format!("{}: reads and writes under each strategy", base.name),
         &per_run,
     );
-    let results: Vec<Summary> = recorded.into_iter().map(|(_, _, s)| s).collect();
     let origins: Vec<&str> = runs.iter().map(|(_, o)| o.as_str()).collect();
+    let page = compare_page(&base, &runs, &recorded, &logs);
+    let results: Vec<Summary> = recorded.into_iter().map(|(_, _, s)| s).collect();
     let rows: Vec<Vec<String>> = results
         .iter()
         .zip(&origins)
@@ -129,6 +136,7 @@ pub(crate) fn compare(args: CompareArgs, registry: &Registry, program: &str) -> 
             ("compare.png", chart.png),
             ("throughput.svg", throughput.svg.into_bytes()),
             ("throughput.png", throughput.png),
+            ("report.html", page.into_bytes()),
         ],
     ) {
         eprintln!("error: cannot write the report {}: {e}", dir.display());
@@ -216,29 +224,85 @@ fn fitting_runs(
 
 /// Each of `runs`, on the pool: its label, timeline and summary, and its throughput in bins
 /// of `bin`, in the order of `runs`.
-fn run_each(
-    runs: &[(Loaded, String)],
-    bin: Dur,
-    registry: &Registry,
-) -> (Vec<(String, Timeline, Summary)>, Vec<Throughput>) {
-    runs.par_iter()
+fn run_each(runs: &[(Loaded, String)], bin: Dur, registry: &Registry) -> Recorded {
+    let each: Vec<_> = runs
+        .par_iter()
         .map(|(l, origin)| {
             let strategy = registry
                 .build(&l.scenario.strategy)
                 .expect("validated at load");
-            let mut observers = Tee(Recorder::for_scenario(&l.scenario), Throughput::new(bin));
+            let log = ClientLog::keeping(COMPARE_OPS_KEPT, COMPARE_HARMFUL_KEPT);
+            let mut observers = Tee(
+                Recorder::for_scenario(&l.scenario),
+                Tee(Throughput::new(bin), log),
+            );
             let outcome = crate::run_with(&l.name, &l.scenario, strategy, Some(&mut observers))
                 .expect("validated at load");
-            let Tee(recorder, throughput) = observers;
+            let Tee(recorder, Tee(throughput, log)) = observers;
             let label = format!("{} ({origin})", l.scenario.strategy.to_ron());
             (
                 (label, recorder.into_timeline(), outcome.summary),
-                throughput,
+                (throughput, (log, outcome.authorities)),
             )
         })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .unzip()
+        .collect();
+    let (runs, rest): (Vec<_>, Vec<_>) = each.into_iter().unzip();
+    let (throughputs, logs) = rest.into_iter().unzip();
+    Recorded {
+        runs,
+        throughputs,
+        logs,
+    }
+}
+
+/// What [`run_each`] recorded of each run, in the order of the runs: its label, timeline and
+/// summary; its throughput; its client history for the page.
+struct Recorded {
+    runs: Vec<(String, Timeline, Summary)>,
+    throughputs: Vec<Throughput>,
+    /// Each run's client log and what its protocol claimed of its authorities.
+    logs: Vec<(ClientLog, Authorities)>,
+}
+
+/// Client operations each strategy's run keeps for the page one by one, from its start and
+/// harmful ones past them: fewer than a run's own page, as a comparison draws many runs.
+const COMPARE_OPS_KEPT: usize = 1_000;
+const COMPARE_HARMFUL_KEPT: usize = 250;
+
+/// `report.html` of a comparison: the table of the runs, and each run drawn (a picker chooses).
+fn compare_page(
+    base: &Loaded,
+    runs: &[(Loaded, String)],
+    recorded: &[(String, Timeline, Summary)],
+    logs: &[(ClientLog, Authorities)],
+) -> String {
+    use crate::report::html::{run_data::RunData, tables, Page, PageKind};
+    let rows: Vec<(&Summary, &str)> = recorded
+        .iter()
+        .zip(runs)
+        .map(|((_, _, s), (_, origin))| (s, origin.as_str()))
+        .collect();
+    let data = recorded
+        .iter()
+        .zip(runs)
+        .zip(logs)
+        .map(|(((label, tl, s), (l, _)), (log, claims))| {
+            RunData::of(label, &l.scenario, (s, *claims), tl, log, None)
+        })
+        .collect();
+    let mut lines = crate::report::html::run_lines(&base.scenario);
+    lines.push(format!(
+        "Seed {}, the same fault schedule for every row.",
+        base.scenario.seed
+    ));
+    Page {
+        kind: PageKind::Compare,
+        title: format!("{}: strategies compared", base.name),
+        lines,
+        table: Some(tables::compare_table(&rows)),
+        runs: data,
+    }
+    .html()
 }
 
 /// `compare.md`: the table of the runs, the charts, and the command that reruns them

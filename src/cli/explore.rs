@@ -20,6 +20,9 @@ use crate::scenario::nemesis::{self, Nemesis};
 use crate::scenario::{load, Scenario};
 use crate::strategy::Registry;
 use crate::sweep::Shard;
+use crate::trace::client_log::ClientLog;
+use crate::trace::timeline::{Recorder, Timeline};
+use crate::trace::Tee;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -994,8 +997,11 @@ fn violation_report(
     let strategy = registry
         .build(&f.counterexample.strategy)
         .expect("validated at load");
-    match crate::run_recorded_with(name, &f.counterexample, strategy) {
-        Ok((o, timeline)) => {
+    let mut observers = Tee(Recorder::for_scenario(&f.counterexample), ClientLog::new());
+    match crate::run_with(name, &f.counterexample, strategy, Some(&mut observers)) {
+        Ok(o) => {
+            let Tee(recorder, log) = observers;
+            let timeline = recorder.into_timeline();
             // Relative to the report, so that its bytes do not depend on --out.
             let rerun = format!("{} run counterexample.ron", crate::shell::word(program));
             let md = markdown::run_report(&o.summary, &f.counterexample, &rerun);
@@ -1003,6 +1009,8 @@ fn violation_report(
             let chart = timeline_chart(&timeline, &o.summary);
             files.push(("timeline.svg", chart.svg.into_bytes()));
             files.push(("timeline.png", chart.png));
+            let page = counterexample_page(name, f, &v, (&o, &timeline, &log));
+            files.push(("report.html", page.into_bytes()));
             Ok(v)
         }
         Err(err) => {
@@ -1010,6 +1018,45 @@ fn violation_report(
             Err(())
         }
     }
+}
+
+/// `report.html` of an exploration that found a violation: its counterexample's run drawn,
+/// under what the search found and how far the shrink took it.
+fn counterexample_page(
+    name: &str,
+    f: &explore::Found,
+    v: &ViolationOut,
+    (outcome, timeline, log): (&crate::outcome::Outcome, &Timeline, &ClientLog),
+) -> String {
+    use crate::report::html::{run_data::RunData, run_lines, Page, PageKind};
+    let mut lines = vec![format!(
+        "Run {} (seed {}) of the search showed {}; shrunk from {} faults to {}, {} long \
+             (counterexample.ron replays it).",
+        v.run,
+        v.seed,
+        v.kind.words(),
+        v.before.faults,
+        v.after.faults,
+        crate::time::format_ns(v.after.duration_ns)
+    )];
+    lines.extend(run_lines(&f.counterexample));
+    let claims = (&outcome.summary, outcome.authorities);
+    let run = RunData::of(
+        "counterexample",
+        &f.counterexample,
+        claims,
+        timeline,
+        log,
+        None,
+    );
+    Page {
+        kind: PageKind::Explore,
+        title: format!("{name}: a counterexample"),
+        lines,
+        table: None,
+        runs: vec![run],
+    }
+    .html()
 }
 
 /// What `explore` prints about a violation: the run, the shrink (its runs, seconds and runs/s,

@@ -6,10 +6,11 @@ use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
 use crate::report::chart::timeline::timeline_chart;
-use crate::report::{self, markdown, text, ReportDir};
+use crate::report::{self, markdown, staging, text, ReportDir};
 use crate::scenario::{library, limits, load};
 use crate::strategy::Registry;
 use crate::time::SimTime;
+use crate::trace::client_log::ClientLog;
 use crate::trace::history::{History, HistoryEvent};
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
@@ -96,6 +97,15 @@ pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode
         return ExitCode::from(2);
     }
     let results = results_ok;
+    if results.len() > 1 {
+        let summaries: Vec<Summary> = results.iter().map(|(s, _)| s.clone()).collect();
+        let index = args.out.join("index.html");
+        let page = report::html::index_page(&summaries);
+        if let Err(e) = staging::write_file(&index, page.as_bytes(), staging::Existing::Replace) {
+            eprintln!("error: cannot write {}: {e}", index.display());
+            return ExitCode::from(2);
+        }
+    }
     print_results(&results, &loaded, &args, program);
     let failed = results.iter().any(|(s, _)| s.expect.passed == Some(false));
     ExitCode::from(u8::from(failed))
@@ -281,6 +291,8 @@ struct ReportObservers {
     traces: Option<(JsonlWriter, PerfettoWriter)>,
     trace_limit: u64,
     history: Option<History>,
+    /// The client history as `report.html` shows it (bounded).
+    client_log: ClientLog,
 }
 
 impl ReportObservers {
@@ -297,6 +309,7 @@ impl ReportObservers {
 impl Observer for ReportObservers {
     fn event(&mut self, e: &TraceEvent) {
         self.recorder.event(e);
+        self.client_log.event(e);
         if let Some((j, p)) = self.traces.as_mut() {
             j.event(e);
             p.event(e);
@@ -320,12 +333,13 @@ impl Observer for ReportObservers {
         }
     }
     fn history(&mut self, e: &HistoryEvent) {
+        self.client_log.history(e);
         if let Some(h) = self.history.as_mut() {
             h.record(e);
         }
     }
     fn wants_history(&self) -> bool {
-        self.history.is_some()
+        true
     }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);
@@ -368,6 +382,7 @@ fn run_one(
         traces,
         trace_limit: args.trace_limit,
         history: args.history.then(History::new),
+        client_log: ClientLog::new(),
     };
     #[allow(clippy::disallowed_types)] // wall time for --stats only, never simulated time
     let started = std::time::Instant::now();
@@ -402,12 +417,21 @@ fn run_one(
         jsonl.close().map_err(io)?;
         perfetto.close().map_err(io)?;
     }
-    let s = outcome.summary;
     let timeline = observers.recorder.into_timeline();
+    let trace = args.trace.then_some("trace.perfetto.json");
+    let page = report::html::run_page(
+        &l.scenario,
+        &outcome,
+        &timeline,
+        &observers.client_log,
+        trace,
+    );
+    let s = outcome.summary;
     let rerun = report::rerun_command(program, &s, &l.source, args.strategy.is_some());
     let md = markdown::run_report(&s, &l.scenario, &rerun);
     let chart = timeline_chart(&timeline, &s);
     let mut files = report::run_files(&s, md);
+    files.push(("report.html", page.into_bytes()));
     if let Some(h) = &observers.history {
         files.push(("history.json", h.porcupine_json().into_bytes()));
         files.push(("history.knossos.edn", h.knossos_edn().into_bytes()));

@@ -348,7 +348,9 @@ fn write_outputs(
         })
         .collect();
     let md = sweep_report::render(grid, stats, &notes, &drawn.skipped, program);
-    staging.write("results.csv", &sweep::files::results_csv(grid, stats))?;
+    let csv = sweep::files::results_csv(grid, stats);
+    staging.write("report.html", sweep_page(grid, &csv, &notes).as_bytes())?;
+    staging.write("results.csv", &csv)?;
     staging.write("report.md", md.as_bytes())?;
     for ch in drawn.drawn {
         staging.write(&format!("{}.png", ch.file), &ch.png)?;
@@ -359,6 +361,49 @@ fn write_outputs(
     }
     staging.commit()
 }
+
+/// `report.html` of a sweep: its cells as a sortable table (the figures that say where the
+/// lease broke and what it cost), and its charts named.
+fn sweep_page(grid: &Grid, results_csv: &[u8], notes: &[sweep_report::ChartNote]) -> String {
+    use crate::report::html::{tables, Page, PageKind};
+    let mut keep: Vec<&str> = grid.params.iter().map(|p| p.name.as_str()).collect();
+    keep.extend(SWEEP_PAGE_COLUMNS);
+    let table = tables::csv_table(results_csv, &keep).expect("results.csv is written here");
+    let mut lines = vec![format!(
+        "{} cells, one row each (every figure is in results.csv; times in ns). Click a column \
+         to sort by it.",
+        grid.cell_count()
+    )];
+    lines.extend(
+        notes
+            .iter()
+            .map(|n| format!("{}.png: {}", n.file, n.caption)),
+    );
+    Page {
+        kind: PageKind::Sweep,
+        title: format!("{}: sweep", grid.spec.name),
+        lines,
+        table: Some(table),
+        runs: Vec::new(),
+    }
+    .html()
+}
+
+/// The columns of `results.csv` that a sweep's page shows beside its parameters.
+const SWEEP_PAGE_COLUMNS: [&str; 12] = [
+    "runs",
+    "overlap_runs",
+    "p_overlap",
+    "p_overlap_lo",
+    "p_overlap_hi",
+    "max_overlap_ns",
+    "min_slack_ns",
+    "mean_availability",
+    "stale_reads",
+    "unsafe_writes",
+    "median_recovery_ns",
+    "p99_recovery_ns",
+];
 
 /// Says what the in-progress file `shown` held: runs resumed, nothing to resume, or an
 /// interrupted sweep's runs started over.

@@ -6,6 +6,7 @@
 
 #[cfg(feature = "charts")]
 pub mod chart;
+pub mod html;
 pub mod markdown;
 pub mod staging;
 pub mod text;

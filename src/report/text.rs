@@ -103,7 +103,7 @@ pub fn why_lines(s: &Summary) -> Vec<String> {
 /// A run's figures as labelled rows: strategy (with the settings of each node that runs its
 /// own), run, overlap, slack, harm, availability and cost, then confirmed reads and clock error
 /// when the run has them.
-fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
+pub(crate) fn figure_rows(s: &Summary) -> Vec<(&'static str, String)> {
     let own = s.node_settings.iter().map(|n| ("own", n.clone()));
     let rows = [
         ("strategy", s.strategy.clone()),

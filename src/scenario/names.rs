@@ -15,6 +15,9 @@
 
 use super::{Fault, Scenario};
 
+/// The page beside the report directories of a run of several scenarios.
+pub const INDEX: &str = "index.html";
+
 /// The longest name, in bytes of UTF-8.
 pub const MAX_NAME_BYTES: usize = 200;
 
@@ -56,6 +59,12 @@ pub fn problem(name: &str) -> Option<String> {
 /// removes as its own leftovers once that PID has ended. Checked where a file's name becomes a
 /// scenario's ([`super::load::named_from_file_in`]).
 pub fn reserved(name: &str) -> Option<String> {
+    if name == INDEX {
+        return Some(format!(
+            "{name:?} is the name of the page that indexes the reports of a run of several \
+             scenarios, written beside their directories"
+        ));
+    }
     let rest = name.strip_prefix('.')?;
     let aside = |kind: &str| {
         rest.rsplit_once(kind)
@@ -132,6 +141,7 @@ mod tests {
             ".q4-sweep.in-progress",
             ".q4.explore-in-progress",
             "..tmp-1",
+            "index.html",
         ] {
             assert!(reserved(bad).is_some(), "{bad:?} accepted");
         }
@@ -142,6 +152,8 @@ mod tests {
             ".q4.tmp-",
             ".q4.tmp-1x",
             ".q4.old",
+            "index",
+            "index.htm",
         ] {
             assert_eq!(reserved(good), None, "{good:?} refused");
         }

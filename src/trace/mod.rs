@@ -8,6 +8,7 @@
 //! stream `trace.jsonl` and `trace.perfetto.json` to disk. [`Tee`] lets two observers watch one
 //! run.
 
+pub mod client_log;
 pub mod clock_error;
 pub mod history;
 pub mod jsonl;

@@ -139,6 +139,8 @@ pub struct Timeline {
     pub read_beliefs: Vec<Vec<Piece>>,
     /// Overlaps of the exclusive authorities, in time order.
     pub overlaps: Vec<Overlap>,
+    /// The authority of each overlap (`overlap_authorities[i]` is that of `overlaps[i]`).
+    pub overlap_authorities: Vec<Authority>,
     pub grants: Vec<GrantSpan>,
     pub pauses: Vec<PauseSpan>,
     /// Stalls of one loop of a node, in order of their start.
@@ -518,9 +520,10 @@ impl Observer for Recorder {
         }
     }
 
-    fn overlap(&mut self, _authority: Authority, o: &Overlap) {
+    fn overlap(&mut self, authority: Authority, o: &Overlap) {
         if self.tl.overlaps.len() < MAX_SPANS {
             self.tl.overlaps.push(o.clone());
+            self.tl.overlap_authorities.push(authority);
         } else {
             self.cut_spans(o.start);
         }
@@ -529,7 +532,12 @@ impl Observer for Recorder {
     fn finish(&mut self, end: SimTime) {
         self.tl.end = end;
         // Each authority's overlaps arrive in time order; merge them (stable: write first).
-        self.tl.overlaps.sort_by_key(|o| (o.start, o.end));
+        let mut both: Vec<(Overlap, Authority)> = std::mem::take(&mut self.tl.overlaps)
+            .into_iter()
+            .zip(std::mem::take(&mut self.tl.overlap_authorities))
+            .collect();
+        both.sort_by_key(|(o, _)| (o.start, o.end));
+        (self.tl.overlaps, self.tl.overlap_authorities) = both.into_iter().unzip();
         for n in 0..self.tl.node_names.len() {
             self.close_pauses(n, end);
             for start in std::mem::take(&mut self.open_disk_stall[n]) {

@@ -2,6 +2,7 @@
 
 mod batch;
 mod bounds;
+mod browser;
 mod charts;
 mod chubby;
 mod cli;
@@ -19,6 +20,7 @@ mod golden;
 mod history_files;
 mod hostile;
 mod hostile_outputs;
+mod html_report;
 mod initial_leader;
 mod k8s;
 mod layers;

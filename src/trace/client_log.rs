@@ -1,0 +1,588 @@
+//! The [`ClientLog`]: the part of a run's client history that a report can show operation by
+//! operation, in memory bounded whatever the run's length.
+//!
+//! It keeps exactly the first [`KEPT_OPS`] operations invoked, and past them every harmful one
+//! (a stale or zombie read, an unsafe write) up to [`KEPT_HARMFUL`] more: a soak run's report
+//! shows its start and its harm one by one, and the rest as counts per bin (the chart
+//! recorder's). Each kept operation carries what explains it: the token it was served or applied
+//! under, the serving node's clock readings, and for a stale read, the write it missed.
+//!
+//! **The write a stale read missed.** A read of the value of write w, invoked at tick I, is stale
+//! when some write after w in the register's order of its key was seen by a client (its
+//! acknowledgement, or a read of it that was not stale) before I ([`crate::oracle::linearizable`]
+//! states the rule). The write it missed is the one among those seen first. To name it the log
+//! keeps the latest [`WRITES_PER_KEY`] writes of each key in the register's order, and the last
+//! [`RECENT`] operations invoked in a ring indexed by their name (their invocation tick): each
+//! write's writer and when it took effect, and when and how a client first saw it. A stale read
+//! whose value or successors fell out of those is kept without a missed write (`missed: None`),
+//! and [`ClientLog::unexplained`] counts it.
+//!
+//! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes.
+
+use super::history::HistoryEvent;
+#[cfg(test)]
+use super::Readings;
+use super::{Observer, TraceEvent, TraceKind};
+use crate::msg::{Key, NodeId, Token, Value, INITIAL};
+use crate::time::SimTime;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Operations kept from the run's start, whatever they did.
+pub const KEPT_OPS: usize = 5_000;
+/// Harmful operations kept past those.
+pub const KEPT_HARMFUL: usize = 1_000;
+/// Operations remembered by name (a power of two): a read answered more than this many ticks
+/// after it was invoked is kept without its invocation.
+pub const RECENT: usize = 1 << 16;
+/// Writes of each key remembered in the register's order.
+pub const WRITES_PER_KEY: usize = 4_096;
+
+/// How a client first saw a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeenBy {
+    /// Its writer's acknowledgement.
+    Acknowledged,
+    /// A read (named by its invocation tick) that returned it and was not stale.
+    Read(u64),
+}
+
+/// The write a stale read missed: who wrote it, when it took effect, and when (true time) and
+/// how a client first saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Missed {
+    pub op: u64,
+    pub node: NodeId,
+    pub call: SimTime,
+    pub effect: Option<SimTime>,
+    pub seen: SimTime,
+    pub by: SeenBy,
+}
+
+/// One client operation as the report shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoggedOp {
+    /// Its name: the tick of its invocation (a write's value).
+    pub op: u64,
+    pub node: NodeId,
+    pub key: Key,
+    pub write: bool,
+    /// Its invocation (`None`: it fell out of the ring before it was kept).
+    pub call: Option<SimTime>,
+    /// Its response: a read answered, a write acknowledged (`None`: never).
+    pub ret: Option<SimTime>,
+    /// The value written, or read (`None`: a read never answered).
+    pub value: Option<Value>,
+    pub failed: bool,
+    pub stale: bool,
+    pub zombie: bool,
+    pub unsafe_write: bool,
+    /// The token it was served (a read) or applied (a write) under.
+    pub token: Option<Token>,
+    /// The serving node's monotonic and wall clock readings then (a write: at the node where it
+    /// took effect).
+    pub readings: Option<(i64, i64)>,
+    /// A write: when and where it took effect.
+    pub effect: Option<(SimTime, NodeId)>,
+    /// A stale read: the write it missed, when the log still knew it.
+    pub missed: Option<Missed>,
+}
+
+/// What the ring remembers of a recent operation.
+#[derive(Clone, Copy, Debug, Default)]
+struct Recent {
+    op: u64,
+    node: NodeId,
+    key: Key,
+    write: bool,
+    call: SimTime,
+    /// A write: when it took effect.
+    effect: Option<SimTime>,
+    /// A write: the tick and time a client first saw it, and how.
+    seen: Option<(u64, SimTime, SeenBy)>,
+}
+
+/// The recorder (an observer of the history and of the reads and writes that follow it).
+#[derive(Debug)]
+pub struct ClientLog {
+    /// Operations kept from the start, and harmful ones kept past them, at most.
+    kept_ops: usize,
+    kept_harmful: usize,
+    ring: Vec<Option<Recent>>,
+    kept: Vec<LoggedOp>,
+    /// Where each kept operation sits in `kept`.
+    index: BTreeMap<u64, usize>,
+    /// Kept operations past the first `kept_ops`.
+    harmful: usize,
+    /// Per key, the latest writes' names in the register's order.
+    order: BTreeMap<Key, VecDeque<u64>>,
+    /// A read answered, waiting for its trace event (token, readings): its name and whether it
+    /// was stale.
+    answered: Option<(u64, bool)>,
+    /// A write that took effect, waiting for its trace event.
+    applied: Option<u64>,
+    /// Operations invoked.
+    invoked: u64,
+    /// Harmful operations past every kept one.
+    harmful_left_out: u64,
+    unexplained: u64,
+}
+
+impl Default for ClientLog {
+    fn default() -> Self {
+        ClientLog::new()
+    }
+}
+
+impl ClientLog {
+    /// A log that keeps [`KEPT_OPS`] operations from the start and [`KEPT_HARMFUL`] harmful
+    /// ones past them.
+    pub fn new() -> ClientLog {
+        ClientLog::keeping(KEPT_OPS, KEPT_HARMFUL)
+    }
+
+    /// A log that keeps `ops` operations from the start and `harmful` harmful ones past them
+    /// (a page of many runs keeps fewer of each).
+    pub fn keeping(ops: usize, harmful: usize) -> ClientLog {
+        ClientLog {
+            kept_ops: ops,
+            kept_harmful: harmful,
+            ring: vec![None; RECENT],
+            kept: Vec::new(),
+            index: BTreeMap::new(),
+            harmful: 0,
+            order: BTreeMap::new(),
+            answered: None,
+            applied: None,
+            invoked: 0,
+            harmful_left_out: 0,
+            unexplained: 0,
+        }
+    }
+
+    /// The operations kept, in the order they were invoked (the first ones), then the harmful
+    /// ones past them in the order they did harm.
+    pub fn operations(&self) -> &[LoggedOp] {
+        &self.kept
+    }
+
+    /// Operations invoked in the whole run.
+    pub fn invoked(&self) -> u64 {
+        self.invoked
+    }
+
+    /// Harmful operations not kept (past those kept).
+    pub fn harmful_left_out(&self) -> u64 {
+        self.harmful_left_out
+    }
+
+    /// Stale reads kept whose missed write the log no longer knew.
+    pub fn unexplained(&self) -> u64 {
+        self.unexplained
+    }
+
+    fn recent(&self, op: u64) -> Option<&Recent> {
+        self.ring[op as usize % RECENT]
+            .as_ref()
+            .filter(|r| r.op == op)
+    }
+
+    fn recent_mut(&mut self, op: u64) -> Option<&mut Recent> {
+        self.ring[op as usize % RECENT]
+            .as_mut()
+            .filter(|r| r.op == op)
+    }
+
+    fn kept_mut(&mut self, op: u64) -> Option<&mut LoggedOp> {
+        let i = *self.index.get(&op)?;
+        Some(&mut self.kept[i])
+    }
+
+    fn invoked_op(&mut self, op: u64, node: NodeId, key: Key, write: bool, at: SimTime) {
+        self.invoked += 1;
+        self.ring[op as usize % RECENT] = Some(Recent {
+            op,
+            node,
+            key,
+            write,
+            call: at,
+            effect: None,
+            seen: None,
+        });
+        if self.kept.len() < self.kept_ops {
+            self.keep(LoggedOp {
+                op,
+                node,
+                key,
+                write,
+                call: Some(at),
+                ret: None,
+                value: write.then_some(op),
+                failed: false,
+                stale: false,
+                zombie: false,
+                unsafe_write: false,
+                token: None,
+                readings: None,
+                effect: None,
+                missed: None,
+            });
+        }
+    }
+
+    fn keep(&mut self, o: LoggedOp) {
+        self.index.insert(o.op, self.kept.len());
+        self.kept.push(o);
+    }
+
+    /// Keeps harmful operation `op` (not kept yet) if there is room; whether it is kept.
+    fn keep_harmful(&mut self, op: u64, value: Option<Value>) -> bool {
+        if self.harmful >= self.kept_harmful {
+            self.harmful_left_out += 1;
+            return false;
+        }
+        self.harmful += 1;
+        let r = self.recent(op).copied();
+        self.keep(LoggedOp {
+            op,
+            node: r.map_or(0, |r| r.node),
+            key: r.map_or(0, |r| r.key),
+            write: r.is_some_and(|r| r.write),
+            call: r.map(|r| r.call),
+            ret: None,
+            value,
+            failed: false,
+            stale: false,
+            zombie: false,
+            unsafe_write: false,
+            token: None,
+            readings: None,
+            effect: None,
+            missed: None,
+        });
+        true
+    }
+
+    /// A client saw write `value` at tick `tick` (time `at`): the first time counts.
+    fn seen(&mut self, value: Value, tick: u64, at: SimTime, by: SeenBy) {
+        if let Some(r) = self.recent_mut(value).filter(|r| r.write) {
+            r.seen.get_or_insert((tick, at, by));
+        }
+    }
+
+    /// The write a read of `value` from `key`, invoked at tick `call`, missed: among the writes
+    /// after `value` in the key's order, the one a client saw first, if before `call`.
+    fn missed(&self, key: Key, value: Value, call: u64) -> Option<Missed> {
+        let order = self.order.get(&key)?;
+        let after = if value == INITIAL {
+            0
+        } else {
+            order.iter().position(|&w| w == value)? + 1
+        };
+        order
+            .iter()
+            .skip(after)
+            .filter_map(|&w| self.recent(w))
+            .filter_map(|r| r.seen.map(|s| (s, r)))
+            .filter(|((tick, _, _), _)| *tick < call)
+            .min_by_key(|((tick, _, _), _)| *tick)
+            .map(|((_, seen, by), r)| Missed {
+                op: r.op,
+                node: r.node,
+                call: r.call,
+                effect: r.effect,
+                seen,
+                by,
+            })
+    }
+
+    fn read_answered(&mut self, op: u64, value: Value, tick: u64, at: SimTime, stale: bool) {
+        if !stale {
+            self.seen(value, tick, at, SeenBy::Read(op));
+        }
+        self.answered = Some((op, stale));
+        let kept = self.index.contains_key(&op) || (stale && self.keep_harmful(op, Some(value)));
+        if !kept {
+            return;
+        }
+        // A read kept without its invocation (out of the ring) has no key to look in.
+        let o = &self.kept[self.index[&op]];
+        let missed = if stale && o.call.is_some() {
+            self.missed(o.key, value, op)
+        } else {
+            None
+        };
+        if stale && missed.is_none() {
+            self.unexplained += 1;
+        }
+        let o = self.kept_mut(op).expect("kept above");
+        o.value = Some(value);
+        o.ret = Some(at);
+        o.stale = stale;
+        o.missed = missed;
+    }
+
+    fn took_effect(&mut self, key: Key, value: Value, at: SimTime) {
+        let order = self.order.entry(key).or_default();
+        if order.len() == WRITES_PER_KEY {
+            order.pop_front();
+        }
+        order.push_back(value);
+        if let Some(r) = self.recent_mut(value) {
+            r.effect = Some(at);
+        }
+        self.applied = Some(value);
+    }
+
+    /// The trace event that follows a read answered: its token, whether it is a zombie, and
+    /// the node's clocks. A zombie read not kept yet is kept now (a stale one already was).
+    fn read_served(&mut self, e: &TraceEvent, token: Token, zombie: bool) {
+        let Some((op, stale)) = self.answered.take() else {
+            return;
+        };
+        if zombie && !stale && !self.index.contains_key(&op) && self.keep_harmful(op, None) {
+            if let Some(o) = self.kept_mut(op) {
+                o.ret = Some(e.t);
+            }
+        }
+        if let Some(o) = self.kept_mut(op) {
+            o.token = Some(token);
+            o.zombie = zombie;
+            o.readings = Some((e.mono().ns(), e.wall().ns()));
+        }
+    }
+
+    /// The trace event that follows a write taking effect at node `e.node`.
+    fn write_arrived(&mut self, e: &TraceEvent, token: Token, unsafe_write: bool) {
+        let Some(op) = self.applied.take() else {
+            return;
+        };
+        if unsafe_write && !self.index.contains_key(&op) {
+            self.keep_harmful(op, Some(op));
+        }
+        if let Some(o) = self.kept_mut(op) {
+            o.token = Some(token);
+            o.unsafe_write = unsafe_write;
+            o.effect = Some((e.t, e.node));
+            o.readings = Some((e.mono().ns(), e.wall().ns()));
+        }
+    }
+}
+
+impl Observer for ClientLog {
+    fn event(&mut self, e: &TraceEvent) {
+        match e.kind {
+            TraceKind::Read { token, zombie, .. } => self.read_served(e, token, zombie),
+            TraceKind::WriteArrived {
+                token,
+                unsafe_write,
+                applied: true,
+                duplicate: false,
+                ..
+            } => self.write_arrived(e, token, unsafe_write),
+            _ => {}
+        }
+    }
+
+    fn history(&mut self, e: &HistoryEvent) {
+        match *e {
+            HistoryEvent::Invoked {
+                op,
+                node,
+                key,
+                write,
+                at,
+            } => self.invoked_op(op, node, key, write, at),
+            HistoryEvent::Failed { op, at } => {
+                if let Some(o) = self.kept_mut(op) {
+                    o.failed = true;
+                    o.ret = Some(at);
+                }
+            }
+            HistoryEvent::ReadAnswered {
+                op,
+                value,
+                tick,
+                at,
+                stale,
+            } => self.read_answered(op, value, tick, at, stale),
+            HistoryEvent::WriteTookEffect { key, value, at, .. } => {
+                self.took_effect(key, value, at)
+            }
+            HistoryEvent::WriteAcked { value, tick, at } => {
+                self.seen(value, tick, at, SeenBy::Acknowledged);
+                if let Some(o) = self.kept_mut(value) {
+                    o.ret.get_or_insert(at);
+                }
+            }
+        }
+    }
+
+    fn wants_history(&self) -> bool {
+        true
+    }
+}
+
+impl ClientLog {
+    /// How many operations it keeps from the start, and harmful ones past them.
+    pub fn capacity(&self) -> (usize, usize) {
+        (self.kept_ops, self.kept_harmful)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::LocalTime;
+    use crate::trace::Readings;
+
+    fn t(ns: i64) -> SimTime {
+        SimTime::from_ns(ns)
+    }
+
+    fn invoke(log: &mut ClientLog, op: u64, node: NodeId, write: bool) {
+        let at = t(op as i64 * 10);
+        log.history(&HistoryEvent::Invoked {
+            op,
+            node,
+            key: 0,
+            write,
+            at,
+        });
+    }
+
+    fn effect(log: &mut ClientLog, value: u64, tick: u64) {
+        let at = t(tick as i64 * 10);
+        log.history(&HistoryEvent::WriteTookEffect {
+            key: 0,
+            value,
+            tick,
+            at,
+        });
+        log.event(&event(
+            at,
+            0,
+            TraceKind::WriteArrived {
+                writer: 0,
+                token: 1,
+                applied: true,
+                unsafe_write: false,
+                duplicate: false,
+            },
+        ));
+    }
+
+    fn ack(log: &mut ClientLog, value: u64, tick: u64) {
+        let at = t(tick as i64 * 10);
+        log.history(&HistoryEvent::WriteAcked { value, tick, at });
+    }
+
+    /// Read `op` on node 1 answered at `tick` with `value`; its trace event follows.
+    fn answer(log: &mut ClientLog, op: u64, value: u64, tick: u64, stale: bool, zombie: bool) {
+        let at = t(tick as i64 * 10);
+        log.history(&HistoryEvent::ReadAnswered {
+            op,
+            value,
+            tick,
+            at,
+            stale,
+        });
+        let kind = TraceKind::Read {
+            token: 2,
+            zombie,
+            stale,
+        };
+        log.event(&event(at, 1, kind));
+    }
+
+    fn event(at: SimTime, node: NodeId, kind: TraceKind) -> TraceEvent<'static> {
+        TraceEvent {
+            t: at,
+            node,
+            clock: Readings::Given {
+                mono: LocalTime::from_ns(at.ns() + 1),
+                wall: LocalTime::from_ns(at.ns() + 2),
+            },
+            kind,
+        }
+    }
+
+    /// Writes 1 and 2 (in that order) take effect; 2 is acknowledged at tick 5, 1 at tick 6. A
+    /// read of the initial value invoked at tick 7 missed both: the one a client saw first is
+    /// write 2 (tick 5), though write 1 comes first in the order.
+    #[test]
+    fn the_missed_write_is_the_first_one_seen() {
+        let mut log = ClientLog::new();
+        invoke(&mut log, 1, 0, true);
+        invoke(&mut log, 2, 0, true);
+        effect(&mut log, 1, 3);
+        effect(&mut log, 2, 4);
+        ack(&mut log, 2, 5);
+        ack(&mut log, 1, 6);
+        invoke(&mut log, 7, 1, false);
+        answer(&mut log, 7, INITIAL, 8, true, false);
+        let r = &log.operations()[2];
+        assert_eq!((r.op, r.stale, r.ret), (7, true, Some(t(80))));
+        let m = r.missed.unwrap();
+        assert_eq!(
+            (m.op, m.node, m.seen, m.by),
+            (2, 0, t(50), SeenBy::Acknowledged)
+        );
+        assert_eq!((m.call, m.effect), (t(20), Some(t(40))));
+        // The read's token and its node's clocks come from the trace event after the answer.
+        assert_eq!((r.token, r.readings), (Some(2), Some((81, 82))));
+        // A write took its token and its place of effect from the resource's event.
+        assert_eq!(log.operations()[0].effect, Some((t(30), 0)));
+        assert_eq!(log.operations()[0].ret, Some(t(60)));
+    }
+
+    /// A write first seen by a read (not stale) counts from that read: write 1 takes effect at
+    /// tick 2, read 3 returns it at tick 4; read 5 of the initial value missed write 1, seen by
+    /// read 3. A read invoked before any write was seen (read 3 at tick 3 would be) misses none.
+    #[test]
+    fn a_write_is_seen_by_its_first_read_that_was_not_stale() {
+        let mut log = ClientLog::new();
+        invoke(&mut log, 1, 0, true);
+        effect(&mut log, 1, 2);
+        invoke(&mut log, 3, 1, false);
+        answer(&mut log, 3, 1, 4, false, false);
+        invoke(&mut log, 5, 1, false);
+        answer(&mut log, 5, INITIAL, 6, true, false);
+        let m = log.operations()[2].missed.unwrap();
+        assert_eq!((m.op, m.seen, m.by), (1, t(40), SeenBy::Read(3)));
+        assert_eq!(log.unexplained(), 0);
+        assert_eq!(log.operations()[1].missed, None);
+    }
+
+    /// Keeping 2 from the start and 1 harmful past them: ops 1 and 2 kept, 3 not; stale read 4
+    /// kept as the harmful one, with its invocation from the ring; stale read 5 only counted.
+    #[test]
+    fn past_its_capacity_it_keeps_harm_only_and_counts_the_rest() {
+        let mut log = ClientLog::keeping(2, 1);
+        for op in 1..=5 {
+            invoke(&mut log, op, 1, false);
+        }
+        answer(&mut log, 3, INITIAL, 6, false, false);
+        answer(&mut log, 4, INITIAL, 7, true, false);
+        answer(&mut log, 5, INITIAL, 8, true, false);
+        let kept: Vec<u64> = log.operations().iter().map(|o| o.op).collect();
+        assert_eq!(kept, [1, 2, 4]);
+        assert_eq!(log.operations()[2].call, Some(t(40)));
+        assert_eq!((log.invoked(), log.harmful_left_out()), (5, 1));
+        // Nothing was written: the stale reads name no missed write, and say so.
+        assert_eq!(log.unexplained(), 1);
+    }
+
+    /// A zombie read that is not stale is harm too: kept past the start's operations.
+    #[test]
+    fn a_zombie_read_past_the_start_is_kept() {
+        let mut log = ClientLog::keeping(1, 1);
+        invoke(&mut log, 1, 1, false);
+        invoke(&mut log, 2, 1, false);
+        answer(&mut log, 2, INITIAL, 3, false, true);
+        let o = &log.operations()[1];
+        assert_eq!(
+            (o.op, o.zombie, o.stale, o.ret),
+            (2, true, false, Some(t(30)))
+        );
+    }
+}
