@@ -750,30 +750,37 @@
     });
   }
 
-  // A handover joins the two nodes' write lanes between the old holder's end and the new start.
+  // A handover joins the two nodes' belief lanes of its authority (write, or read when the
+  // protocol tracks it apart) between the old holder's end and the new start.
   // Zoomed out, thousands of handovers share pixel columns: one band per column and sign.
   function drawHandovers(P) {
     const groups = S.layout.groups, ix = P.handovers, lastCol = [-Infinity, -Infinity];
     const end = pastVisible(ix, S.t1);
     for (let i = firstVisible(ix, S.t0); i < end; i++) {
-      const h = ix.items[i], a = groups[h[0]], b = groups[h[1]];
-      if (ix.ends[i] < S.t0 || !a || !b) continue;
+      const h = ix.items[i], ga = groups[h[0]], gb = groups[h[1]];
+      if (ix.ends[i] < S.t0 || !ga || !gb) continue;
+      const a = laneOf(ga, h[5]), b = laneOf(gb, h[5]);
       const [x, w] = spanPx(ix.starts[i], ix.ends[i], 2);
       const sign = h[4] >= 0 ? 0 : 1;
       if (w < 3 && Math.floor(x) <= lastCol[sign]) continue;
       lastCol[sign] = Math.floor(x + w);
       const [fill, edge] = sign ? HANDOVER_BAD : HANDOVER_OK;
       ctx.fillStyle = fill;
-      ctx.fillRect(x, a.belief.top + 1, w, BELIEF_H - 2);
-      ctx.fillRect(x, b.belief.top + 1, w, BELIEF_H - 2);
+      ctx.fillRect(x, a.top + 1, w, a.h - 2);
+      ctx.fillRect(x, b.top + 1, w, b.h - 2);
       if (w < 3) continue;
       // Edges joining the two lanes, over whatever lies between them.
-      const top = Math.min(a.belief.top, b.belief.top) + 1;
-      const bottom = Math.max(a.belief.top, b.belief.top) + BELIEF_H - 1;
+      const top = Math.min(a.top, b.top) + 1;
+      const bottom = Math.max(a.top + a.h, b.top + b.h) - 1;
       ctx.fillStyle = edge;
       ctx.fillRect(x, top, 1, bottom - top);
       ctx.fillRect(x + w - 1, top, 1, bottom - top);
     }
+  }
+
+  // The lane of a node's group that holds its beliefs of `authority`.
+  function laneOf(group, authority) {
+    return authority === 'read' && group.read ? group.read : group.belief;
   }
 
   function drawOverlaps(P) {
@@ -1035,7 +1042,8 @@
       };
       case 'handover': return {
         title: 'Handover ' + nodeName(it[0]) + ' → ' + nodeName(it[1]) + ', slack ' + fmtDur(it[4]),
-        rows: [['from', nodeName(it[0])], ['to', nodeName(it[1])], ['previous holder ended', fmtTime(it[2])],
+        rows: [['from', nodeName(it[0])], ['to', nodeName(it[1])], ['authority', it[5] || 'write'],
+          ['previous holder ended', fmtTime(it[2])],
           ['new holder started', fmtTime(it[3])],
           ['slack', fmtDur(it[4]) + (it[4] < 0 ? ' (negative: both held the lease)' : ' (gap: safe)')]],
       };
