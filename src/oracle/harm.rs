@@ -252,6 +252,11 @@ impl Harm {
     /// crash). Returns it, if it was open.
     fn close_read(&mut self, node: NodeId, op: Tick) -> Option<OpenRead> {
         let q = &mut self.open[node];
+        // Reads are open in the order they were invoked: one invoked after the last open one
+        // was never opened (most: a read rejected as it arrives).
+        if q.back().is_none_or(|r| r.op < op) {
+            return None;
+        }
         // Reads mostly end in the order they began: the first is the one, as a rule.
         let i = match q.front() {
             Some(r) if r.op == op => 0,
