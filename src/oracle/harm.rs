@@ -257,16 +257,20 @@ impl Harm {
         if q.back().is_none_or(|r| r.op < op) {
             return None;
         }
-        // Reads mostly end in the order they began: the first is the one, as a rule.
-        let i = match q.front() {
-            Some(r) if r.op == op => 0,
-            _ => q.binary_search_by_key(&op, |r| r.op).ok()?,
-        };
+        // Reads mostly end in the order they began: the first is the one, as a rule (the
+        // first is never closed: closed ones are dropped from the front).
+        debug_assert!(q.front().is_none_or(|r| !r.closed), "no closed read first");
+        if q.front().is_some_and(|r| r.op == op) {
+            let r = q.pop_front();
+            while q.front().is_some_and(|r| r.closed) {
+                q.pop_front();
+            }
+            return r;
+        }
+        // Not the first: closing it leaves the first in place.
+        let i = q.binary_search_by_key(&op, |r| r.op).ok()?;
         let r = q[i];
         q[i].closed = true;
-        while q.front().is_some_and(|r| r.closed) {
-            q.pop_front();
-        }
         (!r.closed).then_some(r)
     }
 
