@@ -275,8 +275,12 @@ impl Harm {
     }
 
     /// Read `op` at `node` ended unanswered (rejected, given up, or its node crashed).
+    #[inline]
     pub fn read_ended(&mut self, node: NodeId, op: Tick) {
-        self.close_read(node, op);
+        // Most never opened (rejected as they arrive): told here without a call.
+        if self.open[node].back().is_some_and(|r| r.op >= op) {
+            self.close_read(node, op);
+        }
     }
 
     /// Read `op` of `key` was taken up at `node` under `token` and kept for later: whether it is
