@@ -289,6 +289,8 @@ pub fn div_rate_one_floor(x: i128) -> i64 {
     const FIVE_12: i64 = 244_140_625;
     let shifted = x >> 12; // floor(x / 2^12), also for negative x
     match i64::try_from(shifted) {
+        // Unsigned, the division by a constant is a multiply and a shift with no sign's fixup.
+        Ok(s) if s >= 0 => (s as u64 / FIVE_12 as u64) as i64,
         Ok(s) => s.div_euclid(FIVE_12),
         Err(_) => {
             let q = x.div_euclid(RATE_ONE as i128);

@@ -66,6 +66,7 @@ pub fn build<'o, P: Protocol>(
         max_events: scenario.limits.max_events,
         queue,
         arrivals: Default::default(),
+        service: Default::default(),
         nodes: nodes(scenario, protocol),
         clocks: clocks(scenario),
         net,

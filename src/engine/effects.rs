@@ -65,8 +65,16 @@ impl<P: Protocol> Sim<'_, P> {
     /// tells the oracle what changed.
     pub(super) fn after_call(&mut self, n: NodeId) {
         let beliefs = self.nodes[n].logic.as_ref().expect("node is up").beliefs();
-        // Most calls (a request checked or served) ask for nothing.
-        if !self.out.is_empty() {
+        // Most calls (a request checked) ask for nothing; most of the rest (a read served)
+        // report one fact, noted without draining the buffers (on a node without a disk: one
+        // with a disk may hold its messages, below, whatever the call gave).
+        let only_fact = match self.nodes[n].disk_model {
+            None => self.out.take_only_fact(),
+            Some(_) => None,
+        };
+        if let Some(fact) = only_fact {
+            self.note(n, fact.with_clock());
+        } else if !self.out.is_empty() {
             // On a node with a disk, a call that persists writes to it; one that waits holds
             // its messages until the write is durable, and so does every call its loop makes
             // meanwhile (those it handles at once on going on): no message leaves before the

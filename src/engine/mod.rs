@@ -1,8 +1,9 @@
 //! The discrete-event engine: one run of a scenario in exact true time.
 //!
 //! Events come out of a queue keyed by (true time, sequence number), merged with the fault
-//! schedule (`feed`) and the Poisson streams' next arrivals (`arrivals`), which wait beside the
-//! queue under sequence numbers taken from it, so that the order is that of one queue.
+//! schedule (`feed`), the Poisson streams' next arrivals (`arrivals`) and the admitted
+//! requests' effects (`service`), which wait beside the queue under sequence numbers taken from
+//! it, so that the order is that of one queue.
 //! Node-bound events (message deliveries, timers, client requests and their effects) go to the
 //! node's logic, or wait in the node's deferred list while it is paused and are handled at
 //! resume in the order they fell due; a crashed node loses them. Timers are set on a node's
@@ -39,7 +40,8 @@
 //! `workload` (client requests), `faults` (node faults and clock syncs), `disk` (nodes' disks:
 //! fsyncs, disk stalls, what waits for them), `feed` (the fault schedule as the run reaches
 //! it), `build` (a run from a scenario), `stats` (the run's counters), `queue` (the event
-//! queue), `arrivals` (the Poisson streams' next arrivals, beside the queue), `waits`
+//! queue), `arrivals` (the Poisson streams' next arrivals, beside the queue), `service` (the
+//! effects of admitted requests, beside it too), `waits`
 //! (confirmed reads' waits).
 
 mod arrivals;
@@ -57,6 +59,7 @@ mod moments;
 mod node;
 mod queue;
 mod run;
+mod service;
 mod stats;
 mod strategy;
 #[cfg(test)]
@@ -246,6 +249,8 @@ pub struct Sim<'o, P: Protocol> {
     queue: EventQueue<MsgOf<P>>,
     /// The Poisson streams' next arrivals, merged with the queue's events by (time, seq).
     arrivals: arrivals::Arrivals,
+    /// The admitted requests' effects waiting for their service time, merged likewise.
+    service: service::Service,
     nodes: Vec<Node<P::Logic>>,
     /// Every node's role, by node id (node logic sees it as its peers).
     roles: Vec<Role>,

@@ -6,11 +6,12 @@
 //!
 //! Events scheduled before the run begins (the first clock syncs) wait in a list sorted once,
 //! at the first look; the binary heap holds only what the run schedules as it goes (messages,
-//! timers, effects of admitted requests, the fixed-rate stream's operations, pause ends). Two
-//! kinds of events are not queued: the fault schedule, which the engine merges in as the run
-//! reaches it (`engine::feed`), a fault at an instant before any queued event; and the Poisson
-//! streams' next arrivals, kept beside the queue (`engine::arrivals`) under sequence numbers
-//! taken from it ([`EventQueue::reserve_seq`]) and merged by the same (time, seq) key
+//! timers, the fixed-rate stream's operations, pause ends). Three kinds of events are not
+//! queued: the fault schedule, which the engine merges in as the run reaches it
+//! (`engine::feed`), a fault at an instant before any queued event; and the Poisson streams'
+//! next arrivals and the admitted requests' effects, kept beside the queue (`engine::arrivals`,
+//! `engine::service`) under sequence numbers taken from it ([`EventQueue::reserve_seq`]) and
+//! merged by the same (time, seq) key
 //! ([`order_of`], [`EventQueue::next_order`]). Push and pop cost O(log n) in the events the
 //! queue holds, and one comparison with the head of the list. The heap holds only the keys and
 //! a slot number; the events themselves sit in a slab whose slots are reused, so sifting moves

@@ -5,6 +5,7 @@
 
 use super::effects::kind_name;
 use super::queue::time_of;
+use super::service::Effect;
 use super::{Ev, RunResult, Sim};
 use crate::clock::ClockKind;
 use crate::msg::{NodeId, Token};
@@ -26,6 +27,8 @@ enum Source {
     Queue,
     /// A Poisson stream's next arrival (`engine::arrivals`).
     Arrival,
+    /// An admitted request's effect (`engine::service`).
+    Effect,
 }
 
 impl<P: Protocol> Sim<'_, P> {
@@ -71,6 +74,11 @@ impl<P: Protocol> Sim<'_, P> {
                     self.count_in_flight();
                     self.dispatch(ev);
                 }
+                Source::Effect => {
+                    let e = self.service.take();
+                    self.count_in_flight();
+                    self.effect_due(e);
+                }
             }
         }
         let end = if self.stats.truncated {
@@ -102,29 +110,36 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// Adds the events in flight (queued, and the streams' pending arrivals) to the sum.
+    /// Adds the events in flight (queued, the streams' pending arrivals and the effects
+    /// waiting) to the sum.
     #[inline]
     fn count_in_flight(&mut self) {
-        self.stats.in_flight_sum += (self.queue.len() + self.arrivals.len()) as u64;
+        let waiting = self.queue.len() + self.arrivals.len() + self.service.len();
+        self.stats.in_flight_sum += waiting as u64;
     }
 
     /// When the next event is due, and where it comes from: the schedule's next node fault (due
     /// no later than the others: a fault at an instant comes before anything the run scheduled
     /// for it, as if the whole schedule had been queued before the run), or of the queue's next
-    /// event and the streams' next arrival the one first in (time, seq) order. Drawn network
-    /// faults that start by then join the network first, so that every send and delivery at
-    /// that instant sees them.
+    /// event, the streams' next arrival and the next effect the one first in (time, seq) order.
+    /// Drawn network faults that start by then join the network first, so that every send and
+    /// delivery at that instant sees them.
     #[inline]
     fn next_due(&mut self) -> Option<(SimTime, Source)> {
+        // No key is u128::MAX (times stay below i64::MAX): it stands for none.
+        const NONE: u128 = u128::MAX;
         let fault_at = self.feed.next_node_at();
-        let queued = self.queue.next_order();
-        let arriving = self.arrivals.next_order();
-        let (order, source) = match (queued, arriving) {
-            (Some(q), Some(a)) if a < q => (Some(a), Source::Arrival),
-            (Some(q), _) => (Some(q), Source::Queue),
-            (None, a) => (a, Source::Arrival),
-        };
-        let next_at = order.map(time_of);
+        let queued = self.queue.next_order().unwrap_or(NONE);
+        let arriving = self.arrivals.next_order().unwrap_or(NONE);
+        let serving = self.service.next_order().unwrap_or(NONE);
+        let (mut order, mut source) = (queued, Source::Queue);
+        if arriving < order {
+            (order, source) = (arriving, Source::Arrival);
+        }
+        if serving < order {
+            (order, source) = (serving, Source::Effect);
+        }
+        let next_at = (order != NONE).then(|| time_of(order));
         let (at, source) = match fault_at {
             Some(f) if next_at.is_none_or(|t| f <= t) => (f, Source::Fault),
             _ => (next_at?, source),
@@ -435,14 +450,40 @@ impl<P: Protocol> Sim<'_, P> {
             if let Request::Read { key } = kind {
                 self.harm.open_read(n, op, key);
             }
-            let ev = Ev::Effect {
-                node: n as u32,
-                life: self.nodes[n].life,
-                kind,
-                token,
-                op,
-            };
-            self.queue.push(self.now + self.service_time, ev);
+            // Its sequence number is taken now, as a queued event's would be (`engine::service`).
+            let seq = self.queue.reserve_seq();
+            let at = self.now + self.service_time;
+            let life = self.nodes[n].life;
+            let e = Effect::new((at, seq), (n as u32, life), kind, token, op);
+            self.service.push(e);
+        }
+    }
+
+    /// Admitted request `e` is due to take effect now: at its node as [`Sim::route`] and
+    /// [`Sim::handle`] would take its [`Ev::Effect`], making the event only if it must wait
+    /// (its node paused, or its worker loop stalled).
+    fn effect_due(&mut self, e: Effect) {
+        let n = e.node as NodeId;
+        let node = &self.nodes[n];
+        if !node.up() {
+            return;
+        }
+        let paused = node.pause_depth > 0;
+        if paused || node.blocked(Thread::Worker) {
+            debug_assert!(
+                paused || node.held_by_stall(&e.event()),
+                "the event's loop is the worker"
+            );
+            self.set_aside(n, e.event(), !paused);
+            return;
+        }
+        if node.disk_model.is_some() {
+            self.call_thread = Thread::Worker;
+        }
+        if e.life == node.life {
+            self.take_effect(n, e.kind, e.token, e.op);
+        } else if !e.kind.is_write() {
+            self.harm.read_ended(n, e.op);
         }
     }
 

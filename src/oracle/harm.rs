@@ -252,22 +252,35 @@ impl Harm {
     /// crash). Returns it, if it was open.
     fn close_read(&mut self, node: NodeId, op: Tick) -> Option<OpenRead> {
         let q = &mut self.open[node];
-        // Reads mostly end in the order they began: the first is the one, as a rule.
-        let i = match q.front() {
-            Some(r) if r.op == op => 0,
-            _ => q.binary_search_by_key(&op, |r| r.op).ok()?,
-        };
+        // Reads are open in the order they were invoked: one invoked after the last open one
+        // was never opened (most: a read rejected as it arrives).
+        if q.back().is_none_or(|r| r.op < op) {
+            return None;
+        }
+        // Reads mostly end in the order they began: the first is the one, as a rule (the
+        // first is never closed: closed ones are dropped from the front).
+        debug_assert!(q.front().is_none_or(|r| !r.closed), "no closed read first");
+        if q.front().is_some_and(|r| r.op == op) {
+            let r = q.pop_front();
+            while q.front().is_some_and(|r| r.closed) {
+                q.pop_front();
+            }
+            return r;
+        }
+        // Not the first: closing it leaves the first in place.
+        let i = q.binary_search_by_key(&op, |r| r.op).ok()?;
         let r = q[i];
         q[i].closed = true;
-        while q.front().is_some_and(|r| r.closed) {
-            q.pop_front();
-        }
         (!r.closed).then_some(r)
     }
 
     /// Read `op` at `node` ended unanswered (rejected, given up, or its node crashed).
+    #[inline]
     pub fn read_ended(&mut self, node: NodeId, op: Tick) {
-        self.close_read(node, op);
+        // Most never opened (rejected as they arrive): told here without a call.
+        if self.open[node].back().is_some_and(|r| r.op >= op) {
+            self.close_read(node, op);
+        }
     }
 
     /// Read `op` of `key` was taken up at `node` under `token` and kept for later: whether it is

@@ -521,6 +521,16 @@ impl<M> Out<M> {
         self.actions.is_empty() && self.facts.is_empty()
     }
 
+    /// Takes out the one fact given, if the call gave that and nothing else (most calls that
+    /// ask for anything: a read served), leaving the buffers empty.
+    pub(crate) fn take_only_fact(&mut self) -> Option<Fact> {
+        if !self.actions.is_empty() || self.facts.len() != 1 {
+            return None;
+        }
+        self.after.clear();
+        self.facts.pop()
+    }
+
     pub(crate) fn drain(
         &mut self,
     ) -> (

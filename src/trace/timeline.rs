@@ -195,6 +195,9 @@ pub struct Recorder {
     /// The last bin a mark fell in, as [`BinSpan`]: marks come in time order, so most fall in
     /// the bin before them and need no division.
     last_bin: BinSpan,
+    /// `Timeline::bins` in one vector, node by node, kind by kind: `[(node * kinds + kind) *
+    /// BINS + bin]` (one index to count a mark), laid out as the timeline's at its end.
+    bins: Vec<u32>,
 }
 
 /// Instants known to share one bin: every `t` in `[from, until)` is in bin `bin` (bins grow
@@ -266,7 +269,6 @@ impl Recorder {
                 read_beliefs: vec![Vec::new(); n],
                 cuts,
                 clock_error: vec![Vec::new(); n],
-                bins: vec![vec![vec![0; BINS]; MarkKind::ALL.len()]; n],
                 ..Timeline::default()
             },
             end_hint: end,
@@ -277,9 +279,11 @@ impl Recorder {
             exact_counts: [0; 7],
             clock_stride: vec![(1, 0); n],
             last_bin: BinSpan::EMPTY,
+            bins: vec![0; n * MarkKind::ALL.len() * BINS],
         }
     }
 
+    #[inline]
     fn mark(&mut self, t: SimTime, node: NodeId, kind: MarkKind) {
         let k = kind as usize;
         if self.exact_counts[k] < EXACT_MARKS {
@@ -291,7 +295,7 @@ impl Recorder {
             self.last_bin = BinSpan::of(t_ns, self.end_hint.ns().max(1));
         }
         debug_assert_eq!(self.last_bin.bin, bin_of(t_ns, self.end_hint.ns().max(1)));
-        self.tl.bins[node][k][self.last_bin.bin] += 1;
+        self.bins[(node * MarkKind::ALL.len() + k) * BINS + self.last_bin.bin] += 1;
     }
 
     fn push_pause(
@@ -375,6 +379,12 @@ impl Recorder {
 
     /// The timeline, once the run has finished.
     pub fn into_timeline(mut self) -> Timeline {
+        let per_node = MarkKind::ALL.len() * BINS;
+        self.tl.bins = self
+            .bins
+            .chunks_exact(per_node)
+            .map(|node| node.chunks_exact(BINS).map(<[u32]>::to_vec).collect())
+            .collect();
         self.tl.marks.sort_by_key(|m| (m.t, m.node, m.kind));
         self.tl.grants.sort_by_key(|g| (g.start, g.token));
         self.tl.pauses.sort_by_key(|p| (p.span.start, p.span.node));
