@@ -99,6 +99,8 @@ struct Recent {
     effect: Option<SimTime>,
     /// A write: the tick and time a client first saw it, and how.
     seen: Option<(u64, SimTime, SeenBy)>,
+    /// Where it sits in the kept operations, if kept.
+    kept: Option<usize>,
 }
 
 /// The recorder (an observer of the history and of the reads and writes that follow it).
@@ -109,7 +111,7 @@ pub struct ClientLog {
     kept_harmful: usize,
     ring: Vec<Option<Recent>>,
     kept: Vec<LoggedOp>,
-    /// Where each kept operation sits in `kept`.
+    /// Where each kept operation sits in `kept` (looked up only for one out of the ring).
     index: BTreeMap<u64, usize>,
     /// Kept operations past the first `kept_ops`.
     harmful: usize,
@@ -192,8 +194,17 @@ impl ClientLog {
             .filter(|r| r.op == op)
     }
 
+    /// Where `op` sits among the kept operations: from its slot in the ring while it is
+    /// there (most events: no search), else from the index of every kept one.
+    fn kept_at(&self, op: u64) -> Option<usize> {
+        match self.ring[op as usize % RECENT].as_ref() {
+            Some(r) if r.op == op => r.kept,
+            _ => self.index.get(&op).copied(),
+        }
+    }
+
     fn kept_mut(&mut self, op: u64) -> Option<&mut LoggedOp> {
-        let i = *self.index.get(&op)?;
+        let i = self.kept_at(op)?;
         Some(&mut self.kept[i])
     }
 
@@ -207,6 +218,7 @@ impl ClientLog {
             call: at,
             effect: None,
             seen: None,
+            kept: None,
         });
         if self.kept.len() < self.kept_ops {
             self.keep(LoggedOp {
@@ -230,7 +242,11 @@ impl ClientLog {
     }
 
     fn keep(&mut self, o: LoggedOp) {
-        self.index.insert(o.op, self.kept.len());
+        let at = self.kept.len();
+        self.index.insert(o.op, at);
+        if let Some(r) = self.recent_mut(o.op) {
+            r.kept = Some(at);
+        }
         self.kept.push(o);
     }
 
@@ -300,12 +316,12 @@ impl ClientLog {
             self.seen(value, tick, at, SeenBy::Read(op));
         }
         self.answered = Some((op, stale));
-        let kept = self.index.contains_key(&op) || (stale && self.keep_harmful(op, Some(value)));
+        let kept = self.kept_at(op).is_some() || (stale && self.keep_harmful(op, Some(value)));
         if !kept {
             return;
         }
         // A read kept without its invocation (out of the ring) has no key to look in.
-        let o = &self.kept[self.index[&op]];
+        let o = &self.kept[self.kept_at(op).expect("kept above")];
         let missed = if stale && o.call.is_some() {
             self.missed(o.key, value, op)
         } else {
@@ -339,7 +355,7 @@ impl ClientLog {
         let Some((op, stale)) = self.answered.take() else {
             return;
         };
-        if zombie && !stale && !self.index.contains_key(&op) && self.keep_harmful(op, None) {
+        if zombie && !stale && self.kept_at(op).is_none() && self.keep_harmful(op, None) {
             if let Some(o) = self.kept_mut(op) {
                 o.ret = Some(e.t);
             }
@@ -356,7 +372,7 @@ impl ClientLog {
         let Some(op) = self.applied.take() else {
             return;
         };
-        if unsafe_write && !self.index.contains_key(&op) {
+        if unsafe_write && self.kept_at(op).is_none() {
             self.keep_harmful(op, Some(op));
         }
         if let Some(o) = self.kept_mut(op) {
