@@ -20,8 +20,6 @@
 //! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes.
 
 use super::history::HistoryEvent;
-#[cfg(test)]
-use super::Readings;
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{Key, NodeId, Token, Value, INITIAL};
 use crate::time::SimTime;
