@@ -67,6 +67,8 @@ pub struct Exploration<'a> {
 pub struct Ran {
     pub records: Vec<RunRecord>,
     pub kept: BTreeMap<u64, Scenario>,
+    /// Guided search's quiet runs ([`guided::Guide`]): runs besides the records.
+    pub quiet_runs: u64,
 }
 
 /// What one run found, in a few words (a line of `runs.csv`).
@@ -88,6 +90,9 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_margin_ns: Option<i64>,
     pub events: u64,
+    /// Guided search only: what it ranks the run by besides its figures ([`guided::Guide`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide: Option<guided::Guide>,
 }
 
 /// The first violation, shrunk.
@@ -206,11 +211,13 @@ impl Exploration<'_> {
             return Ok(Ran {
                 records: g.records,
                 kept: g.kept,
+                quiet_runs: g.quiet_runs,
             });
         }
         Ok(Ran {
             records: self.shard_resumed(shard, jobs, done, runner, resumed, keep)?,
             kept: BTreeMap::new(),
+            quiet_runs: 0,
         })
     }
 
@@ -383,6 +390,7 @@ pub fn record_from(
         closest_call_ns: s.closest_call_ns,
         recovery_margin_ns: liveness.map(|b| recovery_margin(s, b)),
         events: s.events,
+        guide: None,
     }
 }
 

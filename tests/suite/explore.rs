@@ -668,3 +668,48 @@ fn a_liveness_bound_must_leave_room_in_the_run() {
         "{err}"
     );
 }
+
+/// The bundled scenario `name` with `faults` added.
+fn with_faults(name: &str, faults: &[Fault]) -> Scenario {
+    let mut s = Scenario::from_ron(leasesim::scenario::library::text(name).unwrap()).unwrap();
+    s.faults.extend_from_slice(faults);
+    s
+}
+
+#[test]
+fn guided_search_credits_only_the_handovers_the_faults_change() {
+    use leasesim::explore::guided::Guide;
+    use leasesim::time::Dur;
+    // needle-raft-late-timeout-now-then-pause (see its file): without the envelope's faults
+    // the scheduled transfer hands over with 5 ms of slack (r2 serves from 2.505 s), which no
+    // fault changed: no credit. The TimeoutNow held up 12 s (a spike over [2.4 s, 2.6 s) of
+    // 12 s): r2 campaigns at 2.501 + 12 = 14.501 s and serves from 14.505 s with 3 ms of
+    // slack, a handover the quiet run does not have: credit 3 ms. A pause of r1 alone (14 s,
+    // 1 s) changes no handover: no credit.
+    let name = "needle-raft-late-timeout-now-then-pause";
+    let quiet = crate::common::run(&with_faults(name, &[]));
+    assert_eq!(quiet.min_slack_ns, Some(5 * MS));
+    let q = &quiet.guidance.handovers;
+    assert!(q.contains(&(2_505 * MS, 5 * MS)), "{q:?}");
+    assert_eq!(Guide::of(&quiet.guidance, q).credit_ns, None);
+    let spike = Fault::DelaySpike {
+        at: Dur::from_ms(2_400).into(),
+        duration: Dur::from_ms(200),
+        extra: Dur::from_secs(12),
+        from: None,
+        to: None,
+        kinds: None,
+    };
+    let held = crate::common::run(&with_faults(name, &[spike]));
+    assert_eq!(Guide::of(&held.guidance, q).credit_ns, Some(3 * MS));
+    let pause = Fault::Pause {
+        node: "r1".into(),
+        at: Dur::from_secs(14).into(),
+        duration: Dur::from_secs(1),
+        kind: PauseKind::Gc,
+        clock: None,
+    };
+    let paused = crate::common::run(&with_faults(name, &[pause]));
+    assert_eq!(paused.min_slack_ns, Some(5 * MS));
+    assert_eq!(Guide::of(&paused.guidance, q).credit_ns, None);
+}
