@@ -969,7 +969,7 @@ fn pick(own: &[Fault], r: &mut Rng) -> Option<usize> {
 
 /// Whether no two pauses of a node meet (closed intervals), nor two stalls of one of its
 /// loops, as drawn schedules keep them.
-fn pauses_apart(faults: &[Fault]) -> bool {
+pub(super) fn pauses_apart(faults: &[Fault]) -> bool {
     // By node and loop (`None`: the whole process), each window [at, at + duration].
     type Windows<'a> = BTreeMap<(&'a str, Option<Thread>), Vec<(i64, i64)>>;
     let mut by_node = Windows::new();
@@ -996,6 +996,39 @@ fn pauses_apart(faults: &[Fault]) -> bool {
         v.sort_unstable();
         v.windows(2).all(|w| w[0].1 < w[1].0)
     })
+}
+
+/// Fault `f` at the largest size the envelope `n` gives its kind (a step keeps its sign, a
+/// delay spike takes its longest window and its largest delay); `None` for a fault with no size
+/// to grow (a crash, a drift change) or of a kind the envelope does not have. The shrink's
+/// re-place pass grows a moved fault so ([`super::shrink::shrink_placing`]).
+pub fn largest(n: &Nemesis, f: &Fault) -> Option<Fault> {
+    let mut f = f.clone();
+    match &mut f {
+        Fault::Pause {
+            duration,
+            kind: PauseKind::VmFreeze,
+            ..
+        } => *duration = n.freezes.as_ref()?.max,
+        Fault::Pause { duration, .. } => *duration = n.pauses.as_ref()?.max,
+        Fault::ClockStep { by, .. } => {
+            let max = n.steps.as_ref()?.max.ns();
+            *by = LocalDur::from_ns(if by.ns() < 0 { -max } else { max });
+        }
+        Fault::Partition { duration, .. } => *duration = n.partitions.as_ref()?.max,
+        Fault::OneWay { duration, .. } => *duration = n.one_way.as_ref()?.max,
+        Fault::DelaySpike {
+            duration, extra, ..
+        } => {
+            let d = n.delay_spikes.as_ref()?;
+            (*duration, *extra) = (d.max, d.max_extra);
+        }
+        Fault::Drop { duration, .. } => *duration = n.drops.as_ref()?.max,
+        Fault::ThreadStall { duration, .. } => *duration = n.thread_stalls.as_ref()?.max,
+        Fault::DiskStall { duration, .. } => *duration = n.disk_stalls.as_ref()?.max,
+        _ => return None,
+    }
+    Some(f)
 }
 
 /// The index of the restart that follows crash `i` (the next restart of its node), if `i` is a

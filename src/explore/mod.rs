@@ -326,7 +326,9 @@ impl Exploration<'_> {
         let violation = r.violation.expect("a violating run");
         let liveness = self.liveness;
         let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s, liveness));
-        let shrunk = shrink::shrink_within(drawn.clone(), &still_fails, budget);
+        // Re-placed faults may grow to their kind's largest in the envelope, and no further.
+        let largest = |f: &crate::scenario::Fault| guided::largest(self.nemesis, f);
+        let shrunk = shrink::shrink_placing(drawn.clone(), &still_fails, budget, Some(&largest));
         let mut c = shrunk.scenario;
         tidy(&mut c);
         let summary = runner(&c).map_err(|p| format!("the shrunk run: {}", p.join("; ")))?;
