@@ -2,7 +2,7 @@
 //! envelope, and the shrinking of the first violation into a scenario file that replays it.
 //!
 //! With guided search ([`guided`], the command line's default) runs 0 to 63 are swarm's and
-//! each later generation is bred from the earlier runs with the least slack; the rest of this
+//! each later generation is bred from the earlier runs nearest a violation; the rest of this
 //! header is swarm's run order, which guided search keeps generation by generation (it does
 //! not shard).
 //!

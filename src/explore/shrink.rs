@@ -19,9 +19,9 @@
 //!    validation refuses the `Restart` of a running node it would leave.
 //! 2. **Re-place** ([`shrink_placing`] only, with 2 to [`REPLACE_MAX`] units of faults left):
 //!    a fault each of whose removals fails may be needed only where the others are. For each
-//!    unit (last first), the pass tries it removed while another unit (placed at a time, not at
-//!    a moment; a crash with its restart) moves to another instant: the removed unit's start
-//!    or end, or its own start moved by -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that
+//!    unit (last first), the pass tries it removed while another unit, one the caller's
+//!    `largest` can size (of a kind an exploration's envelope has; never a crash), moves to
+//!    another instant: the removed unit's start or end, or its own start moved by -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that
 //!    order, within the run, each at its size and then at the largest its kind may have (the
 //!    caller's `largest`: an exploration's envelope). The first that still fails is kept and
 //!    the pass starts again on what is left; the next passes shorten what the largest size
@@ -87,8 +87,8 @@
 //! scenario so far, and says why ([`Shrunk::stopped`]). A budget of runs or of events keeps the
 //! shrink deterministic; a deadline does not (how far it gets depends on the machine).
 //! For 50 faults, 5 nodes and a 60 s run (every span under a minute) a round is at most
-//! 8001 + 240 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 692, so the cap (10 000 runs: 10 s at 1 ms a
-//! run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
+//! 8001 + 240 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 692, so the cap (10 000 runs: 10 s
+//! at 1 ms a run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
 //! 21 faults of the tests below, 249 when 25 of 50 faults must stay (the tests check it).
 
 use crate::scenario::validate::validate;
@@ -542,7 +542,11 @@ impl<'a> Shrinker<'a> {
                 return;
             }
             for gone in (0..units.len()).rev() {
-                for mover in (0..units.len()).filter(|&m| m != gone) {
+                // Only faults the caller can size move: of the envelope's kinds, for explore.
+                let movers: Vec<usize> = (0..units.len())
+                    .filter(|&m| m != gone && largest(&self.cur.faults[units[m][0]]).is_some())
+                    .collect();
+                for mover in movers {
                     for at in self.instants(&units[gone], &units[mover]) {
                         for grow in [false, true] {
                             let c = self.moved(&units[gone], &units[mover], at, grow, largest);
@@ -1277,7 +1281,7 @@ mod tests {
             if f[0].at() == Dur::from_secs(10) && *duration == Dur::from_secs(12)));
         assert!(matches!(&f[1], Fault::ClockStep { by, .. } if by.ns() == -NS_PER_MS));
         assert!(out.runs <= worst_case(&two_pauses_and_a_step()));
-        // Without sizes to grow to, no move of one pause covers both instants: three faults.
+        // With nothing the caller can size, nothing moves: three faults.
         let out = shrink_placing(
             two_pauses_and_a_step(),
             &fails,

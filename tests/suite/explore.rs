@@ -481,10 +481,10 @@ fn the_evidence_counts_every_handover_and_warns_when_weak() {
 
 /// An exploration that finds nothing never calls the envelope safe: it says it found no
 /// violation in so many runs, then the evidence. On explore-two-sided-within-envelope guided
-/// search breeds its generations from the least slack, and most of its 2000 runs with a
-/// handover come back with one slack value (12.010003 ms in 1066 of 1959 when written, beside
-/// the nearest miss's 12.010001 ms): the evidence is flagged weak, with the same figures in
-/// explore.json. Swarm
+/// search breeds its generations from the runs nearest a violation, at most 8 of one outcome
+/// in its archive: its most common slack (12.010003 ms in 734 of 1947 runs with a handover
+/// when written, beside the nearest miss's 12.010001 ms) is under half, but some of its
+/// generations are captured by one outcome, and it says so. Swarm
 /// testing draws every run on its own, and no slack value takes more than half its runs (its
 /// most common, the 22 ms of a run whose faults miss the handover, took 942 of 2000 when
 /// written), so nothing is flagged.
@@ -515,13 +515,11 @@ fn no_violation_found_is_never_called_safe_and_a_collapsed_search_is_flagged() {
             assert!(weak_lines.is_empty(), "{printed}");
             continue;
         }
-        let c = &p["collapsed"];
-        let (runs, of) = (c["runs"].as_u64().unwrap(), c["of"].as_u64().unwrap());
-        assert_eq!(of, p["handovers"].as_u64().unwrap());
-        assert!(2 * runs > of, "{c}");
-        let slack = c["slack_ns"].as_i64().unwrap();
-        assert!((12 * MS..13 * MS).contains(&slack), "{slack}");
-        // Some of its bred generations were captured by that slack too, and it says how many.
+        // Guided search keeps at most 8 archive members of one outcome, so the slack it found
+        // (12.010001 ms, the arithmetic's 12 ms and the runs' few ns) no longer takes more than
+        // half of its runs: not collapsed. (Swarm's flag is tested on counts in `output`.)
+        assert!(p["collapsed"].is_null(), "{p}");
+        // Some of its bred generations were still captured by one outcome, and it says how many.
         let j = json(&dir.join("out").join(name).join("explore.json"));
         let g = &j["captured_generations"];
         let (captured, bred) = (g["captured"].as_u64().unwrap(), g["of"].as_u64().unwrap());
@@ -530,18 +528,11 @@ fn no_violation_found_is_never_called_safe_and_a_collapsed_search_is_flagged() {
         assert!((1..=bred).contains(&captured), "{g}");
         assert_eq!(
             weak_lines,
-            [
-                format!(
-                    "  weak evidence {runs} of {of} runs with a handover share one slack value \
-                     ({}): the search mostly repeated one outcome",
-                    leasesim::time::format_ns(slack)
-                ),
-                format!(
-                    "  weak evidence {captured} of 60 bred generations were captured by one \
-                     outcome (three in four of their bred runs alike): the search kept breeding \
-                     one lineage"
-                )
-            ]
+            [format!(
+                "  weak evidence {captured} of 60 bred generations were captured by one \
+                 outcome (three in four of their bred runs alike): the search kept breeding \
+                 one lineage"
+            )]
         );
     }
 }
