@@ -242,6 +242,9 @@ pub struct Summary {
     /// defined exactly in [`crate::oracle::Oracle::set_belief`]. Left out otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closest_call_ns: Option<i64>,
+    /// What explore's guided search reads of the run besides its figures; never written out.
+    #[serde(skip)]
+    pub guidance: Guidance,
     pub grants: u64,
     pub renewals: u64,
     /// Crashes that took effect (of nodes that were up).
@@ -389,6 +392,7 @@ impl Outcome {
                 .map(|t| t.ns() - r.oracle.write.faults_end.ns()),
             min_slack_ns,
             closest_call_ns,
+            guidance: Guidance::of(&r),
             grants: st.grants,
             renewals: st.renewals,
             crashes: st.crashes,
@@ -620,6 +624,32 @@ pub fn slowed_replica_never_led(scenario: &Scenario, s: &Summary) -> Option<Stri
         c.drift_spread_ppm / 2.0,
         leaders(&s.holders),
     ))
+}
+
+/// What explore's guided search reads of a run beyond its figures, over its exclusive
+/// authorities (protocol-agnostic: from the oracle's beliefs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Guidance {
+    /// Each authority's first handovers (see [`crate::oracle::OracleReport::handovers`]) as
+    /// (start, slack) in ns, sorted.
+    pub handovers: Vec<(i64, i64)>,
+    /// The least lease left at a renewal, with or without a handover, not clamped at 0 (see
+    /// [`crate::oracle::OracleReport::call_ns`]): negative when a lease lapsed before it was
+    /// renewed or taken again, by how long.
+    pub call_ns: Option<i64>,
+}
+
+impl Guidance {
+    fn of(r: &RunResult) -> Guidance {
+        let mut handovers: Vec<(i64, i64)> = r
+            .oracle
+            .exclusive()
+            .flat_map(|(_, o)| o.handovers.iter().map(|h| (h.start.ns(), h.slack_ns)))
+            .collect();
+        handovers.sort_unstable();
+        let call_ns = r.oracle.exclusive().filter_map(|(_, o)| o.call_ns).min();
+        Guidance { handovers, call_ns }
+    }
 }
 
 /// The run's smallest safety slack over its exclusive authorities and, only when none had a

@@ -589,6 +589,7 @@ pub(crate) fn merge(args: ExploreMergeArgs, registry: &Registry, program: &str) 
     let ran = explore::Ran {
         records,
         kept: Default::default(),
+        quiet_runs: 0,
     };
     finish(
         &args.out,

@@ -305,6 +305,7 @@ pub fn search(
         ran: super::Ran {
             records: s.records,
             kept: s.kept,
+            quiet_runs: 0,
         },
         proof: s.proof,
     })

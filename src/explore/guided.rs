@@ -6,10 +6,14 @@
 //! The runs go in generations. Generation 0 is runs 0 to [`FIRST`] - 1, drawn exactly as swarm
 //! testing draws them ([`super::draw::draw_run`]). Each later generation has [`GENERATION`] runs, bred
 //! only from the records of earlier generations and the exploration's seed:
-//! - an archive keeps the [`ARCHIVE`] best runs so far with their schedules, ranked by slack,
-//!   least first; a run without a handover ranks after every run with one, by its closest
-//!   call (the least lease a holder had left when it renewed: how near it came to losing the
-//!   lease), and a run with neither last;
+//! - an archive keeps the [`ARCHIVE`] best runs so far with their schedules ([`rank`]): first
+//!   the runs whose faults changed a handover, by the least slack among the handovers they
+//!   changed (a handover that the seed's *quiet run*, the scenario without the envelope's
+//!   faults, also has at the same instant with the same slack earns nothing: a scheduled
+//!   transfer's does not count); then by the least lease a holder had left at a renewal, not
+//!   clamped at 0 (a lease that lapsed ranks by how late it was renewed or taken again); then
+//!   the rest. No more than [`NICHE`] members share one outcome, and no two one outcome and
+//!   one fault placement, while other runs are left ([`select`]): one outcome cannot fill it;
 //! - run r's child comes from the ChaCha stream (seed, [`Component::Guided`], r): a parent by a
 //!   tournament of [`TOURNAMENT`] archive members (the better wins), spliced with probability
 //!   1/4 with a second parent (the first's faults before a cut time, the second's from it), then
@@ -36,13 +40,15 @@
 
 use super::draw::{half_ppt, loop_nodes, ppm};
 use super::{Pool, RunRecord, Runner};
+use crate::outcome::Guidance;
 use crate::rng::{self, Component, Rng};
 use crate::scenario::moment::MOMENTS;
 use crate::scenario::nemesis::{Nemesis, KINDS};
 use crate::scenario::{limits, AfterMoment, At, Fault, Moment, PauseKind, Scenario, Thread};
 use crate::time::{Dur, LocalDur};
 use rand::RngExt;
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Runs in generation 0 (swarm's runs 0 to 63).
 pub const FIRST: u64 = 64;
@@ -56,6 +62,9 @@ pub const ARCHIVE: usize = 16;
 pub const TOURNAMENT: usize = 2;
 /// Tries at a child inside the envelope before run r is swarm's own.
 pub const TRIES: usize = 8;
+/// Archive members that may share one outcome (class and value of [`rank`]) while runs with
+/// other outcomes are left.
+pub const NICHE: usize = 8;
 
 /// One run to be: its scenario and the kinds it uses.
 #[derive(Clone, Debug)]
@@ -73,22 +82,73 @@ impl From<super::draw::Drawn> for Child {
     }
 }
 
-/// An archive member: a run, its rank, its schedule.
+/// An archive member: a run, its rank, its schedule and where its faults are.
 #[derive(Clone, Debug)]
 struct Member {
     /// See [`rank`]: the least is the best.
     rank: (u8, i64, u64),
+    /// See [`placement`].
+    placement: Vec<(String, i64)>,
     child: Child,
 }
 
-/// A run's rank: with a liveness bound, by how much of it was left when a holder served again;
-/// else first the runs with a handover, by slack; then those without, by their closest call
-/// (the least lease a holder had left at a renewal: the nearer it came to losing the lease, the
-/// nearer a handover); then the rest; earliest first among equals.
+/// What guided search ranks a run by besides its figures. It is kept in the run's record, so
+/// that a resumed search breeds from the records alone, as the uninterrupted one did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Guide {
+    /// The least slack among the handovers the run's faults changed: those its quiet run (the
+    /// scenario with the run's seed, without the envelope's faults) does not have at the same
+    /// instant with the same slack; `None` when they changed none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credit_ns: Option<i64>,
+    /// The least lease a holder had left when it renewed or took the lease again, with or
+    /// without a handover, not clamped at 0: negative when a lease lapsed, by how long before
+    /// it was renewed or taken again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_ns: Option<i64>,
+}
+
+impl Guide {
+    /// The guide of a run whose oracle gave `g`, its quiet run's handovers `quiet` (sorted, as
+    /// [`Guidance::handovers`] are). A handover is changed unless the quiet run has it; each of
+    /// the quiet run's handovers matches one of the run's at most.
+    pub fn of(g: &Guidance, quiet: &[(i64, i64)]) -> Guide {
+        let mut left = quiet.to_vec();
+        let mut credit_ns: Option<i64> = None;
+        for h in &g.handovers {
+            match left.binary_search(h) {
+                Ok(i) => {
+                    left.remove(i);
+                }
+                Err(_) => credit_ns = Some(credit_ns.map_or(h.1, |c| c.min(h.1))),
+            }
+        }
+        Guide {
+            credit_ns,
+            call_ns: g.call_ns,
+        }
+    }
+}
+
+/// A run's rank: with a liveness bound, by how much of it was left when a holder served again.
+/// Else, with a [`Guide`] (guided search's runs): first the runs whose faults changed a
+/// handover, by the least slack among those; then by the least lease left at a renewal, not
+/// clamped at 0 (a lapsed lease ranks by how late it was renewed or taken again: the further
+/// past its end, the nearer an overlap); then the runs with only the quiet run's handovers, by
+/// slack; then the rest. Without one (a record of an older search): by slack, then by closest
+/// call, then the rest. Earliest first among equals.
 fn rank(r: &RunRecord) -> (u8, i64, u64) {
     // With a liveness bound, the runs that came nearest to recovering late first.
     if let Some(margin) = r.recovery_margin_ns {
         return (0, margin, r.run);
+    }
+    if let Some(g) = &r.guide {
+        return match (g.credit_ns, g.call_ns, r.min_slack_ns) {
+            (Some(credit), _, _) => (0, credit, r.run),
+            (None, Some(call), _) => (1, call, r.run),
+            (None, None, Some(slack)) => (2, slack, r.run),
+            (None, None, None) => (3, 0, r.run),
+        };
     }
     match (r.min_slack_ns, r.closest_call_ns) {
         (Some(slack), _) => (0, slack, r.run),
@@ -121,12 +181,118 @@ pub fn captured_generations(records: &[RunRecord]) -> (u64, u64) {
     (captured, bred)
 }
 
+/// Where the envelope's faults of `s` (an exploration of `base`) are, coarsely: each fault's
+/// kind and node (the first two words of [`Fault::describe`]), the moment it follows and its
+/// start in eighths of T; and each node's drift in whole ppm. Sorted.
+fn placement(base: &Scenario, s: &Scenario) -> Vec<(String, i64)> {
+    let mut b = base.clone();
+    b.seed = s.seed;
+    let fixed = b.fault_schedule().len().min(s.faults.len());
+    let eighth = (base.lease.duration.ns() / 8).max(1);
+    let mut v: Vec<(String, i64)> = s.faults[fixed..]
+        .iter()
+        .map(|f| {
+            let d = f.describe();
+            let mut what: Vec<&str> = d.split_whitespace().take(2).collect();
+            let after = f.after().map(|a| format!("{:?} {}", a.moment, a.nth));
+            what.extend(after.as_deref());
+            (what.join(" "), f.at().ns().div_euclid(eighth))
+        })
+        .collect();
+    v.extend(s.nodes.iter().filter_map(|n| {
+        n.drift_ppm
+            .map(|d| (format!("drift {}", n.name), d.round() as i64))
+    }));
+    v.sort();
+    v
+}
+
+/// The archive from `pool` (the last archive and a generation's runs): the best by [`rank`],
+/// but a run joins only while fewer than [`NICHE`] members share its outcome (the class and
+/// value of its rank) and none shares both its outcome and its placement; the places left
+/// then go to the best of the runs passed over. At most [`ARCHIVE`] members, sorted by rank.
+fn select(mut pool: Vec<Member>) -> Vec<Member> {
+    pool.sort_by_key(|m| m.rank);
+    let outcome = |m: &Member| (m.rank.0, m.rank.1);
+    let mut kept: Vec<Member> = Vec::new();
+    let mut passed = Vec::new();
+    for m in pool {
+        let same = kept.iter().filter(|k| outcome(k) == outcome(&m));
+        let (count, twin) = same.fold((0, false), |(n, t), k| {
+            (n + 1, t || k.placement == m.placement)
+        });
+        if kept.len() < ARCHIVE && count < NICHE && !twin {
+            kept.push(m);
+        } else {
+            passed.push(m);
+        }
+    }
+    let room = ARCHIVE.saturating_sub(kept.len());
+    kept.extend(passed.into_iter().take(room));
+    kept.sort_by_key(|m| m.rank);
+    kept
+}
+
+/// The guided record of run `run`, the child `c`: its figures, and with `quiet` (its seed's
+/// quiet run's handovers) its [`Guide`].
+fn guided_record(
+    run: u64,
+    c: &Child,
+    runner: &Runner,
+    liveness: Option<crate::time::Dur>,
+    quiet: Option<&Vec<(i64, i64)>>,
+) -> Result<RunRecord, String> {
+    let s = runner(&c.scenario)
+        .map_err(|p| format!("run {run} (seed {}): {}", c.scenario.seed, p.join("; ")))?;
+    let mut r = super::record_from(run, &c.scenario, c.kinds.clone(), &s, liveness);
+    r.guide = quiet.map(|q| Guide::of(&s.guidance, q));
+    Ok(r)
+}
+
+/// Runs the quiet run (the scenario with the seed, without the envelope's faults) of each seed
+/// of `children` that `quiet` does not have yet, in seed order, and keeps its handovers; says
+/// how many it ran. None with a liveness bound, whose ranking does not use them.
+fn run_quiet(
+    e: &super::Exploration,
+    children: &[Child],
+    pool: &Pool,
+    runner: &Runner,
+    quiet: &mut BTreeMap<u64, Vec<(i64, i64)>>,
+) -> Result<u64, String> {
+    if e.liveness.is_some() {
+        return Ok(0);
+    }
+    let seeds: Vec<u64> = children
+        .iter()
+        .map(|c| c.scenario.seed)
+        .filter(|s| !quiet.contains_key(s))
+        .collect::<BTreeSet<u64>>()
+        .into_iter()
+        .collect();
+    let got = pool.map(0..seeds.len() as u64, &|i| {
+        let mut s = e.base.clone();
+        s.seed = seeds[i as usize];
+        runner(&s).map(|o| o.guidance.handovers).map_err(|p| {
+            format!(
+                "the run of seed {} without the envelope's faults: {}",
+                s.seed,
+                p.join("; ")
+            )
+        })
+    });
+    for (seed, h) in seeds.iter().zip(got) {
+        quiet.insert(*seed, h?);
+    }
+    Ok(seeds.len() as u64)
+}
+
 /// What a guided search ran: every record in run order (up to and including the first
-/// violation), and the schedules of the runs an answer may need (the archive's and the
-/// violation's), by run.
+/// violation), the schedules of the runs an answer may need (the archive's and the
+/// violation's), by run, and how many quiet runs it ran besides ([`Guide`]).
 pub struct Searched {
     pub records: Vec<RunRecord>,
     pub kept: BTreeMap<u64, Scenario>,
+    pub quiet_runs: u64,
 }
 
 /// The guided search of `e`'s `runs` runs. `done` hears how many runs each generation finished;
@@ -144,6 +310,8 @@ pub fn search(
     let pool = Pool::new(jobs)?;
     let mut records = Vec::new();
     let mut archive: Vec<Member> = Vec::new();
+    let mut quiet = BTreeMap::new();
+    let mut quiet_runs = 0;
     let mut next = 0;
     while next < e.runs {
         let size = if next == 0 { FIRST } else { GENERATION }.min(e.runs - next);
@@ -152,9 +320,11 @@ pub fn search(
             .collect();
         // The runs of the generation an interrupted search did are taken as they were.
         let had = (resumed.len() as u64).clamp(next, next + size) - next;
+        quiet_runs += run_quiet(e, &children[had as usize..], &pool, runner, &mut quiet)?;
         let found = pool.map(had..size, &|i| {
             let c = &children[i as usize];
-            super::record_of(next + i, &c.scenario, c.kinds.clone(), runner, e.liveness)
+            let q = quiet.get(&c.scenario.seed);
+            guided_record(next + i, c, runner, e.liveness, q)
         });
         done(size);
         let old = resumed
@@ -170,22 +340,27 @@ pub fn search(
                 kept.insert(r.run, child.scenario);
                 records.push(r);
                 keep(&records[from.min(records.len())..])?;
-                return Ok(Searched { records, kept });
+                return Ok(Searched {
+                    records,
+                    kept,
+                    quiet_runs,
+                });
             }
             archive.push(Member {
                 rank: rank(&r),
+                placement: placement(e.base, &child.scenario),
                 child,
             });
             records.push(r);
         }
         keep(&records[from..])?;
-        archive.sort_by_key(|m| m.rank);
-        archive.truncate(ARCHIVE);
+        archive = select(archive);
         next += size;
     }
     Ok(Searched {
         records,
         kept: kept_of(archive),
+        quiet_runs,
     })
 }
 
@@ -794,7 +969,7 @@ fn pick(own: &[Fault], r: &mut Rng) -> Option<usize> {
 
 /// Whether no two pauses of a node meet (closed intervals), nor two stalls of one of its
 /// loops, as drawn schedules keep them.
-fn pauses_apart(faults: &[Fault]) -> bool {
+pub(super) fn pauses_apart(faults: &[Fault]) -> bool {
     // By node and loop (`None`: the whole process), each window [at, at + duration].
     type Windows<'a> = BTreeMap<(&'a str, Option<Thread>), Vec<(i64, i64)>>;
     let mut by_node = Windows::new();
@@ -821,6 +996,39 @@ fn pauses_apart(faults: &[Fault]) -> bool {
         v.sort_unstable();
         v.windows(2).all(|w| w[0].1 < w[1].0)
     })
+}
+
+/// Fault `f` at the largest size the envelope `n` gives its kind (a step keeps its sign, a
+/// delay spike takes its longest window and its largest delay); `None` for a fault with no size
+/// to grow (a crash, a drift change) or of a kind the envelope does not have. The shrink's
+/// re-place pass grows a moved fault so ([`super::shrink::shrink_placing`]).
+pub fn largest(n: &Nemesis, f: &Fault) -> Option<Fault> {
+    let mut f = f.clone();
+    match &mut f {
+        Fault::Pause {
+            duration,
+            kind: PauseKind::VmFreeze,
+            ..
+        } => *duration = n.freezes.as_ref()?.max,
+        Fault::Pause { duration, .. } => *duration = n.pauses.as_ref()?.max,
+        Fault::ClockStep { by, .. } => {
+            let max = n.steps.as_ref()?.max.ns();
+            *by = LocalDur::from_ns(if by.ns() < 0 { -max } else { max });
+        }
+        Fault::Partition { duration, .. } => *duration = n.partitions.as_ref()?.max,
+        Fault::OneWay { duration, .. } => *duration = n.one_way.as_ref()?.max,
+        Fault::DelaySpike {
+            duration, extra, ..
+        } => {
+            let d = n.delay_spikes.as_ref()?;
+            (*duration, *extra) = (d.max, d.max_extra);
+        }
+        Fault::Drop { duration, .. } => *duration = n.drops.as_ref()?.max,
+        Fault::ThreadStall { duration, .. } => *duration = n.thread_stalls.as_ref()?.max,
+        Fault::DiskStall { duration, .. } => *duration = n.disk_stalls.as_ref()?.max,
+        _ => return None,
+    }
+    Some(f)
 }
 
 /// The index of the restart that follows crash `i` (the next restart of its node), if `i` is a

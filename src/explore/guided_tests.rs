@@ -30,6 +30,7 @@ fn exploration<'a>(s: &'a Scenario, n: &'a Nemesis, runs: u64) -> Exploration<'a
 fn archive(e: &Exploration) -> Vec<Member> {
     (0..16)
         .map(|run| Member {
+            placement: Vec::new(),
             rank: (0, run as i64, run),
             child: Child::from(e.draw(run)),
         })
@@ -150,6 +151,7 @@ fn record(run: u64, slack: Option<i64>, call: Option<i64>) -> RunRecord {
         closest_call_ns: call,
         recovery_margin_ns: None,
         events: 0,
+        guide: None,
     }
 }
 
@@ -255,10 +257,152 @@ fn runs_without_a_handover_rank_by_their_closest_call() {
     assert_eq!(order, [2, 4, 3, 1, 0]);
 }
 
+/// A guidance of the handovers (start, slack) `h` and the unclamped call `call`.
+fn guidance(h: &[(i64, i64)], call: Option<i64>) -> Guidance {
+    Guidance {
+        handovers: h.to_vec(),
+        call_ns: call,
+    }
+}
+
+#[test]
+fn only_the_handovers_the_faults_changed_earn_credit() {
+    // The quiet run hands over at 100 with 5 and at 400 with 30. The run has those two, one at
+    // 250 with 12 and one at 400 with 7: changed, 12 and 7; credit 7.
+    let quiet = [(100, 5), (400, 30)];
+    let g = Guide::of(
+        &guidance(&[(100, 5), (250, 12), (400, 7), (400, 30)], Some(-3)),
+        &quiet,
+    );
+    assert_eq!((g.credit_ns, g.call_ns), (Some(7), Some(-3)));
+    // The same handovers as the quiet run: no credit. One moved by 1 ns: credit its slack.
+    assert_eq!(Guide::of(&guidance(&quiet, None), &quiet).credit_ns, None);
+    let moved = [(101, 5), (400, 30)];
+    assert_eq!(
+        Guide::of(&guidance(&moved, None), &quiet).credit_ns,
+        Some(5)
+    );
+    // A quiet handover matches one of the run's at most: the second (100, 5) is changed.
+    let twice = [(100, 5), (100, 5), (400, 30)];
+    assert_eq!(
+        Guide::of(&guidance(&twice, None), &quiet).credit_ns,
+        Some(5)
+    );
+}
+
+/// Run `run`'s record with a guide (credit, unclamped call) and a slack.
+fn guided(run: u64, credit: Option<i64>, call: Option<i64>, slack: Option<i64>) -> RunRecord {
+    RunRecord {
+        guide: Some(Guide {
+            credit_ns: credit,
+            call_ns: call,
+        }),
+        ..record(run, slack, None)
+    }
+}
+
+#[test]
+fn guided_runs_rank_by_credit_then_by_the_call_past_zero() {
+    let mut v = [
+        guided(0, None, None, None),
+        guided(1, None, Some(9), Some(5)),
+        guided(2, Some(100), Some(-50), Some(5)),
+        guided(3, None, Some(-200), Some(5)),
+        guided(4, None, None, Some(5)),
+        guided(5, Some(-1), None, Some(-1)),
+        guided(6, None, Some(0), None),
+    ];
+    v.sort_by_key(rank);
+    let order: Vec<u64> = v.iter().map(|r| r.run).collect();
+    // Credit first (-1, then 100), then calls least first (-200: lapsed 200 ns before its
+    // renewal; 0; 9), then the quiet run's handovers only (slack 5), then nothing.
+    assert_eq!(order, [5, 2, 3, 6, 1, 4, 0]);
+    assert_eq!(rank(&v[2]), (1, -200, 3));
+}
+
+/// A member of rank (0, `value`, `run`) placed at `place` (one fault in that eighth of T).
+fn placed(value: i64, run: u64, place: i64) -> Member {
+    let s = base();
+    Member {
+        rank: (0, value, run),
+        placement: vec![("Pause a".into(), place)],
+        child: Child {
+            scenario: s,
+            kinds: vec![],
+        },
+    }
+}
+
+#[test]
+fn one_outcome_cannot_fill_the_archive() {
+    // 20 runs of one outcome (value 3), each placed apart, then 6 of value 5 and 6 of value
+    // 7 (each placed apart). By rank alone the archive would be the 16 runs of value 3. With
+    // niches of 8: 8 of value 3 (runs 0 to 7), the 6 of value 5 (runs 20 to 25), and 2 of
+    // value 7 (26, 27) fill the 16 places.
+    assert_eq!(NICHE, 8);
+    let mut pool: Vec<Member> = (0..20).map(|r| placed(3, r, r as i64)).collect();
+    pool.extend((20..26).map(|r| placed(5, r, r as i64)));
+    pool.extend((26..32).map(|r| placed(7, r, r as i64)));
+    pool.reverse();
+    let runs: Vec<u64> = select(pool).iter().map(|m| m.rank.2).collect();
+    let want: Vec<u64> = (0..8).chain(20..26).chain(26..28).collect();
+    assert_eq!(runs, want);
+    // Fewer other outcomes: 12 of value 3 and 2 of value 5 give 8 of value 3 (0 to 7) and the
+    // 2 (20, 21); places are left, and go to the runs passed over, 8 to 11 of value 3.
+    let mut pool: Vec<Member> = (0..12).map(|r| placed(3, r, r as i64)).collect();
+    pool.extend((20..22).map(|r| placed(5, r, r as i64)));
+    let runs: Vec<u64> = select(pool).iter().map(|m| m.rank.2).collect();
+    let want: Vec<u64> = (0..12).chain(20..22).collect();
+    assert_eq!(runs, want);
+    // One outcome and one placement twice: the twin waits. Runs 0 and 1 alike, 2 placed
+    // elsewhere: 0, 2, then 1 from the places left.
+    let pool = vec![placed(3, 0, 1), placed(3, 1, 1), placed(3, 2, 2)];
+    let runs: Vec<u64> = select(pool).iter().map(|m| m.rank.2).collect();
+    assert_eq!(runs, [0, 1, 2], "sorted by rank once chosen");
+    let pool: Vec<Member> = (0..40).map(|r| placed(3, r, 0)).collect();
+    let runs: Vec<u64> = select(pool).iter().map(|m| m.rank.2).collect();
+    // All twins: run 0 alone by novelty, then the 15 best passed over, 1 to 15.
+    assert_eq!(runs, (0..16).collect::<Vec<u64>>());
+}
+
+#[test]
+fn a_placement_is_each_fault_s_kind_node_and_eighth_of_t() {
+    // base(): T = 10 s, its own pause of `a` at 50 s (left out). Added: a pause of b at
+    // 12.6 s (12.6 / 1.25 = 10.08: eighth 10), a step of a at 3 s (eighth 2), b's drift
+    // 12.4 ppm (12).
+    let mut s = base();
+    s.faults.push(Fault::Pause {
+        node: "b".into(),
+        at: Dur::from_ms(12_600).into(),
+        duration: Dur::from_secs(1),
+        kind: PauseKind::Gc,
+        clock: None,
+    });
+    s.faults.push(Fault::ClockStep {
+        node: "a".into(),
+        at: Dur::from_secs(3).into(),
+        by: LocalDur::from_ns(5),
+    });
+    s.nodes[2].drift_ppm = Some(12.4);
+    let p = placement(&base(), &s);
+    let words: Vec<(&str, i64)> = p.iter().map(|(w, e)| (w.as_str(), *e)).collect();
+    assert_eq!(words.len(), 3, "{words:?}");
+    assert!(words.contains(&("drift b", 12)), "{words:?}");
+    assert!(
+        words.iter().any(|&(w, e)| w.ends_with(" b") && e == 10),
+        "{words:?}"
+    );
+    assert!(
+        words.iter().any(|&(w, e)| w.ends_with(" a") && e == 2),
+        "{words:?}"
+    );
+}
+
 #[test]
 fn a_tournament_is_won_by_the_better_of_two() {
     let s = base();
     let member = |slack: i64, run: u64| Member {
+        placement: Vec::new(),
         rank: (0, slack, run),
         child: Child {
             scenario: s.clone(),
@@ -1054,6 +1198,7 @@ fn drifts(s: &Scenario) -> Vec<Option<f64>> {
 fn a_quarter_of_the_children_have_a_second_parent() {
     let s = base();
     let member = |run: u64| Member {
+        placement: Vec::new(),
         rank: (0, run as i64, run),
         child: Child {
             scenario: s.clone(),
@@ -1487,6 +1632,7 @@ fn slack_record(run: u64, slack: Option<i64>) -> RunRecord {
         closest_call_ns: None,
         recovery_margin_ns: None,
         events: 1,
+        guide: None,
     }
 }
 

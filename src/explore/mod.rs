@@ -2,7 +2,7 @@
 //! envelope, and the shrinking of the first violation into a scenario file that replays it.
 //!
 //! With guided search ([`guided`], the command line's default) runs 0 to 63 are swarm's and
-//! each later generation is bred from the earlier runs with the least slack; the rest of this
+//! each later generation is bred from the earlier runs nearest a violation; the rest of this
 //! header is swarm's run order, which guided search keeps generation by generation (it does
 //! not shard).
 //!
@@ -67,6 +67,8 @@ pub struct Exploration<'a> {
 pub struct Ran {
     pub records: Vec<RunRecord>,
     pub kept: BTreeMap<u64, Scenario>,
+    /// Guided search's quiet runs ([`guided::Guide`]): runs besides the records.
+    pub quiet_runs: u64,
 }
 
 /// What one run found, in a few words (a line of `runs.csv`).
@@ -88,6 +90,9 @@ pub struct RunRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_margin_ns: Option<i64>,
     pub events: u64,
+    /// Guided search only: what it ranks the run by besides its figures ([`guided::Guide`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guide: Option<guided::Guide>,
 }
 
 /// The first violation, shrunk.
@@ -206,11 +211,13 @@ impl Exploration<'_> {
             return Ok(Ran {
                 records: g.records,
                 kept: g.kept,
+                quiet_runs: g.quiet_runs,
             });
         }
         Ok(Ran {
             records: self.shard_resumed(shard, jobs, done, runner, resumed, keep)?,
             kept: BTreeMap::new(),
+            quiet_runs: 0,
         })
     }
 
@@ -319,7 +326,9 @@ impl Exploration<'_> {
         let violation = r.violation.expect("a violating run");
         let liveness = self.liveness;
         let still_fails = |c: &Scenario| runner(c).is_ok_and(|s| violation.shown_by(&s, liveness));
-        let shrunk = shrink::shrink_within(drawn.clone(), &still_fails, budget);
+        // Re-placed faults may grow to their kind's largest in the envelope, and no further.
+        let largest = |f: &crate::scenario::Fault| guided::largest(self.nemesis, f);
+        let shrunk = shrink::shrink_placing(drawn.clone(), &still_fails, budget, Some(&largest));
         let mut c = shrunk.scenario;
         tidy(&mut c);
         let summary = runner(&c).map_err(|p| format!("the shrunk run: {}", p.join("; ")))?;
@@ -383,6 +392,7 @@ pub fn record_from(
         closest_call_ns: s.closest_call_ns,
         recovery_margin_ns: liveness.map(|b| recovery_margin(s, b)),
         events: s.events,
+        guide: None,
     }
 }
 

@@ -497,6 +497,7 @@ mod tests {
             closest_call_ns: None,
             recovery_margin_ns: None,
             events: 0,
+            guide: None,
         }
     }
 

@@ -152,6 +152,7 @@ mod tests {
             closest_call_ns: None,
             recovery_margin_ns: None,
             events: 10 * run,
+            guide: None,
         }
     }
 

@@ -7,8 +7,8 @@
 //!
 //! # Passes
 //!
-//! One round runs six passes in order; each change is kept only while `still_fails` holds of
-//! the whole candidate:
+//! One round runs seven passes in order; each change is kept only while `still_fails` holds of
+//! the whole candidate. Faults are removed first (1, then 2), and only then shortened:
 //!
 //! 1. **Faults** (delta debugging, Zeller's `ddmin`): first no fault at all; then `faults` is
 //!    split into n = 2, 4, 8, ... chunks (down to single faults), keeping a chunk alone or its
@@ -17,19 +17,28 @@
 //!    unit; afterwards every fault is tried alone once more, last first, so that a `Restart`
 //!    can go while its `Crash` stays (the node then stays down). A `Crash` alone never goes:
 //!    validation refuses the `Restart` of a running node it would leave.
-//! 2. **Shorten**: every length (`Pause`, `Partition`, `OneWay`, `DelaySpike` and its `extra`,
+//! 2. **Re-place** ([`shrink_placing`] only, with 2 to [`REPLACE_MAX`] units of faults left):
+//!    a fault each of whose removals fails may be needed only where the others are. For each
+//!    unit (last first), the pass tries it removed while another unit, one the caller's
+//!    `largest` can size (of a kind an exploration's envelope has; never a crash), moves to
+//!    another instant: the removed unit's start or end, or its own start moved by -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that
+//!    order, within the run, each at its size and then at the largest its kind may have (the
+//!    caller's `largest`: an exploration's envelope). The first that still fails is kept and
+//!    the pass starts again on what is left; the next passes shorten what the largest size
+//!    made long.
+//! 3. **Shorten**: every length (`Pause`, `Partition`, `OneWay`, `DelaySpike` and its `extra`,
 //!    `Drop`) and every `ClockStep.by` (its magnitude, sign kept) is binary-searched down to the
 //!    least value that still fails, in whole milliseconds when it is at least 1 ms (else whole
 //!    microseconds, else nanoseconds), the smallest value tried first. `DriftChange.drift_ppm`
 //!    goes toward 0 the same way, 0 first, then whole ppm.
-//! 3. **Drifts**: `clocks.drift_spread_ppm`, then each node's explicit `drift_ppm`, as in 2.
-//! 4. **Round times**: each fault's `at` goes to the earlier, else the nearest, multiple of 1 s,
+//! 4. **Drifts**: `clocks.drift_spread_ppm`, then each node's explicit `drift_ppm`, as in 2.
+//! 5. **Round times**: each fault's `at` goes to the earlier, else the nearest, multiple of 1 s,
 //!    else 100 ms, 10 ms, 1 ms: the first that still fails.
-//! 5. **Nodes**: each node no remaining fault names (`node`, `to`, `OneWay`'s ends, or as the
+//! 6. **Nodes**: each node no remaining fault names (`node`, `to`, `OneWay`'s ends, or as the
 //!    only member of a `from`/`to` list), last first, is removed (and from `Partition` groups
 //!    and `from`/`to` lists); validation keeps the roles a protocol needs. Removing a node
 //!    shifts the random streams of later ones: the predicate decides.
-//! 6. **Run length**: `duration` is binary-searched down in whole milliseconds, never to or
+//! 7. **Run length**: `duration` is binary-searched down in whole milliseconds, never to or
 //!    below the last fault's `at` or node's `start` (validation's bound).
 //!
 //! A searched number is then made readable: rounded *up* to one significant digit (7 s for
@@ -50,6 +59,9 @@
 //! `still_fails` is called only for a valid candidate not seen before. One round with F faults
 //! (U units: a Crash and its Restart are one), N nodes, costs at most:
 //!
+//! - re-place: with U units from 2 to [`REPLACE_MAX`], U (U - 1) pairs of 6 instants and 2
+//!   sizes each, 12 U (U - 1) runs, and again with one unit fewer after each success: at most
+//!   12 (4·3 + 3·2 + 2·1) = 240.
 //! - faults: 1 + (3U² + 9U) + F. `ddmin` at granularity n tests at most 2n <= 2m candidates
 //!   on m units; between two reductions n only doubles (from 2, or n - 1 after a complement),
 //!   so a stretch costs under 6m; reductions happen at distinct sizes m = U, U - 1, ..., 2:
@@ -75,8 +87,8 @@
 //! scenario so far, and says why ([`Shrunk::stopped`]). A budget of runs or of events keeps the
 //! shrink deterministic; a deadline does not (how far it gets depends on the machine).
 //! For 50 faults, 5 nodes and a 60 s run (every span under a minute) a round is at most
-//! 8001 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 452, so the cap (10 000 runs: 10 s at 1 ms a
-//! run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
+//! 8001 + 240 + 50 x 2 x 19 + 400 + 6 x 21 + 5 + 20 = 10 692, so the cap (10 000 runs: 10 s
+//! at 1 ms a run) is the worst case. Real shrinks take far fewer: about 70 runs for the 40 faults and the
 //! 21 faults of the tests below, 249 when 25 of 50 faults must stay (the tests check it).
 
 use crate::scenario::validate::validate;
@@ -185,10 +197,31 @@ pub fn shrink_within(
     still_fails: &dyn Fn(&Scenario) -> bool,
     budget: &Budget,
 ) -> Shrunk {
+    shrink_placing(s, still_fails, budget, None)
+}
+
+/// The most units of faults the re-place pass works on (see the module's doc).
+pub const REPLACE_MAX: usize = 4;
+
+/// A fault at the largest size its kind may have, if it has a size to grow (an exploration's
+/// envelope gives it).
+pub type Largest<'a> = dyn Fn(&Fault) -> Option<Fault> + 'a;
+
+/// [`shrink_within`] with the re-place pass, whose moved faults may also grow to `largest`
+/// (without it, they keep their sizes).
+pub fn shrink_placing(
+    s: Scenario,
+    still_fails: &dyn Fn(&Scenario) -> bool,
+    budget: &Budget,
+    largest: Option<&Largest>,
+) -> Shrunk {
     let mut k = Shrinker::new(s, still_fails, budget);
     for _ in 0..MAX_ROUNDS {
         let before = k.cur.to_ron();
         k.faults();
+        if let Some(largest) = largest {
+            k.replace(largest);
+        }
         k.shorten();
         k.drifts();
         k.round_times();
@@ -223,6 +256,9 @@ pub fn worst_case(s: &Scenario) -> u64 {
     };
     let ppm = |d: f64| d.abs().ceil() as u64;
     let mut round = 1 + 3 * u * u + 9 * u + f;
+    round += (2..=u.min(REPLACE_MAX as u64))
+        .map(|k| 12 * k * (k - 1))
+        .sum::<u64>();
     for fault in &s.faults {
         for field in FIELDS {
             if let Some(v) = get_ns(fault, field) {
@@ -497,7 +533,102 @@ impl<'a> Shrinker<'a> {
         }
     }
 
-    /// Pass 2: every fault's lengths, steps and drift toward the least that still fails.
+    /// Pass 2: each unit removed while another moves to another instant, at its size and at its
+    /// largest (see the module's doc); from the start after each success.
+    fn replace(&mut self, largest: &Largest) {
+        'again: loop {
+            let units = units(&self.cur.faults);
+            if !(2..=REPLACE_MAX).contains(&units.len()) {
+                return;
+            }
+            for gone in (0..units.len()).rev() {
+                // Only faults the caller can size move: of the envelope's kinds, for explore.
+                let movers: Vec<usize> = (0..units.len())
+                    .filter(|&m| m != gone && largest(&self.cur.faults[units[m][0]]).is_some())
+                    .collect();
+                for mover in movers {
+                    for at in self.instants(&units[gone], &units[mover]) {
+                        for grow in [false, true] {
+                            let c = self.moved(&units[gone], &units[mover], at, grow, largest);
+                            if c.is_some_and(|c| self.accept(c)) {
+                                continue 'again;
+                            }
+                            if self.stopped.is_some() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            return;
+        }
+    }
+
+    /// Where the unit `mover` may go once `gone` is removed: `gone`'s start and end (when it is
+    /// placed at a time), then `mover`'s own start -T/2, -T/4, +T/4, +T/2 (for one placed at
+    /// a moment, only the first two: it is then placed at that time); within the run, each
+    /// once, never where it is.
+    fn instants(&self, gone: &[usize], mover: &[usize]) -> Vec<i64> {
+        let f = &self.cur.faults;
+        let m = &f[mover[0]];
+        let at = if m.after().is_some() { -1 } else { m.at().ns() };
+        let term = self.cur.lease.duration.ns().max(1);
+        let g = &f[gone[0]];
+        let mut v = Vec::new();
+        if g.after().is_none() {
+            v.push(g.at().ns());
+            v.extend(get_ns(g, Field::Length).map(|len| g.at().ns().saturating_add(len)));
+        }
+        if at >= 0 {
+            v.extend([at - term / 2, at - term / 4, at + term / 4, at + term / 2]);
+        }
+        let mut out: Vec<i64> = Vec::new();
+        for t in v {
+            if t >= 0 && t < self.cur.duration.ns() && t != at && !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// The current scenario without the unit `gone`, the unit `mover` starting at `at_ns` (its
+    /// restart moved with it; one placed at a moment placed at that time), at its largest with
+    /// `grow` (`None` when that changes nothing); `None` when a moved pause meets another of
+    /// its node.
+    fn moved(
+        &self,
+        gone: &[usize],
+        mover: &[usize],
+        at_ns: i64,
+        grow: bool,
+        largest: &Largest,
+    ) -> Option<Scenario> {
+        let mut c = self.cur.clone();
+        let first = c.faults[mover[0]].start_mut();
+        if first.after().is_some() {
+            *first = crate::scenario::At::Time(Dur::from_ns(at_ns));
+        }
+        let d = at_ns - c.faults[mover[0]].at().ns();
+        for &i in mover {
+            let at = c.faults[i].at_mut();
+            *at = Dur::from_ns(at.ns().saturating_add(d));
+        }
+        if grow {
+            let big = largest(&c.faults[mover[0]])?;
+            if big == c.faults[mover[0]] {
+                return None;
+            }
+            c.faults[mover[0]] = big;
+        }
+        let mut idx: Vec<usize> = gone.to_vec();
+        idx.sort_unstable();
+        for &i in idx.iter().rev() {
+            c.faults.remove(i);
+        }
+        super::guided::pauses_apart(&c.faults).then_some(c)
+    }
+
+    /// Pass 3: every fault's lengths, steps and drift toward the least that still fails.
     fn shorten(&mut self) {
         for i in 0..self.cur.faults.len() {
             for field in FIELDS {
@@ -1080,6 +1211,89 @@ mod tests {
 
     /// The CachedBool story with a 12 s GC pause of the holder `a` at 20 s, and 20 faults that
     /// do not matter (on b, short cuts, drift changes).
+    /// Two pauses of `a` (10 s and 20 s, 2 s each) and a step of `b` at 40 s; T = 10 s.
+    fn two_pauses_and_a_step() -> Scenario {
+        Scenario::from_ron(
+            r#"Scenario(
+                duration: "60s",
+                lease: (duration: "10s"),
+                strategy: CachedBool,
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender, start: "100ms"),
+                ],
+                faults: [
+                    Pause(node: "a", at: "10s", duration: "2s"),
+                    Pause(node: "a", at: "20s", duration: "2s"),
+                    ClockStep(node: "b", at: "40s", by: "-1s"),
+                ],
+            )"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Whether some pause of `a` in `s` covers the instant `t_s` (in seconds).
+    fn a_paused_at(s: &Scenario, t_s: i64) -> bool {
+        let t = t_s * NS_PER_S;
+        s.faults.iter().any(|f| match f {
+            Fault::Pause { node, duration, .. } => {
+                node == "a" && f.at().ns() <= t && t < f.at().ns() + duration.ns()
+            }
+            _ => false,
+        })
+    }
+
+    #[test]
+    fn a_fault_needed_only_where_another_is_goes_when_that_one_moves_and_grows() {
+        // Fails while a is paused at 11 s and at 21 s and b's clock is stepped. Each removal
+        // alone passes, so ddmin keeps all three. Re-placing, the last unit first: without the
+        // step nothing fails; without the pause of 20 s, the pause of 10 s moved to 20 s, 22 s,
+        // 5 s, 7.5 s, 12.5 s, 15 s (by -T/2, -T/4, +T/4, +T/2), at 2 s or at the largest, 12 s,
+        // never covers both; without the pause of 10 s, the pause of 20 s moved to 10 s (the
+        // removed one's start) and grown to 12 s covers [10 s, 22 s): it fails. Shortened,
+        // the pause must last past 21 s: 11.001 s, rounded up to 12 s (a tenth of 11.001 s
+        // allows 1.1 s); the step, to 1 ms.
+        let fails = |s: &Scenario| {
+            a_paused_at(s, 11)
+                && a_paused_at(s, 21)
+                && s.faults
+                    .iter()
+                    .any(|f| matches!(f, Fault::ClockStep { .. }))
+        };
+        let largest = |f: &Fault| match f {
+            Fault::Pause { .. } => {
+                let mut g = f.clone();
+                set_ns(&mut g, Field::Length, 12 * NS_PER_S);
+                Some(g)
+            }
+            _ => None,
+        };
+        let out = shrink_placing(
+            two_pauses_and_a_step(),
+            &fails,
+            &Budget::runs(MAX_RUNS),
+            Some(&largest),
+        );
+        let f = &out.scenario.faults;
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(matches!(&f[0], Fault::Pause { duration, .. }
+            if f[0].at() == Dur::from_secs(10) && *duration == Dur::from_secs(12)));
+        assert!(matches!(&f[1], Fault::ClockStep { by, .. } if by.ns() == -NS_PER_MS));
+        assert!(out.runs <= worst_case(&two_pauses_and_a_step()));
+        // With nothing the caller can size, nothing moves: three faults.
+        let out = shrink_placing(
+            two_pauses_and_a_step(),
+            &fails,
+            &Budget::runs(MAX_RUNS),
+            Some(&|_: &Fault| None),
+        );
+        assert_eq!(out.scenario.faults.len(), 3);
+        // shrink_within has no re-place pass: three faults too.
+        let out = shrink_within(two_pauses_and_a_step(), &fails, &Budget::runs(MAX_RUNS));
+        assert_eq!(out.scenario.faults.len(), 3);
+    }
+
     fn cached_bool_pause() -> Scenario {
         Scenario::from_ron(
             r#"Scenario(
@@ -1257,8 +1471,9 @@ mod tests {
         // = 13; the drift change, 8 ppm: 7; the step, 250 ms: 11; the spike, 300 ms: 12, and
         // its extra, 3 us: 5; round times, 8 a fault: 48. The spread, 100 ppm: 10; a's drift,
         // 5 ppm: 6. Nodes: 3. The run, 10,000 ms: 17, and its whole seconds: 1.
-        // 127 + 13 + 7 + 11 + 12 + 5 + 48 + 10 + 6 + 3 + 17 + 1 = 260 a round, six rounds.
-        assert_eq!(worst_case(&s), 6 * 260);
+        // 127 + 13 + 7 + 11 + 12 + 5 + 48 + 10 + 6 + 3 + 17 + 1 = 260 a round. Re-placing, from
+        // at most 4 units down to 2: 12 x (4 x 3 + 3 x 2 + 2 x 1) = 240. Six rounds of 500.
+        assert_eq!(worst_case(&s), 6 * (260 + 240));
         // Fifty units: 1 + 3 x 2500 + ... is more than the cap.
         let pause = s.faults[0].clone();
         s.faults = (0..50)

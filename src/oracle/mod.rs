@@ -108,6 +108,11 @@ struct Carry {
     min_slack_ns: Option<i64>,
     /// The closest call (see [`Oracle::set_belief`]): the least lease left at a renewal.
     closest_call_ns: Option<i64>,
+    /// The same, not clamped at 0: negative when a lease lapsed, by how long before the
+    /// renewal or the new grant that ended the lapse.
+    call_ns: Option<i64>,
+    /// The first [`HANDOVERS_KEPT`] slacks noted ([`OracleReport::handovers`]).
+    handovers: Vec<Handover>,
     /// When the last fault so far ends (the run's start while none has come).
     faults_end: SimTime,
     /// The first instant from `faults_end` on at which a running node believed.
@@ -141,9 +146,23 @@ struct StretchCarry {
     waiting: Option<SimTime>,
 }
 
+/// How many handovers a run keeps ([`OracleReport::handovers`]): memory stays bounded.
+pub const HANDOVERS_KEPT: usize = 64;
+
+/// One slack noted by the sweep: a stretch of a node starting at `start` (true time) after
+/// another node's belief that ended `slack_ns` before it (negative: after it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Handover {
+    pub start: SimTime,
+    pub slack_ns: i64,
+}
+
 impl Carry {
-    fn note_slack(&mut self, slack_ns: i64) {
+    fn note_slack(&mut self, start: SimTime, slack_ns: i64) {
         self.min_slack_ns = Some(self.min_slack_ns.map_or(slack_ns, |m| m.min(slack_ns)));
+        if self.handovers.len() < HANDOVERS_KEPT {
+            self.handovers.push(Handover { start, slack_ns });
+        }
     }
 
     /// Node `n`'s belief stretch ends at `t`: the handovers waiting on it are resolved.
@@ -153,7 +172,7 @@ impl Carry {
         s.open = false;
         s.last_end = Some(t);
         if let Some(start) = s.waiting.take() {
-            self.note_slack(start.ns() - t.ns());
+            self.note_slack(start, start.ns() - t.ns());
         }
     }
 
@@ -175,7 +194,7 @@ impl Carry {
         }
         self.stretches[n].open = true;
         if let Some(e) = ended {
-            self.note_slack(t.ns() - e.ns());
+            self.note_slack(t, t.ns() - e.ns());
         }
     }
 }
@@ -289,9 +308,10 @@ impl Oracle {
         let t = &mut self.tracks[n];
         if belief != t.belief && belief != Belief::None {
             if let (Belief::Until { .. }, Some(ends_at)) = (t.belief, t.ends_at) {
-                let left_ns = (ends_at.ns() - t.since.ns()).max(0);
-                let c = &mut self.carry.closest_call_ns;
-                *c = Some(c.map_or(left_ns, |m| m.min(left_ns)));
+                let raw_ns = ends_at.ns() - t.since.ns();
+                let least = |c: &mut Option<i64>, v: i64| *c = Some(c.map_or(v, |m| m.min(v)));
+                least(&mut self.carry.closest_call_ns, raw_ns.max(0));
+                least(&mut self.carry.call_ns, raw_ns);
             }
         }
         t.ends_at = None;
@@ -477,6 +497,8 @@ impl Oracle {
             max_unavailable_ns: self.carry.max_unavailable_ns,
             min_slack_ns: self.carry.min_slack_ns,
             closest_call_ns: self.carry.closest_call_ns,
+            call_ns: self.carry.call_ns,
+            handovers: self.carry.handovers,
             faults_end: self.carry.faults_end,
             recovered_at: self.carry.recovered_at,
             resumptions: self.carry.resumptions,
@@ -515,6 +537,15 @@ pub struct OracleReport {
     /// The closest call ([`Oracle::set_belief`]): the least lease a holder had left when a
     /// belief of it that ends at a reading was renewed or taken again; `None` when none was.
     pub closest_call_ns: Option<i64>,
+    /// The closest call not clamped at 0: when a lease lapsed before it was renewed or taken
+    /// again, minus how long it had lapsed by then (how late the renewal came). Explore's
+    /// guided search ranks by it; no output shows it.
+    pub call_ns: Option<i64>,
+    /// The first [`HANDOVERS_KEPT`] slacks of the run in the order the sweep noted them (each
+    /// pair of stretches that gave a slack: a handover, or one of its candidates). Their least
+    /// is `min_slack_ns` when none was left out. Explore's guided search compares them with a
+    /// run without faults; no output shows them.
+    pub handovers: Vec<Handover>,
     /// When the run's last fault ended (its start, for a fault with no length; the run's start
     /// when it had none).
     pub faults_end: SimTime,
@@ -670,6 +701,50 @@ mod tests {
         until(&mut g, 0, 0, 100);
         g.believe(0, 50, None);
         assert_eq!(g.finish(400).closest_call_ns, None);
+    }
+
+    #[test]
+    fn a_lapsed_lease_s_call_is_how_late_it_was_taken_again() {
+        // A lease to 100 renewed at 30 to 130 (70 left), then taken again at 150 after it
+        // lapsed at 130: clamped 0, unclamped 130 - 150 = -20. Lapsed twice: to 100 taken
+        // again at 150 (-50), to 300 taken again at 340 (-40): the least is -50.
+        let mut f = Feed::new(1);
+        until(&mut f, 0, 0, 100);
+        until(&mut f, 0, 30, 130);
+        until(&mut f, 0, 150, 300);
+        let r = f.finish(200);
+        assert_eq!((r.closest_call_ns, r.call_ns), (Some(0), Some(-20)));
+        let mut g = Feed::new(1);
+        until(&mut g, 0, 0, 100);
+        until(&mut g, 0, 150, 300);
+        until(&mut g, 0, 340, 400);
+        let r = g.finish(400);
+        assert_eq!((r.closest_call_ns, r.call_ns), (Some(0), Some(-50)));
+    }
+
+    #[test]
+    fn every_handover_is_kept_with_its_start_and_slack() {
+        // a [10, 100), b [130, 200), a [190, 300): b starts 130 - 100 = 30 after a; a again
+        // at 190 while b believes to 200: slack 190 - 200 = -10, noted when b ends at 200.
+        let r = Feed::new(2)
+            .stretch(0, 10, 100)
+            .stretch(1, 130, 200)
+            .stretch(0, 190, 300)
+            .finish(400);
+        let h = |start: i64, slack_ns: i64| Handover {
+            start: SimTime::from_ns(start),
+            slack_ns,
+        };
+        assert_eq!(r.handovers, vec![h(130, 30), h(190, -10)]);
+        assert_eq!(r.min_slack_ns, Some(-10));
+        // 70 handovers, 10 ns apart: the first 64 kept.
+        let mut f = Feed::new(2);
+        for k in 0..70 {
+            f.stretch((k % 2) as usize, 100 * k, 100 * k + 90);
+        }
+        let r = f.finish(10_000);
+        assert_eq!(r.handovers.len(), HANDOVERS_KEPT);
+        assert_eq!(r.handovers[63], h(6_400, 10));
     }
 
     #[test]

@@ -481,10 +481,10 @@ fn the_evidence_counts_every_handover_and_warns_when_weak() {
 
 /// An exploration that finds nothing never calls the envelope safe: it says it found no
 /// violation in so many runs, then the evidence. On explore-two-sided-within-envelope guided
-/// search breeds its generations from the least slack, and most of its 2000 runs with a
-/// handover come back with one slack value (12.010003 ms in 1066 of 1959 when written, beside
-/// the nearest miss's 12.010001 ms): the evidence is flagged weak, with the same figures in
-/// explore.json. Swarm
+/// search breeds its generations from the runs nearest a violation, at most 8 of one outcome
+/// in its archive: its most common slack (12.010003 ms in 734 of 1947 runs with a handover
+/// when written, beside the nearest miss's 12.010001 ms) is under half, but some of its
+/// generations are captured by one outcome, and it says so. Swarm
 /// testing draws every run on its own, and no slack value takes more than half its runs (its
 /// most common, the 22 ms of a run whose faults miss the handover, took 942 of 2000 when
 /// written), so nothing is flagged.
@@ -515,13 +515,11 @@ fn no_violation_found_is_never_called_safe_and_a_collapsed_search_is_flagged() {
             assert!(weak_lines.is_empty(), "{printed}");
             continue;
         }
-        let c = &p["collapsed"];
-        let (runs, of) = (c["runs"].as_u64().unwrap(), c["of"].as_u64().unwrap());
-        assert_eq!(of, p["handovers"].as_u64().unwrap());
-        assert!(2 * runs > of, "{c}");
-        let slack = c["slack_ns"].as_i64().unwrap();
-        assert!((12 * MS..13 * MS).contains(&slack), "{slack}");
-        // Some of its bred generations were captured by that slack too, and it says how many.
+        // Guided search keeps at most 8 archive members of one outcome, so the slack it found
+        // (12.010001 ms, the arithmetic's 12 ms and the runs' few ns) no longer takes more than
+        // half of its runs: not collapsed. (Swarm's flag is tested on counts in `output`.)
+        assert!(p["collapsed"].is_null(), "{p}");
+        // Some of its bred generations were still captured by one outcome, and it says how many.
         let j = json(&dir.join("out").join(name).join("explore.json"));
         let g = &j["captured_generations"];
         let (captured, bred) = (g["captured"].as_u64().unwrap(), g["of"].as_u64().unwrap());
@@ -530,18 +528,11 @@ fn no_violation_found_is_never_called_safe_and_a_collapsed_search_is_flagged() {
         assert!((1..=bred).contains(&captured), "{g}");
         assert_eq!(
             weak_lines,
-            [
-                format!(
-                    "  weak evidence {runs} of {of} runs with a handover share one slack value \
-                     ({}): the search mostly repeated one outcome",
-                    leasesim::time::format_ns(slack)
-                ),
-                format!(
-                    "  weak evidence {captured} of 60 bred generations were captured by one \
-                     outcome (three in four of their bred runs alike): the search kept breeding \
-                     one lineage"
-                )
-            ]
+            [format!(
+                "  weak evidence {captured} of 60 bred generations were captured by one \
+                 outcome (three in four of their bred runs alike): the search kept breeding \
+                 one lineage"
+            )]
         );
     }
 }
@@ -667,4 +658,49 @@ fn a_liveness_bound_must_leave_room_in_the_run() {
         err.contains("--liveness 30s: the envelope's faults stop twice the bound before the run's end, and the run lasts 60s"),
         "{err}"
     );
+}
+
+/// The bundled scenario `name` with `faults` added.
+fn with_faults(name: &str, faults: &[Fault]) -> Scenario {
+    let mut s = Scenario::from_ron(leasesim::scenario::library::text(name).unwrap()).unwrap();
+    s.faults.extend_from_slice(faults);
+    s
+}
+
+#[test]
+fn guided_search_credits_only_the_handovers_the_faults_change() {
+    use leasesim::explore::guided::Guide;
+    use leasesim::time::Dur;
+    // needle-raft-late-timeout-now-then-pause (see its file): without the envelope's faults
+    // the scheduled transfer hands over with 5 ms of slack (r2 serves from 2.505 s), which no
+    // fault changed: no credit. The TimeoutNow held up 12 s (a spike over [2.4 s, 2.6 s) of
+    // 12 s): r2 campaigns at 2.501 + 12 = 14.501 s and serves from 14.505 s with 3 ms of
+    // slack, a handover the quiet run does not have: credit 3 ms. A pause of r1 alone (14 s,
+    // 1 s) changes no handover: no credit.
+    let name = "needle-raft-late-timeout-now-then-pause";
+    let quiet = crate::common::run(&with_faults(name, &[]));
+    assert_eq!(quiet.min_slack_ns, Some(5 * MS));
+    let q = &quiet.guidance.handovers;
+    assert!(q.contains(&(2_505 * MS, 5 * MS)), "{q:?}");
+    assert_eq!(Guide::of(&quiet.guidance, q).credit_ns, None);
+    let spike = Fault::DelaySpike {
+        at: Dur::from_ms(2_400).into(),
+        duration: Dur::from_ms(200),
+        extra: Dur::from_secs(12),
+        from: None,
+        to: None,
+        kinds: None,
+    };
+    let held = crate::common::run(&with_faults(name, &[spike]));
+    assert_eq!(Guide::of(&held.guidance, q).credit_ns, Some(3 * MS));
+    let pause = Fault::Pause {
+        node: "r1".into(),
+        at: Dur::from_secs(14).into(),
+        duration: Dur::from_secs(1),
+        kind: PauseKind::Gc,
+        clock: None,
+    };
+    let paused = crate::common::run(&with_faults(name, &[pause]));
+    assert_eq!(paused.min_slack_ns, Some(5 * MS));
+    assert_eq!(Guide::of(&paused.guidance, q).credit_ns, None);
 }

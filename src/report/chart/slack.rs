@@ -228,6 +228,7 @@ mod tests {
             closest_call_ns: None,
             recovery_margin_ns: None,
             events: 0,
+            guide: None,
         };
         // Slacks 5, 12, 12, 39 ns: bins [5, 10), [10, 20), [20, 50), and the bins from zero's,
         // [0, 1), [1, 2), [2, 5), empty: edges 0 to 5, ending at 50.
