@@ -2,7 +2,9 @@
 //! and a run (or a file) whose slowed replica may never lead says so.
 
 use leasesim::outcome::slowed_replica_never_led;
-use leasesim::scenario::validate::{validate, warnings};
+use leasesim::scenario::validate::{validate, validate_in, warnings};
+use leasesim::strategy::{base::BaseProtocol, Registry, Rules, Settings};
+use leasesim::time::LocalDur;
 
 use crate::common::{run, scenario};
 
@@ -161,9 +163,96 @@ fn the_named_contender_holds_first_under_every_racing_protocol() {
     }
 }
 
+/// The lock services' clients race for the lock too, each through its session, and lead first
+/// when named. Each test catches a client whose first process does not hold back (the named one
+/// would not hold first: unnamed, c1 wins, its messages sent first), one that holds back when
+/// it is itself named (c1 named would not hold first), and a protocol that refuses the field
+/// (validation fails in `race`). `lease` is the `lease` section without `initial_leader`.
+fn named_first(strategy: &str, grantor: &str, lease: &str) {
+    let with = |leader: &str| {
+        let lease = match leader {
+            "" => format!("({lease})"),
+            l => format!(r#"({lease}, initial_leader: "{l}")"#),
+        };
+        race(strategy, &[grantor], &lease)
+    };
+    let unnamed = with("");
+    assert_eq!(
+        unnamed.first().map(String::as_str),
+        Some("c1"),
+        "{strategy}"
+    );
+    let second = with("c2");
+    assert_eq!(second.first().map(String::as_str), Some("c2"), "{strategy}");
+    let first = with("c1");
+    assert_eq!(first.first().map(String::as_str), Some("c1"), "{strategy}");
+}
+
+/// Chubby: the other client opens its session at once but sends its first Acquire
+/// `retry_every` (here 1 s) late, so the named one's Acquire reaches the master first (2 ms) and
+/// is granted; the other's, refused while the lock is held, keeps retrying. Catches a client
+/// that asks at once whoever is named, and one that waits when it is named itself.
+#[test]
+fn a_named_chubby_client_holds_first() {
+    named_first(
+        "ChubbySession",
+        "master",
+        r#"duration: "15s", retry_every: "1s""#,
+    );
+}
+
+/// Consul: the other client's first `Lock()` sleeps `lock_retry` (5 s) first, so the named one
+/// creates its session, GETs the free key and acquires it within a few ms; the other's GET then
+/// finds the key held and blocks. Catches the same two faults as the Chubby test, under
+/// Consul's acquire loop.
+#[test]
+fn a_named_consul_client_holds_first() {
+    named_first("ConsulSession", "leader", r#"duration: "15s""#);
+}
+
+/// ZooKeeper: the other client's first connect waits `retry_every` (1 s), so the named one's
+/// session and lock node come first and its node is the lowest; the other's queues behind it.
+/// Catches the same two faults, under Curator's lock recipe (the lowest node holds).
+#[test]
+fn a_named_zookeeper_client_holds_first() {
+    named_first(
+        r#"ZooKeeperSession(tick_time: "2s", session_timeout: "30s")"#,
+        "zk",
+        r#"duration: "30s", retry_every: "1s""#,
+    );
+}
+
+/// A protocol of a user's own that says nothing of `lease.initial_leader`: the base protocol
+/// under another name, with `lease_fields` left at its default (every period, no initial
+/// leader).
+#[derive(Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Unelected {
+    #[serde(default)]
+    margin: LocalDur,
+}
+
+impl Settings for Unelected {
+    const NAME: &'static str = "Unelected";
+    type Protocol = BaseProtocol;
+
+    fn to_ron(&self) -> String {
+        format!("Unelected(margin: \"{}\")", self.margin)
+    }
+
+    fn build(&self) -> BaseProtocol {
+        let rules = Rules {
+            holder_margin: self.margin,
+            grantor_margin: self.margin,
+            ..Rules::default()
+        };
+        BaseProtocol::new(rules, self.to_ron())
+    }
+}
+
 /// A grantor cannot be named, nor a contender where replicas lead (etcd's clients hold leases
-/// that its members grant), nor anyone under a protocol whose holders do not race (a Chubby
-/// session's grantor decides alone).
+/// that its members grant), nor anyone under a protocol that does not read the field (every
+/// built-in protocol reads it: a registered one that leaves `lease_fields` at its default).
 #[test]
 fn only_a_node_that_leads_can_be_named() {
     let lock = r#"(name: "lock", role: Grantor), (name: "a", role: Contender)"#;
@@ -180,7 +269,9 @@ fn only_a_node_that_leads_can_be_named() {
             r#"lease.initial_leader: "lock" is a Grantor, not a Contender: only a Contender leads here"#
         ]
     );
-    let p = validate(&scenario(&text("ChubbySession", lock, "a")));
+    let mut registry = Registry::new();
+    registry.register::<Unelected>();
+    let p = validate_in(&scenario(&text("Unelected", lock, "a")), &registry);
     assert!(
         p.len() == 1 && p[0].contains("does not elect its holder"),
         "{p:?}"

@@ -1,7 +1,8 @@
 //! A Chubby client: one session with the master, and through it the one lock it wants.
 //!
 //! The client opens a session at start (a KeepAlive and an Acquire with a fresh session id) and,
-//! while it holds no lock, sends an Acquire every `retry_every`. With `keepalive: HeldOpen` it
+//! while it holds no lock, sends an Acquire every `retry_every` (its first process sends its
+//! first Acquire `retry_every` late when `lease.initial_leader` names another client). With `keepalive: HeldOpen` it
 //! sends the next KeepAlive as soon as one is answered, so that one is almost always held at
 //! the master; when none is answered by the end of its local lease (or, before the session's
 //! first answer, within `renew_every`) it sends one then, and again every `renew_every`. With
@@ -79,6 +80,12 @@ impl Client {
     /// Opens a new session, larger than any this client opened in an earlier life, and asks
     /// for the lock through it.
     pub(super) fn open_session(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        self.new_session(cx, out);
+        self.acquire(cx, out);
+    }
+
+    /// Opens a new session (its first KeepAlive), asking for nothing yet.
+    fn new_session(&mut self, cx: &Cx, out: &mut Out<Message>) {
         self.next_session += 1;
         self.session = ((cx.incarnation as u64) << 32) | self.next_session;
         self.lease_end = None;
@@ -86,7 +93,13 @@ impl Client {
         self.held = None;
         out.cancel_timer(GRACE_END);
         self.keep_alive(cx, out);
-        self.acquire(cx, out);
+    }
+
+    /// Opens a new session as [`Self::open_session`] does, but asks for the lock only when the
+    /// retry timer runs out, `retry_every` from now (another client is to hold first).
+    fn open_session_waiting(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        self.new_session(cx, out);
+        out.set_timer(RETRY, ClockKind::Monotonic, cx.mono + self.p.retry_every);
     }
 
     /// Sends a KeepAlive, and arms the timer for the next one if no answer comes first: held
@@ -175,7 +188,17 @@ impl service_node::Client for Client {
         }
     }
 
+    /// Opens a session and asks for the lock. When `lease.initial_leader` names another
+    /// client, this one's first process opens its session at once but sends its first Acquire
+    /// `lease.retry_every` late, as its own retry after a refused Acquire: the named client's
+    /// Acquire reaches the master first. `retry_every` is the model's period of Acquire tries
+    /// (the paper gives Chubby's client none of its own), so waiting it is a modelling choice.
+    /// After a crash it asks at once, as ever.
     fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        if self.p.another_leads_first(cx) {
+            self.open_session_waiting(cx, out);
+            return;
+        }
         self.open_session(cx, out);
     }
 

@@ -4,7 +4,7 @@
 //! checked with its roles ([`super::ChubbySession`]'s `check`).
 
 use super::{ChubbyConfig, ChubbySession as ChubbyProtocol, KeepAliveMode};
-use crate::scenario::{Role, Scenario};
+use crate::scenario::{LeaseFields, Role, Scenario};
 use crate::strategy::settings::check;
 use crate::strategy::{Margin, Settings};
 use crate::time::LocalDur;
@@ -53,6 +53,12 @@ fn hold_margin() -> LocalDur {
 impl Settings for ChubbySession {
     const NAME: &'static str = "ChubbySession";
     type Protocol = ChubbyProtocol;
+
+    /// Every period, and `lease.initial_leader`: the client that asks for the lock first (the
+    /// others' first Acquire waits `retry_every`, their session open meanwhile).
+    fn lease_fields(&self) -> LeaseFields {
+        LeaseFields::RACING
+    }
 
     fn to_ron(&self) -> String {
         let ChubbySession {

@@ -2,7 +2,8 @@
 //! application's acquire loop, the session's renewal loop and `monitorLock`, each with at most
 //! one call outstanding.
 //!
-//! The acquire loop (`Lock()`): create a session (`Create`), start the renewal loop, then GET
+//! The acquire loop (`Lock()`, at start; `lock_retry` after it when `lease.initial_leader`
+//! names another client and this is its first process): create a session (`Create`), start the renewal loop, then GET
 //! the key (index 0: answered at once). Held by another session: GET again with the key's index,
 //! blocking for `lock_wait`, until it changes. Free: `Acquire`. Refused with the key held: the
 //! blocking GET again; refused with the key free (a lock-delay runs): sleep `lock_retry`, then
@@ -385,7 +386,17 @@ impl Client {
         due.is_some_and(|d| now >= d)
     }
 
+    /// `Lock()` at start. When `lease.initial_leader` names another client, this one's first
+    /// process sleeps `lock_retry` first (`LockRetryTime`, the pause `api.Lock` takes before
+    /// trying again), as if its application had called `Lock()` once already and failed: the
+    /// named client's session and Acquire reach the leader first, and this one's first GET finds
+    /// the key held and blocks on it. Which period to wait is a modelling choice; `lock_retry`
+    /// is the acquire loop's own. After a crash it calls `Lock()` at once, as ever.
     pub(super) fn on_start(&mut self, cx: &Cx, out: &mut Out<Message>) {
+        if self.p.another_leads_first(cx) {
+            self.sleep(cx, Next::Create, out);
+            return;
+        }
         self.create(cx, out);
     }
 

@@ -123,9 +123,14 @@ impl Settings for ConsulSession {
     }
 
     /// The session TTL is T; renewals (every T/2) and tries (every `lock_retry`) are timed by
-    /// the client library, not by `lease.renew_every` or `lease.retry_every`.
+    /// the client library, not by `lease.renew_every` or `lease.retry_every`. And
+    /// `lease.initial_leader`: the client that calls `Lock()` first (the others' first call
+    /// waits `lock_retry`).
     fn lease_fields(&self) -> LeaseFields {
-        LeaseFields::TERM_ONLY
+        LeaseFields {
+            initial_leader: true,
+            ..LeaseFields::TERM_ONLY
+        }
     }
 
     /// Every client (each node but the leader) renews every T/2 at most (its timer, the renew
@@ -226,6 +231,10 @@ mod tests {
         .unwrap();
         let c = ConsulSession::lineup(&s, LocalDur::ZERO, "")[0].0;
         assert!((Settings::events_per_second(&c, &s) - 2.0).abs() < 1e-9);
-        assert_eq!(Settings::lease_fields(&c), LeaseFields::TERM_ONLY);
+        let fields = LeaseFields {
+            initial_leader: true,
+            ..LeaseFields::TERM_ONLY
+        };
+        assert_eq!(Settings::lease_fields(&c), fields);
     }
 }

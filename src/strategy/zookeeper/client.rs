@@ -1,6 +1,7 @@
 //! A ZooKeeper client with Curator's lock recipe: one session, and through it one lock node.
 //!
-//! The client connects at start, asking for `session_timeout`; the server's answer carries the
+//! The client connects at start (its first process `lease.retry_every` after it when
+//! `lease.initial_leader` names another client), asking for `session_timeout`; the server's answer carries the
 //! negotiated timeout t, from which it takes readTimeout = 2t/3 and pings when it has sent
 //! nothing for readTimeout / 2 = t/3 (`ClientCnxn.SendThread`: `onConnected` and the ping
 //! check in `run`; integer nanoseconds here, not whole milliseconds). Two refinements of the
@@ -281,7 +282,17 @@ impl service_node::Client for Client {
         Thread::Renewal
     }
 
+    /// Connects at start. When `lease.initial_leader` names another client, this one's first
+    /// process asks to connect only when its reconnect timer runs out, `lease.retry_every` from
+    /// now, as if its first try had found no server: the named client's session and lock node
+    /// come first, and this one's node queues behind it. `retry_every` is the model's period of
+    /// connection tries (the Java client sleeps up to 1 s between them), so waiting it is a
+    /// modelling choice. After a crash it connects at once, as ever.
     fn on_start(&mut self, cx: &Cx, out: &mut Sink) {
+        if self.p.another_leads_first(cx) {
+            emit::arm(out, RECONNECT, cx.mono + self.p.retry_every);
+            return;
+        }
         self.connect(cx, out);
     }
 

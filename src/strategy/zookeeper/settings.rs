@@ -261,10 +261,13 @@ impl Settings for ZooKeeperSession {
         p
     }
 
-    /// Pings and connects time themselves; `lease.retry_every` is the reconnect period.
+    /// Pings and connects time themselves; `lease.retry_every` is the reconnect period. And
+    /// `lease.initial_leader`: the client that connects first (the others' first connect waits
+    /// `retry_every`).
     fn lease_fields(&self) -> LeaseFields {
         LeaseFields {
             retry_every: true,
+            initial_leader: true,
             ..LeaseFields::TERM_ONLY
         }
     }
