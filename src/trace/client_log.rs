@@ -85,6 +85,34 @@ pub struct LoggedOp {
     pub missed: Option<Missed>,
 }
 
+impl LoggedOp {
+    /// Operation `op` of `node` on `key`, invoked at `call`, with nothing known of it yet but
+    /// its `value` (a write's own, a read's when answered).
+    fn new(
+        (op, node, key, write): (u64, NodeId, Key, bool),
+        call: Option<SimTime>,
+        value: Option<Value>,
+    ) -> LoggedOp {
+        LoggedOp {
+            op,
+            node,
+            key,
+            write,
+            call,
+            ret: None,
+            value,
+            failed: false,
+            stale: false,
+            zombie: false,
+            unsafe_write: false,
+            token: None,
+            readings: None,
+            effect: None,
+            missed: None,
+        }
+    }
+}
+
 /// What the ring remembers of a recent operation.
 #[derive(Clone, Copy, Debug, Default)]
 struct Recent {
@@ -219,23 +247,8 @@ impl ClientLog {
             kept: None,
         });
         if self.kept.len() < self.kept_ops {
-            self.keep(LoggedOp {
-                op,
-                node,
-                key,
-                write,
-                call: Some(at),
-                ret: None,
-                value: write.then_some(op),
-                failed: false,
-                stale: false,
-                zombie: false,
-                unsafe_write: false,
-                token: None,
-                readings: None,
-                effect: None,
-                missed: None,
-            });
+            let (value, call) = (write.then_some(op), Some(at));
+            self.keep(LoggedOp::new((op, node, key, write), call, value));
         }
     }
 
@@ -256,23 +269,13 @@ impl ClientLog {
         }
         self.harmful += 1;
         let r = self.recent(op).copied();
-        self.keep(LoggedOp {
-            op,
-            node: r.map_or(0, |r| r.node),
-            key: r.map_or(0, |r| r.key),
-            write: r.is_some_and(|r| r.write),
-            call: r.map(|r| r.call),
-            ret: None,
+        let (node, key) = r.map_or((0, 0), |r| (r.node, r.key));
+        let write = r.is_some_and(|r| r.write);
+        self.keep(LoggedOp::new(
+            (op, node, key, write),
+            r.map(|r| r.call),
             value,
-            failed: false,
-            stale: false,
-            zombie: false,
-            unsafe_write: false,
-            token: None,
-            readings: None,
-            effect: None,
-            missed: None,
-        });
+        ));
         true
     }
 
