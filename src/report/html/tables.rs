@@ -36,6 +36,18 @@ fn slack(s: &Summary) -> SortKey {
     s.min_slack_ns.map_or(SortKey::None, ns)
 }
 
+/// The sort keys of the columns both tables share, from slack to availability.
+fn slack_to_availability(s: &Summary) -> [SortKey; 6] {
+    [
+        slack(s),
+        int(s.zombie_actions),
+        int(s.stale_reads),
+        int(s.unsafe_writes),
+        int(s.fenced_writes),
+        num(s.availability),
+    ]
+}
+
 /// The verdict table of several runs (the terminal's columns), each scenario linking to its
 /// page.
 pub fn verdict_table(summaries: &[Summary]) -> Table {
@@ -52,20 +64,17 @@ pub fn verdict_table(summaries: &[Summary]) -> Table {
     for s in summaries {
         t.rows.push(Row {
             cells: text::verdict_row(s),
-            sort: vec![
+            sort: [
                 SortKey::Text(s.scenario.clone()),
                 SortKey::Text(Verdict::of(s).word().to_string()),
                 SortKey::Text(text::expect_word(s).to_string()),
                 int(s.overlap.count),
                 ns(s.overlap.max_ns),
-                slack(s),
-                int(s.zombie_actions),
-                int(s.stale_reads),
-                int(s.unsafe_writes),
-                int(s.fenced_writes),
-                num(s.availability),
-                SortKey::Text(s.strategy.clone()),
-            ],
+            ]
+            .into_iter()
+            .chain(slack_to_availability(s))
+            .chain([SortKey::Text(s.strategy.clone())])
+            .collect(),
             link: Some(link_to(&s.scenario)),
             verdict: Some(Verdict::of(s)),
         });
@@ -83,20 +92,17 @@ pub fn compare_table(rows: &[(&Summary, &str)]) -> Table {
     for &(s, origin) in rows {
         t.rows.push(Row {
             cells: text::compare_row(s, origin),
-            sort: vec![
+            sort: [
                 SortKey::Text(s.strategy.clone()),
                 SortKey::Text(Verdict::of(s).word().to_string()),
                 int(s.overlap.count),
                 ns(s.overlap.total_ns),
                 ns(s.overlap.max_ns),
-                slack(s),
-                int(s.zombie_actions),
-                int(s.stale_reads),
-                int(s.unsafe_writes),
-                int(s.fenced_writes),
-                num(s.availability),
-                SortKey::Text(origin.to_string()),
-            ],
+            ]
+            .into_iter()
+            .chain(slack_to_availability(s))
+            .chain([SortKey::Text(origin.to_string())])
+            .collect(),
             link: None,
             verdict: Some(Verdict::of(s)),
         });
@@ -169,6 +175,25 @@ mod tests {
         // Every column when none is named; "note" has a text cell ("a"), so it sorts as text.
         let all = csv_table(csv, &[]).unwrap();
         assert!(!all.columns[2].numeric);
+    }
+
+    /// Every row has a cell and a sort key per column, in both tables, and the numbers sort by
+    /// the exact figure (the max overlap in ns, not its text).
+    #[test]
+    fn each_column_has_its_cell_and_its_key() {
+        let text = crate::scenario::library::text("q4-gc-pause-cached-bool").unwrap();
+        let s = crate::run("t", &crate::Scenario::from_ron(text).unwrap())
+            .unwrap()
+            .summary;
+        let v = verdict_table(std::slice::from_ref(&s));
+        let c = compare_table(&[(&s, "own")]);
+        for t in [&v, &c] {
+            assert_eq!(t.rows[0].cells.len(), t.columns.len());
+            assert_eq!(t.rows[0].sort.len(), t.columns.len());
+        }
+        // Q4's overlap is 3.996 s: the "max" column sorts on 3,996,000,000.
+        assert!(matches!(v.rows[0].sort[4], SortKey::Number(x) if x == 3_996_000_000.0));
+        assert!(matches!(&c.rows[0].sort[11], SortKey::Text(o) if o == "own"));
     }
 
     /// A name with a space, `#`, `%`, `?` and a non-ASCII letter links to its own directory.
