@@ -222,6 +222,7 @@ impl ClientLog {
 
     /// Where `op` sits among the kept operations: from its slot in the ring while it is
     /// there (most events: no search), else from the index of every kept one.
+    #[inline]
     fn kept_at(&self, op: u64) -> Option<usize> {
         match self.ring[op as usize % RECENT].as_ref() {
             Some(r) if r.op == op => r.kept,
@@ -234,6 +235,7 @@ impl ClientLog {
         Some(&mut self.kept[i])
     }
 
+    #[inline]
     fn invoked_op(&mut self, op: u64, node: NodeId, key: Key, write: bool, at: SimTime) {
         self.invoked += 1;
         self.ring[op as usize % RECENT] = Some(Recent {
@@ -252,6 +254,7 @@ impl ClientLog {
         }
     }
 
+    #[inline(never)]
     fn keep(&mut self, o: LoggedOp) {
         let at = self.kept.len();
         self.index.insert(o.op, at);
@@ -312,6 +315,7 @@ impl ClientLog {
             })
     }
 
+    #[inline(never)]
     fn read_answered(&mut self, op: u64, value: Value, tick: u64, at: SimTime, stale: bool) {
         if !stale {
             self.seen(value, tick, at, SeenBy::Read(op));
@@ -338,6 +342,7 @@ impl ClientLog {
         o.missed = missed;
     }
 
+    #[inline(never)]
     fn took_effect(&mut self, key: Key, value: Value, at: SimTime) {
         let order = self.order.entry(key).or_default();
         if order.len() == WRITES_PER_KEY {
@@ -350,8 +355,25 @@ impl ClientLog {
         self.applied = Some(value);
     }
 
+    #[inline(never)]
+    fn failed(&mut self, op: u64, at: SimTime) {
+        if let Some(o) = self.kept_mut(op) {
+            o.failed = true;
+            o.ret = Some(at);
+        }
+    }
+
+    #[inline(never)]
+    fn write_acked(&mut self, value: Value, tick: u64, at: SimTime) {
+        self.seen(value, tick, at, SeenBy::Acknowledged);
+        if let Some(o) = self.kept_mut(value) {
+            o.ret.get_or_insert(at);
+        }
+    }
+
     /// The trace event that follows a read answered: its token, whether it is a zombie, and
     /// the node's clocks. A zombie read not kept yet is kept now (a stale one already was).
+    #[inline(never)]
     fn read_served(&mut self, e: &TraceEvent, token: Token, zombie: bool) {
         let Some((op, stale)) = self.answered.take() else {
             return;
@@ -369,6 +391,7 @@ impl ClientLog {
     }
 
     /// The trace event that follows a write taking effect at node `e.node`.
+    #[inline(never)]
     fn write_arrived(&mut self, e: &TraceEvent, token: Token, unsafe_write: bool) {
         let Some(op) = self.applied.take() else {
             return;
@@ -386,6 +409,7 @@ impl ClientLog {
 }
 
 impl Observer for ClientLog {
+    #[inline]
     fn event(&mut self, e: &TraceEvent) {
         match e.kind {
             TraceKind::Read { token, zombie, .. } => self.read_served(e, token, zombie),
@@ -400,6 +424,9 @@ impl Observer for ClientLog {
         }
     }
 
+    /// A small dispatcher, inlined into its caller: a refused request's failure (a third of a
+    /// busy run's events) costs a call only when the log keeps the request.
+    #[inline]
     fn history(&mut self, e: &HistoryEvent) {
         match *e {
             HistoryEvent::Invoked {
@@ -410,9 +437,8 @@ impl Observer for ClientLog {
                 at,
             } => self.invoked_op(op, node, key, write, at),
             HistoryEvent::Failed { op, at } => {
-                if let Some(o) = self.kept_mut(op) {
-                    o.failed = true;
-                    o.ret = Some(at);
+                if self.kept_at(op).is_some() {
+                    self.failed(op, at);
                 }
             }
             HistoryEvent::ReadAnswered {
@@ -425,12 +451,7 @@ impl Observer for ClientLog {
             HistoryEvent::WriteTookEffect { key, value, at, .. } => {
                 self.took_effect(key, value, at)
             }
-            HistoryEvent::WriteAcked { value, tick, at } => {
-                self.seen(value, tick, at, SeenBy::Acknowledged);
-                if let Some(o) = self.kept_mut(value) {
-                    o.ret.get_or_insert(at);
-                }
-            }
+            HistoryEvent::WriteAcked { value, tick, at } => self.write_acked(value, tick, at),
         }
     }
 
