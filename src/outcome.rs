@@ -5,6 +5,7 @@
 
 use crate::engine::waits::WaitSummary;
 use crate::engine::RunResult;
+use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::Overlap;
 use crate::scenario::{Expect, Scenario};
@@ -631,8 +632,8 @@ pub fn slowed_replica_never_led(scenario: &Scenario, s: &Summary) -> Option<Stri
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Guidance {
     /// Each authority's first handovers (see [`crate::oracle::OracleReport::handovers`]) as
-    /// (start, slack) in ns, sorted.
-    pub handovers: Vec<(i64, i64)>,
+    /// (start, slack) in ns and the node whose belief ended before it, sorted.
+    pub handovers: Vec<(i64, i64, NodeId)>,
     /// The least lease left at a renewal, with or without a handover, not clamped at 0 (see
     /// [`crate::oracle::OracleReport::call_ns`]): negative when a lease lapsed before it was
     /// renewed or taken again, by how long.
@@ -641,10 +642,14 @@ pub struct Guidance {
 
 impl Guidance {
     fn of(r: &RunResult) -> Guidance {
-        let mut handovers: Vec<(i64, i64)> = r
+        let mut handovers: Vec<(i64, i64, NodeId)> = r
             .oracle
             .exclusive()
-            .flat_map(|(_, o)| o.handovers.iter().map(|h| (h.start.ns(), h.slack_ns)))
+            .flat_map(|(_, o)| {
+                o.handovers
+                    .iter()
+                    .map(|h| (h.start.ns(), h.slack_ns, h.from))
+            })
             .collect();
         handovers.sort_unstable();
         let call_ns = r.oracle.exclusive().filter_map(|(_, o)| o.call_ns).min();

@@ -22,7 +22,9 @@
 //!   redraw a node's drift (when the envelope has `drift_ppm`), or place a fault at a protocol
 //!   moment (a grant, a renewal, an acquisition, an expiry, a commit, a write: the first to
 //!   third of them, on one node or any, up to T after it or before an expiry) or back at a
-//!   time (moving a fault placed at a moment shifts its delay);
+//!   time (moving a fault placed at a moment shifts its delay), or aim a fault at the parent's
+//!   focus (the node whose belief ended before the closest handover its faults changed, up to
+//!   T before that end: [`Mutator::aim`]);
 //! - the first [`IMMIGRANTS`] runs of each generation, and any child that after [`TRIES`]
 //!   tries still leaves the envelope, are swarm's own run r (fresh blood; so swarm's runs are a
 //!   part of guided's).
@@ -40,6 +42,7 @@
 
 use super::draw::{half_ppt, loop_nodes, ppm};
 use super::{Pool, RunRecord, Runner};
+use crate::msg::NodeId;
 use crate::outcome::Guidance;
 use crate::rng::{self, Component, Rng};
 use crate::scenario::moment::MOMENTS;
@@ -90,6 +93,8 @@ struct Member {
     /// See [`placement`].
     placement: Vec<(String, i64)>,
     child: Child,
+    /// See [`Guide::focus`].
+    focus: Option<(NodeId, i64)>,
 }
 
 /// What guided search ranks a run by besides its figures. It is kept in the run's record, so
@@ -106,26 +111,36 @@ pub struct Guide {
     /// it was renewed or taken again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_ns: Option<i64>,
+    /// Where that closest changed handover was: the node whose belief ended before it, and
+    /// when (true time, ns). A child's faults may be aimed there (see [`Mutator::aim`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<(NodeId, i64)>,
 }
 
 impl Guide {
     /// The guide of a run whose oracle gave `g`, its quiet run's handovers `quiet` (sorted, as
     /// [`Guidance::handovers`] are). A handover is changed unless the quiet run has it; each of
     /// the quiet run's handovers matches one of the run's at most.
-    pub fn of(g: &Guidance, quiet: &[(i64, i64)]) -> Guide {
+    pub fn of(g: &Guidance, quiet: &[(i64, i64, NodeId)]) -> Guide {
         let mut left = quiet.to_vec();
-        let mut credit_ns: Option<i64> = None;
-        for h in &g.handovers {
-            match left.binary_search(h) {
+        // The changed handover with the least slack, the earliest among equals.
+        let mut closest: Option<(i64, i64, NodeId)> = None;
+        for &h in &g.handovers {
+            match left.binary_search(&h) {
                 Ok(i) => {
                     left.remove(i);
                 }
-                Err(_) => credit_ns = Some(credit_ns.map_or(h.1, |c| c.min(h.1))),
+                Err(_) => {
+                    if closest.is_none_or(|c| h.1 < c.1) {
+                        closest = Some(h);
+                    }
+                }
             }
         }
         Guide {
-            credit_ns,
+            credit_ns: closest.map(|h| h.1),
             call_ns: g.call_ns,
+            focus: closest.map(|(start, slack, from)| (from, start - slack)),
         }
     }
 }
@@ -240,7 +255,7 @@ fn guided_record(
     c: &Child,
     runner: &Runner,
     liveness: Option<crate::time::Dur>,
-    quiet: Option<&Vec<(i64, i64)>>,
+    quiet: Option<&Vec<(i64, i64, NodeId)>>,
 ) -> Result<RunRecord, String> {
     let s = runner(&c.scenario)
         .map_err(|p| format!("run {run} (seed {}): {}", c.scenario.seed, p.join("; ")))?;
@@ -257,7 +272,7 @@ fn run_quiet(
     children: &[Child],
     pool: &Pool,
     runner: &Runner,
-    quiet: &mut BTreeMap<u64, Vec<(i64, i64)>>,
+    quiet: &mut BTreeMap<u64, Vec<(i64, i64, NodeId)>>,
 ) -> Result<u64, String> {
     if e.liveness.is_some() {
         return Ok(0);
@@ -350,6 +365,7 @@ pub fn search(
                 rank: rank(&r),
                 placement: placement(e.base, &child.scenario),
                 child,
+                focus: r.guide.as_ref().and_then(|g| g.focus),
             });
             records.push(r);
         }
@@ -379,10 +395,11 @@ fn breed(e: &super::Exploration, archive: &[Member], run: u64) -> Child {
         return swarm();
     }
     let mut r = rng::stream(e.base.seed, Component::Guided, run);
-    let m = Mutator::new(e.base, e.nemesis).stopping_at(e.faults_stop_ns());
+    let mut m = Mutator::new(e.base, e.nemesis).stopping_at(e.faults_stop_ns());
     for _ in 0..TRIES {
         let (a, b) = parents(archive, &mut r);
         let mut c = a.child.clone();
+        m.focus = a.focus;
         if let Some(b) = b {
             m.splice(&mut c, &b.child, &mut r);
         }
@@ -425,10 +442,12 @@ struct Mutator<'a> {
     /// With a liveness bound, when the envelope's faults stop (a restart of a crash before it
     /// may come later).
     stop_ns: Option<i64>,
+    /// The first parent's [`Guide::focus`], if it has one.
+    focus: Option<(NodeId, i64)>,
 }
 
-/// The mutations, by number: move, resize, add near, renode, remove, drift, anchor.
-const MUTATIONS: u64 = 7;
+/// The mutations, by number: move, resize, add near, renode, remove, drift, anchor, aim.
+const MUTATIONS: u64 = 8;
 
 impl<'a> Mutator<'a> {
     fn new(base: &'a Scenario, nemesis: &'a Nemesis) -> Mutator<'a> {
@@ -450,6 +469,7 @@ impl<'a> Mutator<'a> {
             stallable,
             term_ns: base.lease.duration.ns().max(1),
             stop_ns: None,
+            focus: None,
         }
     }
 
@@ -486,7 +506,9 @@ impl<'a> Mutator<'a> {
     fn mutate(&self, c: &mut Child, r: &mut Rng) {
         let fixed = self.fixed(&c.scenario);
         let mut own: Vec<Fault> = c.scenario.faults.split_off(fixed);
-        let op = r.random_range(0..MUTATIONS);
+        // A liveness search has no focus (its runs are ranked by recovery): it draws among the
+        // other seven mutations.
+        let op = r.random_range(0..MUTATIONS - u64::from(self.stop_ns.is_some()));
         let i = pick(&own, r);
         self.apply(op, i, &mut own, c, r);
         own.sort_by_key(Fault::at);
@@ -496,8 +518,9 @@ impl<'a> Mutator<'a> {
     /// Mutation `op` (see [`MUTATIONS`]) of the envelope's faults `own` of `c`, on fault `i` if
     /// one was picked: 0 moves it (a crash with its restart), 1 resizes it, 3 moves it to another
     /// node, 4 removes it (a crash with its restart), 5 redraws a drift (with `drift_ppm` in the
-    /// envelope), 6 places it at a moment or back at a time (not a crash); any other, or one
-    /// that does not apply, adds a fault near a picked one (anywhere without one).
+    /// envelope), 6 places it at a moment or back at a time (not a crash), 7 aims it (or a new
+    /// fault) at the parent's focus ([`Mutator::aim`]); any other, or one that does not apply,
+    /// adds a fault near a picked one (anywhere without one).
     fn apply(&self, op: u64, i: Option<usize>, own: &mut Vec<Fault>, c: &mut Child, r: &mut Rng) {
         match (op, i) {
             (0, Some(i)) => {
@@ -518,6 +541,7 @@ impl<'a> Mutator<'a> {
             }
             (5, _) if self.nemesis.drift_ppm.is_some() => self.drift(c, r),
             (6, Some(i)) if !matches!(own[i], Fault::Crash { .. }) => self.anchor(&mut own[i], r),
+            (7, i) if self.focus.is_some() && r.random_bool(0.5) => self.aim(own, i, c, r),
             _ => {
                 let near = match pick(own, r) {
                     Some(i) => own[i].at().ns() + self.delta(r),
@@ -555,6 +579,68 @@ impl<'a> Mutator<'a> {
                 span
             }),
         });
+    }
+
+    /// Aims fault `i`, or a new fault, at the focus (there must be one): the node whose belief
+    /// ended before the closest handover the parent's faults changed, at a time up to T before
+    /// that end. A fault there moves that handover's slack where one on another node, or long
+    /// before, does nothing: a step, pause or stall of the holder inside the stretch its
+    /// protocol still trusts it. Only a fault that can be on that node moves there (a pause,
+    /// step, drift change, partition or one-way cut, a stall of a loop or disk the node has);
+    /// else, or without a fault picked, a new fault is added there (of no node, a delay spike
+    /// or a drop, it is added at that time as drawn).
+    fn aim(&self, own: &mut Vec<Fault>, i: Option<usize>, c: &mut Child, r: &mut Rng) {
+        let (node, end_ns) = self.focus.expect("aimed only with a focus");
+        let before = r.random_range(0..=self.term_ns);
+        let at_ns = (end_ns - before).clamp(0, self.end_ns() - 1);
+        let i = match i.filter(|&i| self.can_be_on(&own[i], node)) {
+            Some(i) => i,
+            None => {
+                let had = own.len();
+                self.add(own, at_ns, c, r);
+                // `add` pushes the fault last (a crash's restart before it).
+                match own.last() {
+                    Some(f) if own.len() > had && self.can_be_on(f, node) => own.len() - 1,
+                    _ => return,
+                }
+            }
+        };
+        *own[i].start_mut() = At::Time(Dur::from_ns(at_ns));
+        let name = |j: usize| self.base.nodes[j].name.clone();
+        let n = self.base.nodes.len();
+        match &mut own[i] {
+            Fault::Partition { groups, .. } => {
+                *groups = vec![
+                    vec![name(node)],
+                    (0..n).filter(|&j| j != node).map(name).collect(),
+                ];
+            }
+            Fault::OneWay { from, to, .. } => {
+                let other = name((node + r.random_range(1..n)) % n);
+                (*from, *to) = if r.random_bool(0.5) {
+                    (name(node), other)
+                } else {
+                    (other, name(node))
+                };
+            }
+            Fault::Pause { node: on, .. }
+            | Fault::ClockStep { node: on, .. }
+            | Fault::DriftChange { node: on, .. }
+            | Fault::ThreadStall { node: on, .. }
+            | Fault::DiskStall { node: on, .. } => *on = name(node),
+            _ => {}
+        }
+    }
+
+    /// Whether fault `f` can be moved onto node `node` (see [`Mutator::aim`]).
+    fn can_be_on(&self, f: &Fault, node: NodeId) -> bool {
+        match f {
+            Fault::Pause { .. } | Fault::ClockStep { .. } | Fault::DriftChange { .. } => true,
+            Fault::Partition { .. } | Fault::OneWay { .. } => self.base.nodes.len() >= 2,
+            Fault::ThreadStall { .. } => self.stallable.contains(&node),
+            Fault::DiskStall { .. } => self.base.nodes[node].disk.is_some(),
+            _ => false,
+        }
     }
 
     /// Lengthens or shortens fault `i` (a step's size, a drift change's rate, a crash's

@@ -33,6 +33,7 @@ fn archive(e: &Exploration) -> Vec<Member> {
             placement: Vec::new(),
             rank: (0, run as i64, run),
             child: Child::from(e.draw(run)),
+            focus: None,
         })
         .collect()
 }
@@ -257,8 +258,8 @@ fn runs_without_a_handover_rank_by_their_closest_call() {
     assert_eq!(order, [2, 4, 3, 1, 0]);
 }
 
-/// A guidance of the handovers (start, slack) `h` and the unclamped call `call`.
-fn guidance(h: &[(i64, i64)], call: Option<i64>) -> Guidance {
+/// A guidance of the handovers (start, slack, node before) `h` and the unclamped call `call`.
+fn guidance(h: &[(i64, i64, NodeId)], call: Option<i64>) -> Guidance {
     Guidance {
         handovers: h.to_vec(),
         call_ns: call,
@@ -269,25 +270,37 @@ fn guidance(h: &[(i64, i64)], call: Option<i64>) -> Guidance {
 fn only_the_handovers_the_faults_changed_earn_credit() {
     // The quiet run hands over at 100 with 5 and at 400 with 30. The run has those two, one at
     // 250 with 12 and one at 400 with 7: changed, 12 and 7; credit 7.
-    let quiet = [(100, 5), (400, 30)];
+    let quiet = [(100, 5, 0), (400, 30, 1)];
     let g = Guide::of(
-        &guidance(&[(100, 5), (250, 12), (400, 7), (400, 30)], Some(-3)),
+        &guidance(
+            &[(100, 5, 0), (250, 12, 2), (400, 7, 1), (400, 30, 1)],
+            Some(-3),
+        ),
         &quiet,
     );
     assert_eq!((g.credit_ns, g.call_ns), (Some(7), Some(-3)));
-    // The same handovers as the quiet run: no credit. One moved by 1 ns: credit its slack.
-    assert_eq!(Guide::of(&guidance(&quiet, None), &quiet).credit_ns, None);
-    let moved = [(101, 5), (400, 30)];
-    assert_eq!(
-        Guide::of(&guidance(&moved, None), &quiet).credit_ns,
-        Some(5)
-    );
+    // Its focus: node 1, whose belief ended 7 before 400, at 393.
+    assert_eq!(g.focus, Some((1, 393)));
+    // The same handovers as the quiet run: no credit, no focus. One moved by 1 ns: credit its
+    // slack, focus its node at 101 - 5 = 96.
+    let same = Guide::of(&guidance(&quiet, None), &quiet);
+    assert_eq!((same.credit_ns, same.focus), (None, None));
+    let moved = [(101, 5, 0), (400, 30, 1)];
+    let g = Guide::of(&guidance(&moved, None), &quiet);
+    assert_eq!((g.credit_ns, g.focus), (Some(5), Some((0, 96))));
+    // The same handover after another node's belief is another handover: changed.
+    let other = [(100, 5, 2), (400, 30, 1)];
+    let g = Guide::of(&guidance(&other, None), &quiet);
+    assert_eq!((g.credit_ns, g.focus), (Some(5), Some((2, 95))));
     // A quiet handover matches one of the run's at most: the second (100, 5) is changed.
-    let twice = [(100, 5), (100, 5), (400, 30)];
+    let twice = [(100, 5, 0), (100, 5, 0), (400, 30, 1)];
     assert_eq!(
         Guide::of(&guidance(&twice, None), &quiet).credit_ns,
         Some(5)
     );
+    // Two changed handovers with the least slack: the earlier is the focus.
+    let tie = [(200, 4, 1), (300, 4, 0)];
+    assert_eq!(Guide::of(&guidance(&tie, None), &[]).focus, Some((1, 196)));
 }
 
 /// Run `run`'s record with a guide (credit, unclamped call) and a slack.
@@ -296,6 +309,7 @@ fn guided(run: u64, credit: Option<i64>, call: Option<i64>, slack: Option<i64>) 
         guide: Some(Guide {
             credit_ns: credit,
             call_ns: call,
+            focus: None,
         }),
         ..record(run, slack, None)
     }
@@ -330,6 +344,7 @@ fn placed(value: i64, run: u64, place: i64) -> Member {
             scenario: s,
             kinds: vec![],
         },
+        focus: None,
     }
 }
 
@@ -408,6 +423,7 @@ fn a_tournament_is_won_by_the_better_of_two() {
             scenario: s.clone(),
             kinds: vec![],
         },
+        focus: None,
     };
     let archive = [member(5, 0), member(1, 1)];
     let mut r = stream(0);
@@ -1181,10 +1197,12 @@ fn each_mutation_happens() {
         drifted += usize::from(drifts(&c.scenario) != drifts(&start.scenario));
         changed += usize::from(f.len() == faults && *f != start.scenario.faults);
     }
-    // Seven mutations, one each time: adds (2 and every op without its fault) and the rest.
-    assert!(more > 40 && fewer > 30, "{more} {fewer}");
+    // Eight mutations, one each time: adds (2, 7 without a focus, and every op without its
+    // fault) and the rest, about 50 each; a drift placed adversarially where it already was
+    // changes nothing.
+    assert!(more > 40 && fewer > 25, "{more} {fewer}");
     assert!(
-        anchored > 30 && drifted > 30 && changed > 100,
+        anchored > 30 && drifted > 15 && changed > 100,
         "{anchored} {drifted} {changed}"
     );
 }
@@ -1204,6 +1222,7 @@ fn a_quarter_of_the_children_have_a_second_parent() {
             scenario: s.clone(),
             kinds: vec![],
         },
+        focus: None,
     };
     let two = [member(0), member(1)];
     let mut r = stream(3);
@@ -1330,6 +1349,73 @@ fn each_mutation_does_what_its_number_says() {
     assert_eq!(own.len(), 3);
     assert_eq!(drifts(&c.scenario), drifts(&s));
     assert!(!c.kinds.iter().any(|k| k == "drift_ppm"));
+}
+
+#[test]
+fn an_aimed_fault_lands_on_the_focus_node_within_t_before_its_end() {
+    // The focus: a (node 1), whose belief ended at 60 s before the closest changed handover;
+    // T = 10 s, so an aimed fault starts in [50 s, 60 s], at 60 s less the first draw.
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let mut m = Mutator::new(&s, &n);
+    m.focus = Some((1, 60_000_000_000));
+    let each = one_of_each(&n);
+    let child = || Child {
+        scenario: s.clone(),
+        kinds: vec![],
+    };
+    let (step, partition, one_way, spike, crash) = (2, 4, 5, 6, 8);
+    for k in 0..40 {
+        let r = stream(2000 + k);
+        let want_at = 60_000_000_000 - r.clone().random_range(0..=10_000_000_000i64);
+        let aim = |i: Option<usize>| {
+            let (mut own, mut c) = (each.clone(), child());
+            m.aim(&mut own, i, &mut c, &mut r.clone());
+            own
+        };
+        // A step moves onto a, at the time drawn; nothing else changes.
+        let own = aim(Some(step));
+        assert!(matches!(&own[step], Fault::ClockStep { node, .. } if node == "a"));
+        assert_eq!(own[step].start(), &At::Time(Dur::from_ns(want_at)));
+        assert_eq!(own.len(), each.len());
+        assert_eq!(own[..step], each[..step]);
+        // A partition cuts a off from the rest; a one-way cut has a at one end.
+        let own = aim(Some(partition));
+        let Fault::Partition { groups, .. } = &own[partition] else {
+            panic!("a partition")
+        };
+        assert_eq!(
+            groups,
+            &[vec!["a".to_string()], vec!["lock".into(), "b".into()]]
+        );
+        let own = aim(Some(one_way));
+        let Fault::OneWay { from, to, .. } = &own[one_way] else {
+            panic!("a one-way cut")
+        };
+        assert!((from == "a") != (to == "a"), "{from} -> {to}");
+        // A delay spike (of no node) or a crash stays as it was, and a fault is added at the
+        // time drawn (on a, when it can be on a node).
+        for i in [spike, crash] {
+            let own = aim(Some(i));
+            assert_eq!(own[..each.len()], each[..]);
+            assert!(own.len() > each.len());
+            let added = own.last().unwrap();
+            if m.can_be_on(added, 1) {
+                assert_eq!(added.start(), &At::Time(Dur::from_ns(want_at)));
+            }
+        }
+    }
+    // Without a focus, mutation 7 adds a fault near a picked one, as mutation 2 does.
+    m.focus = None;
+    for k in 0..10 {
+        let r = stream(3000 + k);
+        let apply = |op: u64| {
+            let (mut own, mut c) = (each.clone(), child());
+            m.apply(op, Some(0), &mut own, &mut c, &mut r.clone());
+            own
+        };
+        assert_eq!(apply(7), apply(2));
+    }
 }
 
 #[test]

@@ -150,18 +150,23 @@ struct StretchCarry {
 pub const HANDOVERS_KEPT: usize = 64;
 
 /// One slack noted by the sweep: a stretch of a node starting at `start` (true time) after
-/// another node's belief that ended `slack_ns` before it (negative: after it).
+/// node `from`'s belief that ended `slack_ns` before it (negative: after it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Handover {
     pub start: SimTime,
     pub slack_ns: i64,
+    pub from: NodeId,
 }
 
 impl Carry {
-    fn note_slack(&mut self, start: SimTime, slack_ns: i64) {
+    fn note_slack(&mut self, start: SimTime, slack_ns: i64, from: NodeId) {
         self.min_slack_ns = Some(self.min_slack_ns.map_or(slack_ns, |m| m.min(slack_ns)));
         if self.handovers.len() < HANDOVERS_KEPT {
-            self.handovers.push(Handover { start, slack_ns });
+            self.handovers.push(Handover {
+                start,
+                slack_ns,
+                from,
+            });
         }
     }
 
@@ -172,7 +177,7 @@ impl Carry {
         s.open = false;
         s.last_end = Some(t);
         if let Some(start) = s.waiting.take() {
-            self.note_slack(start, start.ns() - t.ns());
+            self.note_slack(start, start.ns() - t.ns(), n);
         }
     }
 
@@ -180,7 +185,8 @@ impl Carry {
     /// starts at `t` of lower-indexed nodes): its slack against every other node's stretch that
     /// started before it, now for those that ended, at their end for those still open.
     fn stretch_starts(&mut self, n: NodeId, t: SimTime) {
-        let mut ended: Option<SimTime> = None;
+        // The latest end of another node's stretch, and whose (the lowest-indexed among equals).
+        let mut ended: Option<(SimTime, NodeId)> = None;
         for (m, s) in self.stretches.iter_mut().enumerate() {
             if m == n {
                 continue;
@@ -188,13 +194,15 @@ impl Carry {
             if s.open {
                 // The earliest start waiting on a stretch gives its smallest slack.
                 s.waiting.get_or_insert(t);
-            } else {
-                ended = ended.max(s.last_end);
+            } else if let Some(end) = s.last_end {
+                if ended.is_none_or(|(e, _)| end > e) {
+                    ended = Some((end, m));
+                }
             }
         }
         self.stretches[n].open = true;
-        if let Some(e) = ended {
-            self.note_slack(t, t.ns() - e.ns());
+        if let Some((e, from)) = ended {
+            self.note_slack(t, t.ns() - e.ns(), from);
         }
     }
 }
@@ -731,12 +739,21 @@ mod tests {
             .stretch(1, 130, 200)
             .stretch(0, 190, 300)
             .finish(400);
-        let h = |start: i64, slack_ns: i64| Handover {
+        let h = |start: i64, slack_ns: i64, from: NodeId| Handover {
             start: SimTime::from_ns(start),
             slack_ns,
+            from,
         };
-        assert_eq!(r.handovers, vec![h(130, 30), h(190, -10)]);
+        assert_eq!(r.handovers, vec![h(130, 30, 0), h(190, -10, 1)]);
         assert_eq!(r.min_slack_ns, Some(-10));
+        // a [0, 50), c [60, 120): c after a (10); then b from 150: its slack is against the
+        // later end, c's (30), not a's (100).
+        let r = Feed::new(3)
+            .stretch(0, 0, 50)
+            .stretch(2, 60, 120)
+            .stretch(1, 150, 200)
+            .finish(400);
+        assert_eq!(r.handovers, vec![h(60, 10, 0), h(150, 30, 2)]);
         // 70 handovers, 10 ns apart: the first 64 kept.
         let mut f = Feed::new(2);
         for k in 0..70 {
@@ -744,7 +761,8 @@ mod tests {
         }
         let r = f.finish(10_000);
         assert_eq!(r.handovers.len(), HANDOVERS_KEPT);
-        assert_eq!(r.handovers[63], h(6_400, 10));
+        // The 64th: stretch 64 (node 0) after stretch 63 (node 1).
+        assert_eq!(r.handovers[63], h(6_400, 10, 1));
     }
 
     #[test]

@@ -675,13 +675,15 @@ fn guided_search_credits_only_the_handovers_the_faults_change() {
     // the scheduled transfer hands over with 5 ms of slack (r2 serves from 2.505 s), which no
     // fault changed: no credit. The TimeoutNow held up 12 s (a spike over [2.4 s, 2.6 s) of
     // 12 s): r2 campaigns at 2.501 + 12 = 14.501 s and serves from 14.505 s with 3 ms of
-    // slack, a handover the quiet run does not have: credit 3 ms. A pause of r1 alone (14 s,
-    // 1 s) changes no handover: no credit.
+    // slack, a handover the quiet run does not have: credit 3 ms, and its focus r1 (node 0),
+    // whose belief ended at 14.505 - 0.003 = 14.502 s. A pause of r1 alone (14 s, 1 s) changes
+    // no handover: no credit.
     let name = "needle-raft-late-timeout-now-then-pause";
     let quiet = crate::common::run(&with_faults(name, &[]));
     assert_eq!(quiet.min_slack_ns, Some(5 * MS));
     let q = &quiet.guidance.handovers;
-    assert!(q.contains(&(2_505 * MS, 5 * MS)), "{q:?}");
+    // r2 (node 1) after r1 (node 0).
+    assert!(q.contains(&(2_505 * MS, 5 * MS, 0)), "{q:?}");
     assert_eq!(Guide::of(&quiet.guidance, q).credit_ns, None);
     let spike = Fault::DelaySpike {
         at: Dur::from_ms(2_400).into(),
@@ -692,7 +694,11 @@ fn guided_search_credits_only_the_handovers_the_faults_change() {
         kinds: None,
     };
     let held = crate::common::run(&with_faults(name, &[spike]));
-    assert_eq!(Guide::of(&held.guidance, q).credit_ns, Some(3 * MS));
+    let g = Guide::of(&held.guidance, q);
+    assert_eq!(
+        (g.credit_ns, g.focus),
+        (Some(3 * MS), Some((0, 14_502 * MS)))
+    );
     let pause = Fault::Pause {
         node: "r1".into(),
         at: Dur::from_secs(14).into(),
