@@ -19,7 +19,10 @@
 //!    validation refuses the `Restart` of a running node it would leave.
 //! 2. **Re-place** ([`shrink_placing`] only, with 2 to [`REPLACE_MAX`] units of faults left):
 //!    a fault each of whose removals fails may be needed only where the others are. For each
-//!    unit (last first), the pass tries it removed while another unit, one the caller's
+//!    unit (last first), the pass first tries it removed with its gap closed: when it has a
+//!    length and is placed at a time, every unit the caller's `largest` can size that starts
+//!    at or after it moves earlier by that length (what it delayed, the others' faults keep
+//!    their places relative to), then later by it. Then it tries it removed while another unit, one the caller's
 //!    `largest` can size (of a kind an exploration's envelope has; never a crash), moves to
 //!    another instant: the removed unit's start or end, or its own start moved by -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that
 //!    order, within the run, each at its size and then at the largest its kind may have (the
@@ -59,9 +62,10 @@
 //! `still_fails` is called only for a valid candidate not seen before. One round with F faults
 //! (U units: a Crash and its Restart are one), N nodes, costs at most:
 //!
-//! - re-place: with U units from 2 to [`REPLACE_MAX`], U (U - 1) pairs of 6 instants and 2
-//!   sizes each, 12 U (U - 1) runs, and again with one unit fewer after each success: at most
-//!   12 (4·3 + 3·2 + 2·1) = 240.
+//! - re-place: with U units from 2 to [`REPLACE_MAX`], per unit removed its gap closed and
+//!   opened (2 runs), then U - 1 others moved to 6 instants at 2 sizes each: 12 U (U - 1) + 2U
+//!   runs, and again with one unit fewer after each success: at most 12 (4·3 + 3·2 + 2·1) +
+//!   2 (4 + 3 + 2) = 258.
 //! - faults: 1 + (3U² + 9U) + F. `ddmin` at granularity n tests at most 2n <= 2m candidates
 //!   on m units; between two reductions n only doubles (from 2, or n - 1 after a complement),
 //!   so a stretch costs under 6m; reductions happen at distinct sizes m = U, U - 1, ..., 2:
@@ -257,7 +261,7 @@ pub fn worst_case(s: &Scenario) -> u64 {
     let ppm = |d: f64| d.abs().ceil() as u64;
     let mut round = 1 + 3 * u * u + 9 * u + f;
     round += (2..=u.min(REPLACE_MAX as u64))
-        .map(|k| 12 * k * (k - 1))
+        .map(|k| 12 * k * (k - 1) + 2 * k)
         .sum::<u64>();
     for fault in &s.faults {
         for field in FIELDS {
@@ -546,6 +550,15 @@ impl<'a> Shrinker<'a> {
                 let movers: Vec<usize> = (0..units.len())
                     .filter(|&m| m != gone && largest(&self.cur.faults[units[m][0]]).is_some())
                     .collect();
+                for by_sign in [-1, 1] {
+                    let c = self.closed(&units, gone, &movers, by_sign);
+                    if c.is_some_and(|c| self.accept(c)) {
+                        continue 'again;
+                    }
+                    if self.stopped.is_some() {
+                        return;
+                    }
+                }
                 for mover in movers {
                     for at in self.instants(&units[gone], &units[mover]) {
                         for grow in [false, true] {
@@ -562,6 +575,48 @@ impl<'a> Shrinker<'a> {
             }
             return;
         }
+    }
+
+    /// The current scenario without unit `gone` (a fault with a length, placed at a time),
+    /// every unit of `movers` placed at a time at or after its start moved by its length, earlier
+    /// (`sign` -1: the gap it left closed, as if what it delayed had not waited) or later (+1).
+    /// `None` when that moves nothing, or a moved fault would leave the run or meet a pause of
+    /// its node.
+    fn closed(
+        &self,
+        units: &[Vec<usize>],
+        gone: usize,
+        movers: &[usize],
+        sign: i64,
+    ) -> Option<Scenario> {
+        let g = &self.cur.faults[units[gone][0]];
+        let len = get_ns(g, Field::Length).filter(|_| g.after().is_none())?;
+        let from = g.at().ns();
+        let shifted: Vec<usize> = movers
+            .iter()
+            .filter(|&&m| {
+                let f = &self.cur.faults[units[m][0]];
+                f.after().is_none() && f.at().ns() >= from
+            })
+            .flat_map(|&m| units[m].iter().copied())
+            .collect();
+        if shifted.is_empty() {
+            return None;
+        }
+        let mut c = self.cur.clone();
+        for &i in &shifted {
+            let t = c.faults[i].at().ns().checked_add(sign * len)?;
+            if !(0..c.duration.ns()).contains(&t) {
+                return None;
+            }
+            *c.faults[i].at_mut() = Dur::from_ns(t);
+        }
+        let mut idx = units[gone].clone();
+        idx.sort_unstable();
+        for &i in idx.iter().rev() {
+            c.faults.remove(i);
+        }
+        super::guided::pauses_apart(&c.faults).then_some(c)
     }
 
     /// Where the unit `mover` may go once `gone` is removed: `gone`'s start and end (when it is
@@ -1209,8 +1264,6 @@ mod tests {
         assert_eq!(readable(37), [40]);
     }
 
-    /// The CachedBool story with a 12 s GC pause of the holder `a` at 20 s, and 20 faults that
-    /// do not matter (on b, short cuts, drift changes).
     /// Two pauses of `a` (10 s and 20 s, 2 s each) and a step of `b` at 40 s; T = 10 s.
     fn two_pauses_and_a_step() -> Scenario {
         Scenario::from_ron(
@@ -1294,6 +1347,78 @@ mod tests {
         assert_eq!(out.scenario.faults.len(), 3);
     }
 
+    #[test]
+    fn a_fault_that_only_delayed_the_others_goes_with_its_gap_closed() {
+        // A timeline the pauses of a delay: it fails when a step of b falls 18 s to 18.5 s of
+        // a's running time in (its true time less a's pauses before it), with a pause of a.
+        // Pauses of a at 5 s (2 s) and 10 s (1 s), the step at 21 s: 21 - 3 = 18, it fails;
+        // without the first 21 - 1 = 20, without the second 21 - 2 = 19: ddmin keeps all three.
+        // Re-placing the last unit first: the step has no length; the pause of 10 s removed
+        // with its gap closed moves the step 1 s earlier, to 20 s: 20 - 2 = 18, it fails. Moving
+        // one fault instead never does (a pause moved keeps the 2 s or 1 s before the step; the
+        // step to 10 s, 11 s, 16 s, 18.5 s, 23.5 s or 26 s gives 8, 9, 14, 16.5, 21.5 or 24 s
+        // with the pause of 5 s). Shortened: the pause must exceed 1.5 s.
+        let running_ns = |s: &Scenario, t: i64| {
+            let paused: i64 = s
+                .faults
+                .iter()
+                .filter_map(|f| match f {
+                    Fault::Pause { node, duration, .. } if node == "a" && f.at().ns() < t => {
+                        Some(duration.ns())
+                    }
+                    _ => None,
+                })
+                .sum();
+            t - paused
+        };
+        let fails = |s: &Scenario| {
+            let paused = s.faults.iter().any(|f| matches!(f, Fault::Pause { .. }));
+            paused
+                && s.faults.iter().any(|f| {
+                    matches!(f, Fault::ClockStep { .. })
+                        && (18 * NS_PER_S..18 * NS_PER_S + NS_PER_S / 2)
+                            .contains(&running_ns(s, f.at().ns()))
+                })
+        };
+        let mut s = two_pauses_and_a_step();
+        s.faults = vec![
+            Fault::Pause {
+                node: "a".into(),
+                at: Dur::from_secs(5).into(),
+                duration: Dur::from_secs(2),
+                kind: PauseKind::Gc,
+                clock: None,
+            },
+            Fault::Pause {
+                node: "a".into(),
+                at: Dur::from_secs(10).into(),
+                duration: Dur::from_secs(1),
+                kind: PauseKind::Gc,
+                clock: None,
+            },
+            Fault::ClockStep {
+                node: "b".into(),
+                at: Dur::from_secs(21).into(),
+                by: LocalDur::from_ns(-NS_PER_S),
+            },
+        ];
+        assert!(fails(&s));
+        // Every fault can move, at its own size (none grows).
+        let largest = |f: &Fault| Some(f.clone());
+        let out = shrink_placing(s.clone(), &fails, &Budget::runs(MAX_RUNS), Some(&largest));
+        let f = &out.scenario.faults;
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(matches!(&f[0], Fault::Pause { duration, .. }
+            if f[0].at() == Dur::from_secs(5) && duration.ns() > 1_500 * NS_PER_MS));
+        assert!(matches!(&f[1], Fault::ClockStep { .. } if f[1].at() == Dur::from_secs(20)));
+        assert!(out.runs <= worst_case(&s));
+        // Without the re-place pass: three.
+        let out = shrink_within(s, &fails, &Budget::runs(MAX_RUNS));
+        assert_eq!(out.scenario.faults.len(), 3);
+    }
+
+    /// The CachedBool story with a 12 s GC pause of the holder `a` at 20 s, and 20 faults that
+    /// do not matter (on b, short cuts, drift changes).
     fn cached_bool_pause() -> Scenario {
         Scenario::from_ron(
             r#"Scenario(
@@ -1472,8 +1597,9 @@ mod tests {
         // its extra, 3 us: 5; round times, 8 a fault: 48. The spread, 100 ppm: 10; a's drift,
         // 5 ppm: 6. Nodes: 3. The run, 10,000 ms: 17, and its whole seconds: 1.
         // 127 + 13 + 7 + 11 + 12 + 5 + 48 + 10 + 6 + 3 + 17 + 1 = 260 a round. Re-placing, from
-        // at most 4 units down to 2: 12 x (4 x 3 + 3 x 2 + 2 x 1) = 240. Six rounds of 500.
-        assert_eq!(worst_case(&s), 6 * (260 + 240));
+        // at most 4 units down to 2: 12 x (4 x 3 + 3 x 2 + 2 x 1) = 240 moves, and each unit
+        // removed with its gap closed and opened, 2 x (4 + 3 + 2) = 18. Six rounds of 518.
+        assert_eq!(worst_case(&s), 6 * (260 + 240 + 18));
         // Fifty units: 1 + 3 x 2500 + ... is more than the cap.
         let pause = s.faults[0].clone();
         s.faults = (0..50)

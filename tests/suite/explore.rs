@@ -579,6 +579,45 @@ fn guided_search_finds_a_needle_and_its_counterexample_replays() {
     assert_eq!(code, 0, "swarm's first 400 runs miss it");
 }
 
+/// The shrink reaches a needle's two faults where a fault of the search only delayed the
+/// timeline the others were placed against. On needle-chubby-freeze-then-cut the first
+/// violation guided search finds (the needle's seed, 2,000 runs) has a 400 ms freeze of the
+/// master at 0 s beside a's freeze and the cut; removed with the others moved 400 ms earlier,
+/// it still fails: a freeze of a and a cut of a, which replay. On
+/// needle-zookeeper-cut-then-step-back: a cut of a and a backward step of a's wall clock.
+#[test]
+fn the_shrink_reaches_the_needles_two_faults() {
+    type Is = fn(&Fault) -> bool;
+    let cases: [(&str, Is, Is); 2] = [
+        (
+            "needle-chubby-freeze-then-cut",
+            |f| matches!(f, Fault::Pause { node, kind: PauseKind::VmFreeze, .. } if node == "a"),
+            |f| matches!(f, Fault::Partition { groups, .. } if groups[0] == ["a"]),
+        ),
+        (
+            "needle-zookeeper-cut-then-step-back",
+            |f| matches!(f, Fault::Partition { groups, .. } if groups[0] == ["a"]),
+            |f| matches!(f, Fault::ClockStep { node, by, .. } if node == "a" && by.ns() < 0),
+        ),
+    ];
+    for (name, first, second) in cases {
+        let (code, dir) = explore(
+            &format!("explore-minimum-{name}"),
+            &[name, "--runs", "2000"],
+        );
+        assert_eq!(code, 1, "{name}: guided finds it");
+        let report = dir.join("out").join(name);
+        let c = counterexample(&report);
+        assert_eq!(c.faults.len(), 2, "{name}: {:?}", c.faults);
+        assert!(
+            first(&c.faults[0]) && second(&c.faults[1]),
+            "{name}: {:?}",
+            c.faults
+        );
+        replay(&dir, &report.join("counterexample.ron"));
+    }
+}
+
 /// `explore --liveness`: the Raft replicas without PreVote (the bundled story) lose their leader
 /// for longer than the bound after the faults end; the shrunk run keeps the two faults that do
 /// it, replays with its expectations held, and says how long no one led. With PreVote the same
