@@ -592,7 +592,7 @@ impl<'a> Mutator<'a> {
     fn aim(&self, own: &mut Vec<Fault>, i: Option<usize>, c: &mut Child, r: &mut Rng) {
         let (node, end_ns) = self.focus.expect("aimed only with a focus");
         let before = r.random_range(0..=self.term_ns);
-        let at_ns = (end_ns - before).clamp(0, self.end_ns() - 1);
+        let at_ns = (end_ns - before).clamp(0, (self.end_ns() - 1).max(0));
         let i = match i.filter(|&i| self.can_be_on(&own[i], node)) {
             Some(i) => i,
             None => {

@@ -21,14 +21,14 @@
 //!    a fault each of whose removals fails may be needed only where the others are. For each
 //!    unit (last first), the pass first tries it removed with its gap closed: when it has a
 //!    length and is placed at a time, every unit the caller's `largest` can size that starts
-//!    at or after it moves earlier by that length (what it delayed, the others' faults keep
-//!    their places relative to), then later by it. Then it tries it removed while another unit, one the caller's
-//!    `largest` can size (of a kind an exploration's envelope has; never a crash), moves to
-//!    another instant: the removed unit's start or end, or its own start moved by -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that
-//!    order, within the run, each at its size and then at the largest its kind may have (the
-//!    caller's `largest`: an exploration's envelope). The first that still fails is kept and
-//!    the pass starts again on what is left; the next passes shorten what the largest size
-//!    made long.
+//!    at or after it moves earlier by that length (the others keep their places relative to
+//!    what it delayed), then later by it. Then it tries it removed while another unit, one the
+//!    caller's `largest` can size (of a kind an exploration's envelope has; never a crash),
+//!    moves to another instant: the removed unit's start or end, or its own start moved by
+//!    -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that order, within the run, each at
+//!    its size and then at the largest its kind may have (the caller's `largest`: an
+//!    exploration's envelope). The first that still fails is kept and the pass starts again on
+//!    what is left; the next passes shorten what the largest size made long.
 //! 3. **Shorten**: every length (`Pause`, `Partition`, `OneWay`, `DelaySpike` and its `extra`,
 //!    `Drop`) and every `ClockStep.by` (its magnitude, sign kept) is binary-searched down to the
 //!    least value that still fails, in whole milliseconds when it is at least 1 ms (else whole
