@@ -1365,6 +1365,7 @@ fn an_aimed_fault_lands_on_the_focus_node_within_t_before_its_end() {
         kinds: vec![],
     };
     let (step, partition, one_way, spike, crash) = (2, 4, 5, 6, 8);
+    let mut added_on_a = 0;
     for k in 0..40 {
         let r = stream(2000 + k);
         let want_at = 60_000_000_000 - r.clone().random_range(0..=10_000_000_000i64);
@@ -1402,9 +1403,18 @@ fn an_aimed_fault_lands_on_the_focus_node_within_t_before_its_end() {
             let added = own.last().unwrap();
             if m.can_be_on(added, 1) {
                 assert_eq!(added.start(), &At::Time(Dur::from_ns(want_at)));
+                if let Fault::Pause { node, .. }
+                | Fault::ClockStep { node, .. }
+                | Fault::DriftChange { node, .. } = added
+                {
+                    assert_eq!(node, "a");
+                }
+                added_on_a += 1;
             }
         }
     }
+    // Of 80 faults added, most are of a kind that can be on a node (8 of the envelope's 10).
+    assert!(added_on_a > 30, "{added_on_a}");
     // Without a focus, mutation 7 adds a fault near a picked one, as mutation 2 does.
     m.focus = None;
     for k in 0..10 {
