@@ -638,6 +638,10 @@ pub struct Guidance {
     /// [`crate::oracle::OracleReport::call_ns`]): negative when a lease lapsed before it was
     /// renewed or taken again, by how long.
     pub call_ns: Option<i64>,
+    /// The longest a node believed under a lease handed to it past the end its grantor gave
+    /// (see [`crate::oracle::OracleReport::overrun_ns`]), the most over the exclusive
+    /// authorities.
+    pub overrun_ns: Option<i64>,
 }
 
 impl Guidance {
@@ -653,7 +657,12 @@ impl Guidance {
             .collect();
         handovers.sort_unstable();
         let call_ns = r.oracle.exclusive().filter_map(|(_, o)| o.call_ns).min();
-        Guidance { handovers, call_ns }
+        let overrun_ns = r.oracle.exclusive().filter_map(|(_, o)| o.overrun_ns).max();
+        Guidance {
+            handovers,
+            call_ns,
+            overrun_ns,
+        }
     }
 }
 

@@ -169,8 +169,10 @@ impl<P: Protocol> Sim<'_, P> {
                 let sought_at = self.seeking[to];
                 self.failovers
                     .issued(self.harm.rank(to, token), to, self.now, sought_at);
+                let until = self.clocks[n].reaches(clock, until, self.now);
+                self.oracle
+                    .lease_ends(token, until, to != n, self.now, &self.clocks);
                 if self.observer.is_some() {
-                    let until = self.clocks[n].reaches(clock, until, self.now);
                     self.emit(n, TraceKind::Grant { token, to, until });
                 }
             }
@@ -180,8 +182,10 @@ impl<P: Protocol> Sim<'_, P> {
                 until,
             } => {
                 self.stats.renewals += 1;
+                let until = self.clocks[n].reaches(clock, until, self.now);
+                self.oracle
+                    .lease_ends(token, until, false, self.now, &self.clocks);
                 if self.observer.is_some() {
-                    let until = self.clocks[n].reaches(clock, until, self.now);
                     self.emit(n, TraceKind::Renewed { token, until });
                 }
             }

@@ -10,7 +10,9 @@
 //!   the runs whose faults changed a handover, by the least slack among the handovers they
 //!   changed (a handover that the seed's *quiet run*, the scenario without the envelope's
 //!   faults, also has at the same instant with the same slack earns nothing: a scheduled
-//!   transfer's does not count); then by the least lease a holder had left at a renewal, not
+//!   transfer's does not count); then the runs whose faults kept a holder believing past the
+//!   end its grantor gave its lease for longer than the quiet run did, the longest first
+//!   ([`crate::oracle::lapse`]); then by the least lease a holder had left at a renewal, not
 //!   clamped at 0 (a lease that lapsed ranks by how late it was renewed or taken again); then
 //!   the rest. No more than [`NICHE`] members share one outcome, and no two one outcome and
 //!   one fault placement, while other runs are left ([`select`]): one outcome cannot fill it;
@@ -111,6 +113,11 @@ pub struct Guide {
     /// it was renewed or taken again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_ns: Option<i64>,
+    /// The longest a node believed under a lease handed to it past the end its grantor gave
+    /// ([`crate::oracle::lapse`]), when longer than in the quiet run (or the quiet run had
+    /// none): the run's faults kept a holder believing where another could be granted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overrun_ns: Option<i64>,
     /// Where that closest changed handover was: the node whose belief ended before it, and
     /// when (true time, ns). A child's faults may be aimed there (see [`Mutator::aim`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -118,11 +125,11 @@ pub struct Guide {
 }
 
 impl Guide {
-    /// The guide of a run whose oracle gave `g`, its quiet run's handovers `quiet` (sorted, as
-    /// [`Guidance::handovers`] are). A handover is changed unless the quiet run has it; each of
-    /// the quiet run's handovers matches one of the run's at most.
-    pub fn of(g: &Guidance, quiet: &[(i64, i64, NodeId)]) -> Guide {
-        let mut left = quiet.to_vec();
+    /// The guide of a run whose oracle gave `g`, its quiet run's `quiet`. A handover is changed
+    /// unless the quiet run has it; each of the quiet run's handovers matches one of the run's
+    /// at most.
+    pub fn of(g: &Guidance, quiet: &Guidance) -> Guide {
+        let mut left = quiet.handovers.clone();
         // The changed handover with the least slack, the earliest among equals.
         let mut closest: Option<(i64, i64, NodeId)> = None;
         for &h in &g.handovers {
@@ -140,6 +147,9 @@ impl Guide {
         Guide {
             credit_ns: closest.map(|h| h.1),
             call_ns: g.call_ns,
+            overrun_ns: g
+                .overrun_ns
+                .filter(|&v| quiet.overrun_ns.is_none_or(|q| v > q)),
             focus: closest.map(|(start, slack, from)| (from, start - slack)),
         }
     }
@@ -147,10 +157,12 @@ impl Guide {
 
 /// A run's rank: with a liveness bound, by how much of it was left when a holder served again.
 /// Else, with a [`Guide`] (guided search's runs): first the runs whose faults changed a
-/// handover, by the least slack among those; then by the least lease left at a renewal, not
-/// clamped at 0 (a lapsed lease ranks by how late it was renewed or taken again: the further
-/// past its end, the nearer an overlap); then the runs with only the quiet run's handovers, by
-/// slack; then the rest. Without one (a record of an older search): by slack, then by closest
+/// handover, by the least slack among those; then the runs whose faults kept a holder
+/// believing past its grantor's end for longer than the quiet run did, the longest first (one
+/// grant away from an overlap); then by the least lease left at a renewal, not clamped at 0 (a
+/// lapsed lease ranks by how late it was renewed or taken again: the further past its end, the
+/// nearer an overlap); then the runs with only the quiet run's handovers, by slack; then the
+/// rest. Without one (a record of an older search): by slack, then by closest
 /// call, then the rest. Earliest first among equals.
 fn rank(r: &RunRecord) -> (u8, i64, u64) {
     // With a liveness bound, the runs that came nearest to recovering late first.
@@ -158,11 +170,12 @@ fn rank(r: &RunRecord) -> (u8, i64, u64) {
         return (0, margin, r.run);
     }
     if let Some(g) = &r.guide {
-        return match (g.credit_ns, g.call_ns, r.min_slack_ns) {
-            (Some(credit), _, _) => (0, credit, r.run),
-            (None, Some(call), _) => (1, call, r.run),
-            (None, None, Some(slack)) => (2, slack, r.run),
-            (None, None, None) => (3, 0, r.run),
+        return match (g.credit_ns, g.overrun_ns, g.call_ns, r.min_slack_ns) {
+            (Some(credit), ..) => (0, credit, r.run),
+            (None, Some(overrun), ..) => (1, -overrun, r.run),
+            (None, None, Some(call), _) => (2, call, r.run),
+            (None, None, None, Some(slack)) => (3, slack, r.run),
+            (None, None, None, None) => (4, 0, r.run),
         };
     }
     match (r.min_slack_ns, r.closest_call_ns) {
@@ -255,7 +268,7 @@ fn guided_record(
     c: &Child,
     runner: &Runner,
     liveness: Option<crate::time::Dur>,
-    quiet: Option<&Vec<(i64, i64, NodeId)>>,
+    quiet: Option<&Guidance>,
 ) -> Result<RunRecord, String> {
     let s = runner(&c.scenario)
         .map_err(|p| format!("run {run} (seed {}): {}", c.scenario.seed, p.join("; ")))?;
@@ -265,14 +278,14 @@ fn guided_record(
 }
 
 /// Runs the quiet run (the scenario with the seed, without the envelope's faults) of each seed
-/// of `children` that `quiet` does not have yet, in seed order, and keeps its handovers; says
+/// of `children` that `quiet` does not have yet, in seed order, and keeps its guidance; says
 /// how many it ran. None with a liveness bound, whose ranking does not use them.
 fn run_quiet(
     e: &super::Exploration,
     children: &[Child],
     pool: &Pool,
     runner: &Runner,
-    quiet: &mut BTreeMap<u64, Vec<(i64, i64, NodeId)>>,
+    quiet: &mut BTreeMap<u64, Guidance>,
 ) -> Result<u64, String> {
     if e.liveness.is_some() {
         return Ok(0);
@@ -287,7 +300,7 @@ fn run_quiet(
     let got = pool.map(0..seeds.len() as u64, &|i| {
         let mut s = e.base.clone();
         s.seed = seeds[i as usize];
-        runner(&s).map(|o| o.guidance.handovers).map_err(|p| {
+        runner(&s).map(|o| o.guidance).map_err(|p| {
             format!(
                 "the run of seed {} without the envelope's faults: {}",
                 s.seed,

@@ -263,7 +263,13 @@ fn guidance(h: &[(i64, i64, NodeId)], call: Option<i64>) -> Guidance {
     Guidance {
         handovers: h.to_vec(),
         call_ns: call,
+        overrun_ns: None,
     }
+}
+
+/// A quiet run's guidance with the handovers `h` and nothing else.
+fn quiet_of(h: &[(i64, i64, NodeId)]) -> Guidance {
+    guidance(h, None)
 }
 
 #[test]
@@ -276,39 +282,75 @@ fn only_the_handovers_the_faults_changed_earn_credit() {
             &[(100, 5, 0), (250, 12, 2), (400, 7, 1), (400, 30, 1)],
             Some(-3),
         ),
-        &quiet,
+        &quiet_of(&quiet),
     );
     assert_eq!((g.credit_ns, g.call_ns), (Some(7), Some(-3)));
     // Its focus: node 1, whose belief ended 7 before 400, at 393.
     assert_eq!(g.focus, Some((1, 393)));
     // The same handovers as the quiet run: no credit, no focus. One moved by 1 ns: credit its
     // slack, focus its node at 101 - 5 = 96.
-    let same = Guide::of(&guidance(&quiet, None), &quiet);
+    let same = Guide::of(&guidance(&quiet, None), &quiet_of(&quiet));
     assert_eq!((same.credit_ns, same.focus), (None, None));
     let moved = [(101, 5, 0), (400, 30, 1)];
-    let g = Guide::of(&guidance(&moved, None), &quiet);
+    let g = Guide::of(&guidance(&moved, None), &quiet_of(&quiet));
     assert_eq!((g.credit_ns, g.focus), (Some(5), Some((0, 96))));
     // The same handover after another node's belief is another handover: changed.
     let other = [(100, 5, 2), (400, 30, 1)];
-    let g = Guide::of(&guidance(&other, None), &quiet);
+    let g = Guide::of(&guidance(&other, None), &quiet_of(&quiet));
     assert_eq!((g.credit_ns, g.focus), (Some(5), Some((2, 95))));
     // A quiet handover matches one of the run's at most: the second (100, 5) is changed.
     let twice = [(100, 5, 0), (100, 5, 0), (400, 30, 1)];
     assert_eq!(
-        Guide::of(&guidance(&twice, None), &quiet).credit_ns,
+        Guide::of(&guidance(&twice, None), &quiet_of(&quiet)).credit_ns,
         Some(5)
     );
     // Two changed handovers with the least slack: the earlier is the focus.
     let tie = [(200, 4, 1), (300, 4, 0)];
-    assert_eq!(Guide::of(&guidance(&tie, None), &[]).focus, Some((1, 196)));
+    assert_eq!(
+        Guide::of(&guidance(&tie, None), &quiet_of(&[])).focus,
+        Some((1, 196))
+    );
+}
+
+#[test]
+fn a_belief_past_its_lease_end_counts_only_when_longer_than_quiet() {
+    let with = |overrun: Option<i64>| Guidance {
+        overrun_ns: overrun,
+        ..guidance(&[], None)
+    };
+    // The quiet run's holders never believed past their grantor's end: any overrun counts,
+    // 0 (a belief that ended exactly there) included.
+    assert_eq!(Guide::of(&with(Some(0)), &with(None)).overrun_ns, Some(0));
+    assert_eq!(Guide::of(&with(Some(40)), &with(None)).overrun_ns, Some(40));
+    assert_eq!(Guide::of(&with(None), &with(None)).overrun_ns, None);
+    // The quiet run's went 30 past (a leader's nominal end it never renews): only longer
+    // counts.
+    assert_eq!(Guide::of(&with(Some(30)), &with(Some(30))).overrun_ns, None);
+    assert_eq!(Guide::of(&with(Some(29)), &with(Some(30))).overrun_ns, None);
+    assert_eq!(
+        Guide::of(&with(Some(31)), &with(Some(30))).overrun_ns,
+        Some(31)
+    );
 }
 
 /// Run `run`'s record with a guide (credit, unclamped call) and a slack.
 fn guided(run: u64, credit: Option<i64>, call: Option<i64>, slack: Option<i64>) -> RunRecord {
+    overran(run, credit, None, call, slack)
+}
+
+/// [`guided`] with a belief past its lease's end by `overrun`.
+fn overran(
+    run: u64,
+    credit: Option<i64>,
+    overrun: Option<i64>,
+    call: Option<i64>,
+    slack: Option<i64>,
+) -> RunRecord {
     RunRecord {
         guide: Some(Guide {
             credit_ns: credit,
             call_ns: call,
+            overrun_ns: overrun,
             focus: None,
         }),
         ..record(run, slack, None)
@@ -325,13 +367,19 @@ fn guided_runs_rank_by_credit_then_by_the_call_past_zero() {
         guided(4, None, None, Some(5)),
         guided(5, Some(-1), None, Some(-1)),
         guided(6, None, Some(0), None),
+        overran(7, None, Some(10), Some(-900), Some(5)),
+        overran(8, None, Some(300), None, None),
+        overran(9, Some(50), Some(900), None, Some(50)),
     ];
     v.sort_by_key(rank);
     let order: Vec<u64> = v.iter().map(|r| r.run).collect();
-    // Credit first (-1, then 100), then calls least first (-200: lapsed 200 ns before its
-    // renewal; 0; 9), then the quiet run's handovers only (slack 5), then nothing.
-    assert_eq!(order, [5, 2, 3, 6, 1, 4, 0]);
-    assert_eq!(rank(&v[2]), (1, -200, 3));
+    // Credit first (-1, 50, then 100; run 9's overrun ignored), then beliefs past a lease's
+    // end, longest first (300, 10; run 7's call ignored), then calls least first (-200:
+    // lapsed 200 ns before its renewal; 0; 9), then the quiet run's handovers only (slack 5),
+    // then nothing.
+    assert_eq!(order, [5, 9, 2, 8, 7, 3, 6, 1, 4, 0]);
+    assert_eq!(rank(&v[3]), (1, -300, 8));
+    assert_eq!(rank(&v[5]), (2, -200, 3));
 }
 
 /// A member of rank (0, `value`, `run`) placed at `place` (one fault in that eighth of T).

@@ -138,6 +138,21 @@ impl AuthorityOracles {
         }
     }
 
+    /// See [`Oracle::lease_ends`]: every node is settled at `now` first.
+    pub fn lease_ends(
+        &mut self,
+        token: crate::msg::Token,
+        free_at: SimTime,
+        granted: bool,
+        now: SimTime,
+        clocks: &[NodeClock],
+    ) {
+        for (n, clock) in clocks.iter().enumerate() {
+            self.settle(n, now, clock);
+        }
+        self.each(|o| o.lease_ends(token, free_at, granted));
+    }
+
     /// See [`Oracle::set_running`].
     pub fn set_running(&mut self, n: NodeId, running: bool) {
         self.each(|o| o.set_running(n, running));

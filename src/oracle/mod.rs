@@ -53,6 +53,7 @@ pub mod authority;
 pub mod belief;
 pub mod failover;
 pub mod harm;
+pub mod lapse;
 pub mod linearizable;
 
 use crate::clock::NodeClock;
@@ -87,6 +88,8 @@ struct Track {
     /// For a belief `Until` a reading: when it would end, in true time, at the clock's mapping
     /// when last settled (`None` for any other belief).
     ends_at: Option<SimTime>,
+    /// When the node's belief under its current token began (see [`lapse`]).
+    from: SimTime,
     pieces: Vec<Piece>,
 }
 
@@ -219,6 +222,7 @@ pub struct Oracle {
     points: Vec<(SimTime, NodeId, i8, i8)>,
     /// With export on: pieces swept since the last [`Oracle::drain_exported`].
     exported: Option<Vec<(NodeId, Piece)>>,
+    lapses: lapse::Lapses,
 }
 
 /// Flush once this many settled pieces wait, to bound memory: what waits is kept until then,
@@ -238,6 +242,7 @@ impl Oracle {
                     running: false,
                     since: SimTime::ZERO,
                     ends_at: None,
+                    from: SimTime::ZERO,
                     pieces: Vec::new(),
                 })
                 .collect(),
@@ -254,6 +259,7 @@ impl Oracle {
             // buffer is made once, at its bound.
             points: Vec::with_capacity(2 * (flush_at + nodes)),
             exported: export.then(Vec::new),
+            lapses: lapse::Lapses::default(),
         }
     }
 
@@ -288,6 +294,7 @@ impl Oracle {
             return;
         }
         debug_assert!(end <= now, "a settled piece ends after now");
+        self.lapses.settled(token, t.from, end);
         let piece = Piece {
             start: since,
             end,
@@ -322,8 +329,18 @@ impl Oracle {
                 least(&mut self.carry.call_ns, raw_ns);
             }
         }
+        if token_of(belief) != token_of(t.belief) {
+            t.from = t.since;
+        }
         t.ends_at = None;
         t.belief = belief;
+    }
+
+    /// Lease `token` is free again at `free_at`, by its grantor's word (see [`lapse`]):
+    /// `granted` when it was just handed to another node, else a renewal. Settle every node
+    /// first, so that what was believed before is measured against the end it had then.
+    pub fn lease_ends(&mut self, token: Token, free_at: SimTime, granted: bool) {
+        self.lapses.note(token, free_at, granted);
     }
 
     /// Node `n` is running (or not) from now on (settle first).
@@ -506,11 +523,20 @@ impl Oracle {
             min_slack_ns: self.carry.min_slack_ns,
             closest_call_ns: self.carry.closest_call_ns,
             call_ns: self.carry.call_ns,
+            overrun_ns: self.lapses.overrun_ns(),
             handovers: self.carry.handovers,
             faults_end: self.carry.faults_end,
             recovered_at: self.carry.recovered_at,
             resumptions: self.carry.resumptions,
         }
+    }
+}
+
+/// The token a belief is under, if any.
+fn token_of(b: Belief) -> Option<Token> {
+    match b {
+        Belief::None => None,
+        Belief::Bool { token } | Belief::Until { token, .. } => Some(token),
     }
 }
 
@@ -549,6 +575,10 @@ pub struct OracleReport {
     /// again, minus how long it had lapsed by then (how late the renewal came). Explore's
     /// guided search ranks by it; no output shows it.
     pub call_ns: Option<i64>,
+    /// The longest a node went on believing under a lease handed to it past the end its
+    /// grantor gave ([`lapse`]); `None` when no belief reached one. Explore's guided search
+    /// ranks by it; no output shows it.
+    pub overrun_ns: Option<i64>,
     /// The first [`HANDOVERS_KEPT`] slacks of the run in the order the sweep noted them (each
     /// pair of stretches that gave a slack: a handover, or one of its candidates). Their least
     /// is `min_slack_ns` when none was left out. Explore's guided search compares them with a

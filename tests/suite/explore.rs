@@ -720,10 +720,14 @@ fn guided_search_credits_only_the_handovers_the_faults_change() {
     let name = "needle-raft-late-timeout-now-then-pause";
     let quiet = crate::common::run(&with_faults(name, &[]));
     assert_eq!(quiet.min_slack_ns, Some(5 * MS));
-    let q = &quiet.guidance.handovers;
+    let q = &quiet.guidance;
     // r2 (node 1) after r1 (node 0).
-    assert!(q.contains(&(2_505 * MS, 5 * MS, 0)), "{q:?}");
-    assert_eq!(Guide::of(&quiet.guidance, q).credit_ns, None);
+    assert!(
+        q.handovers.contains(&(2_505 * MS, 5 * MS, 0)),
+        "{:?}",
+        q.handovers
+    );
+    assert_eq!(Guide::of(q, q).credit_ns, None);
     let spike = Fault::DelaySpike {
         at: Dur::from_ms(2_400).into(),
         duration: Dur::from_ms(200),
@@ -748,4 +752,36 @@ fn guided_search_credits_only_the_handovers_the_faults_change() {
     let paused = crate::common::run(&with_faults(name, &[pause]));
     assert_eq!(paused.min_slack_ns, Some(5 * MS));
     assert_eq!(Guide::of(&paused.guidance, q).credit_ns, None);
+}
+
+#[test]
+fn a_holder_believing_past_its_grantors_end_is_measured_without_a_handover() {
+    use leasesim::time::Dur;
+    // drift-beyond-bound-holder-only (see its file): a believes until 19.035066133 s, while the
+    // grantor frees the lease at 18.996085974 s: 19.035066133 - 18.996085974 = 38.980159 ms
+    // past its end (b's grant arrives 1 ms after the grantor frees it: the overlap, 37.980159
+    // ms, is 1 ms shorter).
+    let name = "drift-beyond-bound-holder-only";
+    let r = crate::common::run(&with_faults(name, &[]));
+    assert_eq!(r.guidance.overrun_ns, Some(38_980_159));
+    // Without b nobody takes over: no handover, no overlap, and the same 38.980159 ms.
+    let mut alone = with_faults(name, &[]);
+    alone.nodes.retain(|n| n.name != "b");
+    alone.faults.clear();
+    alone.faults.push(Fault::Partition {
+        at: Dur::from_secs(10).into(),
+        duration: Dur::from_secs(20),
+        groups: vec![vec!["a".into()], vec!["lock".into()]],
+    });
+    alone.expect = None;
+    let r = crate::common::run(&alone);
+    assert_eq!(r.min_slack_ns, None);
+    assert_eq!(r.guidance.overrun_ns, Some(38_980_159));
+    // epsilon-with-headroom-ntp-slew: a stops at 18.987693132 s, before the grantor frees the
+    // lease at 19.002950048 s (b's grant arrives 1 ms later): none.
+    let safe = crate::common::run(&with_faults("epsilon-with-headroom-ntp-slew", &[]));
+    assert_eq!(safe.guidance.overrun_ns, None, "{:?}", safe.guidance);
+    // A leader that grants itself (Raft) gives no grantor's end to measure against.
+    let raft = crate::common::run(&with_faults("needle-raft-late-timeout-now-then-pause", &[]));
+    assert_eq!(raft.guidance.overrun_ns, None);
 }
