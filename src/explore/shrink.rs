@@ -22,7 +22,10 @@
 //!    unit (last first), the pass first tries it removed with its gap closed: when it has a
 //!    length and is placed at a time, every unit the caller's `largest` can size that starts
 //!    at or after it moves earlier by that length (the others keep their places relative to
-//!    what it delayed), then later by it. Then it tries it removed while another unit, one the
+//!    what it delayed), then later by it; and when one of the scenario's own faults (a
+//!    scheduled transfer, say) starts inside it, earlier by what it held that one up (from
+//!    that fault's start to its end: a paused node takes the fault up as it resumes, and what
+//!    came after was placed against that). Then it tries it removed while another unit, one the
 //!    caller's `largest` can size (of a kind an exploration's envelope has; never a crash),
 //!    moves to another instant: the removed unit's start or end, or its own start moved by
 //!    -T/2, -T/4, +T/4, +T/2 (T the lease duration), in that order, within the run, each at
@@ -63,9 +66,9 @@
 //! (U units: a Crash and its Restart are one), N nodes, costs at most:
 //!
 //! - re-place: with U units from 2 to [`REPLACE_MAX`], per unit removed its gap closed and
-//!   opened (2 runs), then U - 1 others moved to 6 instants at 2 sizes each: 12 U (U - 1) + 2U
-//!   runs, and again with one unit fewer after each success: at most 12 (4·3 + 3·2 + 2·1) +
-//!   2 (4 + 3 + 2) = 258.
+//!   opened and closed by what it held up (3 runs), then U - 1 others moved to 6 instants at 2
+//!   sizes each: 12 U (U - 1) + 3U runs, and again with one unit fewer after each success: at
+//!   most 12 (4·3 + 3·2 + 2·1) + 3 (4 + 3 + 2) = 267.
 //! - faults: 1 + (3U² + 9U) + F. `ddmin` at granularity n tests at most 2n <= 2m candidates
 //!   on m units; between two reductions n only doubles (from 2, or n - 1 after a complement),
 //!   so a stretch costs under 6m; reductions happen at distinct sizes m = U, U - 1, ..., 2:
@@ -261,7 +264,7 @@ pub fn worst_case(s: &Scenario) -> u64 {
     let ppm = |d: f64| d.abs().ceil() as u64;
     let mut round = 1 + 3 * u * u + 9 * u + f;
     round += (2..=u.min(REPLACE_MAX as u64))
-        .map(|k| 12 * k * (k - 1) + 2 * k)
+        .map(|k| 12 * k * (k - 1) + 3 * k)
         .sum::<u64>();
     for fault in &s.faults {
         for field in FIELDS {
@@ -550,8 +553,8 @@ impl<'a> Shrinker<'a> {
                 let movers: Vec<usize> = (0..units.len())
                     .filter(|&m| m != gone && largest(&self.cur.faults[units[m][0]]).is_some())
                     .collect();
-                for by_sign in [-1, 1] {
-                    let c = self.closed(&units, gone, &movers, by_sign);
+                for by_ns in self.gaps(&units, gone, &movers) {
+                    let c = self.closed(&units, gone, &movers, by_ns);
                     if c.is_some_and(|c| self.accept(c)) {
                         continue 'again;
                     }
@@ -577,20 +580,45 @@ impl<'a> Shrinker<'a> {
         }
     }
 
-    /// The current scenario without unit `gone` (a fault with a length, placed at a time),
-    /// every unit of `movers` placed at a time at or after its start moved by its length, earlier
-    /// (`sign` -1: the gap it left closed, as if what it delayed had not waited) or later (+1).
-    /// `None` when that moves nothing, or a moved fault would leave the run or meet a pause of
-    /// its node.
+    /// How far [`Shrinker::closed`] moves the others when unit `gone` (a fault with a length,
+    /// placed at a time) is removed: its length earlier (the gap it left closed, as if what it
+    /// delayed had not waited) and later; then, when one of the scenario's own faults (one no
+    /// mover is: a scheduled transfer, say) starts inside it, earlier by what it delayed the
+    /// first of those (from its start to `gone`'s end: a paused node takes it up as it
+    /// resumes). Empty for a fault with no length or placed at a moment.
+    fn gaps(&self, units: &[Vec<usize>], gone: usize, movers: &[usize]) -> Vec<i64> {
+        let f = &self.cur.faults;
+        let g = &f[units[gone][0]];
+        let Some(len) = get_ns(g, Field::Length).filter(|_| g.after().is_none()) else {
+            return Vec::new();
+        };
+        let (from, end) = (g.at().ns(), g.at().ns().saturating_add(len));
+        let mut v = vec![-len, len];
+        let own = (0..units.len())
+            .filter(|u| *u != gone && !movers.contains(u))
+            .flat_map(|u| units[u].iter())
+            .filter(|&&i| f[i].after().is_none())
+            .map(|&i| f[i].at().ns())
+            .filter(|t| (from..end).contains(t))
+            .min();
+        if let Some(t) = own.filter(|&t| t > from) {
+            v.push(t - end);
+        }
+        v
+    }
+
+    /// The current scenario without unit `gone` (a fault placed at a time), every unit of
+    /// `movers` placed at a time at or after its start moved by `by_ns` (see
+    /// [`Shrinker::gaps`]). `None` when that moves nothing, or a moved fault would leave the
+    /// run or meet a pause of its node.
     fn closed(
         &self,
         units: &[Vec<usize>],
         gone: usize,
         movers: &[usize],
-        sign: i64,
+        by_ns: i64,
     ) -> Option<Scenario> {
         let g = &self.cur.faults[units[gone][0]];
-        let len = get_ns(g, Field::Length).filter(|_| g.after().is_none())?;
         let from = g.at().ns();
         let shifted: Vec<usize> = movers
             .iter()
@@ -605,7 +633,7 @@ impl<'a> Shrinker<'a> {
         }
         let mut c = self.cur.clone();
         for &i in &shifted {
-            let t = c.faults[i].at().ns().checked_add(sign * len)?;
+            let t = c.faults[i].at().ns().checked_add(by_ns)?;
             if !(0..c.duration.ns()).contains(&t) {
                 return None;
             }
@@ -1417,6 +1445,71 @@ mod tests {
         assert_eq!(out.scenario.faults.len(), 3);
     }
 
+    #[test]
+    fn a_pause_goes_with_the_gap_it_held_a_scheduled_fault_up_by_closed() {
+        // A scheduled fault (a drift change of the grantor at 6 s, which no mover is: `largest`
+        // sizes only pauses and steps) takes effect when a pause of a covering it ends. It
+        // fails when a step of b comes 3 s to 3.5 s after that. The pause of a at 5 s (2 s)
+        // holds it up to 7 s, the step at 10 s: 10 - 7 = 3, it fails; without the pause 10 - 6
+        // = 4: ddmin keeps all three. Removed with its gap closed by its length the step goes
+        // to 8 s (8 - 6 = 2), opened to 12 s (6); moved alone, to 5 s, 7 s, 5 s, 7.5 s, 12.5 s
+        // or 15 s (T = 10 s), never 3 s to 3.5 s after 6 s. Closed by what it held the drift
+        // change up, 7 - 6 = 1 s: the step at 9 s, 9 - 6 = 3, it fails.
+        let effective_ns = |s: &Scenario, t: i64| {
+            s.faults
+                .iter()
+                .filter(|f| matches!(f, Fault::Pause { .. }))
+                .filter_map(|f| {
+                    let end = f.at().ns() + get_ns(f, Field::Length)?;
+                    (f.at().ns() <= t && t < end).then_some(end)
+                })
+                .max()
+                .unwrap_or(t)
+        };
+        let fails = |s: &Scenario| {
+            let Some(scheduled) = s
+                .faults
+                .iter()
+                .find(|f| matches!(f, Fault::DriftChange { .. }))
+            else {
+                return false;
+            };
+            let at = effective_ns(s, scheduled.at().ns());
+            s.faults.iter().any(|f| {
+                matches!(f, Fault::ClockStep { .. })
+                    && (3 * NS_PER_S..3 * NS_PER_S + NS_PER_S / 2).contains(&(f.at().ns() - at))
+            })
+        };
+        let mut s = two_pauses_and_a_step();
+        s.faults = vec![
+            Fault::Pause {
+                node: "a".into(),
+                at: Dur::from_secs(5).into(),
+                duration: Dur::from_secs(2),
+                kind: PauseKind::Gc,
+                clock: None,
+            },
+            Fault::DriftChange {
+                node: "lock".into(),
+                at: Dur::from_secs(6).into(),
+                drift_ppm: 10.0,
+            },
+            Fault::ClockStep {
+                node: "b".into(),
+                at: Dur::from_secs(10).into(),
+                by: LocalDur::from_ns(-NS_PER_S),
+            },
+        ];
+        assert!(fails(&s));
+        let largest = |f: &Fault| (!matches!(f, Fault::DriftChange { .. })).then(|| f.clone());
+        let out = shrink_placing(s.clone(), &fails, &Budget::runs(MAX_RUNS), Some(&largest));
+        let f = &out.scenario.faults;
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(matches!(&f[0], Fault::DriftChange { .. }));
+        assert!(matches!(&f[1], Fault::ClockStep { .. } if f[1].at() == Dur::from_secs(9)));
+        assert!(out.runs <= worst_case(&s));
+    }
+
     /// The CachedBool story with a 12 s GC pause of the holder `a` at 20 s, and 20 faults that
     /// do not matter (on b, short cuts, drift changes).
     fn cached_bool_pause() -> Scenario {
@@ -1598,8 +1691,9 @@ mod tests {
         // 5 ppm: 6. Nodes: 3. The run, 10,000 ms: 17, and its whole seconds: 1.
         // 127 + 13 + 7 + 11 + 12 + 5 + 48 + 10 + 6 + 3 + 17 + 1 = 260 a round. Re-placing, from
         // at most 4 units down to 2: 12 x (4 x 3 + 3 x 2 + 2 x 1) = 240 moves, and each unit
-        // removed with its gap closed and opened, 2 x (4 + 3 + 2) = 18. Six rounds of 518.
-        assert_eq!(worst_case(&s), 6 * (260 + 240 + 18));
+        // removed with its gap closed, opened and closed by what it held up, 3 x (4 + 3 + 2) =
+        // 27. Six rounds of 527.
+        assert_eq!(worst_case(&s), 6 * (260 + 240 + 27));
         // Fifty units: 1 + 3 x 2500 + ... is more than the cap.
         let pause = s.faults[0].clone();
         s.faults = (0..50)
