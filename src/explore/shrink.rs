@@ -599,9 +599,10 @@ impl<'a> Shrinker<'a> {
             .flat_map(|u| units[u].iter())
             .filter(|&&i| f[i].after().is_none())
             .map(|&i| f[i].at().ns())
-            .filter(|t| (from..end).contains(t))
+            // One starting with it was held up by its whole length: the first shift already.
+            .filter(|t| (from + 1..end).contains(t))
             .min();
-        if let Some(t) = own.filter(|&t| t > from) {
+        if let Some(t) = own {
             v.push(t - end);
         }
         v
