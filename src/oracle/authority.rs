@@ -185,3 +185,32 @@ impl AuthorityOracles {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::{Belief, Beliefs};
+    use crate::time::{DriftRate, LocalDur};
+
+    fn t(ns: i64) -> SimTime {
+        SimTime::from_ns(ns)
+    }
+
+    #[test]
+    fn a_late_renewal_measures_what_was_believed_before_it_against_the_old_end() {
+        // Node 0 hands lease 1 to node 1 at 0, free again at 100, and renews it only at 150, to
+        // 300; node 1 believes under it from 0 to 250. Up to the renewal it believed 150 - 100
+        // = 50 past the end it had then; after it, nothing past 300. Every node is settled at
+        // the renewal: without that, node 1's belief would be settled at 250 only, against 300.
+        let clocks = vec![NodeClock::new(DriftRate::ZERO, LocalDur::ZERO); 2];
+        let mut o = AuthorityOracles::new(2, false, Authorities::ONE_LEASE);
+        o.lease_ends(1, t(100), true, t(0), &clocks);
+        o.settle(1, t(0), &clocks[1]);
+        o.set_beliefs(1, Beliefs::both(Belief::Bool { token: 1 }));
+        o.lease_ends(1, t(300), false, t(150), &clocks);
+        o.settle(1, t(250), &clocks[1]);
+        o.set_beliefs(1, Beliefs::NONE);
+        o.finish(t(400), &clocks);
+        assert_eq!(o.into_reports().write.overrun_ns, Some(50));
+    }
+}

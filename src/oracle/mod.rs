@@ -650,6 +650,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_belief_taken_up_after_its_lease_ended_counts_from_its_own_start() {
+        // Lease 1, handed to node 0, is free again at 100. Node 0 believes under it from 150
+        // to 200: 200 - 150 = 50 past the end (it did not believe before 150). Node 1
+        // believes under token 2, which no grantor handed out, from 0 to 400: not measured.
+        let mut f = Feed::new(2);
+        f.o.lease_ends(1, SimTime::from_ns(100), true);
+        f.believe(0, 150, Some(1)).believe(0, 200, None);
+        f.believe(1, 0, Some(2)).believe(1, 400, None);
+        assert_eq!(f.finish(500).overrun_ns, Some(50));
+        // Never past the end: none.
+        let mut g = Feed::new(1);
+        g.o.lease_ends(1, SimTime::from_ns(100), true);
+        g.believe(0, 0, Some(1)).believe(0, 99, None);
+        assert_eq!(g.finish(500).overrun_ns, None);
+    }
+
     /// Node `n` believes, from `t`, until its monotonic clock reads `deadline`.
     fn until(f: &mut Feed, n: NodeId, t: i64, deadline: i64) {
         f.o.settle(n, SimTime::from_ns(t), &f.clocks[n]);
