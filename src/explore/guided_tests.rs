@@ -83,6 +83,32 @@ fn every_child_is_inside_the_envelope_and_most_are_bred() {
 }
 
 #[test]
+fn a_liveness_search_breeds_no_fault_after_its_faults_stop() {
+    // With a 20 s bound the envelope's faults stop 40 s before the 120 s run ends, at 80 s:
+    // every bred child's faults start before it (a restart may come later), so that each run
+    // has the bound's room after its faults to recover in.
+    let s = base();
+    let n = profile("all", &s).unwrap();
+    let mut e = exploration(&s, &n, 1000);
+    e.liveness = Some(Dur::from_secs(20));
+    assert_eq!(e.faults_stop_ns(), Some(80_000_000_000));
+    let archive = archive(&e);
+    let fixed = Mutator::new(&s, &n).fixed(&s);
+    let mut checked = 0;
+    for run in FIRST..FIRST + 4 * GENERATION {
+        let c = breed(&e, &archive, run);
+        for f in &c.scenario.faults[fixed..] {
+            assert!(
+                matches!(f, Fault::Restart { .. }) || f.at().ns() < 80_000_000_000,
+                "run {run}: {f:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 200, "{checked} faults checked");
+}
+
+#[test]
 fn a_schedule_outside_the_envelope_is_refused() {
     let s = base();
     let n = profile("all", &s).unwrap();

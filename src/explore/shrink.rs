@@ -1446,20 +1446,15 @@ mod tests {
         assert_eq!(out.scenario.faults.len(), 3);
     }
 
-    #[test]
-    fn a_pause_goes_with_the_gap_it_held_a_scheduled_fault_up_by_closed() {
-        // A scheduled fault (a drift change of the grantor at 6 s, which no mover is: `largest`
-        // sizes only pauses and steps) takes effect when a pause of a covering it ends. It
-        // fails when a step of b comes 3 s to 3.5 s after that. The pause of a at 5 s (2 s)
-        // holds it up to 7 s, the step at 10 s: 10 - 7 = 3, it fails; without the pause 10 - 6
-        // = 4: ddmin keeps all three. Removed with its gap closed by its length the step goes
-        // to 8 s (8 - 6 = 2), opened to 12 s (6); moved alone, to 5 s, 7 s, 5 s, 7.5 s, 12.5 s
-        // or 15 s (T = 10 s), never 3 s to 3.5 s after 6 s. Closed by what it held the drift
-        // change up, 7 - 6 = 1 s: the step at 9 s, 9 - 6 = 3, it fails.
+    /// The shrink of [`a_pause_goes_with_the_gap_it_held_a_scheduled_fault_up_by_closed`]'s
+    /// story with `bystander` (which the failure needs too): its faults.
+    fn held_up(bystander: Fault) -> Vec<Fault> {
+        let scheduled =
+            |f: &Fault| matches!(f, Fault::DriftChange { drift_ppm, .. } if *drift_ppm == 10.0);
         let effective_ns = |s: &Scenario, t: i64| {
             s.faults
                 .iter()
-                .filter(|f| matches!(f, Fault::Pause { .. }))
+                .filter(|f| matches!(f, Fault::Pause { node, .. } if node == "a"))
                 .filter_map(|f| {
                     let end = f.at().ns() + get_ns(f, Field::Length)?;
                     (f.at().ns() <= t && t < end).then_some(end)
@@ -1467,22 +1462,30 @@ mod tests {
                 .max()
                 .unwrap_or(t)
         };
+        let by = bystander.clone();
+        let is_bystander = move |f: &Fault| match (f, &by) {
+            (Fault::DriftChange { .. }, Fault::DriftChange { .. }) => !scheduled(f),
+            // Off the whole seconds, so that rounding never puts it where a's pause starts.
+            (Fault::Pause { node, .. }, Fault::Pause { node: b, .. }) => {
+                node == b && f.at().ns() % NS_PER_S != 0
+            }
+            _ => false,
+        };
         let fails = |s: &Scenario| {
-            let Some(scheduled) = s
-                .faults
-                .iter()
-                .find(|f| matches!(f, Fault::DriftChange { .. }))
-            else {
+            let f = &s.faults;
+            let Some(at) = f.iter().find(|f| scheduled(f)).map(|f| f.at().ns()) else {
                 return false;
             };
-            let at = effective_ns(s, scheduled.at().ns());
-            s.faults.iter().any(|f| {
-                matches!(f, Fault::ClockStep { .. })
-                    && (3 * NS_PER_S..3 * NS_PER_S + NS_PER_S / 2).contains(&(f.at().ns() - at))
-            })
+            let at = effective_ns(s, at);
+            f.iter().any(&is_bystander)
+                && f.iter().any(|f| {
+                    matches!(f, Fault::ClockStep { .. })
+                        && (3 * NS_PER_S..3 * NS_PER_S + NS_PER_S / 2).contains(&(f.at().ns() - at))
+                })
         };
         let mut s = two_pauses_and_a_step();
         s.faults = vec![
+            bystander,
             Fault::Pause {
                 node: "a".into(),
                 at: Dur::from_secs(5).into(),
@@ -1504,11 +1507,51 @@ mod tests {
         assert!(fails(&s));
         let largest = |f: &Fault| (!matches!(f, Fault::DriftChange { .. })).then(|| f.clone());
         let out = shrink_placing(s.clone(), &fails, &Budget::runs(MAX_RUNS), Some(&largest));
-        let f = &out.scenario.faults;
-        assert_eq!(f.len(), 2, "{f:?}");
-        assert!(matches!(&f[0], Fault::DriftChange { .. }));
-        assert!(matches!(&f[1], Fault::ClockStep { .. } if f[1].at() == Dur::from_secs(9)));
         assert!(out.runs <= worst_case(&s));
+        let f = out.scenario.faults;
+        assert!(f
+            .iter()
+            .any(|f| scheduled(f) && f.at() == Dur::from_secs(6)));
+        f
+    }
+
+    #[test]
+    fn a_pause_goes_with_the_gap_it_held_a_scheduled_fault_up_by_closed() {
+        // A scheduled fault (a drift change of the grantor to 10 ppm at 6 s, which no mover is:
+        // `largest` sizes only pauses and steps) takes effect when a pause of a covering it
+        // ends. It fails when a step of b comes 3 s to 3.5 s after that, and a bystander is
+        // there. The pause of a at 5 s (2 s) holds the drift change up to 7 s, the step at
+        // 10 s: 10 - 7 = 3, it fails; without the pause 10 - 6 = 4: ddmin keeps all four.
+        // Removed with its gap closed by its length the step goes to 8 s (8 - 6 = 2), opened to
+        // 12 s (6); moved alone, to 5 s, 7 s, 5 s, 7.5 s, 12.5 s or 15 s (T = 10 s), never 3 s
+        // to 3.5 s after 6 s. Closed by what it held the drift change up, 7 - 6 = 1 s: the step
+        // at 9 s, 9 - 6 = 3, it fails.
+        let a_gone = |f: &[Fault]| {
+            f.len() == 3
+                && !f
+                    .iter()
+                    .any(|f| matches!(f, Fault::Pause { node, .. } if node == "a"))
+                && f.iter()
+                    .any(|f| matches!(f, Fault::ClockStep { .. }) && f.at() == Dur::from_secs(9))
+        };
+        // Another drift change at 5 s, where a's pause starts: held up by the whole pause, the
+        // shift already tried; the one at 6 s is the first after it.
+        let f = held_up(Fault::DriftChange {
+            node: "lock".into(),
+            at: Dur::from_secs(5).into(),
+            drift_ppm: 20.0,
+        });
+        assert!(a_gone(&f), "{f:?}");
+        // A 100 ms pause of b at 5.5 s (anywhere off the whole seconds), a mover inside a's
+        // pause: its start is its own, not held up (it moves with the step, to 4.5 s).
+        let f = held_up(Fault::Pause {
+            node: "b".into(),
+            at: Dur::from_ms(5_500).into(),
+            duration: Dur::from_ms(100),
+            kind: PauseKind::Gc,
+            clock: None,
+        });
+        assert!(a_gone(&f), "{f:?}");
     }
 
     /// The CachedBool story with a 12 s GC pause of the holder `a` at 20 s, and 20 faults that
