@@ -1376,6 +1376,17 @@ mod tests {
         assert_eq!(out.scenario.faults.len(), 3);
     }
 
+    /// A GC pause of `node` at `at` for `duration`.
+    fn gc_pause(node: &str, at: Dur, duration: Dur) -> Fault {
+        Fault::Pause {
+            node: node.into(),
+            at: at.into(),
+            duration,
+            kind: PauseKind::Gc,
+            clock: None,
+        }
+    }
+
     #[test]
     fn a_fault_that_only_delayed_the_others_goes_with_its_gap_closed() {
         // A timeline the pauses of a delay: it fails when a step of b falls 18 s to 18.5 s of
@@ -1411,20 +1422,8 @@ mod tests {
         };
         let mut s = two_pauses_and_a_step();
         s.faults = vec![
-            Fault::Pause {
-                node: "a".into(),
-                at: Dur::from_secs(5).into(),
-                duration: Dur::from_secs(2),
-                kind: PauseKind::Gc,
-                clock: None,
-            },
-            Fault::Pause {
-                node: "a".into(),
-                at: Dur::from_secs(10).into(),
-                duration: Dur::from_secs(1),
-                kind: PauseKind::Gc,
-                clock: None,
-            },
+            gc_pause("a", Dur::from_secs(5), Dur::from_secs(2)),
+            gc_pause("a", Dur::from_secs(10), Dur::from_secs(1)),
             Fault::ClockStep {
                 node: "b".into(),
                 at: Dur::from_secs(21).into(),
@@ -1486,13 +1485,7 @@ mod tests {
         let mut s = two_pauses_and_a_step();
         s.faults = vec![
             bystander,
-            Fault::Pause {
-                node: "a".into(),
-                at: Dur::from_secs(5).into(),
-                duration: Dur::from_secs(2),
-                kind: PauseKind::Gc,
-                clock: None,
-            },
+            gc_pause("a", Dur::from_secs(5), Dur::from_secs(2)),
             Fault::DriftChange {
                 node: "lock".into(),
                 at: Dur::from_secs(6).into(),
@@ -1544,13 +1537,7 @@ mod tests {
         assert!(a_gone(&f), "{f:?}");
         // A 100 ms pause of b at 5.5 s (anywhere off the whole seconds), a mover inside a's
         // pause: its start is its own, not held up (it moves with the step, to 4.5 s).
-        let f = held_up(Fault::Pause {
-            node: "b".into(),
-            at: Dur::from_ms(5_500).into(),
-            duration: Dur::from_ms(100),
-            kind: PauseKind::Gc,
-            clock: None,
-        });
+        let f = held_up(gc_pause("b", Dur::from_ms(5_500), Dur::from_ms(100)));
         assert!(a_gone(&f), "{f:?}");
     }
 
@@ -1626,13 +1613,7 @@ mod tests {
         assert!(!overlaps(&pause(6_670)));
         assert_eq!(
             r.faults,
-            vec![Fault::Pause {
-                node: "a".into(),
-                at: Dur::from_secs(20).into(),
-                duration: Dur::from_secs(7),
-                kind: PauseKind::Gc,
-                clock: None,
-            }]
+            vec![gc_pause("a", Dur::from_secs(20), Dur::from_secs(7))]
         );
         // b is needed (the second believer); its drift does not matter.
         let kept: Vec<&str> = r.nodes.iter().map(|n| n.name.as_str()).collect();
