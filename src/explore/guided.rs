@@ -162,8 +162,8 @@ impl Guide {
 /// grant away from an overlap); then by the least lease left at a renewal, not clamped at 0 (a
 /// lapsed lease ranks by how late it was renewed or taken again: the further past its end, the
 /// nearer an overlap); then the runs with only the quiet run's handovers, by slack; then the
-/// rest. Without one (a record of an older search): by slack, then by closest
-/// call, then the rest. Earliest first among equals.
+/// rest. Without one (a record of an older search): by slack, then by closest call, then the
+/// rest. Earliest first among equals.
 fn rank(r: &RunRecord) -> (u8, i64, u64) {
     // With a liveness bound, the runs that came nearest to recovering late first.
     if let Some(margin) = r.recovery_margin_ns {

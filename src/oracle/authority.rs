@@ -138,7 +138,8 @@ impl AuthorityOracles {
         }
     }
 
-    /// See [`Oracle::lease_ends`]: every node is settled at `now` first.
+    /// See [`Oracle::lease_ends`]: every node is settled at `now` first, unless the end is
+    /// not measured (a renewal of a lease no node handed to another: a leader's own).
     pub fn lease_ends(
         &mut self,
         token: crate::msg::Token,
@@ -147,6 +148,9 @@ impl AuthorityOracles {
         now: SimTime,
         clocks: &[NodeClock],
     ) {
+        if !self.write.measures_lease(token, granted) {
+            return;
+        }
         for (n, clock) in clocks.iter().enumerate() {
             self.settle(n, now, clock);
         }

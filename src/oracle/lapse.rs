@@ -47,6 +47,12 @@ impl Lapses {
         }
     }
 
+    /// Whether a noted end of `token` would count: it was handed to another node and is kept,
+    /// or is being handed now (`granted`).
+    pub fn measures(&self, token: Token, granted: bool) -> bool {
+        granted || self.kept.binary_search_by_key(&token, |k| k.0).is_ok()
+    }
+
     /// A node believed under `token` from `from` (when its belief under this token began) until
     /// `end`, settled.
     pub fn settled(&mut self, token: Token, from: SimTime, end: SimTime) {

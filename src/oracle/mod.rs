@@ -340,7 +340,16 @@ impl Oracle {
     /// `granted` when it was just handed to another node, else a renewal. Settle every node
     /// first, so that what was believed before is measured against the end it had then.
     pub fn lease_ends(&mut self, token: Token, free_at: SimTime, granted: bool) {
+        debug_assert!(
+            self.lapses.measures(token, granted),
+            "an end that is not measured"
+        );
         self.lapses.note(token, free_at, granted);
+    }
+
+    /// Whether [`Oracle::lease_ends`] of `token` would be noted (see [`lapse::Lapses::measures`]).
+    pub fn measures_lease(&self, token: Token, granted: bool) -> bool {
+        self.lapses.measures(token, granted)
     }
 
     /// Node `n` is running (or not) from now on (settle first).
