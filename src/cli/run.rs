@@ -11,7 +11,7 @@ use crate::scenario::{library, limits, load};
 use crate::strategy::Registry;
 use crate::time::SimTime;
 use crate::trace::client_log::ClientLog;
-use crate::trace::history::{History, HistoryEvent};
+use crate::trace::history::{History, HistoryEvent, Refused};
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
 use crate::trace::timeline::Recorder;
@@ -340,6 +340,13 @@ impl Observer for ReportObservers {
     }
     fn wants_history(&self) -> bool {
         true
+    }
+    fn refused(&mut self, r: &Refused) {
+        self.client_log.refused(r);
+        if let Some(h) = self.history.as_mut() {
+            h.record(&r.invoked());
+            h.record(&HistoryEvent::Failed { op: r.op, at: r.at });
+        }
     }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);

@@ -9,7 +9,7 @@ use crate::msg::{Key, NodeId, Token, Value};
 use crate::strategy::{
     Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
 };
-use crate::trace::history::HistoryEvent;
+use crate::trace::history::{HistoryEvent, Refused};
 use crate::trace::{DropReason, Readings, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
@@ -339,6 +339,16 @@ impl<P: Protocol> Sim<'_, P> {
         }
         if let Some(o) = self.observer.as_mut() {
             o.history(&e);
+        }
+    }
+
+    /// Tells the observer, if it wants the history, of a request refused as it arrived.
+    pub(super) fn tell_refused(&mut self, r: Refused) {
+        if !self.history_wanted {
+            return;
+        }
+        if let Some(o) = self.observer.as_mut() {
+            o.refused(&r);
         }
     }
 

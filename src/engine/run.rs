@@ -15,7 +15,7 @@ use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
 use crate::time::SimTime;
-use crate::trace::history::HistoryEvent;
+use crate::trace::history::{HistoryEvent, Refused};
 use crate::trace::{DropReason, TraceKind};
 
 /// Where the next event comes from.
@@ -228,13 +228,27 @@ impl<P: Protocol> Sim<'_, P> {
     /// Hands client request `op` (`kind`, `periodic` if from the fixed-rate stream) to node `n`
     /// as [`Sim::route`] would its [`Ev::Arrival`], making the event only if it must wait: a
     /// request is handled by the node's worker loop.
+    ///
+    /// The history hears of its invocation here: with its failure in one call if the node
+    /// refuses it at once (most refused requests), else before anything else happens to it.
     pub(super) fn route_request(&mut self, n: NodeId, kind: Request, periodic: bool, op: u64) {
         let node = &self.nodes[n];
-        if !node.up() {
+        let (up, paused) = (node.up(), node.pause_depth > 0);
+        let waits = paused || node.blocked(Thread::Worker);
+        let disk = node.disk_model.is_some();
+        if !up || waits {
+            self.tell(HistoryEvent::Invoked {
+                op,
+                node: n,
+                key: kind.key(),
+                write: kind.is_write(),
+                at: self.now,
+            });
+        }
+        if !up {
             return;
         }
-        let paused = node.pause_depth > 0;
-        if paused || node.blocked(Thread::Worker) {
+        if waits {
             let ev = Ev::Arrival {
                 node: n as u32,
                 kind,
@@ -244,10 +258,10 @@ impl<P: Protocol> Sim<'_, P> {
             self.set_aside(n, ev, !paused);
             return;
         }
-        if node.disk_model.is_some() {
+        if disk {
             self.call_thread = Thread::Worker;
         }
-        self.admit(n, kind, op);
+        self.admit(n, kind, op, true);
     }
 
     /// Sets node-bound event `ev` aside until node `n` can handle it: in its deferred list
@@ -373,7 +387,7 @@ impl<P: Protocol> Sim<'_, P> {
                     logic.on_timer(cx, timer, out)
                 });
             }
-            Ev::Arrival { kind, op, .. } => self.admit(n, kind, op),
+            Ev::Arrival { kind, op, .. } => self.admit(n, kind, op, false),
             Ev::Effect {
                 kind,
                 token,
@@ -425,20 +439,40 @@ impl<P: Protocol> Sim<'_, P> {
     }
 
     /// Client request `op` (`kind`) arrives at node `n` (running): the node checks it, and
-    /// it takes effect now or after the service time, or fails.
-    fn admit(&mut self, n: NodeId, kind: Request, op: u64) {
+    /// it takes effect now or after the service time, or fails. `fresh`: it arrived just now,
+    /// and the history has not heard of its invocation yet (else it waited, set aside).
+    fn admit(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
         let checked = self.with_cx(n, false, false, None, |logic, cx, _| logic.check(cx, kind));
         let Some(token) = checked else {
             if !kind.is_write() {
                 self.harm.read_ended(n, op);
             }
-            self.tell(HistoryEvent::Failed { op, at: self.now });
+            if fresh {
+                self.tell_refused(Refused {
+                    op,
+                    node: n,
+                    key: kind.key(),
+                    write: kind.is_write(),
+                    at: self.now,
+                });
+            } else {
+                self.tell(HistoryEvent::Failed { op, at: self.now });
+            }
             if self.observer.is_some() {
                 let write = kind.is_write();
                 self.emit(n, TraceKind::Rejected { write });
             }
             return;
         };
+        if fresh {
+            self.tell(HistoryEvent::Invoked {
+                op,
+                node: n,
+                key: kind.key(),
+                write: kind.is_write(),
+                at: self.now,
+            });
+        }
         if kind.is_write() {
             self.stats.writes_admitted += 1;
         } else {

@@ -8,7 +8,6 @@ use crate::msg::NodeId;
 use crate::rng::Rng;
 use crate::strategy::{Key, Protocol, Request};
 use crate::time::{Dur, SimTime};
-use crate::trace::history::HistoryEvent;
 
 /// A node's fixed-rate operations (`workload.periodic`): operation i arrives at
 /// `start + jitter + i * every`, shifted by a uniform draw in `[-jitter, +jitter]`. It is drawn
@@ -45,7 +44,8 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Client request `kind` arrives at node `n` now, from its Poisson stream (which draws its
     /// next arrival first) or, if `periodic`, from its fixed-rate one: the history names it
-    /// (its invocation's tick, a write's value) and it goes to the node.
+    /// (its invocation's tick, a write's value) and it goes to the node, which tells the
+    /// history of its invocation ([`Sim::route_request`]).
     pub(super) fn arrive(&mut self, n: NodeId, kind: Request, periodic: bool) {
         if !periodic {
             self.schedule_arrival(n, kind.is_write());
@@ -61,13 +61,6 @@ impl<P: Protocol> Sim<'_, P> {
                 read
             }
         };
-        self.tell(HistoryEvent::Invoked {
-            op,
-            node: n,
-            key: kind.key(),
-            write: kind.is_write(),
-            at: self.now,
-        });
         self.route_request(n, kind, periodic, op);
     }
 

@@ -11,15 +11,16 @@
 //! when some write after w in the register's order of its key was seen by a client (its
 //! acknowledgement, or a read of it that was not stale) before I ([`crate::oracle::linearizable`]
 //! states the rule). The write it missed is the one among those seen first. To name it the log
-//! keeps the latest [`WRITES_PER_KEY`] writes of each key in the register's order, and the last
-//! [`RECENT`] operations invoked in a ring indexed by their name (their invocation tick): each
+//! keeps the latest [`WRITES_PER_KEY`] writes of each key in the register's order, and the
+//! operations invoked lately in a ring of [`RECENT`] slots indexed by their name (their
+//! invocation tick; a request refused as it arrives takes none, as nothing asks for it): each
 //! write's writer and when it took effect, and when and how a client first saw it. A stale read
 //! whose value or successors fell out of those is kept without a missed write (`missed: None`),
 //! and [`ClientLog::unexplained`] counts it.
 //!
 //! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes.
 
-use super::history::HistoryEvent;
+use super::history::{HistoryEvent, Refused};
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{Key, NodeId, Token, Value, INITIAL};
 use crate::time::SimTime;
@@ -29,8 +30,9 @@ use std::collections::{BTreeMap, VecDeque};
 pub const KEPT_OPS: usize = 5_000;
 /// Harmful operations kept past those.
 pub const KEPT_HARMFUL: usize = 1_000;
-/// Operations remembered by name (a power of two): a read answered more than this many ticks
-/// after it was invoked is kept without its invocation.
+/// Slots of the ring of operations remembered by name (a power of two): a read answered more
+/// than this many ticks after it was invoked may have lost its slot, and is then kept without
+/// its invocation.
 pub const RECENT: usize = 1 << 16;
 /// Writes of each key remembered in the register's order.
 pub const WRITES_PER_KEY: usize = 4_096;
@@ -113,20 +115,51 @@ impl LoggedOp {
     }
 }
 
-/// What the ring remembers of a recent operation.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the ring remembers of a recent operation: 32 bytes, as a busy run writes one for
+/// every request its nodes admit.
+#[derive(Clone, Copy, Debug)]
 struct Recent {
+    /// Its name ([`EMPTY`]: a slot never used).
     op: u64,
-    node: NodeId,
-    key: Key,
-    write: bool,
     call: SimTime,
-    /// A write: when it took effect.
+    node: u32,
+    key: Key,
+    /// Where it sits in the kept operations ([`NOT_KEPT`]: it is not).
+    kept: u32,
+    write: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Recent>() == 32);
+
+/// The name of no operation: a slot never used (ticks stay far below it).
+const EMPTY: u64 = u64::MAX;
+/// The place among the kept operations of one not kept (or kept past what a `u32` holds: then
+/// found by the index).
+const NOT_KEPT: u32 = u32::MAX;
+
+impl Recent {
+    const UNUSED: Recent = Recent {
+        op: EMPTY,
+        call: SimTime::ZERO,
+        node: 0,
+        key: 0,
+        kept: NOT_KEPT,
+        write: false,
+    };
+
+    fn kept(&self) -> Option<usize> {
+        (self.kept != NOT_KEPT).then_some(self.kept as usize)
+    }
+}
+
+/// What the ring remembers of a recent write, in a slot of its own beside the operation's
+/// (touched by writes only).
+#[derive(Clone, Copy, Debug, Default)]
+struct WriteNote {
+    /// When it took effect.
     effect: Option<SimTime>,
-    /// A write: the tick and time a client first saw it, and how.
+    /// The tick and time a client first saw it, and how.
     seen: Option<(u64, SimTime, SeenBy)>,
-    /// Where it sits in the kept operations, if kept.
-    kept: Option<usize>,
 }
 
 /// The recorder (an observer of the history and of the reads and writes that follow it).
@@ -135,7 +168,9 @@ pub struct ClientLog {
     /// Operations kept from the start, and harmful ones kept past them, at most.
     kept_ops: usize,
     kept_harmful: usize,
-    ring: Vec<Option<Recent>>,
+    ring: Vec<Recent>,
+    /// Beside each slot of the ring holding a write, what became of it.
+    notes: Vec<WriteNote>,
     kept: Vec<LoggedOp>,
     /// Where each kept operation sits in `kept` (looked up only for one out of the ring).
     index: BTreeMap<u64, usize>,
@@ -153,6 +188,11 @@ pub struct ClientLog {
     /// Harmful operations past every kept one.
     harmful_left_out: u64,
     unexplained: u64,
+}
+
+/// The ring's slot of operation `op`.
+fn slot(op: u64) -> usize {
+    op as usize % RECENT
 }
 
 impl Default for ClientLog {
@@ -174,7 +214,8 @@ impl ClientLog {
         ClientLog {
             kept_ops: ops,
             kept_harmful: harmful,
-            ring: vec![None; RECENT],
+            ring: vec![Recent::UNUSED; RECENT],
+            notes: vec![WriteNote::default(); RECENT],
             kept: Vec::new(),
             index: BTreeMap::new(),
             harmful: 0,
@@ -209,24 +250,31 @@ impl ClientLog {
     }
 
     fn recent(&self, op: u64) -> Option<&Recent> {
-        self.ring[op as usize % RECENT]
-            .as_ref()
-            .filter(|r| r.op == op)
+        Some(&self.ring[slot(op)]).filter(|r| r.op == op)
     }
 
     fn recent_mut(&mut self, op: u64) -> Option<&mut Recent> {
-        self.ring[op as usize % RECENT]
-            .as_mut()
-            .filter(|r| r.op == op)
+        Some(&mut self.ring[slot(op)]).filter(|r| r.op == op)
+    }
+
+    /// What became of write `op`, while it is in the ring.
+    fn note(&self, op: u64) -> Option<&WriteNote> {
+        let write = self.recent(op)?.write;
+        write.then(|| &self.notes[slot(op)])
+    }
+
+    fn note_mut(&mut self, op: u64) -> Option<&mut WriteNote> {
+        let write = self.recent(op)?.write;
+        write.then(|| &mut self.notes[slot(op)])
     }
 
     /// Where `op` sits among the kept operations: from its slot in the ring while it is
     /// there (most events: no search), else from the index of every kept one.
     #[inline]
     fn kept_at(&self, op: u64) -> Option<usize> {
-        match self.ring[op as usize % RECENT].as_ref() {
-            Some(r) if r.op == op => r.kept,
-            _ => self.index.get(&op).copied(),
+        match self.recent(op) {
+            Some(r) => r.kept(),
+            None => self.index.get(&op).copied(),
         }
     }
 
@@ -238,16 +286,18 @@ impl ClientLog {
     #[inline]
     fn invoked_op(&mut self, op: u64, node: NodeId, key: Key, write: bool, at: SimTime) {
         self.invoked += 1;
-        self.ring[op as usize % RECENT] = Some(Recent {
+        let s = slot(op);
+        self.ring[s] = Recent {
             op,
-            node,
-            key,
-            write,
             call: at,
-            effect: None,
-            seen: None,
-            kept: None,
-        });
+            node: node as u32,
+            key,
+            kept: NOT_KEPT,
+            write,
+        };
+        if write {
+            self.notes[s] = WriteNote::default();
+        }
         if self.kept.len() < self.kept_ops {
             let (value, call) = (write.then_some(op), Some(at));
             self.keep(LoggedOp::new((op, node, key, write), call, value));
@@ -258,8 +308,8 @@ impl ClientLog {
     fn keep(&mut self, o: LoggedOp) {
         let at = self.kept.len();
         self.index.insert(o.op, at);
-        if let Some(r) = self.recent_mut(o.op) {
-            r.kept = Some(at);
+        if let (Some(r), Ok(at)) = (self.recent_mut(o.op), u32::try_from(at)) {
+            r.kept = at;
         }
         self.kept.push(o);
     }
@@ -272,7 +322,7 @@ impl ClientLog {
         }
         self.harmful += 1;
         let r = self.recent(op).copied();
-        let (node, key) = r.map_or((0, 0), |r| (r.node, r.key));
+        let (node, key) = r.map_or((0, 0), |r| (r.node as NodeId, r.key));
         let write = r.is_some_and(|r| r.write);
         self.keep(LoggedOp::new(
             (op, node, key, write),
@@ -284,8 +334,8 @@ impl ClientLog {
 
     /// A client saw write `value` at tick `tick` (time `at`): the first time counts.
     fn seen(&mut self, value: Value, tick: u64, at: SimTime, by: SeenBy) {
-        if let Some(r) = self.recent_mut(value).filter(|r| r.write) {
-            r.seen.get_or_insert((tick, at, by));
+        if let Some(w) = self.note_mut(value) {
+            w.seen.get_or_insert((tick, at, by));
         }
     }
 
@@ -301,15 +351,15 @@ impl ClientLog {
         order
             .iter()
             .skip(after)
-            .filter_map(|&w| self.recent(w))
-            .filter_map(|r| r.seen.map(|s| (s, r)))
-            .filter(|((tick, _, _), _)| *tick < call)
-            .min_by_key(|((tick, _, _), _)| *tick)
-            .map(|((_, seen, by), r)| Missed {
+            .filter_map(|&w| Some((self.recent(w)?, self.note(w)?)))
+            .filter_map(|(r, w)| w.seen.map(|s| (s, r, w.effect)))
+            .filter(|((tick, _, _), _, _)| *tick < call)
+            .min_by_key(|((tick, _, _), _, _)| *tick)
+            .map(|((_, seen, by), r, effect)| Missed {
                 op: r.op,
-                node: r.node,
+                node: r.node as NodeId,
                 call: r.call,
-                effect: r.effect,
+                effect,
                 seen,
                 by,
             })
@@ -349,8 +399,8 @@ impl ClientLog {
             order.pop_front();
         }
         order.push_back(value);
-        if let Some(r) = self.recent_mut(value) {
-            r.effect = Some(at);
+        if let Some(w) = self.note_mut(value) {
+            w.effect = Some(at);
         }
         self.applied = Some(value);
     }
@@ -457,6 +507,19 @@ impl Observer for ClientLog {
 
     fn wants_history(&self) -> bool {
         true
+    }
+
+    /// A request refused as it arrived is counted, and kept only among the first operations:
+    /// nothing asks for it later (it is never answered, takes no effect and does no harm), so
+    /// it takes no slot in the ring.
+    #[inline]
+    fn refused(&mut self, r: &Refused) {
+        if self.kept.len() < self.kept_ops {
+            self.invoked_op(r.op, r.node, r.key, r.write, r.at);
+            self.failed(r.op, r.at);
+        } else {
+            self.invoked += 1;
+        }
     }
 }
 
@@ -608,6 +671,56 @@ mod tests {
         assert_eq!((log.invoked(), log.harmful_left_out()), (5, 1));
         // Nothing was written: the stale reads name no missed write, and say so.
         assert_eq!(log.unexplained(), 1);
+    }
+
+    fn refuse(log: &mut ClientLog, op: u64, write: bool) {
+        let at = t(op as i64 * 10);
+        log.refused(&Refused {
+            op,
+            node: 2,
+            key: 0,
+            write,
+            at,
+        });
+    }
+
+    /// A request refused at once, among the first kept: kept failed, answered at its call
+    /// (op 1 at tick 1: 10 ns), exactly as its invocation and failure told apart would have
+    /// kept it. Past the first ones it is only counted.
+    #[test]
+    fn a_refused_request_is_kept_among_the_first_and_counted_past_them() {
+        let mut log = ClientLog::keeping(1, 1);
+        refuse(&mut log, 1, true);
+        refuse(&mut log, 2, false);
+        let o = &log.operations()[0];
+        assert_eq!(
+            (o.op, o.node, o.write, o.failed, o.call, o.ret),
+            (1, 2, true, true, Some(t(10)), Some(t(10)))
+        );
+        assert_eq!((log.operations().len(), log.invoked()), (1, 2));
+    }
+
+    /// A refused request takes no slot in the ring: read 3 still has its own when it is
+    /// answered stale after a refused request whose name falls in the same slot (3 + RECENT),
+    /// so it is kept with its invocation (tick 3: 30 ns). Told as an invocation and a failure
+    /// apart, the refused one would have taken the slot, and the stale read lost its call.
+    #[test]
+    fn a_refused_request_takes_no_slot_in_the_ring() {
+        let late = 3 + RECENT as u64;
+        let mut log = ClientLog::keeping(0, 1);
+        invoke(&mut log, 3, 1, false);
+        refuse(&mut log, late, false);
+        answer(&mut log, 3, INITIAL, late + 1, true, false);
+        assert_eq!(log.operations()[0].call, Some(t(30)));
+        let mut apart = ClientLog::keeping(0, 1);
+        invoke(&mut apart, 3, 1, false);
+        invoke(&mut apart, late, 2, false);
+        apart.history(&HistoryEvent::Failed {
+            op: late,
+            at: t(late as i64 * 10),
+        });
+        answer(&mut apart, 3, INITIAL, late + 1, true, false);
+        assert_eq!(apart.operations()[0].call, None);
     }
 
     /// A zombie read that is not stale is harm too: kept past the start's operations.

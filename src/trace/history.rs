@@ -56,6 +56,31 @@ pub enum HistoryEvent {
     },
 }
 
+/// A request refused as it arrived: invoked and failed at the same instant (see
+/// [`super::Observer::refused`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// The tick of its invocation.
+    pub op: u64,
+    pub node: NodeId,
+    pub key: Key,
+    pub write: bool,
+    pub at: SimTime,
+}
+
+impl Refused {
+    /// Its invocation as a history event.
+    pub fn invoked(&self) -> HistoryEvent {
+        HistoryEvent::Invoked {
+            op: self.op,
+            node: self.node,
+            key: self.key,
+            write: self.write,
+            at: self.at,
+        }
+    }
+}
+
 /// One operation of the history.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Operation {
@@ -402,6 +427,31 @@ mod tests {
                 "{:index 6, :time 60, :type :invoke, :process 0, :f :write, :value [0 8]}",
                 "{:index 7, :time 100, :type :info, :process 0, :f :write, :value [0 8]}",
             ]
+        );
+    }
+
+    /// An observer that does not take a refused request in one call hears it as its
+    /// invocation and its failure, in that order: the history is what it would be told apart.
+    #[test]
+    fn a_refused_request_reaches_an_observer_as_invoked_then_failed() {
+        use crate::trace::Observer;
+        let r = Refused {
+            op: 7,
+            node: 1,
+            key: 3,
+            write: false,
+            at: t(50),
+        };
+        let mut one = History::new();
+        one.refused(&r);
+        let mut apart = History::new();
+        apart.record(&r.invoked());
+        apart.record(&HistoryEvent::Failed { op: 7, at: t(50) });
+        assert_eq!(one.ops, apart.ops);
+        let o = &one.ops[0];
+        assert_eq!(
+            (o.op, o.node, o.key, o.call_ns, o.failed),
+            (7, 1, 3, 50, true)
         );
     }
 }

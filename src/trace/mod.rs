@@ -203,6 +203,16 @@ pub trait Observer {
     fn wants_history(&self) -> bool {
         false
     }
+    /// Request `op` reached `node` at `at` and failed its node's check at once: its
+    /// [`Invoked`](history::HistoryEvent::Invoked) and its
+    /// [`Failed`](history::HistoryEvent::Failed) in one call (most of a busy run's requests are
+    /// refused so; an observer that keeps nothing of them can say so cheaply). By default the
+    /// two events, in that order, through [`Observer::history`]. Called only if
+    /// [`Observer::wants_history`].
+    fn refused(&mut self, r: &history::Refused) {
+        self.history(&r.invoked());
+        self.history(&history::HistoryEvent::Failed { op: r.op, at: r.at });
+    }
     /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
     /// may lie ahead of the call; see [`crate::scenario::Moment`]). Called only if
     /// [`Observer::wants_moments`].
@@ -280,6 +290,10 @@ impl<A: Observer, B: Observer> Observer for Tee<A, B> {
     }
     fn wants_history(&self) -> bool {
         self.0.wants_history() || self.1.wants_history()
+    }
+    fn refused(&mut self, r: &history::Refused) {
+        self.0.refused(r);
+        self.1.refused(r);
     }
     fn moment(&mut self, node: NodeId, kind: crate::scenario::Moment, at: SimTime) {
         self.0.moment(node, kind, at);
