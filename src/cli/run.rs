@@ -341,11 +341,17 @@ impl Observer for ReportObservers {
     fn wants_history(&self) -> bool {
         true
     }
-    fn refused(&mut self, r: &Refused) {
-        self.client_log.refused(r);
+    fn refused(&mut self, r: &Refused, e: &TraceEvent) {
+        self.client_log.refused(r, e);
+        self.recorder.rejected(e);
         if let Some(h) = self.history.as_mut() {
             h.record(&r.invoked());
             h.record(&HistoryEvent::Failed { op: r.op, at: r.at });
+        }
+        if let Some((j, p)) = self.traces.as_mut() {
+            j.event(e);
+            p.event(e);
+            self.hold_to_limit(e.t);
         }
     }
     fn finish(&mut self, end: SimTime) {

@@ -342,13 +342,38 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// Tells the observer, if it wants the history, of a request refused as it arrived.
-    pub(super) fn tell_refused(&mut self, r: Refused) {
-        if !self.history_wanted {
+    /// Tells the observer of request `op` (`kind`) refused by node `n`'s check now: its trace
+    /// event, and its failure to the history if it wants it, with its invocation in the same
+    /// call if `fresh` (it arrived just now: the history has not heard of it yet).
+    pub(super) fn tell_refused(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
+        let Some(o) = self.observer.as_mut() else {
             return;
-        }
-        if let Some(o) = self.observer.as_mut() {
-            o.refused(&r);
+        };
+        let write = kind.is_write();
+        let e = TraceEvent {
+            t: self.now,
+            node: n,
+            clock: Readings::Of(&self.clocks[n]),
+            kind: TraceKind::Rejected { write },
+        };
+        if !self.history_wanted {
+            o.event(&e);
+        } else if fresh {
+            let key = kind.key();
+            let at = self.now;
+            o.refused(
+                &Refused {
+                    op,
+                    node: n,
+                    key,
+                    write,
+                    at,
+                },
+                &e,
+            );
+        } else {
+            o.history(&HistoryEvent::Failed { op, at: self.now });
+            o.event(&e);
         }
     }
 

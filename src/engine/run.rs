@@ -15,7 +15,7 @@ use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
 use crate::time::SimTime;
-use crate::trace::history::{HistoryEvent, Refused};
+use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceKind};
 
 /// Where the next event comes from.
@@ -447,21 +447,7 @@ impl<P: Protocol> Sim<'_, P> {
             if !kind.is_write() {
                 self.harm.read_ended(n, op);
             }
-            if fresh {
-                self.tell_refused(Refused {
-                    op,
-                    node: n,
-                    key: kind.key(),
-                    write: kind.is_write(),
-                    at: self.now,
-                });
-            } else {
-                self.tell(HistoryEvent::Failed { op, at: self.now });
-            }
-            if self.observer.is_some() {
-                let write = kind.is_write();
-                self.emit(n, TraceKind::Rejected { write });
-            }
+            self.tell_refused(n, kind, op, fresh);
             return;
         };
         if fresh {

@@ -511,9 +511,9 @@ impl Observer for ClientLog {
 
     /// A request refused as it arrived is counted, and kept only among the first operations:
     /// nothing asks for it later (it is never answered, takes no effect and does no harm), so
-    /// it takes no slot in the ring.
+    /// it takes no slot in the ring. Its trace event tells the log nothing.
     #[inline]
-    fn refused(&mut self, r: &Refused) {
+    fn refused(&mut self, r: &Refused, _e: &TraceEvent) {
         if self.kept.len() < self.kept_ops {
             self.invoked_op(r.op, r.node, r.key, r.write, r.at);
             self.failed(r.op, r.at);
@@ -675,13 +675,14 @@ mod tests {
 
     fn refuse(log: &mut ClientLog, op: u64, write: bool) {
         let at = t(op as i64 * 10);
-        log.refused(&Refused {
+        let r = Refused {
             op,
             node: 2,
             key: 0,
             write,
             at,
-        });
+        };
+        log.refused(&r, &event(at, 2, TraceKind::Rejected { write }));
     }
 
     /// A request refused at once, among the first kept: kept failed, answered at its call

@@ -442,8 +442,17 @@ mod tests {
             write: false,
             at: t(50),
         };
+        let e = crate::trace::TraceEvent {
+            t: t(50),
+            node: 1,
+            clock: crate::trace::Readings::Given {
+                mono: crate::time::LocalTime::from_ns(0),
+                wall: crate::time::LocalTime::from_ns(0),
+            },
+            kind: crate::trace::TraceKind::Rejected { write: false },
+        };
         let mut one = History::new();
-        one.refused(&r);
+        one.refused(&r, &e);
         let mut apart = History::new();
         apart.record(&r.invoked());
         apart.record(&HistoryEvent::Failed { op: 7, at: t(50) });

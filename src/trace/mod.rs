@@ -203,15 +203,17 @@ pub trait Observer {
     fn wants_history(&self) -> bool {
         false
     }
-    /// Request `op` reached `node` at `at` and failed its node's check at once: its
+    /// A request reached its node and failed the node's check at once: its
     /// [`Invoked`](history::HistoryEvent::Invoked) and its
-    /// [`Failed`](history::HistoryEvent::Failed) in one call (most of a busy run's requests are
-    /// refused so; an observer that keeps nothing of them can say so cheaply). By default the
-    /// two events, in that order, through [`Observer::history`]. Called only if
-    /// [`Observer::wants_history`].
-    fn refused(&mut self, r: &history::Refused) {
+    /// [`Failed`](history::HistoryEvent::Failed), and its trace event `e`
+    /// ([`TraceKind::Rejected`]), in one call (most of a busy run's requests are refused so; an
+    /// observer that keeps nothing of them can say so cheaply). By default the two history
+    /// events through [`Observer::history`], then `e` through [`Observer::event`]. Called only
+    /// if [`Observer::wants_history`] (else `e` alone, through [`Observer::event`]).
+    fn refused(&mut self, r: &history::Refused, e: &TraceEvent) {
         self.history(&r.invoked());
         self.history(&history::HistoryEvent::Failed { op: r.op, at: r.at });
+        self.event(e);
     }
     /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
     /// may lie ahead of the call; see [`crate::scenario::Moment`]). Called only if
@@ -291,9 +293,14 @@ impl<A: Observer, B: Observer> Observer for Tee<A, B> {
     fn wants_history(&self) -> bool {
         self.0.wants_history() || self.1.wants_history()
     }
-    fn refused(&mut self, r: &history::Refused) {
-        self.0.refused(r);
-        self.1.refused(r);
+    fn refused(&mut self, r: &history::Refused, e: &TraceEvent) {
+        for o in [&mut self.0 as &mut dyn Observer, &mut self.1] {
+            if o.wants_history() {
+                o.refused(r, e);
+            } else {
+                o.event(e);
+            }
+        }
     }
     fn moment(&mut self, node: NodeId, kind: crate::scenario::Moment, at: SimTime) {
         self.0.moment(node, kind, at);
@@ -338,5 +345,69 @@ mod tests {
         // 2.5 ms is in bin 2 of 1 ms bins and bin 1 of 2 ms bins; 4 ms is 4 and 2 bins.
         assert_eq!(tee.0.counts(), [(0, 0), (0, 0), (1, 0), (0, 0)]);
         assert_eq!(tee.1.counts(), [(0, 0), (1, 0)]);
+    }
+
+    /// What an observer was told, in order.
+    #[derive(Default)]
+    struct Told {
+        history: bool,
+        calls: Vec<String>,
+    }
+
+    impl Observer for Told {
+        fn event(&mut self, e: &TraceEvent) {
+            self.calls.push(format!("event {:?}", e.kind));
+        }
+        fn history(&mut self, e: &history::HistoryEvent) {
+            self.calls.push(format!("history {e:?}"));
+        }
+        fn wants_history(&self) -> bool {
+            self.history
+        }
+    }
+
+    /// A refused request reaches an observer that takes it in the default way as its
+    /// invocation, its failure and its trace event, in that order; through a tee, one that
+    /// does not want the history gets the trace event alone.
+    #[test]
+    fn a_refused_request_is_told_as_invoked_failed_and_rejected() {
+        let at = SimTime::from_ns(50);
+        let r = history::Refused {
+            op: 7,
+            node: 1,
+            key: 3,
+            write: true,
+            at,
+        };
+        let e = TraceEvent {
+            t: at,
+            node: 1,
+            clock: Readings::Given {
+                mono: LocalTime::from_ns(0),
+                wall: LocalTime::from_ns(0),
+            },
+            kind: TraceKind::Rejected { write: true },
+        };
+        let mut tee = Tee(
+            Told {
+                history: true,
+                calls: Vec::new(),
+            },
+            Told::default(),
+        );
+        assert!(tee.wants_history());
+        tee.refused(&r, &e);
+        let invoked = r.invoked();
+        let failed = history::HistoryEvent::Failed { op: 7, at };
+        let rejected = format!("event {:?}", e.kind);
+        assert_eq!(
+            tee.0.calls,
+            [
+                format!("history {invoked:?}"),
+                format!("history {failed:?}"),
+                rejected.clone()
+            ]
+        );
+        assert_eq!(tee.1.calls, [rejected]);
     }
 }

@@ -283,6 +283,14 @@ impl Recorder {
         }
     }
 
+    /// What [`Observer::event`] does with a request's rejection (`e`, a
+    /// [`TraceKind::Rejected`]), for an observer that knows the event's kind: its mark.
+    #[inline]
+    pub fn rejected(&mut self, e: &TraceEvent) {
+        debug_assert!(matches!(e.kind, TraceKind::Rejected { .. }), "{:?}", e.kind);
+        self.mark(e.t, e.node, MarkKind::Rejected);
+    }
+
     #[inline]
     fn mark(&mut self, t: SimTime, node: NodeId, kind: MarkKind) {
         let k = kind as usize;
@@ -477,7 +485,7 @@ impl Observer for Recorder {
                     g.until = g.until.max(until);
                 }
             }
-            TraceKind::Rejected { .. } => self.mark(e.t, n, MarkKind::Rejected),
+            TraceKind::Rejected { .. } => self.rejected(e),
             TraceKind::Read { zombie, stale, .. } => {
                 self.mark(e.t, n, MarkKind::Read);
                 if zombie {

@@ -1174,7 +1174,21 @@ fn recorded_run(
     let outcome =
         leasesim::run_with(name, scenario, strategy, Some(&mut history)).expect("it runs");
     assert_eq!(outcome.summary.history_ambiguous, 0, "{name}");
-    let (h, want) = from_recorded(history.operations());
+    // Every request that arrived is in the history once, under its own name, whether its node
+    // refused it as it arrived, set it aside (paused, or its loop stalled) or was down; none
+    // failed that its node admitted.
+    let recorded = history.operations();
+    let q = &outcome.summary.requests;
+    let arrived = q.reads_arrived + q.writes_arrived;
+    assert_eq!(recorded.len() as u64, arrived, "{name}");
+    let names: std::collections::BTreeSet<u64> = recorded.iter().map(|o| o.op).collect();
+    assert_eq!(names.len(), recorded.len(), "{name}: a name told twice");
+    let failed = recorded.iter().filter(|o| o.failed).count() as u64;
+    assert!(
+        failed <= arrived - q.reads_admitted - q.writes_admitted,
+        "{name}"
+    );
+    let (h, want) = from_recorded(recorded);
     assert_eq!(outcome.summary.stale_reads, want.len() as u64, "{name}");
     assert_valid(&h);
     let places = places(&h);
