@@ -133,9 +133,11 @@ const _: () = assert!(std::mem::size_of::<Recent>() == 32);
 
 /// The name of no operation: a slot never used (ticks stay far below it).
 const EMPTY: u64 = u64::MAX;
-/// The place among the kept operations of one not kept (or kept past what a `u32` holds: then
-/// found by the index).
+/// The place among the kept operations of one not kept.
 const NOT_KEPT: u32 = u32::MAX;
+/// The most operations a log keeps from the start, and harmful ones past them: each place
+/// among the kept fits a slot's `u32`.
+const KEPT_AT_MOST: usize = 1 << 30;
 
 impl Recent {
     const UNUSED: Recent = Recent {
@@ -209,11 +211,11 @@ impl ClientLog {
     }
 
     /// A log that keeps `ops` operations from the start and `harmful` harmful ones past them
-    /// (a page of many runs keeps fewer of each).
+    /// (a page of many runs keeps fewer of each), each at most 2^30.
     pub fn keeping(ops: usize, harmful: usize) -> ClientLog {
         ClientLog {
-            kept_ops: ops,
-            kept_harmful: harmful,
+            kept_ops: ops.min(KEPT_AT_MOST),
+            kept_harmful: harmful.min(KEPT_AT_MOST),
             ring: vec![Recent::UNUSED; RECENT],
             notes: vec![WriteNote::default(); RECENT],
             kept: Vec::new(),
@@ -308,8 +310,9 @@ impl ClientLog {
     fn keep(&mut self, o: LoggedOp) {
         let at = self.kept.len();
         self.index.insert(o.op, at);
-        if let (Some(r), Ok(at)) = (self.recent_mut(o.op), u32::try_from(at)) {
-            r.kept = at;
+        debug_assert!(at < NOT_KEPT as usize, "kept operations are bounded");
+        if let Some(r) = self.recent_mut(o.op) {
+            r.kept = at as u32;
         }
         self.kept.push(o);
     }
@@ -722,6 +725,14 @@ mod tests {
         });
         answer(&mut apart, 3, INITIAL, late + 1, true, false);
         assert_eq!(apart.operations()[0].call, None);
+    }
+
+    /// A log keeps at most 2^30 of each (a kept one's place fits its slot in the ring).
+    #[test]
+    fn what_a_log_keeps_is_bounded() {
+        let log = ClientLog::keeping(usize::MAX, usize::MAX);
+        assert_eq!(log.capacity(), (1 << 30, 1 << 30));
+        assert_eq!(ClientLog::keeping(3, 2).capacity(), (3, 2));
     }
 
     /// A zombie read that is not stale is harm too: kept past the start's operations.
