@@ -342,6 +342,18 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
+    /// Tells the observer, if it wants the history, that request `op` (`kind`) reached node
+    /// `n` now.
+    pub(super) fn tell_invoked(&mut self, n: NodeId, kind: Request, op: u64) {
+        self.tell(HistoryEvent::Invoked {
+            op,
+            node: n,
+            key: kind.key(),
+            write: kind.is_write(),
+            at: self.now,
+        });
+    }
+
     /// Tells the observer of request `op` (`kind`) refused by node `n`'s check now: its trace
     /// event, and its failure to the history if it wants it, with its invocation in the same
     /// call if `fresh` (it arrived just now: the history has not heard of it yet).

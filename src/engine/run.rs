@@ -15,7 +15,6 @@ use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
 use crate::time::SimTime;
-use crate::trace::history::HistoryEvent;
 use crate::trace::{DropReason, TraceKind};
 
 /// Where the next event comes from.
@@ -237,13 +236,7 @@ impl<P: Protocol> Sim<'_, P> {
         let waits = paused || node.blocked(Thread::Worker);
         let disk = node.disk_model.is_some();
         if !up || waits {
-            self.tell(HistoryEvent::Invoked {
-                op,
-                node: n,
-                key: kind.key(),
-                write: kind.is_write(),
-                at: self.now,
-            });
+            self.tell_invoked(n, kind, op);
         }
         if !up {
             return;
@@ -451,13 +444,7 @@ impl<P: Protocol> Sim<'_, P> {
             return;
         };
         if fresh {
-            self.tell(HistoryEvent::Invoked {
-                op,
-                node: n,
-                key: kind.key(),
-                write: kind.is_write(),
-                at: self.now,
-            });
+            self.tell_invoked(n, kind, op);
         }
         if kind.is_write() {
             self.stats.writes_admitted += 1;
