@@ -306,15 +306,22 @@ impl ReportObservers {
     }
 }
 
-impl Observer for ReportObservers {
-    fn event(&mut self, e: &TraceEvent) {
-        self.recorder.event(e);
-        self.client_log.event(e);
+impl ReportObservers {
+    /// Trace event `e` to the trace writers, if asked for.
+    fn trace(&mut self, e: &TraceEvent) {
         if let Some((j, p)) = self.traces.as_mut() {
             j.event(e);
             p.event(e);
             self.hold_to_limit(e.t);
         }
+    }
+}
+
+impl Observer for ReportObservers {
+    fn event(&mut self, e: &TraceEvent) {
+        self.recorder.event(e);
+        self.client_log.event(e);
+        self.trace(e);
     }
     fn belief(&mut self, node: NodeId, authority: Authority, piece: &Piece) {
         self.recorder.belief(node, authority, piece);
@@ -345,14 +352,9 @@ impl Observer for ReportObservers {
         self.client_log.refused(r, e);
         self.recorder.rejected(e);
         if let Some(h) = self.history.as_mut() {
-            h.record(&r.invoked());
-            h.record(&HistoryEvent::Failed { op: r.op, at: r.at });
+            r.events().iter().for_each(|ev| h.record(ev));
         }
-        if let Some((j, p)) = self.traces.as_mut() {
-            j.event(e);
-            p.event(e);
-            self.hold_to_limit(e.t);
-        }
+        self.trace(e);
     }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);

@@ -69,15 +69,20 @@ pub struct Refused {
 }
 
 impl Refused {
-    /// Its invocation as a history event.
-    pub fn invoked(&self) -> HistoryEvent {
-        HistoryEvent::Invoked {
+    /// It as the history's events: its invocation, then its failure.
+    pub fn events(&self) -> [HistoryEvent; 2] {
+        let invoked = HistoryEvent::Invoked {
             op: self.op,
             node: self.node,
             key: self.key,
             write: self.write,
             at: self.at,
-        }
+        };
+        let failed = HistoryEvent::Failed {
+            op: self.op,
+            at: self.at,
+        };
+        [invoked, failed]
     }
 }
 
@@ -454,7 +459,13 @@ mod tests {
         let mut one = History::new();
         one.refused(&r, &e);
         let mut apart = History::new();
-        apart.record(&r.invoked());
+        apart.record(&HistoryEvent::Invoked {
+            op: 7,
+            node: 1,
+            key: 3,
+            write: false,
+            at: t(50),
+        });
         apart.record(&HistoryEvent::Failed { op: 7, at: t(50) });
         assert_eq!(one.ops, apart.ops);
         let o = &one.ops[0];

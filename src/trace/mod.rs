@@ -211,8 +211,9 @@ pub trait Observer {
     /// events through [`Observer::history`], then `e` through [`Observer::event`]. Called only
     /// if [`Observer::wants_history`] (else `e` alone, through [`Observer::event`]).
     fn refused(&mut self, r: &history::Refused, e: &TraceEvent) {
-        self.history(&r.invoked());
-        self.history(&history::HistoryEvent::Failed { op: r.op, at: r.at });
+        for h in r.events() {
+            self.history(&h);
+        }
         self.event(e);
     }
     /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
@@ -397,7 +398,13 @@ mod tests {
         );
         assert!(tee.wants_history());
         tee.refused(&r, &e);
-        let invoked = r.invoked();
+        let invoked = history::HistoryEvent::Invoked {
+            op: 7,
+            node: 1,
+            key: 3,
+            write: true,
+            at,
+        };
         let failed = history::HistoryEvent::Failed { op: 7, at };
         let rejected = format!("event {:?}", e.kind);
         assert_eq!(
