@@ -9,6 +9,11 @@
 //! `canonical/hour` for the ratio canonical/floor, or run `cargo bench --bench ratio`, which
 //! times both in turns, in process and as whole processes.
 //!
+//! `floor/draw` times the one piece of work the floor and the engine share: the exponential
+//! draw of a Poisson stream's next gap, as the engine makes it (`leasesim::dist::Sampler`, a
+//! ChaCha8 stream per node and kind), over six streams in turn as the canonical hour's three
+//! contenders' reads and writes.
+//!
 //! `cargo bench --bench floor -- --warm-up-time 1 --measurement-time 5`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -33,5 +38,30 @@ fn floor_hour(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, floor_hour);
+/// Draws per iteration of `floor/draw`.
+const DRAWS: u64 = 1_000_000;
+
+fn draw(c: &mut Criterion) {
+    use leasesim::dist::Sampler;
+    use rand::SeedableRng;
+    // A read every millisecond on average, as the hour's contenders draw them.
+    let gap = Sampler::Exponential(1e6);
+    let mut streams: Vec<leasesim::rng::Rng> =
+        (0..6).map(leasesim::rng::Rng::seed_from_u64).collect();
+    let mut group = c.benchmark_group("floor");
+    group.throughput(Throughput::Elements(DRAWS));
+    group.bench_function("draw", |b| {
+        b.iter(|| {
+            let mut sum = 0i64;
+            for i in 0..DRAWS {
+                let rng = &mut streams[(i % 6) as usize];
+                sum = sum.wrapping_add(gap.sample(rng).ns());
+            }
+            black_box(sum)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, floor_hour, draw);
 criterion_main!(benches);

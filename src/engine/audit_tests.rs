@@ -1,7 +1,8 @@
 //! Tests of the engine's debug checks on facts (`audit`): a tiny one-node protocol, `Sloppy`,
 //! that holds token 1 from its start and serves reads, either faithfully or with one fact left
-//! out or made up. The faithful ones run clean; each broken one fails its `debug_assert!`
-//! (those tests exist in debug builds only, where the checks do).
+//! out or made up, or a refusal claimed that its check does not make. The faithful ones run
+//! clean; each broken one fails its debug check (those tests exist in debug builds only, where
+//! the checks do).
 
 use crate::msg::{NodeId, Token};
 use crate::scenario::{Role, Scenario};
@@ -38,6 +39,8 @@ enum Mode {
     ServesTwice,
     /// Serves a read with a value no write wrote.
     ReadsAValueNobodyWrote,
+    /// Says it refuses every request whatever the time, and its check admits them all.
+    ClaimsToRefuse,
 }
 
 /// The timer that serves kept reads, and the one that keeps the belief honest (a node that
@@ -78,9 +81,14 @@ impl NodeLogic for Sloppy {
     fn check(&self, _: &Cx, _: Request) -> Option<Token> {
         Some(1)
     }
+    fn refuses_whatever_the_time(&self, _: Request) -> bool {
+        self.mode == Mode::ClaimsToRefuse
+    }
     fn on_request(&mut self, cx: &mut Cx, _: Request, token: Token, out: &mut Out<Silent>) {
         match self.mode {
-            Mode::Faithful | Mode::NoHolding => out.report(Fact::Read { token, value: 0 }),
+            Mode::Faithful | Mode::NoHolding | Mode::ClaimsToRefuse => {
+                out.report(Fact::Read { token, value: 0 })
+            }
             Mode::Waits | Mode::ServesTwice => {
                 if self.mode == Mode::Waits {
                     out.report(Fact::Waiting { token });
@@ -175,4 +183,25 @@ fn a_read_served_twice_fails() {
 #[should_panic(expected = "which no write that took effect wrote")]
 fn a_read_of_a_value_nobody_wrote_fails() {
     run(Mode::ReadsAValueNobodyWrote);
+}
+
+/// A logic that says it refuses whatever the time is taken at its word: its check is not
+/// called, and every request is refused (in a release build; a debug build calls the check
+/// anyway, below).
+#[test]
+#[cfg(not(debug_assertions))]
+fn a_logic_that_refuses_whatever_the_time_is_not_checked() {
+    let stats = run(Mode::ClaimsToRefuse);
+    assert!(stats.reads_arrived > 50, "{}", stats.reads_arrived);
+    assert_eq!(stats.reads_admitted, 0);
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(
+    expected = "said it refuses Read { key: 0 } whatever the time, and its check \
+                           admitted it under token Some(1)"
+)]
+fn a_logic_that_says_it_refuses_and_admits_fails() {
+    run(Mode::ClaimsToRefuse);
 }

@@ -12,9 +12,7 @@ use crate::oracle::authority::AuthorityOracles;
 use crate::oracle::harm::Harm;
 use crate::rng::{self, Component};
 use crate::scenario::{DurationDist, Placement, Scenario};
-use crate::strategy::{
-    LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, Stamp, MAX_KINDS, MAX_TIMERS,
-};
+use crate::strategy::{LeaseParams, MsgOf, Out, Protocol, ProtocolMessage, MAX_KINDS, MAX_TIMERS};
 use crate::time::{DriftRate, Dur, SimTime};
 use crate::trace::Observer;
 use rand::RngExt;
@@ -105,7 +103,6 @@ pub fn build<'o, P: Protocol>(
         audit: super::audit::Audit::new(n),
         run_token: 0,
         keys: w.keys,
-        call_stamp: Stamp::new(SimTime::ZERO, 0),
         call_request: None,
         max_deferred: super::MAX_DEFERRED,
         stats: Stats {

@@ -81,7 +81,7 @@ use crate::oracle::authority::{AuthorityOracles, AuthorityReports};
 use crate::oracle::failover::{Failover, Failovers};
 use crate::oracle::harm::Harm;
 use crate::scenario::{FreezeClock, PauseKind, Role, Thread};
-use crate::strategy::{Command, LeaseParams, MsgOf, Out, Protocol, Request, Stamp, TimerId};
+use crate::strategy::{Command, LeaseParams, MsgOf, Out, Protocol, Request, TimerId};
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
 use crate::trace::Observer;
 use node::Node;
@@ -275,8 +275,6 @@ pub struct Sim<'o, P: Protocol> {
     run_token: Token,
     /// `workload.keys`.
     keys: u32,
-    /// The stamp of the current call into node logic (of the request it takes up, if any).
-    call_stamp: Stamp,
     /// The request the current call into node logic takes up, with its history name (`op`).
     call_request: Option<(u64, Request)>,
     /// [`MAX_DEFERRED`] (lowered by tests to reach it cheaply).

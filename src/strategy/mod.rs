@@ -561,6 +561,14 @@ pub trait NodeLogic: Send {
     /// The validity check a client request runs when it arrives: the token to act under, or
     /// `None` to reject it.
     fn check(&self, cx: &Cx, request: Request) -> Option<Token>;
+    /// Whether [`NodeLogic::check`] would refuse `request` now whatever the node's clocks read
+    /// (a node that holds nothing to act under): the engine then refuses it without reading a
+    /// clock or calling the check, the cheaper for the many requests a node that does not hold
+    /// refuses. `false` (the default) whenever in doubt: the check decides. Debug builds run
+    /// the check anyway and panic if it admits a request this said it refuses.
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        false
+    }
     /// A request admitted under `token` takes effect (the workload's service time after the
     /// check): serve the read ([`Fact::Read`]) or send the write ([`Fact::WriteSent`]), or
     /// report what became of it (see "What a protocol must report" above).

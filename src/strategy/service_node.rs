@@ -52,6 +52,11 @@ pub trait Client {
     fn on_timer(&mut self, cx: &Cx, timer: TimerId, out: &mut Out<Self::Msg>);
     /// The token a request would be admitted under now, if any.
     fn check(&self, cx: &Cx) -> Option<Token>;
+    /// Whether [`Client::check`] refuses every request now whatever the clocks read (see
+    /// [`NodeLogic::refuses_whatever_the_time`]); `false` by default.
+    fn refuses_whatever_the_time(&self) -> bool {
+        false
+    }
     /// A request admitted under `token` (by [`Client::check`]) is served.
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
     /// `msg`, sent to the service, was refused by its host while the service was down (see
@@ -135,6 +140,13 @@ where
         match self {
             ServiceNode::Service(_) => None,
             ServiceNode::Client(c) => c.check(cx),
+        }
+    }
+
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        match self {
+            ServiceNode::Service(_) => true,
+            ServiceNode::Client(c) => c.refuses_whatever_the_time(),
         }
     }
 

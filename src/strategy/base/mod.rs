@@ -142,6 +142,14 @@ impl NodeLogic for BaseNode {
         }
     }
 
+    /// A grantor serves nothing; a contender with no token has nothing to act under.
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        match self {
+            BaseNode::Grantor(_) => true,
+            BaseNode::Contender(c) => c.token.is_none(),
+        }
+    }
+
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let BaseNode::Contender(c) = self {
             c.on_request(cx, request, token, out);
@@ -861,6 +869,21 @@ mod tests {
         };
         assert_eq!(at(9_950 * MS - 1), Some(2));
         assert_eq!(at(9_950 * MS), None);
+    }
+
+    #[test]
+    fn only_a_node_with_nothing_to_act_under_refuses_whatever_the_time() {
+        // A grantor and a contender with no token refuse whatever their clocks read; a holder
+        // past its deadline refuses too, but only by its clock: the check must read it.
+        let read = Request::Read { key: 0 };
+        assert!(BaseNode::Grantor(grantor()).refuses_whatever_the_time(read));
+        assert!(BaseNode::Contender(holder()).refuses_whatever_the_time(read));
+        let mut rng = crate::rng::stream(0, crate::rng::Component::Node, 1);
+        let mut tok = 0;
+        let h = BaseNode::Contender(holding_token_2(&mut rng, &mut tok));
+        assert!(!h.refuses_whatever_the_time(read));
+        let past = cx(9_950, &mut rng, &mut tok);
+        assert_eq!(h.check(&past, read), None);
     }
 
     #[test]

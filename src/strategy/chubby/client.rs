@@ -254,6 +254,10 @@ impl service_node::Client for Client {
         }
     }
 
+    fn refuses_whatever_the_time(&self) -> bool {
+        self.held.is_none()
+    }
+
     fn check(&self, cx: &Cx) -> Option<Token> {
         let token = self.held?;
         (cx.mono < self.deadline()?).then_some(token)

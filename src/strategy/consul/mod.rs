@@ -273,6 +273,11 @@ impl service_node::Client for Client {
         self.held()
     }
 
+    /// The check reads no clock.
+    fn refuses_whatever_the_time(&self) -> bool {
+        self.held().is_none()
+    }
+
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Message>) {
         Client::on_request(self, cx, request, token, out);
     }

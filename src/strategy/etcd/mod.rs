@@ -215,6 +215,14 @@ impl NodeLogic for Node {
         }
     }
 
+    /// The check reads no clock: it refuses whatever the time exactly when it refuses now.
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        match self {
+            Node::Member(_) => true,
+            Node::Client(c) => c.check().is_none(),
+        }
+    }
+
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let Node::Client(c) = self {
             c.on_request(cx, request, token, out);

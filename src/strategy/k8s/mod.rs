@@ -259,6 +259,14 @@ impl NodeLogic for K8sNode {
         }
     }
 
+    /// The check reads no clock: it refuses whatever the time exactly when it refuses now.
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        match self {
+            K8sNode::Server(_) => true,
+            K8sNode::Candidate(c) => c.check().is_none(),
+        }
+    }
+
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let K8sNode::Candidate(c) = self {
             c.on_request(cx, request, token, out);

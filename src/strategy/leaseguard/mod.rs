@@ -933,6 +933,11 @@ impl NodeLogic for Replica {
         ok.then_some(self.core.term)
     }
 
+    /// Only a leader admits anything.
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        !self.core.is_leader()
+    }
+
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         raft_core::persisting(
             self,

@@ -1202,6 +1202,11 @@ impl NodeLogic for Replica {
         ok.then_some(self.core.term)
     }
 
+    /// A follower that takes no read to forward admits nothing (nor does a candidate).
+    fn refuses_whatever_the_time(&self, request: Request) -> bool {
+        !self.core.is_leader() && !self.admits_forwarded(request)
+    }
+
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         raft_core::persisting(
             self,

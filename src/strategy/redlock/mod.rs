@@ -215,6 +215,14 @@ impl NodeLogic for RedlockNode {
         }
     }
 
+    /// A master serves nothing; a client that holds no lock has nothing to act under.
+    fn refuses_whatever_the_time(&self, _request: Request) -> bool {
+        match self {
+            RedlockNode::Master(_) => true,
+            RedlockNode::Client(c) => c.held.is_none(),
+        }
+    }
+
     fn on_request(&mut self, cx: &mut Cx, request: Request, token: Token, out: &mut Out<Message>) {
         if let RedlockNode::Client(c) = self {
             match request {

@@ -350,6 +350,10 @@ impl service_node::Client for Client {
         }
     }
 
+    fn refuses_whatever_the_time(&self) -> bool {
+        self.held.is_none()
+    }
+
     fn check(&self, cx: &Cx) -> Option<Token> {
         let token = self.held?;
         let through = self.c.acts_while_suspended;
