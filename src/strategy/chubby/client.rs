@@ -391,6 +391,13 @@ mod tests {
         c
     }
 
+    #[test]
+    fn a_client_refuses_whatever_the_time_exactly_while_it_holds_nothing() {
+        use crate::strategy::service_node::Client as _;
+        assert!(client(false).refuses_whatever_the_time());
+        assert!(!holding().refuses_whatever_the_time());
+    }
+
     /// A client in its third life (incarnation 2) opens session 2 << 32 | 1 = 8,589,934,593,
     /// larger than any id of its earlier lives (at most 1 << 32 | n), and sends its KeepAlive
     /// and Acquire to the master wherever it is listed: here node 1, the client node 0.

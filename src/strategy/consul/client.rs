@@ -618,6 +618,14 @@ mod tests {
         c
     }
 
+    #[test]
+    fn a_client_refuses_whatever_the_time_exactly_while_it_holds_nothing() {
+        use crate::strategy::service_node::Client as _;
+        let c = client(RenewPolicy::RetryEverySecond, None);
+        assert!(c.refuses_whatever_the_time());
+        assert!(!holding(RenewPolicy::RetryEverySecond, None).refuses_whatever_the_time());
+    }
+
     /// monitorLock's answer naming this session keeps the belief and blocks at its index, with
     /// a deadline of 8 ms + 300 + 18.75 + 7 s; one naming no holder ends it: the client
     /// releases the key, destroys its session (the renewal loop still ran) and creates a new

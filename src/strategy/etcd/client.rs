@@ -404,6 +404,19 @@ mod tests {
         Client::new(s.config(), p)
     }
 
+    #[test]
+    fn a_client_not_holding_the_lock_refuses_whatever_the_time() {
+        use crate::strategy::NodeLogic as _;
+        let read = Request::Read { key: 0 };
+        let mut node = super::super::Node::Client(Box::new(client()));
+        assert!(node.refuses_whatever_the_time(read));
+        let super::super::Node::Client(c) = &mut node else {
+            unreachable!("built as a client")
+        };
+        c.lock = Lock::Holding { rev: 3 };
+        assert!(!node.refuses_whatever_the_time(read));
+    }
+
     /// What one call into the client sent: the messages, to whom.
     fn sent(out: &Out<Message>) -> Vec<(NodeId, Message)> {
         out.actions()

@@ -339,6 +339,14 @@ mod tests {
         protocol().node_logic(n, ROLES[n], &params(), Disk::default())
     }
 
+    #[test]
+    fn the_api_server_and_a_candidate_that_never_led_refuse_whatever_the_time() {
+        let read = Request::Read { key: 0 };
+        for n in 0..ROLES.len() {
+            assert!(node(n).refuses_whatever_the_time(read), "node {n}");
+        }
+    }
+
     fn call(
         k: &mut K8sNode,
         n: NodeId,

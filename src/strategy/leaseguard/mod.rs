@@ -995,6 +995,14 @@ mod tests {
         replica_of(config(mode), node, None, Disk::default())
     }
 
+    #[test]
+    fn only_a_leader_admits_anything() {
+        let read = Request::Read { key: 0 };
+        assert!(replica(LeaseGuardMode::LogLease, 1).refuses_whatever_the_time(read));
+        let (leader, _) = elected(LeaseGuardMode::LogLease);
+        assert!(!leader.refuses_whatever_the_time(read));
+    }
+
     /// Node `node` running `c` with T = 1 s, `leader` the scenario's initial leader, from `disk`.
     fn replica_of(
         c: LeaseGuardConfig,

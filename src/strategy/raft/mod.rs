@@ -1643,6 +1643,19 @@ mod tests {
         a
     }
 
+    #[test]
+    fn a_follower_refuses_whatever_the_time_unless_it_forwards_reads() {
+        let read = Request::Read { key: 0 };
+        assert!(replica(1).refuses_whatever_the_time(read));
+        assert!(!elected().refuses_whatever_the_time(read));
+        // A follower that serves follower reads and knows its leader takes a read to forward,
+        // not a write.
+        let mut f = replica_with(1, |c| c.follower_reads = true);
+        f.core.leader = Some(0);
+        assert!(!f.refuses_whatever_the_time(read));
+        assert!(f.refuses_whatever_the_time(Request::Write { key: 0, value: 1 }));
+    }
+
     fn timeout_now(fx: &[Action<Message>]) -> usize {
         let is = |e: &&Action<Message>| {
             matches!(

@@ -676,6 +676,19 @@ mod tests {
         redlock().node_logic(node, Role::Grantor, &params(), Disk::default())
     }
 
+    #[test]
+    fn a_master_and_a_client_holding_no_lock_refuse_whatever_the_time() {
+        let read = Request::Read { key: 0 };
+        assert!(master(1).refuses_whatever_the_time(read));
+        let mut client = redlock().node_logic(0, Role::Contender, &params(), Disk::default());
+        assert!(client.refuses_whatever_the_time(read));
+        let RedlockNode::Client(c) = &mut client else {
+            panic!("node 0 is a client")
+        };
+        c.held = Some((1, LocalTime::from_ns(10 * S)));
+        assert!(!client.refuses_whatever_the_time(read));
+    }
+
     /// Calls `f` on `m` with node `node`'s context at monotonic reading `mono_ns`; what it gave.
     fn call(
         m: &mut RedlockNode,

@@ -399,6 +399,15 @@ mod tests {
         client_with(false, 100)
     }
 
+    #[test]
+    fn a_client_refuses_whatever_the_time_exactly_while_it_holds_nothing() {
+        use crate::strategy::service_node::Client as _;
+        let mut c = client();
+        assert!(c.refuses_whatever_the_time());
+        c.held = Some(1);
+        assert!(!c.refuses_whatever_the_time());
+    }
+
     /// A client asking for 3 s, retrying every second.
     fn client_with(acts_while_suspended: bool, expiration_percent: u32) -> Client {
         let config = ZkConfig {
