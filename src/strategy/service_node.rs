@@ -53,10 +53,8 @@ pub trait Client {
     /// The token a request would be admitted under now, if any.
     fn check(&self, cx: &Cx) -> Option<Token>;
     /// Whether [`Client::check`] refuses every request now whatever the clocks read (see
-    /// [`NodeLogic::refuses_whatever_the_time`]); `false` by default.
-    fn refuses_whatever_the_time(&self) -> bool {
-        false
-    }
+    /// [`NodeLogic::refuses_whatever_the_time`]).
+    fn refuses_whatever_the_time(&self) -> bool;
     /// A request admitted under `token` (by [`Client::check`]) is served.
     fn on_request(&mut self, cx: &Cx, request: Request, token: Token, out: &mut Out<Self::Msg>);
     /// `msg`, sent to the service, was refused by its host while the service was down (see

@@ -413,7 +413,14 @@ mod tests {
         let super::super::Node::Client(c) = &mut node else {
             unreachable!("built as a client")
         };
+        // Holding the lock with its session ended: an application that watches the session
+        // stops acting, one that does not acts on.
         c.lock = Lock::Holding { rev: 3 };
+        assert!(node.refuses_whatever_the_time(read));
+        let super::super::Node::Client(c) = &mut node else {
+            unreachable!("built as a client")
+        };
+        c.c.app_watches_session = false;
         assert!(!node.refuses_whatever_the_time(read));
     }
 
