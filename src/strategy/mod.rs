@@ -859,6 +859,35 @@ mod tests {
         assert!(out.actions().is_empty() && out.facts().is_empty());
     }
 
+    /// A node that admits everything and says nothing else: every default of [`NodeLogic`].
+    struct Open;
+    impl NodeLogic for Open {
+        type Msg = Tokenless;
+        type Disk = ();
+        fn on_start(&mut self, _: &mut Cx, _: &mut Out<Tokenless>) {}
+        fn on_message(&mut self, _: &mut Cx, _: NodeId, _: Tokenless, _: &mut Out<Tokenless>) {}
+        fn on_timer(&mut self, _: &mut Cx, _: TimerId, _: &mut Out<Tokenless>) {}
+        fn check(&self, _: &Cx, _: Request) -> Option<Token> {
+            Some(1)
+        }
+        fn on_request(&mut self, _: &mut Cx, _: Request, _: Token, _: &mut Out<Tokenless>) {}
+        fn beliefs(&self) -> Beliefs {
+            Beliefs::NONE
+        }
+        fn into_disk(self) {}
+    }
+
+    #[test]
+    fn a_protocol_that_says_nothing_of_its_refusals_is_always_checked() {
+        // The engine may skip the check only on the protocol's word: by default it never does.
+        for r in [
+            Request::Read { key: 0 },
+            Request::Write { key: 0, value: 1 },
+        ] {
+            assert!(!Open.refuses_whatever_the_time(r));
+        }
+    }
+
     #[test]
     fn a_message_carries_no_token_unless_its_protocol_says() {
         // Traces show a token only for messages that have one.
