@@ -435,11 +435,22 @@ impl<P: Protocol> Sim<'_, P> {
     /// it takes effect now or after the service time, or fails. `fresh`: it arrived just now,
     /// and the history has not heard of its invocation yet (else it waited, set aside).
     fn admit(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
-        let checked = if self.refuses_whatever_the_time(n, kind) {
+        // A node that says it refuses whatever the time is not checked (no clock is read); debug
+        // builds check it anyway and hold its logic to its word.
+        let logic = self.nodes[n].logic.as_ref().expect("node is up");
+        let sure = logic.refuses_whatever_the_time(kind);
+        let checked = if sure && !cfg!(debug_assertions) {
             None
         } else {
             self.with_cx(n, false, false, None, |logic, cx, _| logic.check(cx, kind))
         };
+        if sure {
+            assert!(
+                checked.is_none(),
+                "node {n}'s logic said it refuses {kind:?} whatever the time, and its check \
+                 admitted it under token {checked:?}"
+            );
+        }
         let Some(token) = checked else {
             if !kind.is_write() {
                 self.harm.read_ended(n, op);
@@ -468,24 +479,6 @@ impl<P: Protocol> Sim<'_, P> {
             let e = Effect::new((at, seq), (n as u32, life), kind, token, op);
             self.service.push(e);
         }
-    }
-
-    /// Whether node `n`'s logic refuses `kind` now whatever its clocks read
-    /// ([`NodeLogic::refuses_whatever_the_time`]): its check is then not called. Debug builds
-    /// call it anyway and hold the logic to its word.
-    #[inline]
-    fn refuses_whatever_the_time(&mut self, n: NodeId, kind: Request) -> bool {
-        let logic = self.nodes[n].logic.as_ref().expect("node is up");
-        let sure = logic.refuses_whatever_the_time(kind);
-        if cfg!(debug_assertions) && sure {
-            let checked = self.with_cx(n, false, false, None, |logic, cx, _| logic.check(cx, kind));
-            assert!(
-                checked.is_none(),
-                "node {n}'s logic said it refuses {kind:?} whatever the time, and its check \
-                 admitted it under token {checked:?}"
-            );
-        }
-        sure
     }
 
     /// Admitted request `e` is due to take effect now: at its node as [`Sim::route`] and
