@@ -198,7 +198,10 @@ fn a_logic_that_refuses_whatever_the_time_is_not_checked() {
 
 #[test]
 #[cfg(debug_assertions)]
-#[should_panic(expected = "whatever the time, and its check admitted it under token Some(1)")]
+#[should_panic(
+    expected = "said it refuses Read { key: 0 } whatever the time, and its check admitted it \
+                under token Some(1)"
+)]
 fn a_logic_that_says_it_refuses_and_admits_fails() {
     run(Mode::ClaimsToRefuse);
 }
