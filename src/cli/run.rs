@@ -14,6 +14,7 @@ use crate::trace::client_log::ClientLog;
 use crate::trace::history::{History, HistoryEvent, Refused};
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
+use crate::trace::tally::RefusalTally;
 use crate::trace::timeline::Recorder;
 use crate::trace::{Observer, TraceEvent};
 use rayon::prelude::*;
@@ -355,6 +356,20 @@ impl Observer for ReportObservers {
             r.events().iter().for_each(|ev| h.record(ev));
         }
         self.trace(e);
+    }
+    /// Past the first operations and the first exact marks of refusals, and with no trace or
+    /// history written, a refused request is only counted: by the engine, in the recorder's
+    /// bins.
+    fn refusals_as_counts(&mut self) -> Option<RefusalTally> {
+        let one_by_one = self.traces.is_some() || self.history.is_some();
+        if one_by_one || !self.client_log.counts_refusals_only() {
+            return None;
+        }
+        self.recorder.refusal_tally()
+    }
+    fn refusals_counted(&mut self, tally: RefusalTally) {
+        self.client_log.add_refusals(tally.total());
+        self.recorder.add_refusals(&tally);
     }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);

@@ -356,8 +356,13 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Tells the observer of request `op` (`kind`) refused by node `n`'s check now: its trace
     /// event, and its failure to the history if it wants it, with its invocation in the same
-    /// call if `fresh` (it arrived just now: the history has not heard of it yet).
+    /// call if `fresh` (it arrived just now: the history has not heard of it yet). A fresh one
+    /// only counts in the observer's tally once it takes them so.
     pub(super) fn tell_refused(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
+        if let (Some(tally), true) = (self.refusal_tally.as_mut(), fresh) {
+            tally.count(self.now, n);
+            return;
+        }
         let Some(o) = self.observer.as_mut() else {
             return;
         };
@@ -383,6 +388,7 @@ impl<P: Protocol> Sim<'_, P> {
                 },
                 &e,
             );
+            self.refusal_tally = o.refusals_as_counts();
         } else {
             o.history(&HistoryEvent::Failed { op, at: self.now });
             o.event(&e);

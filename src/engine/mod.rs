@@ -287,6 +287,9 @@ pub struct Sim<'o, P: Protocol> {
     observer: Option<&'o mut (dyn Observer + 'static)>,
     /// The observer wants the client history ([`Observer::wants_history`]).
     history_wanted: bool,
+    /// Requests refused as they arrived, counted for the observer once it takes them so
+    /// ([`Observer::refusals_as_counts`]).
+    refusal_tally: Option<crate::trace::tally::RefusalTally>,
     /// Clock syncs, with `clocks.uncertainty`.
     syncs: Option<Syncs>,
     /// The loop that handles the current call into node logic.

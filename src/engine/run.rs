@@ -90,6 +90,9 @@ impl<P: Protocol> Sim<'_, P> {
         self.oracle.finish(end, &self.clocks);
         self.report_to_observer();
         if let Some(o) = self.observer.as_mut() {
+            if let Some(tally) = self.refusal_tally.take() {
+                o.refusals_counted(tally);
+            }
             o.finish(end);
         }
         RunResult {

@@ -527,6 +527,19 @@ impl Observer for ClientLog {
 }
 
 impl ClientLog {
+    /// Whether it keeps nothing of a request refused as it arrives but its count: it has kept
+    /// its first operations.
+    pub fn counts_refusals_only(&self) -> bool {
+        self.kept.len() >= self.kept_ops
+    }
+
+    /// `count` requests refused as they arrived, past the first operations, counted elsewhere
+    /// (what [`Observer::refused`] would have counted one by one).
+    pub fn add_refusals(&mut self, count: u64) {
+        debug_assert!(self.counts_refusals_only() || count == 0);
+        self.invoked += count;
+    }
+
     /// How many operations it keeps from the start, and harmful ones past them.
     pub fn capacity(&self) -> (usize, usize) {
         (self.kept_ops, self.kept_harmful)

@@ -13,6 +13,7 @@ pub mod clock_error;
 pub mod history;
 pub mod jsonl;
 pub mod perfetto;
+pub mod tally;
 pub mod throughput;
 pub mod timeline;
 pub mod zoom;
@@ -216,6 +217,19 @@ pub trait Observer {
         }
         self.event(e);
     }
+    /// Whether from now on it takes the requests refused as they arrive as counts alone: if
+    /// so, an empty tally binned as it bins them. The engine then counts each such request
+    /// there instead of calling [`Observer::refused`] (no event is made), and hands the tally
+    /// back through [`Observer::refusals_counted`] before [`Observer::finish`]. The engine asks
+    /// after each call of [`Observer::refused`] until the answer is a tally; a request that
+    /// waited before it was refused is told whatever the answer (its invocation was). `None`
+    /// by default.
+    fn refusals_as_counts(&mut self) -> Option<tally::RefusalTally> {
+        None
+    }
+    /// The requests refused as they arrived since [`Observer::refusals_as_counts`] gave a
+    /// tally, counted there.
+    fn refusals_counted(&mut self, _tally: tally::RefusalTally) {}
     /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
     /// may lie ahead of the call; see [`crate::scenario::Moment`]). Called only if
     /// [`Observer::wants_moments`].
@@ -270,7 +284,8 @@ impl<W: std::io::Write> std::io::Write for Counted<W> {
 }
 
 /// Two observers watching one run: every call goes to the first, then to the second. Nest them
-/// (`Tee(a, Tee(b, c))`) for more.
+/// (`Tee(a, Tee(b, c))`) for more. Refused requests reach both one by one (a tee takes none
+/// as counts).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tee<A, B>(pub A, pub B);
 

@@ -11,6 +11,7 @@
 //! overlaps are kept up to [`MAX_SPANS`] each (per node for beliefs); the first instant one was
 //! left out is `Timeline::spans_cut_at`, which the chart states.
 
+use super::tally::RefusalTally;
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;
@@ -204,15 +205,15 @@ pub struct Recorder {
 /// with time, so an instant between one known to be in a bin and the first of the next bin
 /// is in that bin).
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct BinSpan {
-    from: i64,
-    until: i64,
-    bin: usize,
+pub(super) struct BinSpan {
+    pub(super) from: i64,
+    pub(super) until: i64,
+    pub(super) bin: usize,
 }
 
 impl BinSpan {
     /// No instant known yet.
-    const EMPTY: BinSpan = BinSpan {
+    pub(super) const EMPTY: BinSpan = BinSpan {
         from: 0,
         until: 0,
         bin: 0,
@@ -221,7 +222,7 @@ impl BinSpan {
     /// The span of instants from `t_ns` that share its bin in a run `width_ns` long (> 0):
     /// up to the first instant of the next bin, ceil((bin + 1) * width / BINS), or to the end
     /// of time for the last bin (which takes every later instant).
-    fn of(t_ns: i64, width_ns: i64) -> BinSpan {
+    pub(super) fn of(t_ns: i64, width_ns: i64) -> BinSpan {
         let bin = bin_of(t_ns, width_ns);
         let until = if bin + 1 >= BINS {
             i64::MAX
@@ -241,7 +242,7 @@ impl BinSpan {
 /// The bin of `t_ns` among [`BINS`] equal bins of a run `width_ns` long (clamped to the first
 /// and the last): floor(t * BINS / width), in 64 bits when the product fits (every run shorter
 /// than 106 days), else in 128; both exact, so the bin is the same either way.
-fn bin_of(t_ns: i64, width_ns: i64) -> usize {
+pub(super) fn bin_of(t_ns: i64, width_ns: i64) -> usize {
     let bins = BINS as i64;
     let q = match t_ns.checked_mul(bins) {
         Some(p) => i128::from(p / width_ns),
@@ -289,6 +290,25 @@ impl Recorder {
     pub fn rejected(&mut self, e: &TraceEvent) {
         debug_assert!(matches!(e.kind, TraceKind::Rejected { .. }), "{:?}", e.kind);
         self.mark(e.t, e.node, MarkKind::Rejected);
+    }
+
+    /// An empty tally for the requests refused from now on, binned as its marks, once it keeps
+    /// no more of their marks exactly (`None` before).
+    pub fn refusal_tally(&self) -> Option<RefusalTally> {
+        let kept = self.exact_counts[MarkKind::Rejected as usize];
+        (kept >= EXACT_MARKS)
+            .then(|| RefusalTally::new(self.tl.node_names.len(), self.end_hint.ns()))
+    }
+
+    /// Adds the refusals of `tally` (made by [`Recorder::refusal_tally`]) to its marks' bins.
+    pub fn add_refusals(&mut self, tally: &RefusalTally) {
+        let kinds = MarkKind::ALL.len();
+        for node in 0..self.tl.node_names.len() {
+            let at = (node * kinds + MarkKind::Rejected as usize) * BINS;
+            for (bin, n) in self.bins[at..][..BINS].iter_mut().zip(tally.node(node)) {
+                *bin += n;
+            }
+        }
     }
 
     #[inline]

@@ -42,6 +42,7 @@ mod read_authority;
 mod readme;
 mod recovery;
 mod redlock;
+mod refusal_counts;
 mod registry;
 mod regressions;
 mod slack;
