@@ -14,7 +14,7 @@ use crate::trace::client_log::ClientLog;
 use crate::trace::history::{History, HistoryEvent, Refused};
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
-use crate::trace::tally::RefusalTally;
+use crate::trace::tally::{Counted, Tally};
 use crate::trace::timeline::Recorder;
 use crate::trace::{Observer, TraceEvent};
 use rayon::prelude::*;
@@ -357,19 +357,19 @@ impl Observer for ReportObservers {
         }
         self.trace(e);
     }
-    /// Past the first operations and the first exact marks of refusals, and with no trace or
-    /// history written, a refused request is only counted: by the engine, in the recorder's
-    /// bins.
-    fn refusals_as_counts(&mut self) -> Option<RefusalTally> {
+    /// Past the first operations and the first exact marks of a kind, and with no trace or
+    /// history written, a refused request or a plain read is only counted: by the engine, in
+    /// the recorder's bins.
+    fn as_counts(&mut self, what: Counted) -> Option<Tally> {
         let one_by_one = self.traces.is_some() || self.history.is_some();
-        if one_by_one || !self.client_log.counts_refusals_only() {
+        if one_by_one || !self.client_log.takes_as_counts() {
             return None;
         }
-        self.recorder.refusal_tally()
+        self.recorder.tally(what)
     }
-    fn refusals_counted(&mut self, tally: RefusalTally) {
-        self.client_log.add_refusals(tally.total());
-        self.recorder.add_refusals(&tally);
+    fn counted(&mut self, what: Counted, tally: Tally) {
+        self.client_log.add_counted(what, tally.total());
+        self.recorder.add_counted(what, &tally);
     }
     fn finish(&mut self, end: SimTime) {
         self.recorder.finish(end);

@@ -113,6 +113,7 @@ pub fn build<'o, P: Protocol>(
         twins: std::collections::BTreeMap::new(),
         history_wanted: observer.as_ref().is_some_and(|o| o.wants_history()),
         refusal_tally: None,
+        read_tally: None,
         observer,
         syncs,
         call_thread: crate::scenario::Thread::Worker,

@@ -10,6 +10,7 @@ use crate::strategy::{
     Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
 };
 use crate::trace::history::{HistoryEvent, Refused};
+use crate::trace::tally::Counted;
 use crate::trace::{DropReason, Readings, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
@@ -24,14 +25,8 @@ impl<P: Protocol> Sim<'_, P> {
         taken_now: bool,
     ) {
         self.stats.read_gap.event(self.now);
-        let (zombie, stale) = self.harm.read(n, (op, key), token, value, taken_now);
-        self.tell(HistoryEvent::ReadAnswered {
-            op,
-            value,
-            tick: self.harm.last_tick(),
-            at: self.now,
-            stale,
-        });
+        let verdict = self.harm.read(n, (op, key), token, value, taken_now);
+        let (zombie, stale) = (verdict.zombie, verdict.stale);
         self.failovers.read(self.harm.rank(n, token), self.now);
         let act = self.harm_act(n, token, n, false);
         if zombie {
@@ -40,6 +35,19 @@ impl<P: Protocol> Sim<'_, P> {
         if stale {
             FirstHarm::note(&mut self.stats.first_harm.stale_read, act);
         }
+        if let Some((tally, after)) = self.read_tally.as_mut() {
+            if op > *after && !zombie && !stale && !verdict.first_sight {
+                tally.count(self.now, n);
+                return;
+            }
+        }
+        self.tell(HistoryEvent::ReadAnswered {
+            op,
+            value,
+            tick: self.harm.last_tick(),
+            at: self.now,
+            stale,
+        });
         if self.observer.is_some() {
             let kind = TraceKind::Read {
                 token,
@@ -47,6 +55,11 @@ impl<P: Protocol> Sim<'_, P> {
                 stale,
             };
             self.emit(n, kind);
+            if self.read_tally.is_none() {
+                let after = self.harm.last_tick();
+                let o = self.observer.as_mut().expect("an observer");
+                self.read_tally = o.as_counts(Counted::PlainReads).map(|t| (t, after));
+            }
         }
     }
 
@@ -388,7 +401,7 @@ impl<P: Protocol> Sim<'_, P> {
                 },
                 &e,
             );
-            self.refusal_tally = o.refusals_as_counts();
+            self.refusal_tally = o.as_counts(Counted::Refusals);
         } else {
             o.history(&HistoryEvent::Failed { op, at: self.now });
             o.event(&e);

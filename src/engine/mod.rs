@@ -83,6 +83,7 @@ use crate::oracle::harm::Harm;
 use crate::scenario::{FreezeClock, PauseKind, Role, Thread};
 use crate::strategy::{Command, LeaseParams, MsgOf, Out, Protocol, Request, TimerId};
 use crate::time::{DriftRate, Dur, LocalDur, SimTime};
+use crate::trace::tally::Tally;
 use crate::trace::Observer;
 use node::Node;
 use queue::EventQueue;
@@ -288,8 +289,11 @@ pub struct Sim<'o, P: Protocol> {
     /// The observer wants the client history ([`Observer::wants_history`]).
     history_wanted: bool,
     /// Requests refused as they arrived, counted for the observer once it takes them so
-    /// ([`Observer::refusals_as_counts`]).
-    refusal_tally: Option<crate::trace::tally::RefusalTally>,
+    /// ([`Observer::as_counts`]).
+    refusal_tally: Option<Tally>,
+    /// Plain reads counted for the observer once it takes them so, with the last tick before
+    /// that: reads invoked after it are counted ([`crate::trace::tally::Counted::PlainReads`]).
+    read_tally: Option<(Tally, u64)>,
     /// Clock syncs, with `clocks.uncertainty`.
     syncs: Option<Syncs>,
     /// The loop that handles the current call into node logic.

@@ -89,6 +89,17 @@ struct OpenRead {
     closed: bool,
 }
 
+/// How the oracle judged a read served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadVerdict {
+    /// Served under a superseded token.
+    pub zombie: bool,
+    /// It makes the client history not linearizable.
+    pub stale: bool,
+    /// No client had seen the value it returned before it (a stale read never is the first).
+    pub first_sight: bool,
+}
+
 /// The oracle's record of the client history and the harm ledger of one run.
 pub struct Harm {
     /// The newest token issued anywhere, as a rank: every older one is superseded.
@@ -295,7 +306,6 @@ impl Harm {
 
     /// `node` served read `op` of `key` now under `token`, with `value`; `taken_now`: it was
     /// taken up in this call (else it was kept, and judged a zombie action when taken up).
-    /// Returns (zombie, stale).
     pub fn read(
         &mut self,
         node: NodeId,
@@ -303,7 +313,7 @@ impl Harm {
         token: Token,
         value: Value,
         taken_now: bool,
-    ) -> (bool, bool) {
+    ) -> ReadVerdict {
         let kept = self.close_read(node, op);
         let key = kept.map_or(key, |r| r.key);
         let zombie = match kept {
@@ -316,7 +326,11 @@ impl Harm {
         self.counts.reads_served += 1;
         self.counts.zombie_actions += u64::from(zombie);
         self.counts.stale_reads += u64::from(stale);
-        (zombie, stale)
+        ReadVerdict {
+            zombie,
+            stale,
+            first_sight: self.history.last_read_was_first(),
+        }
     }
 
     /// The key of read `op` kept at `node`.
@@ -472,6 +486,14 @@ mod tests {
 
     /// Node `n` writes `value` (its invocation's tick) to key 0 under `token`, which takes
     /// effect at once.
+    fn verdict(zombie: bool, stale: bool, first_sight: bool) -> ReadVerdict {
+        ReadVerdict {
+            zombie,
+            stale,
+            first_sight,
+        }
+    }
+
     fn write(h: &mut Harm, n: NodeId, token: Token) -> Value {
         let op = h.tick();
         h.write_sent(n, token, (op, 0, op));
@@ -484,17 +506,29 @@ mod tests {
         // Node 0 holds token 1; token 2 goes to node 1, which writes value w. A read by node 0
         // under token 1 returning the initial value: a zombie action (token 1 superseded), and
         // stale (w took effect before the read was invoked). One returning w: a zombie, not
-        // stale.
+        // stale, and not the first to see w (its acknowledgement was). Then node 1 writes w2,
+        // which takes effect unacknowledged: the first read of w2 is the first to see it, the
+        // next is not; no read is ever the first to see the initial value (seen at tick 0).
         let mut h = Harm::new(2, false);
         h.issued(0, 1);
         h.issued(1, 2);
         let w = write(&mut h, 1, 2);
         let op = h.tick();
-        assert_eq!(h.read(0, (op, 0), 1, 0, true), (true, true));
+        assert_eq!(h.read(0, (op, 0), 1, 0, true), verdict(true, true, false));
         let op = h.tick();
-        assert_eq!(h.read(0, (op, 0), 1, w, true), (true, false));
+        assert_eq!(h.read(0, (op, 0), 1, w, true), verdict(true, false, false));
+        let w2 = h.tick();
+        h.write_sent(1, 2, (w2, 0, w2));
+        h.write_applied(1, 2, (0, w2), false);
+        let op = h.tick();
+        assert_eq!(h.read(1, (op, 0), 2, w2, true), verdict(false, false, true));
+        let op = h.tick();
+        assert_eq!(
+            h.read(1, (op, 0), 2, w2, true),
+            verdict(false, false, false)
+        );
         let c = h.counts();
-        assert_eq!((c.zombie_actions, c.stale_reads, c.reads_served), (2, 1, 2));
+        assert_eq!((c.zombie_actions, c.stale_reads, c.reads_served), (2, 1, 4));
     }
 
     #[test]
@@ -508,11 +542,14 @@ mod tests {
         h.read_waits(0, op, 0, 1);
         h.issued(1, 2);
         write(&mut h, 1, 2);
-        assert_eq!(h.read(0, (op, 0), 1, 0, false), (false, false));
+        assert_eq!(
+            h.read(0, (op, 0), 1, 0, false),
+            verdict(false, false, false)
+        );
         // Taken up now, under token 1: a zombie (and stale).
         let op = h.tick();
         h.read_waits(0, op, 0, 1);
-        assert_eq!(h.read(0, (op, 0), 1, 0, false), (true, true));
+        assert_eq!(h.read(0, (op, 0), 1, 0, false), verdict(true, true, false));
     }
 
     #[test]
@@ -524,7 +561,10 @@ mod tests {
             h.issued(0, 1);
             h.issued(0, 2);
             let op = h.tick();
-            assert_eq!(h.read(0, (op, 0), 1, 0, true), (zombie, false));
+            assert_eq!(
+                h.read(0, (op, 0), 1, 0, true),
+                verdict(zombie, false, false)
+            );
             assert_eq!(h.counts().zombie_actions, u64::from(zombie));
         }
     }

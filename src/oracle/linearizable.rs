@@ -132,10 +132,10 @@ impl KeyHistory {
     }
 
     /// The write at position `at` has its first response at `t`, if it had none: every write
-    /// before it without an `after` gets `t`.
-    fn answer(&mut self, at: u64, t: Tick) {
+    /// before it without an `after` gets `t`. Whether it had none.
+    fn answer(&mut self, at: u64, t: Tick) -> bool {
         if self.place(at).first.is_some() {
-            return;
+            return false;
         }
         self.place(at).first = Some(t);
         while self.open_from < at {
@@ -143,6 +143,7 @@ impl KeyHistory {
             self.place(from).after = Some(t);
             self.open_from += 1;
         }
+        true
     }
 
     /// Forgets the prefix of the order whose writes are dead at `horizon` (see the module doc);
@@ -190,6 +191,8 @@ pub struct Checker {
     /// A key holding at least this many writes is trimmed.
     trim_min: usize,
     counts: Counts,
+    /// The last read judged was the first response of the write it returned.
+    last_read_first: bool,
 }
 
 impl Default for Checker {
@@ -213,6 +216,7 @@ impl Checker {
             horizon: 0,
             trim_min: at.max(1),
             counts: Counts::default(),
+            last_read_first: false,
         }
     }
 
@@ -309,19 +313,23 @@ impl Checker {
             // A value forgotten as dead.
             None => None,
         };
-        let stale = match at {
-            None => true,
-            Some(at) if k.place(at).after.is_some_and(|a| a < inv) => true,
-            Some(at) => {
-                k.answer(at, res);
-                false
-            }
+        let (stale, first) = match at {
+            None => (true, false),
+            Some(at) if k.place(at).after.is_some_and(|a| a < inv) => (true, false),
+            Some(at) => (false, k.answer(at, res)),
         };
+        self.last_read_first = first;
         self.counts.stale += u64::from(stale);
         if k.order.len() >= k.trim_at {
             self.trim(key);
         }
         stale
+    }
+
+    /// Whether the last read judged ([`Checker::read`]) was the first response of the write it
+    /// returned: no client had seen that value before (a stale read never is).
+    pub fn last_read_was_first(&self) -> bool {
+        self.last_read_first
     }
 
     fn maybe_trim(&mut self, key: Key) {

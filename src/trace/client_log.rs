@@ -21,6 +21,7 @@
 //! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes.
 
 use super::history::{HistoryEvent, Refused};
+use super::tally::Counted;
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{Key, NodeId, Token, Value, INITIAL};
 use crate::time::SimTime;
@@ -527,17 +528,22 @@ impl Observer for ClientLog {
 }
 
 impl ClientLog {
-    /// Whether it keeps nothing of a request refused as it arrives but its count: it has kept
-    /// its first operations.
-    pub fn counts_refusals_only(&self) -> bool {
+    /// Whether it takes the requests a [`Counted`] names as counts: it has kept its first
+    /// operations, so it keeps nothing of a request refused as it arrives but its count, and
+    /// nothing of a read invoked from now on that neither harmed nor was the first to see its
+    /// value (its invocation is still told, for the ring).
+    pub fn takes_as_counts(&self) -> bool {
         self.kept.len() >= self.kept_ops
     }
 
-    /// `count` requests refused as they arrived, past the first operations, counted elsewhere
-    /// (what [`Observer::refused`] would have counted one by one).
-    pub fn add_refusals(&mut self, count: u64) {
-        debug_assert!(self.counts_refusals_only() || count == 0);
-        self.invoked += count;
+    /// `count` requests that `what` names, past the first operations, counted elsewhere: what
+    /// the calls would have counted one by one (a refusal's invocation; a plain read's answer
+    /// counts nothing).
+    pub fn add_counted(&mut self, what: Counted, count: u64) {
+        debug_assert!(self.takes_as_counts() || count == 0);
+        if what == Counted::Refusals {
+            self.invoked += count;
+        }
     }
 
     /// How many operations it keeps from the start, and harmful ones past them.

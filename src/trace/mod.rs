@@ -217,19 +217,17 @@ pub trait Observer {
         }
         self.event(e);
     }
-    /// Whether from now on it takes the requests refused as they arrive as counts alone: if
-    /// so, an empty tally binned as it bins them. The engine then counts each such request
-    /// there instead of calling [`Observer::refused`] (no event is made), and hands the tally
-    /// back through [`Observer::refusals_counted`] before [`Observer::finish`]. The engine asks
-    /// after each call of [`Observer::refused`] until the answer is a tally; a request that
-    /// waited before it was refused is told whatever the answer (its invocation was). `None`
-    /// by default.
-    fn refusals_as_counts(&mut self) -> Option<tally::RefusalTally> {
+    /// Whether from now on it takes the requests `what` names as counts alone: if so, an empty
+    /// tally binned as it bins them. The engine then counts each such request there instead of
+    /// telling it (no event is made for it), and hands the tally back through
+    /// [`Observer::counted`] before [`Observer::finish`]. The engine asks after it has told the
+    /// observer of such a request, until the answer is a tally. `None` by default.
+    fn as_counts(&mut self, _what: tally::Counted) -> Option<tally::Tally> {
         None
     }
-    /// The requests refused as they arrived since [`Observer::refusals_as_counts`] gave a
-    /// tally, counted there.
-    fn refusals_counted(&mut self, _tally: tally::RefusalTally) {}
+    /// The requests `what` names since [`Observer::as_counts`] gave a tally for them, counted
+    /// there.
+    fn counted(&mut self, _what: tally::Counted, _tally: tally::Tally) {}
     /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
     /// may lie ahead of the call; see [`crate::scenario::Moment`]). Called only if
     /// [`Observer::wants_moments`].

@@ -1,33 +1,45 @@
-//! The [`RefusalTally`]: requests refused as they arrive, counted by node and chart bin.
+//! A [`Tally`]: client requests of one kind ([`Counted`]) counted by node and chart bin, where
+//! an observer no longer needs them one by one.
 //!
-//! Most of a busy run's requests are refused at once by a node that holds nothing, and past
-//! the first few thousand a report keeps nothing of each but a count in its bin of the chart.
-//! An observer that has reached that point can ask the engine to count them in its stead
-//! ([`super::Observer::refusals_as_counts`]): the engine then adds each to a tally binned as
-//! the observer bins its marks, with no call and no event made, and hands the tally back at
-//! the run's end ([`super::Observer::refusals_counted`]).
+//! Most of a busy run's requests are refused at once by a node that holds nothing, or served
+//! without harm, and past the first few thousand a report keeps nothing of each but a count in
+//! its bin of the chart. An observer that has reached that point can ask the engine to count
+//! them in its stead ([`super::Observer::as_counts`]): the engine then adds each to a tally
+//! binned as the observer bins its marks, with no call and no event made, and hands the tally
+//! back at the run's end ([`super::Observer::counted`]).
 
 use super::timeline::{BinSpan, BINS};
 use crate::msg::NodeId;
 use crate::time::SimTime;
 
-/// Refusals per node in each of [`BINS`] equal bins of a run, as the chart recorder bins its
+/// The requests the engine can count for an observer instead of telling it of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// A request refused as it arrived (not one that waited first: its invocation was told).
+    Refusals,
+    /// A read served, invoked after the observer asked for counts, that was neither stale nor a
+    /// zombie action and returned a value some client had seen before: its answer and its
+    /// `Read` event (its invocation is told as ever).
+    PlainReads,
+}
+
+/// Requests per node in each of [`BINS`] equal bins of a run, as the chart recorder bins its
 /// marks.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RefusalTally {
+pub struct Tally {
     /// The run's length the bins divide (> 0).
     width_ns: i64,
-    /// The last bin a refusal fell in (refusals come in time order: most need no division).
+    /// The last bin a request fell in (they come in time order: most need no division).
     last_bin: BinSpan,
     /// `[node * BINS + bin]`.
     bins: Vec<u32>,
     total: u64,
 }
 
-impl RefusalTally {
+impl Tally {
     /// An empty tally for `nodes` nodes over a run `width_ns` long (at least 1 ns is used).
-    pub fn new(nodes: usize, width_ns: i64) -> RefusalTally {
-        RefusalTally {
+    pub fn new(nodes: usize, width_ns: i64) -> Tally {
+        Tally {
             width_ns: width_ns.max(1),
             last_bin: BinSpan::EMPTY,
             bins: vec![0; nodes * BINS],
@@ -35,7 +47,7 @@ impl RefusalTally {
         }
     }
 
-    /// A request refused at `node` at `t`.
+    /// A request at `node` at `t`.
     #[inline]
     pub fn count(&mut self, t: SimTime, node: NodeId) {
         let t_ns = t.ns();
@@ -50,12 +62,12 @@ impl RefusalTally {
         self.total += 1;
     }
 
-    /// Refusals counted, in all.
+    /// Requests counted, in all.
     pub fn total(&self) -> u64 {
         self.total
     }
 
-    /// Node `node`'s refusals, bin by bin.
+    /// Node `node`'s requests, bin by bin.
     pub fn node(&self, node: NodeId) -> &[u32] {
         &self.bins[node * BINS..][..BINS]
     }
@@ -69,8 +81,8 @@ mod tests {
     /// instants past the end in the last. Counted out of time order too (a later instant in an
     /// earlier bin is found again, not taken for the bin before it).
     #[test]
-    fn counts_each_refusal_in_its_nodes_bin() {
-        let mut t = RefusalTally::new(2, 2_000);
+    fn counts_each_request_in_its_nodes_bin() {
+        let mut t = Tally::new(2, 2_000);
         for (ns, node) in [(0, 0), (1, 0), (2, 0), (1_999, 1), (5_000, 1), (3, 0)] {
             t.count(SimTime::from_ns(ns), node);
         }
@@ -84,9 +96,86 @@ mod tests {
     /// A run of 0 ns bins as one of 1 ns (every instant in the last bin but 0).
     #[test]
     fn a_run_of_no_length_bins_as_one_nanosecond() {
-        let mut t = RefusalTally::new(1, 0);
+        let mut t = Tally::new(1, 0);
         t.count(SimTime::from_ns(0), 0);
         t.count(SimTime::from_ns(7), 0);
         assert_eq!((t.node(0)[0], t.node(0)[BINS - 1]), (1, 1));
+    }
+
+    /// An observer that takes plain reads as counts at the first asking, and keeps what it is
+    /// told of reads.
+    #[derive(Default)]
+    struct Switches {
+        /// The latest invocation told when it took counts.
+        switched_after: Option<u64>,
+        /// Reads invoked and not refused.
+        invoked: std::collections::BTreeSet<u64>,
+        answered: std::collections::BTreeSet<u64>,
+        counted: Option<u64>,
+    }
+
+    impl crate::trace::Observer for Switches {
+        fn event(&mut self, _e: &crate::trace::TraceEvent) {}
+        fn wants_history(&self) -> bool {
+            true
+        }
+        fn history(&mut self, e: &crate::trace::history::HistoryEvent) {
+            use crate::trace::history::HistoryEvent as H;
+            match *e {
+                H::Invoked { op, .. } => _ = self.invoked.insert(op),
+                H::ReadAnswered { op, .. } => _ = self.answered.insert(op),
+                H::Failed { op, .. } => _ = self.invoked.remove(&op),
+                _ => {}
+            }
+        }
+        fn as_counts(&mut self, what: Counted) -> Option<Tally> {
+            if what == Counted::Refusals {
+                return None; // those before the grant reaches the holder, told
+            }
+            self.switched_after = self.invoked.last().copied();
+            Some(Tally::new(2, 200_000_000))
+        }
+        fn counted(&mut self, what: Counted, tally: Tally) {
+            assert_eq!(
+                what,
+                Counted::PlainReads,
+                "refusals were never taken as counts"
+            );
+            self.counted = Some(tally.total());
+        }
+    }
+
+    /// One holder serves 10,000 reads a second, each 5 ms in service (about fifty under way at
+    /// any instant), of a key never written. The observer takes plain reads as counts after the
+    /// first read answered (the first to see the initial value, told): every read invoked by
+    /// then is still answered to it one by one (its invocation was told), every later one is
+    /// counted (none is stale, a zombie or the first to see its value), and the two make every
+    /// read served.
+    #[test]
+    fn reads_invoked_before_the_observer_took_counts_are_answered_one_by_one() {
+        let s = crate::Scenario::from_ron(
+            r#"Scenario(
+                seed: 11,
+                duration: "200ms",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "10ms"),
+                nodes: [(name: "lock", role: Grantor), (name: "a", role: Contender)],
+                network: (delay: Fixed("1ms")),
+                workload: (reads_per_second: 10000.0, service_time: "5ms"),
+            )"#,
+        )
+        .unwrap();
+        let mut o = Switches::default();
+        let strategy = crate::strategy::from_spec(&s.strategy).unwrap();
+        let outcome = crate::run_with("s", &s, strategy, Some(&mut o)).unwrap();
+        let after = o.switched_after.expect("it took counts");
+        let before: Vec<u64> = o.invoked.range(..=after).copied().collect();
+        assert!(before.len() > 20, "{} reads under way", before.len());
+        assert!(before.iter().all(|op| o.answered.contains(op)));
+        assert!(o.answered.iter().all(|&op| op <= after));
+        let served = outcome.summary.requests.reads_served;
+        let counted = o.counted.expect("counted");
+        assert!(counted > 1_000, "{counted}");
+        assert_eq!(counted + o.answered.len() as u64, served);
     }
 }

@@ -11,7 +11,7 @@
 //! overlaps are kept up to [`MAX_SPANS`] each (per node for beliefs); the first instant one was
 //! left out is `Timeline::spans_cut_at`, which the chart states.
 
-use super::tally::RefusalTally;
+use super::tally::{Counted, Tally};
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;
@@ -292,19 +292,27 @@ impl Recorder {
         self.mark(e.t, e.node, MarkKind::Rejected);
     }
 
-    /// An empty tally for the requests refused from now on, binned as its marks, once it keeps
-    /// no more of their marks exactly (`None` before).
-    pub fn refusal_tally(&self) -> Option<RefusalTally> {
-        let kept = self.exact_counts[MarkKind::Rejected as usize];
-        (kept >= EXACT_MARKS)
-            .then(|| RefusalTally::new(self.tl.node_names.len(), self.end_hint.ns()))
+    /// The mark a request that `what` names makes.
+    fn mark_of(what: Counted) -> MarkKind {
+        match what {
+            Counted::Refusals => MarkKind::Rejected,
+            Counted::PlainReads => MarkKind::Read,
+        }
     }
 
-    /// Adds the refusals of `tally` (made by [`Recorder::refusal_tally`]) to its marks' bins.
-    pub fn add_refusals(&mut self, tally: &RefusalTally) {
+    /// An empty tally for the requests `what` names from now on, binned as its marks, once it
+    /// keeps no more of their marks exactly (`None` before).
+    pub fn tally(&self, what: Counted) -> Option<Tally> {
+        let kept = self.exact_counts[Self::mark_of(what) as usize];
+        (kept >= EXACT_MARKS).then(|| Tally::new(self.tl.node_names.len(), self.end_hint.ns()))
+    }
+
+    /// Adds the requests of `tally` (made by [`Recorder::tally`] for `what`) to its marks'
+    /// bins.
+    pub fn add_counted(&mut self, what: Counted, tally: &Tally) {
         let kinds = MarkKind::ALL.len();
         for node in 0..self.tl.node_names.len() {
-            let at = (node * kinds + MarkKind::Rejected as usize) * BINS;
+            let at = (node * kinds + Self::mark_of(what) as usize) * BINS;
             for (bin, n) in self.bins[at..][..BINS].iter_mut().zip(tally.node(node)) {
                 *bin += n;
             }
