@@ -14,7 +14,7 @@ use crate::trace::client_log::ClientLog;
 use crate::trace::history::{History, HistoryEvent, Refused};
 use crate::trace::jsonl::JsonlWriter;
 use crate::trace::perfetto::PerfettoWriter;
-use crate::trace::tally::{Counted, Tally};
+use crate::trace::tally::{Countable, Tally};
 use crate::trace::timeline::Recorder;
 use crate::trace::{Observer, TraceEvent};
 use rayon::prelude::*;
@@ -360,14 +360,14 @@ impl Observer for ReportObservers {
     /// Past the first operations and the first exact marks of a kind, and with no trace or
     /// history written, a refused request or a plain read is only counted: by the engine, in
     /// the recorder's bins.
-    fn as_counts(&mut self, what: Counted) -> Option<Tally> {
+    fn as_counts(&mut self, what: Countable) -> Option<Tally> {
         let one_by_one = self.traces.is_some() || self.history.is_some();
         if one_by_one || !self.client_log.takes_as_counts() {
             return None;
         }
         self.recorder.tally(what)
     }
-    fn counted(&mut self, what: Counted, tally: Tally) {
+    fn counted(&mut self, what: Countable, tally: Tally) {
         self.client_log.add_counted(what, tally.total());
         self.recorder.add_counted(what, &tally);
     }

@@ -10,7 +10,7 @@ use crate::strategy::{
     Action, Beliefs, Fact, MsgOf, NodeLogic, Protocol, ProtocolMessage, Request,
 };
 use crate::trace::history::{HistoryEvent, Refused};
-use crate::trace::tally::Counted;
+use crate::trace::tally::Countable;
 use crate::trace::{DropReason, Readings, TraceEvent, TraceKind};
 
 impl<P: Protocol> Sim<'_, P> {
@@ -58,7 +58,7 @@ impl<P: Protocol> Sim<'_, P> {
             if self.read_tally.is_none() {
                 let after = self.harm.last_tick();
                 let o = self.observer.as_mut().expect("an observer");
-                self.read_tally = o.as_counts(Counted::PlainReads).map(|t| (t, after));
+                self.read_tally = o.as_counts(Countable::PlainReads).map(|t| (t, after));
             }
         }
     }
@@ -401,7 +401,7 @@ impl<P: Protocol> Sim<'_, P> {
                 },
                 &e,
             );
-            self.refusal_tally = o.as_counts(Counted::Refusals);
+            self.refusal_tally = o.as_counts(Countable::Refusals);
         } else {
             o.history(&HistoryEvent::Failed { op, at: self.now });
             o.event(&e);

@@ -292,7 +292,7 @@ pub struct Sim<'o, P: Protocol> {
     /// ([`Observer::as_counts`]).
     refusal_tally: Option<Tally>,
     /// Plain reads counted for the observer once it takes them so, with the last tick before
-    /// that: reads invoked after it are counted ([`crate::trace::tally::Counted::PlainReads`]).
+    /// that: reads invoked after it are counted ([`crate::trace::tally::Countable::PlainReads`]).
     read_tally: Option<(Tally, u64)>,
     /// Clock syncs, with `clocks.uncertainty`.
     syncs: Option<Syncs>,

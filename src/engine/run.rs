@@ -15,7 +15,7 @@ use crate::strategy::{
     Cx, MsgOf, NodeLogic, Out, Protocol, ProtocolMessage, Request, Stamp, TtNow,
 };
 use crate::time::SimTime;
-use crate::trace::tally::Counted;
+use crate::trace::tally::Countable;
 use crate::trace::{DropReason, TraceKind};
 
 /// Where the next event comes from.
@@ -92,10 +92,10 @@ impl<P: Protocol> Sim<'_, P> {
         self.report_to_observer();
         if let Some(o) = self.observer.as_mut() {
             if let Some(tally) = self.refusal_tally.take() {
-                o.counted(Counted::Refusals, tally);
+                o.counted(Countable::Refusals, tally);
             }
             if let Some((tally, _)) = self.read_tally.take() {
-                o.counted(Counted::PlainReads, tally);
+                o.counted(Countable::PlainReads, tally);
             }
             o.finish(end);
         }

@@ -484,8 +484,6 @@ mod tests {
         h.write_applied(n, token, (0, op), false)
     }
 
-    /// Node `n` writes `value` (its invocation's tick) to key 0 under `token`, which takes
-    /// effect at once.
     fn verdict(zombie: bool, stale: bool, first_sight: bool) -> ReadVerdict {
         ReadVerdict {
             zombie,
@@ -494,6 +492,8 @@ mod tests {
         }
     }
 
+    /// Node `n` writes `value` (its invocation's tick) to key 0 under `token`, which takes
+    /// effect at once.
     fn write(h: &mut Harm, n: NodeId, token: Token) -> Value {
         let op = h.tick();
         h.write_sent(n, token, (op, 0, op));

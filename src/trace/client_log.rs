@@ -21,7 +21,7 @@
 //! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes.
 
 use super::history::{HistoryEvent, Refused};
-use super::tally::Counted;
+use super::tally::Countable;
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{Key, NodeId, Token, Value, INITIAL};
 use crate::time::SimTime;
@@ -528,7 +528,7 @@ impl Observer for ClientLog {
 }
 
 impl ClientLog {
-    /// Whether it takes the requests a [`Counted`] names as counts: it has kept its first
+    /// Whether it takes the requests a [`Countable`] names as counts: it has kept its first
     /// operations, so it keeps nothing of a request refused as it arrives but its count, and
     /// nothing of a read invoked from now on that neither harmed nor was the first to see its
     /// value (its invocation is still told, for the ring).
@@ -539,9 +539,9 @@ impl ClientLog {
     /// `count` requests that `what` names, past the first operations, counted elsewhere: what
     /// the calls would have counted one by one (a refusal's invocation; a plain read's answer
     /// counts nothing).
-    pub fn add_counted(&mut self, what: Counted, count: u64) {
+    pub fn add_counted(&mut self, what: Countable, count: u64) {
         debug_assert!(self.takes_as_counts() || count == 0);
-        if what == Counted::Refusals {
+        if what == Countable::Refusals {
             self.invoked += count;
         }
     }

@@ -222,12 +222,12 @@ pub trait Observer {
     /// telling it (no event is made for it), and hands the tally back through
     /// [`Observer::counted`] before [`Observer::finish`]. The engine asks after it has told the
     /// observer of such a request, until the answer is a tally. `None` by default.
-    fn as_counts(&mut self, _what: tally::Counted) -> Option<tally::Tally> {
+    fn as_counts(&mut self, _what: tally::Countable) -> Option<tally::Tally> {
         None
     }
     /// The requests `what` names since [`Observer::as_counts`] gave a tally for them, counted
     /// there.
-    fn counted(&mut self, _what: tally::Counted, _tally: tally::Tally) {}
+    fn counted(&mut self, _what: tally::Countable, _tally: tally::Tally) {}
     /// A protocol moment: a moment of kind `kind` on node `node` at `at` (an expiry's instant
     /// may lie ahead of the call; see [`crate::scenario::Moment`]). Called only if
     /// [`Observer::wants_moments`].
@@ -282,8 +282,8 @@ impl<W: std::io::Write> std::io::Write for Counted<W> {
 }
 
 /// Two observers watching one run: every call goes to the first, then to the second. Nest them
-/// (`Tee(a, Tee(b, c))`) for more. Refused requests reach both one by one (a tee takes none
-/// as counts).
+/// (`Tee(a, Tee(b, c))`) for more. Every request reaches both one by one (a tee takes none as
+/// counts).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tee<A, B>(pub A, pub B);
 

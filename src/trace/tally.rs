@@ -1,4 +1,4 @@
-//! A [`Tally`]: client requests of one kind ([`Counted`]) counted by node and chart bin, where
+//! A [`Tally`]: client requests of one kind ([`Countable`]) counted by node and chart bin, where
 //! an observer no longer needs them one by one.
 //!
 //! Most of a busy run's requests are refused at once by a node that holds nothing, or served
@@ -14,7 +14,7 @@ use crate::time::SimTime;
 
 /// The requests the engine can count for an observer instead of telling it of each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Counted {
+pub enum Countable {
     /// A request refused as it arrived (not one that waited first: its invocation was told).
     Refusals,
     /// A read served, invoked after the observer asked for counts, that was neither stale nor a
@@ -128,17 +128,17 @@ mod tests {
                 _ => {}
             }
         }
-        fn as_counts(&mut self, what: Counted) -> Option<Tally> {
-            if what == Counted::Refusals {
+        fn as_counts(&mut self, what: Countable) -> Option<Tally> {
+            if what == Countable::Refusals {
                 return None; // those before the grant reaches the holder, told
             }
             self.switched_after = self.invoked.last().copied();
             Some(Tally::new(2, 200_000_000))
         }
-        fn counted(&mut self, what: Counted, tally: Tally) {
+        fn counted(&mut self, what: Countable, tally: Tally) {
             assert_eq!(
                 what,
-                Counted::PlainReads,
+                Countable::PlainReads,
                 "refusals were never taken as counts"
             );
             self.counted = Some(tally.total());

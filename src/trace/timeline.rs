@@ -11,7 +11,7 @@
 //! overlaps are kept up to [`MAX_SPANS`] each (per node for beliefs); the first instant one was
 //! left out is `Timeline::spans_cut_at`, which the chart states.
 
-use super::tally::{Counted, Tally};
+use super::tally::{Countable, Tally};
 use super::{Observer, TraceEvent, TraceKind};
 use crate::msg::{NodeId, Token};
 use crate::oracle::authority::Authority;
@@ -293,23 +293,23 @@ impl Recorder {
     }
 
     /// The mark a request that `what` names makes.
-    fn mark_of(what: Counted) -> MarkKind {
+    fn mark_of(what: Countable) -> MarkKind {
         match what {
-            Counted::Refusals => MarkKind::Rejected,
-            Counted::PlainReads => MarkKind::Read,
+            Countable::Refusals => MarkKind::Rejected,
+            Countable::PlainReads => MarkKind::Read,
         }
     }
 
     /// An empty tally for the requests `what` names from now on, binned as its marks, once it
     /// keeps no more of their marks exactly (`None` before).
-    pub fn tally(&self, what: Counted) -> Option<Tally> {
+    pub fn tally(&self, what: Countable) -> Option<Tally> {
         let kept = self.exact_counts[Self::mark_of(what) as usize];
         (kept >= EXACT_MARKS).then(|| Tally::new(self.tl.node_names.len(), self.end_hint.ns()))
     }
 
     /// Adds the requests of `tally` (made by [`Recorder::tally`] for `what`) to its marks'
     /// bins.
-    pub fn add_counted(&mut self, what: Counted, tally: &Tally) {
+    pub fn add_counted(&mut self, what: Countable, tally: &Tally) {
         let kinds = MarkKind::ALL.len();
         for node in 0..self.tl.node_names.len() {
             let at = (node * kinds + Self::mark_of(what) as usize) * BINS;
