@@ -55,7 +55,7 @@ impl<P: Protocol> Sim<'_, P> {
                 stale,
             };
             self.emit(n, kind);
-            if self.read_tally.is_none() {
+            if self.read_tally.is_none() && self.history_wanted {
                 let after = self.harm.last_tick();
                 let o = self.observer.as_mut().expect("an observer");
                 self.read_tally = o.as_counts(Countable::PlainReads).map(|t| (t, after));

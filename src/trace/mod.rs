@@ -220,8 +220,9 @@ pub trait Observer {
     /// Whether from now on it takes the requests `what` names as counts alone: if so, an empty
     /// tally binned as it bins them. The engine then counts each such request there instead of
     /// telling it (no event is made for it), and hands the tally back through
-    /// [`Observer::counted`] before [`Observer::finish`]. The engine asks after it has told the
-    /// observer of such a request, until the answer is a tally. `None` by default.
+    /// [`Observer::counted`] before [`Observer::finish`]. The engine asks an observer that
+    /// [wants the history](Observer::wants_history) after it has told it of such a request,
+    /// until the answer is a tally. `None` by default.
     fn as_counts(&mut self, _what: tally::Countable) -> Option<tally::Tally> {
         None
     }
