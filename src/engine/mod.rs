@@ -49,6 +49,8 @@ mod audit;
 #[cfg(test)]
 mod audit_tests;
 mod build;
+#[cfg(test)]
+mod count_tests;
 mod disk;
 #[cfg(test)]
 mod disk_tests;
