@@ -48,11 +48,11 @@ impl Observer for Switches {
 }
 
 /// One holder serves 10,000 reads a second, each 5 ms in service (about fifty under way at
-/// any instant), of a key never written. The observer takes plain reads as counts after the
-/// first read answered (the first to see the initial value, told): every read invoked by
-/// then is still answered to it one by one (its invocation was told), every later one is
-/// counted (none is stale, a zombie or the first to see its value), and the two make every
-/// read served.
+/// any instant), of a key never written. The engine first asks the observer after the first
+/// read answered (told: nothing was counted yet), and it takes plain reads as counts then:
+/// every read invoked by then is still answered to it one by one (its invocation was told),
+/// every later one is counted (none is stale, a zombie, or the first to see the initial value,
+/// which every client has seen from the start), and the two make every read served.
 #[test]
 fn reads_invoked_before_the_observer_took_counts_are_answered_one_by_one() {
     let s = crate::Scenario::from_ron(

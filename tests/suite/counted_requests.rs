@@ -6,7 +6,7 @@
 //! carry the same bytes: the chart's bins per node, the log's count of operations, its stale
 //! reads with the writes they missed, and everything else.
 
-use crate::common::{leasesim, workdir};
+use crate::common::{leasesim, report_files, workdir};
 use std::fs;
 
 /// Two contenders of three refuse their reads (20,000 a second each) while the third holds:
@@ -33,7 +33,7 @@ const HEAVY: &str = r#"Scenario(
 )"#;
 
 /// The report files of `run SCENARIO` and of `run SCENARIO --history` (which has every request
-/// told) are the same bytes; `least_reads` served at least, so that the counting began.
+/// told, and writes the history's files besides) are the same bytes; `least_reads` served at least, so that the counting began.
 fn counted_and_told_agree(dir: &std::path::Path, scenario: &str, least_reads: u64) {
     for (out, extra) in [("counted", None), ("told", Some("--history"))] {
         let mut args = vec!["run", scenario, "--out", out];
@@ -47,13 +47,14 @@ fn counted_and_told_agree(dir: &std::path::Path, scenario: &str, least_reads: u6
         serde_json::from_str(&fs::read_to_string(counted.join("summary.json")).unwrap()).unwrap();
     let served = s["requests"]["reads_served"].as_u64().unwrap();
     assert!(served >= least_reads, "{scenario}: {served} reads served");
-    for f in [
-        "report.html",
-        "report.md",
-        "summary.json",
-        "timeline.png",
-        "timeline.svg",
-    ] {
+    // Every file of the counted run, and the told run has only the history's files more.
+    let files = report_files(&counted);
+    let history = ["history.elle.edn", "history.json", "history.knossos.edn"];
+    let mut told_files = report_files(&told);
+    told_files.retain(|f| !history.contains(&f.as_str()));
+    assert_eq!(files, told_files, "{scenario}");
+    assert!(files.contains(&"report.html".to_string()), "{files:?}");
+    for f in &files {
         assert!(
             fs::read(counted.join(f)).unwrap() == fs::read(told.join(f)).unwrap(),
             "{scenario}: {f} differs between the counted and the told run"
