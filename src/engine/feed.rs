@@ -42,6 +42,9 @@ pub(super) struct Feed {
     /// When the next node fault is due (of `fixed`, `node_heads` and `placed`), kept as they
     /// change: the run asks before every event.
     next_node: Option<SimTime>,
+    /// How many times `next_node` was set: the run knows by it that a fault may now be due
+    /// sooner (one placed at a protocol moment).
+    changes: u64,
 }
 
 /// A drawn fault, compiled.
@@ -72,6 +75,7 @@ impl Feed {
             placed: BinaryHeap::new(),
             placed_faults: Vec::new(),
             next_node: None,
+            changes: 0,
         };
         for k in 0..n {
             feed.draw(k);
@@ -83,6 +87,19 @@ impl Feed {
     /// Sets `next_node` after a change of the fixed list or of either heap.
     fn refresh(&mut self) {
         self.next_node = self.first_due();
+        self.changes += 1;
+    }
+
+    /// How many times the next node fault was set (see [`Feed::next_node_at`]).
+    #[inline]
+    pub(super) fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// When the next drawn network fault starts, if one is drawn.
+    #[inline]
+    pub(super) fn next_net_at(&self) -> Option<SimTime> {
+        self.net_heads.peek().map(|h| h.0 .0)
     }
 
     /// The earliest of the fixed list's next, the drawn streams' and the placed faults'.

@@ -57,6 +57,8 @@ mod disk_tests;
 mod effects;
 mod faults;
 mod feed;
+#[cfg(test)]
+mod lane_tests;
 mod moments;
 mod node;
 mod queue;

@@ -93,6 +93,9 @@ pub struct EventQueue<M> {
     popped_to: SimTime,
     /// The key order of the last event taken out (for the order's assertion).
     popped_order: Option<u128>,
+    /// How many events were pushed: a run that looks at the head once for many events
+    /// (`Sim::run_requests`) knows by it that the head may have changed.
+    pushes: u64,
 }
 
 impl<M> Default for EventQueue<M> {
@@ -107,6 +110,7 @@ impl<M> Default for EventQueue<M> {
             next_seq: 0,
             popped_to: SimTime::ZERO,
             popped_order: None,
+            pushes: 0,
         }
     }
 }
@@ -141,6 +145,7 @@ impl<M> EventQueue<M> {
             seq < self.next_seq,
             "a sequence number is reserved before use"
         );
+        self.pushes += 1;
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(ev);
@@ -167,6 +172,12 @@ impl<M> EventQueue<M> {
         } else {
             self.heap.push(key);
         }
+    }
+
+    /// How many events were pushed so far (the head can have moved only if this changed).
+    #[inline]
+    pub fn pushes(&self) -> u64 {
+        self.pushes
     }
 
     /// Events pending (scheduled and not yet taken out).

@@ -1,10 +1,12 @@
 //! The run loop: events come out of the queue in (time, sequence) order, `dispatch` sends each
 //! where it belongs, `route` hands node-bound ones to their node (now, into its deferred list
 //! while it is paused, or nowhere while it is down: a message on a stream is then refused back
-//! to its sender), and `handle` calls into node logic.
+//! to its sender), and `handle` calls into node logic. Most of a busy run's events are its
+//! requests' arrivals and effects: `run_requests` takes stretches of them in a lane that looks
+//! up once what else could come first (the queue's head, the fault schedule, the end).
 
 use super::effects::kind_name;
-use super::queue::time_of;
+use super::queue::{order_of, time_of};
 use super::service::Effect;
 use super::{Ev, RunResult, Sim};
 use crate::clock::ClockKind;
@@ -31,10 +33,37 @@ enum Source {
     Effect,
 }
 
+/// Whether the run takes its arrivals and effects in [`Sim::run_requests`]: always, but in a
+/// test that turns it off ([`ONE_LOOP`]) to hold the lane to the order of the loop alone.
+#[cfg(not(test))]
+#[inline(always)]
+const fn lane_open() -> bool {
+    true
+}
+
+#[cfg(test)]
+fn lane_open() -> bool {
+    !ONE_LOOP.with(std::cell::Cell::get)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set: this thread's runs take every event through the run's one loop.
+    pub(super) static ONE_LOOP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The events this thread's runs took in the lane.
+    pub(super) static LANE_EVENTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 impl<P: Protocol> Sim<'_, P> {
     /// Runs to the end of the scenario (or the event bound) and returns what happened.
     pub fn run(mut self) -> RunResult {
-        while let Some((at, source)) = self.next_due() {
+        loop {
+            if lane_open() {
+                self.run_requests();
+            }
+            let Some((at, source)) = self.next_due() else {
+                break;
+            };
             if at >= self.end {
                 break;
             }
@@ -42,43 +71,21 @@ impl<P: Protocol> Sim<'_, P> {
                 self.stats.truncated = true;
                 break;
             }
-            self.stats.events += 1;
-            assert!(
-                at >= self.now,
-                "time went backward: {at:?} < {:?}",
-                self.now
-            );
-            self.now = at;
+            self.advance_to(at);
             // In flight: what waits in the queue and the streams once this event is out.
             match source {
                 Source::Fault => {
                     let (_, n, fault) = self.feed.pop_node().expect("a fault is due");
-                    self.count_in_flight();
+                    self.count_in_flight(self.queue.len());
                     self.apply_fault(n, fault);
                 }
-                Source::Arrival => {
-                    let a = self.arrivals.take();
-                    self.count_in_flight();
-                    let kind = if a.write {
-                        Request::Write {
-                            key: a.key,
-                            value: 0,
-                        }
-                    } else {
-                        Request::Read { key: a.key }
-                    };
-                    self.arrive(a.node as NodeId, kind, false);
-                }
+                Source::Arrival => self.next_arrival(self.queue.len()),
                 Source::Queue => {
                     let (_, ev) = self.queue.pop().expect("an event is due");
-                    self.count_in_flight();
+                    self.count_in_flight(self.queue.len());
                     self.dispatch(ev);
                 }
-                Source::Effect => {
-                    let e = self.service.take();
-                    self.count_in_flight();
-                    self.effect_due(e);
-                }
+                Source::Effect => self.next_effect(self.queue.len()),
             }
         }
         let end = if self.stats.truncated {
@@ -116,12 +123,90 @@ impl<P: Protocol> Sim<'_, P> {
         }
     }
 
-    /// Adds the events in flight (queued, the streams' pending arrivals and the effects
+    /// Adds the events in flight (`queued`, the streams' pending arrivals and the effects
     /// waiting) to the sum.
     #[inline]
-    fn count_in_flight(&mut self) {
-        let waiting = self.queue.len() + self.arrivals.len() + self.service.len();
+    fn count_in_flight(&mut self, queued: usize) {
+        let waiting = queued + self.arrivals.len() + self.service.len();
         self.stats.in_flight_sum += waiting as u64;
+    }
+
+    /// Counts an event due at `at` and moves the run's time to it.
+    #[inline]
+    fn advance_to(&mut self, at: SimTime) {
+        self.stats.events += 1;
+        assert!(
+            at >= self.now,
+            "time went backward: {at:?} < {:?}",
+            self.now
+        );
+        self.now = at;
+    }
+
+    /// Takes out the streams' next arrival, due now, and lets it arrive.
+    #[inline]
+    fn next_arrival(&mut self, queued: usize) {
+        let a = self.arrivals.take();
+        self.count_in_flight(queued);
+        let kind = if a.write {
+            Request::Write {
+                key: a.key,
+                value: 0,
+            }
+        } else {
+            Request::Read { key: a.key }
+        };
+        self.arrive(a.node as NodeId, kind, false);
+    }
+
+    /// Takes out the next admitted request's effect, due now.
+    #[inline]
+    fn next_effect(&mut self, queued: usize) {
+        let e = self.service.take();
+        self.count_in_flight(queued);
+        self.effect_due(e);
+    }
+
+    /// Runs the streams' arrivals and the admitted requests' effects (most of a busy run's
+    /// events) for as long as one of them comes before anything else: the queue's next event,
+    /// the next node fault, the next drawn network fault's start and the run's end, looked up
+    /// once for them all. Each is taken out and handled as [`Sim::run`] would, in the same
+    /// order; it stops at the event bound, and after an event that queued something or placed
+    /// a fault (either may now come first), leaving the rest to the run's own loop.
+    #[inline]
+    fn run_requests(&mut self) {
+        // Nothing's order is u128::MAX (times stay below i64::MAX): it stands for none. A fault
+        // at an instant comes before every event of it: its bound is that instant's first order.
+        const NONE: u128 = u128::MAX;
+        let first_of = |t: Option<SimTime>| t.map_or(NONE, |t| order_of(t, 0));
+        let bound = self
+            .queue
+            .next_order()
+            .unwrap_or(NONE)
+            .min(first_of(self.feed.next_node_at()))
+            .min(first_of(self.feed.next_net_at()))
+            .min(order_of(self.end, 0));
+        let (queued, pushes, changes) =
+            (self.queue.len(), self.queue.pushes(), self.feed.changes());
+        loop {
+            let arriving = self.arrivals.next_order().unwrap_or(NONE);
+            let serving = self.service.next_order().unwrap_or(NONE);
+            let order = arriving.min(serving);
+            if order >= bound || self.stats.events >= self.max_events {
+                return;
+            }
+            self.advance_to(time_of(order));
+            #[cfg(test)]
+            LANE_EVENTS.set(LANE_EVENTS.get() + 1);
+            if arriving < serving {
+                self.next_arrival(queued);
+            } else {
+                self.next_effect(queued);
+            }
+            if self.queue.pushes() != pushes || self.feed.changes() != changes {
+                return;
+            }
+        }
     }
 
     /// When the next event is due, and where it comes from: the schedule's next node fault (due
