@@ -178,10 +178,45 @@ pub struct Counts {
     pub ambiguous: u64,
 }
 
+/// Each key's history, begun at its first use; the key looked up last is found again without
+/// a search (a run's requests mostly name few keys, often one).
+#[derive(Debug, Default)]
+struct Keys {
+    index: BTreeMap<Key, usize>,
+    histories: Vec<KeyHistory>,
+    last: Option<(Key, usize)>,
+}
+
+impl Keys {
+    /// Key `key`'s history, begun if it has none yet (trimmed at `trim_min` writes).
+    #[inline(always)]
+    fn touch(&mut self, key: Key, trim_min: usize) -> &mut KeyHistory {
+        let i = match self.last {
+            Some((k, i)) if k == key => i,
+            _ => {
+                let histories = &mut self.histories;
+                let i = *self.index.entry(key).or_insert_with(|| {
+                    histories.push(KeyHistory::new(trim_min));
+                    histories.len() - 1
+                });
+                self.last = Some((key, i));
+                i
+            }
+        };
+        &mut self.histories[i]
+    }
+
+    /// Key `key`'s history, if it has one.
+    fn get_mut(&mut self, key: Key) -> Option<&mut KeyHistory> {
+        let i = *self.index.get(&key)?;
+        Some(&mut self.histories[i])
+    }
+}
+
 /// The streaming linearizability checker of one run (see the module doc).
 #[derive(Debug)]
 pub struct Checker {
-    keys: BTreeMap<Key, KeyHistory>,
+    keys: Keys,
     /// Per (writer, key), its latest write not yet taken effect nor read: (value, invocation).
     unread: BTreeMap<(NodeId, Key), (Value, Tick)>,
     /// Tombstones in the order they were made, over every key (at most [`TOMBSTONES_KEPT`]).
@@ -210,7 +245,7 @@ impl Checker {
     /// that forgetting changes no verdict).
     pub fn with_compaction(at: usize) -> Checker {
         Checker {
-            keys: BTreeMap::new(),
+            keys: Keys::default(),
             unread: BTreeMap::new(),
             tombstones: VecDeque::new(),
             horizon: 0,
@@ -226,18 +261,13 @@ impl Checker {
 
     /// Writes held now, over every key (what memory the history takes).
     pub fn clusters_held(&self) -> usize {
-        self.keys.values().map(|k| k.order.len()).sum()
+        self.keys.histories.iter().map(|k| k.order.len()).sum()
     }
 
     /// No read answered from now on was invoked before `tick` (it never moves back).
     pub fn set_horizon(&mut self, tick: Tick) {
         debug_assert!(tick >= self.horizon, "the horizon moved back");
         self.horizon = self.horizon.max(tick);
-    }
-
-    /// Key `key`'s history, begun if it has none yet.
-    fn key(keys: &mut BTreeMap<Key, KeyHistory>, key: Key, trim_min: usize) -> &mut KeyHistory {
-        keys.entry(key).or_insert_with(|| KeyHistory::new(trim_min))
     }
 
     /// `writer` crashed: what it wrote that has not taken effect it can no longer read.
@@ -262,7 +292,7 @@ impl Checker {
         {
             self.unread.remove(&(writer, key));
         }
-        let k = Self::key(&mut self.keys, key, self.trim_min);
+        let k = self.keys.touch(key, self.trim_min);
         if let Some(&at) = k.positions.get(&value) {
             k.place(at).effective = true;
             return;
@@ -281,7 +311,7 @@ impl Checker {
     /// its response.
     pub fn write_answered(&mut self, _writer: NodeId, key: Key, value: Value, inv: Tick, at: Tick) {
         debug_assert!(at > inv, "a write is answered after its invocation");
-        let k = Self::key(&mut self.keys, key, self.trim_min);
+        let k = self.keys.touch(key, self.trim_min);
         // A write forgotten (dead) stays as it is.
         if let Some(&p) = k.positions.get(&value) {
             k.answer(p, at);
@@ -298,7 +328,7 @@ impl Checker {
             "a read within the horizon"
         );
         self.counts.reads += 1;
-        let k = Self::key(&mut self.keys, key, self.trim_min);
+        let k = self.keys.touch(key, self.trim_min);
         let at = match k.position(value) {
             Some(at) => Some(at),
             // Its writer reads a write it has not seen take effect: it takes its place now.
@@ -335,7 +365,7 @@ impl Checker {
     fn maybe_trim(&mut self, key: Key) {
         if self
             .keys
-            .get(&key)
+            .get_mut(key)
             .is_some_and(|k| k.order.len() >= k.trim_at)
         {
             self.trim(key);
@@ -345,14 +375,14 @@ impl Checker {
     /// Forgets what key `key` holds that is dead at the horizon.
     fn trim(&mut self, key: Key) {
         let (horizon, min) = (self.horizon, self.trim_min);
-        let k = self.keys.get_mut(&key).expect("the key was just touched");
+        let k = self.keys.get_mut(key).expect("the key was just touched");
         for v in k.trim(horizon, min) {
             k.tombstones.insert(v);
             self.tombstones.push_back((key, v));
         }
         while self.tombstones.len() > TOMBSTONES_KEPT {
             let (key, v) = self.tombstones.pop_front().expect("over the bound");
-            if let Some(k) = self.keys.get_mut(&key) {
+            if let Some(k) = self.keys.get_mut(key) {
                 if k.tombstones.remove(&v) {
                     k.dropped_tombstone = k.dropped_tombstone.max(Some(v));
                 }
