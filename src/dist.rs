@@ -99,15 +99,24 @@ impl Sampler {
         }
     }
 
-    /// One draw.
+    /// One draw. The exponential, a Poisson stream's gap drawn for most of a busy run's events,
+    /// is drawn inline; the others through a call.
+    #[inline(always)]
     pub fn sample(&self, rng: &mut Rng) -> Dur {
+        if let Sampler::Exponential(mean) = *self {
+            let x: f64 = Exp1.sample(rng);
+            return Dur::from_ns(to_ns(x * mean));
+        }
+        self.sample_other(rng)
+    }
+
+    /// One draw of any but the exponential.
+    #[inline(never)]
+    fn sample_other(&self, rng: &mut Rng) -> Dur {
         let ns = match self {
             Sampler::Fixed(v) => return Dur::from_ns(*v),
             Sampler::Uniform(lo, hi) => return Dur::from_ns(rng.random_range(*lo..=*hi)),
-            Sampler::Exponential(mean) => {
-                let x: f64 = Exp1.sample(rng);
-                x * mean
-            }
+            Sampler::Exponential(_) => unreachable!("drawn inline by `sample`"),
             Sampler::LogNormal(d) => d.sample(rng),
             Sampler::Pareto(d) => d.sample(rng),
         };
@@ -117,6 +126,7 @@ impl Sampler {
 
 /// Rounds a non-negative float count of nanoseconds to an integer (half away from zero, as
 /// `f64::round`), saturating.
+#[inline]
 pub fn to_ns(x: f64) -> i64 {
     if x.is_nan() || x <= 0.0 {
         0
