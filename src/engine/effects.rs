@@ -17,6 +17,7 @@ impl<P: Protocol> Sim<'_, P> {
     /// Node `n` served read `op` of `key`, admitted under `token`, with `value`; `taken_now`:
     /// in the call that took it up (else it was kept for later). The history judges whether it
     /// is stale; its token, when it was taken up, whether it is a zombie action.
+    #[inline]
     pub(super) fn served_read(
         &mut self,
         n: NodeId,
@@ -371,11 +372,18 @@ impl<P: Protocol> Sim<'_, P> {
     /// event, and its failure to the history if it wants it, with its invocation in the same
     /// call if `fresh` (it arrived just now: the history has not heard of it yet). A fresh one
     /// only counts in the observer's tally once it takes them so.
+    #[inline(always)]
     pub(super) fn tell_refused(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
         if let (Some(tally), true) = (self.refusal_tally.as_mut(), fresh) {
             tally.count(self.now, n);
             return;
         }
+        self.tell_refused_one(n, kind, op, fresh);
+    }
+
+    /// [`Sim::tell_refused`] for a request the observer hears of one by one.
+    #[inline(never)]
+    fn tell_refused_one(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
         let Some(o) = self.observer.as_mut() else {
             return;
         };

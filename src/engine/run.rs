@@ -188,13 +188,16 @@ impl<P: Protocol> Sim<'_, P> {
             .min(order_of(self.end, 0));
         let (queued, pushes, changes) =
             (self.queue.len(), self.queue.pushes(), self.feed.changes());
+        // The events left before the bound on their number.
+        let mut left = self.max_events.saturating_sub(self.stats.events);
         loop {
             let arriving = self.arrivals.next_order().unwrap_or(NONE);
             let serving = self.service.next_order().unwrap_or(NONE);
             let order = arriving.min(serving);
-            if order >= bound || self.stats.events >= self.max_events {
+            if order >= bound || left == 0 {
                 return;
             }
+            left -= 1;
             self.advance_to(time_of(order));
             #[cfg(test)]
             LANE_EVENTS.set(LANE_EVENTS.get() + 1);
@@ -322,6 +325,7 @@ impl<P: Protocol> Sim<'_, P> {
     ///
     /// The history hears of its invocation here: with its failure in one call if the node
     /// refuses it at once (most refused requests), else before anything else happens to it.
+    #[inline(always)]
     pub(super) fn route_request(&mut self, n: NodeId, kind: Request, periodic: bool, op: u64) {
         let node = &self.nodes[n];
         let (up, paused) = (node.up(), node.pause_depth > 0);
@@ -526,6 +530,7 @@ impl<P: Protocol> Sim<'_, P> {
     /// Client request `op` (`kind`) arrives at node `n` (running): the node checks it, and
     /// it takes effect now or after the service time, or fails. `fresh`: it arrived just now,
     /// and the history has not heard of its invocation yet (else it waited, set aside).
+    #[inline(always)]
     fn admit(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
         // A node that says it refuses whatever the time is not checked (no clock is read); debug
         // builds check it anyway and hold its logic to its word.
@@ -544,7 +549,13 @@ impl<P: Protocol> Sim<'_, P> {
             );
         }
         let Some(token) = checked else {
-            if !kind.is_write() {
+            // A read opens when it must wait (set aside, or in service): one refused as it
+            // arrives never did.
+            debug_assert!(
+                !fresh || self.harm.kept_key(n, op).is_none(),
+                "a request refused as it arrives was never open"
+            );
+            if !kind.is_write() && !fresh {
                 self.harm.read_ended(n, op);
             }
             self.tell_refused(n, kind, op, fresh);
@@ -619,6 +630,7 @@ impl<P: Protocol> Sim<'_, P> {
 
     /// Runs `f` on node `n`'s logic with its context (the node must be up). `request`: the
     /// request the call takes up, with its history name, if any.
+    #[inline(always)]
     pub(super) fn with_cx<R>(
         &mut self,
         n: NodeId,

@@ -84,6 +84,7 @@ pub struct HarmCounts {
 #[derive(Clone, Copy, Debug)]
 struct OpenRead {
     op: Tick,
+    node: u32,
     key: Key,
     zombie: bool,
     closed: bool,
@@ -116,9 +117,10 @@ pub struct Harm {
     tick: Tick,
     /// The read the call under way took up, if any.
     taking_up: Option<Tick>,
-    /// The reads under way, per node, in the order they were invoked (closed ones are dropped
-    /// from the front).
-    open: Vec<VecDeque<OpenRead>>,
+    /// The reads under way at every node, in the order they were invoked (a read is opened
+    /// when it is invoked, or not at all); closed ones are dropped from the front, so the
+    /// first is the earliest under way.
+    open: VecDeque<OpenRead>,
     history: Checker,
     /// The highest log index reported committed (replicated logs).
     committed_index: u64,
@@ -138,7 +140,7 @@ impl Harm {
             max_applied: 0,
             tick: 0,
             taking_up: None,
-            open: vec![VecDeque::new(); nodes],
+            open: VecDeque::new(),
             history: Checker::new(),
             committed_index: 0,
             committed_terms: VecDeque::new(),
@@ -178,11 +180,30 @@ impl Harm {
     /// Tells the history where its horizon is: no read answered from now on was invoked
     /// before the first read under way, the read the call under way took up, `answering` (a
     /// read being answered now), or the next tick.
+    #[inline]
     fn set_horizon(&mut self, answering: Option<Tick>) {
-        let first = self.open.iter().filter_map(|q| q.front().map(|r| r.op));
-        let h = first.chain(self.taking_up).chain(answering).min();
-        self.history
-            .set_horizon(h.unwrap_or(self.tick + 1).min(self.tick + 1));
+        debug_assert!(
+            self.open.front().is_none_or(|r| !r.closed),
+            "no closed read first"
+        );
+        let first = self.open.front().map_or(NONE_OPEN, |r| r.op);
+        let h = first
+            .min(self.taking_up.unwrap_or(NONE_OPEN))
+            .min(answering.unwrap_or(NONE_OPEN));
+        self.history.set_horizon(h.min(self.tick + 1));
+    }
+
+    /// Where read `op` is among the reads under way, if it is there (closed or not).
+    fn place_of(&self, op: Tick) -> Option<usize> {
+        self.open.binary_search_by_key(&op, |r| r.op).ok()
+    }
+
+    /// Drops the closed reads at the front.
+    #[inline]
+    fn drop_closed(&mut self) {
+        while self.open.front().is_some_and(|r| r.closed) {
+            self.open.pop_front();
+        }
     }
 
     /// A grantor restarted forgetting what it granted: tokens issued from now on are newer than
@@ -192,10 +213,17 @@ impl Harm {
     }
 
     /// Token `token` as node `node` acts under it, placed in its epoch (see the module doc).
+    #[inline]
     pub fn rank(&self, node: NodeId, token: Token) -> Rank {
         if self.epoch == 0 {
             return token;
         }
+        self.rank_in_epochs(node, token)
+    }
+
+    /// [`Harm::rank`] once a grantor restarted: the epoch the token was issued in.
+    #[inline(never)]
+    fn rank_in_epochs(&self, node: NodeId, token: Token) -> Rank {
         let epoch = self.issued_to[node]
             .iter()
             .rev()
@@ -242,17 +270,19 @@ impl Harm {
 
     /// Read `op` of `key` at `node` is under way beyond the call that took it in (it arrived
     /// while the node was paused, waits for its service time, or was kept for later).
+    #[inline]
     pub fn open_read(&mut self, node: NodeId, op: Tick, key: Key) {
-        let q = &mut self.open[node];
+        let q = &mut self.open;
         if q.back().is_some_and(|r| r.op >= op) {
             debug_assert!(
-                q.iter().any(|r| r.op == op),
-                "reads open in invocation order"
+                q.iter().any(|r| r.op == op && r.node as NodeId == node),
+                "a read is opened as it is invoked (the latest), or was open"
             );
             return; // already open
         }
         q.push_back(OpenRead {
             op,
+            node: node as u32,
             key,
             zombie: false,
             closed: false,
@@ -261,8 +291,9 @@ impl Harm {
 
     /// Read `op` at `node` is no longer under way (served, given up, rejected, or lost with a
     /// crash). Returns it, if it was open.
+    #[inline(always)]
     fn close_read(&mut self, node: NodeId, op: Tick) -> Option<OpenRead> {
-        let q = &mut self.open[node];
+        let q = &mut self.open;
         // Reads are open in the order they were invoked: one invoked after the last open one
         // was never opened (most: a read rejected as it arrives).
         if q.back().is_none_or(|r| r.op < op) {
@@ -273,15 +304,18 @@ impl Harm {
         debug_assert!(q.front().is_none_or(|r| !r.closed), "no closed read first");
         if q.front().is_some_and(|r| r.op == op) {
             let r = q.pop_front();
-            while q.front().is_some_and(|r| r.closed) {
-                q.pop_front();
-            }
+            debug_assert!(
+                r.is_some_and(|r| r.node as NodeId == node),
+                "its own node's"
+            );
+            self.drop_closed();
             return r;
         }
         // Not the first: closing it leaves the first in place.
-        let i = q.binary_search_by_key(&op, |r| r.op).ok()?;
-        let r = q[i];
-        q[i].closed = true;
+        let i = self.place_of(op)?;
+        let r = self.open[i];
+        debug_assert_eq!(r.node as NodeId, node, "a read is closed at its own node");
+        self.open[i].closed = true;
         (!r.closed).then_some(r)
     }
 
@@ -289,7 +323,7 @@ impl Harm {
     #[inline]
     pub fn read_ended(&mut self, node: NodeId, op: Tick) {
         // Most never opened (rejected as they arrive): told here without a call.
-        if self.open[node].back().is_some_and(|r| r.op >= op) {
+        if self.open.back().is_some_and(|r| r.op >= op) {
             self.close_read(node, op);
         }
     }
@@ -299,13 +333,15 @@ impl Harm {
     pub fn read_waits(&mut self, node: NodeId, op: Tick, key: Key, token: Token) {
         self.open_read(node, op, key);
         let zombie = self.is_zombie(node, token);
-        if let Some(r) = self.open[node].iter_mut().rev().find(|r| r.op == op) {
-            r.zombie = zombie;
+        if let Some(i) = self.place_of(op) {
+            debug_assert_eq!(self.open[i].node as NodeId, node, "kept at its own node");
+            self.open[i].zombie = zombie;
         }
     }
 
     /// `node` served read `op` of `key` now under `token`, with `value`; `taken_now`: it was
     /// taken up in this call (else it was kept, and judged a zombie action when taken up).
+    #[inline(always)]
     pub fn read(
         &mut self,
         node: NodeId,
@@ -335,8 +371,8 @@ impl Harm {
 
     /// The key of read `op` kept at `node`.
     pub fn kept_key(&self, node: NodeId, op: Tick) -> Option<Key> {
-        let q = &self.open[node];
-        q.binary_search_by_key(&op, |r| r.op).ok().map(|i| q[i].key)
+        let r = self.open[self.place_of(op)?];
+        (r.node as NodeId == node).then_some(r.key)
     }
 
     /// `node` sent write `op` (of `value` to `key`) under `token` to the resource. Returns
@@ -452,10 +488,14 @@ impl Harm {
     /// `node` crashed: the reads under way at it are lost, and so is what it wrote that had
     /// not taken effect (it can no longer read it).
     pub fn crashed(&mut self, node: NodeId) {
-        self.open[node].clear();
+        self.open.retain(|r| r.node as NodeId != node);
+        self.drop_closed();
         self.history.forget_writer(node);
     }
 }
+
+/// No read under way at a node (ticks stay far below it).
+const NONE_OPEN: Tick = Tick::MAX;
 
 /// `token` of epoch `epoch` as a [`Rank`].
 fn rank_of(epoch: u64, token: Token) -> Rank {
