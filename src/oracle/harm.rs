@@ -571,6 +571,45 @@ mod tests {
         assert_eq!((c.zombie_actions, c.stale_reads, c.reads_served), (2, 1, 4));
     }
 
+    /// Reads under way at two nodes, one queue for all: the horizon is the earliest read under
+    /// way at any node, and moves past it only once it ends; a crash drops the node's reads.
+    /// (Debug builds also check every read answered against the horizon.)
+    #[test]
+    fn the_horizon_is_the_earliest_read_under_way_at_any_node() {
+        let mut h = Harm::new(2, false);
+        h.issued(0, 1);
+        // Node 1's read a, then node 0's reads b and c, all under way; then a write w.
+        let a = h.tick();
+        h.open_read(1, a, 0);
+        let b = h.tick();
+        h.open_read(0, b, 0);
+        let c = h.tick();
+        h.open_read(0, c, 0);
+        let w = write(&mut h, 0, 1);
+        // b is answered with w (not stale: w was acknowledged before b's answer, after its
+        // invocation): the horizon stays at a, node 1's.
+        assert_eq!(h.read(0, (b, 0), 1, w, false), verdict(false, false, false));
+        assert_eq!(h.history.horizon(), a);
+        // a, answered with the initial value, invoked before w: not stale; the horizon moves
+        // to c, node 0's, the earliest left.
+        assert_eq!(h.read(1, (a, 0), 1, 0, false), verdict(false, false, false));
+        let d = h.tick();
+        h.open_read(1, d, 0);
+        h.read_ended(1, d);
+        let e = h.tick();
+        h.open_read(1, e, 0);
+        assert_eq!(h.read(1, (e, 0), 1, w, false), verdict(false, false, false));
+        assert_eq!(h.history.horizon(), c);
+        // Node 0 crashes: c is dropped, nothing is under way, and the next answer's own read is
+        // the horizon.
+        let f = h.tick();
+        h.open_read(1, f, 0);
+        h.crashed(0);
+        assert_eq!(h.kept_key(0, c), None);
+        assert_eq!(h.read(1, (f, 0), 1, w, false), verdict(false, false, false));
+        assert_eq!(h.history.horizon(), f);
+    }
+
     #[test]
     fn a_kept_read_is_a_zombie_as_of_when_it_was_taken_up() {
         // Node 0 under token 1 takes a read up and keeps it; token 2 is issued to node 1, which

@@ -264,6 +264,12 @@ impl Checker {
         self.keys.histories.iter().map(|k| k.order.len()).sum()
     }
 
+    /// The horizon (see [`Checker::set_horizon`]).
+    #[cfg(test)]
+    pub(crate) fn horizon(&self) -> Tick {
+        self.horizon
+    }
+
     /// No read answered from now on was invoked before `tick` (it never moves back).
     pub fn set_horizon(&mut self, tick: Tick) {
         debug_assert!(tick >= self.horizon, "the horizon moved back");
