@@ -128,17 +128,22 @@ impl Sampler {
 /// `f64::round`), saturating.
 #[inline]
 pub fn to_ns(x: f64) -> i64 {
-    if x.is_nan() || x <= 0.0 {
+    /// 2^52: from here up every double is a whole number.
+    const WHOLE_FROM: f64 = 4_503_599_627_370_496.0;
+    if (0.5..WHOLE_FROM).contains(&x) {
+        // `x.round()` in one addition and the truncating cast: x + 0.5 is exact, or rounds to
+        // a double on the same side of every whole number. (The next half above x lies at
+        // least x's spacing away, and the sum's spacing is at most twice x's; the one tie that
+        // could cross a whole number, 0.49999999999999994 + 0.5 rounding to 1, is below one
+        // half.)
+        return (x + 0.5) as i64;
+    }
+    if x.is_nan() || x < 0.5 {
         0
     } else if x >= 4e18 {
         4_000_000_000_000_000_000
     } else {
-        // `x.round()` without its library call: the cast truncates, and x - trunc(x) is exact
-        // (below 2^53 both are exact and Sterbenz's lemma holds or trunc(x) = 0; above, x is
-        // a whole number and the fraction 0), so adding one when it is at least one half
-        // rounds exactly as `round` does.
-        let whole = x as i64;
-        whole + i64::from(x - whole as f64 >= 0.5)
+        x as i64 // whole
     }
 }
 
@@ -179,6 +184,16 @@ mod tests {
             let x = mantissa * 2f64.powi(exponent);
             prop_assume!(x < 4e18);
             prop_assert_eq!(to_ns(x), if x <= 0.0 { 0 } else { x.round() as i64 });
+        }
+
+        /// The same for doubles drawn by their bits, uniformly over every double from one
+        /// quarter to 2^53 (the one-addition range and both its edges).
+        #[test]
+        fn to_ns_is_round_for_every_double_near_its_range(
+            bits in 0x3FD0_0000_0000_0000u64..0x4340_0000_0000_0000u64,
+        ) {
+            let x = f64::from_bits(bits);
+            prop_assert_eq!(to_ns(x), x.round() as i64);
         }
     }
 }
