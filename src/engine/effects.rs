@@ -372,6 +372,8 @@ impl<P: Protocol> Sim<'_, P> {
     /// event, and its failure to the history if it wants it, with its invocation in the same
     /// call if `fresh` (it arrived just now: the history has not heard of it yet). A fresh one
     /// only counts in the observer's tally once it takes them so.
+    // Inlined always: its counting path once per request refused as it arrives; the rest out of
+    // line.
     #[inline(always)]
     pub(super) fn tell_refused(&mut self, n: NodeId, kind: Request, op: u64, fresh: bool) {
         if let (Some(tally), true) = (self.refusal_tally.as_mut(), fresh) {

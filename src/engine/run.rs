@@ -325,6 +325,9 @@ impl<P: Protocol> Sim<'_, P> {
     ///
     /// The history hears of its invocation here: with its failure in one call if the node
     /// refuses it at once (most refused requests), else before anything else happens to it.
+    // Inlined always, as `admit` and `with_cx` are: once per arrival, where the calls cost more
+    // than the bodies (with the rest of a request's path inlined, about 110 million of the
+    // 600 s cut's 1,500 million instructions).
     #[inline(always)]
     pub(super) fn route_request(&mut self, n: NodeId, kind: Request, periodic: bool, op: u64) {
         let node = &self.nodes[n];

@@ -49,6 +49,8 @@ impl<P: Protocol> Sim<'_, P> {
     /// next arrival first) or, if `periodic`, from its fixed-rate one: the history names it
     /// (its invocation's tick, a write's value) and it goes to the node, which tells the
     /// history of its invocation ([`Sim::route_request`]).
+    // Inlined always: once per arrival (the compiler kept it out of line as the code around it
+    // grew, at about 18 instructions an arrival).
     #[inline(always)]
     pub(super) fn arrive(&mut self, n: NodeId, kind: Request, periodic: bool) {
         if !periodic {
