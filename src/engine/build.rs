@@ -172,10 +172,11 @@ fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> 
     let arrivals = |rate: f64, component: Component, node: usize| {
         (rate > 0.0).then(|| {
             let mean = Dur::from_ns(crate::dist::to_ns(1e9 / rate));
-            (
-                Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
-                rng::stream(scenario.seed, component, node as u64),
-            )
+            super::node::Stream {
+                sampler: Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
+                rng: rng::stream(scenario.seed, component, node as u64),
+                ahead: None,
+            }
         })
     };
     let w = &scenario.workload;

@@ -36,9 +36,8 @@ impl<P: Protocol> Sim<'_, P> {
         } else {
             node.reads.as_mut()
         };
-        if let Some((sampler, rng)) = stream {
-            let gap = sampler.sample(rng);
-            let key = draw_key(rng, self.keys);
+        if let Some(stream) = stream {
+            let (gap, key) = stream.next(self.keys);
             let seq = self.queue.reserve_seq();
             self.arrivals
                 .push(self.now + gap, seq, n as u32, write, key);
