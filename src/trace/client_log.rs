@@ -127,7 +127,8 @@ struct Recent {
     key: Key,
     /// Where it sits in the kept operations ([`NOT_KEPT`]: it is not).
     kept: u32,
-    write: bool,
+    /// A write: its note's slot among the notes ([`NO_NOTE`]: a read).
+    note: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<Recent>() == 32);
@@ -136,6 +137,8 @@ const _: () = assert!(std::mem::size_of::<Recent>() == 32);
 const EMPTY: u64 = u64::MAX;
 /// The place among the kept operations of one not kept.
 const NOT_KEPT: u32 = u32::MAX;
+/// The note slot of a read (it has none).
+const NO_NOTE: u32 = u32::MAX;
 /// The most operations a log keeps from the start, and harmful ones past them: each place
 /// among the kept fits a slot's `u32`.
 const KEPT_AT_MOST: usize = 1 << 30;
@@ -147,18 +150,24 @@ impl Recent {
         node: 0,
         key: 0,
         kept: NOT_KEPT,
-        write: false,
+        note: NO_NOTE,
     };
 
     fn kept(&self) -> Option<usize> {
         (self.kept != NOT_KEPT).then_some(self.kept as usize)
     }
+
+    fn write(&self) -> bool {
+        self.note != NO_NOTE
+    }
 }
 
-/// What the ring remembers of a recent write, in a slot of its own beside the operation's
-/// (touched by writes only).
-#[derive(Clone, Copy, Debug, Default)]
+/// What the ring remembers of a recent write, in a ring of notes of its own that only writes
+/// take (so that a run of reads touches none of it).
+#[derive(Clone, Copy, Debug)]
 struct WriteNote {
+    /// The write's name.
+    op: u64,
     /// When it took effect.
     effect: Option<SimTime>,
     /// The tick and time a client first saw it, and how.
@@ -172,8 +181,14 @@ pub struct ClientLog {
     kept_ops: usize,
     kept_harmful: usize,
     ring: Vec<Recent>,
-    /// Beside each slot of the ring holding a write, what became of it.
+    /// What became of the writes in the ring: write i's note in slot i mod [`RECENT`] (grown
+    /// to it as writes are invoked), or in `moved` if a later write took that slot while the
+    /// write was still in the ring (its name's slot in the ring not yet reused: possible when
+    /// the ticks that would reuse it went to requests refused as they arrived).
     notes: Vec<WriteNote>,
+    moved: BTreeMap<u64, WriteNote>,
+    /// Writes invoked.
+    writes: u64,
     kept: Vec<LoggedOp>,
     /// Where each kept operation sits in `kept` (looked up only for one out of the ring).
     index: BTreeMap<u64, usize>,
@@ -218,8 +233,13 @@ impl ClientLog {
             kept_ops: ops.min(KEPT_AT_MOST),
             kept_harmful: harmful.min(KEPT_AT_MOST),
             ring: vec![Recent::UNUSED; RECENT],
-            notes: vec![WriteNote::default(); RECENT],
-            kept: Vec::new(),
+            // Room taken, not touched: a note is written as a write is invoked.
+            notes: Vec::with_capacity(RECENT),
+            moved: BTreeMap::new(),
+            writes: 0,
+            // Room for the first operations from the start (untouched until kept): grown by
+            // doubling, the vector's copies would touch about twice the memory it ends with.
+            kept: Vec::with_capacity(ops.min(KEPT_OPS)),
             index: BTreeMap::new(),
             harmful: 0,
             order: BTreeMap::new(),
@@ -262,13 +282,50 @@ impl ClientLog {
 
     /// What became of write `op`, while it is in the ring.
     fn note(&self, op: u64) -> Option<&WriteNote> {
-        let write = self.recent(op)?.write;
-        write.then(|| &self.notes[slot(op)])
+        let r = self.recent(op)?;
+        if !r.write() {
+            return None;
+        }
+        let n = &self.notes[r.note as usize];
+        if n.op == op {
+            Some(n)
+        } else {
+            self.moved.get(&op)
+        }
     }
 
     fn note_mut(&mut self, op: u64) -> Option<&mut WriteNote> {
-        let write = self.recent(op)?.write;
-        write.then(|| &mut self.notes[slot(op)])
+        let r = *self.recent(op)?;
+        if !r.write() {
+            return None;
+        }
+        let n = &mut self.notes[r.note as usize];
+        if n.op == op {
+            Some(n)
+        } else {
+            self.moved.get_mut(&op)
+        }
+    }
+
+    /// A fresh note for write `op` (just put in the ring), in the next slot of the notes; the
+    /// note it replaces moves aside if its write is still in the ring.
+    fn new_note(&mut self, op: u64) -> u32 {
+        let at = (self.writes % RECENT as u64) as usize;
+        self.writes += 1;
+        let fresh = WriteNote {
+            op,
+            effect: None,
+            seen: None,
+        };
+        if at == self.notes.len() {
+            self.notes.push(fresh);
+        } else {
+            let old = std::mem::replace(&mut self.notes[at], fresh);
+            if self.recent(old.op).is_some() {
+                self.moved.insert(old.op, old);
+            }
+        }
+        at as u32
     }
 
     /// Where `op` sits among the kept operations: from its slot in the ring while it is
@@ -290,16 +347,24 @@ impl ClientLog {
     fn invoked_op(&mut self, op: u64, node: NodeId, key: Key, write: bool, at: SimTime) {
         self.invoked += 1;
         let s = slot(op);
+        if !self.moved.is_empty() {
+            // The operation leaving the ring takes its moved note with it (nearly always
+            // there is none, and the slot it leaves is not read).
+            let leaving = self.ring[s];
+            if leaving.write() {
+                self.moved.remove(&leaving.op);
+            }
+        }
         self.ring[s] = Recent {
             op,
             call: at,
             node: node as u32,
             key,
             kept: NOT_KEPT,
-            write,
+            note: NO_NOTE,
         };
         if write {
-            self.notes[s] = WriteNote::default();
+            self.ring[s].note = self.new_note(op);
         }
         if self.kept.len() < self.kept_ops {
             let (value, call) = (write.then_some(op), Some(at));
@@ -327,7 +392,7 @@ impl ClientLog {
         self.harmful += 1;
         let r = self.recent(op).copied();
         let (node, key) = r.map_or((0, 0), |r| (r.node as NodeId, r.key));
-        let write = r.is_some_and(|r| r.write);
+        let write = r.is_some_and(|r| r.write());
         self.keep(LoggedOp::new(
             (op, node, key, write),
             r.map(|r| r.call),
@@ -721,6 +786,39 @@ mod tests {
             (1, 2, true, true, Some(t(10)), Some(t(10)))
         );
         assert_eq!((log.operations().len(), log.invoked()), (1, 2));
+    }
+
+    /// A write's note outlives the note slot a later write takes while the write is still in
+    /// the ring. Write 1 takes note slot 0; writes 2 to RECENT and RECENT + 2 (tick RECENT + 1,
+    /// which would reuse write 1's slot in the ring, went to no invoked request) are the next
+    /// RECENT writes, the last taking note slot 0 again. Write 1 then takes effect (tick
+    /// RECENT + 3) and is acknowledged (+ 4); a read invoked at + 5 answered stale with the
+    /// initial value missed it, with both times from its moved note. Once tick RECENT + 1 is
+    /// invoked, write 1 leaves the ring and its moved note goes.
+    #[test]
+    fn a_write_keeps_its_note_while_it_is_in_the_ring() {
+        let r = RECENT as u64;
+        let mut log = ClientLog::keeping(0, 1);
+        invoke(&mut log, 1, 0, true);
+        for op in (2..=r).chain([r + 2]) {
+            invoke(&mut log, op, 0, true);
+        }
+        assert_eq!((log.notes[0].op, log.moved.len()), (r + 2, 1));
+        effect(&mut log, 1, r + 3);
+        ack(&mut log, 1, r + 4);
+        invoke(&mut log, r + 5, 1, false);
+        answer(&mut log, r + 5, INITIAL, r + 6, true, false);
+        let m = log.operations()[0].missed.expect("write 1 is explained");
+        assert_eq!(
+            (m.op, m.call, m.effect),
+            (1, t(10), Some(t((r as i64 + 3) * 10)))
+        );
+        assert_eq!(
+            (m.seen, m.by),
+            (t((r as i64 + 4) * 10), SeenBy::Acknowledged)
+        );
+        invoke(&mut log, r + 1, 0, false);
+        assert!(log.moved.is_empty());
     }
 
     /// A refused request takes no slot in the ring: read 3 still has its own when it is
