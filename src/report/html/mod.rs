@@ -86,19 +86,18 @@ impl Table {
 
 /// Everything one page shows.
 #[derive(Clone, Debug, Serialize)]
-pub struct Page {
+pub struct Page<'a> {
     pub kind: PageKind,
     pub title: String,
     pub lines: Vec<String>,
     pub table: Option<Table>,
-    pub runs: Vec<RunData>,
+    pub runs: Vec<RunData<'a>>,
 }
 
-impl Page {
+impl Page<'_> {
     /// The page as one HTML file.
     pub fn html(&self) -> String {
-        let data = serde_json::to_string(self).expect("a page serializes");
-        fill(TEMPLATE, &self.title, &data)
+        fill(TEMPLATE, &self.title, self)
     }
 }
 
@@ -164,30 +163,39 @@ pub fn run_lines(scenario: &Scenario) -> Vec<String> {
 }
 
 /// `template` with its placeholders filled: the title escaped for HTML, the styles and script
-/// as they are, and `data_json` made safe inside a `<script>` element.
-fn fill(template: &str, title: &str, data_json: &str) -> String {
-    let mut out = String::with_capacity(template.len() + CSS.len() + JS.len() + data_json.len());
+/// as they are, and `data` written as JSON that is safe inside a `<script>` element, straight
+/// into the page (the page is the only copy of it).
+fn fill(template: &str, title: &str, data: &impl Serialize) -> String {
+    let mut out = Vec::with_capacity(template.len() + CSS.len() + JS.len() + DATA_ROOM);
     let mut rest = template;
     while let Some(at) = rest.find("{{") {
-        out.push_str(&rest[..at]);
+        out.extend_from_slice(&rest.as_bytes()[..at]);
         let after = &rest[at..];
-        let (with, len) = if after.starts_with("{{TITLE}}") {
-            (escape_html(title), "{{TITLE}}".len())
+        let len = if after.starts_with("{{TITLE}}") {
+            out.extend_from_slice(escape_html(title).as_bytes());
+            "{{TITLE}}".len()
         } else if after.starts_with("{{CSS}}") {
-            (CSS.to_string(), "{{CSS}}".len())
+            out.extend_from_slice(CSS.as_bytes());
+            "{{CSS}}".len()
         } else if after.starts_with("{{JS}}") {
-            (JS.to_string(), "{{JS}}".len())
+            out.extend_from_slice(JS.as_bytes());
+            "{{JS}}".len()
         } else if after.starts_with("{{DATA}}") {
-            (script_safe(data_json), "{{DATA}}".len())
+            let mut json = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
+            data.serialize(&mut json).expect("a page serializes");
+            "{{DATA}}".len()
         } else {
-            ("{{".to_string(), 2)
+            out.extend_from_slice(b"{{");
+            2
         };
-        out.push_str(&with);
         rest = &after[len..];
     }
-    out.push_str(rest);
-    out
+    out.extend_from_slice(rest.as_bytes());
+    String::from_utf8(out).expect("a page is the template's text and JSON")
 }
+
+/// Room for a page's data taken at the start (its vector grows past it).
+const DATA_ROOM: usize = 64 * 1024;
 
 /// Text for an HTML element or attribute.
 pub fn escape_html(text: &str) -> String {
@@ -205,22 +213,34 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// JSON that cannot end the `<script>` element it sits in, nor open a comment in it: every
-/// `<`, `>` and `&` written as a JSON escape (they appear only inside strings). U+2028 and
-/// U+2029 are escaped too, as older parsers of script text took them for line ends.
-fn script_safe(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
+/// JSON (serde_json's compact form) that cannot end the `<script>` element it sits in, nor
+/// open a comment in it: every `<`, `>` and `&` written as a JSON escape (they appear only
+/// inside strings). U+2028 and U+2029 are escaped too, as older parsers of script text took
+/// them for line ends.
+struct ScriptSafe;
+
+impl serde_json::ser::Formatter for ScriptSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut from = 0;
+        for (at, c) in fragment.char_indices() {
+            let escaped = match c {
+                '<' => "\\u003c",
+                '>' => "\\u003e",
+                '&' => "\\u0026",
+                '\u{2028}' => "\\u2028",
+                '\u{2029}' => "\\u2029",
+                _ => continue,
+            };
+            writer.write_all(&fragment.as_bytes()[from..at])?;
+            writer.write_all(escaped.as_bytes())?;
+            from = at + c.len_utf8();
         }
+        writer.write_all(&fragment.as_bytes()[from..])
     }
-    out
 }
 
 #[cfg(test)]
@@ -248,12 +268,25 @@ mod tests {
         assert_eq!(back["title"], "</script><script>alert(1)</script>");
     }
 
+    /// What a script element cannot hold is escaped wherever it sits in a string (a key, a
+    /// value, beside multi-byte characters), and nothing else is: quote and backslash keep
+    /// JSON's own escapes.
+    #[test]
+    fn the_data_escapes_only_what_a_script_element_cannot_hold() {
+        let data = serde_json::json!({ "a<b": "é<\u{2028}>&\u{2029}ü\"\\" });
+        let out = fill("{{DATA}}", "", &data);
+        assert_eq!(
+            out,
+            r#"{"a\u003cb":"é\u003c\u2028\u003e\u0026\u2029ü\"\\"}"#
+        );
+    }
+
     /// Every placeholder is filled once and nothing else of the template is touched.
     #[test]
     fn the_template_is_filled_in_place() {
         let t = "<title>{{TITLE}}</title>{{ x }}<style>{{CSS}}</style><script>{{JS}}</script>\
                  <script id=\"data\" type=\"application/json\">{{DATA}}</script>";
-        let out = fill(t, "a<b", "{\"k\":\"<\"}");
+        let out = fill(t, "a<b", &serde_json::json!({ "k": "<" }));
         assert!(out.starts_with("<title>a&lt;b</title>{{ x }}<style>"));
         assert!(out.ends_with("type=\"application/json\">{\"k\":\"\\u003c\"}</script>"));
         // The four placeholders are 9 + 7 + 6 + 8 = 30 bytes.

@@ -79,16 +79,17 @@ pub struct OpOut {
 
 /// Every client act counted per bin of the run, per node and kind.
 #[derive(Clone, Debug, Serialize)]
-pub struct BinsOut {
+pub struct BinsOut<'a> {
     pub start_ns: i64,
     pub width_ns: i64,
     pub kinds: Vec<&'static str>,
-    pub counts: Vec<Vec<Vec<u32>>>,
+    pub counts: &'a [Vec<Vec<u32>>],
 }
 
-/// One run.
+/// One run, borrowing its client operations and counts from the log and timeline it is drawn
+/// from (written as they are, never copied).
 #[derive(Clone, Debug, Serialize)]
-pub struct RunData {
+pub struct RunData<'a> {
     pub label: String,
     pub verdict: Verdict,
     pub figures: Vec<(String, String)>,
@@ -105,9 +106,9 @@ pub struct RunData {
     /// (grantor, to, token, start, until).
     pub grants: Vec<(usize, usize, u64, i64, i64)>,
     pub faults: Vec<FaultOut>,
-    pub ops: Vec<OpOut>,
+    pub ops: OpsOut<'a>,
     pub ops_note: String,
-    pub bins: BinsOut,
+    pub bins: BinsOut<'a>,
     pub spans_cut_at: Option<i64>,
     pub trace: Option<String>,
 }
@@ -142,17 +143,17 @@ fn mark_word(k: MarkKind) -> &'static str {
     }
 }
 
-impl RunData {
+impl<'a> RunData<'a> {
     /// The run of `scenario` that `summary` and `timeline` describe, with its client history
     /// `log`; `label` names it on the page, `trace` links its trace file when one was written.
     pub fn of(
         label: &str,
         scenario: &Scenario,
         (summary, authorities): (&Summary, Authorities),
-        timeline: &Timeline,
-        log: &ClientLog,
+        timeline: &'a Timeline,
+        log: &'a ClientLog,
         trace: Option<&str>,
-    ) -> RunData {
+    ) -> RunData<'a> {
         let names = &timeline.node_names;
         RunData {
             label: label.to_string(),
@@ -187,13 +188,13 @@ impl RunData {
                 .map(|g| (g.grantor, g.to, g.token, ns(g.start), ns(g.until)))
                 .collect(),
             faults: faults(timeline, scenario),
-            ops: log.operations().iter().map(op_out).collect(),
+            ops: OpsOut(log.operations()),
             ops_note: ops_note(log),
             bins: BinsOut {
                 start_ns: 0,
                 width_ns: ns(timeline.end) / BINS as i64,
                 kinds: MarkKind::ALL.iter().map(|&k| mark_word(k)).collect(),
-                counts: timeline.bins.clone(),
+                counts: &timeline.bins,
             },
             spans_cut_at: timeline.spans_cut_at.map(ns),
             trace: trace.map(str::to_string),
@@ -231,6 +232,16 @@ fn overlaps(tl: &Timeline) -> Vec<(i64, i64, Vec<usize>, &'static str)> {
         .zip(&tl.overlap_authorities)
         .map(|(o, &a)| (ns(o.start), ns(o.end), o.nodes.clone(), authority_word(a)))
         .collect()
+}
+
+/// The operations a log kept, each written as an [`OpOut`].
+#[derive(Clone, Debug)]
+pub struct OpsOut<'a>(pub &'a [LoggedOp]);
+
+impl Serialize for OpsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(op_out))
+    }
 }
 
 fn op_out(o: &LoggedOp) -> OpOut {
