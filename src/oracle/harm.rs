@@ -119,17 +119,27 @@ impl OpenReads {
         self.reads.push(r);
     }
 
+    // Inlined: once per read answered at the front (most), where the call cost more than the
+    // body; the compaction, once in many, out of line.
+    #[inline]
     fn pop_front(&mut self) -> Option<OpenRead> {
         let r = *self.front()?;
         self.from += 1;
-        if self.from == self.reads.len() {
-            self.reads.clear();
-            self.from = 0;
-        } else if self.from >= 64 && 2 * self.from >= self.reads.len() {
-            self.reads.drain(..self.from);
-            self.from = 0;
+        if self.from == self.reads.len() || (self.from >= 64 && 2 * self.from >= self.reads.len()) {
+            self.compact();
         }
         Some(r)
+    }
+
+    /// Drops the reads before the front: all of them (the queue is empty), or half or more.
+    #[inline(never)]
+    fn compact(&mut self) {
+        if self.from == self.reads.len() {
+            self.reads.clear();
+        } else {
+            self.reads.drain(..self.from);
+        }
+        self.from = 0;
     }
 
     /// Where read `op` is among those under way (closed or not), if there.

@@ -74,7 +74,9 @@ struct Place {
 /// One key's writes in the register's order, from the first not forgotten.
 #[derive(Debug)]
 struct KeyHistory {
-    order: VecDeque<Place>,
+    /// (A vector, its forgotten prefix drained at each trim: a read looks at its last place and
+    /// indexes it, which a `VecDeque` did with wrapping arithmetic on every read.)
+    order: Vec<Place>,
     /// The position (counted from the key's first write, the initial value) of `order[0]`.
     base: u64,
     /// Each value's position.
@@ -92,7 +94,7 @@ struct KeyHistory {
 impl KeyHistory {
     fn new(trim_at: usize) -> KeyHistory {
         let mut k = KeyHistory {
-            order: VecDeque::new(),
+            order: Vec::new(),
             base: 0,
             positions: BTreeMap::new(),
             open_from: 0,
@@ -109,7 +111,7 @@ impl KeyHistory {
     /// `value` takes the next place in the order.
     fn push(&mut self, value: Value, effective: bool) -> u64 {
         let at = self.base + self.order.len() as u64;
-        self.order.push_back(Place {
+        self.order.push(Place {
             value,
             effective,
             first: None,
@@ -121,7 +123,7 @@ impl KeyHistory {
 
     /// Where `value` stands in the order (the newest write, as a rule, is the one read).
     fn position(&self, value: Value) -> Option<u64> {
-        match self.order.back() {
+        match self.order.last() {
             Some(p) if p.value == value => Some(self.base + self.order.len() as u64 - 1),
             _ => self.positions.get(&value).copied(),
         }
@@ -150,11 +152,12 @@ impl KeyHistory {
     /// returns the values forgotten that had not taken effect.
     fn trim(&mut self, horizon: Tick, trim_min: usize) -> Vec<Value> {
         let mut forgotten = Vec::new();
-        while let Some(p) = self.order.front() {
-            if p.after.is_none_or(|a| a >= horizon) {
-                break;
-            }
-            let p = self.order.pop_front().expect("a front");
+        let dead = self
+            .order
+            .iter()
+            .take_while(|p| p.after.is_some_and(|a| a < horizon))
+            .count();
+        for p in self.order.drain(..dead) {
             self.positions.remove(&p.value);
             self.base += 1;
             if !p.effective {
