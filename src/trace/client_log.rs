@@ -18,7 +18,11 @@
 //! whose value or successors fell out of those is kept without a missed write (`missed: None`),
 //! and [`ClientLog::unexplained`] counts it.
 //!
-//! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes.
+//! Memory: the ring, the kept operations and [`WRITES_PER_KEY`] names per key: fixed sizes. A
+//! write's note (when it took effect, when it was first seen) sits in a ring of notes that
+//! writes alone fill, so a run of reads touches none of it; a note moved aside while its write
+//! is still in the ring goes when the write leaves it, so there are never more notes than
+//! writes in the ring.
 
 use super::history::{HistoryEvent, Refused};
 use super::tally::Countable;
