@@ -79,10 +79,13 @@ pub(crate) fn run(args: RunArgs, registry: &Registry, program: &str) -> ExitCode
         }
     }
 
-    let results: Vec<Result<(Summary, Timing), String>> = loaded
-        .par_iter()
-        .map(|l| run_one(l, &args, registry, program))
-        .collect();
+    // One scenario runs on this thread: a pool would only add its threads' start and wait.
+    let one = |l: &Loaded| run_one(l, &args, registry, program);
+    let results: Vec<Result<(Summary, Timing), String>> = if loaded.len() == 1 {
+        loaded.iter().map(one).collect()
+    } else {
+        loaded.par_iter().map(one).collect()
+    };
     let mut results_ok = Vec::new();
     let mut write_failed = false;
     for r in results {
@@ -449,17 +452,17 @@ fn run_one(
     }
     let timeline = observers.recorder.into_timeline();
     let trace = args.trace.then_some("trace.perfetto.json");
-    let page = report::html::run_page(
-        &l.scenario,
-        &outcome,
-        &timeline,
-        &observers.client_log,
-        trace,
+    // The chart (most of a short run's time) is drawn while the page is written.
+    let (chart, page) = both(
+        || timeline_chart(&timeline, &outcome.summary),
+        || {
+            let log = &observers.client_log;
+            report::html::run_page(&l.scenario, &outcome, &timeline, log, trace)
+        },
     );
     let s = outcome.summary;
     let rerun = report::rerun_command(program, &s, &l.source, args.strategy.is_some());
     let md = markdown::run_report(&s, &l.scenario, &rerun);
-    let chart = timeline_chart(&timeline, &s);
     let mut files = report::run_files(&s, md);
     files.push(("report.html", page.into_bytes()));
     if let Some(h) = &observers.history {
@@ -475,6 +478,26 @@ fn run_one(
         .and_then(|()| staging.commit());
     written.map_err(io)?;
     Ok((s, timing))
+}
+
+/// Runs `a` and `b` at once and returns what each returned: on the pool's threads when called
+/// from one (as [`run_one`] is when `run` has several scenarios), else `b` on a thread of its
+/// own. A panic in either is resumed here.
+fn both<RA: Send, RB: Send>(
+    a: impl FnOnce() -> RA + Send,
+    b: impl FnOnce() -> RB + Send,
+) -> (RA, RB) {
+    if rayon::current_thread_index().is_some() {
+        return rayon::join(a, b);
+    }
+    std::thread::scope(|scope| {
+        let other = scope.spawn(b);
+        let ra = a();
+        let rb = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (ra, rb)
+    })
 }
 
 /// Set in the environment, `run` aborts (as an allocator that ran out of memory does: no

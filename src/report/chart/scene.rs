@@ -284,8 +284,11 @@ impl Scene {
         }
         let mut png = Vec::new();
         {
+            use image::codecs::png::{CompressionType, FilterType, PngEncoder};
             use image::ImageEncoder;
-            image::codecs::png::PngEncoder::new(&mut png)
+            // One filter for every row, Paeth's: the adaptive choice (each row tried with all
+            // five) took twice the encoding time for a file about 5% smaller.
+            PngEncoder::new_with_quality(&mut png, CompressionType::Fast, FilterType::Paeth)
                 .write_image(&buf, self.width, self.height, image::ColorType::Rgb8)
                 .unwrap_or_else(|e| panic!("encoding a PNG into memory: {e}"));
         }
