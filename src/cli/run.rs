@@ -452,12 +452,15 @@ fn run_one(
     }
     let timeline = observers.recorder.into_timeline();
     let trace = args.trace.then_some("trace.perfetto.json");
-    // The chart (most of a short run's time) is drawn while the page is written.
+    // The chart (most of a short run's time) is drawn while the page is written, and the
+    // client log, needed by the page alone, is freed.
+    let log = observers.client_log;
     let (chart, page) = both(
         || timeline_chart(&timeline, &outcome.summary),
         || {
-            let log = &observers.client_log;
-            report::html::run_page(&l.scenario, &outcome, &timeline, log, trace)
+            let page = report::html::run_page(&l.scenario, &outcome, &timeline, &log, trace);
+            drop(log);
+            page
         },
     );
     let s = outcome.summary;
