@@ -534,3 +534,23 @@ fn stats_line(events: u64, t: &Timing) -> String {
         t.mean_in_flight
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::both;
+
+    /// Each closure's value comes back in its place, on a thread of its own and on a pool, and
+    /// the second closure's panic reaches the caller with its message.
+    #[test]
+    fn both_returns_each_value_and_resumes_a_panic() {
+        assert_eq!(both(|| 1, || "two"), (1, "two"));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| both(|| 3, || "four")), (3, "four"));
+        let panicked = std::panic::catch_unwind(|| both(|| 5, || -> u8 { panic!("from b") }));
+        let payload = panicked.expect_err("the panic of b is resumed");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"from b"));
+    }
+}
