@@ -5,7 +5,7 @@ use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
-use crate::report::chart::timeline::timeline_chart;
+use crate::report::chart::timeline::timeline_scene;
 use crate::report::{self, markdown, staging, text, ReportDir};
 use crate::scenario::{library, limits, load};
 use crate::strategy::Registry;
@@ -452,22 +452,24 @@ fn run_one(
     }
     let timeline = observers.recorder.into_timeline();
     let trace = args.trace.then_some("trace.perfetto.json");
-    // The chart (most of a short run's time) is drawn while the page is written, and the
-    // client log, needed by the page alone, is freed.
+    // The chart's bitmap (most of a short run's time) is drawn while the page is written, the
+    // client log (the page's alone) freed, and the chart's SVG written.
+    let scene = timeline_scene(&timeline, &outcome.summary);
     let log = observers.client_log;
-    let (chart, page) = both(
-        || timeline_chart(&timeline, &outcome.summary),
+    let (png, written) = both(
+        || scene.png(),
         || {
             let page = report::html::run_page(&l.scenario, &outcome, &timeline, &log, trace);
             drop(log);
-            page
+            staging.write("report.html", page.as_bytes())?;
+            staging.write("timeline.svg", scene.svg().as_bytes())
         },
     );
+    written.map_err(io)?;
     let s = outcome.summary;
     let rerun = report::rerun_command(program, &s, &l.source, args.strategy.is_some());
     let md = markdown::run_report(&s, &l.scenario, &rerun);
     let mut files = report::run_files(&s, md);
-    files.push(("report.html", page.into_bytes()));
     if let Some(h) = &observers.history {
         files.push(("history.json", h.porcupine_json().into_bytes()));
         files.push(("history.knossos.edn", h.knossos_edn().into_bytes()));
@@ -476,8 +478,7 @@ fn run_one(
     let written = files
         .into_iter()
         .try_for_each(|(name, bytes)| staging.write(name, &bytes))
-        .and_then(|()| staging.write("timeline.svg", chart.svg.as_bytes()))
-        .and_then(|()| staging.write("timeline.png", &chart.png))
+        .and_then(|()| staging.write("timeline.png", &png))
         .and_then(|()| staging.commit());
     written.map_err(io)?;
     Ok((s, timing))

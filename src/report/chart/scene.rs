@@ -268,6 +268,14 @@ impl Scene {
 
     /// Renders the scene to SVG text and PNG bytes.
     pub fn render(&self) -> ChartFiles {
+        ChartFiles {
+            svg: self.svg(),
+            png: self.png(),
+        }
+    }
+
+    /// The scene as SVG text.
+    pub fn svg(&self) -> String {
         ensure_registered();
         let mut svg = String::new();
         {
@@ -275,6 +283,12 @@ impl Scene {
                 SVGBackend::with_string(&mut svg, (self.width, self.height)).into_drawing_area();
             self.draw_on(&root);
         }
+        svg
+    }
+
+    /// The scene as PNG bytes.
+    pub fn png(&self) -> Vec<u8> {
+        ensure_registered();
         let (w, h) = (self.width as usize, self.height as usize);
         let mut buf = vec![0u8; w * h * 3];
         {
@@ -292,7 +306,7 @@ impl Scene {
                 .write_image(&buf, self.width, self.height, image::ColorType::Rgb8)
                 .unwrap_or_else(|e| panic!("encoding a PNG into memory: {e}"));
         }
-        ChartFiles { svg, png }
+        png
     }
 
     fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>) {
