@@ -1,4 +1,5 @@
-//! `leasesim run`: run scenarios, write their reports, print a block or a verdict table.
+//! `leasesim run`: run scenarios (several on the pool, one on the calling thread), write their
+//! reports (a run's chart drawn while its page is written), print a block or a verdict table.
 
 use super::{bad_input, load_all, with_strategy, Loaded, RunArgs};
 use crate::msg::NodeId;
