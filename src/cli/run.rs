@@ -1,12 +1,13 @@
 //! `leasesim run`: run scenarios (several on the pool, one on the calling thread), write their
-//! reports (a run's chart drawn while its page is written), print a block or a verdict table.
+//! reports (a run's chart drawn while its page is written, on a canvas touched while the run
+//! was simulated), print a block or a verdict table.
 
 use super::{bad_input, load_all, with_strategy, Loaded, RunArgs};
 use crate::msg::NodeId;
 use crate::oracle::authority::Authority;
 use crate::oracle::{Overlap, Piece};
 use crate::outcome::Summary;
-use crate::report::chart::timeline::timeline_scene;
+use crate::report::chart::timeline::{timeline_canvas, timeline_scene};
 use crate::report::{self, markdown, staging, text, ReportDir};
 use crate::scenario::{library, limits, load};
 use crate::strategy::Registry;
@@ -402,6 +403,11 @@ fn run_one(
     if std::env::var_os(ABORT_AFTER_STAGING).is_some() {
         std::process::abort();
     }
+    // The chart's canvas is touched on another core while the run is simulated (its page
+    // faults were a third of the bitmap's time), unless the pool's threads run scenarios.
+    let canvas = rayon::current_thread_index()
+        .is_none()
+        .then(|| std::thread::spawn(timeline_canvas));
     let names: Vec<String> = l.scenario.nodes.iter().map(|n| n.name.clone()).collect();
     let traces = if args.trace {
         Some((
@@ -457,8 +463,12 @@ fn run_one(
     // client log (the page's alone) freed, and the chart's SVG written.
     let scene = timeline_scene(&timeline, &outcome.summary);
     let log = observers.client_log;
+    let canvas = canvas.map_or_else(Vec::new, |c| {
+        c.join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
     let (png, written) = both(
-        || scene.png(),
+        || scene.png_on(canvas),
         || {
             let page = report::html::run_page(&l.scenario, &outcome, &timeline, &log, trace);
             drop(log);

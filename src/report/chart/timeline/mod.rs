@@ -174,6 +174,16 @@ pub fn timeline_chart(tl: &Timeline, s: &Summary) -> ChartFiles {
     timeline_scene(tl, s).render()
 }
 
+/// Rows of the canvas made for a run's chart before its size is known ([`timeline_canvas`]):
+/// the canonical hour's chart has 665; a taller one grows it.
+const CANVAS_ROWS: u32 = 720;
+
+/// Memory for a run's timeline bitmap, touched now: made on another thread while the run is
+/// simulated, and handed to [`Scene::png_on`].
+pub fn timeline_canvas() -> Vec<u8> {
+    super::scene::canvas(WIDTH, CANVAS_ROWS)
+}
+
 /// The chart's display list (what [`timeline_chart`] renders).
 pub fn timeline_scene(tl: &Timeline, s: &Summary) -> Scene {
     super::font::ensure_registered();
