@@ -1,6 +1,7 @@
 //! Turning a validated [`Scenario`] into a runnable [`Sim`]: node ids, drift placement, the fault
 //! schedule (fixed and drawn), the network, the workload streams and the initial events.
 
+use super::draws::{Chunk, Drawer, DrawsOn, Helper, Stream};
 use super::feed::{compile_fixed, Feed, Ids};
 use super::node::{Node, TimerSlot};
 use super::workload::Periodic;
@@ -58,6 +59,10 @@ pub fn build<'o, P: Protocol>(
     });
     let w = &scenario.workload;
     let lease = &scenario.lease;
+    let mut nodes = nodes(scenario, protocol);
+    let draws = DrawsOn::here()
+        .helper(expected_arrivals(scenario, &nodes))
+        .then(|| draws_ahead(&mut nodes, w.keys));
     Sim {
         now: SimTime::ZERO,
         end: SimTime::from_ns(scenario.duration.ns()),
@@ -65,7 +70,8 @@ pub fn build<'o, P: Protocol>(
         queue,
         arrivals: Default::default(),
         service: Default::default(),
-        nodes: nodes(scenario, protocol),
+        draws,
+        nodes,
         clocks: clocks(scenario),
         net,
         oracle: {
@@ -172,11 +178,10 @@ fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> 
     let arrivals = |rate: f64, component: Component, node: usize| {
         (rate > 0.0).then(|| {
             let mean = Dur::from_ns(crate::dist::to_ns(1e9 / rate));
-            super::node::Stream {
-                sampler: Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
-                rng: rng::stream(scenario.seed, component, node as u64),
-                ahead: None,
-            }
+            Stream::Here(Drawer::new(
+                Sampler::new(&DurationDist::Exponential { mean }).expect("mean >= 0"),
+                rng::stream(scenario.seed, component, node as u64),
+            ))
         })
     };
     let w = &scenario.workload;
@@ -218,6 +223,42 @@ fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> 
             }
         })
         .collect()
+}
+
+/// The Poisson arrivals a run of `scenario` is expected to have, over `nodes`' streams.
+fn expected_arrivals<L: crate::strategy::NodeLogic>(scenario: &Scenario, nodes: &[Node<L>]) -> f64 {
+    let w = &scenario.workload;
+    let seconds = scenario.duration.ns() as f64 / 1e9;
+    let per_second: f64 = nodes
+        .iter()
+        .map(|n| {
+            let reads = n.reads.as_ref().map_or(0.0, |_| w.reads_per_second);
+            reads + n.writes.as_ref().map_or(0.0, |_| w.writes_per_second)
+        })
+        .sum();
+    per_second * seconds
+}
+
+/// Hands every stream of `nodes` to a helper thread that draws them ahead of the run (each
+/// drawing keys among `keys`), leaving each node to read its own from the helper's chunks.
+fn draws_ahead<L: crate::strategy::NodeLogic>(nodes: &mut [Node<L>], keys: u32) -> Helper {
+    let mut drawers = Vec::new();
+    for stream in nodes
+        .iter_mut()
+        .flat_map(|n| [n.reads.as_mut(), n.writes.as_mut()])
+        .flatten()
+    {
+        let fed = Stream::Fed {
+            index: drawers.len(),
+            chunk: Chunk::default(),
+            read: 0,
+        };
+        match std::mem::replace(stream, fed) {
+            Stream::Here(drawer) => drawers.push(drawer),
+            Stream::Fed { .. } => unreachable!("a stream is built to be drawn here"),
+        }
+    }
+    Helper::start(drawers, keys)
 }
 
 /// Each node's drift: its own `drift_ppm`, or placed within `clocks.drift_spread_ppm` (rho).

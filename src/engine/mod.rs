@@ -54,6 +54,7 @@ mod count_tests;
 mod disk;
 #[cfg(test)]
 mod disk_tests;
+mod draws;
 mod effects;
 mod faults;
 mod feed;
@@ -75,6 +76,7 @@ mod workload;
 
 pub(crate) use build::place_drifts;
 pub use build::{build, BuildError};
+pub use draws::HELPER_THREAD_VAR;
 pub use stats::{FirstHarm, Gap, HarmAct, Stats, GRANT_ORDER_CAP};
 pub use strategy::simulate;
 
@@ -256,6 +258,8 @@ pub struct Sim<'o, P: Protocol> {
     arrivals: arrivals::Arrivals,
     /// The admitted requests' effects waiting for their service time, merged likewise.
     service: service::Service,
+    /// The thread that draws the Poisson streams ahead of the run, if it has one.
+    draws: Option<draws::Helper>,
     nodes: Vec<Node<P::Logic>>,
     /// Every node's role, by node id (node logic sees it as its peers).
     roles: Vec<Role>,

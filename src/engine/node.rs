@@ -2,15 +2,15 @@
 //! its timer slots), and its timers: mapped from a local deadline to true time, queued, and
 //! re-mapped when the mapping of its clocks changes.
 
+use super::draws::Stream;
 use super::workload::Periodic;
 use super::{Ev, Sim};
 use crate::clock::ClockKind;
-use crate::dist::Sampler;
 use crate::msg::NodeId;
 use crate::rng::Rng;
 use crate::scenario::{Role, Thread};
-use crate::strategy::{Key, NodeLogic, Protocol, TimerId, MAX_TIMERS};
-use crate::time::{Dur, LocalTime, SimTime};
+use crate::strategy::{NodeLogic, Protocol, TimerId, MAX_TIMERS};
+use crate::time::{LocalTime, SimTime};
 
 /// One timer of a node. The slot has at most one live entry in the queue (its carrier, of
 /// generation `gen`, due at `carrier`): a timer re-armed to a later deadline keeps its carrier,
@@ -233,67 +233,6 @@ impl<P: Protocol> Sim<'_, P> {
                 continue;
             }
             self.queue_timer(n, timer as TimerId, due);
-        }
-    }
-}
-
-/// A node's Poisson stream of reads or of writes: its gaps' distribution and its random
-/// stream, and its next arrival's gap and key drawn one arrival ahead (in the stream's own
-/// order, so every draw is the one it would be), so that the draw's arithmetic is done by the
-/// time the arrival is placed among the others.
-pub(super) struct Stream {
-    pub(super) sampler: Sampler,
-    pub(super) rng: Rng,
-    pub(super) ahead: Option<(Dur, Key)>,
-}
-
-impl Stream {
-    /// The next gap and key: the one drawn ahead, and the one after it drawn now.
-    #[inline(always)]
-    pub(super) fn next(&mut self, keys: u32) -> (Dur, Key) {
-        let next = match self.ahead {
-            Some(p) => p,
-            None => self.draw(keys),
-        };
-        self.ahead = Some(self.draw(keys));
-        next
-    }
-
-    #[inline(always)]
-    fn draw(&mut self, keys: u32) -> (Dur, Key) {
-        let gap = self.sampler.sample(&mut self.rng);
-        (gap, super::workload::draw_key(&mut self.rng, keys))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Stream;
-    use crate::dist::Sampler;
-    use crate::rng::{stream, Component};
-    use crate::scenario::DurationDist;
-    use crate::time::Dur;
-
-    /// Drawn one ahead, a stream gives the gaps and keys it gives drawn one at a time, in order:
-    /// gap, key, gap, key from its own random stream (five keys, so that each key is a draw).
-    #[test]
-    fn a_stream_drawn_ahead_gives_the_draws_of_one_at_a_time() {
-        let exp = DurationDist::Exponential {
-            mean: Dur::from_ms(1),
-        };
-        let mut ahead = Stream {
-            sampler: Sampler::new(&exp).expect("a mean"),
-            rng: stream(7, Component::Reads, 2),
-            ahead: None,
-        };
-        let (sampler, mut rng) = (
-            Sampler::new(&exp).expect("a mean"),
-            stream(7, Component::Reads, 2),
-        );
-        for _ in 0..100 {
-            let gap = sampler.sample(&mut rng);
-            let key = crate::engine::workload::draw_key(&mut rng, 5);
-            assert_eq!(ahead.next(5), (gap, key));
         }
     }
 }

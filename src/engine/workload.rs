@@ -30,14 +30,14 @@ impl<P: Protocol> Sim<'_, P> {
     // code around it) it took about 19 instructions more an arrival.
     #[inline(always)]
     pub(super) fn schedule_arrival(&mut self, n: NodeId, write: bool) {
-        let node = &mut self.nodes[n];
+        let (node, draws) = (&mut self.nodes[n], self.draws.as_ref());
         let stream = if write {
             node.writes.as_mut()
         } else {
             node.reads.as_mut()
         };
         if let Some(stream) = stream {
-            let (gap, key) = stream.next(self.keys);
+            let (gap, key) = stream.next(self.keys, draws);
             let seq = self.queue.reserve_seq();
             self.arrivals
                 .push(self.now + gap, seq, n as u32, write, key);
