@@ -62,7 +62,8 @@ pub fn build<'o, P: Protocol>(
     let mut nodes = nodes(scenario, protocol);
     let draws = DrawsOn::here()
         .helper(expected_arrivals(scenario, &nodes))
-        .then(|| draws_ahead(&mut nodes, w.keys));
+        .then(|| draws_ahead(&mut nodes, w.keys))
+        .flatten();
     Sim {
         now: SimTime::ZERO,
         end: SimTime::from_ns(scenario.duration.ns()),
@@ -240,25 +241,30 @@ fn expected_arrivals<L: crate::strategy::NodeLogic>(scenario: &Scenario, nodes: 
 }
 
 /// Hands every stream of `nodes` to a helper thread that draws them ahead of the run (each
-/// drawing keys among `keys`), leaving each node to read its own from the helper's chunks.
-fn draws_ahead<L: crate::strategy::NodeLogic>(nodes: &mut [Node<L>], keys: u32) -> Helper {
-    let mut drawers = Vec::new();
-    for stream in nodes
+/// drawing keys among `keys`), leaving each node to read its own from the helper's chunks; if
+/// the thread cannot be started, the streams stay as they are, drawn by the run.
+fn draws_ahead<L: crate::strategy::NodeLogic>(nodes: &mut [Node<L>], keys: u32) -> Option<Helper> {
+    let streams: Vec<&mut Stream> = nodes
         .iter_mut()
         .flat_map(|n| [n.reads.as_mut(), n.writes.as_mut()])
         .flatten()
-    {
-        let fed = Stream::Fed {
-            index: drawers.len(),
+        .collect();
+    let drawers = streams
+        .iter()
+        .map(|stream| match stream {
+            Stream::Here(drawer) => drawer.clone(),
+            Stream::Fed { .. } => unreachable!("a stream is built to be drawn here"),
+        })
+        .collect();
+    let helper = Helper::start(drawers, keys)?;
+    for (index, stream) in streams.into_iter().enumerate() {
+        *stream = Stream::Fed {
+            index,
             chunk: Chunk::default(),
             read: 0,
         };
-        match std::mem::replace(stream, fed) {
-            Stream::Here(drawer) => drawers.push(drawer),
-            Stream::Fed { .. } => unreachable!("a stream is built to be drawn here"),
-        }
     }
-    Helper::start(drawers, keys)
+    Some(helper)
 }
 
 /// Each node's drift: its own `drift_ppm`, or placed within `clocks.drift_spread_ppm` (rho).

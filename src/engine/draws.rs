@@ -13,8 +13,9 @@
 //! The helper is used only for a run with at least [`HELPER_FROM`] arrivals expected, on a
 //! machine with a second core, and not on a thread of a rayon pool (a sweep's or an
 //! exploration's threads already keep every core busy); `LEASESIM_HELPER_THREAD`
-//! ([`HELPER_THREAD_VAR`]) set to `0` or `1` decides instead. Memory stays bounded: the helper waits whenever every stream has
-//! [`DEPTH`] chunks ready (so at most DEPTH + 1 chunks of 16 KB a stream exist, 24 KB with
+//! ([`HELPER_THREAD_VAR`]) set to `0` or `1` decides instead. A helper that cannot be started
+//! leaves the run to draw its own. Memory stays bounded: the helper waits whenever every stream
+//! has [`DEPTH`] chunks ready (so at most DEPTH + 1 chunks of 16 KB a stream exist, 24 KB with
 //! several keys, and the one being filled), and stops when the run is dropped.
 
 use crate::dist::Sampler;
@@ -95,6 +96,7 @@ fn core_free() -> bool {
 /// A stream's generator: its gaps' distribution and its random stream, drawing each gap and
 /// key one arrival ahead (in the stream's own order, so every draw is the one it would be), so
 /// that the draw's arithmetic is done by the time the arrival is placed among the others.
+#[derive(Clone)]
 pub(super) struct Drawer {
     pub(super) sampler: Sampler,
     pub(super) rng: Rng,
@@ -240,8 +242,8 @@ pub(super) struct Helper {
 
 impl Helper {
     /// Starts the helper with `drawers` (stream `i` is `drawers[i]`), each drawing keys among
-    /// `keys`.
-    pub(super) fn start(drawers: Vec<Drawer>, keys: u32) -> Helper {
+    /// `keys`; `None` if its thread cannot be started.
+    pub(super) fn start(drawers: Vec<Drawer>, keys: u32) -> Option<Helper> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 ready: drawers.iter().map(|_| VecDeque::new()).collect(),
@@ -258,11 +260,11 @@ impl Helper {
         let thread = std::thread::Builder::new()
             .name("leasesim-draws".into())
             .spawn(move || draw_ahead(&theirs, drawers, keys))
-            .expect("a thread for the streams' draws");
-        Helper {
+            .ok()?;
+        Some(Helper {
             shared,
             thread: Some(thread),
-        }
+        })
     }
 
     /// Hands back stream `index`'s `chunk`, read to its end, and puts its next one in its
@@ -400,7 +402,8 @@ mod tests {
         // One key (never drawn) and three.
         for keys in [1, 3] {
             let mut here: Vec<Stream> = (0..3).map(|i| Stream::Here(drawer(11, i))).collect();
-            let helper = Helper::start((0..3).map(|i| drawer(11, i)).collect(), keys);
+            let helper =
+                Helper::start((0..3).map(|i| drawer(11, i)).collect(), keys).expect("a thread");
             let mut fed: Vec<Stream> = (0..3)
                 .map(|index| Stream::Fed {
                     index,
