@@ -40,8 +40,9 @@
 //! `workload` (client requests), `faults` (node faults and clock syncs), `disk` (nodes' disks:
 //! fsyncs, disk stalls, what waits for them), `feed` (the fault schedule as the run reaches
 //! it), `build` (a run from a scenario), `stats` (the run's counters), `queue` (the event
-//! queue), `arrivals` (the Poisson streams' next arrivals, beside the queue), `service` (the
-//! effects of admitted requests, beside it too), `waits`
+//! queue), `arrivals` (the Poisson streams' next arrivals, beside the queue), `draws` (the
+//! streams' gaps and keys, drawn on the run's thread or, for a long run, on a helper thread
+//! ahead of it), `service` (the effects of admitted requests, beside the queue too), `waits`
 //! (confirmed reads' waits).
 
 mod arrivals;
