@@ -227,7 +227,10 @@ fn nodes<P: Protocol>(scenario: &Scenario, protocol: &P) -> Vec<Node<P::Logic>> 
 }
 
 /// The Poisson arrivals a run of `scenario` is expected to have, over `nodes`' streams.
-fn expected_arrivals<L: crate::strategy::NodeLogic>(scenario: &Scenario, nodes: &[Node<L>]) -> f64 {
+pub(super) fn expected_arrivals<L: crate::strategy::NodeLogic>(
+    scenario: &Scenario,
+    nodes: &[Node<L>],
+) -> f64 {
     let w = &scenario.workload;
     let seconds = scenario.duration.ns() as f64 / 1e9;
     let per_second: f64 = nodes

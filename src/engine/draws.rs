@@ -51,6 +51,8 @@ pub(super) enum DrawsOn {
 thread_local! {
     /// Where the runs built on this thread draw their streams (tests pin one or the other).
     pub(super) static DRAWS_ON: std::cell::Cell<DrawsOn> = const { std::cell::Cell::new(DrawsOn::Auto) };
+    /// How many helpers were started on this thread.
+    static STARTED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 impl DrawsOn {
@@ -62,7 +64,12 @@ impl DrawsOn {
         if DRAWS_ON.get() != DrawsOn::Auto {
             return DRAWS_ON.get();
         }
-        match std::env::var_os(HELPER_THREAD_VAR) {
+        DrawsOn::from_var(std::env::var_os(HELPER_THREAD_VAR).as_deref())
+    }
+
+    /// Where [`HELPER_THREAD_VAR`] set to `value` says runs draw their streams.
+    fn from_var(value: Option<&std::ffi::OsStr>) -> DrawsOn {
+        match value {
             Some(v) if v == "0" => DrawsOn::RunThread,
             Some(v) if v == "1" => DrawsOn::Helper,
             _ => DrawsOn::Auto,
@@ -211,6 +218,9 @@ struct State {
     stop: bool,
     /// The helper's thread has ended (only ever by a panic while the run goes on).
     gone: bool,
+    /// How many times the run has woken the helper.
+    #[cfg(test)]
+    wakes: u32,
 }
 
 struct Shared {
@@ -244,6 +254,8 @@ impl Helper {
     /// Starts the helper with `drawers` (stream `i` is `drawers[i]`), each drawing keys among
     /// `keys`; `None` if its thread cannot be started.
     pub(super) fn start(drawers: Vec<Drawer>, keys: u32) -> Option<Helper> {
+        #[cfg(test)]
+        STARTED.set(STARTED.get() + 1);
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 ready: drawers.iter().map(|_| VecDeque::new()).collect(),
@@ -252,6 +264,8 @@ impl Helper {
                 run_waiting: false,
                 stop: false,
                 gone: false,
+                #[cfg(test)]
+                wakes: 0,
             }),
             helper_wake: Condvar::new(),
             run_wake: Condvar::new(),
@@ -277,6 +291,10 @@ impl Helper {
             if state.ready[index].len() <= LOW && state.helper_idle {
                 state.helper_idle = false;
                 self.shared.helper_wake.notify_one();
+                #[cfg(test)]
+                {
+                    state.wakes += 1;
+                }
             }
             if let Some(next) = state.ready[index].pop_front() {
                 break next;
@@ -373,6 +391,97 @@ mod tests {
         )
     }
 
+    /// The variable's `0` and `1` decide; anything else leaves it to the run's length. A test's
+    /// own choice comes before the variable. Forced either way, the length does not count;
+    /// left to it, a run draws on a helper from HELPER_FROM arrivals, if a core is free.
+    #[test]
+    fn where_a_run_draws_its_streams() {
+        use std::ffi::OsStr;
+        assert_eq!(DrawsOn::from_var(None), DrawsOn::Auto);
+        assert_eq!(DrawsOn::from_var(Some(OsStr::new("0"))), DrawsOn::RunThread);
+        assert_eq!(DrawsOn::from_var(Some(OsStr::new("1"))), DrawsOn::Helper);
+        for other in ["", "2", "01", "yes"] {
+            assert_eq!(DrawsOn::from_var(Some(OsStr::new(other))), DrawsOn::Auto);
+        }
+        for on in [DrawsOn::RunThread, DrawsOn::Helper] {
+            DRAWS_ON.set(on);
+            assert_eq!(DrawsOn::here(), on);
+        }
+        DRAWS_ON.set(DrawsOn::Auto);
+        assert!(!DrawsOn::RunThread.helper(1e12));
+        assert!(DrawsOn::Helper.helper(0.0));
+        assert!(!DrawsOn::Auto.helper(HELPER_FROM - 1.0));
+        assert_eq!(DrawsOn::Auto.helper(HELPER_FROM), core_free());
+    }
+
+    /// A second core is free on a machine that has one, but not on a thread of a rayon pool
+    /// (whose other threads use the cores).
+    #[test]
+    fn a_core_is_free_outside_a_pool_with_cores_to_spare() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(core_free(), cores > 1);
+        #[cfg(feature = "parallel")]
+        {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a pool");
+            assert!(!pool.install(core_free));
+        }
+    }
+
+    /// Dropped, a helper stops its thread and waits for it to end, waiting or drawing.
+    #[test]
+    fn a_dropped_helper_ends_its_thread() {
+        for streams in [1, 3] {
+            let helper =
+                Helper::start((0..streams).map(|i| drawer(3, i)).collect(), 1).expect("a thread");
+            let shared = Arc::clone(&helper.shared);
+            drop(helper);
+            assert!(shared.lock().gone, "{streams} streams");
+        }
+    }
+
+    /// A helper fills DEPTH chunks of a stream and waits; the run wakes it only when a stream
+    /// is down to LOW chunks ready: from a stream with its DEPTH chunks ready, the first
+    /// DEPTH - LOW chunks read wake nothing, and the next one does (woken at every chunk, the
+    /// helper would cost a lock and a wake-up each time; never waiting, it would fill chunks
+    /// without bound).
+    #[test]
+    fn the_helper_is_woken_only_when_a_stream_runs_low() {
+        let helper = Helper::start(vec![drawer(5, 0)], 1).expect("a thread");
+        let full_and_idle = || {
+            let state = helper.shared.lock();
+            state.helper_idle && state.ready[0].len() == DEPTH
+        };
+        // Left alone, the helper fills DEPTH chunks, no more, and waits (within 10 s).
+        let mut waited_ms = 0;
+        while !full_and_idle() {
+            assert!(
+                waited_ms < 10_000,
+                "the helper never waits with DEPTH ready"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            waited_ms += 1;
+        }
+        let mut stream = Stream::Fed {
+            index: 0,
+            chunk: Chunk::default(),
+            read: 0,
+        };
+        let mut read_a_chunk = || {
+            for _ in 0..CHUNK {
+                stream.next(1, Some(&helper));
+            }
+        };
+        for _ in 0..DEPTH - LOW {
+            read_a_chunk();
+        }
+        assert_eq!(helper.shared.lock().wakes, 0);
+        read_a_chunk();
+        assert_eq!(helper.shared.lock().wakes, 1);
+    }
+
     /// Drawn one ahead, a stream gives the gaps and keys it gives drawn one at a time, in order:
     /// gap, key, gap, key from its own random stream (five keys, so that each key is a draw).
     #[test]
@@ -459,14 +568,17 @@ mod tests {
             )"#,
         )
         .expect("a scenario");
+        // Each run, and the helpers started for it (one, or none).
         let run = |on: DrawsOn| {
             DRAWS_ON.set(on);
+            let started = STARTED.get();
             let strategy = crate::strategy::from_spec(&s.strategy).expect("built in");
             let outcome = crate::run_with("s", &s, strategy, None).expect("it runs");
             DRAWS_ON.set(DrawsOn::Auto);
-            outcome
+            (outcome, STARTED.get() - started)
         };
-        let (here, fed) = (run(DrawsOn::RunThread), run(DrawsOn::Helper));
+        let ((here, none), (fed, one)) = (run(DrawsOn::RunThread), run(DrawsOn::Helper));
+        assert_eq!((none, one), (0, 1));
         // 3 nodes x 3000 reads a second x 6 s: about 54,000 reads, over 8 chunks of each
         // node's read stream (8 x 2048 x 3 = 49,152), twice DEPTH.
         let arrived = here.summary.requests.reads_arrived;

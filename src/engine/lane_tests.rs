@@ -259,3 +259,31 @@ fn a_fault_placed_in_the_lane_comes_before_its_next_event() {
             == 5
     );
 }
+
+/// A run expects the arrivals of the streams its nodes have: each contender's reads and writes
+/// at the workload's rates, over the whole run (the grantor takes no requests, so it has none).
+/// Two contenders, 6 s: with 1,000 reads and 10 writes a second, 2 x 1,010 x 6 = 12,120; with
+/// reads alone, 2 x 1,000 x 6 = 12,000.
+#[test]
+fn a_run_expects_the_arrivals_of_its_contenders_streams() {
+    for (writes, expected) in [("10.0", 12_120.0), ("0.0", 12_000.0)] {
+        let s = Scenario::from_ron(&format!(
+            r#"Scenario(
+                seed: 1,
+                duration: "6s",
+                lease: (duration: "10s"),
+                strategy: TwoSided(holder_margin: "10ms"),
+                nodes: [
+                    (name: "lock", role: Grantor),
+                    (name: "a", role: Contender),
+                    (name: "b", role: Contender),
+                ],
+                workload: (reads_per_second: 1000.0, writes_per_second: {writes}),
+            )"#
+        ))
+        .expect("a scenario");
+        let sim = super::build(&s, &Scribe, None);
+        let arrivals = super::build::expected_arrivals(&s, &sim.nodes);
+        assert_eq!(arrivals, expected, "{writes} writes a second");
+    }
+}
