@@ -14,8 +14,10 @@
 //!   process start), each timed in CPU seconds of the child (user and system).
 //!
 //! Each round times one of each back to back, so that both see the same load on the machine;
-//! the figure is the median of the rounds' ratios, with the fastest of each beside it (the least
-//! disturbed by other work).
+//! the figure is the median of the rounds' ratios in CPU time, with the fastest of each beside
+//! it (the least disturbed by other work). The ratio of elapsed times is printed after it: the
+//! floor runs on one thread, while a long run draws its streams on a second core, which costs
+//! CPU time and saves elapsed time.
 //!
 //! `cargo bench --bench ratio` (`LEASESIM_RATIO_ROUNDS=9` for more rounds than the 5 default)
 
@@ -28,15 +30,15 @@ use std::process::Command;
 
 const CANONICAL: &str = include_str!("canonical.ron");
 
-/// The CPU time the process has used (all its threads), in seconds.
-fn process_cpu_seconds() -> f64 {
+/// A clock's reading, in seconds.
+fn clock_seconds(clock: libc::clockid_t) -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `ts` is a valid timespec for the call to fill in.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "the process's CPU clock is readable");
+    let rc = unsafe { libc::clock_gettime(clock, &mut ts) };
+    assert_eq!(rc, 0, "the clock {clock} is readable");
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
@@ -51,23 +53,42 @@ fn children_cpu_seconds() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
-/// Runs `f`, and the CPU seconds of the process it took.
-fn seconds(f: impl FnOnce() -> u64) -> (f64, u64) {
-    let start = process_cpu_seconds();
-    let out = f();
-    (process_cpu_seconds() - start, out)
+/// What a timed piece of work took: CPU seconds (every thread) and elapsed seconds.
+#[derive(Clone, Copy)]
+struct Took {
+    cpu: f64,
+    elapsed: f64,
 }
 
-/// Runs `cmd` to its end (it must succeed), and the CPU seconds it took.
-fn process_seconds(cmd: &mut Command) -> f64 {
-    let start = children_cpu_seconds();
+/// Runs `f` and what it took of the process, and its result.
+fn seconds(f: impl FnOnce() -> u64) -> (Took, u64) {
+    let (cpu, elapsed) = (
+        clock_seconds(libc::CLOCK_PROCESS_CPUTIME_ID),
+        clock_seconds(libc::CLOCK_MONOTONIC),
+    );
+    let out = f();
+    let took = Took {
+        cpu: clock_seconds(libc::CLOCK_PROCESS_CPUTIME_ID) - cpu,
+        elapsed: clock_seconds(libc::CLOCK_MONOTONIC) - elapsed,
+    };
+    (took, out)
+}
+
+/// Runs `cmd` to its end (it must succeed), and what it took: the child's CPU seconds (user
+/// and system), and the seconds from its start to its end.
+fn process_seconds(cmd: &mut Command) -> Took {
+    let (cpu, elapsed) = (children_cpu_seconds(), clock_seconds(libc::CLOCK_MONOTONIC));
     let out = cmd.output().expect("the child starts");
+    let elapsed = clock_seconds(libc::CLOCK_MONOTONIC) - elapsed;
     assert!(
         out.status.success(),
         "{cmd:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    children_cpu_seconds() - start
+    Took {
+        cpu: children_cpu_seconds() - cpu,
+        elapsed,
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -79,43 +100,56 @@ fn fastest(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
-/// Times `a` and `b` in turns for `rounds` rounds and prints the ratio b/a.
+/// Times `a` and `b` in turns for `rounds` rounds and prints the ratio b/a, in CPU time (the
+/// figure) and in elapsed time.
 fn in_turns(
     rounds: usize,
     events: u64,
     names: (&str, &str),
-    mut a: impl FnMut() -> f64,
-    mut b: impl FnMut() -> f64,
+    mut a: impl FnMut() -> Took,
+    mut b: impl FnMut() -> Took,
 ) {
-    let (mut xs, mut ys, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
     for round in 1..=rounds {
         let (x, y) = (a(), b());
         println!(
-            "  round {round}: {} {x:.3} s, {} {y:.3} s, ratio {:.2}",
+            "  round {round}: {} {:.3} s, {} {:.3} s, ratio {:.2} (elapsed {:.3} s, {:.3} s, {:.2})",
             names.0,
+            x.cpu,
             names.1,
-            y / x
+            y.cpu,
+            y.cpu / x.cpu,
+            x.elapsed,
+            y.elapsed,
+            y.elapsed / x.elapsed
         );
         xs.push(x);
         ys.push(y);
-        ratios.push(y / x);
     }
     let mevents = |s: f64| events as f64 / s / 1e6;
-    for (name, v) in [(names.0, &mut xs), (names.1, &mut ys)] {
-        let f = fastest(v);
+    for (reading, of) in [
+        ("CPU", (|t: &Took| t.cpu) as fn(&Took) -> f64),
+        ("elapsed", |t| t.elapsed),
+    ] {
+        let (mut x, mut y): (Vec<f64>, Vec<f64>) =
+            (xs.iter().map(of).collect(), ys.iter().map(of).collect());
+        let mut ratios: Vec<f64> = x.iter().zip(&y).map(|(x, y)| y / x).collect();
+        for (name, v) in [(names.0, &mut x), (names.1, &mut y)] {
+            let f = fastest(v);
+            println!(
+                "  {name}, {reading}: median {:.3} s, fastest {f:.3} s ({:.2} M events/s)",
+                median(v),
+                mevents(f)
+            );
+        }
         println!(
-            "  {name}: median {:.3} s, fastest {f:.3} s ({:.2} M events/s)",
-            median(v),
-            mevents(f)
+            "  ratio {}/{}, {reading}: {:.2}x (median of {rounds} rounds; fastest against fastest {:.2}x)",
+            names.1,
+            names.0,
+            median(&mut ratios),
+            fastest(&y) / fastest(&x)
         );
     }
-    println!(
-        "  ratio {}/{}: {:.2}x (median of {rounds} rounds; fastest against fastest {:.2}x)",
-        names.1,
-        names.0,
-        median(&mut ratios),
-        fastest(&ys) / fastest(&xs)
-    );
 }
 
 fn main() {
@@ -143,7 +177,7 @@ fn main() {
         once.mean_in_flight
     );
 
-    println!("in process (CPU seconds of the thread):");
+    println!("in process (CPU seconds of the process, every thread; and elapsed seconds):");
     in_turns(
         rounds,
         events,
@@ -161,7 +195,7 @@ fn main() {
         },
     );
 
-    println!("whole process (CPU seconds of the child, user and system):");
+    println!("whole process (CPU seconds of the child, user and system; and elapsed seconds):");
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = std::env::temp_dir().join(format!("leasesim-ratio-{}", std::process::id()));
     let me = std::env::current_exe().expect("the bench knows its binary");
