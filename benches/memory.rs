@@ -4,8 +4,9 @@
 //! The allocator is the system one wrapped in a counter (current and peak live bytes). Each
 //! run is the library's `run` (no observer, no trace), on the bench's thread alone
 //! (`LEASESIM_HELPER_THREAD=0`): the peak is taken from the live bytes just before it, so it
-//! counts what the run itself holds (engine, nodes, oracle, statistics, the outcome). A protocol whose state grew with the run (a log never compacted, a history
-//! per sync, a table per term) would show a ratio near 4.
+//! counts what the run itself holds (engine, nodes, oracle, statistics, the outcome). A
+//! protocol whose state grew with the run (a log never compacted, a history per sync, a table
+//! per term) would show a ratio near 4.
 //!
 //! Random faults are drawn as the run reaches them (one pending fault per generator and node)
 //! and network fault windows are forgotten once they end, so the schedule itself no longer
